@@ -1,0 +1,3 @@
+from ckptsim.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,138 @@
+"""The job state machine shared by every system.
+
+::
+
+    PENDING --submit--> QUEUED --start--> RUNNING --end--> DONE
+                          ^                 |  |  |
+                          |   (requeue)     |  |  +--kill(requeue=False) / limit--> KILLED
+                          +-----------------+  |
+                          |  kill / preempt    +--checkpoint--> CHECKPOINTING
+                          |                    |                   |  then=requeue  -> QUEUED
+                          |                    |                   |  then=suspend  -> SUSPENDED
+                          |                    |                   |  then=continue -> RUNNING
+                          |                    +--migrate--> MIGRATING --done--> RUNNING
+    SUSPENDED --start/resume--> RUNNING
+
+A job carries its useful progress `work_done` (seconds of work at rate 1), the progress saved
+by its last completed checkpoint `work_saved`, and a progress `rate` (1.0 normally, lower when
+a shared resource is oversubscribed, 0 when frozen).  While RUNNING, progress accrues from
+`anchor` on: at time t >= anchor the job has done `work_done + rate * (t - anchor)`.  A restart
+overhead simply moves `anchor` past the segment start, so the nodes are held but no useful
+work is done.  A kill rolls `work_done` back to `work_saved`; the difference is lost work.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class JobState(IntEnum):
+    PENDING = 0  # not yet submitted
+    QUEUED = 1  # waiting in the scheduler's queue
+    RUNNING = 2  # holds nodes; progressing (after any restart overhead)
+    CHECKPOINTING = 3  # holds nodes; writing a checkpoint, no progress
+    SUSPENDED = 4  # checkpointed and set aside by the policy; holds no nodes
+    MIGRATING = 5  # holds its old and new nodes while it moves; no progress
+    DONE = 6  # finished all its work
+    KILLED = 7  # terminated for good (run-time limit, or a kill without requeue)
+
+
+#: Allowed transitions: state -> states reachable from it by one engine verb or event.
+TRANSITIONS: dict[JobState, frozenset[JobState]] = {
+    JobState.PENDING: frozenset({JobState.QUEUED}),
+    JobState.QUEUED: frozenset({JobState.RUNNING}),
+    JobState.RUNNING: frozenset(
+        {JobState.DONE, JobState.KILLED, JobState.QUEUED, JobState.CHECKPOINTING,
+         JobState.MIGRATING}
+    ),
+    JobState.CHECKPOINTING: frozenset(
+        {JobState.QUEUED, JobState.SUSPENDED, JobState.RUNNING, JobState.KILLED}
+    ),
+    JobState.SUSPENDED: frozenset({JobState.RUNNING}),
+    JobState.MIGRATING: frozenset({JobState.RUNNING, JobState.QUEUED, JobState.KILLED}),
+    JobState.DONE: frozenset(),
+    JobState.KILLED: frozenset(),
+}
+
+#: States in which a job holds nodes.
+HOLDS_NODES = frozenset({JobState.RUNNING, JobState.CHECKPOINTING, JobState.MIGRATING})
+#: States in which a job waits for the scheduler (counted in wait time and queue length).
+WAITING = frozenset({JobState.QUEUED, JobState.SUSPENDED})
+TERMINAL = frozenset({JobState.DONE, JobState.KILLED})
+
+# Module-level aliases: IntEnum attribute lookups are slow on the hot path.
+PENDING = JobState.PENDING
+QUEUED = JobState.QUEUED
+RUNNING = JobState.RUNNING
+CHECKPOINTING = JobState.CHECKPOINTING
+SUSPENDED = JobState.SUSPENDED
+MIGRATING = JobState.MIGRATING
+DONE = JobState.DONE
+KILLED = JobState.KILLED
+
+
+class Job:
+    """One job's simulation state. Created by the engine from a workload row.
+
+    The engine is the only code that changes the fields below `state`; policies read them and
+    may use `pred_end` and `tag` for their own bookkeeping.
+    """
+
+    __slots__ = (
+        "index", "id", "submit", "runtime", "estimate", "size", "work_target",
+        "state", "mask", "new_mask", "start", "end", "status",
+        "work_done", "work_saved", "rate", "anchor", "pending_save",
+        "overhead", "lost_work", "n_checkpoints", "n_preemptions", "n_kills", "n_restarts",
+        "n_migrations", "rate_changed", "segments", "seg_start", "queued_since", "wait",
+        "backfilled", "version", "then", "pred_end", "tag",
+    )
+
+    def __init__(self, index: int, job_id: int, submit: float, runtime: float,
+                 estimate: float, size: int, work_target: float) -> None:
+        self.index = index
+        self.id = job_id
+        self.submit = submit
+        self.runtime = runtime
+        self.estimate = estimate
+        self.size = size
+        # Useful work after which the job ends: its runtime, or its estimate when the
+        # run-time limit is enforced (overrun=kill) and the job would run past it.
+        self.work_target = work_target
+        self.state = PENDING
+        self.mask = 0  # bitmask of the nodes held
+        self.new_mask = 0  # destination nodes while MIGRATING
+        self.start: float | None = None  # first start
+        self.end: float | None = None
+        self.status = ""
+        self.work_done = 0.0
+        self.work_saved = 0.0
+        self.rate = 1.0
+        self.anchor = 0.0
+        self.pending_save = 0.0  # progress captured by a checkpoint in flight
+        self.overhead = 0.0  # seconds of checkpoint / restart / migration overhead
+        self.lost_work = 0.0  # seconds of useful work lost to kills
+        self.n_checkpoints = 0
+        self.n_preemptions = 0
+        self.n_kills = 0
+        self.n_restarts = 0
+        self.n_migrations = 0
+        self.rate_changed = False
+        self.segments: list[tuple[float, float]] = []  # node-holding intervals
+        self.seg_start = 0.0
+        self.queued_since = submit
+        self.wait = 0.0
+        self.backfilled = False
+        self.version = 0  # bumped to invalidate a scheduled end / overhead event
+        self.then = ""  # what follows the checkpoint in flight
+        self.pred_end = 0.0  # the policy's predicted end time
+        self.tag: object = None  # free for the policy
+
+    def progress(self, now: float) -> float:
+        """Useful work done by time `now` (valid in any state)."""
+        if self.state == RUNNING and now > self.anchor:
+            return self.work_done + self.rate * (now - self.anchor)
+        return self.work_done
+
+    def __repr__(self) -> str:
+        return (f"Job(id={self.id}, state={self.state.name}, size={self.size}, "
+                f"submit={self.submit:g}, runtime={self.runtime:g})")

@@ -1,0 +1,57 @@
+"""The project's error types. Every error a user can cause derives from CkptsimError,
+so the CLI can print it without a traceback."""
+
+from __future__ import annotations
+
+
+class CkptsimError(Exception):
+    """Base class of every error ckptsim raises on purpose."""
+
+
+class WorkloadError(CkptsimError):
+    """A trace or workload cannot be read: names the file, the line and the field."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | None = None,
+        line: int | None = None,
+        field: str | None = None,
+    ) -> None:
+        self.path = path
+        self.line = line
+        self.field = field
+        where = []
+        if path is not None:
+            where.append(str(path))
+        if line is not None:
+            where.append(f"line {line}")
+        if field is not None:
+            where.append(f"field {field}")
+        prefix = ", ".join(where)
+        super().__init__(f"{prefix}: {message}" if prefix else message)
+
+
+class ConfigError(CkptsimError):
+    """A parameter or option is wrong: names the key and what is accepted."""
+
+    def __init__(self, key: str, message: str) -> None:
+        self.key = key
+        super().__init__(f"{key}: {message}")
+
+
+class DecisionError(CkptsimError):
+    """A policy asked the engine for something impossible (names the job and the reason)."""
+
+    def __init__(self, job_id: int | None, reason: str, time: float | None = None) -> None:
+        self.job_id = job_id
+        self.reason = reason
+        self.time = time
+        at = f" at t={time:g}" if time is not None else ""
+        who = f"job {job_id}" if job_id is not None else "decision"
+        super().__init__(f"{who}{at}: {reason}")
+
+
+class InvariantError(CkptsimError):
+    """The invariant checker found a state that must never happen (a simulator bug)."""

@@ -1,0 +1,139 @@
+"""Metrics: pure functions over a run's records (`JobTable`).
+
+Every definition is written in docs/metrics.md; keep the two in step.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ckptsim.records.jobs import JobTable
+
+DAY = 86400.0
+
+
+def span(table: JobTable) -> tuple[float, float]:
+    """The simulated period: first submission to last end."""
+    if len(table) == 0:
+        return 0.0, 0.0
+    return float(np.min(table["submit"])), float(np.nanmax(table["end"]))
+
+
+def integral_of_intervals(starts: np.ndarray, ends: np.ndarray, weights: np.ndarray,
+                          at: np.ndarray) -> np.ndarray:
+    """F(t) = sum_i w_i * |[s_i, e_i) ∩ (-inf, t)| evaluated at every t of `at`.
+
+    The integral of the step function sum_i w_i * 1[s_i <= x < e_i] from -inf to t, in
+    O((n + m) log n); differences of F over bin edges give per-bin integrals.
+    """
+    at = np.asarray(at, dtype=np.float64)
+    w = np.asarray(weights, dtype=np.float64)
+
+    def ramp(points: np.ndarray) -> np.ndarray:
+        order = np.argsort(points, kind="stable")
+        p = points[order]
+        wp = w[order]
+        cw = np.concatenate(([0.0], np.cumsum(wp)))
+        cwp = np.concatenate(([0.0], np.cumsum(wp * p)))
+        k = np.searchsorted(p, at, side="left")
+        return at * cw[k] - cwp[k]  # sum over p_i < t of w_i (t - p_i)
+
+    return ramp(np.asarray(starts, np.float64)) - ramp(np.asarray(ends, np.float64))
+
+
+def waiting_intervals(table: JobTable) -> tuple[np.ndarray, np.ndarray]:
+    """(starts, ends) of every interval a job spent waiting: submit to first start, and the
+    gaps between its node-holding segments."""
+    seg_row, seg_start, seg_end = table.seg_row, table.seg_start, table.seg_end
+    first = np.ones(len(seg_row), dtype=bool)
+    first[1:] = seg_row[1:] != seg_row[:-1]
+    prev_end = np.empty_like(seg_start)
+    prev_end[1:] = seg_end[:-1]
+    wait_start = np.where(first, table["submit"][seg_row], prev_end)
+    keep = seg_start > wait_start
+    starts, ends = wait_start[keep], seg_start[keep]
+    # A job that never started (stuck runs are errors, but be total): waits until its end.
+    never = np.isnan(table["start"])
+    if never.any():
+        starts = np.concatenate((starts, table["submit"][never]))
+        ends = np.concatenate((ends, np.nan_to_num(table["end"][never])))
+    return starts, ends
+
+
+def summary(table: JobTable) -> dict[str, Any]:
+    """The standard metrics of a run, as a flat dict of plain Python numbers."""
+    n = len(table)
+    t0, t1 = span(table)
+    makespan = t1 - t0
+    size = table["size"].astype(np.float64)
+    status = table["status"]
+    completed = int(np.count_nonzero(status == "completed"))
+    held = (table.seg_end - table.seg_start) * size[table.seg_row]
+    capacity = table.machine_size * makespan
+    q_starts, q_ends = waiting_intervals(table)
+    queue_area = float(np.sum(q_ends - q_starts))
+    out: dict[str, Any] = {
+        "jobs": n,
+        "jobs_completed": completed,
+        "jobs_killed": n - completed,
+        "machine_size": table.machine_size,
+        "mean_wait": _mean(table["wait"]),
+        "max_wait": float(np.max(table["wait"])) if n else 0.0,
+        "mean_response": _mean(table["response"]),
+        "mean_bsld": _mean(table["bsld"]),
+        "max_bsld": float(np.max(table["bsld"])) if n else 0.0,
+        "mean_queue_length": queue_area / makespan if makespan > 0 else 0.0,
+        "utilization": float(np.sum(held)) / capacity if capacity > 0 else 0.0,
+        "useful_utilization": (float(np.sum(table["useful_work"] * size)) / capacity
+                               if capacity > 0 else 0.0),
+        "makespan": makespan,
+        "first_submit": t0,
+        "last_end": t1,
+        "backfill_ratio": float(np.count_nonzero(table["backfilled"])) / n if n else 0.0,
+        "checkpoints": int(np.sum(table["n_checkpoints"])),
+        "preemptions": int(np.sum(table["n_preemptions"])),
+        "kills": int(np.sum(table["n_kills"])),
+        "overhead_node_seconds": float(np.sum(table["overhead"] * size)),
+        "lost_node_seconds": float(np.sum(table["lost_work"] * size)),
+    }
+    return out
+
+
+def daily_series(table: JobTable, day: float = DAY) -> dict[str, list[float]]:
+    """Per-day utilisation and mean queue length (seed 000 Figs. 1 and 5).
+
+    Days are [k*day, (k+1)*day) in trace time (time 0 = the trace's start).  Utilisation is the
+    node-seconds held in the day over machine_size * day; queue length is the time-averaged
+    number of waiting jobs in the day.  Partial first / last days are averaged over the part
+    inside the simulated span.
+    """
+    if len(table) == 0:
+        return {"day": [], "utilization": [], "queue_length": [], "submitted": []}
+    t0, t1 = span(table)
+    k0 = math.floor(t0 / day)
+    k1 = max(math.ceil(t1 / day), k0 + 1)
+    edges = np.arange(k0, k1 + 1, dtype=np.float64) * day
+    lo = np.maximum(edges[:-1], t0)
+    hi = np.minimum(edges[1:], t1)
+    length = np.maximum(hi - lo, 0.0)
+    size = table["size"].astype(np.float64)
+    busy = integral_of_intervals(table.seg_start, table.seg_end, size[table.seg_row], edges)
+    q_s, q_e = waiting_intervals(table)
+    queue = integral_of_intervals(q_s, q_e, np.ones(len(q_s)), edges)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        util = np.where(length > 0, np.diff(busy) / (table.machine_size * length), 0.0)
+        qlen = np.where(length > 0, np.diff(queue) / length, 0.0)
+    submitted = np.histogram(table["submit"], bins=edges)[0]
+    return {
+        "day": list(range(k0, k1)),
+        "utilization": [round(float(x), 12) for x in util],
+        "queue_length": [round(float(x), 12) for x in qlen],
+        "submitted": [int(x) for x in submitted],
+    }
+
+
+def _mean(a: np.ndarray) -> float:
+    return float(np.mean(a)) if len(a) else 0.0

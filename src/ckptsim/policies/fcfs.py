@@ -1,0 +1,31 @@
+"""First come, first served: start jobs in queue order until the first that does not fit."""
+
+from __future__ import annotations
+
+from ckptsim.policies.base import register
+from ckptsim.policies.queue import QueueScheduler
+
+
+@register
+class FCFS(QueueScheduler):
+    name = "fcfs"
+    description = "first come, first served without backfilling"
+
+    def schedule(self, now: float) -> None:
+        q = self.queue
+        if not q:
+            return
+        free = self.cluster.n_free
+        start = self.sim.start
+        k = 0
+        n = len(q)
+        while k < n:
+            job = q[k]
+            if job.size > free:
+                break
+            start(job)
+            free -= job.size
+            self._removed(job)
+            k += 1
+        if k:
+            del q[:k]

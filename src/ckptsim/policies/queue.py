@@ -1,0 +1,74 @@
+"""Shared plumbing of queue-based schedulers: the wait queue and its requeue rule."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Any
+
+from ckptsim.policies.base import Scheduler, param
+
+if TYPE_CHECKING:
+    from ckptsim.engine.simulator import Simulator
+    from ckptsim.engine.state import Job
+
+
+@dataclasses.dataclass(frozen=True)
+class QueueParams:
+    requeue: str = param(
+        "front", "where a job that lost its nodes (failure, preemption) waits again: at the "
+        "queue head, or at its place in submit order", choices=("front", "order"))
+
+
+class QueueScheduler(Scheduler):
+    """A scheduler with one wait queue in priority order (submit order by default).
+
+    It tracks the smallest size waiting so a pass can stop as soon as nothing could fit.
+    """
+
+    Params = QueueParams
+
+    def __init__(self, sim: Simulator, params: Any = None) -> None:
+        super().__init__(sim, params)
+        self.queue: list[Job] = []
+        n = self.cluster.n_nodes
+        self._size_count = [0] * (n + 2)
+        self._min_size = n + 1  # smallest size in the queue; n+1 when empty
+        self._requeue_front = getattr(self.params, "requeue", "front") == "front"
+
+    # --- queue bookkeeping ----------------------------------------------------------
+    def _added(self, job: Job) -> None:
+        s = job.size
+        self._size_count[s] += 1
+        if s < self._min_size:
+            self._min_size = s
+
+    def _removed(self, job: Job) -> None:
+        s = job.size
+        count = self._size_count
+        count[s] -= 1
+        if s == self._min_size and count[s] == 0:
+            top = len(count) - 1
+            while s < top and count[s] == 0:
+                s += 1
+            self._min_size = s
+
+    def on_submit(self, job: Job) -> None:
+        self.queue.append(job)
+        self._added(job)
+
+    def on_requeue(self, job: Job, reason: str) -> None:
+        q = self.queue
+        if self._requeue_front:
+            q.insert(0, job)
+        else:
+            # Back to its place in submit order (workload index order).
+            lo, hi = 0, len(q)
+            idx = job.index
+            while lo < hi:
+                mid = (lo + hi) >> 1
+                if q[mid].index < idx:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            q.insert(lo, job)
+        self._added(job)
