@@ -33,12 +33,14 @@ class QueueScheduler(Scheduler):
         n = self.cluster.n_nodes
         self._size_count = [0] * (n + 2)
         self._min_size = n + 1  # smallest size in the queue; n+1 when empty
+        self._n_waiting = 0
         self._requeue_front = getattr(self.params, "requeue", "front") == "front"
 
     # --- queue bookkeeping ----------------------------------------------------------
     def _added(self, job: Job) -> None:
         s = job.size
         self._size_count[s] += 1
+        self._n_waiting += 1
         if s < self._min_size:
             self._min_size = s
 
@@ -46,11 +48,16 @@ class QueueScheduler(Scheduler):
         s = job.size
         count = self._size_count
         count[s] -= 1
+        self._n_waiting -= 1
         if s == self._min_size and count[s] == 0:
-            top = len(count) - 1
-            while s < top and count[s] == 0:
-                s += 1
-            self._min_size = s
+            if self._n_waiting == 0:
+                self._min_size = len(count) - 1
+            else:
+                # The next smallest size present; sizes only grow from here, so the walk is
+                # bounded by the smallest size still waiting.
+                while count[s] == 0:
+                    s += 1
+                self._min_size = s
 
     def on_submit(self, job: Job) -> None:
         self.queue.append(job)

@@ -8,7 +8,9 @@ so that metrics over time (utilisation, queue length) can be recomputed from a s
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple
+from itertools import chain
+from operator import attrgetter
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -113,35 +115,41 @@ def bounded_slowdown(response: np.ndarray, useful: np.ndarray,
 def from_simulation(sim: Simulator) -> JobTable:
     """Freeze a finished simulation into records."""
     jobs = sim.jobs
+    w = sim.workload
+    n = len(jobs)
+
+    def col(name: str, dtype: Any) -> np.ndarray:
+        return np.fromiter(map(attrgetter(name), jobs), dtype, n)
+
     nan = float("nan")
     cols: dict[str, np.ndarray] = {
-        "job_id": np.fromiter((j.id for j in jobs), np.int64, len(jobs)),
-        "submit": np.fromiter((j.submit for j in jobs), np.float64, len(jobs)),
-        "start": np.fromiter((nan if j.start is None else j.start for j in jobs), np.float64,
-                             len(jobs)),
-        "end": np.fromiter((nan if j.end is None else j.end for j in jobs), np.float64,
-                           len(jobs)),
-        "wait": np.fromiter((j.wait for j in jobs), np.float64, len(jobs)),
-        "runtime": np.fromiter((j.runtime for j in jobs), np.float64, len(jobs)),
-        "estimate": np.fromiter((j.estimate for j in jobs), np.float64, len(jobs)),
-        "size": np.fromiter((j.size for j in jobs), np.int64, len(jobs)),
-        "backfilled": np.fromiter((j.backfilled for j in jobs), np.bool_, len(jobs)),
-        "status": np.array([j.status for j in jobs], dtype=object),
-        "useful_work": np.fromiter((j.work_done for j in jobs), np.float64, len(jobs)),
-        "overhead": np.fromiter((j.overhead for j in jobs), np.float64, len(jobs)),
-        "lost_work": np.fromiter((j.lost_work for j in jobs), np.float64, len(jobs)),
+        "job_id": w.job_id.copy(),
+        "submit": w.submit.copy(),
+        "start": np.fromiter((nan if x is None else x for x in map(attrgetter("start"), jobs)),
+                             np.float64, n),
+        "end": np.fromiter((nan if x is None else x for x in map(attrgetter("end"), jobs)),
+                           np.float64, n),
+        "wait": col("wait", np.float64),
+        "runtime": w.runtime.copy(),
+        "estimate": w.estimate.copy(),
+        "size": w.size.astype(np.int64),
+        "backfilled": col("backfilled", np.bool_),
+        "status": np.array(list(map(attrgetter("status"), jobs)), dtype=object),
+        "useful_work": col("work_done", np.float64),
+        "overhead": col("overhead", np.float64),
+        "lost_work": col("lost_work", np.float64),
     }
     for name in ("n_checkpoints", "n_preemptions", "n_kills", "n_restarts", "n_migrations"):
-        cols[name] = np.fromiter((getattr(j, name) for j in jobs), np.int64, len(jobs))
+        cols[name] = col(name, np.int64)
     cols["response"] = cols["end"] - cols["submit"]
     cols["bsld"] = bounded_slowdown(cols["response"], cols["useful_work"])
     ordered = {c: cols[c] for c in ALL_COLUMNS}
     for arr in ordered.values():
         arr.flags.writeable = False
     # Segments: almost every job has exactly one, so build them in one sweep.
-    counts = np.fromiter((len(j.segments) for j in jobs), np.int64, len(jobs))
-    seg_row = np.repeat(np.arange(len(jobs)), counts)
-    flat = [s for j in jobs for s in j.segments]
-    segs = np.array(flat, dtype=np.float64).reshape(-1, 2)
-    return JobTable(ordered, seg_row, segs[:, 0].copy(), segs[:, 1].copy(),
-                    sim.cluster.n_nodes)
+    segments = list(map(attrgetter("segments"), jobs))
+    counts = np.fromiter(map(len, segments), np.int64, n)
+    seg_row = np.repeat(np.arange(n), counts)
+    flat = np.fromiter(chain.from_iterable(chain.from_iterable(segments)), np.float64,
+                       2 * len(seg_row))
+    return JobTable(ordered, seg_row, flat[0::2].copy(), flat[1::2].copy(), sim.cluster.n_nodes)

@@ -282,8 +282,11 @@ class _ArrivalStream:
 
     `points` (rush-hour inter-arrivals not yet spent, in bucket units) and `reminder` (the
     fraction of the current bucket already elapsed) persist across calls: this sub-bucket
-    carry-over is what makes the arrival times continuous.  `time` is kept in whole seconds and
-    truncated after every step, as the C code's unsigned integer clock does.
+    carry-over is what makes the arrival times continuous.
+
+    `time` is kept exact; only the reported submit times are truncated to whole seconds.  (The
+    C code truncates its integer clock after every step, which loses ~0.5 s per job and drifts
+    the clock against the bucket index: after ~10^5 jobs the daily cycle is washed out.)
     """
 
     def __init__(self, tp: TypeParams, params: LublinParams, rng: np.random.Generator) -> None:
@@ -295,7 +298,7 @@ class _ArrivalStream:
         self.bucket = params.start_hour * BUCKETS // 24
         self.points = 0.0
         self.reminder = 0.0
-        self.time = 0
+        self.time = 0.0
         self.rejected = 0
         self._buffer: list[float] = []
         self._pos = 0
@@ -325,7 +328,7 @@ class _ArrivalStream:
         new_reminder = self.points / w[b]
         nxt += SECONDS_IN_BUCKET * (new_reminder - self.reminder)
         self.reminder = new_reminder
-        self.time = int(math.floor(self.time + nxt))
+        self.time += nxt
         self.bucket = b
 
 
@@ -338,17 +341,17 @@ def _arrivals(params: LublinParams, streams: RandomStreams) -> tuple[np.ndarray,
                            streams.stream("arrivals.interactive"))
     if not params.typed:
         for i in range(n):
-            submit[i] = inter.time
+            submit[i] = math.floor(inter.time)
             inter.advance()
         return submit, types, inter.rejected
     batch = _ArrivalStream(params.type_params(BATCH), params, streams.stream("arrivals.batch"))
     for i in range(n):
         if batch.time < inter.time:  # ties go to interactive, as in the C code
-            submit[i] = batch.time
+            submit[i] = math.floor(batch.time)
             types[i] = BATCH
             batch.advance()
         else:
-            submit[i] = inter.time
+            submit[i] = math.floor(inter.time)
             inter.advance()
     return submit, types, inter.rejected + batch.rejected
 

@@ -1,0 +1,321 @@
+"""The command line: the only place that prints or exits."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ckptsim import __version__
+from ckptsim.errors import CkptsimError, ConfigError
+
+DEMO_JOBS = 3000
+DEMO_SEED = 1
+DEMO_MACHINE = 128
+PROGRESS_AFTER = 2.0  # seconds before a progress bar appears
+
+
+# ----------------------------------------------------------------------------- helpers
+def parse_set(items: Sequence[str] | None) -> dict[str, str]:
+    """`--set key=value` options into a dict (values converted by the policy's types)."""
+    out: dict[str, str] = {}
+    for item in items or ():
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError("--set", f"expected key=value, got {item!r}")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def parse_generator(spec: str) -> dict[str, str]:
+    """`lublin:n=2000,seed=3` -> {"n": "2000", "seed": "3"}."""
+    _, _, rest = spec.partition(":")
+    out: dict[str, str] = {}
+    for part in filter(None, (p.strip() for p in rest.split(","))):
+        key, sep, value = part.partition("=")
+        if not sep:
+            raise ConfigError("--workload", f"expected key=value in {spec!r}, got {part!r}")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def load_workload(args: argparse.Namespace) -> Any:
+    """The workload named on the command line, with the requested transforms applied."""
+    from ckptsim.workload import transforms
+
+    spec: str = args.workload
+    if spec == "builtin" or spec.startswith("lublin"):
+        from ckptsim.workload.lublin import generate_lublin
+
+        opts = {"n": str(DEMO_JOBS), "seed": str(DEMO_SEED), "machine": str(DEMO_MACHINE),
+                "typed": "false", "estimates": "tsafrir"}
+        if spec != "builtin":
+            given = parse_generator(spec)
+            unknown = sorted(set(given) - set(opts))
+            if unknown:
+                raise ConfigError(f"--workload lublin:{unknown[0]}",
+                                  f"unknown option; accepted: {', '.join(sorted(opts))}")
+            opts.update(given)
+        try:
+            n, seed, machine = int(opts["n"]), int(opts["seed"]), int(opts["machine"])
+        except ValueError:
+            raise ConfigError("--workload", f"n, seed and machine must be integers in "
+                                            f"{spec!r}") from None
+        w = generate_lublin(n, machine_size=machine, seed=seed,
+                            typed=opts["typed"].lower() in ("1", "true", "yes"),
+                            estimates=opts["estimates"])
+    else:
+        from ckptsim.workload.swf import read_swf
+
+        w = read_swf(spec, machine_size=args.machine_size, oversize=args.oversize,
+                     skip_bad_lines=args.skip_bad_lines, size_from=args.size_from)
+    if args.window is not None:
+        w = transforms.time_window(w, args.window[0], args.window[1])
+    if args.first is not None:
+        w = transforms.first_n(w, args.first)
+    if args.alpha is not None:
+        w = transforms.interpolate_estimates(w, args.alpha)
+    if args.load_scale is not None:
+        w = transforms.scale_load(w, args.load_scale)
+    return w
+
+
+class _Progress:
+    """A progress bar that appears only when a run lasts more than a couple of seconds."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.t0 = time.perf_counter()
+        self.bar: Any = None
+        self.task: Any = None
+
+    def __call__(self, done: int, total: int, now: float) -> None:
+        if self.bar is None:
+            if time.perf_counter() - self.t0 < PROGRESS_AFTER or not sys.stderr.isatty():
+                return
+            from rich.progress import (BarColumn, MofNCompleteColumn, Progress,
+                                       TextColumn, TimeRemainingColumn)
+
+            self.bar = Progress(TextColumn(self.label), BarColumn(), MofNCompleteColumn(),
+                                TimeRemainingColumn(), transient=True)
+            self.bar.start()
+            self.task = self.bar.add_task(self.label, total=total)
+        self.bar.update(self.task, completed=done)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        if value != value:
+            return "-"
+        if abs(value) >= 1e5:
+            return f"{value:,.0f}"
+        return f"{value:.4g}" if abs(value) < 10 else f"{value:,.1f}"
+    return str(value)
+
+
+SUMMARY_ROWS = (
+    ("jobs", "jobs"), ("jobs_killed", "jobs killed"), ("mean_wait", "mean wait (s)"),
+    ("max_wait", "max wait (s)"), ("mean_response", "mean response (s)"),
+    ("mean_bsld", "mean bounded slowdown"), ("mean_queue_length", "mean queue length"),
+    ("utilization", "utilisation"), ("makespan", "makespan (s)"),
+    ("backfill_ratio", "backfill ratio"),
+)
+
+
+def print_table(title: str, columns: list[str], rows: list[list[str]]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title)
+    for i, c in enumerate(columns):
+        table.add_column(c, justify="left" if i == 0 else "right")
+    for r in rows:
+        table.add_row(*r)
+    Console().print(table)
+
+
+def write_outputs(result: Any, out: Path) -> None:
+    from ckptsim.records.io import write_jobs_csv, write_schedule_swf, write_summary_json
+
+    out.mkdir(parents=True, exist_ok=True)
+    write_jobs_csv(result.table, out / "jobs.csv")
+    write_summary_json(result.summary_document(), out / "summary.json")
+    write_schedule_swf(result.workload, result.table, out / "schedule.swf",
+                       scheduler=result.scheduler)
+
+
+def _loader_line(w: Any) -> str:
+    skipped = {k: v for k, v in sorted(w.counts.items())
+               if v and (k.startswith("skipped") or k.endswith("missing")
+                         or k in ("unsorted_submits", "clamped_too_large"))}
+    return ", ".join(f"{k}={v}" for k, v in skipped) or "no records dropped or changed"
+
+
+# ----------------------------------------------------------------------------- commands
+def cmd_run(args: argparse.Namespace) -> int:
+    from ckptsim.runner import simulate
+
+    t0 = time.perf_counter()
+    w = load_workload(args)
+    params = parse_set(args.set)
+    progress = _Progress(f"{args.scheduler}")
+    try:
+        result = simulate(w, args.scheduler, params, machine_size=args.machine_size,
+                          overrun=args.overrun, check=args.check, progress=progress)
+    finally:
+        progress.close()
+    if args.out:
+        write_outputs(result, Path(args.out))
+    wall = time.perf_counter() - t0
+    s = result.summary
+    rows = [[label, _fmt(s[key])] for key, label in SUMMARY_ROWS]
+    print_table(f"{args.scheduler} on {w.source} ({w.n_jobs} jobs, {w.machine_size} nodes)",
+                ["metric", "value"], rows)
+    print(f"loader: {_loader_line(w)}")
+    print(f"simulated {w.n_jobs} jobs in {result.wall_seconds:.2f} s "
+          f"({w.n_jobs / max(result.wall_seconds, 1e-9):,.0f} jobs/s); whole command "
+          f"{wall:.2f} s" + (f"; outputs in {args.out}" if args.out else ""))
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from ckptsim.runner import simulate
+    from ckptsim.workload.lublin import generate_lublin
+
+    w = generate_lublin(args.jobs, machine_size=args.machine_size, seed=args.seed)
+    results = {}
+    for name in ("fcfs", "easy", "conservative"):
+        results[name] = simulate(w, name, check=args.check)
+        if args.out:
+            write_outputs(results[name], Path(args.out) / name)
+    rows = [[label] + [_fmt(results[n].summary[key]) for n in results]
+            for key, label in SUMMARY_ROWS]
+    print_table(f"Built-in workload: Lublin-Feitelson model, {w.n_jobs} jobs, "
+                f"{w.machine_size} nodes, seed {args.seed}", ["metric", *results], rows)
+    if args.out:
+        print(f"per-job records and summaries in {args.out}/<scheduler>/")
+    return 0
+
+
+def cmd_inspect(args: argparse.Namespace) -> int:
+    from ckptsim.workload.stats import trace_statistics
+    from ckptsim.workload.swf import read_swf
+
+    w = read_swf(args.path, machine_size=args.machine_size, oversize=args.oversize,
+                 skip_bad_lines=args.skip_bad_lines, size_from=args.size_from)
+    stats = trace_statistics(w)
+    rows = [[k, _fmt(v)] for k, v in stats.items() if not isinstance(v, (list, dict))]
+    print_table(f"{args.path}", ["statistic", "value"], rows)
+    hist = stats["ratio_histogram"]
+    rows = [[f"{lo:.1f}-{hi:.1f}" if hi != float("inf") else f">{lo:.1f}",
+             f"{frac * 100:.1f}%"] for lo, hi, frac in zip(hist["low"], hist["high"],
+                                                            hist["fraction"], strict=True)]
+    print_table("runtime / estimate (seed 000 Fig. 2)", ["ratio", "jobs"], rows)
+    print(f"loader: {_loader_line(w)}")
+    if args.plot:
+        from ckptsim.plots.trace import plot_runtime_estimate_ratio
+
+        plot_runtime_estimate_ratio({Path(args.path).name: w}, args.plot)
+        print(f"plot written to {args.plot}")
+    return 0
+
+
+def cmd_schedulers(args: argparse.Namespace) -> int:
+    import dataclasses
+
+    from ckptsim.policies.base import describe_range, get_scheduler, scheduler_names
+
+    for name in scheduler_names():
+        cls = get_scheduler(name)
+        print(f"{name}: {cls.description}")
+        for f in dataclasses.fields(cls.Params):
+            print(f"    {f.name} = {f.default!r}  ({describe_range(f.metadata)}) "
+                  f"{f.metadata.get('help', '')}")
+    return 0
+
+
+# ----------------------------------------------------------------------------- parser
+def _add_workload_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--machine-size", type=int, default=None,
+                   help="nodes of the simulated machine (default: the trace's MaxProcs, "
+                        "else MaxNodes)")
+    p.add_argument("--oversize", choices=("skip", "clamp"), default="skip",
+                   help="jobs larger than the machine: skip them (default) or clamp their size")
+    p.add_argument("--size-from", choices=("requested", "allocated"), default="requested",
+                   help="job size from requested processors (default; allocated when -1) or "
+                        "allocated processors")
+    p.add_argument("--skip-bad-lines", action="store_true",
+                   help="skip malformed trace lines (counted) instead of stopping")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ckptsim", description="Simulate parallel job scheduling with checkpointing, "
+                                    "preemption, migration, failures and energy.")
+    parser.add_argument("--version", action="version", version=f"ckptsim {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("demo", help="run the built-in workload under fcfs, easy and "
+                                    "conservative and compare them")
+    p.add_argument("--jobs", type=int, default=DEMO_JOBS, help="number of jobs (default "
+                                                                f"{DEMO_JOBS})")
+    p.add_argument("--seed", type=int, default=DEMO_SEED, help="random seed")
+    p.add_argument("--machine-size", type=int, default=DEMO_MACHINE, help="nodes")
+    p.add_argument("--out", default=None, help="write each scheduler's outputs under DIR")
+    p.add_argument("--check", action="store_true", help="run the invariant checker")
+    p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("run", help="simulate one workload under one scheduler")
+    p.add_argument("--workload", required=True,
+                   help="an SWF trace (.swf or .swf.gz), 'builtin', or "
+                        "'lublin:n=N,seed=S,machine=P,typed=false,estimates=tsafrir'")
+    p.add_argument("--scheduler", default="easy", help="scheduler name (see `ckptsim "
+                                                        "schedulers`)")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE",
+                   help="scheduler parameter (repeatable)")
+    p.add_argument("--alpha", type=float, default=None,
+                   help="estimate interpolation: estimate = runtime + alpha (requested - "
+                        "runtime)")
+    p.add_argument("--load-scale", type=float, default=None,
+                   help="multiply runtimes and estimates by C")
+    p.add_argument("--first", type=int, default=None, help="keep only the first N jobs")
+    p.add_argument("--window", type=float, nargs=2, metavar=("START", "END"), default=None,
+                   help="keep jobs submitted in [START, END) seconds")
+    p.add_argument("--overrun", choices=("extend", "kill"), default="extend",
+                   help="jobs running past their estimate: run to completion (default) or "
+                        "kill at start + estimate")
+    p.add_argument("--check", action="store_true", help="run the invariant checker")
+    p.add_argument("--out", default=None, help="write jobs.csv, summary.json, schedule.swf")
+    _add_workload_options(p)
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("inspect", help="statistics of an SWF trace")
+    p.add_argument("path")
+    p.add_argument("--plot", default=None, metavar="FILE.png",
+                   help="draw the runtime / estimate distribution")
+    _add_workload_options(p)
+    p.set_defaults(func=cmd_inspect)
+
+    p = sub.add_parser("schedulers", help="list schedulers and their parameters")
+    p.set_defaults(func=cmd_schedulers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except CkptsimError as exc:
+        print(f"ckptsim: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("ckptsim: interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,650 @@
+"""Reading and writing the Standard Workload Format (SWF v2.2).
+
+An SWF file has `;` comment lines (the header, `; Key: value`, comes first) and one line per job
+with 18 whitespace-separated numeric fields; -1 means "unknown".  `read_swf` turns a file into a
+`Workload` and applies the simulator's loader rules (see `read_swf`), counting every record each
+rule touches so that a summary can say what happened to the trace.
+
+Speed matters: a simulation command has a budget of a few seconds and the largest traces have
+hundreds of thousands of lines.  Well-formed files are therefore parsed by a vectorised numpy
+tokenizer (`_fast_parse`); a file it does not accept is re-read by a line-by-line parser
+(`_parse_lines`), which is slower but names the exact line and field of the first problem.  Both
+apply the same grammar and checks, so the fast path never accepts a file the slow path rejects.
+"""
+
+from __future__ import annotations
+
+import gzip
+import operator
+import re
+import zlib
+from os import PathLike
+from pathlib import Path
+
+import numpy as np
+
+from ckptsim.errors import ConfigError, WorkloadError
+from ckptsim.workload.model import SWF_FIELDS, SWF_INDEX, Workload
+
+__all__ = ["COUNT_KEYS", "read_swf", "write_swf", "parse_header"]
+
+N_FIELDS = len(SWF_FIELDS)
+
+#: Keys of `Workload.counts` set by `read_swf`, in the order the rules are applied.
+COUNT_KEYS: tuple[str, ...] = (
+    "records",
+    "skipped_bad_lines",
+    "skipped_negative_runtime",
+    "requested_procs_missing",
+    "allocated_procs_missing",
+    "skipped_nonpositive_size",
+    "skipped_too_large",
+    "clamped_too_large",
+    "requested_time_missing",
+    "unsorted_submits",
+    "jobs",
+)
+
+_OVERSIZE = ("skip", "clamp")
+_SIZE_FROM = ("requested", "allocated")
+
+_GZIP_MAGIC = b"\x1f\x8b"
+
+#: A number as the SWF allows it: an optional sign, digits with an optional decimal point, and an
+#: optional exponent.  Written out instead of relying on float() alone, because float() also
+#: accepts "nan", "inf" and "1_000", which are not SWF numbers.
+_NUMBER = re.compile(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+#: A header line: `;`, at most one space, `Key:`.  Deeper-indented comment lines (a tab or
+#: several spaces) continue the value of the key above them, as in the Parallel Workloads
+#: Archive logs (e.g. the second URL under `; Information:`).
+_HEADER_KEY = re.compile(r"; ?([A-Za-z][A-Za-z0-9_]*):(.*)")
+_VALID_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+
+#: Fields that must hold whole numbers: the job number and the two processor counts become
+#: integer columns, and silently truncating 2.5 processors would hide a broken trace.
+_INTEGRAL_FIELDS = (SWF_INDEX["job_number"], SWF_INDEX["allocated_processors"],
+                    SWF_INDEX["requested_processors"])
+
+#: Most digits a decimal number may have for the vectorised parser: below 2**53 the digits form
+#: an exact float64 integer, so one division by a power of ten is correctly rounded and gives
+#: exactly what float() gives.  Longer numbers are parsed one by one with float().
+_MAX_FAST_DIGITS = 15
+
+_I_SUBMIT = SWF_INDEX["submit_time"]
+_I_RUNTIME = SWF_INDEX["run_time"]
+_I_ALLOC = SWF_INDEX["allocated_processors"]
+_I_REQ_PROCS = SWF_INDEX["requested_processors"]
+_I_REQ_TIME = SWF_INDEX["requested_time"]
+_I_JOB = SWF_INDEX["job_number"]
+
+
+def field_label(index: int) -> str:
+    """`field_label(3)` -> `"4 (run_time)"`: the 1-based SWF number and the field's name."""
+    return f"{index + 1} ({SWF_FIELDS[index]})"
+
+
+# --------------------------------------------------------------------------------------------
+# reading
+# --------------------------------------------------------------------------------------------
+
+
+def read_swf(
+    path: str | PathLike[str],
+    *,
+    machine_size: int | None = None,
+    oversize: str = "skip",
+    skip_bad_lines: bool = False,
+    size_from: str = "requested",
+) -> Workload:
+    """Read an SWF trace (plain or gzip-compressed) into a `Workload`.
+
+    Gzip is recognised by its magic bytes, so a compressed file without the `.gz` suffix (or a
+    plain one with it) is read correctly.
+
+    Args:
+        path: the `.swf` or `.swf.gz` file.
+        machine_size: processors of the simulated machine.  Default: the leading integer of the
+            header's `MaxProcs`, else of `MaxNodes` (CTC has `338 (batch partition; 512 total)`).
+        oversize: what to do with jobs larger than the machine: `"skip"` drops them, `"clamp"`
+            shrinks them to the machine size.
+        skip_bad_lines: skip (and count) malformed data lines instead of raising.
+        size_from: `"requested"` sizes jobs by the requested processors (field 8), falling back
+            to the allocated ones (field 5) when unknown; `"allocated"` does the reverse.
+
+    Loader rules, applied in this order; each one's count is in `Workload.counts` (every key of
+    `COUNT_KEYS` is present, 0 when the rule never applied):
+
+    - `records`: data lines in the file (comment and blank lines excluded, bad lines included).
+    - `skipped_bad_lines`: malformed lines dropped because `skip_bad_lines` is set.
+    - `skipped_negative_runtime`: records with run time < 0 (unknown run time) are dropped.
+    - `requested_procs_missing` / `allocated_procs_missing`: the preferred processor count
+      (see `size_from`) is negative, i.e. unknown, so the other count is used.
+    - `skipped_nonpositive_size`: records whose size is still <= 0 are dropped.
+    - `skipped_too_large` / `clamped_too_large`: size > machine size, per `oversize`.
+    - `requested_time_missing`: requested time is negative (unknown); the estimate is then the
+      run time.  Otherwise the estimate is the requested time, even when the job ran longer.
+    - `unsorted_submits`: kept jobs (in file order) whose submit time is smaller than the
+      previous kept job's; when non-zero the jobs are sorted stably by submit time.
+    - `jobs`: jobs kept.
+
+    Fallback counts (`*_missing`, `clamped_too_large`) count kept jobs only, and skip counts
+    count each record once (under the first rule that drops it), so
+    `records == skipped_bad_lines + skipped_negative_runtime + skipped_nonpositive_size
+    + skipped_too_large + jobs`.
+
+    `Workload.fields` holds the 18 fields of the kept jobs exactly as in the file (no fallback
+    applied), so that writing them back reproduces the trace.
+
+    Header: every `; Key: value` comment goes into `Workload.header` (value stripped).  Indented
+    comment lines that follow a key line continue its value, joined with "\\n"; a key that occurs
+    several times (`Note`, `Queue`, `Partition`...) keeps all its values in file order, joined
+    with "\\n", so nothing is lost and the first occurrence is the value's first line.
+
+    Raises:
+        WorkloadError: the file is missing, unreadable, a truncated gzip stream, has no jobs, has
+            a malformed data line (naming the line and the field), or the machine size is
+            unknown.
+        ConfigError: an option has a value outside the accepted ones.
+    """
+    _check_choice("oversize", oversize, _OVERSIZE)
+    _check_choice("size_from", size_from, _SIZE_FROM)
+    if not isinstance(skip_bad_lines, bool):
+        raise ConfigError("skip_bad_lines", f"must be true or false, got {skip_bad_lines!r}")
+    if machine_size is not None:
+        machine_size = _check_machine_size(machine_size)
+
+    where = str(path)
+    data = _read_bytes(path)
+    comments, body = _split_comments(data)
+    header = parse_header(comments)
+
+    fields = _fast_parse(body)
+    n_bad = 0
+    if fields is None:
+        fields, n_bad = _parse_lines(data, where, skip_bad_lines)
+    n_records = fields.shape[0] + n_bad
+    if n_records == 0:
+        raise WorkloadError("no jobs: the file has no data lines", path=where)
+
+    if machine_size is None:
+        machine_size = _machine_size_from_header(header, where)
+    return _apply_rules(fields, n_records, n_bad, machine_size, oversize, size_from,
+                        header, where)
+
+
+def _check_choice(key: str, value: object, accepted: tuple[str, ...]) -> None:
+    if value not in accepted:
+        options = ", ".join(repr(a) for a in accepted)
+        raise ConfigError(key, f"must be one of {options}, got {value!r}")
+
+
+def _check_machine_size(value: object) -> int:
+    if isinstance(value, bool):
+        raise ConfigError("machine_size", f"must be an integer >= 1, got {value!r}")
+    try:
+        size = operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        raise ConfigError("machine_size", f"must be an integer >= 1, got {value!r}") from None
+    if size < 1:
+        raise ConfigError("machine_size", f"must be an integer >= 1, got {size}")
+    return int(size)
+
+
+def _read_bytes(path: str | PathLike[str]) -> bytes:
+    """The file's bytes, decompressed when they start with the gzip magic number."""
+    where = str(path)
+    try:
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise WorkloadError("file not found", path=where) from None
+    except OSError as exc:
+        raise WorkloadError(f"cannot read the file: {exc.strerror or exc}", path=where) from None
+    if not raw.startswith(_GZIP_MAGIC):
+        return raw
+    try:
+        return gzip.decompress(raw)
+    except EOFError:
+        raise WorkloadError("gzip data is truncated (the file was cut short)",
+                            path=where) from None
+    except (OSError, zlib.error) as exc:
+        raise WorkloadError(f"gzip data is corrupt: {exc}", path=where) from None
+
+
+def _is_comment(line: bytes) -> bool:
+    return line.lstrip().startswith(b";")
+
+
+def _split_comments(data: bytes) -> tuple[list[bytes], bytes]:
+    """The comment lines (in order) and the data with comment lines removed.
+
+    The header block at the top is split off by a short scan; only a file with comments after
+    the first data line pays for a line-by-line pass.
+    """
+    comments: list[bytes] = []
+    pos = 0
+    n = len(data)
+    while pos < n:
+        end = data.find(b"\n", pos)
+        if end < 0:
+            end = n
+        line = data[pos:end]
+        stripped = line.strip()
+        if stripped.startswith(b";"):
+            comments.append(stripped)
+        elif stripped:
+            break
+        pos = end + 1
+    body = data[pos:]
+    if b";" in body:
+        kept = []
+        for line in body.split(b"\n"):
+            if _is_comment(line):
+                comments.append(line.strip())
+            else:
+                kept.append(line)
+        body = b"\n".join(kept)
+    return comments, body
+
+
+def parse_header(comments: list[bytes] | list[str]) -> dict[str, str]:
+    """`; Key: value` comment lines as a dict (see `read_swf` for continuations and repeats)."""
+    header: dict[str, list[str]] = {}
+    current: str | None = None
+    for raw in comments:
+        line = raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else raw
+        line = line.strip()
+        match = _HEADER_KEY.fullmatch(line)
+        if match:
+            current = match.group(1)
+            header.setdefault(current, []).append(match.group(2).strip())
+            continue
+        text = line[1:].strip()
+        if not text:
+            current = None  # a blank comment line ends a multi-line value
+        elif current is not None and line[1:2] in ("\t", " ") and line[1:3].strip() == "":
+            header[current].append(text)
+        else:
+            current = None  # a free comment: not part of any key
+    return {key: "\n".join(values) for key, values in header.items()}
+
+
+_LEADING_INT = re.compile(r"\s*([0-9]+)")
+
+
+def _machine_size_from_header(header: dict[str, str], where: str) -> int:
+    for key in ("MaxProcs", "MaxNodes"):
+        value = header.get(key)
+        if value is None:
+            continue
+        match = _LEADING_INT.match(value)
+        if match and int(match.group(1)) >= 1:
+            return int(match.group(1))
+    raise WorkloadError(
+        "cannot tell the machine size: the header has no usable MaxProcs or MaxNodes; "
+        "pass machine_size", path=where)
+
+
+# --------------------------------------------------------------------------------------------
+# the vectorised parser
+# --------------------------------------------------------------------------------------------
+
+_PAD = 16  # bytes of blank space before the data, so every token has 16 bytes before its end
+_ASCII_ZEROS = 0x3030303030303030
+_ADD_118 = 0x7676767676767676  # a byte > 9 plus 118 has its high bit set
+_HIGH_BITS = 0x8080808080808080
+#: _KEEP[n] keeps the last n bytes of a little-endian 8-byte word (the highest addresses)
+_KEEP = np.array([0] + [((1 << 64) - 1) ^ ((1 << (8 * (8 - n))) - 1) for n in range(1, 9)],
+                 dtype=np.uint64)
+_POW10_UINT = 10 ** np.arange(17, dtype=np.uint64)
+_POW10_FLOAT = 10.0 ** np.arange(17)
+
+
+def _fast_parse(body: bytes | memoryview) -> np.ndarray | None:
+    """Parse comment-free SWF data into an (n, 18) float64 array, or None if in any doubt.
+
+    Tokens are runs of non-whitespace bytes.  The common ones -- an optional '-', then up to 16
+    digits, or up to 15 digits with one decimal point -- are evaluated eight bytes at a time:
+    the eight bytes that end a token are read as one 64-bit word, checked to be digits and
+    combined into their decimal value with three multiply-and-shift steps.  This needs a few
+    arrays of one word per token, where a per-character approach needs several arrays of eight
+    bytes per character, which costs more in memory traffic than the arithmetic.  A number with
+    a decimal point is (integer part * 10**f + fraction digits) / 10**f, exact integers divided
+    once, hence the correctly rounded value, identical to float().  Every other token is
+    checked against the SWF number grammar and evaluated with float().
+
+    None is returned when a line does not have 18 tokens, a token is not a number, or a value
+    breaks a record check, so that the caller can find and report the problem.
+    """
+    n = len(body)
+    if n == 0:
+        return np.empty((0, N_FIELDS))
+    buf = np.empty(n + _PAD, dtype=np.uint8)
+    buf[:_PAD] = 32
+    buf[_PAD:] = np.frombuffer(body, dtype=np.uint8)
+    u = buf[_PAD:]
+
+    # whitespace as bytes.split() sees it: space and \t \n \v \f \r (9..13)
+    nonws = u - np.uint8(9) >= 5
+    nonws &= u != 32
+    padded = np.zeros(n + 2, dtype=np.int8)
+    padded[1:-1] = nonws
+    del nonws
+    edge = np.diff(padded)
+    del padded
+    starts = np.flatnonzero(edge > 0)
+    ends = np.flatnonzero(edge < 0)
+    del edge
+    ntok = starts.size
+
+    # every non-blank line must hold exactly 18 tokens
+    bounds = np.flatnonzero(u == 10)
+    if u[-1] != 10:
+        bounds = np.append(bounds, n)
+    per_line = np.diff(np.searchsorted(starts, bounds), prepend=0)
+    if ntok % N_FIELDS or np.any((per_line != 0) & (per_line != N_FIELDS)):
+        return None
+    if ntok == 0:
+        return np.empty((0, N_FIELDS))
+
+    # words[i] = the 8 bytes of buf starting at i (overlapping, unaligned view; no copy)
+    words = np.ndarray(shape=(buf.size - 7,), dtype="<u8", buffer=buf, strides=(1,))
+    neg = u[starts] == 45  # '-'
+    length = ends - starts - neg
+    ints, ok = _parse_digits(words, ends + _PAD, np.minimum(length, 16))
+    ok &= (length > 0) & (length <= 16)
+    values = ints.astype(np.float64)
+    del ints
+
+    if not ok.all() and b"." in body:
+        _parse_decimals(u, words, starts, ends, neg, values, ok)
+    np.negative(values, out=values, where=neg)
+
+    for k in np.flatnonzero(~ok).tolist():
+        value = _parse_number(bytes(body[starts[k]:ends[k]]))
+        if value is None:
+            return None
+        values[k] = value
+
+    fields = values.reshape(-1, N_FIELDS)
+    if not _records_valid(fields):
+        return None
+    return fields
+
+
+def _word_digits(word: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Value of the last `count` (0..8) bytes of each word as decimal digits, and whether they
+    all are digits.  The bytes are in memory order, so on the little-endian words the first
+    character is the lowest byte; the classic SWAR steps combine pairs, then quads, then the
+    two halves."""
+    x = word ^ np.uint64(_ASCII_ZEROS)
+    x &= _KEEP[count]
+    ok = ((x + np.uint64(_ADD_118)) | x) & np.uint64(_HIGH_BITS) == 0
+    x = x * np.uint64(10) + (x >> np.uint64(8))
+    x &= np.uint64(0x00FF00FF00FF00FF)
+    x = x * np.uint64(100) + (x >> np.uint64(16))
+    x &= np.uint64(0x0000FFFF0000FFFF)
+    x = x * np.uint64(10000) + (x >> np.uint64(32))
+    x &= np.uint64(0x00000000FFFFFFFF)
+    return x, ok
+
+
+def _parse_digits(words: np.ndarray, end: np.ndarray,
+                  count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Value of the `count` (0..16) bytes before each `end` (an index into the padded buffer)
+    read as decimal digits, and whether they all are digits."""
+    value, ok = _word_digits(words[end - 8], np.minimum(count, 8))
+    long_ = np.flatnonzero(count > 8)
+    if long_.size:
+        high, high_ok = _word_digits(words[end[long_] - 16], count[long_] - 8)
+        value[long_] += high * _POW10_UINT[8]
+        ok[long_] &= high_ok
+    return value, ok
+
+
+def _parse_decimals(u: np.ndarray, words: np.ndarray, starts: np.ndarray, ends: np.ndarray,
+                    neg: np.ndarray, values: np.ndarray, ok: np.ndarray) -> None:
+    """Evaluate the tokens with one decimal point and at most 15 digits (in place)."""
+    dots = np.flatnonzero(u == 46)
+    tok = np.searchsorted(starts, dots, side="right") - 1
+    single = np.ones(tok.size, dtype=bool)  # tok is sorted: a repeat is a second dot
+    single[1:] &= tok[1:] != tok[:-1]
+    single[:-1] &= tok[:-1] != tok[1:]
+    tok, dots = tok[single], dots[single]
+    int_len = dots - starts[tok] - neg[tok]
+    frac_len = ends[tok] - dots - 1
+    total = int_len + frac_len
+    usable = (total >= 1) & (total <= _MAX_FAST_DIGITS)
+    tok, dots = tok[usable], dots[usable]
+    int_len, frac_len = int_len[usable], frac_len[usable]
+    whole, whole_ok = _parse_digits(words, dots + _PAD, int_len)
+    frac, frac_ok = _parse_digits(words, ends[tok] + _PAD, frac_len)
+    good = whole_ok & frac_ok
+    mantissa = whole * _POW10_UINT[frac_len] + frac
+    tok = tok[good]
+    values[tok] = mantissa[good].astype(np.float64) / _POW10_FLOAT[frac_len[good]]
+    ok[tok] = True
+
+
+def _parse_number(token: bytes) -> float | None:
+    """The token's value if it is a finite SWF number, else None."""
+    if _NUMBER.fullmatch(token) is None:
+        return None
+    value = float(token)
+    if value != value or value in (float("inf"), float("-inf")):
+        return None
+    return value
+
+
+def _records_valid(fields: np.ndarray) -> bool:
+    """The record checks of `_check_record`, on all rows at once."""
+    if np.any(fields[:, _I_SUBMIT] < 0):
+        return False
+    ints = fields[:, _INTEGRAL_FIELDS]
+    return bool(np.all(ints == np.trunc(ints)))
+
+
+# --------------------------------------------------------------------------------------------
+# the line-by-line parser (exact error locations)
+# --------------------------------------------------------------------------------------------
+
+
+def _parse_lines(data: bytes, where: str, skip_bad_lines: bool) -> tuple[np.ndarray, int]:
+    """Parse every data line, raising on (or counting) the malformed ones.
+
+    Returns the well-formed records and the number of skipped lines.
+    """
+    rows: list[list[float]] = []
+    n_bad = 0
+    for lineno, line in enumerate(data.split(b"\n"), start=1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith(b";"):
+            continue
+        try:
+            rows.append(_parse_record(stripped, where, lineno))
+        except WorkloadError:
+            if not skip_bad_lines:
+                raise
+            n_bad += 1
+    fields = np.array(rows, dtype=np.float64).reshape(-1, N_FIELDS)
+    return fields, n_bad
+
+
+def _parse_record(line: bytes, where: str, lineno: int) -> list[float]:
+    tokens = line.split()
+    if len(tokens) < N_FIELDS:
+        raise WorkloadError(
+            f"{len(tokens)} fields found, {N_FIELDS} expected (the line is truncated: "
+            f"field {field_label(len(tokens))} and later are missing)",
+            path=where, line=lineno, field=field_label(len(tokens)))
+    if len(tokens) > N_FIELDS:
+        raise WorkloadError(
+            f"{len(tokens)} fields found, {N_FIELDS} expected (extra value "
+            f"{_show(tokens[N_FIELDS])} after field {field_label(N_FIELDS - 1)})",
+            path=where, line=lineno)
+    row = []
+    for i, token in enumerate(tokens):
+        value = _parse_number(token)
+        if value is None:
+            raise WorkloadError(f"not a finite number: {_show(token)}",
+                                path=where, line=lineno, field=field_label(i))
+        row.append(value)
+    if row[_I_SUBMIT] < 0:
+        raise WorkloadError(f"negative submit time {row[_I_SUBMIT]:g}",
+                            path=where, line=lineno, field=field_label(_I_SUBMIT))
+    for i in _INTEGRAL_FIELDS:
+        if row[i] != int(row[i]):
+            raise WorkloadError(f"must be a whole number, got {row[i]!r}",
+                                path=where, line=lineno, field=field_label(i))
+    return row
+
+
+def _show(token: bytes) -> str:
+    return repr(token.decode("utf-8", errors="replace"))
+
+
+# --------------------------------------------------------------------------------------------
+# loader rules
+# --------------------------------------------------------------------------------------------
+
+
+def _apply_rules(fields: np.ndarray, n_records: int, n_bad: int, machine_size: int,
+                 oversize: str, size_from: str, header: dict[str, str],
+                 where: str) -> Workload:
+    counts = dict.fromkeys(COUNT_KEYS, 0)
+    counts["records"] = n_records
+    counts["skipped_bad_lines"] = n_bad
+
+    runtime = fields[:, _I_RUNTIME]
+    keep = runtime >= 0
+    counts["skipped_negative_runtime"] = int(np.count_nonzero(~keep))
+
+    if size_from == "requested":
+        primary, backup, key = _I_REQ_PROCS, _I_ALLOC, "requested_procs_missing"
+    else:
+        primary, backup, key = _I_ALLOC, _I_REQ_PROCS, "allocated_procs_missing"
+    missing = fields[:, primary] < 0
+    size = np.where(missing, fields[:, backup], fields[:, primary]).astype(np.int64)
+
+    positive = size > 0
+    counts["skipped_nonpositive_size"] = int(np.count_nonzero(keep & ~positive))
+    keep &= positive
+
+    too_large = size > machine_size
+    if oversize == "skip":
+        counts["skipped_too_large"] = int(np.count_nonzero(keep & too_large))
+        keep &= ~too_large
+    else:
+        counts["clamped_too_large"] = int(np.count_nonzero(keep & too_large))
+        size = np.minimum(size, machine_size)
+    counts[key] = int(np.count_nonzero(keep & missing))
+
+    idx = np.flatnonzero(keep)
+    kept = fields[idx]
+    size = size[idx]
+    runtime = kept[:, _I_RUNTIME].copy()
+    requested = kept[:, _I_REQ_TIME]
+    no_request = requested < 0
+    counts["requested_time_missing"] = int(np.count_nonzero(no_request))
+    estimate = np.where(no_request, runtime, requested)
+
+    submit = kept[:, _I_SUBMIT].copy()
+    unsorted = int(np.count_nonzero(submit[1:] < submit[:-1]))
+    counts["unsorted_submits"] = unsorted
+    counts["jobs"] = int(idx.size)
+    if idx.size == 0:
+        summary = ", ".join(f"{k}={v}" for k, v in counts.items() if v)
+        raise WorkloadError(f"no jobs left after the loader rules ({summary})", path=where)
+    if unsorted:
+        order = np.argsort(submit, kind="stable")
+        kept, size, runtime, estimate, submit = (
+            kept[order], size[order], runtime[order], estimate[order], submit[order])
+
+    return Workload(
+        job_id=kept[:, _I_JOB].astype(np.int64),
+        submit=submit,
+        runtime=runtime,
+        estimate=estimate,
+        size=size,
+        fields=np.ascontiguousarray(kept),
+        machine_size=int(machine_size),
+        header=header,
+        source=where,
+        counts=counts,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# writing
+# --------------------------------------------------------------------------------------------
+
+
+def write_swf(
+    path: str | PathLike[str],
+    fields: np.ndarray,
+    header: dict[str, str] | None = None,
+    comments: list[str] | None = None,
+) -> None:
+    """Write an (n, 18) array of SWF fields as an SWF file (gzip if the name ends in `.gz`).
+
+    The header comes first as `; Key: value` lines (a multi-line value becomes one line per
+    value line, which `read_swf` joins back), then a `;` separator and the free `comments`
+    (`; text`), then one line per row.  Whole numbers are written as integers and other values
+    as `repr(float)`, the shortest text that reads back to the same float, so that `read_swf`
+    recovers the array exactly.  A comment of the form `Key: value` would read back as a header
+    entry.  Gzip output has a zero timestamp, so the same input gives byte-identical files.
+
+    Raises:
+        WorkloadError: `fields` is not (n, 18) or holds NaN/infinite values.
+        ConfigError: a header key is not a word (letters, digits, underscores).
+    """
+    where = str(path)
+    arr = np.asarray(fields, dtype=np.float64)
+    if arr.ndim != 2 or arr.shape[1] != N_FIELDS:
+        raise WorkloadError(f"fields must have shape (n, {N_FIELDS}), got {arr.shape}",
+                            path=where)
+    if not np.all(np.isfinite(arr)):
+        raise WorkloadError("fields hold NaN or infinite values, which SWF cannot represent",
+                            path=where)
+    lines: list[str] = []
+    for key, value in (header or {}).items():
+        if not _VALID_KEY.fullmatch(str(key)):
+            raise ConfigError("header", f"key {key!r} is not a valid SWF header key "
+                              "(letters, digits and underscores, starting with a letter)")
+        for part in str(value).split("\n"):
+            lines.append(f"; {key}: {part.strip()}".rstrip())
+    if comments:
+        if lines:
+            lines.append(";")  # keeps indented comments from continuing the last header value
+        for comment in comments:
+            for part in str(comment).split("\n"):
+                lines.append(f"; {part}".rstrip())
+    text = "".join(line + "\n" for line in lines) + _format_rows(arr)
+    data = text.encode("utf-8")
+    if where.endswith(".gz"):
+        data = gzip.compress(data, compresslevel=6, mtime=0)
+    try:
+        Path(path).write_bytes(data)
+    except OSError as exc:
+        raise WorkloadError(f"cannot write the file: {exc.strerror or exc}",
+                            path=where) from None
+
+
+def _format_rows(arr: np.ndarray) -> str:
+    """One line per row; whole numbers as ints, the rest as repr(float)."""
+    if arr.shape[0] == 0:
+        return ""
+    # beyond 2**53 not every integer is a float, so such values keep the float notation
+    integral = (arr == np.trunc(arr)) & (np.abs(arr) < 2.0**53)
+    columns: list[list[object]] = []
+    for j in range(N_FIELDS):
+        col = arr[:, j]
+        whole = integral[:, j]
+        values: list[object] = np.where(whole, col, 0.0).astype(np.int64).tolist()
+        if not whole.all():
+            floats = col.tolist()
+            for i in np.flatnonzero(~whole).tolist():
+                values[i] = floats[i]
+        columns.append(values)
+    row_format = " ".join(["%s"] * N_FIELDS) + "\n"
+    return "".join([row_format % row for row in zip(*columns, strict=True)])
