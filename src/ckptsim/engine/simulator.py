@@ -267,9 +267,12 @@ class Simulator:
         progress again.
         """
         state = job.state
-        if state != QUEUED and state != SUSPENDED:
-            raise DecisionError(job.id, f"cannot start a job that is {job.state.name}", self.now)
         now = self.now
+        if state != QUEUED and state != SUSPENDED:
+            if state == PENDING:
+                raise DecisionError(job.id, f"start at {now:g} before its submission at "
+                                            f"{job.submit:g}", now)
+            raise DecisionError(job.id, f"cannot start a job that is {job.state.name}", now)
         if now < job.submit:
             raise DecisionError(job.id, f"start at {now:g} before its submission at "
                                         f"{job.submit:g}", now)

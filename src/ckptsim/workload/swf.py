@@ -289,6 +289,7 @@ def _machine_size_from_header(header: dict[str, str], where: str) -> int:
 # the vectorised parser
 # --------------------------------------------------------------------------------------------
 
+_CHUNK = 1 << 18  # bytes per piece parsed at once
 _PAD = 16  # bytes of blank space before the data, so every token has 16 bytes before its end
 _ASCII_ZEROS = 0x3030303030303030
 _ADD_118 = 0x7676767676767676  # a byte > 9 plus 118 has its high bit set
@@ -300,41 +301,66 @@ _POW10_UINT = 10 ** np.arange(17, dtype=np.uint64)
 _POW10_FLOAT = 10.0 ** np.arange(17)
 
 
-def _fast_parse(body: bytes | memoryview) -> np.ndarray | None:
+def _fast_parse(body: bytes) -> np.ndarray | None:
     """Parse comment-free SWF data into an (n, 18) float64 array, or None if in any doubt.
+
+    The data is cut into pieces of whole lines of about `_CHUNK` bytes, each parsed by
+    `_parse_chunk`: small temporaries stay in the processor caches and are reused, where
+    whole-file temporaries would cost hundreds of megabytes of fresh memory (page faults are
+    most of the time on a virtual machine).  None is returned when a line does not have 18
+    tokens, a token is not a number, or a value breaks a record check, so that the caller can
+    find and report the problem.
+    """
+    n = len(body)
+    out = np.empty((body.count(b"\n") + 1) * N_FIELDS)
+    filled = 0
+    pos = 0
+    while pos < n:
+        end = pos + _CHUNK
+        if end >= n:
+            end = n
+        else:
+            newline = body.rfind(b"\n", pos, end)
+            if newline < 0:
+                newline = body.find(b"\n", end)
+            end = n if newline < 0 else newline + 1
+        values = _parse_chunk(body[pos:end])
+        if values is None:
+            return None
+        out[filled:filled + values.size] = values
+        filled += values.size
+        pos = end
+    fields = out[:filled].reshape(-1, N_FIELDS)
+    if not _records_valid(fields):
+        return None
+    return fields
+
+
+def _parse_chunk(chunk: bytes) -> np.ndarray | None:
+    """The numbers of a run of whole lines, in order, or None (see `_fast_parse`).
 
     Tokens are runs of non-whitespace bytes.  The common ones -- an optional '-', then up to 16
     digits, or up to 15 digits with one decimal point -- are evaluated eight bytes at a time:
     the eight bytes that end a token are read as one 64-bit word, checked to be digits and
-    combined into their decimal value with three multiply-and-shift steps.  This needs a few
-    arrays of one word per token, where a per-character approach needs several arrays of eight
-    bytes per character, which costs more in memory traffic than the arithmetic.  A number with
-    a decimal point is (integer part * 10**f + fraction digits) / 10**f, exact integers divided
+    combined into their decimal value with three multiply-and-shift steps.  A number with a
+    decimal point is (integer part * 10**f + fraction digits) / 10**f: exact integers divided
     once, hence the correctly rounded value, identical to float().  Every other token is
     checked against the SWF number grammar and evaluated with float().
-
-    None is returned when a line does not have 18 tokens, a token is not a number, or a value
-    breaks a record check, so that the caller can find and report the problem.
     """
-    n = len(body)
-    if n == 0:
-        return np.empty((0, N_FIELDS))
+    n = len(chunk)
     buf = np.empty(n + _PAD, dtype=np.uint8)
     buf[:_PAD] = 32
-    buf[_PAD:] = np.frombuffer(body, dtype=np.uint8)
+    buf[_PAD:] = np.frombuffer(chunk, dtype=np.uint8)
     u = buf[_PAD:]
 
-    # whitespace as bytes.split() sees it: space and \t \n \v \f \r (9..13)
-    nonws = u - np.uint8(9) >= 5
-    nonws &= u != 32
+    # token edges; whitespace as bytes.split() sees it: space and \t \n \v \f \r (9..13)
     padded = np.zeros(n + 2, dtype=np.int8)
-    padded[1:-1] = nonws
-    del nonws
+    nonws = padded[1:-1].view(np.bool_)
+    np.greater_equal(u - np.uint8(9), 5, out=nonws)
+    nonws &= u != 32
     edge = np.diff(padded)
-    del padded
     starts = np.flatnonzero(edge > 0)
     ends = np.flatnonzero(edge < 0)
-    del edge
     ntok = starts.size
 
     # every non-blank line must hold exactly 18 tokens
@@ -345,7 +371,7 @@ def _fast_parse(body: bytes | memoryview) -> np.ndarray | None:
     if ntok % N_FIELDS or np.any((per_line != 0) & (per_line != N_FIELDS)):
         return None
     if ntok == 0:
-        return np.empty((0, N_FIELDS))
+        return np.empty(0)
 
     # words[i] = the 8 bytes of buf starting at i (overlapping, unaligned view; no copy)
     words = np.ndarray(shape=(buf.size - 7,), dtype="<u8", buffer=buf, strides=(1,))
@@ -354,22 +380,17 @@ def _fast_parse(body: bytes | memoryview) -> np.ndarray | None:
     ints, ok = _parse_digits(words, ends + _PAD, np.minimum(length, 16))
     ok &= (length > 0) & (length <= 16)
     values = ints.astype(np.float64)
-    del ints
 
-    if not ok.all() and b"." in body:
+    if not ok.all() and b"." in chunk:
         _parse_decimals(u, words, starts, ends, neg, values, ok)
     np.negative(values, out=values, where=neg)
 
     for k in np.flatnonzero(~ok).tolist():
-        value = _parse_number(bytes(body[starts[k]:ends[k]]))
+        value = _parse_number(chunk[starts[k]:ends[k]])
         if value is None:
             return None
         values[k] = value
-
-    fields = values.reshape(-1, N_FIELDS)
-    if not _records_valid(fields):
-        return None
-    return fields
+    return values
 
 
 def _word_digits(word: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

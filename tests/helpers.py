@@ -1,0 +1,69 @@
+"""Shared test helpers: tiny workloads and a scripted policy that acts at given times."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ckptsim.engine.simulator import Simulator
+from ckptsim.policies.base import Scheduler
+from ckptsim.workload.model import Workload, from_columns
+
+TRACES = Path(__file__).resolve().parents[2] / "shared" / "data" / "traces"
+
+
+def trace(name: str) -> Path:
+    """Path of a real trace in ../shared/data/traces, or skip the test."""
+    path = TRACES / name
+    if not path.exists():
+        pytest.skip(f"real trace {name} not available (expected at {path})")
+    return path
+
+
+def jobs(rows: list[tuple[float, float, int, float]], machine: int) -> Workload:
+    """Workload from (submit, runtime, size, estimate) rows; job ids 1..n in row order."""
+    return from_columns(submit=[r[0] for r in rows], runtime=[r[1] for r in rows],
+                        size=[r[2] for r in rows], estimate=[r[3] for r in rows],
+                        machine_size=machine)
+
+
+class Scripted(Scheduler):
+    """Does only what the test scripts: `actions` are (time, fn(sim, jobs_by_id)) pairs."""
+
+    name = "scripted"
+
+    def __init__(self, sim: Simulator, actions: list[tuple[float, Callable[..., Any]]]) -> None:
+        super().__init__(sim)
+        self.log: list[tuple[Any, ...]] = []
+        for t, fn in actions:
+            sim.wake_at(t, fn)
+
+    def on_timer(self, now: float, tag: Any) -> None:
+        tag(self.sim, {j.id: j for j in self.sim.jobs})
+
+    def on_end(self, job: Any) -> None:
+        self.log.append(("end", self.sim.now, job.id, job.status))
+
+    def on_requeue(self, job: Any, reason: str) -> None:
+        self.log.append(("requeue", self.sim.now, job.id, reason))
+
+    def on_checkpointed(self, job: Any) -> None:
+        self.log.append(("checkpointed", self.sim.now, job.id))
+
+    def on_migrated(self, job: Any) -> None:
+        self.log.append(("migrated", self.sim.now, job.id))
+
+    def schedule(self, now: float) -> None:
+        pass
+
+
+def scripted(workload: Workload, actions: list[tuple[float, Callable[..., Any]]],
+             **kw: Any) -> Simulator:
+    return Simulator(workload, lambda sim: Scripted(sim, actions), check=True, **kw)
+
+
+def starts(sim: Simulator) -> dict[int, tuple[float | None, float | None]]:
+    return {j.id: (j.start, j.end) for j in sim.jobs}
