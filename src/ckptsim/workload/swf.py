@@ -156,10 +156,10 @@ def read_swf(
 
     where = str(path)
     data = _read_bytes(path)
-    comments, body = _split_comments(data)
+    comments, body, start = _split_comments(data)
     header = parse_header(comments)
 
-    fields = _fast_parse(body)
+    fields = _fast_parse(body, start)
     n_bad = 0
     if fields is None:
         fields, n_bad = _parse_lines(data, where, skip_bad_lines)
@@ -215,11 +215,12 @@ def _is_comment(line: bytes) -> bool:
     return line.lstrip().startswith(b";")
 
 
-def _split_comments(data: bytes) -> tuple[list[bytes], bytes]:
-    """The comment lines (in order) and the data with comment lines removed.
+def _split_comments(data: bytes) -> tuple[list[bytes], bytes, int]:
+    """The comment lines (in order), and the data lines as (bytes, offset where they start).
 
-    The header block at the top is split off by a short scan; only a file with comments after
-    the first data line pays for a line-by-line pass.
+    The header block at the top is found by a short scan and the data lines are then the rest
+    of `data` itself (no copy); only a file with comments after the first data line pays for a
+    line-by-line pass that removes them.
     """
     comments: list[bytes] = []
     pos = 0
@@ -235,16 +236,15 @@ def _split_comments(data: bytes) -> tuple[list[bytes], bytes]:
         elif stripped:
             break
         pos = end + 1
-    body = data[pos:]
-    if b";" in body:
-        kept = []
-        for line in body.split(b"\n"):
-            if _is_comment(line):
-                comments.append(line.strip())
-            else:
-                kept.append(line)
-        body = b"\n".join(kept)
-    return comments, body
+    if data.find(b";", pos) < 0:
+        return comments, data, pos
+    kept = []
+    for line in data[pos:].split(b"\n"):
+        if _is_comment(line):
+            comments.append(line.strip())
+        else:
+            kept.append(line)
+    return comments, b"\n".join(kept), 0
 
 
 def parse_header(comments: list[bytes] | list[str]) -> dict[str, str]:
@@ -301,8 +301,9 @@ _POW10_UINT = 10 ** np.arange(17, dtype=np.uint64)
 _POW10_FLOAT = 10.0 ** np.arange(17)
 
 
-def _fast_parse(body: bytes) -> np.ndarray | None:
-    """Parse comment-free SWF data into an (n, 18) float64 array, or None if in any doubt.
+def _fast_parse(body: bytes, start: int = 0) -> np.ndarray | None:
+    """Parse comment-free SWF data (`body[start:]`) into an (n, 18) float64 array, or None if
+    in any doubt.
 
     The data is cut into pieces of whole lines of about `_CHUNK` bytes, each parsed by
     `_parse_chunk`: small temporaries stay in the processor caches and are reused, where
@@ -312,9 +313,10 @@ def _fast_parse(body: bytes) -> np.ndarray | None:
     find and report the problem.
     """
     n = len(body)
-    out = np.empty((body.count(b"\n") + 1) * N_FIELDS)
+    # a token and its separator take at least two bytes; untouched pages cost nothing
+    out = np.empty((n - start + 1) // 2)
     filled = 0
-    pos = 0
+    pos = start
     while pos < n:
         end = pos + _CHUNK
         if end >= n:
@@ -545,7 +547,7 @@ def _apply_rules(fields: np.ndarray, n_records: int, n_bad: int, machine_size: i
     else:
         primary, backup, key = _I_ALLOC, _I_REQ_PROCS, "allocated_procs_missing"
     missing = fields[:, primary] < 0
-    size = np.where(missing, fields[:, backup], fields[:, primary]).astype(np.int64)
+    size = np.where(missing, fields[:, backup], fields[:, primary])  # int64 once <= machine
 
     positive = size > 0
     counts["skipped_nonpositive_size"] = int(np.count_nonzero(keep & ~positive))
@@ -560,9 +562,13 @@ def _apply_rules(fields: np.ndarray, n_records: int, n_bad: int, machine_size: i
         size = np.minimum(size, machine_size)
     counts[key] = int(np.count_nonzero(keep & missing))
 
-    idx = np.flatnonzero(keep)
-    kept = fields[idx]
-    size = size[idx]
+    n_kept = int(np.count_nonzero(keep))
+    if n_kept < keep.size:  # else skip copying the largest array
+        kept = fields[keep]
+        size = size[keep]
+    else:
+        kept = fields
+    size = size.astype(np.int64)
     runtime = kept[:, _I_RUNTIME].copy()
     requested = kept[:, _I_REQ_TIME]
     no_request = requested < 0
@@ -572,8 +578,8 @@ def _apply_rules(fields: np.ndarray, n_records: int, n_bad: int, machine_size: i
     submit = kept[:, _I_SUBMIT].copy()
     unsorted = int(np.count_nonzero(submit[1:] < submit[:-1]))
     counts["unsorted_submits"] = unsorted
-    counts["jobs"] = int(idx.size)
-    if idx.size == 0:
+    counts["jobs"] = n_kept
+    if n_kept == 0:
         summary = ", ".join(f"{k}={v}" for k, v in counts.items() if v)
         raise WorkloadError(f"no jobs left after the loader rules ({summary})", path=where)
     if unsorted:
