@@ -16,8 +16,11 @@ from __future__ import annotations
 
 import gzip
 import operator
+import queue
 import re
+import threading
 import zlib
+from collections.abc import Iterable, Iterator
 from os import PathLike
 from pathlib import Path
 
@@ -155,14 +158,12 @@ def read_swf(
         machine_size = _check_machine_size(machine_size)
 
     where = str(path)
-    data = _read_bytes(path)
-    comments, body, start = _split_comments(data)
-    header = parse_header(comments)
-
-    fields = _fast_parse(body, start)
+    raw = _read_raw(path, where)
+    fields, comments, text = _fast_parse(_pieces(raw, where))
     n_bad = 0
     if fields is None:
-        fields, n_bad = _parse_lines(data, where, skip_bad_lines)
+        fields, n_bad, comments = _parse_lines(text, where, skip_bad_lines)
+    header = parse_header(comments)
     n_records = fields.shape[0] + n_bad
     if n_records == 0:
         raise WorkloadError("no jobs: the file has no data lines", path=where)
@@ -191,60 +192,93 @@ def _check_machine_size(value: object) -> int:
     return int(size)
 
 
-def _read_bytes(path: str | PathLike[str]) -> bytes:
-    """The file's bytes, decompressed when they start with the gzip magic number."""
-    where = str(path)
+def _read_raw(path: str | PathLike[str], where: str) -> bytes:
     try:
-        raw = Path(path).read_bytes()
+        return Path(path).read_bytes()
     except FileNotFoundError:
         raise WorkloadError("file not found", path=where) from None
     except OSError as exc:
         raise WorkloadError(f"cannot read the file: {exc.strerror or exc}", path=where) from None
-    if not raw.startswith(_GZIP_MAGIC):
-        return raw
-    try:
-        return gzip.decompress(raw)
-    except EOFError:
-        raise WorkloadError("gzip data is truncated (the file was cut short)",
-                            path=where) from None
-    except (OSError, zlib.error) as exc:
-        raise WorkloadError(f"gzip data is corrupt: {exc}", path=where) from None
+
+
+def _pieces(raw: bytes, where: str) -> Iterator[bytes]:
+    """The file's text in pieces: decompressed when it starts with the gzip magic number."""
+    if raw.startswith(_GZIP_MAGIC):
+        return _gunzip_in_thread(raw, where)
+    return iter((raw,))
+
+
+_DONE = object()
+
+
+def _gunzip_in_thread(raw: bytes, where: str) -> Iterator[bytes]:
+    """`_gunzip` run by a helper thread, so that decompression overlaps with parsing.
+
+    zlib releases the interpreter lock while it inflates, so on two or more cores the
+    decompression (about a quarter of reading a large trace) is almost free.  The thread only
+    reads `raw` and ends on its own, even if the consumer stops early.
+    """
+    out: queue.SimpleQueue[object] = queue.SimpleQueue()
+
+    def produce() -> None:
+        try:
+            for piece in _gunzip(raw, where):
+                out.put(piece)
+        except Exception as exc:  # handed over to the consumer, which raises it
+            out.put(exc)
+        else:
+            out.put(_DONE)
+
+    threading.Thread(target=produce, name="ckptsim-gunzip", daemon=True).start()
+    while True:
+        item = out.get()
+        if item is _DONE:
+            return
+        if isinstance(item, Exception):
+            raise item
+        yield item  # type: ignore[misc]
+
+
+def _gunzip(raw: bytes, where: str) -> Iterator[bytes]:
+    """Decompressed pieces of at most `_CHUNK` bytes of a (possibly multi-member) gzip file.
+
+    zlib checks each member's CRC and length; a stream that ends early is reported as a
+    truncated file rather than as zlib's EOF condition.
+    """
+    data = memoryview(raw)
+    pos = 0
+    while True:  # one gzip member per turn
+        inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        tail = b""
+        try:
+            while not inflater.eof:
+                if tail:
+                    feed = tail
+                elif pos < len(data):
+                    feed = data[pos:pos + _CHUNK // 4]
+                    pos += len(feed)
+                else:
+                    feed = b""
+                piece = inflater.decompress(feed, _CHUNK)
+                tail = inflater.unconsumed_tail
+                if piece:
+                    yield piece
+                elif not feed:
+                    raise WorkloadError("gzip data is truncated (the file was cut short)",
+                                        path=where)
+        except zlib.error as exc:
+            raise WorkloadError(f"gzip data is corrupt: {exc}", path=where) from None
+        rest = inflater.unused_data + bytes(data[pos:])
+        if not rest.strip(b"\0"):
+            return
+        if not rest.startswith(_GZIP_MAGIC):
+            raise WorkloadError("gzip data is corrupt: unexpected bytes after the compressed "
+                                "data", path=where)
+        data, pos = memoryview(rest), 0
 
 
 def _is_comment(line: bytes) -> bool:
     return line.lstrip().startswith(b";")
-
-
-def _split_comments(data: bytes) -> tuple[list[bytes], bytes, int]:
-    """The comment lines (in order), and the data lines as (bytes, offset where they start).
-
-    The header block at the top is found by a short scan and the data lines are then the rest
-    of `data` itself (no copy); only a file with comments after the first data line pays for a
-    line-by-line pass that removes them.
-    """
-    comments: list[bytes] = []
-    pos = 0
-    n = len(data)
-    while pos < n:
-        end = data.find(b"\n", pos)
-        if end < 0:
-            end = n
-        line = data[pos:end]
-        stripped = line.strip()
-        if stripped.startswith(b";"):
-            comments.append(stripped)
-        elif stripped:
-            break
-        pos = end + 1
-    if data.find(b";", pos) < 0:
-        return comments, data, pos
-    kept = []
-    for line in data[pos:].split(b"\n"):
-        if _is_comment(line):
-            comments.append(line.strip())
-        else:
-            kept.append(line)
-    return comments, b"\n".join(kept), 0
 
 
 def parse_header(comments: list[bytes] | list[str]) -> dict[str, str]:
@@ -301,41 +335,69 @@ _POW10_UINT = 10 ** np.arange(17, dtype=np.uint64)
 _POW10_FLOAT = 10.0 ** np.arange(17)
 
 
-def _fast_parse(body: bytes, start: int = 0) -> np.ndarray | None:
-    """Parse comment-free SWF data (`body[start:]`) into an (n, 18) float64 array, or None if
-    in any doubt.
+def _fast_parse(pieces: Iterable[bytes]) -> tuple[np.ndarray | None, list[bytes], bytes]:
+    """Parse the text (given in pieces) into an (n, 18) float64 array, or None if in any doubt.
 
-    The data is cut into pieces of whole lines of about `_CHUNK` bytes, each parsed by
-    `_parse_chunk`: small temporaries stay in the processor caches and are reused, where
-    whole-file temporaries would cost hundreds of megabytes of fresh memory (page faults are
-    most of the time on a virtual machine).  None is returned when a line does not have 18
+    Returns the array, the comment lines and the whole text (for `_parse_lines`).  The text is
+    parsed in blocks of whole lines of about `_CHUNK` bytes by `_parse_block`, as the pieces
+    arrive: small temporaries stay in the processor caches and are reused, where whole-file
+    temporaries would cost hundreds of megabytes of fresh memory (page faults are a large part
+    of the time on a virtual machine).  The array is None when a line does not have 18
     tokens, a token is not a number, or a value breaks a record check, so that the caller can
-    find and report the problem.
+    find and report the problem; all pieces are consumed anyway, so that a truncated gzip
+    stream is reported as such.
     """
-    n = len(body)
-    # a token and its separator take at least two bytes; untouched pages cost nothing
-    out = np.empty((n - start + 1) // 2)
-    filled = 0
-    pos = start
-    while pos < n:
-        end = pos + _CHUNK
-        if end >= n:
-            end = n
-        else:
-            newline = body.rfind(b"\n", pos, end)
-            if newline < 0:
-                newline = body.find(b"\n", end)
-            end = n if newline < 0 else newline + 1
-        values = _parse_chunk(body[pos:end])
-        if values is None:
-            return None
-        out[filled:filled + values.size] = values
-        filled += values.size
-        pos = end
-    fields = out[:filled].reshape(-1, N_FIELDS)
+    comments: list[bytes] = []
+    seen: list[bytes] = []
+    blocks: list[np.ndarray] = []
+    failed = False
+    carry = b""
+    for piece in pieces:
+        seen.append(piece)
+        if failed:
+            continue
+        text = carry + piece if carry else piece
+        pos, n = 0, len(text)
+        while pos < n:
+            cut = text.rfind(b"\n", pos, pos + _CHUNK) + 1
+            if cut <= pos:  # a line longer than _CHUNK
+                cut = text.find(b"\n", pos + _CHUNK) + 1
+                if cut <= pos:
+                    break
+            values = _parse_block(text[pos:cut], comments)
+            if values is None:
+                failed = True
+                break
+            blocks.append(values)
+            pos = cut
+        carry = text[pos:]
+    whole = b"".join(seen)
+    if not failed and carry:
+        values = _parse_block(carry, comments)
+        failed = values is None
+        if values is not None:
+            blocks.append(values)
+    if failed:
+        return None, comments, whole
+    fields = (np.concatenate(blocks) if blocks else np.empty(0)).reshape(-1, N_FIELDS)
     if not _records_valid(fields):
-        return None
-    return fields
+        return None, comments, whole
+    return fields, comments, whole
+
+
+def _parse_block(block: bytes, comments: list[bytes]) -> np.ndarray | None:
+    """`_parse_chunk` of a block of whole lines after moving its comment lines to `comments`."""
+    if b";" in block:
+        lines = []
+        for line in block.split(b"\n"):
+            if _is_comment(line):
+                comments.append(line.strip())
+            else:
+                lines.append(line)
+        block = b"\n".join(lines)
+    if not block:
+        return np.empty(0)
+    return _parse_chunk(block)
 
 
 def _parse_chunk(chunk: bytes) -> np.ndarray | None:
@@ -472,16 +534,21 @@ def _records_valid(fields: np.ndarray) -> bool:
 # --------------------------------------------------------------------------------------------
 
 
-def _parse_lines(data: bytes, where: str, skip_bad_lines: bool) -> tuple[np.ndarray, int]:
-    """Parse every data line, raising on (or counting) the malformed ones.
+def _parse_lines(data: bytes, where: str,
+                 skip_bad_lines: bool) -> tuple[np.ndarray, int, list[bytes]]:
+    """Parse every line, raising on (or counting) the malformed data lines.
 
-    Returns the well-formed records and the number of skipped lines.
+    Returns the well-formed records, the number of skipped lines and the comment lines.
     """
     rows: list[list[float]] = []
+    comments: list[bytes] = []
     n_bad = 0
     for lineno, line in enumerate(data.split(b"\n"), start=1):
         stripped = line.strip()
-        if not stripped or stripped.startswith(b";"):
+        if not stripped:
+            continue
+        if stripped.startswith(b";"):
+            comments.append(stripped)
             continue
         try:
             rows.append(_parse_record(stripped, where, lineno))
@@ -490,7 +557,7 @@ def _parse_lines(data: bytes, where: str, skip_bad_lines: bool) -> tuple[np.ndar
                 raise
             n_bad += 1
     fields = np.array(rows, dtype=np.float64).reshape(-1, N_FIELDS)
-    return fields, n_bad
+    return fields, n_bad, comments
 
 
 def _parse_record(line: bytes, where: str, lineno: int) -> list[float]:

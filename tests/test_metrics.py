@@ -1,0 +1,72 @@
+"""Metrics as pure functions over records, checked on schedules computed by hand."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from helpers import jobs
+
+from ckptsim.metrics.core import daily_series, integral_of_intervals, summary
+from ckptsim.runner import simulate
+
+
+def test_summary_of_a_hand_schedule():
+    # Machine 4. EASY: 1: 0-10 (2 nodes); 2: 10-15 (3); 3: 15-18 (4); 4: 2-4 (1); 5: 3-7 (1).
+    w = jobs([(0, 10, 2, 10), (0, 5, 3, 20), (1, 3, 4, 5), (2, 2, 1, 2), (3, 4, 1, 4)], 4)
+    r = simulate(w, "easy")
+    s = r.summary
+    assert list(r.table["start"]) == [0, 10, 15, 2, 3]
+    assert s["mean_wait"] == (0 + 10 + 14 + 0 + 0) / 5
+    assert s["max_wait"] == 14
+    assert s["makespan"] == 18
+    assert math.isclose(s["mean_queue_length"], 24 / 18)
+    assert math.isclose(s["utilization"], (2 * 10 + 3 * 5 + 4 * 3 + 1 * 2 + 1 * 4) / (4 * 18))
+    assert s["backfill_ratio"] == 2 / 5
+    # Bounded slowdown with a 10 s bound: job 2: (10 + 10)/10; job 3: (14 + 10)/10; job 1: 1.
+    assert list(r.table["bsld"]) == [1.0, 2.0, 2.4, 1.0, 1.0]
+    assert math.isclose(s["mean_bsld"], (1 + 2 + 2.4 + 1 + 1) / 5)
+    assert math.isclose(s["mean_response"], (10 + 15 + 17 + 2 + 4) / 5)
+
+
+def test_integral_of_intervals():
+    f = integral_of_intervals(np.array([0.0, 5.0]), np.array([10.0, 7.0]), np.array([2.0, 1.0]),
+                              np.array([-1.0, 0.0, 5.0, 6.0, 10.0, 20.0]))
+    assert list(f) == [0.0, 0.0, 10.0, 13.0, 22.0, 22.0]
+
+
+def test_daily_series_splits_across_days():
+    day = 86400.0
+    # One 2-node job on a 4-node machine from 12:00 on day 0 to 12:00 on day 1; a second job
+    # waits for it from 18:00 on day 0.
+    w = jobs([(0.5 * day, day, 4, day), (0.75 * day, 10, 1, 10)], 4)
+    r = simulate(w, "fcfs")
+    d = daily_series(r.table)
+    assert d["day"] == [0, 1]
+    # Day 0 is counted from the first submission (12:00): busy all of its 12 h.
+    assert d["utilization"][0] == 1.0
+    # Day 1: 4 nodes for 12 h, then 1 node for 10 s, over the 12 h + 10 s inside the span.
+    assert math.isclose(d["utilization"][1], (4 * 0.5 * day + 10) / (4 * (0.5 * day + 10)))
+    # Job 2 waits 6 h of the 12 h on day 0 and 12 h of day 1.
+    assert math.isclose(d["queue_length"][0], 0.5)
+    assert math.isclose(d["queue_length"][1], 0.5 * day / (0.5 * day + 10))
+    assert d["submitted"] == [2, 0]
+
+
+def test_wait_counts_every_waiting_segment():
+    from helpers import scripted
+
+    from ckptsim.records.jobs import from_simulation
+
+    def ckpt(sim, js):
+        sim.checkpoint(js[1], 0.0, then="requeue")
+
+    sim = scripted(jobs([(0, 100, 2, 100)], 4),
+                   [(5, lambda s, js: s.start(js[1])), (30, ckpt),
+                    (50, lambda s, js: s.start(js[1]))]).run()
+    t = from_simulation(sim)
+    assert t["wait"][0] == 5 + 20
+    s = summary(t)
+    # Waiting 0-5 and 30-50 over a span of 0-125.
+    assert math.isclose(s["mean_queue_length"], 25 / 125)
+    assert t["n_preemptions"][0] == 1 and t["response"][0] == 125
