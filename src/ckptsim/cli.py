@@ -155,7 +155,7 @@ def _loader_line(w: Any) -> str:
     skipped = {k: v for k, v in sorted(w.counts.items())
                if v and (k.startswith("skipped") or k.endswith("missing")
                          or k in ("unsorted_submits", "clamped_too_large"))}
-    return ", ".join(f"{k}={v}" for k, v in skipped) or "no records dropped or changed"
+    return ", ".join(f"{k}={v}" for k, v in skipped.items()) or "no records dropped or changed"
 
 
 # ----------------------------------------------------------------------------- commands

@@ -41,9 +41,7 @@ class Conservative(QueueScheduler):
 
     def on_end(self, job: Job) -> None:
         self.running.pop(job.index, None)
-        # A job ending exactly at its predicted end changes nothing in the profile.
-        if job.end != job.pred_end:
-            self._dirty = True
+        self._dirty = True
 
     def on_requeue(self, job: Job, reason: str) -> None:
         self.running.pop(job.index, None)
@@ -72,9 +70,12 @@ class Conservative(QueueScheduler):
         self._profile = Profile(now, self.cluster.n_free, releases)
         inf = float("inf")
         resv = self.resv
-        order = sorted(range(len(self.queue)),
-                       key=lambda k: (resv.get(self.queue[k].index, inf), k))
-        self._place([self.queue[k] for k in order], now)
+        q = self.queue
+        # Zero-length reservations first at equal times: they claim no capacity, and must
+        # not lose their instant to a longer job placed before them.
+        order = sorted(range(len(q)),
+                       key=lambda k: (resv.get(q[k].index, inf), q[k].estimate > 0, k))
+        self._place([q[k] for k in order], now)
 
     def _place(self, jobs: list[Job], now: float) -> None:
         profile = self._profile
@@ -86,23 +87,46 @@ class Conservative(QueueScheduler):
             self.first_resv.setdefault(job.index, t)
 
     def _start_due(self, now: float) -> None:
+        """Start the jobs whose reservation has come, in order of reservation.
+
+        Zero-length reservations claim no capacity in the profile, so at equal reservation
+        times they go first; if one of them cannot start yet while a zero-length job is
+        running (it ends at this same instant and triggers another pass), longer jobs wait
+        for that pass rather than take the nodes it was promised.
+        """
         q = self.queue
         resv = self.resv
         free = self.cluster.n_free
         if free < self._min_size:
             return
+        due = [(resv[j.index], j.estimate > 0, k) for k, j in enumerate(q)
+               if resv[j.index] <= now]
+        if not due:
+            return
+        due.sort()
+        zero_running = any(r.estimate <= 0 and r.end is None for r in self.running.values())
+        started = set()
+        for _, positive, k in due:
+            job = q[k]
+            if job.size > free:
+                if not positive and zero_running:
+                    break
+                continue
+            started.add(k)
+            free -= job.size
+            if job.estimate <= 0:
+                zero_running = True
         waiting_ahead = False
         keep: list[Job] = []
-        for job in q:
-            if resv[job.index] <= now and job.size <= free:
+        for k, job in enumerate(q):
+            if k in started:
                 self.sim.start(job, backfilled=waiting_ahead)
                 job.pred_end = now + job.estimate
                 self.running[job.index] = job
                 del resv[job.index]
                 self._removed(job)
-                free -= job.size
             else:
                 waiting_ahead = True
                 keep.append(job)
-        if len(keep) != len(q):
+        if started:
             self.queue[:] = keep

@@ -1,0 +1,131 @@
+"""The command line, end to end (in-process through `ckptsim.cli.main`)."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import json
+import subprocess
+import sys
+
+import pytest
+
+from ckptsim.cli import main
+from ckptsim.records.jobs import ALL_COLUMNS, JOB_COLUMNS
+
+SWF = """; Version: 2.2
+; MaxProcs: 8
+; UnixStartTime: 0
+1 0 -1 10 4 -1 -1 4 10 -1 1 1 1 -1 1 -1 -1 -1
+2 0 -1 30 4 -1 -1 4 30 -1 1 1 1 -1 1 -1 -1 -1
+3 1 -1 20 8 -1 -1 8 20 -1 1 2 1 -1 1 -1 -1 -1
+4 2 -1 15 2 -1 -1 2 40 -1 1 3 1 -1 1 -1 -1 -1
+5 3 -1 40 2 -1 -1 2 50 -1 1 3 1 -1 1 -1 -1 -1
+"""
+
+
+@pytest.fixture
+def swf(tmp_path):
+    path = tmp_path / "fig3.swf"
+    path.write_text(SWF)
+    return path
+
+
+def test_run_writes_outputs(swf, tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["run", "--workload", str(swf), "--scheduler", "easy", "--out", str(out),
+                 "--check"]) == 0
+    text = capsys.readouterr().out
+    assert "mean bounded slowdown" in text and "5 jobs" in text
+    rows = list(csv.DictReader(open(out / "jobs.csv")))
+    assert tuple(rows[0]) == ALL_COLUMNS and tuple(rows[0])[:len(JOB_COLUMNS)] == JOB_COLUMNS
+    assert [(r["job_id"], r["start"], r["end"]) for r in rows] == [
+        ("1", "0", "10"), ("2", "0", "30"), ("3", "30", "50"), ("4", "50", "65"),
+        ("5", "50", "90")]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["scheduler"] == "easy" and summary["metrics"]["jobs"] == 5
+    assert summary["workload"]["machine_size"] == 8
+    from ckptsim.workload.swf import read_swf
+
+    back = read_swf(out / "schedule.swf")
+    assert list(back.job_id) == [1, 2, 3, 4, 5]
+    assert list(back.fields[:, 2]) == [0, 0, 29, 48, 47]  # simulated waits
+
+
+def test_outputs_are_byte_identical(swf, tmp_path):
+    for d in ("a", "b"):
+        assert main(["run", "--workload", str(swf), "--scheduler", "conservative", "--out",
+                     str(tmp_path / d)]) == 0
+    for name in ("jobs.csv", "summary.json", "schedule.swf"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+
+
+def test_set_and_transforms(swf, tmp_path, capsys):
+    out = tmp_path / "o"
+    assert main(["run", "--workload", str(swf), "--scheduler", "easy", "--set",
+                 "requeue=order", "--alpha", "0", "--load-scale", "2", "--first", "4",
+                 "--out", str(out)]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["params"] == {"requeue": "order"}
+    assert summary["metrics"]["jobs"] == 4
+    rows = list(csv.DictReader(open(out / "jobs.csv")))
+    # alpha = 0: estimates are the runtimes; then load scale 2 doubles both.
+    assert [r["estimate"] for r in rows] == ["20", "60", "40", "30"]
+
+
+def test_bad_parameter_names_key_and_accepted_values(swf, capsys):
+    assert main(["run", "--workload", str(swf), "--set", "p=0.2"]) == 2
+    err = capsys.readouterr().err
+    assert "easy.p: unknown parameter; accepted: requeue" in err
+    assert main(["run", "--workload", str(swf), "--scheduler", "nope"]) == 2
+    assert "unknown scheduler 'nope'" in capsys.readouterr().err
+    assert main(["run", "--workload", str(swf), "--set", "noequals"]) == 2
+    assert "expected key=value" in capsys.readouterr().err
+
+
+def test_malformed_trace_names_file_line_and_field(tmp_path, capsys):
+    bad = tmp_path / "bad.swf"
+    bad.write_text(SWF.replace("3 1 -1 20 8", "3 1 -1 x20 8"))
+    assert main(["run", "--workload", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "bad.swf" in err and "line 6" in err and "run_time" in err
+    assert main(["run", "--workload", str(bad), "--skip-bad-lines"]) == 0
+    assert "skipped_bad_lines=1" in capsys.readouterr().out
+
+
+def test_inspect_with_plot(tmp_path, capsys):
+    path = tmp_path / "t.swf.gz"
+    with gzip.open(path, "wt") as fh:
+        fh.write(SWF)
+    png = tmp_path / "ratio.png"
+    assert main(["inspect", str(path), "--plot", str(png)]) == 0
+    text = capsys.readouterr().out
+    assert "offered_load" in text and "runtime / estimate" in text
+    assert png.stat().st_size > 1000
+
+
+def test_demo_small(capsys, tmp_path):
+    assert main(["demo", "--jobs", "300", "--out", str(tmp_path)]) == 0
+    text = capsys.readouterr().out
+    assert "fcfs" in text and "easy" in text and "conservative" in text
+    assert (tmp_path / "easy" / "jobs.csv").exists()
+
+
+def test_builtin_and_lublin_workloads(capsys):
+    assert main(["run", "--workload", "lublin:n=200,seed=3", "--scheduler", "fcfs",
+                 "--check"]) == 0
+    assert "200 jobs" in capsys.readouterr().out
+    assert main(["run", "--workload", "lublin:n=200,sed=3"]) == 2
+    assert "unknown option; accepted" in capsys.readouterr().err
+
+
+def test_schedulers_listing(capsys):
+    assert main(["schedulers"]) == 0
+    text = capsys.readouterr().out
+    assert "easy:" in text and "conservative:" in text and "requeue" in text
+
+
+def test_python_dash_m_entry_point(swf):
+    done = subprocess.run([sys.executable, "-m", "ckptsim", "run", "--workload", str(swf)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and "jobs" in done.stdout
