@@ -116,7 +116,8 @@ def test_builtin_and_lublin_workloads(capsys):
                  "--check"]) == 0
     assert "200 jobs" in capsys.readouterr().out
     assert main(["run", "--workload", "lublin:n=200,sed=3"]) == 2
-    assert "unknown option; accepted" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "--workload lublin.sed: unknown option; accepted" in err
 
 
 def test_schedulers_listing(capsys):

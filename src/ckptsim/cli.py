@@ -12,7 +12,7 @@ from typing import Any
 from ckptsim import __version__
 from ckptsim.errors import CkptsimError, ConfigError
 
-DEMO_JOBS = 3000
+DEMO_JOBS = 3000  # the built-in workload: see ckptsim.workload.source.BUILTIN
 DEMO_SEED = 1
 DEMO_MACHINE = 128
 PROGRESS_AFTER = 2.0  # seconds before a progress bar appears
@@ -30,57 +30,19 @@ def parse_set(items: Sequence[str] | None) -> dict[str, str]:
     return out
 
 
-def parse_generator(spec: str) -> dict[str, str]:
-    """`lublin:n=2000,seed=3` -> {"n": "2000", "seed": "3"}."""
-    _, _, rest = spec.partition(":")
-    out: dict[str, str] = {}
-    for part in filter(None, (p.strip() for p in rest.split(","))):
-        key, sep, value = part.partition("=")
-        if not sep:
-            raise ConfigError("--workload", f"expected key=value in {spec!r}, got {part!r}")
-        out[key.strip()] = value.strip()
-    return out
-
-
 def load_workload(args: argparse.Namespace) -> Any:
     """The workload named on the command line, with the requested transforms applied."""
-    from ckptsim.workload import transforms
+    from ckptsim.workload.source import load_workload as load
 
-    spec: str = args.workload
-    if spec == "builtin" or spec.startswith("lublin"):
-        from ckptsim.workload.lublin import generate_lublin
-
-        opts = {"n": str(DEMO_JOBS), "seed": str(DEMO_SEED), "machine": str(DEMO_MACHINE),
-                "typed": "false", "estimates": "tsafrir"}
-        if spec != "builtin":
-            given = parse_generator(spec)
-            unknown = sorted(set(given) - set(opts))
-            if unknown:
-                raise ConfigError(f"--workload lublin:{unknown[0]}",
-                                  f"unknown option; accepted: {', '.join(sorted(opts))}")
-            opts.update(given)
-        try:
-            n, seed, machine = int(opts["n"]), int(opts["seed"]), int(opts["machine"])
-        except ValueError:
-            raise ConfigError("--workload", f"n, seed and machine must be integers in "
-                                            f"{spec!r}") from None
-        w = generate_lublin(n, machine_size=machine, seed=seed,
-                            typed=opts["typed"].lower() in ("1", "true", "yes"),
-                            estimates=opts["estimates"])
-    else:
-        from ckptsim.workload.swf import read_swf
-
-        w = read_swf(spec, machine_size=args.machine_size, oversize=args.oversize,
-                     skip_bad_lines=args.skip_bad_lines, size_from=args.size_from)
-    if args.window is not None:
-        w = transforms.time_window(w, args.window[0], args.window[1])
-    if args.first is not None:
-        w = transforms.first_n(w, args.first)
-    if args.alpha is not None:
-        w = transforms.interpolate_estimates(w, args.alpha)
-    if args.load_scale is not None:
-        w = transforms.scale_load(w, args.load_scale)
-    return w
+    try:
+        return load(args.workload, machine_size=args.machine_size, oversize=args.oversize,
+                    size_from=args.size_from, skip_bad_lines=args.skip_bad_lines,
+                    window=args.window, first=args.first, alpha=args.alpha,
+                    load_scale=args.load_scale)
+    except ConfigError as exc:
+        if exc.key.startswith("lublin.") or exc.key == "workload":
+            raise ConfigError(f"--workload {exc.key}", str(exc).partition(": ")[2]) from None
+        raise
 
 
 class _Progress:
@@ -96,8 +58,13 @@ class _Progress:
         if self.bar is None:
             if time.perf_counter() - self.t0 < PROGRESS_AFTER or not sys.stderr.isatty():
                 return
-            from rich.progress import (BarColumn, MofNCompleteColumn, Progress,
-                                       TextColumn, TimeRemainingColumn)
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeRemainingColumn,
+            )
 
             self.bar = Progress(TextColumn(self.label), BarColumn(), MofNCompleteColumn(),
                                 TimeRemainingColumn(), transient=True)

@@ -68,7 +68,7 @@ class Easy(QueueScheduler):
         super().on_requeue(job, reason)
 
     def _forget(self, job: Job) -> None:
-        key = job.tag
+        key: Any = job.tag
         if key is not None:
             r = self.running
             del r[bisect_left(r, key)]

@@ -105,7 +105,7 @@ class Workload:
 
     def with_columns(self, note: str, **columns: np.ndarray) -> Workload:
         """A workload with some columns replaced (runtime, estimate, submit, size...)."""
-        return replace(self, transforms=self.transforms + (note,), **columns)
+        return replace(self, transforms=self.transforms + (note,), **columns)  # type: ignore[arg-type]
 
     def offered_load(self) -> float:
         """Processor-seconds of work divided by machine capacity over the submit span."""

@@ -1,0 +1,101 @@
+"""Naming a workload: a trace path or a generator, plus the transforms to apply.
+
+One function used by the command line and by experiment specs, so both accept the same names:
+
+- a path to an SWF trace (`.swf` or `.swf.gz`);
+- `builtin`: the demo workload (Lublin-Feitelson model, 3,000 jobs, 128 nodes, seed 1);
+- `lublin:n=N,seed=S,machine=P,typed=false,estimates=tsafrir` (any subset of the options).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ckptsim.errors import ConfigError
+from ckptsim.workload import transforms
+from ckptsim.workload.model import Workload
+
+BUILTIN = {"n": 3000, "seed": 1, "machine": 128, "typed": False, "estimates": "tsafrir"}
+
+
+def parse_generator(spec: str) -> dict[str, str]:
+    """`lublin:n=2000,seed=3` -> {"n": "2000", "seed": "3"}."""
+    _, _, rest = spec.partition(":")
+    out: dict[str, str] = {}
+    for part in filter(None, (p.strip() for p in rest.split(","))):
+        key, sep, value = part.partition("=")
+        if not sep:
+            raise ConfigError("workload", f"expected key=value in {spec!r}, got {part!r}")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def _as_bool(key: str, value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off"):
+        return False
+    raise ConfigError(key, f"expected true or false, got {value!r}")
+
+
+def _as_int(key: str, value: Any) -> int:
+    try:
+        if isinstance(value, bool):
+            raise ValueError
+        return int(value)
+    except (TypeError, ValueError):
+        raise ConfigError(key, f"expected an integer, got {value!r}") from None
+
+
+def generate(options: Mapping[str, Any]) -> Workload:
+    """The Lublin-Feitelson workload with the given options (defaults: `BUILTIN`)."""
+    from ckptsim.workload.lublin import generate_lublin
+
+    unknown = sorted(set(options) - set(BUILTIN))
+    if unknown:
+        raise ConfigError(f"lublin.{unknown[0]}",
+                          f"unknown option; accepted: {', '.join(sorted(BUILTIN))}")
+    opts = {**BUILTIN, **options}
+    return generate_lublin(_as_int("lublin.n", opts["n"]),
+                           machine_size=_as_int("lublin.machine", opts["machine"]),
+                           seed=_as_int("lublin.seed", opts["seed"]),
+                           typed=_as_bool("lublin.typed", opts["typed"]),
+                           estimates=str(opts["estimates"]))
+
+
+def load_workload(
+    spec: str,
+    *,
+    machine_size: int | None = None,
+    oversize: str = "skip",
+    size_from: str = "requested",
+    skip_bad_lines: bool = False,
+    window: tuple[float, float] | None = None,
+    first: int | None = None,
+    alpha: float | None = None,
+    load_scale: float | None = None,
+) -> Workload:
+    """Read or generate a workload, then apply, in this order: the time window, the first-N
+    selection, the estimate interpolation alpha and the load scale."""
+    if spec == "builtin":
+        w = generate({})
+    elif spec == "lublin" or spec.startswith("lublin:"):
+        w = generate(parse_generator(spec))
+    else:
+        from ckptsim.workload.swf import read_swf
+
+        w = read_swf(spec, machine_size=machine_size, oversize=oversize,
+                     skip_bad_lines=skip_bad_lines, size_from=size_from)
+    if window is not None:
+        w = transforms.time_window(w, window[0], window[1])
+    if first is not None:
+        w = transforms.first_n(w, first)
+    if alpha is not None:
+        w = transforms.interpolate_estimates(w, alpha)
+    if load_scale is not None:
+        w = transforms.scale_load(w, load_scale)
+    return w
