@@ -76,16 +76,33 @@ class Job:
 
     The engine is the only code that changes the fields below `state`; policies read them and
     may use `pred_end` and `tag` for their own bookkeeping.
+
+    Fields every job uses live in slots.  Fields that only preempted, checkpointed or migrated
+    jobs touch (the counters, `work_saved`, `overhead`, ...) default to class attributes and
+    land in a per-instance dict on first write, so a plain replay of hundreds of thousands of
+    jobs neither initialises nor stores them.
     """
 
     __slots__ = (
         "index", "id", "submit", "runtime", "estimate", "size", "work_target",
-        "state", "mask", "new_mask", "start", "end", "status",
-        "work_done", "work_saved", "rate", "anchor", "pending_save",
-        "overhead", "lost_work", "n_checkpoints", "n_preemptions", "n_kills", "n_restarts",
-        "n_migrations", "rate_changed", "segments", "seg_start", "queued_since", "wait",
-        "backfilled", "version", "then", "pred_end", "tag",
+        "state", "mask", "start", "end", "status", "work_done", "rate", "anchor",
+        "segments", "seg_start", "queued_since", "wait", "backfilled", "version",
+        "pred_end", "tag", "__dict__",
     )
+
+    # Defaults of the rarely written fields (see the class docstring).
+    new_mask = 0  # destination nodes while MIGRATING
+    work_saved = 0.0  # progress at the last completed checkpoint
+    pending_save = 0.0  # progress captured by a checkpoint in flight
+    overhead = 0.0  # seconds of checkpoint / restart / migration overhead
+    lost_work = 0.0  # seconds of useful work lost to kills
+    n_checkpoints = 0
+    n_preemptions = 0
+    n_kills = 0
+    n_restarts = 0
+    n_migrations = 0
+    rate_changed = False
+    then = ""  # what follows the checkpoint in flight
 
     def __init__(self, index: int, job_id: int, submit: float, runtime: float,
                  estimate: float, size: int, work_target: float) -> None:
@@ -100,30 +117,18 @@ class Job:
         self.work_target = work_target
         self.state = PENDING
         self.mask = 0  # bitmask of the nodes held
-        self.new_mask = 0  # destination nodes while MIGRATING
         self.start: float | None = None  # first start
         self.end: float | None = None
         self.status = ""
         self.work_done = 0.0
-        self.work_saved = 0.0
         self.rate = 1.0
         self.anchor = 0.0
-        self.pending_save = 0.0  # progress captured by a checkpoint in flight
-        self.overhead = 0.0  # seconds of checkpoint / restart / migration overhead
-        self.lost_work = 0.0  # seconds of useful work lost to kills
-        self.n_checkpoints = 0
-        self.n_preemptions = 0
-        self.n_kills = 0
-        self.n_restarts = 0
-        self.n_migrations = 0
-        self.rate_changed = False
         self.segments: list[tuple[float, float]] = []  # node-holding intervals
         self.seg_start = 0.0
         self.queued_since = submit
         self.wait = 0.0
         self.backfilled = False
         self.version = 0  # bumped to invalidate a scheduled end / overhead event
-        self.then = ""  # what follows the checkpoint in flight
         self.pred_end = 0.0  # the policy's predicted end time
         self.tag: object = None  # free for the policy
 
