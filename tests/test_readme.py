@@ -1,0 +1,37 @@
+"""Every `ckptsim ...` command shown in the README runs (from the repository root)."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+
+
+def readme_commands() -> list[str]:
+    text = (ROOT / "README.md").read_text()
+    blocks = re.findall(r"```bash\n(.*?)```", text, flags=re.S)
+    lines = [ln.strip() for b in blocks for ln in b.splitlines()]
+    return [ln for ln in lines if ln.startswith("ckptsim ")]
+
+
+@pytest.mark.parametrize("command", readme_commands())
+def test_readme_command_runs(command, tmp_path):
+    if "../shared" in command and not SHARED.exists():
+        pytest.skip("needs ../shared/data")
+    args = shlex.split(command)[1:]
+    # Outputs go to a scratch folder, not into the working tree.
+    for i, a in enumerate(args):
+        if args[i - 1] in ("--out", "--plot", "--csv") and not a.startswith("-"):
+            args[i] = str(tmp_path / Path(a).name)
+    if args[0] == "demo":
+        args += ["--jobs", "300"]
+    done = subprocess.run([sys.executable, "-m", "ckptsim", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
