@@ -16,6 +16,7 @@ parser would reject.
 from __future__ import annotations
 
 import gzip
+import math
 import operator
 import re
 import zlib
@@ -454,9 +455,7 @@ def _parse_number(token: bytes) -> float | None:
     if _NUMBER.fullmatch(token) is None:
         return None
     value = float(token)
-    if value - value != 0:  # inf (from a huge exponent)
-        return None
-    return value
+    return value if math.isfinite(value) else None  # 1e999 is inf
 
 
 def _records_valid(fields: np.ndarray) -> bool:
