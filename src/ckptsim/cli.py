@@ -100,12 +100,15 @@ def print_table(title: str, columns: list[str], rows: list[list[str]]) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    # On a terminal the table fits its width; into a pipe or a file it is as wide as it needs
+    # (rich would otherwise cut it to 80 columns).
+    console = Console() if sys.stdout.isatty() else Console(width=10_000)
     table = Table(title=title)
     for i, c in enumerate(columns):
         table.add_column(c, justify="left" if i == 0 else "right")
     for r in rows:
         table.add_row(*r)
-    Console().print(table)
+    console.print(table)
 
 
 def write_outputs(result: Any, out: Path) -> None:
@@ -208,6 +211,158 @@ def cmd_schedulers(args: argparse.Namespace) -> int:
     return 0
 
 
+# ----------------------------------------------------------------------------- campaigns
+def _describe_runs(runs: Any, inputs: list[str]) -> tuple[list[str], list[list[str]]]:
+    from ckptsim.experiments.columns import short_names
+    from ckptsim.experiments.results import shown_inputs
+
+    shown = shown_inputs([r.columns for r in runs], inputs)
+    labels = short_names([*shown, *inputs])[:len(shown)]
+    rows = [[str(i + 1), r.run_id[:12], *[_fmt(r.columns.get(c)) for c in shown],
+             str(r.seed)] for i, r in enumerate(runs)]
+    return ["#", "run", *labels, "seed"], rows
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from ckptsim.experiments.execute import make_executor
+    from ckptsim.experiments.sweep import manifest, plan_sweep, run_sweep
+
+    if not args.dry_run and not args.out:
+        raise ConfigError("--out", "a sweep needs a results folder: --out DIR (or --dry-run)")
+    if args.jobs is not None and args.jobs < 0:
+        raise ConfigError("--jobs", f"expected a number of processes >= 0, got {args.jobs}")
+    plan = plan_sweep(args.spec, args.out, trace_dir=args.trace_dir, keep_jobs=args.keep_jobs)
+    spec = plan.spec
+    shape = (f"{len(spec.workloads)} workload(s), {len(spec.schedulers)} scheduler "
+             f"entr{'y' if len(spec.schedulers) == 1 else 'ies'}, {len(spec.seeds)} seed(s)")
+    for path, why in plan.corrupt:
+        print(f"ckptsim: damaged run file {path} ({why}): its run is run again",
+              file=sys.stderr)
+    if args.dry_run:
+        inputs = manifest(spec, plan.runs)["inputs"]
+        columns, rows = _describe_runs(plan.runs, inputs)
+        print_table(f"Run matrix of {spec.name}", columns, rows)
+        status = (f"; in {args.out}: {plan.done} finished, {len(plan.todo)} to run"
+                  if args.out else "")
+        print(f"{len(plan.runs)} runs ({shape}){status}")
+        return 0
+    executor = make_executor(args.jobs, args.dask)
+    where = (f"Dask at {args.dask}" if args.dask else
+             "this process" if args.jobs == 0 else f"{executor.workers} local processes")
+    print(f"{spec.name}: {len(plan.runs)} runs ({shape}); {plan.done} already in {args.out}, "
+          f"{len(plan.todo)} to run on {where}", file=sys.stderr)
+    bar = _SweepProgress(len(plan.runs), plan.done)
+    try:
+        result = run_sweep(plan, args.out, executor, on_row=bar.update)
+    finally:
+        bar.close()
+    for row in result.failures[:10]:
+        print(f"failed: {row['run_id'][:12]} {row.get('workload')} x {row.get('scheduler')} "
+              f"seed={row.get('seed')}: {row.get('error_message')}", file=sys.stderr)
+    if len(result.failures) > 10:
+        print(f"... and {len(result.failures) - 10} more failures (ckptsim results "
+              f"{args.out} --where status=failed)", file=sys.stderr)
+    ran = result.ok + result.failed
+    rate = f" ({ran / result.seconds:.1f} runs/s)" if result.seconds > 0 and ran else ""
+    print(f"{result.ok} succeeded, {result.failed} failed, {result.skipped} already done; "
+          f"{ran} runs in {result.seconds:.1f} s{rate}; results in {args.out}")
+    return 1 if result.failed else 0
+
+
+class _SweepProgress:
+    """Runs done / total, failures and an ETA, on stderr when it is a terminal."""
+
+    def __init__(self, total: int, done: int) -> None:
+        self.bar: Any = None
+        self.failed = 0
+        if not sys.stderr.isatty() or total == done:
+            return
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        self.bar = Progress(TextColumn("runs"), BarColumn(), MofNCompleteColumn(),
+                            TextColumn("[red]{task.fields[failed]} failed"),
+                            TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+                            console=Console(stderr=True), transient=True)
+        self.bar.start()
+        self.task = self.bar.add_task("runs", total=total, completed=done, failed=0)
+
+    def update(self, row: dict[str, Any]) -> None:
+        if row.get("status") != "ok":
+            self.failed += 1
+        if self.bar is not None:
+            self.bar.update(self.task, advance=1, failed=self.failed)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def cmd_results(args: argparse.Namespace) -> int:
+    from ckptsim.experiments import results as res
+    from ckptsim.experiments.columns import short_names
+    from ckptsim.experiments.spec import DEFAULT_METRICS
+    from ckptsim.experiments.store import load_results
+
+    rows, manifest = load_results(args.dir, all_runs=args.all)
+    columns = res.all_columns(rows) or list(manifest.get("inputs", []))
+    where = res.parse_where(args.where, columns)
+    rows = res.filter_rows(rows, where)
+    by = res.resolve_columns("--group-by", args.group_by, columns)
+    metrics = (res.resolve_columns("--metrics", args.metrics, columns) if args.metrics
+               else [m for m in manifest.get("metrics", DEFAULT_METRICS) if m in columns])
+    if by:
+        table = res.group(rows, by, metrics)
+        shown = [*by, "runs", "failed"] + [c for m in metrics for c in (m, f"{m}_ci95")]
+    else:
+        inputs = [c for c in manifest.get("inputs", []) if c in columns]
+        shown, table = res.run_rows(rows, inputs, metrics)
+    if args.csv is not None:
+        export = shown if by else res.export_columns(rows)
+        text = res.to_csv(export, table if by else rows)
+        if args.csv == "-":
+            sys.stdout.write(text)
+        else:
+            Path(args.csv).write_text(text, encoding="utf-8")
+            print(f"{len(table if by else rows)} rows written to {args.csv}")
+        return 0
+    if by:
+        labels = short_names([*by, *columns])[:len(by)] + ["runs", "failed", *metrics]
+        body = [[_fmt(g[c]) for c in by] + [str(g["runs"]), str(g["failed"])]
+                + [_pm(g[m], g[f"{m}_ci95"]) for m in metrics] for g in table]
+    else:
+        labels = short_names([*shown, *columns])[:len(shown)]
+        body = [[_fmt(r[c]) for c in shown] for r in table]
+    title = f"{manifest.get('experiment', args.dir)}: {len(rows)} runs"
+    if by:
+        title += " (mean ± 95% CI over replications)"
+    print_table(title, labels, body)
+    return 0
+
+
+def _pm(mean: float, half: float) -> str:
+    if mean != mean:
+        return "-"
+    return _fmt(mean) if half != half else f"{_fmt(mean)} ± {_fmt(half)}"
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from ckptsim.experiments.report import make_report
+
+    report = make_report(args.dir, args.out)
+    for note in report.notes:
+        print(f"ckptsim: {note}", file=sys.stderr)
+    print(f"{len(report.figures) // 2} figure(s) (PNG and SVG) and the page {report.html}")
+    return 0
+
+
 # ----------------------------------------------------------------------------- parser
 def _add_workload_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--machine-size", type=int, default=None,
@@ -269,6 +424,46 @@ def build_parser() -> argparse.ArgumentParser:
                    help="draw the runtime / estimate distribution")
     _add_workload_options(p)
     p.set_defaults(func=cmd_inspect)
+
+    p = sub.add_parser("sweep", help="run every run of an experiment spec (resumable)")
+    p.add_argument("spec", help="experiment spec (TOML); see docs/experiments.md")
+    p.add_argument("--out", default=None, metavar="DIR",
+                   help="results store; an existing one is resumed (finished runs skipped)")
+    p.add_argument("--jobs", type=int, default=None, metavar="N",
+                   help="local worker processes (default: all cores; 0: in this process)")
+    p.add_argument("--dask", default=None, metavar="ADDRESS",
+                   help="run on the Dask scheduler at ADDRESS (e.g. tcp://host:8786), or "
+                        "'local' for a LocalCluster of --jobs workers")
+    p.add_argument("--dry-run", action="store_true",
+                   help="validate the spec and print the run matrix without running it")
+    p.add_argument("--trace-dir", default=None, metavar="DIR",
+                   help="folder that relative trace paths resolve against (default: the "
+                        "spec's trace_dir, else the spec's folder)")
+    p.add_argument("--keep-jobs", action="store_true",
+                   help="also store every run's per-job records (DIR/jobs/RUN.parquet)")
+    p.set_defaults(func=cmd_sweep)
+
+    p = sub.add_parser("results", help="table of a results store (filter, group, CSV)")
+    p.add_argument("dir", help="results store (the --out of a sweep)")
+    p.add_argument("--where", action="append", metavar="KEY=VALUE",
+                   help="keep runs whose column KEY equals VALUE (VALUE may be v1,v2,...); "
+                        "repeatable")
+    p.add_argument("--group-by", nargs="+", metavar="KEY",
+                   help="one row per value of these columns: mean ± 95%% CI of the metrics")
+    p.add_argument("--metrics", nargs="+", metavar="METRIC",
+                   help="metrics to show (default: the spec's metrics)")
+    p.add_argument("--csv", default=None, metavar="FILE",
+                   help="write CSV to FILE ('-': standard output) instead of a table; without "
+                        "--group-by every column of every run")
+    p.add_argument("--all", action="store_true",
+                   help="include runs that are not in the latest sweep's matrix")
+    p.set_defaults(func=cmd_results)
+
+    p = sub.add_parser("report", help="figures and an HTML page of a results store")
+    p.add_argument("dir", help="results store (the --out of a sweep)")
+    p.add_argument("--out", default=None, metavar="HTMLDIR",
+                   help="where to write index.html and figures/ (default: DIR/report)")
+    p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("schedulers", help="list schedulers and their parameters")
     p.set_defaults(func=cmd_schedulers)

@@ -1,0 +1,131 @@
+"""Figures of a sweep: one metric against one parameter, lines or bars, mean and 95% CI.
+
+A figure point is the mean of its metric over the runs that share its facet, group and x
+values (the replications: seeds), with the Student t 95% interval as an error bar.  Spec
+validation has already made sure that no other input varies inside a point.
+
+Files are deterministic: no creation date or software version in the PNG or SVG, and a fixed
+SVG hash salt, so the same results give byte-identical figures.
+"""
+
+from __future__ import annotations
+
+import math
+import textwrap
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ckptsim.experiments.columns import short_names
+from ckptsim.experiments.spec import FigureSpec
+from ckptsim.experiments.stats import mean_ci
+
+
+def _matches(value: Any, accepted: Sequence[Any]) -> bool:
+    return any(value == a or str(value) == str(a) for a in accepted)
+
+
+def _ordered(values: list[Any]) -> list[Any]:
+    """Distinct values: numbers ascending, anything else in order of first appearance."""
+    distinct: list[Any] = []
+    for v in values:
+        if v not in distinct:
+            distinct.append(v)
+    if distinct and all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                        for v in distinct):
+        return sorted(distinct)
+    return distinct
+
+
+def _label(column: str, columns: Sequence[str]) -> str:
+    return short_names([column, *columns])[0] if column in columns else column
+
+
+def figure_data(fig: FigureSpec, rows: Sequence[dict[str, Any]]
+                ) -> dict[Any, dict[Any, list[tuple[Any, float, float, int]]]]:
+    """{facet: {group: [(x, mean, ci95, n), ...]}} over the successful runs it selects."""
+    chosen = [r for r in rows if r.get("status") == "ok"
+              and all(_matches(r.get(k), v) for k, v in fig.where.items())]
+    out: dict[Any, dict[Any, list[tuple[Any, float, float, int]]]] = {}
+    facets = _ordered([r.get(fig.facet_by) for r in chosen]) if fig.facet_by else [None]
+    for facet in facets:
+        in_facet = [r for r in chosen if not fig.facet_by or r.get(fig.facet_by) == facet]
+        groups = _ordered([r.get(fig.group_by) for r in in_facet]) if fig.group_by else [None]
+        out[facet] = {}
+        for g in groups:
+            members = [r for r in in_facet if not fig.group_by or r.get(fig.group_by) == g]
+            points = []
+            for x in _ordered([r.get(fig.x) for r in members]):
+                values = [r.get(fig.y) for r in members if r.get(fig.x) == x]
+                points.append((x, *mean_ci(values)))
+            out[facet][g] = points
+    return out
+
+
+def draw(fig: FigureSpec, rows: Sequence[dict[str, Any]], folder: Path,
+         columns: Sequence[str] = ()) -> list[Path]:
+    """Draw `fig` as PNG and SVG in `folder`; return the two paths."""
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    data = figure_data(fig, rows)
+    facets = [f for f in data if any(data[f].values())]
+    if not facets:
+        raise ValueError("no successful run is selected by this figure")
+    ncols = min(len(facets), 3)
+    nrows = math.ceil(len(facets) / ncols)
+    with matplotlib.rc_context({"svg.hashsalt": "ckptsim", "svg.fonttype": "path"}):
+        figure = Figure(figsize=(4.6 * ncols, 3.6 * nrows), dpi=150, layout="constrained")
+        axes = figure.subplots(nrows, ncols, squeeze=False)
+        for i, facet in enumerate(facets):
+            ax = axes[i // ncols][i % ncols]
+            (_bars if fig.kind == "bar" else _lines)(ax, data[facet])
+            ax.set_xlabel(fig.xlabel or _label(fig.x, columns))
+            ax.set_ylabel(fig.ylabel or fig.y)
+            if fig.logy:
+                ax.set_yscale("log")
+            if fig.logx and fig.kind == "line":
+                ax.set_xscale("log")
+            if fig.facet_by:
+                ax.set_title(f"{_label(fig.facet_by, columns)} = {facet}", fontsize="medium")
+            if fig.group_by and len(data[facet]) > 1:
+                ax.legend(title=_label(fig.group_by, columns), fontsize="small")
+            ax.grid(True, alpha=0.3)
+            ax.set_axisbelow(True)
+        for j in range(len(facets), nrows * ncols):
+            axes[j // ncols][j % ncols].set_visible(False)
+        if fig.title:
+            figure.suptitle(textwrap.fill(fig.title, 48 * ncols))
+        folder.mkdir(parents=True, exist_ok=True)
+        png, svg = folder / f"{fig.name}.png", folder / f"{fig.name}.svg"
+        figure.savefig(png, metadata={"Software": None})
+        figure.savefig(svg, metadata={"Date": None, "Creator": None})
+    return [png, svg]
+
+
+def _errors(points: list[tuple[Any, float, float, int]]) -> np.ndarray:
+    return np.array([0.0 if math.isnan(p[2]) else p[2] for p in points])
+
+
+def _lines(ax: Any, groups: dict[Any, list[tuple[Any, float, float, int]]]) -> None:
+    xs_all = _ordered([p[0] for pts in groups.values() for p in pts])
+    numeric = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in xs_all)
+    for g, pts in groups.items():
+        xs = [p[0] if numeric else xs_all.index(p[0]) for p in pts]
+        ax.errorbar(xs, [p[1] for p in pts], yerr=_errors(pts), marker="o", capsize=3,
+                    label=None if g is None else str(g))
+    if not numeric:
+        ax.set_xticks(range(len(xs_all)), [str(x) for x in xs_all])
+
+
+def _bars(ax: Any, groups: dict[Any, list[tuple[Any, float, float, int]]]) -> None:
+    xs_all = _ordered([p[0] for pts in groups.values() for p in pts])
+    width = 0.8 / max(len(groups), 1)
+    for k, (g, pts) in enumerate(groups.items()):
+        pos = np.array([xs_all.index(p[0]) for p in pts], dtype=float)
+        pos += (k - (len(groups) - 1) / 2) * width
+        ax.bar(pos, [p[1] for p in pts], width=width, yerr=_errors(pts), capsize=3,
+               label=None if g is None else str(g))
+    ax.set_xticks(range(len(xs_all)), [str(x) for x in xs_all])

@@ -1,0 +1,213 @@
+"""The run matrix: a spec expanded into `Run` records, each with a stable identity.
+
+Order: workloads in spec order, then each workload's option grid, then schedulers in spec
+order and each one's parameter grid, then seeds (fastest).  A run's identity (`run_id`) is the
+SHA-256 of the canonical JSON of what determines its result -- the workload (a trace by the
+SHA-256 of its bytes, a generator by its options), the transforms, the scheduler, its
+resolved parameters, the overrun rule, the seed and the ckptsim version -- so the same run is
+recognised whatever the workload is called, wherever the trace lies and whichever spec asks for
+it.  Labels, metric choices and figures do not change a run's identity.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ckptsim import __version__
+from ckptsim.experiments import grid
+from ckptsim.experiments.columns import PARAM_PREFIX, WORKLOAD_PREFIX
+from ckptsim.experiments.spec import (
+    TRANSFORM_OPTIONS,
+    Spec,
+    SpecError,
+    WorkloadSpec,
+)
+
+
+@dataclass(frozen=True, eq=False)
+class Run:
+    """Everything a worker needs to execute one run (small and picklable)."""
+
+    run_id: str
+    experiment: str
+    workload: str
+    kind: str  # "trace" or a generator name
+    path: str | None  # resolved trace path
+    source: dict[str, Any]  # reader options (trace) or generator options (without seed)
+    transforms: dict[str, Any]  # window, first, alpha, load_scale: the ones given
+    scheduler: str  # label
+    scheduler_name: str
+    params: dict[str, Any]  # every parameter of the policy, defaults resolved
+    seed: int
+    overrun: str
+    check: bool = False
+    keep_jobs: bool = False
+    columns: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    def describe(self) -> str:
+        inputs = {k.split(".", 1)[-1]: v for k, v in self.columns.items()
+                  if k.startswith((WORKLOAD_PREFIX, PARAM_PREFIX))}
+        shown = ", ".join(f"{k}={v}" for k, v in inputs.items())
+        return f"{self.workload} x {self.scheduler} seed={self.seed}" + (
+            f" ({shown})" if shown else "")
+
+
+def canonical_json(obj: Any) -> str:
+    """Deterministic JSON: sorted keys, no spaces, floats by repr (inf as Infinity)."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), allow_nan=True)
+
+
+def run_identity(workload: dict[str, Any], transforms: dict[str, Any], scheduler: str,
+                 params: dict[str, Any], seed: int, overrun: str) -> str:
+    doc = {"ckptsim": __version__, "workload": workload, "transforms": transforms,
+           "scheduler": scheduler, "params": params, "seed": seed, "overrun": overrun}
+    return hashlib.sha256(canonical_json(doc).encode()).hexdigest()
+
+
+_HASHES: dict[tuple[str, int, int], str] = {}
+
+
+def file_sha256(path: str) -> str:
+    """The SHA-256 of a file's bytes (cached by path, size and modification time)."""
+    st = Path(path).stat()
+    key = (path, st.st_size, st.st_mtime_ns)
+    if key not in _HASHES:
+        h = hashlib.sha256()
+        with open(path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+        _HASHES[key] = h.hexdigest()
+    return _HASHES[key]
+
+
+def _format(key: str, value: Any) -> Any:
+    """A parameter value as stored in a column (windows become 'start-end' strings)."""
+    if key == "window":
+        return f"{value[0]:g}-{value[1]:g}"
+    return value
+
+
+def workload_points(w: WorkloadSpec) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """(source options, transforms) for every point of a workload's option grid."""
+    out = []
+    for point in grid.expand(w.options, w.zip):
+        source = {k: v for k, v in point.items() if k not in TRANSFORM_OPTIONS}
+        transforms = {k: point[k] for k in TRANSFORM_OPTIONS if k in point}
+        out.append((source, transforms))
+    return out
+
+
+def build_matrix(spec: Spec) -> list[Run]:
+    """Every run of the spec, in matrix order.
+
+    Raises:
+        SpecError: two entries of the spec describe the same run, or a figure would average
+            runs that differ in a parameter it does not name.
+    """
+    from ckptsim.policies.base import get_scheduler, make_params
+
+    runs: list[Run] = []
+    for w in spec.workloads.values():
+        identity: dict[str, Any] = {"kind": w.kind}
+        if w.kind == "trace":
+            assert w.path is not None
+            identity["sha256"] = file_sha256(w.path)
+        for source, transforms in workload_points(w):
+            wcols: dict[str, Any] = {"workload": w.name}
+            wcols.update({WORKLOAD_PREFIX + k: _format(k, v) for k, v in
+                          {**source, **transforms}.items()})
+            wid = {**identity, **source}
+            tid = {k: list(v) if k == "window" else v for k, v in transforms.items()}
+            for s in spec.schedulers:
+                if w.name not in s.workloads:
+                    continue
+                cls = get_scheduler(s.name)
+                for point in grid.expand(s.params, s.zip):
+                    params = dataclasses.asdict(make_params(cls.Params, point))
+                    for seed in spec.seeds:
+                        columns = {
+                            "experiment": spec.name, **wcols, "scheduler": s.label,
+                            "scheduler_name": s.name,
+                            **{PARAM_PREFIX + k: v for k, v in params.items()},
+                            "overrun": s.overrun, "seed": seed}
+                        runs.append(Run(
+                            run_id=run_identity(wid, tid, s.name, params, seed, s.overrun),
+                            experiment=spec.name, workload=w.name, kind=w.kind, path=w.path,
+                            source=source, transforms=transforms, scheduler=s.label,
+                            scheduler_name=s.name, params=params, seed=seed,
+                            overrun=s.overrun, check=spec.check, keep_jobs=spec.keep_jobs,
+                            columns=columns))
+    problems = _duplicates(runs) + _figure_problems(spec, runs)
+    if problems:
+        raise SpecError(str(spec.path), problems)
+    return runs
+
+
+def _duplicates(runs: list[Run]) -> list[tuple[str, str]]:
+    first: dict[str, Run] = {}
+    problems = []
+    for r in runs:
+        if r.run_id in first:
+            problems.append(("runs", f"{r.describe()} is the same run as "
+                                     f"{first[r.run_id].describe()}; remove one of them"))
+        else:
+            first[r.run_id] = r
+    return problems[:10]
+
+
+def varying_columns(runs: list[Run]) -> list[str]:
+    """Input columns that take more than one value over the runs (seed excluded)."""
+    keys: list[str] = []
+    for r in runs:
+        keys += [k for k in r.columns if k not in keys]
+    out = []
+    for k in keys:
+        if k in ("seed", "experiment", "scheduler_name"):
+            continue
+        values = {canonical_json(r.columns.get(k)) for r in runs}
+        if len(values) > 1:
+            out.append(k)
+    return out
+
+
+def matches(columns: dict[str, Any], where: dict[str, tuple[Any, ...]]) -> bool:
+    """True when every `where` column holds one of its accepted values."""
+    return all(_same_any(columns.get(k), accepted) for k, accepted in where.items())
+
+
+def _same_any(value: Any, accepted: tuple[Any, ...]) -> bool:
+    for a in accepted:
+        if value == a or str(value) == str(a):
+            return True
+    return False
+
+
+def _figure_problems(spec: Spec, runs: list[Run]) -> list[tuple[str, str]]:
+    """A figure point is the mean over seeds; any other input that varies inside one point
+    would be averaged silently, so it must be named (x, group_by, facet_by or where)."""
+    problems = []
+    for i, fig in enumerate(spec.figures):
+        chosen = [r for r in runs if matches(r.columns, fig.where)]
+        loc = f"figures[{i}]"
+        if not chosen:
+            problems.append((f"{loc}.where", "selects no run of the matrix"))
+            continue
+        named = {fig.x, fig.group_by, fig.facet_by, "seed", "experiment", *fig.where}
+        cells: dict[str, list[Run]] = {}
+        for r in chosen:
+            key = canonical_json([r.columns.get(c) for c in (fig.facet_by, fig.group_by, fig.x)
+                                  if c])
+            cells.setdefault(key, []).append(r)
+        mixed: list[str] = []
+        for cell in cells.values():
+            mixed += [c for c in varying_columns(cell) if c not in named and c not in mixed]
+        if mixed:
+            problems.append((loc, f"runs differing in {', '.join(mixed)} would be averaged "
+                                  "into one point; name them in x, group_by, facet_by or "
+                                  "where"))
+    return problems

@@ -1,0 +1,136 @@
+"""Rows of a store as tables: filter by parameter values, group with mean and 95% CI.
+
+Rows are plain dicts (one per run, as stored); the functions here return plain data and the
+command line prints it.  Column names may be written short (`alpha` for `workload.alpha`).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from ckptsim.errors import ConfigError
+from ckptsim.experiments.columns import resolve
+from ckptsim.experiments.stats import mean_ci
+
+
+def all_columns(rows: Iterable[dict[str, Any]]) -> list[str]:
+    cols: list[str] = []
+    seen: set[str] = set()
+    for r in rows:
+        for k in r:
+            if k not in seen:
+                seen.add(k)
+                cols.append(k)
+    return cols
+
+
+def parse_where(items: Sequence[str] | None, columns: Sequence[str]
+                ) -> dict[str, tuple[str, ...]]:
+    """`key=value` or `key=v1,v2` filters, keys resolved to columns."""
+    out: dict[str, tuple[str, ...]] = {}
+    for item in items or ():
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError("--where", f"expected key=value, got {item!r}")
+        out[_resolve("--where", key.strip(), columns)] = tuple(
+            v.strip() for v in value.split(","))
+    return out
+
+
+def _resolve(option: str, name: str, columns: Sequence[str]) -> str:
+    try:
+        return resolve(name, columns)
+    except KeyError as exc:
+        raise ConfigError(option, str(exc.args[0])) from None
+
+
+def resolve_columns(option: str, names: Sequence[str] | None, columns: Sequence[str]
+                    ) -> list[str]:
+    return [_resolve(option, n, columns) for n in names or ()]
+
+
+def value_matches(value: Any, text: str) -> bool:
+    """Does a stored value equal a value typed on the command line?"""
+    if value is None:
+        return text.lower() in ("", "none", "null")
+    if isinstance(value, bool):
+        return text.lower() in (("true", "1", "yes") if value else ("false", "0", "no"))
+    if isinstance(value, (int, float)):
+        try:
+            return float(text) == float(value)
+        except ValueError:
+            return False
+    return str(value) == text
+
+
+def filter_rows(rows: Iterable[dict[str, Any]], where: dict[str, tuple[str, ...]]
+                ) -> list[dict[str, Any]]:
+    return [r for r in rows
+            if all(any(value_matches(r.get(k), t) for t in texts) for k, texts in where.items())]
+
+
+def varying(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> list[str]:
+    """The columns among `columns` that take more than one value over `rows`."""
+    return [c for c in columns if len({repr(r.get(c)) for r in rows}) > 1]
+
+
+def group(rows: Sequence[dict[str, Any]], by: Sequence[str], metrics: Sequence[str]
+          ) -> list[dict[str, Any]]:
+    """One row per distinct value of the `by` columns (in order of first appearance): the
+    number of runs, failures, and each metric's mean and 95% CI half-width over the
+    successful runs (`<metric>` and `<metric>_ci95`)."""
+    groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    for r in rows:
+        groups.setdefault(tuple(repr(r.get(c)) for c in by), []).append(r)
+    out = []
+    for members in groups.values():
+        ok = [r for r in members if r.get("status") == "ok"]
+        agg: dict[str, Any] = {c: members[0].get(c) for c in by}
+        agg["runs"] = len(members)
+        agg["failed"] = len(members) - len(ok)
+        for m in metrics:
+            mean, half, _ = mean_ci([r.get(m) for r in ok])
+            agg[m] = mean
+            agg[f"{m}_ci95"] = half
+        out.append(agg)
+    return out
+
+
+def shown_inputs(rows: Sequence[dict[str, Any]], inputs: Sequence[str]) -> list[str]:
+    """Inputs worth a column in a table: those that vary, except the seed and the registry
+    name of the scheduler (its label, in `scheduler`, says the same in the user's words)."""
+    return [c for c in varying(rows, inputs) if c not in ("seed", "scheduler_name")]
+
+
+def run_rows(rows: Sequence[dict[str, Any]], inputs: Sequence[str], metrics: Sequence[str]
+             ) -> tuple[list[str], list[dict[str, Any]]]:
+    """Per-run table: the inputs that vary, the seed, the status and the metrics."""
+    shown = [*shown_inputs(rows, inputs), "seed", "status", *metrics]
+    return shown, [{c: r.get(c) for c in shown} for r in rows]
+
+
+def to_csv(columns: Sequence[str], rows: Iterable[dict[str, Any]]) -> str:
+    """CSV text; floats with repr precision, missing values empty."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(columns)
+    for r in rows:
+        w.writerow(["" if r.get(c) is None else _csv_value(r.get(c)) for c in columns])
+    return buf.getvalue()
+
+
+def _csv_value(v: Any) -> str:
+    if isinstance(v, float):
+        return "" if math.isnan(v) else repr(v)
+    return str(v)
+
+
+def export_columns(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """Every column, with the long traceback last."""
+    cols = all_columns(rows)
+    return [c for c in cols if c != "error"] + (["error"] if "error" in cols else [])
+

@@ -1,0 +1,121 @@
+"""A sweep: a spec's run matrix against a store -- what is done, what to run, and running it.
+
+Resume rules: a run is finished when its store file holds status "ok" (and its per-job
+records when the spec keeps them); such runs are skipped.  Runs recorded as failed are run
+again (a failure may come from the environment: a missing trace on a worker, memory), and
+damaged files are reported and their runs recomputed.  A run's file name is its identity, so
+however often a sweep is interrupted and restarted, no row is ever duplicated.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ckptsim import __version__
+from ckptsim.experiments.execute import Executor
+from ckptsim.experiments.matrix import Run, build_matrix
+from ckptsim.experiments.spec import Spec, load_spec
+from ckptsim.experiments.store import STORE_FORMAT, Store
+
+
+@dataclass
+class Plan:
+    """A spec's matrix split against a store."""
+
+    spec: Spec
+    runs: list[Run]
+    todo: list[Run]
+    done: int = 0  # finished runs found in the store
+    retry: int = 0  # runs recorded as failed, to be run again
+    corrupt: list[tuple[str, str]] = field(default_factory=list)  # damaged files, replaced
+
+
+@dataclass
+class SweepResult:
+    ok: int = 0
+    failed: int = 0
+    skipped: int = 0
+    seconds: float = 0.0
+    failures: list[dict[str, Any]] = field(default_factory=list)
+
+
+def plan_sweep(spec_path: str | Path, out: str | Path | None = None, *,
+               trace_dir: str | Path | None = None, keep_jobs: bool = False) -> Plan:
+    """Validate a spec, expand its matrix and, with a store, find what is left to run."""
+    spec = load_spec(spec_path, trace_dir=trace_dir)
+    if keep_jobs and not spec.keep_jobs:
+        spec = dataclasses.replace(spec, keep_jobs=True)
+    runs = build_matrix(spec)
+    plan = Plan(spec=spec, runs=runs, todo=list(runs))
+    if out is None:
+        return plan
+    store = Store(out)
+    contents = store.read()
+    plan.corrupt = contents.corrupt
+    todo = []
+    for run in runs:
+        row = contents.rows.get(run.run_id)
+        if row is not None and row["status"] == "ok" and (
+                not run.keep_jobs or store.has_jobs(run.run_id)):
+            plan.done += 1
+            continue
+        if row is not None and row["status"] == "failed":
+            plan.retry += 1
+        todo.append(run)
+    plan.todo = todo
+    return plan
+
+
+def manifest(spec: Spec, runs: list[Run]) -> dict[str, Any]:
+    """What `sweep.json` records: enough for `results` and `report` without the traces."""
+    inputs: list[str] = []
+    for r in runs:
+        inputs += [k for k in r.columns if k not in inputs]
+    return {
+        "store_format": STORE_FORMAT,
+        "experiment": spec.name,
+        "description": spec.description,
+        "spec": str(spec.path.resolve()),
+        "trace_dir": str(spec.trace_dir),
+        "ckptsim_version": __version__,
+        "seeds": list(spec.seeds),
+        "metrics": list(spec.metrics),
+        "inputs": inputs,
+        "figures": [_figure_doc(f) for f in spec.figures],
+        "runs": [r.run_id for r in runs],
+    }
+
+
+def _figure_doc(fig: Any) -> dict[str, Any]:
+    doc = dataclasses.asdict(fig)
+    doc["where"] = {k: list(v) for k, v in fig.where.items()}
+    return doc
+
+
+def run_sweep(plan: Plan, out: str | Path, executor: Executor,
+              on_row: Callable[[dict[str, Any]], None] | None = None) -> SweepResult:
+    """Run what the plan left to do, writing each run to the store as it finishes."""
+    store = Store(out)
+    result = SweepResult(skipped=plan.done)
+    t0 = time.perf_counter()
+
+    def record(row: dict[str, Any]) -> None:
+        if row["status"] == "ok":
+            result.ok += 1
+        else:
+            result.failed += 1
+            result.failures.append(row)
+        if on_row is not None:
+            on_row(row)
+
+    with store.lock():
+        store.remove_temporaries()
+        store.prepare(plan.spec.text, manifest(plan.spec, plan.runs))
+        executor.execute(plan.todo, store, record)
+    result.seconds = time.perf_counter() - t0
+    return result
