@@ -445,9 +445,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("results", help="table of a results store (filter, group, CSV)")
     p.add_argument("dir", help="results store (the --out of a sweep)")
-    p.add_argument("--where", action="append", metavar="KEY=VALUE",
+    p.add_argument("--where", action="extend", nargs="+", metavar="KEY=VALUE",
                    help="keep runs whose column KEY equals VALUE (VALUE may be v1,v2,...); "
-                        "repeatable")
+                        "several filters must all hold")
     p.add_argument("--group-by", nargs="+", metavar="KEY",
                    help="one row per value of these columns: mean ± 95%% CI of the metrics")
     p.add_argument("--metrics", nargs="+", metavar="METRIC",

@@ -1,0 +1,223 @@
+"""`ckptsim sweep / results / report` end to end, and the statistics behind the tables."""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+
+import pytest
+
+from ckptsim.cli import main
+from ckptsim.experiments.stats import T975, mean_ci, t975
+
+SPEC = """
+name = "cli"
+description = "a small campaign"
+seeds = [1, 2, 3]
+metrics = ["mean_wait", "mean_bsld"]
+
+[workloads.model]
+generator = "lublin"
+n = [100, 200]
+machine = 64
+
+[[schedulers]]
+name = "fcfs"
+
+[[schedulers]]
+name = "easy"
+
+[[figures]]
+name = "wait-by-n"
+x = "n"
+y = "mean_wait"
+group_by = "scheduler"
+title = "Mean wait"
+
+[[figures]]
+name = "bsld-bars"
+kind = "bar"
+x = "scheduler"
+y = "mean_bsld"
+facet_by = "n"
+"""
+
+
+@pytest.fixture
+def spec(tmp_path):
+    path = tmp_path / "cli.toml"
+    path.write_text(SPEC)
+    return path
+
+
+@pytest.fixture
+def store(spec, tmp_path, capsys):
+    out = tmp_path / "store"
+    assert main(["sweep", str(spec), "--out", str(out), "--jobs", "0"]) == 0
+    capsys.readouterr()
+    return out
+
+
+# ----------------------------------------------------------------------------- statistics
+def test_t_quantiles():
+    assert t975(1) == 12.706 and t975(10) == 2.228 and t975(30) == 2.042
+    # Above the table: the Cornish-Fisher expansion, within 1e-3 of published values.
+    for df, published in ((40, 2.021), (60, 2.000), (120, 1.980), (10_000, 1.960)):
+        assert abs(t975(df) - published) < 1e-3
+    assert abs(t975(31) - 2.0395) < 1e-3 and t975(31) < T975[-1]
+    with pytest.raises(ValueError):
+        t975(0)
+
+
+def test_mean_ci():
+    mean, half, n = mean_ci([1.0, 2.0, 3.0])
+    assert (mean, n) == (2.0, 3) and half == pytest.approx(4.303 * 1.0 / math.sqrt(3))
+    assert mean_ci([5.0, 5.0]) == (5.0, 0.0, 2)
+    m, h, n = mean_ci([7.0])
+    assert m == 7.0 and math.isnan(h) and n == 1
+    m, h, n = mean_ci([None, float("nan")])
+    assert math.isnan(m) and n == 0
+
+
+# ----------------------------------------------------------------------------- sweep
+def test_dry_run_prints_the_matrix(spec, capsys, tmp_path):
+    assert main(["sweep", str(spec), "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "12 runs (1 workload(s), 2 scheduler entries, 3 seed(s))" in out
+    assert "Run matrix of cli" in out and "fcfs" in out and "200" in out
+    assert not (tmp_path / "store").exists()
+
+
+def test_dry_run_against_a_store_says_what_is_left(spec, store, capsys):
+    assert main(["sweep", str(spec), "--dry-run", "--out", str(store)]) == 0
+    assert "12 finished, 0 to run" in capsys.readouterr().out
+
+
+def test_sweep_then_resume(spec, tmp_path, capsys):
+    out = tmp_path / "o"
+    assert main(["sweep", str(spec), "--out", str(out), "--jobs", "2"]) == 0
+    text = capsys.readouterr().out
+    assert "12 succeeded, 0 failed, 0 already done" in text
+    assert main(["sweep", str(spec), "--out", str(out)]) == 0
+    assert "0 succeeded, 0 failed, 12 already done" in capsys.readouterr().out
+
+
+def test_invalid_spec_exits_2_with_every_problem(tmp_path, capsys):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[workloads.w]\ngenerator = "lublin"\nn = 0\n[[schedulers]]\nname = "x"\n')
+    assert main(["sweep", str(bad), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "2 problems" in err and "workloads.w.n (line 3)" in err
+    assert "schedulers[0].name (line 5)" in err
+    assert not (tmp_path / "o").exists()
+
+
+def test_sweep_needs_out_or_dry_run(spec, capsys):
+    assert main(["sweep", str(spec)]) == 2
+    assert "--out" in capsys.readouterr().err
+
+
+def test_failed_runs_exit_1(spec, tmp_path, capsys):
+    (tmp_path / "bad.swf").write_text("; MaxProcs: 4\n1 0 -1 x\n")
+    spec.write_text(SPEC + '\n[workloads.bad]\ntrace = "bad.swf"\n')
+    # The figures now average over workloads unless they name one.
+    spec.write_text(spec.read_text().replace('title = "Mean wait"',
+                                             'title = "Mean wait"\nwhere = { workload = "model" }')
+                    .replace('facet_by = "n"', 'facet_by = "n"\nwhere = { workload = "model" }'))
+    assert main(["sweep", str(spec), "--out", str(tmp_path / "o"), "--jobs", "0"]) == 1
+    captured = capsys.readouterr()
+    assert "12 succeeded, 6 failed" in captured.out
+    assert "failed:" in captured.err and "WorkloadError" in captured.err
+
+
+# ----------------------------------------------------------------------------- results
+def test_results_table(store, capsys):
+    assert main(["results", str(store)]) == 0
+    out = capsys.readouterr().out
+    assert "cli: 12 runs" in out and "mean_wait" in out and "status" in out
+
+
+def test_results_where_group_by_and_csv(store, capsys, tmp_path):
+    assert main(["results", str(store), "--where", "scheduler=easy", "--where", "n=100",
+                 "--csv", "-"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert len(rows) == 3
+    assert {r["scheduler"] for r in rows} == {"easy"} and {r["workload.n"] for r in rows} == {
+        "100"}
+    assert {r["seed"] for r in rows} == {"1", "2", "3"}
+    assert list(rows[0])[0] == "run_id" and list(rows[0])[-1] == "error"
+
+    assert main(["results", str(store), "--group-by", "scheduler", "n", "--csv",
+                 str(tmp_path / "g.csv")]) == 0
+    capsys.readouterr()
+    groups = list(csv.DictReader(open(tmp_path / "g.csv")))
+    assert len(groups) == 4
+    assert list(groups[0]) == ["scheduler", "workload.n", "runs", "failed", "mean_wait",
+                               "mean_wait_ci95", "mean_bsld", "mean_bsld_ci95"]
+    assert all(g["runs"] == "3" and g["failed"] == "0" for g in groups)
+    # The group mean is the mean of the runs.
+    assert main(["results", str(store), "--where", "scheduler=fcfs", "n=200", "--csv", "-"]
+                ) == 0
+    runs = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    group = next(g for g in groups if g["scheduler"] == "fcfs" and g["workload.n"] == "200")
+    assert float(group["mean_wait"]) == pytest.approx(
+        sum(float(r["mean_wait"]) for r in runs) / 3)
+
+    assert main(["results", str(store), "--group-by", "scheduler", "--metrics", "utilization"]
+                ) == 0
+    out = capsys.readouterr().out
+    assert "utilization" in out and "±" in out
+
+
+def test_results_errors(store, tmp_path, capsys):
+    assert main(["results", str(store), "--where", "colour=red"]) == 2
+    assert "unknown column 'colour'" in capsys.readouterr().err
+    assert main(["results", str(store), "--group-by", "nope"]) == 2
+    capsys.readouterr()
+    assert main(["results", str(tmp_path / "nothing")]) == 2
+    assert "not a results store" in capsys.readouterr().err
+
+
+def test_results_refuse_a_damaged_store(store, capsys):
+    victim = sorted((store / "runs").iterdir())[0]
+    victim.write_bytes(victim.read_bytes()[:100])
+    assert main(["results", str(store)]) == 2
+    err = capsys.readouterr().err
+    assert victim.name in err and "damaged" in err
+
+
+# ----------------------------------------------------------------------------- report
+def test_report(store, tmp_path, capsys):
+    assert main(["report", str(store)]) == 0
+    assert "2 figure(s)" in capsys.readouterr().out
+    page = (store / "report" / "index.html").read_text()
+    for expected in ("<h1>cli</h1>", "a small campaign", "Figures", "wait-by-n", "bsld-bars",
+                     "data:image/svg+xml;base64,", "Summary", "Run matrix", "Versions",
+                     "pyarrow", "matplotlib", "numpy", "Seeds: 1, 2, 3",
+                     "12 succeeded, 0 failed, 0 not run yet", "±"):
+        assert expected in page, expected
+    figures = store / "report" / "figures"
+    names = sorted(p.name for p in figures.iterdir())
+    assert names == ["bsld-bars.png", "bsld-bars.svg", "wait-by-n.png", "wait-by-n.svg"]
+    assert (figures / "wait-by-n.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # Deterministic: a second report into another folder is byte-identical.
+    assert main(["report", str(store), "--out", str(tmp_path / "again")]) == 0
+    for name in names:
+        assert (figures / name).read_bytes() == (tmp_path / "again" / "figures" / name
+                                                 ).read_bytes(), name
+    assert (tmp_path / "again" / "index.html").read_text() == page
+
+
+def test_report_shows_failures_and_missing_runs(spec, tmp_path, capsys):
+    (tmp_path / "bad.swf").write_text("; MaxProcs: 4\n1 0 -1 x\n")
+    # Without its figures, the spec may mix workloads freely.
+    spec.write_text(SPEC[: SPEC.index("[[figures]]")] + '[workloads.bad]\ntrace = "bad.swf"\n')
+    out = tmp_path / "o"
+    assert main(["sweep", str(spec), "--out", str(out), "--jobs", "0"]) == 1
+    victim = sorted((out / "runs").iterdir())[0]
+    victim.unlink()
+    assert main(["report", str(out)]) == 0
+    page = (out / "report" / "index.html").read_text()
+    assert "Failures" in page and "WorkloadError" in page and "Traceback" in page
+    assert "1 not run yet" in page and "not run" in page
