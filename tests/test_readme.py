@@ -21,15 +21,23 @@ def readme_commands() -> list[str]:
     return [ln for ln in lines if ln.startswith("ckptsim ")]
 
 
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory):
+    """One folder for the whole README: `results DIR` reads what `sweep --out DIR` wrote."""
+    return tmp_path_factory.mktemp("readme")
+
+
 @pytest.mark.parametrize("command", readme_commands())
-def test_readme_command_runs(command, tmp_path):
+def test_readme_command_runs(command, scratch):
     if "../shared" in command and not SHARED.exists():
         pytest.skip("needs ../shared/data")
     args = shlex.split(command)[1:]
     # Outputs go to a scratch folder, not into the working tree.
     for i, a in enumerate(args):
         if args[i - 1] in ("--out", "--plot", "--csv") and not a.startswith("-"):
-            args[i] = str(tmp_path / Path(a).name)
+            args[i] = str(scratch / Path(a).name)
+    if args[0] in ("results", "report"):
+        args[1] = str(scratch / Path(args[1]).name)
     if args[0] == "demo":
         args += ["--jobs", "300"]
     done = subprocess.run([sys.executable, "-m", "ckptsim", *args], cwd=ROOT,

@@ -247,7 +247,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         print(f"{len(plan.runs)} runs ({shape}){status}")
         return 0
     executor = make_executor(args.jobs, args.dask)
-    where = (f"Dask at {args.dask}" if args.dask else
+    where = (f"a Dask LocalCluster of {executor.workers} workers" if args.dask == "local" else
+             f"the Dask scheduler at {args.dask}" if args.dask else
              "this process" if args.jobs == 0 else f"{executor.workers} local processes")
     print(f"{spec.name}: {len(plan.runs)} runs ({shape}); {plan.done} already in {args.out}, "
           f"{len(plan.todo)} to run on {where}", file=sys.stderr)

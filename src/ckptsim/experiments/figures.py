@@ -77,7 +77,8 @@ def draw(fig: FigureSpec, rows: Sequence[dict[str, Any]], folder: Path,
     ncols = min(len(facets), 3)
     nrows = math.ceil(len(facets) / ncols)
     with matplotlib.rc_context({"svg.hashsalt": "ckptsim", "svg.fonttype": "path"}):
-        figure = Figure(figsize=(4.6 * ncols, 3.6 * nrows), dpi=150, layout="constrained")
+        width = 4.6 * ncols + (1.4 if fig.group_by else 0.0)
+        figure = Figure(figsize=(width, 3.6 * nrows), dpi=150, layout="constrained")
         axes = figure.subplots(nrows, ncols, squeeze=False)
         for i, facet in enumerate(facets):
             ax = axes[i // ncols][i % ncols]
@@ -90,14 +91,17 @@ def draw(fig: FigureSpec, rows: Sequence[dict[str, Any]], folder: Path,
                 ax.set_xscale("log")
             if fig.facet_by:
                 ax.set_title(f"{_label(fig.facet_by, columns)} = {facet}", fontsize="medium")
-            if fig.group_by and len(data[facet]) > 1:
-                ax.legend(title=_label(fig.group_by, columns), fontsize="small")
             ax.grid(True, alpha=0.3)
             ax.set_axisbelow(True)
         for j in range(len(facets), nrows * ncols):
             axes[j // ncols][j % ncols].set_visible(False)
+        if fig.group_by:
+            # One legend for all panels, outside them, so that it never hides a point.
+            handles, labels = axes[0][0].get_legend_handles_labels()
+            figure.legend(handles, labels, title=_label(fig.group_by, columns),
+                          loc="outside right center", fontsize="small")
         if fig.title:
-            figure.suptitle(textwrap.fill(fig.title, 48 * ncols))
+            figure.suptitle(textwrap.fill(fig.title, int(width * 9)))
         folder.mkdir(parents=True, exist_ok=True)
         png, svg = folder / f"{fig.name}.png", folder / f"{fig.name}.svg"
         figure.savefig(png, metadata={"Software": None})
@@ -105,8 +109,12 @@ def draw(fig: FigureSpec, rows: Sequence[dict[str, Any]], folder: Path,
     return [png, svg]
 
 
-def _errors(points: list[tuple[Any, float, float, int]]) -> np.ndarray:
-    return np.array([0.0 if math.isnan(p[2]) else p[2] for p in points])
+def _errors(points: list[tuple[Any, float, float, int]]) -> np.ndarray | None:
+    """Error bar half-widths; none at all where there is a single replication."""
+    half = np.array([p[2] for p in points], dtype=np.float64)
+    if np.isnan(half).all():
+        return None
+    return np.nan_to_num(half, nan=0.0)
 
 
 def _lines(ax: Any, groups: dict[Any, list[tuple[Any, float, float, int]]]) -> None:

@@ -62,7 +62,7 @@ def make_report(store_dir: str | Path, out: str | Path | None = None) -> Report:
             report.notes.append(f"figure {fig.name}: {exc}")
             continue
         report.figures += paths
-        sections.append(_figure_html(fig, paths[0], paths[1]))
+        sections.append(_figure_html(fig, paths[0], paths[1], inputs))
     page = _page(manifest, rows, inputs, metrics, sections, report.notes)
     folder.mkdir(parents=True, exist_ok=True)
     report.html.write_text(page, encoding="utf-8")
@@ -114,15 +114,19 @@ def _table(columns: Sequence[str], rows: Sequence[Sequence[Any]],
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
-def _figure_html(fig: FigureSpec, png: Path, svg: Path) -> str:
+def _figure_html(fig: FigureSpec, png: Path, svg: Path, columns: Sequence[str]) -> str:
     data = base64.b64encode(svg.read_bytes()).decode("ascii")
-    what = f"{fig.y} against {fig.x}"
+
+    def label(c: str) -> str:
+        return short_names([c, *columns])[0] if c in columns else c
+
+    what = f"{fig.y} against {label(fig.x)}"
     if fig.group_by:
-        what += f", one {'bar' if fig.kind == 'bar' else 'line'} per {fig.group_by}"
+        what += f", one {'bar' if fig.kind == 'bar' else 'line'} per {label(fig.group_by)}"
     if fig.facet_by:
-        what += f", one panel per {fig.facet_by}"
+        what += f", one panel per {label(fig.facet_by)}"
     if fig.where:
-        what += "; only " + ", ".join(f"{k} in {list(v)}" for k, v in fig.where.items())
+        what += "; only " + ", ".join(f"{label(k)} in {list(v)}" for k, v in fig.where.items())
     return (f'<figure id="{_esc(fig.name)}"><img alt="{_esc(fig.name)}" '
             f'src="data:image/svg+xml;base64,{data}">'
             f"<figcaption><b>{_esc(fig.name)}</b>: {_esc(what)}. Mean over replications, "
