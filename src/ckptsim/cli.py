@@ -255,6 +255,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     bar = _SweepProgress(len(plan.runs), plan.done)
     try:
         result = run_sweep(plan, args.out, executor, on_row=bar.update)
+    except KeyboardInterrupt:
+        bar.close()
+        print(f"ckptsim: interrupted after {bar.count} runs; the store keeps every finished "
+              "run: run the same command to resume", file=sys.stderr)
+        return 130
     finally:
         bar.close()
     for row in result.failures[:10]:
@@ -276,6 +281,7 @@ class _SweepProgress:
     def __init__(self, total: int, done: int) -> None:
         self.bar: Any = None
         self.failed = 0
+        self.count = 0
         if not sys.stderr.isatty() or total == done:
             return
         from rich.console import Console
@@ -296,6 +302,7 @@ class _SweepProgress:
         self.task = self.bar.add_task("runs", total=total, completed=done, failed=0)
 
     def update(self, row: dict[str, Any]) -> None:
+        self.count += 1
         if row.get("status") != "ok":
             self.failed += 1
         if self.bar is not None:
@@ -304,6 +311,7 @@ class _SweepProgress:
     def close(self) -> None:
         if self.bar is not None:
             self.bar.stop()
+            self.bar = None
 
 
 def cmd_results(args: argparse.Namespace) -> int:

@@ -289,18 +289,20 @@ class DaskExecutor:
     """
 
     def __init__(self, address: str, workers: int | None = None) -> None:
-        self.address = address
-        self.workers = max(1, workers or os.cpu_count() or 1)
-
-    def execute(self, runs: Sequence[Run], store: Store, on_row: OnRow) -> None:
         try:
-            import distributed
+            import distributed  # noqa: F401
         except ImportError:
             from ckptsim.errors import ConfigError
 
             raise ConfigError("--dask", "needs Dask's distributed package: pip install "
                                         "'ckptsim[dask]'") from None
+        self.address = address
+        self.workers = max(1, workers or os.cpu_count() or 1)
+
+    def execute(self, runs: Sequence[Run], store: Store, on_row: OnRow) -> None:
         import logging
+
+        import distributed
 
         with contextlib.ExitStack() as stack:
             if self.address == "local":

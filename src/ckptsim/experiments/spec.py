@@ -207,7 +207,18 @@ GENERATOR_OPTIONS: dict[str, Callable[[Any], Any]] = {
 
 
 def known_metrics() -> list[str]:
-    """The summary metrics every run records (the keys of `metrics.core.summary`)."""
+    """The summary metrics every run records (the keys of `metrics.core.summary`), found by
+    asking the metrics code itself so that a new metric is accepted as soon as it exists."""
+    global _METRICS
+    if _METRICS is None:
+        _METRICS = _summary_keys()
+    return list(_METRICS)
+
+
+_METRICS: list[str] | None = None
+
+
+def _summary_keys() -> list[str]:
     import numpy as np
 
     from ckptsim.metrics.core import summary
@@ -215,7 +226,17 @@ def known_metrics() -> list[str]:
 
     empty = np.empty(0)
     cols = {c: np.empty(0, dtype=object) if c == "status" else empty for c in ALL_COLUMNS}
-    return list(summary(JobTable(cols, np.empty(0, dtype=np.int64), empty, empty, 1)))
+    try:
+        return list(summary(JobTable(cols, np.empty(0, dtype=np.int64), empty, empty, 1)))
+    except Exception:  # metrics that need a job: summarise a one-job run instead
+        from ckptsim.runner import simulate
+        from ckptsim.workload.model import SWF_FIELDS, Workload
+
+        one = np.ones(1)
+        w = Workload(job_id=np.ones(1, dtype=np.int64), submit=np.zeros(1), runtime=one,
+                     estimate=one, size=np.ones(1, dtype=np.int64),
+                     fields=np.full((1, len(SWF_FIELDS)), -1.0), machine_size=1)
+        return list(simulate(w, "fcfs", daily=False).summary)
 
 
 # ----------------------------------------------------------------------------- parsing

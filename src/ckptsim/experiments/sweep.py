@@ -116,6 +116,7 @@ def run_sweep(plan: Plan, out: str | Path, executor: Executor,
     with store.lock():
         store.remove_temporaries()
         store.prepare(plan.spec.text, manifest(plan.spec, plan.runs))
-        executor.execute(plan.todo, store, record)
+        if plan.todo:
+            executor.execute(plan.todo, store, record)
     result.seconds = time.perf_counter() - t0
     return result
