@@ -99,6 +99,12 @@ def summary(table: JobTable) -> dict[str, Any]:
         "overhead_node_seconds": float(np.sum(table["overhead"] * size)),
         "lost_node_seconds": float(np.sum(table["lost_work"] * size)),
     }
+    # Seed 000 section 5.2: preempt ratio, checkpoints per node per day, wasted resources.
+    out["preempt_ratio"] = (float(np.count_nonzero(table["n_preemptions"])) / n if n else 0.0)
+    days = makespan / DAY
+    out["checkpoints_per_node_day"] = (out["checkpoints"] / (table.machine_size * days)
+                                       if days > 0 else 0.0)
+    out["wasted_ratio"] = out["overhead_node_seconds"] / capacity if capacity > 0 else 0.0
     return out
 
 

@@ -206,4 +206,4 @@ def scheduler_factory(name: str, values: Mapping[str, Any] | None = None
 
 def _load_builtin() -> None:
     # Importing the modules registers their schedulers.
-    from ckptsim.policies import conservative, easy, fcfs  # noqa: F401
+    from ckptsim.policies import ckpt_backfill, conservative, easy, fcfs  # noqa: F401

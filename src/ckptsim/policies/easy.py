@@ -75,14 +75,33 @@ class Easy(QueueScheduler):
             job.tag = None
         self._dirty = True
 
+    def restart_overhead(self, job: Job) -> float:
+        """Seconds of restart cost charged when `job` starts (none in classical EASY)."""
+        return 0.0
+
     def _run(self, job: Job, now: float, backfilled: bool) -> None:
-        self.sim.start(job, backfilled=backfilled)
+        self.sim.start(job, overhead=self.restart_overhead(job), backfilled=backfilled)
         job.pred_end = now + self.predict_runtime(job)
+        self._track(job)
+        self._removed(job)
+        self._started(job, backfilled)
+
+    def _track(self, job: Job) -> None:
+        """Enter a running job in the predicted-end order (key: predicted end, start order)."""
         self._seq += 1
         key = (job.pred_end, self._seq, job)
         job.tag = key
         insort(self.running, key)
-        self._removed(job)
+
+    # --- extension points (no-ops here) -----------------------------------------------------
+    def _started(self, job: Job, backfilled: bool) -> None:
+        """A job was just started by this scheduler."""
+
+    def _before_reservation(self, now: float) -> None:
+        """Called before the reservation walk (e.g. to refresh running jobs' predictions)."""
+
+    def _after_reservation(self, now: float) -> None:
+        """Called once a full pass has computed the reservation (or found none)."""
 
     # --- the pass ---------------------------------------------------------------------------
     def schedule(self, now: float) -> None:
@@ -91,6 +110,7 @@ class Easy(QueueScheduler):
             self._blocked = False
             self._dirty = False
             self._new = 0
+            self._after_reservation(now)
             return
         if not self._dirty and self._blocked:
             new = self._new
@@ -114,8 +134,10 @@ class Easy(QueueScheduler):
             del q[:k]
             if not q:
                 self._blocked = False
+                self._after_reservation(now)
                 return
         # 2. Reservation for the blocked head.
+        self._before_reservation(now)
         head_size = q[0].size
         future = cluster.n_free
         shadow_end = INF
@@ -127,6 +149,7 @@ class Easy(QueueScheduler):
         self._shadow_end = shadow_end
         self._extra = future - head_size if shadow_end < INF else 0
         self._blocked = True
+        self._after_reservation(now)
         # 3. Backfill.
         self._backfill(now, 1)
 

@@ -1,0 +1,268 @@
+"""Checkpoint-based aggressive backfilling (Niu et al., seed 000, Algorithms 1-3).
+
+The Algorithm 1 framework of `easy`, with two changes:
+
+* **Algorithm 2, predicted runtime.**  A job whose estimate is below `t_thr` is predicted to
+  run for its estimate; a job that has been checkpointed for `estimate - has_run + t_extend`;
+  any other job for `estimate * p`.  Backfill eligibility and the running jobs' predicted ends
+  (hence the reservation) use these predictions.
+* **Algorithm 3, preemption.**  When the reservation time of the queue head comes and too few
+  nodes are free, backfilled jobs are checkpointed and stopped, largest node count first
+  ("best fit"), until the head fits.  They return to the head of the queue (after the reserved
+  job, keeping their relative order) once their checkpoints are written; the reserved job starts
+  when every checkpoint it waits for has finished.  The reservation is recomputed on every full
+  pass, with one reservation timer that is replaced, never duplicated.
+
+Checkpoint / restart cost (seed 000 section 5): a checkpoint holds the job's nodes for
+`t_checkpoint` seconds (default: memory_per_node * nodes_per_io_node / (io_bandwidth *
+io_fraction) = 2 GB * 64 / (0.85 GB/s * 70%) = 215 s); a restarted job is predicted `t_extend`
+more seconds (default 2 * t_checkpoint) and pays `t_restart` seconds of restart overhead on its
+new nodes (default t_extend - t_checkpoint).  `overhead = false` gives the zero-overhead runs of
+the seed's section 4.
+
+Points the seed leaves open are options (docs/schedulers.md):
+
+* `overdue`: a job that runs past its p-scaled prediction is from then on predicted with its
+  user estimate (`estimate`, default) or to end now (`now`, the literal reading);
+* `preempt`: only jobs started by backfilling may be checkpointed (`backfilled`, default), or
+  any running job whose prediction was scaled (`any`);
+* `scaled`: which running jobs use scaled predictions in the reservation walk: all (`all`,
+  default, the seed's Algorithm 1) or only backfilled ones (`backfilled`);
+* `partial`: whether to preempt when checkpointing every candidate would still not let the
+  head start (default: no, the head then simply waits);
+* `max_checkpoints`: a per-job cap ("limiting the per-job checkpointing occurrences"); a job at
+  the cap is no longer preempted and is planned with its estimate.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from bisect import bisect_left, insort
+from typing import TYPE_CHECKING, Any
+
+from ckptsim.engine.state import RUNNING
+from ckptsim.policies.base import param, register
+from ckptsim.policies.easy import Easy
+from ckptsim.policies.queue import QueueParams
+
+if TYPE_CHECKING:
+    from ckptsim.engine.simulator import Simulator
+    from ckptsim.engine.state import Job
+
+INF = math.inf
+
+
+@dataclasses.dataclass(frozen=True)
+class CkptBackfillParams(QueueParams):
+    p: float = param(0.2, "scale-down factor of estimates >= t_thr (Algorithm 2)",
+                     low=0.0, low_open=True, high=1.0)
+    t_thr: float = param(1800.0, "estimates below this (s) are not scaled", low=0.0)
+    overhead: bool = param(True, "charge checkpoint and restart costs (false: the "
+                                 "zero-overhead runs of seed 000 section 4)")
+    t_checkpoint: float | None = param(
+        None, "checkpoint duration, s (default: memory_per_node * nodes_per_io_node / "
+              "(io_bandwidth * io_fraction))", low=0.0)
+    t_extend: float | None = param(None, "added to a restarted job's predicted remaining "
+                                         "time, s (default 2 * t_checkpoint)", low=0.0)
+    t_restart: float | None = param(None, "restart overhead on the resumed job's nodes, s "
+                                          "(default t_extend - t_checkpoint, at least 0)",
+                                    low=0.0)
+    memory_per_node: float = param(2.0, "GB of memory checkpointed per node", low=0.0,
+                                   low_open=True)
+    nodes_per_io_node: float = param(64.0, "compute nodes sharing one I/O node", low=0.0,
+                                     low_open=True)
+    io_bandwidth: float = param(0.85, "GB/s of one I/O node", low=0.0, low_open=True)
+    io_fraction: float = param(0.7, "usable fraction of the I/O bandwidth", low=0.0,
+                               low_open=True, high=1.0)
+    max_checkpoints: int | None = param(None, "per-job cap on checkpoints (none: unlimited)",
+                                        low=0)
+    overdue: str = param("estimate", "predicted end of a job past its scaled prediction",
+                         choices=("estimate", "now"))
+    preempt: str = param("backfilled", "which running jobs may be checkpointed",
+                         choices=("backfilled", "any"))
+    scaled: str = param("all", "which running jobs use scaled predictions in the reservation",
+                        choices=("all", "backfilled"))
+    partial: bool = param(False, "preempt even if checkpointing every candidate would not "
+                                 "free enough nodes for the head")
+
+    def costs(self) -> tuple[float, float, float]:
+        """(t_checkpoint, t_extend, t_restart) with the defaults resolved."""
+        if not self.overhead:
+            return 0.0, 0.0, 0.0
+        t_ckpt = self.t_checkpoint
+        if t_ckpt is None:
+            t_ckpt = (self.memory_per_node * self.nodes_per_io_node
+                      / (self.io_bandwidth * self.io_fraction))
+        t_ext = self.t_extend if self.t_extend is not None else 2.0 * t_ckpt
+        t_rst = self.t_restart if self.t_restart is not None else max(t_ext - t_ckpt, 0.0)
+        return t_ckpt, t_ext, t_rst
+
+
+@register
+class CkptBackfill(Easy):
+    name = "ckpt-backfill"
+    description = "checkpoint-based aggressive backfilling (seed 000 Algorithms 1-3)"
+    Params = CkptBackfillParams
+
+    def __init__(self, sim: Simulator, params: Any = None) -> None:
+        super().__init__(sim, params)
+        prm: CkptBackfillParams = self.params
+        self.p = prm.p
+        self.t_thr = prm.t_thr
+        self.t_checkpoint, self.t_extend, self.t_restart = prm.costs()
+        self.cap = prm.max_checkpoints
+        self._overdue_estimate = prm.overdue == "estimate"
+        self._preempt_any = prm.preempt == "any"
+        self._scale_all = prm.scaled == "all"
+        self._partial = prm.partial
+        self._backfilled: set[int] = set()  # running jobs started by backfilling
+        self._scaled: set[int] = set()  # running jobs whose predicted end is p-scaled
+        self._timer: int | None = None
+        self._timer_at = INF
+        self._last_attempt = -INF
+        self._waiting_on = 0  # checkpoints the reserved head still waits for
+        self._batch: list[Job] = []  # checkpointed jobs, back to the queue when all are done
+        self.preemptions = 0  # Algorithm 3 invocations that checkpointed something
+
+    # --- Algorithm 2 --------------------------------------------------------------------------
+    def _at_cap(self, job: Job) -> bool:
+        return self.cap is not None and job.n_checkpoints >= self.cap
+
+    def predict_runtime(self, job: Job) -> float:
+        est = job.estimate
+        if est < self.t_thr:
+            return est
+        if job.n_checkpoints:
+            return max(est - job.work_done, 0.0) + self.t_extend
+        if self._at_cap(job):
+            return est
+        return est * self.p
+
+    def restart_overhead(self, job: Job) -> float:
+        return self.t_restart if job.n_checkpoints else 0.0
+
+    def _started(self, job: Job, backfilled: bool) -> None:
+        if backfilled:
+            self._backfilled.add(job.index)
+        if job.estimate >= self.t_thr and not job.n_checkpoints and not self._at_cap(job):
+            if self._scale_all or backfilled:
+                self._scaled.add(job.index)
+            else:
+                # Started in queue order and planned with its user estimate.
+                self._retrack(job, job.seg_start + job.estimate)
+
+    def _forget(self, job: Job) -> None:
+        super()._forget(job)
+        self._backfilled.discard(job.index)
+        self._scaled.discard(job.index)
+
+    def _retrack(self, job: Job, pred_end: float) -> None:
+        r = self.running
+        key: Any = job.tag
+        del r[bisect_left(r, key)]
+        job.pred_end = pred_end
+        self._track(job)
+
+    def _before_reservation(self, now: float) -> None:
+        """Jobs past their scaled prediction are predicted with their user estimate."""
+        if not self._overdue_estimate or not self._scaled:
+            return
+        r = self.running
+        overdue = []
+        for key in r:
+            if key[0] >= now:
+                break
+            if key[2].index in self._scaled:
+                overdue.append(key[2])
+        for job in overdue:
+            self._scaled.discard(job.index)
+            self._retrack(job, job.seg_start + job.estimate)
+
+    # --- the reservation timer and Algorithm 3 ---------------------------------------------------
+    def _after_reservation(self, now: float) -> None:
+        if not (self.queue and self._blocked and self._shadow_end < INF):
+            self._cancel_timer()
+            return
+        at = max(self._shadow_end, now)
+        if at == self._timer_at and self._timer is not None:
+            return
+        if at == self._last_attempt:
+            return  # Algorithm 3 already ran at this instant; try again at the next event
+        self._cancel_timer()
+        self._timer = self.sim.wake_at(at, "reservation")
+        self._timer_at = at
+
+    def _cancel_timer(self) -> None:
+        if self._timer is not None:
+            self.sim.cancel_timer(self._timer)
+            self._timer = None
+            self._timer_at = INF
+
+    def on_timer(self, now: float, tag: Any) -> None:
+        if tag != "reservation":
+            return
+        self._timer = None
+        self._timer_at = INF
+        self._last_attempt = now
+        self._dirty = True
+        q = self.queue
+        if not q or self._waiting_on:
+            return
+        head = q[0]
+        free = self.cluster.n_free
+        if free >= head.size:
+            return
+        candidates = [key[2] for key in self.running if self._preemptible(key[2])]
+        candidates.sort(key=lambda j: (-j.size, j.index))
+        chosen = []
+        for job in candidates:
+            if free >= head.size:
+                break
+            chosen.append(job)
+            free += job.size
+        if free < head.size and not self._partial:
+            return
+        for job in chosen:
+            self._forget(job)
+            self.sim.checkpoint(job, self.t_checkpoint, then="requeue")
+        if chosen:
+            self.preemptions += 1
+            self._waiting_on = len(chosen)
+
+    def _preemptible(self, job: Job) -> bool:
+        if job.state != RUNNING or self._at_cap(job):
+            return False
+        if self._preempt_any:
+            return job.estimate >= self.t_thr or job.index in self._backfilled
+        return job.index in self._backfilled
+
+    def on_requeue(self, job: Job, reason: str) -> None:
+        if reason == "checkpoint" and self._waiting_on:
+            self._batch.append(job)
+            self._waiting_on -= 1
+            if self._waiting_on == 0:
+                # Back to the head of the queue, behind the reserved job, in their order.
+                batch = sorted(self._batch, key=lambda j: j.index)
+                self._batch = []
+                self.queue[1:1] = batch
+                for j in batch:
+                    self._added(j)
+            self._dirty = True
+            return
+        super().on_requeue(job, reason)
+
+    def schedule(self, now: float) -> None:
+        if self._waiting_on:
+            # The reserved head waits for the checkpoints of Algorithm 3: nothing else may take
+            # the nodes they free.  Jobs already fitting from the head may start.
+            q = self.queue
+            k = 0
+            while k < len(q) and q[k].size <= self.cluster.n_free:
+                self._run(q[k], now, False)
+                k += 1
+            if k:
+                del q[:k]
+            self._dirty = True
+            return
+        super().schedule(now)
