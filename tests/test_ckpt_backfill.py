@@ -1,0 +1,177 @@
+"""Checkpoint-based aggressive backfilling (seed 000): hand-checked schedules and properties."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from helpers import jobs, starts
+from hypothesis import given
+from hypothesis import strategies as st
+from test_properties import SETTINGS, workloads
+
+from ckptsim.engine.simulator import Simulator
+from ckptsim.errors import ConfigError
+from ckptsim.policies.base import scheduler_factory
+from ckptsim.policies.ckpt_backfill import CkptBackfillParams
+from ckptsim.runner import simulate
+
+FIG3 = [
+    (0.0, 10.0, 4, 10.0),   # A
+    (0.0, 30.0, 4, 30.0),   # B
+    (1.0, 20.0, 8, 20.0),   # C
+    (2.0, 15.0, 2, 40.0),   # D: overestimated, fits the backfill window in reality
+    (3.0, 40.0, 2, 50.0),   # E: too long, preempted at C's reservation
+]
+
+
+def run(w, **params):
+    return Simulator(w, scheduler_factory("ckpt-backfill", params), check=True).run()
+
+
+def test_fig3_without_overhead():
+    # A and B are predicted exactly (estimates below t_thr); D and E are scaled by p.
+    # The literal reading (overdue=now) draws Fig. 3c: at 10 (A ends) C's reservation is B's
+    # end, 30. D is predicted 40*0.2 = 8 s and E 10 s: both are backfilled. D ends at 25; at 30
+    # E is checkpointed and C starts on time; E resumes after C with its remaining 20 s.
+    sim = run(jobs(FIG3, 8), t_thr=35, p=0.2, overhead=False, overdue="now")
+    assert starts(sim) == {1: (0, 10), 2: (0, 30), 3: (30, 50), 4: (10, 25), 5: (10, 70)}
+    e = sim.jobs[4]
+    assert e.n_checkpoints == 1 and e.segments == [(10, 30), (50, 70)]
+    assert e.wait == (10 - 3) + (50 - 30)
+    assert sim.jobs[3].backfilled and e.backfilled
+
+
+def test_fig3_default_reading_plans_overdue_jobs_with_their_estimate():
+    # With overdue=estimate (default), E is past its 10 s prediction at 25 (D's end), so it is
+    # planned with its user estimate (10 + 50 = 60): C's reservation moves to 60, E is not
+    # preempted and finishes at 50, and C starts then.
+    sim = run(jobs(FIG3, 8), t_thr=35, p=0.2, overhead=False)
+    assert starts(sim) == {1: (0, 10), 2: (0, 30), 3: (50, 70), 4: (10, 25), 5: (10, 50)}
+    assert all(j.n_checkpoints == 0 for j in sim.jobs)
+
+
+def test_fig3_with_checkpoint_and_restart_overhead():
+    sim = run(jobs(FIG3, 8), t_thr=35, p=0.2, t_checkpoint=5, t_extend=10, overdue="now")
+    # E's checkpoint holds its nodes 30-35, so C starts at 35 (delayed by exactly the
+    # checkpoint); E restarts at 55 with 5 s of restart overhead, then 20 s of work.
+    assert starts(sim)[3] == (35, 55)
+    e = sim.jobs[4]
+    assert (e.start, e.end) == (10, 80) and e.overhead == 10 and e.segments == [(10, 35),
+                                                                                 (55, 80)]
+    r = simulate(jobs(FIG3, 8), "ckpt-backfill", {"t_thr": 35, "t_checkpoint": 5,
+                                                  "t_extend": 10, "overdue": "now"})
+    s = r.summary
+    assert s["preempt_ratio"] == 1 / 5 and s["checkpoints"] == 1
+    assert math.isclose(s["wasted_ratio"], 2 * 10 / (8 * 80))
+
+
+def test_default_costs_follow_the_seed():
+    t_ckpt, t_ext, t_rst = CkptBackfillParams().costs()
+    assert math.isclose(t_ckpt, 2 * 64 / (0.85 * 0.7)) and round(t_ckpt) == 215
+    assert t_ext == 2 * t_ckpt and t_rst == t_ckpt
+    assert CkptBackfillParams(overhead=False).costs() == (0.0, 0.0, 0.0)
+
+
+def test_several_jobs_preempted_at_one_reservation_largest_first():
+    w = jobs([
+        (0, 20, 4, 20),     # 1: half the machine until 20
+        (1, 10, 8, 10),     # 2: head: reservation at 20
+        (2, 100, 1, 100),   # 3: backfilled (predicted 20 s: ends by 22 > 20? no: 2+20=22)
+        (2, 100, 2, 50),    # 4: backfilled, predicted 10 s
+        (2, 100, 1, 40),    # 5: backfilled, predicted 8 s
+    ], 8)
+    sim = run(w, t_thr=35, p=0.2, overhead=False)
+    j3, j4, j5 = sim.jobs[2], sim.jobs[3], sim.jobs[4]
+    # Job 3 (predicted 2 + 20 = 22 > 20, no extra nodes) is not backfilled at 2; jobs 4 and 5
+    # are. At 20 the head needs all 8 nodes: 4 are freed by job 1, job 4 (2 nodes, largest)
+    # and job 5 are checkpointed.
+    assert j4.n_checkpoints == 1 and j5.n_checkpoints == 1
+    assert starts(sim)[2] == (20, 30)
+    assert j3.start >= 20
+
+
+def _random_workloads(count: int):
+    import numpy as np
+
+    from ckptsim.workload.model import from_columns
+
+    rng = np.random.default_rng(7)
+    for _ in range(count):
+        n = 30
+        runtime = rng.integers(1, 200, n)
+        yield from_columns(submit=np.sort(rng.integers(0, 300, n)), runtime=runtime,
+                           size=rng.integers(1, 9, n),
+                           estimate=np.ceil(runtime * rng.uniform(0.5, 5, n)), machine_size=8)
+
+
+def test_jobs_can_be_checkpointed_several_times_unless_capped():
+    most = 0
+    for w in _random_workloads(40):
+        # Restarted jobs are planned with their remaining estimate, so a second preemption
+        # needs a job that outruns it, or preempt=any.
+        free = run(w, t_thr=50, p=0.1, overhead=False, overdue="now", preempt="any")
+        most = max(most, max(j.n_checkpoints for j in free.jobs))
+        capped = run(w, t_thr=50, p=0.1, overhead=False, overdue="now", max_checkpoints=1)
+        assert max(j.n_checkpoints for j in capped.jobs) <= 1
+        none = run(w, t_thr=50, p=0.1, overhead=False, overdue="now", max_checkpoints=0)
+        assert all(j.n_checkpoints == 0 for j in none.jobs)
+    assert most >= 2
+
+
+def test_a_preempted_job_can_restart_by_backfilling():
+    found = False
+    for w in _random_workloads(40):
+        sim = Simulator(w, scheduler_factory("ckpt-backfill", {
+            "t_thr": 50, "p": 0.1, "overhead": False, "overdue": "now", "preempt": "any"}),
+            check=True)
+        restarted_by_backfill = []
+        policy = sim.policy
+        original = policy._started
+
+        def spy(job, backfilled, original=original, log=restarted_by_backfill):
+            if backfilled and job.n_checkpoints:
+                log.append(job.id)
+            original(job, backfilled)
+
+        policy._started = spy
+        sim.run()
+        if restarted_by_backfill:
+            found = True
+            break
+    assert found
+
+
+def test_parameter_errors_name_key_and_range():
+    with pytest.raises(ConfigError, match=r"ckpt-backfill\.p: got 0; accepted: > 0 and <= 1"):
+        scheduler_factory("ckpt-backfill", {"p": "0"})
+    with pytest.raises(ConfigError, match=r"ckpt-backfill\.p: got 1.5"):
+        scheduler_factory("ckpt-backfill", {"p": "1.5"})
+    with pytest.raises(ConfigError, match=r"ckpt-backfill\.t_checkpoint: got -1; accepted: >= 0"):
+        scheduler_factory("ckpt-backfill", {"t_checkpoint": "-1"})
+    with pytest.raises(ConfigError, match=r"ckpt-backfill\.q: unknown parameter; accepted: .*p"):
+        scheduler_factory("ckpt-backfill", {"q": "1"})
+
+
+@SETTINGS
+@given(w=workloads(overrun=False))
+def test_p_one_and_infinite_threshold_is_exactly_easy(w):
+    easy = Simulator(w, scheduler_factory("easy")).run()
+    ckpt = Simulator(w, scheduler_factory("ckpt-backfill", {"p": "1", "t_thr": "inf"}),
+                     check=True).run()
+    assert [(j.start, j.end) for j in easy.jobs] == [(j.start, j.end) for j in ckpt.jobs]
+    assert all(j.n_checkpoints == 0 for j in ckpt.jobs)
+
+
+@SETTINGS
+@given(w=workloads(), p=st.sampled_from([0.1, 0.2, 0.5, 1.0]), overhead=st.booleans())
+def test_no_job_lost_or_run_twice_and_work_is_exact(w, p, overhead):
+    sim = Simulator(w, scheduler_factory("ckpt-backfill", {"p": p, "t_thr": 5,
+                                                           "overhead": overhead,
+                                                           "t_checkpoint": 3}),
+                    check=True).run()
+    for j in sim.jobs:
+        assert j.work_done == j.runtime and j.end is not None
+        held = sum(e - s for s, e in j.segments)
+        assert math.isclose(held - j.overhead - j.lost_work, j.runtime, abs_tol=1e-6)
+        assert j.lost_work == 0.0  # checkpoints keep all work
