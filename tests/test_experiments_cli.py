@@ -140,7 +140,7 @@ def test_results_table(store, capsys):
 
 def test_results_where_group_by_and_csv(store, capsys, tmp_path):
     assert main(["results", str(store), "--where", "scheduler=easy", "--where", "n=100",
-                 "--csv", "-"]) == 0
+                 "--csv"]) == 0
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
     assert len(rows) == 3
     assert {r["scheduler"] for r in rows} == {"easy"} and {r["workload.n"] for r in rows} == {

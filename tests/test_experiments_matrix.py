@@ -163,3 +163,18 @@ def test_figure_selecting_nothing(tmp_path):
     fig = '\n[[figures]]\nx = "n"\ny = "mean_wait"\nwhere = { n = 5 }\n'
     with pytest.raises(SpecError, match="selects no run"):
         matrix(SPEC + fig, tmp_path)
+
+
+def test_short_column_names():
+    from ckptsim.experiments.columns import resolve, short_names
+
+    cols = ["workload", "seed", "workload.alpha", "param.p", "workload.x", "param.x"]
+    assert resolve("alpha", cols) == "workload.alpha"
+    assert resolve("param.p", cols) == "param.p" and resolve("p", cols) == "param.p"
+    assert resolve("workload", cols) == "workload"
+    with pytest.raises(KeyError, match="ambiguous: write workload.x or param.x"):
+        resolve("x", cols)
+    with pytest.raises(KeyError, match="unknown column 'colour'; accepted: workload, seed, "
+                                       "alpha, p, workload.x, param.x"):
+        resolve("colour", cols)
+    assert short_names(cols) == ["workload", "seed", "alpha", "p", "workload.x", "param.x"]

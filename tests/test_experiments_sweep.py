@@ -144,9 +144,10 @@ def test_workload_loading_matches_load_workload_and_is_cached(tmp_path):
     w = load_run_workload(run)
     ref = load_workload(str(tmp_path / "fig3.swf"), window=(1, float("inf")), first=3,
                         alpha=0.5, load_scale=2.0)
-    assert w.transforms == ref.transforms
-    for col in ("job_id", "submit", "runtime", "estimate", "size"):
-        assert list(getattr(w, col)) == list(getattr(ref, col))
+    assert w.transforms == ref.transforms and w.header == ref.header
+    assert w.counts == ref.counts and w.machine_size == ref.machine_size
+    for col in ("job_id", "submit", "runtime", "estimate", "size", "fields"):
+        assert getattr(w, col).tolist() == getattr(ref, col).tolist()
     from ckptsim.experiments import execute
 
     assert len(execute._CACHE) == 1

@@ -461,9 +461,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="one row per value of these columns: mean ± 95%% CI of the metrics")
     p.add_argument("--metrics", nargs="+", metavar="METRIC",
                    help="metrics to show (default: the spec's metrics)")
-    p.add_argument("--csv", default=None, metavar="FILE",
-                   help="write CSV to FILE ('-': standard output) instead of a table; without "
-                        "--group-by every column of every run")
+    p.add_argument("--csv", nargs="?", const="-", default=None, metavar="FILE",
+                   help="write CSV to FILE (no FILE or '-': standard output) instead of a "
+                        "table; without --group-by every column of every run")
     p.add_argument("--all", action="store_true",
                    help="include runs that are not in the latest sweep's matrix")
     p.set_defaults(func=cmd_results)

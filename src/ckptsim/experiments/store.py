@@ -68,7 +68,10 @@ def write_atomic(table: Any, path: Path) -> None:
     tmp = path.with_name(f"{_TMP}{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}")
     try:
         with open(tmp, "wb") as f:
-            pq.write_table(table, f, write_page_checksum=True)
+            # Files hold one row (or one run's jobs): compression and statistics cost more
+            # time than they save space.
+            pq.write_table(table, f, write_page_checksum=True, compression="none",
+                           write_statistics=False)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
