@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ckptsim.errors import ConfigError
+from ckptsim.values import parse_bool, parse_int
 
 if TYPE_CHECKING:
     from ckptsim.engine.simulator import Simulator
@@ -68,21 +69,9 @@ def _convert(key: str, value: Any, typ: Any) -> Any:
             return None
         typ = args[0]
     if typ is bool:
-        if isinstance(value, bool):
-            return value
-        text = str(value).strip().lower()
-        if text in ("1", "true", "yes", "on"):
-            return True
-        if text in ("0", "false", "no", "off"):
-            return False
-        raise ConfigError(key, f"expected true or false, got {value!r}")
+        return parse_bool(key, value)
     if typ is int:
-        try:
-            if isinstance(value, float) and not value.is_integer():
-                raise ValueError
-            return int(value) if not isinstance(value, str) else int(value.strip())
-        except (TypeError, ValueError):
-            raise ConfigError(key, f"expected an integer, got {value!r}") from None
+        return parse_int(key, value)
     if typ is float:
         try:
             text = str(value).strip().lower()

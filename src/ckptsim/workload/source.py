@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ckptsim.errors import ConfigError
+from ckptsim.values import parse_bool, parse_int
 from ckptsim.workload import transforms
 from ckptsim.workload.model import Workload
 
@@ -31,26 +32,6 @@ def parse_generator(spec: str) -> dict[str, str]:
     return out
 
 
-def _as_bool(key: str, value: Any) -> bool:
-    if isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text in ("1", "true", "yes", "on"):
-        return True
-    if text in ("0", "false", "no", "off"):
-        return False
-    raise ConfigError(key, f"expected true or false, got {value!r}")
-
-
-def _as_int(key: str, value: Any) -> int:
-    try:
-        if isinstance(value, bool):
-            raise ValueError
-        return int(value)
-    except (TypeError, ValueError):
-        raise ConfigError(key, f"expected an integer, got {value!r}") from None
-
-
 def generate(options: Mapping[str, Any]) -> Workload:
     """The Lublin-Feitelson workload with the given options (defaults: `BUILTIN`)."""
     from ckptsim.workload.lublin import generate_lublin
@@ -60,10 +41,10 @@ def generate(options: Mapping[str, Any]) -> Workload:
         raise ConfigError(f"lublin.{unknown[0]}",
                           f"unknown option; accepted: {', '.join(sorted(BUILTIN))}")
     opts = {**BUILTIN, **options}
-    return generate_lublin(_as_int("lublin.n", opts["n"]),
-                           machine_size=_as_int("lublin.machine", opts["machine"]),
-                           seed=_as_int("lublin.seed", opts["seed"]),
-                           typed=_as_bool("lublin.typed", opts["typed"]),
+    return generate_lublin(parse_int("lublin.n", opts["n"]),
+                           machine_size=parse_int("lublin.machine", opts["machine"]),
+                           seed=parse_int("lublin.seed", opts["seed"]),
+                           typed=parse_bool("lublin.typed", opts["typed"]),
                            estimates=str(opts["estimates"]))
 
 

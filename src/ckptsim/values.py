@@ -1,0 +1,32 @@
+"""Parsing user-given values (command line, specs) with errors that name the key."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ckptsim.errors import ConfigError
+
+TRUE = ("1", "true", "yes", "on")
+FALSE = ("0", "false", "no", "off")
+
+
+def parse_bool(key: str, value: Any) -> bool:
+    """true/false, yes/no, on/off, 1/0 (any case), or a bool."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in TRUE:
+        return True
+    if text in FALSE:
+        return False
+    raise ConfigError(key, f"expected true or false, got {value!r}")
+
+
+def parse_int(key: str, value: Any) -> int:
+    """An integer (a whole float is accepted; a bool or a fraction is not)."""
+    try:
+        if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+            raise ValueError
+        return int(value.strip()) if isinstance(value, str) else int(value)
+    except (TypeError, ValueError):
+        raise ConfigError(key, f"expected an integer, got {value!r}") from None
