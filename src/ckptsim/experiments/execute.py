@@ -206,7 +206,7 @@ def _context() -> Any:
     # no locks inherited from the parent's threads); spawn where there is no fork.
     if "forkserver" in multiprocessing.get_all_start_methods():
         ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["ckptsim.experiments.execute"])
+        ctx.set_forkserver_preload(["ckptsim.experiments.preload"])
         return ctx
     return multiprocessing.get_context("spawn")
 

@@ -71,7 +71,7 @@ def write_atomic(table: Any, path: Path) -> None:
             # Files hold one row (or one run's jobs): compression and statistics cost more
             # time than they save space.
             pq.write_table(table, f, write_page_checksum=True, compression="none",
-                           write_statistics=False)
+                           use_dictionary=False, write_statistics=False)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
