@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from bisect import bisect_left, insort
+from bisect import bisect_left
 from typing import TYPE_CHECKING, Any
 
 from ckptsim.engine.state import RUNNING
