@@ -372,6 +372,20 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_paper(args: argparse.Namespace) -> int:
+    from ckptsim.experiments.papers import niu
+
+    figures = list(niu.FIGURES) if args.figure == "all" else [args.figure]
+    for figure in figures:
+        t0 = time.perf_counter()
+        out = niu.run_figure(figure, Path(args.out) / figure if len(figures) > 1 else args.out,
+                             trace_dir=args.trace_dir, traces=args.traces, jobs=args.jobs,
+                             first=args.first)
+        print(f"{figure}: {out.csv} and {out.png} ({len(out.rows)} rows, "
+              f"{time.perf_counter() - t0:.1f} s)")
+    return 0
+
+
 # ----------------------------------------------------------------------------- parser
 def _add_workload_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--machine-size", type=int, default=None,
@@ -473,6 +487,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=None, metavar="HTMLDIR",
                    help="where to write index.html and figures/ (default: DIR/report)")
     p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser("paper", help="reproduce a seed paper's figure (CSV + PNG)")
+    p.add_argument("paper", choices=("niu",), help="niu: seed 000, checkpoint-based backfilling")
+    p.add_argument("figure", choices=("fig2", "fig4", "fig5", "fig6", "fig7", "all"))
+    p.add_argument("--out", required=True, help="output folder (figN.csv, figN.png, the sweep)")
+    p.add_argument("--trace-dir", default="../shared/data/traces",
+                   help="folder holding the PWA traces (default ../shared/data/traces)")
+    p.add_argument("--traces", nargs="+", default=None,
+                   help="trace names (default: SDSC-BLUE CTC-SP2 HPC2N SDSC-SP2 KTH-SP2)")
+    p.add_argument("--first", type=int, default=None, help="only the first N jobs of each trace")
+    p.add_argument("--jobs", type=int, default=None, help="processes (default: all cores)")
+    p.set_defaults(func=cmd_paper)
 
     p = sub.add_parser("schedulers", help="list schedulers and their parameters")
     p.set_defaults(func=cmd_schedulers)
