@@ -237,13 +237,14 @@ def _daily_job(args: tuple[str, str, dict[str, Any], float | None, int | None]
 def fig5(out: Path, traces: Sequence[str], trace_dir: Path, jobs: int | None,
          first: int | None) -> FigureOutput:
     """Mean queue length of the days in each daily-utilisation bucket."""
-    variants = (("classical", "easy", {}, None), ("classical-actual", "easy", {}, 0.0),
+    variants: tuple[tuple[str, str, dict[str, Any], float | None], ...] = (
+        ("classical", "easy", {}, None), ("classical-actual", "easy", {}, 0.0),
                 ("ckpt p=0.2", "ckpt-backfill", {"p": 0.2, "overhead": False}, None))
     tasks = [(str(trace_dir / TRACES[t]), s, prm, alpha, first)
              for t in traces for _, s, prm, alpha in variants]
     with ProcessPoolExecutor(max_workers=jobs or None) as pool:
         dailies = list(pool.map(_daily_job, tasks))
-    table = []
+    table: list[dict[str, Any]] = []
     for k, (t, (label, *_)) in enumerate((t, v) for t in traces for v in variants):
         daily = dailies[k]
         util = np.asarray(daily["utilization"])
@@ -263,7 +264,8 @@ def fig5(out: Path, traces: Sequence[str], trace_dir: Path, jobs: int | None,
     for ax, t in zip(axes[0], traces, strict=True):
         for label, *_ in variants:
             pts = [r for r in table if r["trace"] == t and r["scheduler"] == label]
-            ax.plot([r["util_high"] * 100 for r in pts], [r["mean_queue_length"] for r in pts],
+            ax.plot([float(r["util_high"]) * 100 for r in pts],
+                    [r["mean_queue_length"] for r in pts],
                     marker="o", label=label)
         ax.set_title(t)
         ax.set_xlabel("daily utilisation (%), bucket upper bound")
