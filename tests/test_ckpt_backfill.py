@@ -175,3 +175,39 @@ def test_no_job_lost_or_run_twice_and_work_is_exact(w, p, overhead):
         held = sum(e - s for s, e in j.segments)
         assert math.isclose(held - j.overhead - j.lost_work, j.runtime, abs_tol=1e-6)
         assert j.lost_work == 0.0  # checkpoints keep all work
+
+
+class RecordingCkpt(__import__("ckptsim.policies.ckpt_backfill",
+                               fromlist=["CkptBackfill"]).CkptBackfill):
+    """Records, at every full pass with a blocked head, the reservation classical EASY would
+    make from the running jobs' user estimates."""
+
+    def __init__(self, sim, params=None):
+        super().__init__(sim, params)
+        self.easy_reservations: list[tuple[int, float]] = []
+
+    def _after_reservation(self, now):
+        super()._after_reservation(now)
+        if not (self.queue and self._blocked):
+            return
+        head = self.queue[0]
+        free = self.cluster.n_free
+        for job in sorted((k[2] for k in self.running), key=lambda j: j.seg_start + j.estimate):
+            free += job.size
+            if free >= head.size:
+                self.easy_reservations.append((head.index, max(job.seg_start + job.estimate,
+                                                               now)))
+                return
+
+
+@SETTINGS
+@given(w=workloads(overrun=False, min_estimate=1), t_ckpt=st.sampled_from([0.0, 3.0]))
+def test_reserved_head_never_later_than_easy_reservation_plus_checkpoint(w, t_ckpt):
+    from ckptsim.policies.base import make_params
+    from ckptsim.policies.ckpt_backfill import CkptBackfillParams
+
+    params = make_params(CkptBackfillParams, {"p": 0.2, "t_thr": 5, "t_checkpoint": t_ckpt,
+                                              "t_extend": 2 * t_ckpt, "overdue": "now"})
+    sim = Simulator(w, lambda s: RecordingCkpt(s, params), check=True).run()
+    for index, easy_time in sim.policy.easy_reservations:
+        assert sim.jobs[index].start <= easy_time + t_ckpt + 1e-9
