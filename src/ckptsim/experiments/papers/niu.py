@@ -160,6 +160,13 @@ def _metric(rows: list[dict[str, Any]], **match: Any) -> dict[str, Any]:
     raise KeyError(f"no run with {match}")
 
 
+def _normalised(row: dict[str, Any], base: dict[str, Any]) -> dict[str, float]:
+    """Wait, bounded slowdown and backfill ratio of a run relative to classical EASY's."""
+    return {"wait_norm": row["mean_wait"] / base["mean_wait"],
+            "bsld_norm": row["mean_bsld"] / base["mean_bsld"],
+            "bratio_norm": row["backfill_ratio"] / base["backfill_ratio"]}
+
+
 def _eq(a: Any, b: Any) -> bool:
     if isinstance(a, float) or isinstance(b, float):
         try:
@@ -199,10 +206,7 @@ def fig4(rows: list[dict[str, Any]], out: Path, traces: Sequence[str]) -> Figure
                      for p in P_VALUES]
         for label, row in variants:
             table.append({
-                "trace": t, "variant": label,
-                "wait_norm": row["mean_wait"] / base["mean_wait"],
-                "bsld_norm": row["mean_bsld"] / base["mean_bsld"],
-                "bratio_norm": row["backfill_ratio"] / base["backfill_ratio"],
+                "trace": t, "variant": label, **_normalised(row, base),
                 "mean_wait": row["mean_wait"], "mean_bsld": row["mean_bsld"],
                 "backfill_ratio": row["backfill_ratio"],
                 "preempt_ratio": row["preempt_ratio"],
@@ -310,10 +314,7 @@ def fig7(rows: list[dict[str, Any]], out: Path, traces: Sequence[str]) -> Figure
         variants += [(f"t_extend={x:g}", _metric(rows, workload=t, scheduler="ckpt",
                                                  **{"param.t_extend": x})) for x in T_EXTENDS]
         for label, row in variants:
-            table.append({"trace": t, "variant": label,
-                          "wait_norm": row["mean_wait"] / base["mean_wait"],
-                          "bsld_norm": row["mean_bsld"] / base["mean_bsld"],
-                          "bratio_norm": row["backfill_ratio"] / base["backfill_ratio"],
+            table.append({"trace": t, "variant": label, **_normalised(row, base),
                           "preempt_ratio": row["preempt_ratio"],
                           "checkpoints_per_node_day": row["checkpoints_per_node_day"],
                           "wasted_ratio": row["wasted_ratio"]})
