@@ -63,8 +63,13 @@ def simulate(
     check: bool = False,
     daily: bool = True,
     progress: Callable[[int, int, float], None] | None = None,
+    failures: Any = None,
 ) -> RunResult:
-    """Simulate `workload` under the named scheduler and compute its metrics."""
+    """Simulate `workload` under the named scheduler and compute its metrics.
+
+    `failures`: node failures to inject, anything with `time`, `node` and `repair` columns
+    (a `ckptsim.failures.model.FailureTrace`, nodes already mapped onto the machine).
+    """
     factory = scheduler_factory(scheduler, params or {})
     # The run allocates hundreds of thousands of long-lived objects and frees them by
     # reference counting; the cyclic collector would only rescan them over and over.
@@ -73,19 +78,25 @@ def simulate(
     try:
         sim = Simulator(workload, factory, machine_size=machine_size, overrun=overrun,
                         check=check, progress=progress)
+        if failures is not None:
+            from ckptsim.engine.failures import FailureInjector
+
+            FailureInjector(sim, failures.time, failures.node, failures.repair)
         sim.run()
         table = from_simulation(sim)
     finally:
         if gc_enabled:
             gc.enable()
     resolved = dataclasses.asdict(sim.policy.params)
+    metrics = summary(table)
+    metrics.update(sim.counters())
     return RunResult(
         workload=workload,
         scheduler=scheduler,
         params=resolved,
         options={"machine_size": sim.cluster.n_nodes, "overrun": overrun},
         table=table,
-        summary=summary(table),
+        summary=metrics,
         daily=daily_series(table) if daily else {},
         wall_seconds=sim.wall_seconds,
         events=sim.n_events,

@@ -75,6 +75,8 @@ class Simulator:
             self.checker = InvariantChecker(self)
         self.policy: Scheduler = scheduler(self)
         self.wall_seconds = 0.0
+        # Platform-level counters (e.g. failures) merged into the run's summary.
+        self.counters: Callable[[], dict[str, int]] = dict
 
     def _make_jobs(self, w: Workload, n_nodes: int) -> list[Job]:
         sizes = w.size.tolist()

@@ -105,6 +105,8 @@ def summary(table: JobTable) -> dict[str, Any]:
     out["checkpoints_per_node_day"] = (out["checkpoints"] / (table.machine_size * days)
                                        if days > 0 else 0.0)
     out["wasted_ratio"] = out["overhead_node_seconds"] / capacity if capacity > 0 else 0.0
+    out["mean_restarts"] = float(np.mean(table["n_restarts"])) if n else 0.0
+    out["lost_ratio"] = out["lost_node_seconds"] / capacity if capacity > 0 else 0.0
     return out
 
 

@@ -149,6 +149,9 @@ class Scheduler:
     def on_timer(self, now: float, tag: Any) -> None:
         """A timer requested with `sim.wake_at` fired."""
 
+    def on_nodes_changed(self, now: float) -> None:
+        """Nodes failed or were repaired: the capacity the policy plans with changed."""
+
     def schedule(self, now: float) -> None:
         """The scheduling pass, once after all events of a timestamp."""
         raise NotImplementedError

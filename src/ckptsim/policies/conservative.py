@@ -43,6 +43,9 @@ class Conservative(QueueScheduler):
         self.running.pop(job.index, None)
         self._dirty = True
 
+    def on_nodes_changed(self, now: float) -> None:
+        self._dirty = True
+
     def on_requeue(self, job: Job, reason: str) -> None:
         self.running.pop(job.index, None)
         self.resv.pop(job.index, None)

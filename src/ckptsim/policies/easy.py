@@ -63,6 +63,9 @@ class Easy(QueueScheduler):
     def on_end(self, job: Job) -> None:
         self._forget(job)
 
+    def on_nodes_changed(self, now: float) -> None:
+        self._dirty = True
+
     def on_requeue(self, job: Job, reason: str) -> None:
         self._forget(job)
         super().on_requeue(job, reason)
