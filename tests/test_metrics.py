@@ -70,3 +70,19 @@ def test_wait_counts_every_waiting_segment():
     # Waiting 0-5 and 30-50 over a span of 0-125.
     assert math.isclose(s["mean_queue_length"], 25 / 125)
     assert t["n_preemptions"][0] == 1 and t["response"][0] == 125
+
+
+def test_capacity_utilized_unused_lost_by_hand():
+    from ckptsim.metrics.core import capacity
+
+    # Machine 4, FCFS: job 1 (2 nodes) 0-10; job 2 (4 nodes) submitted at 0 waits until 10,
+    # runs 10-20. Span 20, capacity 80 node-seconds. Utilised (2*10 + 4*10) / 80 = 0.75.
+    # 0-10: f = 2 free nodes, q = 4 requested -> max(0, -2) = 0; 10-20: f = 0, q = 0.
+    # Unused 0, lost 0.25 (2 nodes idle while a job waits).
+    r = simulate(jobs([(0, 10, 2, 10), (0, 10, 4, 10)], 4), "fcfs")
+    assert capacity(r.table) == {"capacity_utilized": 0.75, "capacity_unused": 0.0,
+                                 "capacity_lost": 0.25}
+    # A lone 1-node job on 4 nodes for 10 s: 3 nodes unused the whole time.
+    r = simulate(jobs([(0, 10, 1, 10)], 4), "fcfs")
+    assert capacity(r.table) == {"capacity_utilized": 0.25, "capacity_unused": 0.75,
+                                 "capacity_lost": 0.0}

@@ -72,7 +72,7 @@ def summary(table: JobTable) -> dict[str, Any]:
     status = table["status"]
     completed = int(np.count_nonzero(status == "completed"))
     held = (table.seg_end - table.seg_start) * size[table.seg_row]
-    capacity = table.machine_size * makespan
+    cap = table.machine_size * makespan
     q_starts, q_ends = waiting_intervals(table)
     queue_area = float(np.sum(q_ends - q_starts))
     out: dict[str, Any] = {
@@ -86,9 +86,9 @@ def summary(table: JobTable) -> dict[str, Any]:
         "mean_bsld": _mean(table["bsld"]),
         "max_bsld": float(np.max(table["bsld"])) if n else 0.0,
         "mean_queue_length": queue_area / makespan if makespan > 0 else 0.0,
-        "utilization": float(np.sum(held)) / capacity if capacity > 0 else 0.0,
-        "useful_utilization": (float(np.sum(table["useful_work"] * size)) / capacity
-                               if capacity > 0 else 0.0),
+        "utilization": float(np.sum(held)) / cap if cap > 0 else 0.0,
+        "useful_utilization": (float(np.sum(table["useful_work"] * size)) / cap
+                               if cap > 0 else 0.0),
         "makespan": makespan,
         "first_submit": t0,
         "last_end": t1,
@@ -104,10 +104,62 @@ def summary(table: JobTable) -> dict[str, Any]:
     days = makespan / DAY
     out["checkpoints_per_node_day"] = (out["checkpoints"] / (table.machine_size * days)
                                        if days > 0 else 0.0)
-    out["wasted_ratio"] = out["overhead_node_seconds"] / capacity if capacity > 0 else 0.0
+    out["wasted_ratio"] = out["overhead_node_seconds"] / cap if cap > 0 else 0.0
     out["mean_restarts"] = float(np.mean(table["n_restarts"])) if n else 0.0
-    out["lost_ratio"] = out["lost_node_seconds"] / capacity if capacity > 0 else 0.0
+    # Seed 004's bounded slowdown: max(response, 10) / max(runtime, 10).
+    useful = np.maximum(table["useful_work"], 10.0)
+    out["mean_response_bsld"] = (float(np.mean(np.maximum(table["response"], 10.0) / useful))
+                                 if n else 0.0)
+    out.update(capacity(table))
+    out["lost_ratio"] = out["lost_node_seconds"] / cap if cap > 0 else 0.0
     return out
+
+
+def capacity(table: JobTable) -> dict[str, float]:
+    """Capacity utilised, unused and lost (seed 004 section 6.1) over the span T.
+
+    utilised = sum_j s_j t_j^e / (T N), with t_j^e the job's useful work; unused = integral of
+    max(0, f(t) - q(t)) dt / (T N), where f(t) is the number of nodes no job holds and q(t) the
+    nodes requested by waiting jobs; lost = 1 - utilised - unused (work lost to failures, nodes
+    idle while jobs wait, overheads).  Nodes down for repair count as free in f(t): the records
+    hold jobs, not node states.
+    """
+    t0, t1 = span(table)
+    cap = table.machine_size * (t1 - t0)
+    if cap <= 0:
+        return {"capacity_utilized": 0.0, "capacity_unused": 0.0, "capacity_lost": 0.0}
+    size = table["size"].astype(np.float64)
+    util = float(np.sum(table["useful_work"] * size)) / cap
+    q_s, q_e = waiting_intervals(table)
+    q_size = _waiting_sizes(table, len(q_s))
+    seg_size = size[table.seg_row]
+    # f(t) - q(t) as a step function: starts at N, holding a node lowers it, waiting lowers it.
+    times = np.concatenate((table.seg_start, table.seg_end, q_s, q_e))
+    delta = np.concatenate((-seg_size, seg_size, -q_size, q_size))
+    order = np.argsort(times, kind="stable")
+    times, delta = times[order], delta[order]
+    level = table.machine_size + np.cumsum(delta)
+    widths = np.diff(np.concatenate((times, [t1])))
+    unused = float(np.sum(np.maximum(level, 0.0) * np.clip(widths, 0.0, None))) / cap
+    return {"capacity_utilized": util, "capacity_unused": unused,
+            "capacity_lost": 1.0 - util - unused}
+
+
+def _waiting_sizes(table: JobTable, n: int) -> np.ndarray:
+    """Sizes of the jobs of `waiting_intervals`, in the same order."""
+    seg_row, seg_start, seg_end = table.seg_row, table.seg_start, table.seg_end
+    first = np.ones(len(seg_row), dtype=bool)
+    first[1:] = seg_row[1:] != seg_row[:-1]
+    prev_end = np.empty_like(seg_start)
+    prev_end[1:] = seg_end[:-1]
+    wait_start = np.where(first, table["submit"][seg_row], prev_end)
+    keep = seg_start > wait_start
+    sizes = table["size"][seg_row][keep].astype(np.float64)
+    never = np.isnan(table["start"])
+    if never.any():
+        sizes = np.concatenate((sizes, table["size"][never].astype(np.float64)))
+    assert len(sizes) == n
+    return sizes
 
 
 def daily_series(table: JobTable, day: float = DAY) -> dict[str, list[float]]:
