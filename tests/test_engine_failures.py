@@ -109,3 +109,13 @@ def test_invariants_hold_under_failures(w, name, fails):
         assert j.work_done == j.runtime
         held = sum(e - s for s, e in j.segments)
         assert abs(held - j.overhead - j.lost_work - j.runtime) < 1e-6
+
+
+def test_failure_schedule_is_visible_to_predictors():
+    w = jobs([(0, 10, 2, 10)], 8)
+    sim = Simulator(w, scheduler_factory("easy"))
+    inj = FailureInjector(sim, [5.0, 1.0, 9.0, 20.0], [3, 6, 3, 0])
+    assert sim.failures is inj
+    assert inj.failing_nodes(0, 10) == (1 << 3) | (1 << 6)
+    assert inj.failing_nodes(5, 5) == 1 << 3
+    assert inj.failing_nodes(10, 19.9) == 0 and inj.failing_nodes(20, 30) == 1

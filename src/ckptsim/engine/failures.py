@@ -11,6 +11,7 @@ checkpoint completions.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -49,6 +50,20 @@ class FailureInjector:
                                               f"repairs must be >= 0")
             sim.at(t, self._make_failure(node, repair))
         sim.counters = self.counters
+        # The future failure schedule, for predictors that read it (seed 004 section 4).
+        order = sorted(range(n), key=lambda k: (float(times[k]), int(nodes[k])))
+        self.times = [float(times[k]) for k in order]
+        self.bits = [1 << int(nodes[k]) for k in order]
+        sim.failures = self
+
+    def failing_nodes(self, start: float, end: float) -> int:
+        """Mask of the nodes with a failure in [start, end]: what a perfect predictor knows."""
+        lo = bisect_left(self.times, start)
+        hi = bisect_right(self.times, end)
+        mask = 0
+        for k in range(lo, hi):
+            mask |= self.bits[k]
+        return mask
 
     def counters(self) -> dict[str, int]:
         return {"failures": self.failures, "failures_hitting_jobs": self.failures_hitting_jobs,

@@ -77,6 +77,7 @@ class Simulator:
         self.wall_seconds = 0.0
         # Platform-level counters (e.g. failures) merged into the run's summary.
         self.counters: Callable[[], dict[str, int]] = dict
+        self.failures: Any = None  # the FailureInjector, when failures are injected
 
     def _make_jobs(self, w: Workload, n_nodes: int) -> list[Job]:
         sizes = w.size.tolist()
