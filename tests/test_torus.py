@@ -132,6 +132,13 @@ def test_ring_partitions_with_and_without_wraparound():
     assert mesh.maximal_free_partition(free) == Mfp(2, 0b1100)
 
 
+def test_bases_in_increasing_x_then_y_then_z():
+    t = Torus((2, 2, 1))
+    # (0,0), (0,1), (1,0), (1,1) -> ids 0, 2, 1, 3.
+    assert t.free_partitions(t.all_mask, 1) == [bits(0), bits(2), bits(1), bits(3)]
+    assert t.free_partitions(t.all_mask, 2) == [bits(0, 2), bits(1, 3), bits(0, 1), bits(2, 3)]
+
+
 def test_2x2x4_pair_counts():
     torus, mesh = Torus((2, 2, 4)), Torus((2, 2, 4), wraparound=False)
     assert torus.shapes(2) == [(1, 1, 2), (1, 2, 1), (2, 1, 1)]
@@ -198,6 +205,11 @@ def test_mfp_after_past_the_first_free_boxes():
     assert t.mfp_after(full, planes) == 16
     assert t.losses(full, [planes, bits(0), full]) == [112, 16, 128]
     assert t.mfp_after(full, full & ~bits(5)) == 1
+    # Bits above the machine in a candidate are ignored, as in free masks.
+    assert t.mfp_after(full, planes | (1 << 200)) == 16
+    t._scan = 0
+    t.clear_cache()
+    assert t.mfp_after(full, planes | (1 << 200)) == 16
 
 
 # ----------------------------------------------------------------------------- 4x4x8 counts

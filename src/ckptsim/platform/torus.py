@@ -374,6 +374,7 @@ class Torus:
         """
         s = self._check_size(size)
         t = self._t
+        free_mask &= self.all_mask
         if s not in t.span or s > free_mask.bit_count():
             return []
         fb = self._free_boxes(free_mask)
@@ -407,7 +408,8 @@ class Torus:
         """:meth:`mfp_after` for many candidate partitions at once (the MFP heuristic asks it
         for every candidate of a job), sharing one free-box list."""
         fb = self._free_boxes(free_mask)
-        cands = list(partitions)
+        everything = self.all_mask
+        cands = [p & everything for p in partitions]
         out = [0] * len(cands)
         rest: list[int] = []
         for k, p in enumerate(cands):
@@ -433,7 +435,7 @@ class Torus:
         """First free box missing each remaining candidate, in doubling blocks of the list."""
         t = self._t
         n_words = t.words.shape[0]
-        raw = b"".join(cands[k].to_bytes(8 * n_words, "little", signed=False) for k in rest)
+        raw = b"".join(cands[k].to_bytes(8 * n_words, "little") for k in rest)
         cw = np.frombuffer(raw, dtype="<u8").reshape(len(rest), n_words)
         pending = np.asarray(rest, dtype=np.int64)
         rows = np.arange(len(rest))
@@ -454,7 +456,8 @@ class Torus:
                 rows = rows[~found]
                 pending = pending[~found]
             pos += block
-            block *= 2
+            # Grow the blocks, but keep a block's candidates x boxes matrix near a million.
+            block = max(256, min(2 * block, (1 << 20) // max(len(rows), 1)))
 
 
 def scale_sizes(sizes: ArrayLike, from_machine: int, to_machine: int) -> tuple[np.ndarray, float]:
