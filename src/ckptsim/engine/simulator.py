@@ -416,6 +416,51 @@ class Simulator:
         job.version += 1
         self._push(now + duration, PRIO_OVERHEAD, job, job.version)
 
+    def relocate(self, moves: list[tuple[Job, int]], duration: float = 0.0) -> None:
+        """Move several RUNNING jobs at once (re-packing): every job leaves its nodes and takes
+        its new ones at the same instant, so jobs may swap places.
+
+        Each move is a checkpoint, a move and a restart: the progress at this instant is saved,
+        and `duration` seconds of overhead delay the job's progress on its new nodes.
+        """
+        if not duration >= 0:
+            raise DecisionError(None, f"relocation duration must be >= 0, got {duration}",
+                                self.now)
+        now = self.now
+        old_union = 0
+        new_union = 0
+        for job, mask in moves:
+            if job.state != RUNNING:
+                raise DecisionError(job.id, f"cannot relocate a job that is {job.state.name}",
+                                    now)
+            if mask.bit_count() != job.size:
+                raise DecisionError(job.id, f"relocation target has {mask.bit_count()} nodes "
+                                            f"but the job needs {job.size}", now)
+            if new_union & mask:
+                raise DecisionError(job.id, "relocation targets overlap", now)
+            new_union |= mask
+            old_union |= job.mask
+        if new_union & ~(self.cluster.free_mask | old_union):
+            raise DecisionError(moves[0][0].id if moves else None,
+                                "relocation targets nodes that are neither free nor vacated",
+                                now)
+        cluster = self.cluster
+        for job, _ in moves:
+            self._sync(job, now)
+            self._cut_overhead(job, now)
+            cluster.give(job.mask, job.size)
+        for job, mask in moves:
+            cluster.take(mask, job.size)
+            job.segments.append((job.seg_start, now))
+            job.seg_start = now
+            job.mask = mask
+            job.work_saved = job.work_done
+            job.n_migrations += 1
+            job.anchor = now + duration
+            if duration:
+                job.overhead += duration
+            self._schedule_end(job)
+
     def set_rate(self, job: Job, rate: float) -> None:
         """Change a RUNNING job's progress rate (1.0 normal, 0 frozen); its end moves."""
         if job.state != RUNNING:

@@ -156,6 +156,12 @@ class Scheduler:
         """The scheduling pass, once after all events of a timestamp."""
         raise NotImplementedError
 
+    @classmethod
+    def prepare_workload(cls, workload: Any, params: Any) -> Any:
+        """Adapt a workload to the platform this policy needs (e.g. box-shaped job sizes).
+        Called by `simulate` before the run; the default keeps the workload as it is."""
+        return workload
+
 
 _REGISTRY: dict[str, type[Scheduler]] = {}
 
@@ -193,9 +199,10 @@ def scheduler_factory(name: str, values: Mapping[str, Any] | None = None
     def factory(sim: Simulator) -> Scheduler:
         return cls(sim, params)
 
+    factory.prepare = lambda workload: cls.prepare_workload(workload, params)  # type: ignore
     return factory
 
 
 def _load_builtin() -> None:
     # Importing the modules registers their schedulers.
-    from ckptsim.policies import ckpt_backfill, conservative, easy, fcfs  # noqa: F401
+    from ckptsim.policies import bgl, ckpt_backfill, conservative, easy, fcfs  # noqa: F401

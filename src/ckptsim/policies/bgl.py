@@ -1,0 +1,283 @@
+"""Fault-aware job scheduling on a BlueGene/L torus (Oliner et al., seed 004) and its baseline
+(Krevat et al.).
+
+Jobs run on contiguous rectangular boxes of supernodes of a 3-D torus (`ckptsim.platform.torus`).
+
+* `bgl-fcfs`: FCFS in arrival order; a job is placed on the free box that leaves the largest
+  maximal free partition (MFP) afterwards (the MFP heuristic, ties: the partition finder's
+  order).  With `backfill`, the blocked head gets an EASY-style spatial reservation: running
+  jobs are released in order of estimated end (start + estimate) onto a copy of the occupancy
+  until a free box of the head's size exists; that box (chosen by MFP) is reserved at that
+  shadow time, and a later job may start now if it has a free box that ends by the shadow time
+  or does not intersect the reserved box.  With `migration`, when the head does not fit although
+  enough nodes are free, the running jobs are re-packed largest first with the MFP heuristic
+  onto an empty torus; the new layout is taken if the head then fits.  A migration costs
+  `migration_cost` seconds per moved job (default free, as in Krevat).
+* `bgl-balancing`: the placement minimises E_loss = L_MFP + P_f * s_j, where P_f = 1 -
+  prod(1 - p_n) over the partition's nodes and p_n = `confidence` if the failure schedule has a
+  failure of node n within the job's estimated run, else 0 (seed 004 section 4.1 / 5.2.1).
+* `bgl-tiebreak`: among the partitions with the best MFP, prefer the first one predicted not to
+  fail; a partition with a failure in the job's window is predicted to fail with probability
+  `accuracy` (false negatives 1 - accuracy, no false positives; section 4.2 / 5.2.2).
+
+Both predictors read the future failure schedule, as the seed does.  Without failures both
+produce exactly the `bgl-fcfs` schedule.  Job sizes are rounded up to the smallest volume with a
+box shape and, for traces from larger machines, scaled first (`prepare_workload`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ckptsim.errors import ConfigError
+from ckptsim.platform.torus import Torus, scale_sizes
+from ckptsim.policies.base import param, register
+from ckptsim.policies.queue import QueueParams, QueueScheduler
+
+if TYPE_CHECKING:
+    from ckptsim.engine.simulator import Simulator
+    from ckptsim.engine.state import Job
+    from ckptsim.workload.model import Workload
+
+INF = math.inf
+
+
+@dataclasses.dataclass(frozen=True)
+class BglParams(QueueParams):
+    x: int = param(4, "torus size along x (supernodes)", low=1)
+    y: int = param(4, "torus size along y", low=1)
+    z: int = param(8, "torus size along z", low=1)
+    wraparound: bool = param(True, "boxes may wrap around the torus edges (false: a mesh)")
+    backfill: bool = param(True, "EASY-style backfilling with a spatial reservation")
+    migration: bool = param(True, "re-pack running jobs when the head does not fit")
+    migration_cost: float = param(0.0, "seconds of overhead per migrated job", low=0.0)
+
+    def dims(self) -> tuple[int, int, int]:
+        return (self.x, self.y, self.z)
+
+
+@dataclasses.dataclass(frozen=True)
+class BalancingParams(BglParams):
+    confidence: float = param(0.0, "balancing predictor confidence a", low=0.0, high=1.0)
+
+
+@dataclasses.dataclass(frozen=True)
+class TiebreakParams(BglParams):
+    accuracy: float = param(0.0, "tie-break predictor accuracy a", low=0.0, high=1.0)
+    seed: int = param(0, "seed of the predictor's random draws", low=0)
+
+
+@register
+class BglFcfs(QueueScheduler):
+    name = "bgl-fcfs"
+    description = "BG/L torus: FCFS + MFP placement, backfilling, migration (Krevat)"
+    Params = BglParams
+
+    def __init__(self, sim: Simulator, params: Any = None) -> None:
+        super().__init__(sim, params)
+        prm: BglParams = self.params
+        self.torus = Torus(prm.dims(), wraparound=prm.wraparound)
+        if self.cluster.n_nodes != self.torus.n_nodes:
+            raise ConfigError("machine_size", f"the {prm.x}x{prm.y}x{prm.z} torus has "
+                                              f"{self.torus.n_nodes} supernodes but the machine "
+                                              f"has {self.cluster.n_nodes}; run with "
+                                              f"--machine-size {self.torus.n_nodes}")
+        self.running: dict[int, Job] = {}
+        self.migrations = 0
+
+    # --- workload preparation ------------------------------------------------------------
+    @classmethod
+    def prepare_workload(cls, workload: Workload, params: Any) -> Workload:
+        """Scale sizes of a trace from a larger machine, round up to box volumes."""
+        torus = Torus(params.dims(), wraparound=params.wraparound)
+        sizes = workload.size
+        notes = []
+        counts: dict[str, int] = {}
+        if workload.machine_size > torus.n_nodes:
+            sizes, factor = scale_sizes(sizes, workload.machine_size, torus.n_nodes)
+            notes.append(f"sizes scaled by {factor:g} ({workload.machine_size} -> "
+                         f"{torus.n_nodes})")
+            counts["sizes_scaled"] = int(np.count_nonzero(sizes != workload.size))
+        rounded, changed = torus.round_sizes(sizes)
+        counts["sizes_rounded_to_box"] = int(changed)
+        notes.append(f"sizes rounded up to box volumes ({changed} jobs)")
+        new_counts = dict(workload.counts)
+        new_counts.update(counts)
+        return dataclasses.replace(
+            workload, size=np.asarray(rounded, dtype=np.int64), machine_size=torus.n_nodes,
+            counts=new_counts, transforms=workload.transforms + tuple(notes))
+
+    # --- placement ------------------------------------------------------------------------
+    def choose(self, job: Job, free: int, now: float) -> int | None:
+        """The partition for `job` among the free boxes (MFP heuristic), or None."""
+        parts = self.torus.free_partitions(free, job.size)
+        if not parts:
+            return None
+        losses = self.torus.losses(free, parts)
+        return parts[losses.index(min(losses))]
+
+    def _start(self, job: Job, mask: int, now: float, backfilled: bool) -> None:
+        self.sim.start(job, mask=mask, backfilled=backfilled)
+        job.pred_end = now + job.estimate
+        self.running[job.index] = job
+        self._removed(job)
+
+    def on_end(self, job: Job) -> None:
+        self.running.pop(job.index, None)
+
+    def on_requeue(self, job: Job, reason: str) -> None:
+        self.running.pop(job.index, None)
+        super().on_requeue(job, reason)
+
+    # --- the pass -------------------------------------------------------------------------
+    def schedule(self, now: float) -> None:
+        q = self.queue
+        if not q:
+            return
+        prm: BglParams = self.params
+        # 1. FCFS from the head while a partition exists.
+        k = 0
+        while k < len(q):
+            job = q[k]
+            mask = self.choose(job, self.cluster.free_mask, now)
+            if mask is None and prm.migration and self.cluster.n_free >= job.size:
+                if self._repack(job, now):
+                    mask = self.choose(job, self.cluster.free_mask, now)
+            if mask is None:
+                break
+            self._start(job, mask, now, False)
+            k += 1
+        if k:
+            del q[:k]
+        if not q or not prm.backfill or self.cluster.n_free < self._min_size:
+            return
+        # 2. Spatial reservation for the blocked head, then backfilling.
+        head = q[0]
+        shadow, reserved = self._reservation(head, now)
+        started = []
+        for job in q[1:]:
+            free = self.cluster.free_mask
+            if job.size > free.bit_count():
+                continue
+            ends_in_time = now + job.estimate <= shadow
+            parts = self.torus.free_partitions(free, job.size)
+            if not ends_in_time:
+                parts = [m for m in parts if not m & reserved]
+            if not parts:
+                continue
+            mask = self._pick(job, free, parts, now)
+            self._start(job, mask, now, True)
+            started.append(job)
+        if started:
+            done = {j.index for j in started}
+            q[:] = [j for j in q if j.index not in done]
+
+    def _pick(self, job: Job, free: int, parts: list[int], now: float) -> int:
+        losses = self.torus.losses(free, parts)
+        return parts[losses.index(min(losses))]
+
+    def _reservation(self, head: Job, now: float) -> tuple[float, int]:
+        """(shadow time, reserved box) for the head: release running jobs in order of
+        estimated end until a box of its size is free."""
+        free = self.cluster.free_mask
+        for job in sorted(self.running.values(), key=lambda j: (j.pred_end, j.index)):
+            free |= job.mask
+            parts = self.torus.free_partitions(free, head.size)
+            if parts:
+                losses = self.torus.losses(free, parts)
+                return max(job.pred_end, now), parts[losses.index(min(losses))]
+        return INF, 0
+
+    def _repack(self, head: Job, now: float) -> bool:
+        """Re-place every running job, largest first, with the MFP heuristic on an empty torus;
+        apply the layout if the head then fits."""
+        jobs = sorted(self.running.values(), key=lambda j: (-j.size, j.index))
+        free = self.torus.all_mask & ~self.cluster.down_mask
+        layout = []
+        for job in jobs:
+            parts = self.torus.free_partitions(free, job.size)
+            if not parts:
+                return False
+            losses = self.torus.losses(free, parts)
+            mask = parts[losses.index(min(losses))]
+            layout.append((job, mask))
+            free &= ~mask
+        if not self.torus.free_partitions(free, head.size):
+            return False
+        moves = [(job, mask) for job, mask in layout if mask != job.mask]
+        if not moves:
+            return False
+        self.sim.relocate(moves, self.params.migration_cost)
+        self.migrations += 1
+        return True
+
+
+def _failing(sim: Simulator, now: float, estimate: float) -> int:
+    failures = sim.failures
+    return failures.failing_nodes(now, now + estimate) if failures is not None else 0
+
+
+@register
+class BglBalancing(BglFcfs):
+    name = "bgl-balancing"
+    description = "BG/L: minimise L_MFP + P_f * size with the balancing predictor (seed 004)"
+    Params = BalancingParams
+
+    def choose(self, job: Job, free: int, now: float) -> int | None:
+        parts = self.torus.free_partitions(free, job.size)
+        if not parts:
+            return None
+        return self._pick(job, free, parts, now)
+
+    def _pick(self, job: Job, free: int, parts: list[int], now: float) -> int:
+        losses = self.torus.losses(free, parts)
+        a = self.params.confidence
+        failing = _failing(self.sim, now, job.estimate) if a > 0 else 0
+        if not failing:
+            return parts[losses.index(min(losses))]
+        best, best_e = parts[0], INF
+        for mask, loss in zip(parts, losses, strict=True):
+            k = (mask & failing).bit_count()
+            e_loss = loss + (1.0 - (1.0 - a) ** k) * job.size
+            if e_loss < best_e:
+                best, best_e = mask, e_loss
+        return best
+
+
+@register
+class BglTiebreak(BglFcfs):
+    name = "bgl-tiebreak"
+    description = "BG/L: among best-MFP partitions prefer one predicted not to fail (seed 004)"
+    Params = TiebreakParams
+
+    def __init__(self, sim: Simulator, params: Any = None) -> None:
+        super().__init__(sim, params)
+        from ckptsim.rng import RandomStreams
+
+        self.rng = RandomStreams(self.params.seed).stream("policy.tiebreak")
+
+    def choose(self, job: Job, free: int, now: float) -> int | None:
+        parts = self.torus.free_partitions(free, job.size)
+        if not parts:
+            return None
+        return self._pick(job, free, parts, now)
+
+    def _pick(self, job: Job, free: int, parts: list[int], now: float) -> int:
+        losses = self.torus.losses(free, parts)
+        low = min(losses)
+        ties = [m for m, loss in zip(parts, losses, strict=True) if loss == low]
+        a = self.params.accuracy
+        if len(ties) == 1 or a <= 0:
+            return ties[0]
+        failing = _failing(self.sim, now, job.estimate)
+        if not failing:
+            return ties[0]
+        for mask in ties:
+            # A real failure is predicted with probability a; no false positives.
+            if not (mask & failing and self.rng.random() < a):
+                return mask
+        return ties[0]
