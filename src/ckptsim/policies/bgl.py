@@ -157,7 +157,8 @@ class BglFcfs(QueueScheduler):
             return
         # 2. Spatial reservation for the blocked head, then backfilling.
         head = q[0]
-        shadow, reserved = self._reservation(head, now)
+        shadow, release = self._shadow(head, now)
+        reserved: int | None = None  # the reserved box, chosen only when a job needs it
         started = []
         for job in q[1:]:
             free = self.cluster.free_mask
@@ -165,7 +166,9 @@ class BglFcfs(QueueScheduler):
                 continue
             ends_in_time = now + job.estimate <= shadow
             parts = self.torus.free_partitions(free, job.size)
-            if not ends_in_time:
+            if not ends_in_time and parts:
+                if reserved is None:
+                    reserved = self._reserved_box(head, release)
                 parts = [m for m in parts if not m & reserved]
             if not parts:
                 continue
@@ -180,17 +183,23 @@ class BglFcfs(QueueScheduler):
         losses = self.torus.losses(free, parts)
         return parts[losses.index(min(losses))]
 
-    def _reservation(self, head: Job, now: float) -> tuple[float, int]:
-        """(shadow time, reserved box) for the head: release running jobs in order of
-        estimated end until a box of its size is free."""
+    def _shadow(self, head: Job, now: float) -> tuple[float, int]:
+        """(shadow time, free mask then) for the head: release running jobs in order of
+        estimated end onto a copy of the occupancy until a box of its size is free."""
         free = self.cluster.free_mask
         for job in sorted(self.running.values(), key=lambda j: (j.pred_end, j.index)):
             free |= job.mask
-            parts = self.torus.free_partitions(free, head.size)
-            if parts:
-                losses = self.torus.losses(free, parts)
-                return max(job.pred_end, now), parts[losses.index(min(losses))]
-        return INF, 0
+            if self.torus.free_partitions(free, head.size):
+                return max(job.pred_end, now), free
+        return INF, free
+
+    def _reserved_box(self, head: Job, release: int) -> int:
+        """The box reserved for the head at the shadow time (MFP heuristic); 0 if none."""
+        parts = self.torus.free_partitions(release, head.size)
+        if not parts:
+            return 0
+        losses = self.torus.losses(release, parts)
+        return parts[losses.index(min(losses))]
 
     def _repack(self, head: Job, now: float) -> bool:
         """Re-place every running job, largest first, with the MFP heuristic on an empty torus;
