@@ -88,6 +88,8 @@ class BglFcfs(QueueScheduler):
                                               f"--machine-size {self.torus.n_nodes}")
         self.running: dict[int, Job] = {}
         self.migrations = 0
+        self._version = 0  # bumped whenever the set of running jobs changes
+        self._repack_failed: tuple[int, int, int] | None = None  # (version, size, down nodes)
 
     # --- workload preparation ------------------------------------------------------------
     @classmethod
@@ -124,13 +126,16 @@ class BglFcfs(QueueScheduler):
         self.sim.start(job, mask=mask, backfilled=backfilled)
         job.pred_end = now + job.estimate
         self.running[job.index] = job
+        self._version += 1
         self._removed(job)
 
     def on_end(self, job: Job) -> None:
         self.running.pop(job.index, None)
+        self._version += 1
 
     def on_requeue(self, job: Job, reason: str) -> None:
         self.running.pop(job.index, None)
+        self._version += 1
         super().on_requeue(job, reason)
 
     # --- the pass -------------------------------------------------------------------------
@@ -204,6 +209,15 @@ class BglFcfs(QueueScheduler):
     def _repack(self, head: Job, now: float) -> bool:
         """Re-place every running job, largest first, with the MFP heuristic on an empty torus;
         apply the layout if the head then fits."""
+        key = (self._version, head.size, self.cluster.down_mask)
+        if key == self._repack_failed:
+            return False  # nothing changed since the same re-packing last failed
+        ok = self._try_repack(head)
+        if not ok:
+            self._repack_failed = key
+        return ok
+
+    def _try_repack(self, head: Job) -> bool:
         jobs = sorted(self.running.values(), key=lambda j: (-j.size, j.index))
         free = self.torus.all_mask & ~self.cluster.down_mask
         layout = []
