@@ -75,6 +75,8 @@ def test_window_rebases_by_default() -> None:
     kept = trace().window(20.0, 60.0, rebase=False)
     assert kept.time.tolist() == [30.0, 50.0] and kept.span == 50.0
     assert len(trace().window(50.0)) == 1  # without an end, to the end of the trace
+    late = trace().window(80.0)
+    assert len(late) == 0 and late.span == 0.0
     assert trace().window(0.0).time.tolist() == trace().time.tolist()
     assert len(trace().window(0.0, 50.0)) == 3  # with one, half-open
     with pytest.raises(ConfigError, match="end"):

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ckptsim.errors import ConfigError
 from ckptsim.failures import (
@@ -11,11 +15,15 @@ from ckptsim.failures import (
     map_nodes,
     matching_count,
     merge_overlaps,
+    read_lanl_cfdr,
     rescale_count,
     synthetic_failures,
     transient,
 )
 from ckptsim.rng import RandomStreams
+
+LANL_CSV = (Path(__file__).resolve().parents[2] / "shared" / "data" / "failures" / "lanl_cfdr"
+            / "LA-UR-05-7318-failure-data-1996-2005.csv.gz")
 
 
 def log(n: int = 2000, nodes: int = 350, seed: int = 1) -> FailureTrace:
@@ -83,6 +91,13 @@ def test_one_trace_node_keeps_one_simulated_node() -> None:
     for method in ("modulo", "random"):
         mapping = pairs(tr, map_nodes(tr, 64, method=method, seed=9))
         assert len(mapping) == 300 and all(len(v) == 1 for v in mapping.values())
+
+
+def test_mapping_an_empty_trace() -> None:
+    empty = FailureTrace(time=[], node=[], repair=[], span=10.0)
+    for method in ("modulo", "random"):
+        m = map_nodes(empty, 4, method=method)
+        assert len(m) == 0 and m.span == 10.0 and m.counts["trace_nodes"] == 0
 
 
 def test_mapping_errors() -> None:
@@ -211,6 +226,40 @@ def test_rescale_errors() -> None:
     with pytest.raises(ConfigError, match="zero span"):
         rescale_count(FailureTrace(time=[0.0, 0.0], node=[1, 2], repair=[0.0, 0.0]), 10,
                       span=100.0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(1, 60), target=st.integers(0, 200), seed=st.integers(0, 2**32),
+       span=st.floats(1.0, 1e8), bursty=st.booleans())
+def test_rescale_properties(n: int, target: int, seed: int, span: float, bursty: bool) -> None:
+    rng = np.random.default_rng(seed)
+    t = rng.uniform(0, 1e6, n)
+    if bursty:
+        t = np.round(t, -5)  # many failures at the same instants
+    tr = FailureTrace(time=t, node=rng.integers(0, 10, n), repair=rng.uniform(0, 100, n),
+                      span=1e6)
+    r = rescale_count(tr, target, span=span, seed=seed)
+    assert len(r) == target and r.span == span
+    assert np.all(r.time >= 0) and np.all(r.time <= span) and np.all(np.diff(r.time) >= 0)
+    smaller = rescale_count(tr, target // 2, span=span, seed=seed)
+    big = set(zip(r.time.tolist(), r.node.tolist(), r.repair.tolist(), strict=True))
+    assert set(zip(smaller.time.tolist(), smaller.node.tolist(), smaller.repair.tolist(),
+                   strict=True)) <= big
+
+
+def test_real_lanl_system_rescaled_for_seed_004() -> None:
+    if not LANL_CSV.exists():
+        pytest.skip(f"real failure data not available: {LANL_CSV} is missing")
+    log = read_lanl_cfdr(LANL_CSV, system=20)  # 2,478 failures on 400 nodes, 3.7 years
+    fitted = transient(rescale_count(map_nodes(log, 128), 4000, span=SPAN, seed=1))
+    assert len(fitted) == 4000 and fitted.node.max() < 128 and fitted.transient
+    q = np.linspace(0.1, 0.9, 9)
+    assert np.max(np.abs(np.quantile(fitted.time / SPAN, q)
+                         - np.quantile(log.time / log.span, q))) < 0.03
+    thin = rescale_count(log, 1000, span=SPAN, seed=1)  # seed 004's LLNL count
+    assert len(thin) == 1000 and thin.time.max() <= SPAN
+    assert np.max(np.abs(np.quantile(thin.time / SPAN, q)
+                         - np.quantile(log.time / log.span, q))) < 0.03
 
 
 def test_matching_count_keeps_failures_per_node_per_day() -> None:

@@ -154,8 +154,8 @@ class FailureTrace:
         that the failures stay where they were in the longer period.  A node down at `start`
         from an earlier failure counts as up: the window holds failures, not down states.
         """
-        stop = self.span if end is None else float(end)
         start = float(start)
+        stop = max(self.span, start) if end is None else float(end)
         if not (np.isfinite(start) and start >= 0):
             raise ConfigError("start", f"must be a finite time >= 0 in seconds, got {start}")
         if not (np.isfinite(stop) and stop >= start):

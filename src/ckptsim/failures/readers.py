@@ -310,10 +310,36 @@ def _lanl_int(text: str, where: str, line: int, field: str) -> int:
     return value
 
 
+@dataclass(frozen=True)
+class _LanlColumns:
+    """Positions (and header spellings) of the columns the LANL reader uses."""
+
+    names: list[str]
+    system: int
+    node: int
+    started: int
+    fixed: int
+    down: int | None
+    size: int | None
+
+    @classmethod
+    def from_header(cls, row: list[str], node_column: str, where: str,
+                    line: int) -> _LanlColumns:
+        idx = {_norm(name): i for i, name in enumerate(row)}
+        absent = [name for name in ("System", "Prob Started", "Prob Fixed", node_column)
+                  if _norm(name) not in idx]
+        if absent:
+            raise WorkloadError(f"the header has no {', '.join(absent)} column (columns: "
+                                f"{', '.join(row)}); is this the LANL failure data CSV?",
+                                path=where, line=line)
+        return cls(row, idx["system"], idx[_norm(node_column)], idx["probstarted"],
+                   idx["probfixed"], idx.get("downtime"), idx.get("nodes"))
+
+
 def _read_lanl_records(path: str | PathLike[str], node_column: str, dst: bool) -> _LanlRecords:
     text, where = _read_text(path)
     reader = csv.reader(text.splitlines())
-    header: list[str] | None = None
+    cols: _LanlColumns | None = None
     header_line = 0
     systems: list[int] = []
     nodes: list[int] = []
@@ -322,62 +348,57 @@ def _read_lanl_records(path: str | PathLike[str], node_column: str, dst: bool) -
     missing: list[bool] = []
     system_nodes: dict[int, int | None] = {}
     counts = {"records": 0, "blank_lines": 0, "down_time_mismatch": 0}
-    idx: dict[str, int] = {}
+    # Many records share a timestamp (multi-node events, a start that is another's fix).
+    seconds: dict[str, float] = {}
+
+    def when(row: list[str], i: int, line: int, names: list[str]) -> float:
+        t = seconds.get(row[i])
+        if t is None:
+            t = seconds[row[i]] = _parse_lanl_time(row[i], dst, where, line, names[i])
+        return t
+
     for row in reader:
         line = reader.line_num
         if not any(cell.strip() for cell in row):
             counts["blank_lines"] += 1
             continue
-        if header is None:
-            header, header_line = row, line
-            idx = {_norm(name): i for i, name in enumerate(row)}
-            absent = [name for name in ("System", "Prob Started", "Prob Fixed", node_column)
-                      if _norm(name) not in idx]
-            if absent:
-                raise WorkloadError(
-                    f"the header has no {', '.join(absent)} column (columns: "
-                    f"{', '.join(row)}); is this the LANL failure data CSV?",
-                    path=where, line=line)
+        if cols is None:
+            cols, header_line = _LanlColumns.from_header(row, node_column, where, line), line
             continue
-        if len(row) != len(header):
-            raise WorkloadError(f"record has {len(row)} fields, the header has {len(header)}",
+        names = cols.names
+        if len(row) != len(names):
+            raise WorkloadError(f"record has {len(row)} fields, the header has {len(names)}",
                                 path=where, line=line,
-                                field=header[len(row)] if len(row) < len(header) else None)
+                                field=names[len(row)] if len(row) < len(names) else None)
         counts["records"] += 1
-        system = _lanl_int(row[idx["system"]], where, line, header[idx["system"]])
-        node_text = row[idx[_norm(node_column)]].strip()
-        if node_text:
-            node = _lanl_int(node_text, where, line, header[idx[_norm(node_column)]])
-        else:
-            # System 17 records carry no node data at all; the FTA lanl05 copy of the same
-            # records calls that machine node 0, and so do we.
-            node = 0
-        t0 = _parse_lanl_time(row[idx["probstarted"]], dst, where, line,
-                              header[idx["probstarted"]])
-        t1 = _parse_lanl_time(row[idx["probfixed"]], dst, where, line, header[idx["probfixed"]])
+        system = _lanl_int(row[cols.system], where, line, names[cols.system])
+        node_text = row[cols.node].strip()
+        # System 17 records carry no node data at all; the FTA lanl05 copy of the same records
+        # calls that machine node 0, and so does this reader.
+        node = _lanl_int(node_text, where, line, names[cols.node]) if node_text else 0
+        t0 = when(row, cols.started, line, names)
+        t1 = when(row, cols.fixed, line, names)
         if t1 < t0:
-            raise WorkloadError(f"the problem is fixed ({row[idx['probfixed']]}) before it "
-                                f"started ({row[idx['probstarted']]})", path=where, line=line,
-                                field=header[idx["probfixed"]])
-        if "downtime" in idx and row[idx["downtime"]].strip():
-            down = row[idx["downtime"]].strip()
+            raise WorkloadError(f"the problem is fixed ({row[cols.fixed]}) before it started "
+                                f"({row[cols.started]})", path=where, line=line,
+                                field=names[cols.fixed])
+        down = row[cols.down].strip() if cols.down is not None else ""
+        if down:
             minutes = float(down) if _is_float(down) else -1.0
             if minutes < 0:
                 raise WorkloadError(f"expected minutes, got {down!r}", path=where, line=line,
-                                    field=header[idx["downtime"]])
+                                    field=names[cols.down])  # type: ignore[index]
             if abs(minutes * 60.0 - (t1 - t0)) > 60.0:
                 counts["down_time_mismatch"] += 1
-        if "nodes" in idx and system not in system_nodes:
-            size = row[idx["nodes"]].strip()
+        if system not in system_nodes:
+            size = row[cols.size].strip() if cols.size is not None else ""
             system_nodes[system] = int(size) if size.isdigit() else None
-        else:
-            system_nodes.setdefault(system, None)
         systems.append(system)
         nodes.append(node)
         started.append(t0)
         fixed.append(t1)
         missing.append(not node_text)
-    if header is None:
+    if cols is None:
         raise WorkloadError("the file is empty (no header, no failure records)", path=where)
     if not systems:
         raise WorkloadError("the file holds no failure records (only a header)", path=where,
