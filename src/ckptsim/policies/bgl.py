@@ -165,21 +165,33 @@ class BglFcfs(QueueScheduler):
         shadow, release = self._shadow(head, now)
         reserved: int | None = None  # the reserved box, chosen only when a job needs it
         started = []
+        # Candidate boxes per (size, must avoid the reservation), valid until a job starts:
+        # many waiting jobs share a size, and a busy queue is scanned in full at every pass.
+        boxes: dict[tuple[int, bool], list[int]] = {}
+        free = self.cluster.free_mask
+        n_free = free.bit_count()
         for job in q[1:]:
-            free = self.cluster.free_mask
-            if job.size > free.bit_count():
+            if job.size > n_free:
                 continue
-            ends_in_time = now + job.estimate <= shadow
-            parts = self.torus.free_partitions(free, job.size)
-            if not ends_in_time and parts:
-                if reserved is None:
-                    reserved = self._reserved_box(head, release)
-                parts = [m for m in parts if not m & reserved]
+            avoid = now + job.estimate > shadow
+            parts = boxes.get((job.size, avoid))
+            if parts is None:
+                parts = self.torus.free_partitions(free, job.size)
+                if avoid and parts:
+                    if reserved is None:
+                        reserved = self._reserved_box(head, release)
+                    parts = [m for m in parts if not m & reserved]
+                boxes[(job.size, avoid)] = parts
             if not parts:
                 continue
             mask = self._pick(job, free, parts, now)
             self._start(job, mask, now, True)
             started.append(job)
+            boxes.clear()
+            free = self.cluster.free_mask
+            n_free = free.bit_count()
+            if n_free < self._min_size:
+                break
         if started:
             done = {j.index for j in started}
             q[:] = [j for j in q if j.index not in done]
