@@ -152,6 +152,22 @@ def test_lanl_quoted_fields_and_duplicates_and_overlaps(tmp_path: Path) -> None:
     assert len(tr) == 3 and tr.counts["duplicates"] == 1 and tr.counts["overlapping"] == 2
 
 
+def test_lanl_repair_without_fix_time(tmp_path: Path) -> None:
+    # An empty Prob Fixed takes the Down Time as the repair; with neither the failure is
+    # transient.  Both are counted.
+    path = write(tmp_path, "nofix.csv", [
+        LANL_HEADER,
+        lanl_row(2, 0, "1/1/2004 0:00", "", "30"),
+        lanl_row(2, 1, "1/1/2004 1:00", "", ""),
+    ])
+    tr = read_lanl_cfdr(path)
+    assert tr.repair.tolist() == [1800.0, 0.0]
+    assert tr.counts["repair_from_down_time"] == 1 and tr.counts["no_repair_time"] == 1
+    no_column = write(tmp_path, "nocol.csv", ["System,nodenumz,Prob Started",
+                                              "2,3,1/1/2004 0:00"])
+    assert read_lanl_cfdr(no_column).repair.tolist() == [0.0]
+
+
 def test_lanl_node_column_choice(tmp_path: Path) -> None:
     line = lanl_row(19, 0, "1/1/2004 0:00", "1/1/2004 1:00", "60").replace(",0,0,5-Apr",
                                                                            ",1024,0,5-Apr")
@@ -199,7 +215,7 @@ def test_lanl_empty_files(tmp_path: Path) -> None:
     with pytest.raises(WorkloadError, match="no failure records") as info:
         read_lanl_cfdr(write(tmp_path, "header.csv", [LANL_HEADER]))
     assert info.value.line == 1
-    with pytest.raises(WorkloadError, match="no System, Prob Started, Prob Fixed, nodenumz column"):
+    with pytest.raises(WorkloadError, match="no System, Prob Started, nodenumz column"):
         read_lanl_cfdr(write(tmp_path, "other.csv", ["a,b,c", "1,2,3"]))
     with pytest.raises(WorkloadError, match="file not found"):
         read_lanl_cfdr(tmp_path / "nothing.csv")

@@ -220,7 +220,7 @@ class _LanlRecords:
     node: np.ndarray
     started: np.ndarray
     fixed: np.ndarray
-    missing: np.ndarray
+    flags: dict[str, np.ndarray]  # per-record flags, counted over the selection
     system_nodes: dict[int, int | None]
     counts: dict[str, int]
 
@@ -310,6 +310,12 @@ def _lanl_int(text: str, where: str, line: int, field: str) -> int:
     return value
 
 
+#: Per-record observations of the LANL reader, counted over the selected failures: node number
+#: empty (read as 0), Down Time disagreeing with the times, repair taken from Down Time, no
+#: repair time at all.
+_LANL_FLAGS = ("missing_node", "down_time_mismatch", "repair_from_down_time", "no_repair_time")
+
+
 @dataclass(frozen=True)
 class _LanlColumns:
     """Positions (and header spellings) of the columns the LANL reader uses."""
@@ -318,7 +324,7 @@ class _LanlColumns:
     system: int
     node: int
     started: int
-    fixed: int
+    fixed: int | None
     down: int | None
     size: int | None
 
@@ -326,14 +332,14 @@ class _LanlColumns:
     def from_header(cls, row: list[str], node_column: str, where: str,
                     line: int) -> _LanlColumns:
         idx = {_norm(name): i for i, name in enumerate(row)}
-        absent = [name for name in ("System", "Prob Started", "Prob Fixed", node_column)
+        absent = [name for name in ("System", "Prob Started", node_column)
                   if _norm(name) not in idx]
         if absent:
             raise WorkloadError(f"the header has no {', '.join(absent)} column (columns: "
                                 f"{', '.join(row)}); is this the LANL failure data CSV?",
                                 path=where, line=line)
         return cls(row, idx["system"], idx[_norm(node_column)], idx["probstarted"],
-                   idx["probfixed"], idx.get("downtime"), idx.get("nodes"))
+                   idx.get("probfixed"), idx.get("downtime"), idx.get("nodes"))
 
 
 def _read_lanl_records(path: str | PathLike[str], node_column: str, dst: bool) -> _LanlRecords:
@@ -345,9 +351,9 @@ def _read_lanl_records(path: str | PathLike[str], node_column: str, dst: bool) -
     nodes: list[int] = []
     started: list[float] = []
     fixed: list[float] = []
-    missing: list[bool] = []
+    flags: dict[str, list[bool]] = {name: [] for name in _LANL_FLAGS}
     system_nodes: dict[int, int | None] = {}
-    counts = {"records": 0, "blank_lines": 0, "down_time_mismatch": 0}
+    counts = {"records": 0, "blank_lines": 0}
     # Many records share a timestamp (multi-node events, a start that is another's fix).
     seconds: dict[str, float] = {}
 
@@ -377,19 +383,29 @@ def _read_lanl_records(path: str | PathLike[str], node_column: str, dst: bool) -
         # calls that machine node 0, and so does this reader.
         node = _lanl_int(node_text, where, line, names[cols.node]) if node_text else 0
         t0 = when(row, cols.started, line, names)
-        t1 = when(row, cols.fixed, line, names)
-        if t1 < t0:
-            raise WorkloadError(f"the problem is fixed ({row[cols.fixed]}) before it started "
-                                f"({row[cols.started]})", path=where, line=line,
-                                field=names[cols.fixed])
-        down = row[cols.down].strip() if cols.down is not None else ""
-        if down:
+        i_fixed, i_down = cols.fixed, cols.down
+        fixed_text = row[i_fixed].strip() if i_fixed is not None else ""
+        down = row[i_down].strip() if i_down is not None else ""
+        minutes = None
+        if down and i_down is not None:
             minutes = float(down) if _is_float(down) else -1.0
             if minutes < 0:
                 raise WorkloadError(f"expected minutes, got {down!r}", path=where, line=line,
-                                    field=names[cols.down])  # type: ignore[index]
-            if abs(minutes * 60.0 - (t1 - t0)) > 60.0:
-                counts["down_time_mismatch"] += 1
+                                    field=names[i_down])
+        mismatch = from_down = unknown = False
+        if fixed_text and i_fixed is not None:
+            t1 = when(row, i_fixed, line, names)
+            if t1 < t0:
+                raise WorkloadError(f"the problem is fixed ({fixed_text}) before it started "
+                                    f"({row[cols.started]})", path=where, line=line,
+                                    field=names[i_fixed])
+            mismatch = minutes is not None and abs(minutes * 60.0 - (t1 - t0)) > 60.0
+        elif minutes is not None:  # no fix time: the recorded down time is the repair
+            t1 = t0 + minutes * 60.0
+            from_down = True
+        else:  # neither: a failure without a known repair, taken as transient
+            t1 = t0
+            unknown = True
         if system not in system_nodes:
             size = row[cols.size].strip() if cols.size is not None else ""
             system_nodes[system] = int(size) if size.isdigit() else None
@@ -397,14 +413,17 @@ def _read_lanl_records(path: str | PathLike[str], node_column: str, dst: bool) -
         nodes.append(node)
         started.append(t0)
         fixed.append(t1)
-        missing.append(not node_text)
+        for name, flag in zip(_LANL_FLAGS, (not node_text, mismatch, from_down, unknown),
+                              strict=True):
+            flags[name].append(flag)
     if cols is None:
         raise WorkloadError("the file is empty (no header, no failure records)", path=where)
     if not systems:
         raise WorkloadError("the file holds no failure records (only a header)", path=where,
                             line=header_line)
     return _LanlRecords(np.array(systems, dtype=np.int64), np.array(nodes, dtype=np.int64),
-                        np.array(started), np.array(fixed), np.array(missing, dtype=bool),
+                        np.array(started), np.array(fixed),
+                        {name: np.array(v, dtype=bool) for name, v in flags.items()},
                         system_nodes, counts)
 
 
@@ -432,8 +451,10 @@ def read_lanl_cfdr(path: str | PathLike[str], *, system: int | None = None,
     One failure per record: `time` from the `Prob Started` column, `repair` = `Prob Fixed` -
     `Prob Started` (both `M/D/YYYY H:MM`, local time at Los Alamos), `node` from `node_column`
     ("nodenumz", the number counting from zero, by default; or "nodenum").  The `Down Time`
-    column (minutes) is only checked against the two times: records where they differ by more
-    than a minute are counted in `counts["down_time_mismatch"]`.
+    column (minutes) is checked against the two times (records where they differ by more than
+    a minute are counted in `counts["down_time_mismatch"]`), and is the repair of a record
+    without a `Prob Fixed` time (`repair_from_down_time`); a record with neither is a
+    transient failure (`no_repair_time`).  Every record of the 1996-2005 file has both times.
 
     Args:
         system: the LANL system number (2..24 in the 1996-2005 file); None reads every system,
@@ -469,7 +490,6 @@ def read_lanl_cfdr(path: str | PathLike[str], *, system: int | None = None,
         nodes = rec.node
         what = f"system {system}"
     counts["other_systems"] = int(np.count_nonzero(~keep))
-    counts["missing_node"] = int(np.count_nonzero(keep & rec.missing))
     started, fixed, nodes = rec.started[keep], rec.fixed[keep], nodes[keep]
     origin, stop, inside, n_before, n_after = _window("start" if start is not None else "end",
                                                       started, start_b, end_b, what)
@@ -481,6 +501,8 @@ def read_lanl_cfdr(path: str | PathLike[str], *, system: int | None = None,
     if end is not None:
         selection.append(f"end={end!s}")
     source = f"lanl_cfdr:{path}" + (f" ({', '.join(selection)})" if selection else "")
+    for name in _LANL_FLAGS:
+        counts[name] = int(np.count_nonzero(rec.flags[name][keep][inside]))
     return _build(started[inside], nodes[inside], fixed[inside] - started[inside], origin, stop,
                   source, counts)
 
@@ -506,7 +528,7 @@ def fta_event_trace_path(folder_or_file: str | PathLike[str]) -> Path:
                         f"{names})", path=str(path))
 
 
-#: Whole numbers as the FTA files write them (Python's int() would also take "1_000").
+#: A whole number, for pointing at the bad value of a column numpy refused.
 _INT_TEXT = re.compile(r"[+-]?[0-9]+")
 
 
@@ -620,7 +642,7 @@ def read_fta(folder_or_event_trace_path: str | PathLike[str], *,
     lines = cols.lines
     etype = _fta_int_column(cols.values["event_type"], lines, where, "event_type")
     is_failure = np.isin(etype, sorted(types or ()))
-    counts["available_events"] = int(np.count_nonzero(etype == 1))
+    counts["available_events"] = int(np.count_nonzero((etype == 1) & ~is_failure))
     counts["other_event_types"] = int(np.count_nonzero(~is_failure & (etype != 1)))
     keep = is_failure.copy()
     if not keep.any():
@@ -641,7 +663,6 @@ def read_fta(folder_or_event_trace_path: str | PathLike[str], *,
                             line=lines[i], field="event_stop_time")
     open_ended = np.isnan(t1)
     t1 = np.where(open_ended, np.nanmax(np.concatenate((t0, t1))), t1)
-    counts["open_ended"] = int(np.count_nonzero(open_ended & keep))
 
     if platforms is not None:
         inside = np.isin(platform_id, sorted(platforms))
@@ -688,6 +709,7 @@ def read_fta(folder_or_event_trace_path: str | PathLike[str], *,
     counts["before_window"] = n_before
     counts["after_window"] = n_after
     idx = np.flatnonzero(keep)[inside]
+    counts["open_ended"] = int(np.count_nonzero(open_ended[idx]))
     selection = []
     for key, value in (("platform", platform), ("nodes", nodes), ("component", component),
                        ("start", start), ("end", end)):
