@@ -122,6 +122,7 @@ class CkptBackfill(Easy):
         self._timer_at = INF
         self._last_attempt = -INF
         self._waiting_on = 0  # checkpoints the reserved head still waits for
+        self._pending: set[int] = set()  # jobs whose Algorithm 3 checkpoint is in flight
         self._batch: list[Job] = []  # checkpointed jobs, back to the queue when all are done
         self.preemptions = 0  # Algorithm 3 invocations that checkpointed something
 
@@ -225,10 +226,11 @@ class CkptBackfill(Easy):
             return
         for job in chosen:
             self._forget(job)
+            self._pending.add(job.index)
             self.sim.checkpoint(job, self.t_checkpoint, then="requeue")
         if chosen:
             self.preemptions += 1
-            self._waiting_on = len(chosen)
+            self._waiting_on = len(self._pending)
 
     def _preemptible(self, job: Job) -> bool:
         if job.state != RUNNING or self._at_cap(job):
@@ -238,19 +240,30 @@ class CkptBackfill(Easy):
         return job.index in self._backfilled
 
     def on_requeue(self, job: Job, reason: str) -> None:
-        if reason == "checkpoint" and self._waiting_on:
+        if job.index in self._pending:
+            # A checkpoint of Algorithm 3 completed (or was lost to a failure): the job joins
+            # the batch that returns to the head of the queue once every checkpoint is done.
             self._batch.append(job)
-            self._waiting_on -= 1
-            if self._waiting_on == 0:
-                # Back to the head of the queue, behind the reserved job, in their order.
-                batch = sorted(self._batch, key=lambda j: j.index)
-                self._batch = []
-                self.queue[1:1] = batch
-                for j in batch:
-                    self._added(j)
-            self._dirty = True
+            self._settle(job)
             return
         super().on_requeue(job, reason)
+
+    def on_end(self, job: Job) -> None:
+        super().on_end(job)
+        if job.index in self._pending:
+            self._settle(job)
+
+    def _settle(self, job: Job) -> None:
+        self._pending.discard(job.index)
+        self._waiting_on = len(self._pending)
+        if not self._pending:
+            # Back to the head of the queue, behind the reserved job, in their order.
+            batch = sorted(self._batch, key=lambda j: j.index)
+            self._batch = []
+            self.queue[1:1] = batch
+            for j in batch:
+                self._added(j)
+        self._dirty = True
 
     def schedule(self, now: float) -> None:
         if self._waiting_on:
