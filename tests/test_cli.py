@@ -130,3 +130,35 @@ def test_python_dash_m_entry_point(swf):
     done = subprocess.run([sys.executable, "-m", "ckptsim", "run", "--workload", str(swf)],
                           capture_output=True, text=True)
     assert done.returncode == 0 and "jobs" in done.stdout
+
+
+def test_run_with_synthetic_failures(swf, tmp_path, capsys):
+    out = tmp_path / "f"
+    assert main(["run", "--workload", str(swf), "--failures", "synthetic:mtbf=20,seed=3",
+                 "--check", "--out", str(out)]) == 0
+    assert "failures hitting jobs" in capsys.readouterr().out
+    summary = json.loads((out / "summary.json").read_text())["metrics"]
+    assert summary["failures"] > 0 and summary["jobs_killed_by_failures"] > 0
+
+
+def test_failure_source_errors(swf, capsys):
+    assert main(["run", "--workload", str(swf), "--failures", "lanl:system=3"]) == 2
+    assert "failures.path: lanl failures need path=FILE" in capsys.readouterr().err
+    assert main(["run", "--workload", str(swf), "--failures", "synthetic:mtbf=5,bogus=1"]) == 2
+    assert "failures.bogus: unknown option of synthetic; accepted" in capsys.readouterr().err
+
+
+def test_run_with_lanl_failures_on_the_torus(tmp_path, capsys):
+    from helpers import TRACES
+
+    lanl = TRACES.parent / "failures" / "lanl_cfdr" / \
+        "LA-UR-05-7318-failure-data-1996-2005.csv.gz"
+    if not lanl.exists():
+        pytest.skip(f"LANL failure records not available at {lanl}")
+    out = tmp_path / "t"
+    assert main(["run", "--workload", str(TRACES / "NASA-iPSC-1993-3.1-cln.swf.gz"),
+                 "--first", "2000", "--scheduler", "bgl-balancing", "--set", "confidence=0.5",
+                 "--failures", f"lanl:path={lanl},system=20,count=200,transient=true",
+                 "--check", "--out", str(out)]) == 0
+    metrics = json.loads((out / "summary.json").read_text())["metrics"]
+    assert metrics["failures"] == 200 and metrics["machine_size"] == 128

@@ -135,17 +135,34 @@ def cmd_run(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     w = load_workload(args)
     params = parse_set(args.set)
+    failures = None
+    if args.failures:
+        from ckptsim.failures.source import load_failures
+        from ckptsim.policies.base import scheduler_factory
+
+        nodes = scheduler_factory(args.scheduler, params).prepare(w).machine_size
+        failures = load_failures(args.failures, n_nodes=args.machine_size or nodes,
+                                 span=float(w.submit[-1] - w.submit[0]) if len(w) else 0.0)
     progress = _Progress(f"{args.scheduler}")
     try:
         result = simulate(w, args.scheduler, params, machine_size=args.machine_size,
-                          overrun=args.overrun, check=args.check, progress=progress)
+                          overrun=args.overrun, check=args.check, progress=progress,
+                          failures=failures)
     finally:
         progress.close()
     if args.out:
         write_outputs(result, Path(args.out))
     wall = time.perf_counter() - t0
     s = result.summary
-    rows = [[label, _fmt(s[key])] for key, label in SUMMARY_ROWS]
+    shown = list(SUMMARY_ROWS)
+    if "failures" in s:
+        shown += [("failures", "failures"), ("failures_hitting_jobs", "failures hitting jobs"),
+                  ("jobs_killed_by_failures", "jobs killed by failures"),
+                  ("lost_ratio", "capacity lost to failures")]
+    if s.get("checkpoints"):
+        shown += [("preempt_ratio", "preempt ratio"), ("checkpoints", "checkpoints"),
+                  ("wasted_ratio", "wasted ratio")]
+    rows = [[label, _fmt(s[key])] for key, label in shown]
     print_table(f"{args.scheduler} on {w.source} ({w.n_jobs} jobs, {w.machine_size} nodes)",
                 ["metric", "value"], rows)
     print(f"loader: {_loader_line(w)}")
@@ -437,6 +454,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="jobs running past their estimate: run to completion (default) or "
                         "kill at start + estimate")
     p.add_argument("--check", action="store_true", help="run the invariant checker")
+    p.add_argument("--failures", default=None, metavar="KIND:OPTIONS",
+                   help="node failures: lanl:path=FILE,system=20[,count=4000][,map=modulo|"
+                        "random][,transient=true], fta:path=..., or synthetic:mtbf=S[,dist="
+                        "weibull|exponential][,shape=0.7][,repair_mean=S]")
     p.add_argument("--out", default=None, help="write jobs.csv, summary.json, schedule.swf")
     _add_workload_options(p)
     p.set_defaults(func=cmd_run)
