@@ -71,7 +71,7 @@ def simulate(
     (a `ckptsim.failures.model.FailureTrace`, nodes already mapped onto the machine).
     """
     factory = scheduler_factory(scheduler, params or {})
-    workload = factory.prepare(workload)  # type: ignore[attr-defined]
+    workload = factory.prepare(workload)
     # The run allocates hundreds of thousands of long-lived objects and frees them by
     # reference counting; the cyclic collector would only rescan them over and over.
     gc_enabled = gc.isenabled()

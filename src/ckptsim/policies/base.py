@@ -20,7 +20,7 @@ import dataclasses
 import math
 import types
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ckptsim.errors import ConfigError
@@ -190,17 +190,25 @@ def get_scheduler(name: str) -> type[Scheduler]:
                                        f"{', '.join(sorted(_REGISTRY))}") from None
 
 
-def scheduler_factory(name: str, values: Mapping[str, Any] | None = None
-                      ) -> Callable[[Simulator], Scheduler]:
+class SchedulerFactory:
+    """A validated scheduler choice: builds the policy for a simulator and prepares the
+    workload for the platform the policy needs."""
+
+    def __init__(self, cls: type[Scheduler], params: Any) -> None:
+        self.cls = cls
+        self.params = params
+
+    def __call__(self, sim: Simulator) -> Scheduler:
+        return self.cls(sim, self.params)
+
+    def prepare(self, workload: Any) -> Any:
+        return self.cls.prepare_workload(workload, self.params)
+
+
+def scheduler_factory(name: str, values: Mapping[str, Any] | None = None) -> SchedulerFactory:
     """Validate a scheduler name and its parameters now; build the policy later."""
     cls = get_scheduler(name)
-    params = make_params(cls.Params, values or {}, where=name)
-
-    def factory(sim: Simulator) -> Scheduler:
-        return cls(sim, params)
-
-    factory.prepare = lambda workload: cls.prepare_workload(workload, params)  # type: ignore
-    return factory
+    return SchedulerFactory(cls, make_params(cls.Params, values or {}, where=name))
 
 
 def _load_builtin() -> None:
