@@ -47,6 +47,12 @@ def integral_of_intervals(starts: np.ndarray, ends: np.ndarray, weights: np.ndar
 def waiting_intervals(table: JobTable) -> tuple[np.ndarray, np.ndarray]:
     """(starts, ends) of every interval a job spent waiting: submit to first start, and the
     gaps between its node-holding segments."""
+    starts, ends, _ = _waits(table)
+    return starts, ends
+
+
+def _waits(table: JobTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Waiting intervals with the row of the job that waited."""
     seg_row, seg_start, seg_end = table.seg_row, table.seg_start, table.seg_end
     first = np.ones(len(seg_row), dtype=bool)
     first[1:] = seg_row[1:] != seg_row[:-1]
@@ -54,13 +60,14 @@ def waiting_intervals(table: JobTable) -> tuple[np.ndarray, np.ndarray]:
     prev_end[1:] = seg_end[:-1]
     wait_start = np.where(first, table["submit"][seg_row], prev_end)
     keep = seg_start > wait_start
-    starts, ends = wait_start[keep], seg_start[keep]
+    starts, ends, rows = wait_start[keep], seg_start[keep], seg_row[keep]
     # A job that never started (stuck runs are errors, but be total): waits until its end.
-    never = np.isnan(table["start"])
-    if never.any():
+    never = np.flatnonzero(np.isnan(table["start"]))
+    if len(never):
         starts = np.concatenate((starts, table["submit"][never]))
         ends = np.concatenate((ends, np.nan_to_num(table["end"][never])))
-    return starts, ends
+        rows = np.concatenate((rows, never))
+    return starts, ends, rows
 
 
 def summary(table: JobTable) -> dict[str, Any]:
@@ -130,8 +137,8 @@ def capacity(table: JobTable) -> dict[str, float]:
         return {"capacity_utilized": 0.0, "capacity_unused": 0.0, "capacity_lost": 0.0}
     size = table["size"].astype(np.float64)
     util = float(np.sum(table["useful_work"] * size)) / cap
-    q_s, q_e = waiting_intervals(table)
-    q_size = _waiting_sizes(table, len(q_s))
+    q_s, q_e, q_rows = _waits(table)
+    q_size = size[q_rows]
     seg_size = size[table.seg_row]
     # f(t) - q(t) as a step function: starts at N, holding a node lowers it, waiting lowers it.
     times = np.concatenate((table.seg_start, table.seg_end, q_s, q_e))
@@ -143,23 +150,6 @@ def capacity(table: JobTable) -> dict[str, float]:
     unused = float(np.sum(np.maximum(level, 0.0) * np.clip(widths, 0.0, None))) / cap
     return {"capacity_utilized": util, "capacity_unused": unused,
             "capacity_lost": 1.0 - util - unused}
-
-
-def _waiting_sizes(table: JobTable, n: int) -> np.ndarray:
-    """Sizes of the jobs of `waiting_intervals`, in the same order."""
-    seg_row, seg_start, seg_end = table.seg_row, table.seg_start, table.seg_end
-    first = np.ones(len(seg_row), dtype=bool)
-    first[1:] = seg_row[1:] != seg_row[:-1]
-    prev_end = np.empty_like(seg_start)
-    prev_end[1:] = seg_end[:-1]
-    wait_start = np.where(first, table["submit"][seg_row], prev_end)
-    keep = seg_start > wait_start
-    sizes = table["size"][seg_row][keep].astype(np.float64)
-    never = np.isnan(table["start"])
-    if never.any():
-        sizes = np.concatenate((sizes, table["size"][never].astype(np.float64)))
-    assert len(sizes) == n
-    return sizes
 
 
 def daily_series(table: JobTable, day: float = DAY) -> dict[str, list[float]]:

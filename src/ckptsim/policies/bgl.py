@@ -119,8 +119,7 @@ class BglFcfs(QueueScheduler):
         parts = self.torus.free_partitions(free, job.size)
         if not parts:
             return None
-        losses = self.torus.losses(free, parts)
-        return parts[losses.index(min(losses))]
+        return self._pick(job, free, parts, now)
 
     def _start(self, job: Job, mask: int, now: float, backfilled: bool) -> None:
         self.sim.start(job, mask=mask, backfilled=backfilled)
@@ -262,12 +261,6 @@ class BglBalancing(BglFcfs):
     description = "BG/L: minimise L_MFP + P_f * size with the balancing predictor (seed 004)"
     Params = BalancingParams
 
-    def choose(self, job: Job, free: int, now: float) -> int | None:
-        parts = self.torus.free_partitions(free, job.size)
-        if not parts:
-            return None
-        return self._pick(job, free, parts, now)
-
     def _pick(self, job: Job, free: int, parts: list[int], now: float) -> int:
         losses = self.torus.losses(free, parts)
         a = self.params.confidence
@@ -294,12 +287,6 @@ class BglTiebreak(BglFcfs):
         from ckptsim.rng import RandomStreams
 
         self.rng = RandomStreams(self.params.seed).stream("policy.tiebreak")
-
-    def choose(self, job: Job, free: int, now: float) -> int | None:
-        parts = self.torus.free_partitions(free, job.size)
-        if not parts:
-            return None
-        return self._pick(job, free, parts, now)
 
     def _pick(self, job: Job, free: int, parts: list[int], now: float) -> int:
         losses = self.torus.losses(free, parts)
