@@ -514,6 +514,17 @@ _FTA_REQUIRED = ("node_id", "platform_id", "event_type", "event_start_time", "ev
 _FTA_OPTIONAL = ("component_id", "node_name")
 
 
+def _restrict(keep: np.ndarray, values: np.ndarray, accepted: Iterable[int],
+              counts: dict[str, int], key: str, empty_message: str) -> np.ndarray:
+    """Keep only the records whose `values` are accepted; count the others under
+    `other_<key>s`, and refuse a selection that leaves nothing."""
+    inside = np.isin(values, sorted(accepted))
+    if not (inside & keep).any():
+        raise ConfigError(key, empty_message)
+    counts[f"other_{key}s"] = int(np.count_nonzero(keep & ~inside))
+    return keep & inside
+
+
 def fta_event_trace_path(folder_or_file: str | PathLike[str]) -> Path:
     """The event_trace file of an FTA trace: the path itself, or event_trace.tab(.gz) in it."""
     path = Path(folder_or_file)
@@ -665,24 +676,16 @@ def read_fta(folder_or_event_trace_path: str | PathLike[str], *,
     t1 = np.where(open_ended, np.nanmax(np.concatenate((t0, t1))), t1)
 
     if platforms is not None:
-        inside = np.isin(platform_id, sorted(platforms))
-        if not (inside & keep).any():
-            raise ConfigError("platform", f"no failures on platform {sorted(platforms)} in "
-                                          f"{where}; its platforms are "
-                                          f"{_per_key_text(platform_id[keep], node_id[keep])}")
-        counts["other_platforms"] = int(np.count_nonzero(keep & ~inside))
-        keep &= inside
+        keep = _restrict(keep, platform_id, platforms, counts, "platform",
+                         f"no failures on platform {sorted(platforms)} in {where}; its "
+                         f"platforms are {_per_key_text(platform_id[keep], node_id[keep])}")
     if components is not None:
         if "component_id" not in cols.values:
             raise ConfigError("component", f"{where} has no component_id column")
         comp = _fta_int_column(cols.values["component_id"], lines, where, "component_id")
-        inside = np.isin(comp, sorted(components))
-        if not (inside & keep).any():
-            raise ConfigError("component", f"no failures of component {sorted(components)} in "
-                                           f"{where}; its components are "
-                                           f"{sorted(set(comp[keep].tolist()))}")
-        counts["other_components"] = int(np.count_nonzero(keep & ~inside))
-        keep &= inside
+        keep = _restrict(keep, comp, components, counts, "component",
+                         f"no failures of component {sorted(components)} in {where}; its "
+                         f"components are {sorted(set(comp[keep].tolist()))}")
     if node_ids is not None or node_patterns:
         inside = np.zeros(len(keep), dtype=bool)
         if node_ids:
