@@ -135,19 +135,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     w = load_workload(args)
     params = parse_set(args.set)
-    failures = None
-    if args.failures:
-        from ckptsim.failures.source import load_failures
-        from ckptsim.policies.base import scheduler_factory
-
-        nodes = scheduler_factory(args.scheduler, params).prepare(w).machine_size
-        failures = load_failures(args.failures, n_nodes=args.machine_size or nodes,
-                                 span=float(w.submit[-1] - w.submit[0]) if len(w) else 0.0)
     progress = _Progress(f"{args.scheduler}")
     try:
         result = simulate(w, args.scheduler, params, machine_size=args.machine_size,
                           overrun=args.overrun, check=args.check, progress=progress,
-                          failures=failures)
+                          failures=args.failures)
     finally:
         progress.close()
     if args.out:

@@ -64,14 +64,29 @@ def simulate(
     daily: bool = True,
     progress: Callable[[int, int, float], None] | None = None,
     failures: Any = None,
+    failure_seed: int = 0,
+    failure_count: int | None = None,
 ) -> RunResult:
     """Simulate `workload` under the named scheduler and compute its metrics.
 
-    `failures`: node failures to inject, anything with `time`, `node` and `repair` columns
-    (a `ckptsim.failures.model.FailureTrace`, nodes already mapped onto the machine).
+    `failures`: node failures to inject: a source string (`lanl:path=...`, see
+    `ckptsim.failures.source`), loaded for the machine the scheduler simulates over the
+    workload's submit span, with `failure_seed` when it names no seed and `failure_count`
+    overriding its count; or anything with `time`, `node` and `repair` columns (a
+    `FailureTrace` whose nodes are already mapped onto the machine and whose times are on the
+    workload's clock).
     """
     factory = scheduler_factory(scheduler, params or {})
     workload = factory.prepare(workload)
+    if isinstance(failures, str):
+        from ckptsim.failures.source import load_failures
+
+        n = len(workload.submit)
+        start = float(workload.submit[0]) if n else 0.0
+        failures = load_failures(
+            failures, n_nodes=machine_size or workload.machine_size,
+            span=float(workload.submit[-1]) - start if n else 0.0, offset=start,
+            seed=failure_seed, count=failure_count)
     # The run allocates hundreds of thousands of long-lived objects and frees them by
     # reference counting; the cyclic collector would only rescan them over and over.
     gc_enabled = gc.isenabled()

@@ -22,11 +22,14 @@ def parse_bool(key: str, value: Any) -> bool:
     raise ConfigError(key, f"expected true or false, got {value!r}")
 
 
-def parse_int(key: str, value: Any) -> int:
-    """An integer (a whole float is accepted; a bool or a fraction is not)."""
+def parse_int(key: str, value: Any, *, low: int | None = None) -> int:
+    """An integer (a whole float is accepted; a bool or a fraction is not), >= `low` if given."""
     try:
         if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
             raise ValueError
-        return int(value.strip()) if isinstance(value, str) else int(value)
+        number = int(value.strip()) if isinstance(value, str) else int(value)
     except (TypeError, ValueError):
         raise ConfigError(key, f"expected an integer, got {value!r}") from None
+    if low is not None and number < low:
+        raise ConfigError(key, f"expected an integer >= {low}, got {value!r}")
+    return number

@@ -21,6 +21,11 @@ if TYPE_CHECKING:
     from ckptsim.engine.simulator import Simulator
 
 
+#: The counters a run with failures adds to its summary.
+FAILURE_COUNTERS = ("failures", "failures_hitting_jobs", "jobs_killed_by_failures",
+                    "failures_on_down_nodes")
+
+
 class FailureInjector:
     """Schedules a failure list on a simulator and counts what the failures did."""
 
@@ -66,9 +71,9 @@ class FailureInjector:
         return mask
 
     def counters(self) -> dict[str, int]:
-        return {"failures": self.failures, "failures_hitting_jobs": self.failures_hitting_jobs,
-                "jobs_killed_by_failures": self.jobs_killed,
-                "failures_on_down_nodes": self.failures_on_down_nodes}
+        values = (self.failures, self.failures_hitting_jobs, self.jobs_killed,
+                  self.failures_on_down_nodes)
+        return dict(zip(FAILURE_COUNTERS, values, strict=True))
 
     def _make_failure(self, node: int, repair: float):  # type: ignore[no-untyped-def]
         def fail(now: float) -> None:

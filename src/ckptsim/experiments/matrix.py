@@ -22,6 +22,7 @@ from ckptsim import __version__
 from ckptsim.experiments import grid
 from ckptsim.experiments.columns import PARAM_PREFIX, WORKLOAD_PREFIX
 from ckptsim.experiments.spec import (
+    FAILURE_OPTIONS,
     TRANSFORM_OPTIONS,
     Spec,
     SpecError,
@@ -45,6 +46,7 @@ class Run:
     params: dict[str, Any]  # every parameter of the policy, defaults resolved
     seed: int
     overrun: str
+    failures: dict[str, Any] = dataclasses.field(default_factory=dict)  # source, count
     check: bool = False
     keep_jobs: bool = False
     columns: dict[str, Any] = dataclasses.field(default_factory=dict)
@@ -92,14 +94,25 @@ def _format(key: str, value: Any) -> Any:
     return value
 
 
-def workload_points(w: WorkloadSpec) -> list[tuple[dict[str, Any], dict[str, Any]]]:
-    """(source options, transforms) for every point of a workload's option grid."""
+def workload_points(w: WorkloadSpec
+                    ) -> list[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]]:
+    """(source options, transforms, failures) for every point of a workload's option grid."""
     out = []
     for point in grid.expand(w.options, w.zip):
-        source = {k: v for k, v in point.items() if k not in TRANSFORM_OPTIONS}
+        source = {k: v for k, v in point.items()
+                  if k not in TRANSFORM_OPTIONS and k not in FAILURE_OPTIONS}
         transforms = {k: point[k] for k in TRANSFORM_OPTIONS if k in point}
-        out.append((source, transforms))
+        failures = {k: point[k] for k in FAILURE_OPTIONS if k in point}
+        out.append((source, transforms, failures))
     return out
+
+
+def _failure_identity(failures: dict[str, Any]) -> dict[str, Any]:
+    if not failures:
+        return {}
+    from ckptsim.failures.source import failure_identity
+
+    return {"failures": failure_identity(failures["failures"], failures.get("failure_count"))}
 
 
 def build_matrix(spec: Spec) -> list[Run]:
@@ -117,11 +130,12 @@ def build_matrix(spec: Spec) -> list[Run]:
         if w.kind == "trace":
             assert w.path is not None
             identity["sha256"] = file_sha256(w.path)
-        for source, transforms in workload_points(w):
+        for source, transforms, failures in workload_points(w):
             wcols: dict[str, Any] = {"workload": w.name}
             wcols.update({WORKLOAD_PREFIX + k: _format(k, v) for k, v in
-                          {**source, **transforms}.items()})
-            wid = {**identity, **source}
+                          {**source, **transforms, **failures}.items()})
+            # Runs without failures keep the identities they had before failures existed.
+            wid = {**identity, **source, **_failure_identity(failures)}
             tid = {k: list(v) if k == "window" else v for k, v in transforms.items()}
             for s in spec.schedulers:
                 if w.name not in s.workloads:
@@ -138,7 +152,8 @@ def build_matrix(spec: Spec) -> list[Run]:
                         runs.append(Run(
                             run_id=run_identity(wid, tid, s.name, params, seed, s.overrun),
                             experiment=spec.name, workload=w.name, kind=w.kind, path=w.path,
-                            source=source, transforms=transforms, scheduler=s.label,
+                            source=source, transforms=transforms, failures=failures,
+                            scheduler=s.label,
                             scheduler_name=s.name, params=params, seed=seed,
                             overrun=s.overrun, check=spec.check, keep_jobs=spec.keep_jobs,
                             columns=columns))

@@ -144,6 +144,14 @@ class FailureTrace:
             new_counts.update(counts)
         return replace(self, notes=self.notes + (note,), counts=new_counts, **changes)
 
+    def shifted(self, offset: float) -> FailureTrace:
+        """The same failures `offset` seconds later (the period moves with them)."""
+        offset = float(offset)
+        if not (np.isfinite(offset) and offset >= 0):
+            raise ConfigError("offset", f"must be a finite number of seconds >= 0, got {offset}")
+        return replace(self, time=self.time + offset, span=self.span + offset,
+                       notes=self.notes + (f"shifted({offset:g})",))
+
     def window(self, start: float, end: float | None = None, *,
                rebase: bool = True) -> FailureTrace:
         """The failures starting in [start, end), as a trace of the period [start, end).

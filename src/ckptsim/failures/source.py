@@ -1,19 +1,28 @@
 """Naming a failure source on the command line or in a spec: `KIND:key=value,...`.
 
-- `lanl:path=FILE,system=20[,count=4000][,map=modulo|random][,transient=false][,seed=0]`:
-  the LANL failure records, one system, optionally rescaled to `count` failures over the
-  simulated span (seed 004), mapped onto the simulated nodes.
-- `fta:path=FILE_OR_FOLDER[,platform=N][,count=...][,map=...][,transient=...][,seed=...]`:
-  a Failure Trace Archive event trace.
+- `lanl:path=FILE,system=20[,start=..][,end=..][,count=4000][,map=modulo|random]
+  [,transient=false][,seed=S]`: the LANL failure records, one system, optionally cut to a
+  time window and rescaled to `count` failures over the simulated span (seed 004), mapped onto
+  the simulated nodes.
+- `fta:path=FILE_OR_FOLDER[,platform=N][,start=..][,end=..][,count=...][,map=...]
+  [,transient=...][,seed=...]`: a Failure Trace Archive event trace.
 - `synthetic:mtbf=SECONDS[,dist=weibull|exponential][,shape=0.7][,repair_mean=0]
-  [,repair_cv=1][,seed=0]`: per-node failure processes over the simulated span.
+  [,repair_cv=1][,seed=S]`: per-node failure processes over the simulated span.
 
-Trace failures keep their repair times unless `transient=true` (the seed-004 model: the node
-is usable again at once).  Counts of what was done end up in the trace's `counts` / `notes`.
+`start` / `end` bound the window read from the log: seconds after its first selected failure,
+or a date (`2003-01-01`, `2003-01-01 12:00`).  Trace failures keep their repair times unless
+`transient=true` (the seed-004 model: the node is usable again at once).  Without `seed=` the
+caller's seed is used (a sweep passes the run's seed, `ckptsim run` passes 0), so replications
+of a sweep draw different mappings and thinnings.  Failure times are seconds from the start of
+the simulated period; `offset` moves them onto the workload's clock (its first submission).
+Counts of what was done end up in the trace's `counts` / `notes`.
 """
 
 from __future__ import annotations
 
+import os
+from collections import OrderedDict
+from pathlib import Path
 from typing import Any
 
 from ckptsim.errors import ConfigError
@@ -21,16 +30,28 @@ from ckptsim.failures.model import FailureTrace
 from ckptsim.values import parse_bool, parse_int
 
 KINDS = ("lanl", "fta", "synthetic")
-_COMMON = {"count", "map", "transient", "seed"}
+MAPPINGS = ("modulo", "random")
+DISTRIBUTIONS = ("weibull", "exponential")
+_TRACE_COMMON = {"path", "start", "end", "count", "map", "transient", "seed"}
 _KEYS = {
-    "lanl": {"path", "system"} | _COMMON,
-    "fta": {"path", "platform"} | _COMMON,
+    "lanl": {"system"} | _TRACE_COMMON,
+    "fta": {"platform"} | _TRACE_COMMON,
     "synthetic": {"mtbf", "dist", "shape", "repair_mean", "repair_cv", "seed"},
 }
+TRACE_KINDS = ("lanl", "fta")
+
+#: Logs kept per process: a sweep of 100 runs over one log parses it once.
+_CACHE_SIZE = 4
+_READS: OrderedDict[tuple[Any, ...], FailureTrace] = OrderedDict()
 
 
 def parse_failure_spec(spec: str) -> tuple[str, dict[str, str]]:
+    """(kind, options) of a source string; unknown kinds and keys are refused."""
+    if not isinstance(spec, str):
+        raise ConfigError("failures", f"expected a string such as lanl:path=FILE,system=20, "
+                                      f"got {spec!r}")
     kind, _, rest = spec.partition(":")
+    kind = kind.strip()
     if kind not in KINDS:
         raise ConfigError("failures", f"unknown failure source {kind!r}; accepted: "
                                       f"{', '.join(KINDS)} (e.g. lanl:path=FILE,system=20)")
@@ -39,12 +60,78 @@ def parse_failure_spec(spec: str) -> tuple[str, dict[str, str]]:
         key, sep, value = part.partition("=")
         if not sep:
             raise ConfigError("failures", f"expected key=value in {spec!r}, got {part!r}")
-        options[key.strip()] = value.strip()
+        key = key.strip()
+        if key in options:
+            raise ConfigError(f"failures.{key}", f"is given twice in {spec!r}")
+        options[key] = value.strip()
     unknown = sorted(set(options) - _KEYS[kind])
     if unknown:
         raise ConfigError(f"failures.{unknown[0]}", f"unknown option of {kind}; accepted: "
                                                     f"{', '.join(sorted(_KEYS[kind]))}")
     return kind, options
+
+
+def format_failure_spec(kind: str, options: dict[str, Any]) -> str:
+    return kind + ":" + ",".join(f"{k}={v}" for k, v in options.items())
+
+
+def check_failure_spec(spec: str, *, base: str | Path | None = None) -> str:
+    """Validate every option of a source string without reading the log; return the string
+    with a relative `path` resolved against `base` (a spec's trace folder).
+
+    Raises:
+        ConfigError: naming the option and what it accepts.
+    """
+    kind, opt = parse_failure_spec(spec)
+    for key in ("seed", "count", "system", "platform"):
+        if key in opt:
+            parse_int(f"failures.{key}", opt[key], low=0)
+    if "transient" in opt:
+        parse_bool("failures.transient", opt["transient"])
+    if "map" in opt and opt["map"] not in MAPPINGS:
+        raise ConfigError("failures.map", f"got {opt['map']!r}; accepted: {', '.join(MAPPINGS)}")
+    if kind == "synthetic":
+        if "mtbf" not in opt:
+            raise ConfigError("failures.mtbf", "synthetic failures need mtbf=SECONDS (mean "
+                                               "time between failures of one node)")
+        for key in ("mtbf", "shape", "repair_mean", "repair_cv"):
+            if key in opt:
+                _float(f"failures.{key}", opt[key])
+        if opt.get("dist", "weibull") not in DISTRIBUTIONS:
+            raise ConfigError("failures.dist", f"got {opt['dist']!r}; accepted: "
+                                               f"{', '.join(DISTRIBUTIONS)}")
+        return spec
+    if "path" not in opt:
+        raise ConfigError("failures.path", f"{kind} failures need path=FILE")
+    path = Path(opt["path"]).expanduser()
+    if base is not None and not path.is_absolute():
+        path = Path(base) / path
+    if not path.exists():
+        raise ConfigError("failures.path", f"no such file or folder: {path}"
+                          + (" (relative paths resolve against the trace folder)"
+                             if base is not None else ""))
+    opt["path"] = str(path.resolve())
+    return format_failure_spec(kind, opt)
+
+
+def failure_identity(spec: str, count: int | None = None) -> dict[str, Any]:
+    """What determines a source's failures, for a run's identity: the options, with the log
+    named by the SHA-256 of its bytes instead of its path (moving a log keeps the run)."""
+    from ckptsim.experiments.matrix import file_sha256
+
+    kind, opt = parse_failure_spec(spec)
+    doc: dict[str, Any] = {"kind": kind, **opt}
+    if "path" in opt:
+        path = Path(opt.pop("path"))
+        if path.is_dir():
+            from ckptsim.failures.readers import fta_event_trace_path
+
+            path = fta_event_trace_path(path)
+        doc.pop("path")
+        doc["sha256"] = file_sha256(str(path))
+    if count is not None:
+        doc["count"] = str(count)
+    return doc
 
 
 def _float(key: str, value: Any) -> float:
@@ -54,41 +141,80 @@ def _float(key: str, value: Any) -> float:
         raise ConfigError(key, f"expected a number, got {value!r}") from None
 
 
-def load_failures(spec: str, *, n_nodes: int, span: float) -> FailureTrace:
-    """The failures named by `spec`, on nodes 0..n_nodes-1 over a period of `span` seconds."""
+def _bound(value: str | None) -> float | str | None:
+    """A window bound as written: a number of seconds, else a date for the reader to parse."""
+    if value is None:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        return value
+
+
+def _read(kind: str, opt: dict[str, str]) -> FailureTrace:
+    """The selected records of a log, read once per process for the same file and selection."""
+    path = opt["path"]
+    st = os.stat(path)
+    selection = tuple(opt.get(k) for k in ("system", "platform", "start", "end"))
+    key = (kind, os.path.abspath(path), st.st_size, st.st_mtime_ns, selection)
+    trace = _READS.get(key)
+    if trace is not None:
+        _READS.move_to_end(key)
+        return trace
+    start, end = _bound(opt.get("start")), _bound(opt.get("end"))
+    if kind == "lanl":
+        from ckptsim.failures.readers import read_lanl_cfdr
+
+        system = parse_int("failures.system", opt["system"]) if "system" in opt else None
+        trace = read_lanl_cfdr(path, system=system, start=start, end=end)
+    else:
+        from ckptsim.failures.readers import read_fta
+
+        platform = parse_int("failures.platform", opt["platform"]) if "platform" in opt else None
+        trace = read_fta(path, platform=platform, start=start, end=end)
+    _READS[key] = trace
+    while len(_READS) > _CACHE_SIZE:
+        _READS.popitem(last=False)
+    return trace
+
+
+def load_failures(spec: str, *, n_nodes: int, span: float, offset: float = 0.0,
+                  seed: int = 0, count: int | None = None) -> FailureTrace:
+    """The failures named by `spec`, on nodes 0..n_nodes-1 over a period of `span` seconds
+    starting at `offset` (the simulated clock of the workload's first submission).
+
+    `seed` is used when the spec names none; `count` (a sweep's `failure_count`) rescales a
+    log to that many failures, overriding a `count=` in the spec.
+    """
     from ckptsim.failures import transforms
 
     kind, opt = parse_failure_spec(spec)
-    seed = parse_int("failures.seed", opt.get("seed", 0))
+    seed = parse_int("failures.seed", opt.get("seed", seed), low=0)
     if kind == "synthetic":
         from ckptsim.failures.synthetic import synthetic_failures
 
-        if "mtbf" not in opt:
-            raise ConfigError("failures.mtbf", "synthetic failures need mtbf=SECONDS (mean "
-                                               "time between failures of one node)")
-        return synthetic_failures(
+        check_failure_spec(spec)
+        if count is not None:
+            raise ConfigError("failure_count", "applies to failure logs (lanl, fta); a "
+                                               "synthetic source sets its rate with mtbf")
+        trace = synthetic_failures(
             n_nodes, span, mtbf=_float("failures.mtbf", opt["mtbf"]),
             distribution=opt.get("dist", "weibull"),
             shape=_float("failures.shape", opt.get("shape", 0.7)),
             repair_mean=_float("failures.repair_mean", opt.get("repair_mean", 0.0)),
             repair_cv=_float("failures.repair_cv", opt.get("repair_cv", 1.0)), seed=seed)
-    if "path" not in opt:
-        raise ConfigError("failures.path", f"{kind} failures need path=FILE")
-    if kind == "lanl":
-        from ckptsim.failures.readers import read_lanl_cfdr
-
-        system = parse_int("failures.system", opt["system"]) if "system" in opt else None
-        trace = read_lanl_cfdr(opt["path"], system=system)
     else:
-        from ckptsim.failures.readers import read_fta
-
-        platform = parse_int("failures.platform", opt["platform"]) if "platform" in opt else None
-        trace = read_fta(opt["path"], platform=platform)
-    if "count" in opt:
-        trace = transforms.rescale_count(trace, parse_int("failures.count", opt["count"]),
-                                         span=span, seed=seed)
-    method = opt.get("map", "modulo")
-    trace = transforms.map_nodes(trace, n_nodes, method=method, seed=seed)
-    if parse_bool("failures.transient", opt.get("transient", "false")):
-        trace = transforms.transient(trace)
+        if "path" not in opt:
+            raise ConfigError("failures.path", f"{kind} failures need path=FILE")
+        trace = _read(kind, opt)
+        if count is None and "count" in opt:
+            count = parse_int("failures.count", opt["count"], low=0)
+        if count is not None:
+            trace = transforms.rescale_count(trace, count, span=span, seed=seed)
+        trace = transforms.map_nodes(trace, n_nodes, method=opt.get("map", "modulo"),
+                                     seed=seed)
+        if parse_bool("failures.transient", opt.get("transient", "false")):
+            trace = transforms.transient(trace)
+    if offset:
+        trace = trace.shifted(offset)
     return trace
