@@ -13,16 +13,15 @@ overhead, section 5 (Fig. 7) with it; t_thr is 1800 s throughout.
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ckptsim.errors import ConfigError
+from ckptsim.experiments.papers.common import FigureOutput, find, plt, run_spec, save, write_csv
 
 TRACES: dict[str, str] = {
     "SDSC-BLUE": "SDSC-BLUE-2000-4.2-cln.swf.gz",
@@ -36,13 +35,6 @@ ALPHAS = (0.0, 0.5, 1.0)
 T_EXTENDS = (120.0, 430.0, 1200.0, 3600.0)
 FIGURES = ("fig2", "fig4", "fig5", "fig6", "fig7")
 UTIL_BUCKETS = tuple(round(0.1 * k, 1) for k in range(11))
-
-
-@dataclass(frozen=True)
-class FigureOutput:
-    csv: Path
-    png: Path
-    rows: list[dict[str, Any]]
 
 
 # ----------------------------------------------------------------------------- specs
@@ -92,53 +84,11 @@ def spec_text(figure: str, traces: Sequence[str], first: int | None = None) -> s
     raise ConfigError("figure", f"no spec for {figure!r}; sweeps exist for fig4, fig6, fig7")
 
 
-def _sweep(figure: str, out: Path, traces: Sequence[str], trace_dir: str | Path,
-           jobs: int | None, first: int | None,
-           on_row: Callable[[dict[str, Any]], None] | None) -> list[dict[str, Any]]:
-    from ckptsim.experiments.execute import make_executor
-    from ckptsim.experiments.store import load_results
-    from ckptsim.experiments.sweep import plan_sweep, run_sweep
-
-    out.mkdir(parents=True, exist_ok=True)
-    spec_path = out / f"{figure}.toml"
-    spec_path.write_text(spec_text(figure, traces, first))
-    store = out / "store"
-    plan = plan_sweep(spec_path, store, trace_dir=Path(trace_dir).resolve())
-    result = run_sweep(plan, store, make_executor(jobs), on_row=on_row)
-    if result.failed:
-        first_failure = result.failures[0]
-        raise ConfigError("sweep", f"{result.failed} run(s) failed, e.g. "
-                                   f"{first_failure.get('workload')} x "
-                                   f"{first_failure.get('scheduler')}: "
-                                   f"{first_failure.get('error_message')}")
-    rows, _ = load_results(store)
-    return rows
-
-
 # ----------------------------------------------------------------------------- outputs
-def _write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
-    columns = list(rows[0]) if rows else []
-    with open(path, "w", newline="") as fh:
-        writer = csv.DictWriter(fh, columns, lineterminator="\n")
-        writer.writeheader()
-        for row in rows:
-            writer.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v)
-                             for k, v in row.items()})
-
-
-def _plt() -> Any:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
 def _bars(ax: Any, groups: list[str], series: dict[str, list[float]], ylabel: str) -> None:
     width = 0.8 / max(len(series), 1)
     # The first series (the reference variant) in grey, the others along a colour ramp.
-    ramp = _plt().get_cmap("viridis")(np.linspace(0.0, 0.9, max(len(series) - 1, 1)))
+    ramp = plt().get_cmap("viridis")(np.linspace(0.0, 0.9, max(len(series) - 1, 1)))
     for k, (label, values) in enumerate(series.items()):
         x = np.arange(len(groups)) + (k - (len(series) - 1) / 2) * width
         ax.bar(x, values, width=width, label=label, color="0.55" if k == 0 else ramp[k - 1])
@@ -147,33 +97,11 @@ def _bars(ax: Any, groups: list[str], series: dict[str, list[float]], ylabel: st
     ax.grid(axis="y", alpha=0.3)
 
 
-def _save(fig: Any, path: Path) -> None:
-    fig.tight_layout()
-    fig.savefig(path, metadata={"Software": None})
-    _plt().close(fig)
-
-
-def _metric(rows: list[dict[str, Any]], **match: Any) -> dict[str, Any]:
-    for row in rows:
-        if all(_eq(row.get(k), v) for k, v in match.items()):
-            return row
-    raise KeyError(f"no run with {match}")
-
-
 def _normalised(row: dict[str, Any], base: dict[str, Any]) -> dict[str, float]:
     """Wait, bounded slowdown and backfill ratio of a run relative to classical EASY's."""
     return {"wait_norm": row["mean_wait"] / base["mean_wait"],
             "bsld_norm": row["mean_bsld"] / base["mean_bsld"],
             "bratio_norm": row["backfill_ratio"] / base["backfill_ratio"]}
-
-
-def _eq(a: Any, b: Any) -> bool:
-    if isinstance(a, float) or isinstance(b, float):
-        try:
-            return abs(float(a) - float(b)) < 1e-9
-        except (TypeError, ValueError):
-            return False
-    return bool(a == b)
 
 
 # ----------------------------------------------------------------------------- figures
@@ -190,7 +118,7 @@ def fig2(out: Path, traces: Sequence[str], trace_dir: Path, first: int | None) -
         for lo, hi, frac in zip(hist["low"], hist["high"], hist["fraction"], strict=True):
             rows.append({"trace": name, "ratio_low": lo, "ratio_high": hi, "fraction": frac})
     out.mkdir(parents=True, exist_ok=True)
-    _write_csv(out / "fig2.csv", rows)
+    write_csv(out / "fig2.csv", rows)
     plot_runtime_estimate_ratio(workloads, out / "fig2.png")
     return FigureOutput(out / "fig2.csv", out / "fig2.png", rows)
 
@@ -199,10 +127,10 @@ def fig4(rows: list[dict[str, Any]], out: Path, traces: Sequence[str]) -> Figure
     """Wait, bounded slowdown and backfill ratio for p = 0.1 ... 1.0, normalised to EASY."""
     table = []
     for t in traces:
-        base = _metric(rows, workload=t, scheduler="classical")
-        variants = [("classical-actual", _metric(rows, workload=f"{t}-actual",
+        base = find(rows, workload=t, scheduler="classical")
+        variants = [("classical-actual", find(rows, workload=f"{t}-actual",
                                                  scheduler="classical-actual"))]
-        variants += [(f"p={p:g}", _metric(rows, workload=t, scheduler="ckpt", **{"param.p": p}))
+        variants += [(f"p={p:g}", find(rows, workload=t, scheduler="ckpt", **{"param.p": p}))
                      for p in P_VALUES]
         for label, row in variants:
             table.append({
@@ -212,9 +140,9 @@ def fig4(rows: list[dict[str, Any]], out: Path, traces: Sequence[str]) -> Figure
                 "preempt_ratio": row["preempt_ratio"],
                 "easy_mean_wait": base["mean_wait"], "easy_mean_bsld": base["mean_bsld"],
                 "easy_backfill_ratio": base["backfill_ratio"]})
-    _write_csv(out / "fig4.csv", table)
-    plt = _plt()
-    fig, axes = plt.subplots(3, 1, figsize=(10, 9), dpi=130)
+    write_csv(out / "fig4.csv", table)
+    pyplot = plt()
+    fig, axes = pyplot.subplots(3, 1, figsize=(10, 9), dpi=130)
     labels = ["classical-actual"] + [f"p={p:g}" for p in P_VALUES]
     for ax, (key, name) in zip(axes, (("wait_norm", "wait"), ("bsld_norm", "slowdown"),
                                       ("bratio_norm", "backfill ratio")), strict=True):
@@ -224,7 +152,7 @@ def fig4(rows: list[dict[str, Any]], out: Path, traces: Sequence[str]) -> Figure
         ax.axhline(1.0, color="k", ls=":", lw=1)
     axes[0].legend(ncol=6, fontsize="x-small")
     axes[0].set_title("Checkpoint-based backfilling, normalised to classical EASY (Fig. 4)")
-    _save(fig, out / "fig4.png")
+    save(fig, out / "fig4.png")
     return FigureOutput(out / "fig4.csv", out / "fig4.png", table)
 
 
@@ -261,9 +189,9 @@ def fig5(out: Path, traces: Sequence[str], trace_dir: Path, jobs: int | None,
                           "mean_queue_length": float(qlen[sel].mean()) if sel.any() else
                           float("nan")})
     out.mkdir(parents=True, exist_ok=True)
-    _write_csv(out / "fig5.csv", table)
-    plt = _plt()
-    fig, axes = plt.subplots(1, len(traces), figsize=(4 * len(traces), 3.5), dpi=130,
+    write_csv(out / "fig5.csv", table)
+    pyplot = plt()
+    fig, axes = pyplot.subplots(1, len(traces), figsize=(4 * len(traces), 3.5), dpi=130,
                              squeeze=False)
     for ax, t in zip(axes[0], traces, strict=True):
         for label, *_ in variants:
@@ -276,7 +204,7 @@ def fig5(out: Path, traces: Sequence[str], trace_dir: Path, jobs: int | None,
         ax.set_ylabel("mean queue length")
         ax.grid(alpha=0.3)
     axes[0][0].legend(fontsize="x-small")
-    _save(fig, out / "fig5.png")
+    save(fig, out / "fig5.png")
     return FigureOutput(out / "fig5.csv", out / "fig5.png", table)
 
 
@@ -286,13 +214,13 @@ def fig6(rows: list[dict[str, Any]], out: Path, traces: Sequence[str]) -> Figure
     for t in traces:
         for label in ("classical", "ckpt"):
             for alpha in ALPHAS:
-                row = _metric(rows, workload=t, scheduler=label, **{"workload.alpha": alpha})
+                row = find(rows, workload=t, scheduler=label, **{"workload.alpha": alpha})
                 table.append({"trace": t, "scheduler": label, "alpha": alpha,
                               "mean_wait": row["mean_wait"], "mean_bsld": row["mean_bsld"],
                               "backfill_ratio": row["backfill_ratio"]})
-    _write_csv(out / "fig6.csv", table)
-    plt = _plt()
-    fig, axes = plt.subplots(3, 2, figsize=(10, 9), dpi=130, sharey="row")
+    write_csv(out / "fig6.csv", table)
+    pyplot = plt()
+    fig, axes = pyplot.subplots(3, 2, figsize=(10, 9), dpi=130, sharey="row")
     for col, label in enumerate(("classical", "ckpt")):
         for row_i, key in enumerate(("mean_wait", "mean_bsld", "backfill_ratio")):
             series = {f"alpha={a:g}": [next(r[key] for r in table if r["trace"] == t and
@@ -301,7 +229,7 @@ def fig6(rows: list[dict[str, Any]], out: Path, traces: Sequence[str]) -> Figure
             _bars(axes[row_i][col], list(traces), series, key)
         axes[0][col].set_title(label if label == "classical" else "ckpt-backfill p = 0.2")
     axes[0][0].legend(fontsize="x-small")
-    _save(fig, out / "fig6.png")
+    save(fig, out / "fig6.png")
     return FigureOutput(out / "fig6.csv", out / "fig6.png", table)
 
 
@@ -309,18 +237,18 @@ def fig7(rows: list[dict[str, Any]], out: Path, traces: Sequence[str]) -> Figure
     """Checkpoint overhead: t_extend in {120, 430, 1200, 3600} s and the zero-overhead case."""
     table = []
     for t in traces:
-        base = _metric(rows, workload=t, scheduler="classical")
-        variants = [("no overhead", _metric(rows, workload=t, scheduler="no-overhead"))]
-        variants += [(f"t_extend={x:g}", _metric(rows, workload=t, scheduler="ckpt",
+        base = find(rows, workload=t, scheduler="classical")
+        variants = [("no overhead", find(rows, workload=t, scheduler="no-overhead"))]
+        variants += [(f"t_extend={x:g}", find(rows, workload=t, scheduler="ckpt",
                                                  **{"param.t_extend": x})) for x in T_EXTENDS]
         for label, row in variants:
             table.append({"trace": t, "variant": label, **_normalised(row, base),
                           "preempt_ratio": row["preempt_ratio"],
                           "checkpoints_per_node_day": row["checkpoints_per_node_day"],
                           "wasted_ratio": row["wasted_ratio"]})
-    _write_csv(out / "fig7.csv", table)
-    plt = _plt()
-    fig, axes = plt.subplots(3, 2, figsize=(11, 9), dpi=130)
+    write_csv(out / "fig7.csv", table)
+    pyplot = plt()
+    fig, axes = pyplot.subplots(3, 2, figsize=(11, 9), dpi=130)
     labels = ["no overhead"] + [f"t_extend={x:g}" for x in T_EXTENDS]
     keys = (("wait_norm", "wait / classical"), ("bsld_norm", "slowdown / classical"),
             ("bratio_norm", "bRatio / classical"), ("preempt_ratio", "pRatio"),
@@ -331,7 +259,7 @@ def fig7(rows: list[dict[str, Any]], out: Path, traces: Sequence[str]) -> Figure
                         for t in traces] for lab in labels}
         _bars(ax, list(traces), series, name)
     axes[0][0].legend(fontsize="x-small")
-    _save(fig, out / "fig7.png")
+    save(fig, out / "fig7.png")
     return FigureOutput(out / "fig7.csv", out / "fig7.png", table)
 
 
@@ -357,5 +285,5 @@ def run_figure(figure: str, out: str | Path, *, trace_dir: str | Path,
         return fig2(out_path, names, folder, first)
     if figure == "fig5":
         return fig5(out_path, names, folder, jobs, first)
-    rows = _sweep(figure, out_path, names, folder, jobs, first, on_row)
+    rows = run_spec(figure, spec_text(figure, names, first), out_path, folder, jobs, on_row)
     return {"fig4": fig4, "fig6": fig6, "fig7": fig7}[figure](rows, out_path, names)
