@@ -382,8 +382,13 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_paper(args: argparse.Namespace) -> int:
+    if args.paper == "oliner":
+        return _paper_oliner(args)
     from ckptsim.experiments.papers import niu
 
+    if args.figure not in (*niu.FIGURES, "all"):
+        raise ConfigError("figure", f"unknown figure {args.figure!r} of niu; accepted: "
+                                    f"{', '.join(niu.FIGURES)}, all")
     figures = list(niu.FIGURES) if args.figure == "all" else [args.figure]
     for figure in figures:
         t0 = time.perf_counter()
@@ -392,6 +397,34 @@ def cmd_paper(args: argparse.Namespace) -> int:
                              first=args.first)
         print(f"{figure}: {out.csv} and {out.png} ({len(out.rows)} rows, "
               f"{time.perf_counter() - t0:.1f} s)")
+    return 0
+
+
+def _paper_oliner(args: argparse.Namespace) -> int:
+    from ckptsim.experiments.papers import oliner
+
+    if args.figure != "all":
+        oliner.family_of(args.figure)
+    defaults = oliner.Options()
+    opt = oliner.Options(
+        traces=tuple(args.traces) if args.traces else defaults.traces,
+        trace_dir=Path(args.trace_dir),
+        failure_log=Path(args.failure_log) if args.failure_log else None,
+        system=args.system, first=args.first,
+        loads=tuple(args.loads) if args.loads else defaults.loads,
+        counts=tuple(args.counts) if args.counts else defaults.counts,
+        levels=tuple(args.levels) if args.levels else defaults.levels,
+        replications=args.replications, jobs=args.jobs)
+    t0 = time.perf_counter()
+    bar = _SweepProgress(oliner.runs_of(args.figure, opt), 0)
+    try:
+        outputs = oliner.run_figures(args.figure, args.out, opt, on_row=bar.update)
+    finally:
+        bar.close()
+    for out in outputs:
+        print(f"{out.csv.stem}: {out.csv} and {out.png} ({len(out.rows)} rows)")
+    print(f"{bar.count} runs simulated in {time.perf_counter() - t0:.1f} s; the others were "
+          f"already in {Path(args.out) / 'store'}")
     return 0
 
 
@@ -502,15 +535,35 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("paper", help="reproduce a seed paper's figure (CSV + PNG)")
-    p.add_argument("paper", choices=("niu",), help="niu: seed 000, checkpoint-based backfilling")
-    p.add_argument("figure", choices=("fig2", "fig4", "fig5", "fig6", "fig7", "all"))
+    p.add_argument("paper", choices=("niu", "oliner"),
+                   help="niu: seed 000, checkpoint-based backfilling; oliner: seed 004, "
+                        "fault-aware BG/L scheduling")
+    p.add_argument("figure", help="niu: fig2 fig4 fig5 fig6 fig7 all; oliner: fig3 ... fig10, "
+                                  "a family (failures = figs 3-5, balancing = 6-8, tiebreak = "
+                                  "9-10) or all")
     p.add_argument("--out", required=True, help="output folder (figN.csv, figN.png, the sweep)")
     p.add_argument("--trace-dir", default="../shared/data/traces",
                    help="folder holding the PWA traces (default ../shared/data/traces)")
     p.add_argument("--traces", nargs="+", default=None,
-                   help="trace names (default: SDSC-BLUE CTC-SP2 HPC2N SDSC-SP2 KTH-SP2)")
+                   help="trace names (niu default: SDSC-BLUE CTC-SP2 HPC2N SDSC-SP2 KTH-SP2; "
+                        "oliner default: SDSC NASA LUBLIN-256)")
     p.add_argument("--first", type=int, default=None, help="only the first N jobs of each trace")
     p.add_argument("--jobs", type=int, default=None, help="processes (default: all cores)")
+    g = p.add_argument_group("oliner only")
+    g.add_argument("--failure-log", default=None,
+                   help="the LANL failure records CSV (default: ../failures/lanl_cfdr/"
+                        "LA-UR-05-7318-failure-data-1996-2005.csv.gz beside the trace folder)")
+    g.add_argument("--system", type=int, default=20,
+                   help="LANL system whose failures are used (default 20: 400 nodes)")
+    g.add_argument("--loads", type=float, nargs="+", default=None,
+                   help="load scales c (default 1.0 1.2)")
+    g.add_argument("--counts", type=int, nargs="+", default=None,
+                   help="failure counts of figs 3-5 (default 0 500 ... 4000)")
+    g.add_argument("--levels", type=float, nargs="+", default=None,
+                   help="confidence / accuracy values of figs 6-10 (default 0.0 0.1 ... 1.0)")
+    g.add_argument("--replications", type=int, default=1,
+                   help="seeds per point (each thins the failure log differently); figures "
+                        "show the mean")
     p.set_defaults(func=cmd_paper)
 
     p = sub.add_parser("schedulers", help="list schedulers and their parameters")

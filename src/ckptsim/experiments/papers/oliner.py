@@ -1,0 +1,350 @@
+"""Seed 004 (Oliner et al., "Fault-Aware Job Scheduling for BlueGene/L Systems"): its figures on
+a 4x4x8 torus with failures from a real failure log.
+
+Three families, each one experiment spec (written to the output folder as FAMILY.toml, so it
+can be rerun or extended with `ckptsim sweep`) run with the sweep machinery on all cores into
+one store shared by the families:
+
+- `failures` (Figs. 3-5): bounded slowdown and capacity vs the number of failures (0 ... 4,000
+  in steps of 500) under `bgl-balancing` with confidence a = 0 (no prediction: the `bgl-fcfs`
+  schedule), 0.1 and 0.9;
+- `balancing` (Figs. 6-8): bounded slowdown and capacity vs the confidence a = 0.0 ... 1.0;
+- `tiebreak` (Figs. 9-10): the same vs the accuracy of `bgl-tiebreak`.
+
+Each runs for load scales c = 1.0 and 1.2 (run times multiplied by c).  The seed's workloads
+are NASA iPSC/860, SDSC SP2 and LLNL T3D; the LLNL T3D log is not available here, so the
+Lublin-Feitelson model output `lublin_256` (256 nodes) takes its place, its sizes scaled to the
+128 supernodes by 1/2 as the seed scaled LLNL's.  The failures are the LANL failure records of
+one system (default 20: 400 nodes, the closest to the seed's 350-node log), rescaled to the
+count over each workload's submit span keeping the log's timings, mapped onto the supernodes by
+node number modulo 128, and transient (the seed's model); the seed's counts are 4,000 for NASA
+and SDSC and 1,000 for LLNL (here: lublin_256).  The sweep's seed is the rescaling's seed, so
+replications (`replications`) draw different thinnings of the log.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ckptsim.errors import ConfigError
+from ckptsim.experiments.papers.common import FigureOutput, OnRow, plt, run_spec, save, write_csv
+
+TRACES: dict[str, str] = {
+    "SDSC": "SDSC-SP2-1998-4.2-cln.swf.gz",
+    "NASA": "NASA-iPSC-1993-3.1-cln.swf.gz",
+    "LUBLIN-256": "lublin_256.swf.gz",
+}
+#: The seed's failure counts per workload (LLNL's 1,000 for its stand-in).
+FAILURE_COUNTS = {"SDSC": 4000, "NASA": 4000, "LUBLIN-256": 1000}
+#: The failure log, relative to the trace folder (../shared/data/traces -> ../failures/...).
+FAILURE_LOG = "../failures/lanl_cfdr/LA-UR-05-7318-failure-data-1996-2005.csv.gz"
+FAILURE_SYSTEM = 20
+LOADS = (1.0, 1.2)
+COUNTS = tuple(range(0, 4001, 500))
+PREDICTION = (0.0, 0.1, 0.9)
+LEVELS = tuple(round(0.1 * k, 1) for k in range(11))
+FAMILIES = {"failures": ("fig3", "fig4", "fig5"), "balancing": ("fig6", "fig7", "fig8"),
+            "tiebreak": ("fig9", "fig10")}
+FIGURES = tuple(f for figs in FAMILIES.values() for f in figs)
+#: The workload each capacity figure shows, as in the seed.
+CAPACITY_TRACE = {"fig7": "NASA", "fig8": "LUBLIN-256", "fig10": "LUBLIN-256"}
+METRICS = ("mean_response_bsld", "mean_wait", "mean_response", "capacity_utilized",
+           "capacity_unused", "capacity_lost", "failures", "jobs_killed_by_failures",
+           "mean_restarts", "makespan")
+CAPACITY = (("capacity_utilized", "utilised", "tab:green"),
+            ("capacity_unused", "unused", "0.75"), ("capacity_lost", "lost", "tab:red"))
+
+
+@dataclass(frozen=True)
+class Options:
+    """What a figure command is given (defaults: the seed's experiment)."""
+
+    traces: tuple[str, ...] = tuple(TRACES)
+    trace_dir: Path = Path("../shared/data/traces")
+    failure_log: Path | None = None  # default: FAILURE_LOG under the trace folder
+    system: int = FAILURE_SYSTEM
+    first: int | None = None
+    loads: tuple[float, ...] = LOADS
+    counts: tuple[int, ...] = COUNTS
+    levels: tuple[float, ...] = LEVELS
+    replications: int = 1
+    jobs: int | None = None
+
+    def log(self) -> Path:
+        return (self.failure_log if self.failure_log is not None
+                else self.trace_dir / FAILURE_LOG).resolve()
+
+
+def family_of(figure: str) -> str:
+    for family, figures in FAMILIES.items():
+        if figure == family or figure in figures:
+            return family
+    raise ConfigError("figure", f"unknown figure {figure!r}; accepted: "
+                                f"{', '.join([*FAMILIES, *FIGURES, 'all'])}")
+
+
+# ----------------------------------------------------------------------------- specs
+def _list(values: Sequence[Any]) -> str:
+    return "[" + ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in values) + "]"
+
+
+def spec_text(family: str, opt: Options) -> str:
+    """The experiment spec of a family (TOML)."""
+    source = f"lanl:path={opt.log()},system={opt.system},map=modulo,transient=true"
+    lines = [f'name = "oliner-{family}"',
+             f"replications = {opt.replications}",
+             "metrics = [" + ", ".join(f'"{m}"' for m in METRICS) + "]", ""]
+    for t in opt.traces:
+        counts = opt.counts if family == "failures" else (FAILURE_COUNTS[t],)
+        lines += [f'[workloads."{t}"]', f'trace = "{TRACES[t]}"']
+        if opt.first:
+            lines.append(f"first = {opt.first}")
+        lines += [f"load_scale = {_list(opt.loads)}", f'failures = "{source}"',
+                  f"failure_count = {_list(counts)}", ""]
+    lines += ["[[schedulers]]"]
+    if family == "failures":
+        lines += ['name = "bgl-balancing"', f"params = {{ confidence = {_list(PREDICTION)} }}"]
+    elif family == "balancing":
+        lines += ['name = "bgl-balancing"', f"params = {{ confidence = {_list(opt.levels)} }}"]
+    else:
+        lines += ['name = "bgl-tiebreak"', f"params = {{ accuracy = {_list(opt.levels)} }}"]
+    return "\n".join(lines) + "\n"
+
+
+# ----------------------------------------------------------------------------- reduction
+def _points(rows: list[dict[str, Any]], x: str, keys: Sequence[str]
+            ) -> list[dict[str, Any]]:
+    """Rows averaged over seeds, one per (trace, load, the x value and `keys`), sorted."""
+    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for row in rows:
+        key = (row["workload"], float(row["workload.load_scale"]),
+               *(float(row[k]) for k in keys), float(row[x]))
+        groups.setdefault(key, []).append(row)
+    out = []
+    for key in sorted(groups, key=lambda k: (list(TRACES).index(k[0]), *k[1:])):
+        members = groups[key]
+        point: dict[str, Any] = {"trace": key[0], "load_scale": key[1]}
+        point.update({k.split(".")[-1]: v for k, v in zip(keys, key[2:-1], strict=True)})
+        point[x.split(".")[-1]] = key[-1]
+        for m in METRICS:
+            point[m] = float(np.mean([float(r[m]) for r in members]))
+        point["seeds"] = len(members)
+        out.append(point)
+    return out
+
+
+def _span_days(opt: Options) -> dict[str, float]:
+    """Each workload's submit span in days (what the failure count is spread over)."""
+    from ckptsim.workload.source import load_workload
+
+    out = {}
+    for t in opt.traces:
+        w = load_workload(str(opt.trace_dir / TRACES[t]), first=opt.first)
+        out[t] = float(w.submit[-1] - w.submit[0]) / 86400.0 if len(w) else 0.0
+    return out
+
+
+# ----------------------------------------------------------------------------- plots
+def _panels(n: int, width: float = 4.2, height: float = 3.4) -> tuple[Any, Any]:
+    fig, axes = plt().subplots(1, n, figsize=(width * n, height), dpi=130, squeeze=False)
+    return fig, axes[0]
+
+
+def _line_figure(points: list[dict[str, Any]], traces: Sequence[str], x: str, xlabel: str,
+                 series: Sequence[tuple[str, dict[str, float], dict[str, Any]]], title: str,
+                 path: Path) -> None:
+    """One panel per trace: bounded slowdown vs `x`, one line per (label, selection, style)."""
+    fig, axes = _panels(len(traces))
+    for ax, t in zip(axes, traces, strict=True):
+        for label, select, style in series:
+            pts = [p for p in points if p["trace"] == t
+                   and all(abs(p[k] - v) < 1e-9 for k, v in select.items())]
+            ax.plot([p[x] for p in pts], [p["mean_response_bsld"] for p in pts], label=label,
+                    marker="o", ms=3, **style)
+        ax.set_title(t)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("average bounded slowdown")
+        ax.grid(alpha=0.3)
+    axes[0].legend(fontsize="x-small")
+    fig.suptitle(title, fontsize="medium")
+    save(fig, path)
+
+
+def _capacity_figure(points: list[dict[str, Any]], trace: str, x: str, xlabel: str,
+                     loads: Sequence[float], select: dict[str, float], title: str,
+                     path: Path) -> None:
+    """Stacked capacity utilised / unused / lost vs `x`, one panel per load scale."""
+    fig, axes = _panels(len(loads))
+    for ax, c in zip(axes, loads, strict=True):
+        pts = [p for p in points if p["trace"] == trace and abs(p["load_scale"] - c) < 1e-9
+               and all(abs(p[k] - v) < 1e-9 for k, v in select.items())]
+        xs = [p[x] for p in pts]
+        ax.stackplot(xs, *[[p[m] for p in pts] for m, _, _ in CAPACITY],
+                     labels=[label for _, label, _ in CAPACITY],
+                     colors=[color for _, _, color in CAPACITY], alpha=0.85)
+        ax.set_ylim(0, 1)
+        ax.set_xlim(min(xs, default=0), max(xs, default=1))
+        ax.set_title(f"{trace}, c = {c:g}")
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("fraction of capacity")
+    axes[0].legend(fontsize="x-small", loc="lower left")
+    fig.suptitle(title, fontsize="medium")
+    save(fig, path)
+
+
+_LOAD_STYLE = {0: {"ls": "-"}, 1: {"ls": "--"}}
+
+
+def _load_series(loads: Sequence[float]) -> list[tuple[str, dict[str, float], dict[str, Any]]]:
+    return [(f"c = {c:g}", {"load_scale": c}, _LOAD_STYLE.get(i, {"ls": ":"}))
+            for i, c in enumerate(loads)]
+
+
+def _capacity_trace(figure: str, opt: Options) -> str:
+    trace = CAPACITY_TRACE[figure]
+    if trace in opt.traces:
+        return trace
+    return opt.traces[0]
+
+
+# ----------------------------------------------------------------------------- figures
+def _write(figure: str, out: Path, table: list[dict[str, Any]]) -> FigureOutput:
+    write_csv(out / f"{figure}.csv", table)
+    return FigureOutput(out / f"{figure}.csv", out / f"{figure}.png", table)
+
+
+def failures_figures(rows: list[dict[str, Any]], out: Path, opt: Options,
+                     wanted: Sequence[str]) -> list[FigureOutput]:
+    """Figs. 3-5: slowdown and capacity vs the number of failures."""
+    points = _points(rows, "workload.failure_count", ["param.confidence"])
+    days = _span_days(opt)
+    nodes = 128
+    for p in points:
+        p["days"] = days[p["trace"]]
+        p["node_days_per_failure"] = (nodes * p["days"] / p["failure_count"]
+                                      if p["failure_count"] else float("inf"))
+    outputs = []
+    c0 = opt.loads[0]
+    if "fig3" in wanted:
+        table = [p for p in points if abs(p["load_scale"] - c0) < 1e-9]
+        styles = ({"color": "0.3"}, {"color": "tab:blue"}, {"color": "tab:orange"})
+        _line_figure(table, opt.traces, "failure_count", "number of failures",
+                     [(f"a = {a:g}" + (" (no prediction)" if a == 0 else ""),
+                       {"confidence": a}, styles[i % 3]) for i, a in enumerate(PREDICTION)],
+                     f"Average bounded slowdown vs failures, balancing, c = {c0:g} (Fig. 3)",
+                     out / "fig3.png")
+        outputs.append(_write("fig3", out, table))
+    if "fig4" in wanted:
+        table = [p for p in points if p["confidence"] in (0.0, 0.1)]
+        series = []
+        for i, c in enumerate(opt.loads):
+            style = _LOAD_STYLE.get(i, {"ls": ":"})
+            series += [(f"c = {c:g}, a = 0.1", {"load_scale": c, "confidence": 0.1},
+                        {**style, "color": "tab:blue"}),
+                       (f"c = {c:g}, a = 0", {"load_scale": c, "confidence": 0.0},
+                        {**style, "color": "0.45"})]
+        _line_figure(table, opt.traces, "failure_count", "number of failures", series,
+                     "Average bounded slowdown vs failures, balancing a = 0.1 against no "
+                     "prediction, by load (Fig. 4)", out / "fig4.png")
+        outputs.append(_write("fig4", out, table))
+    if "fig5" in wanted:
+        trace = "SDSC" if "SDSC" in opt.traces else opt.traces[0]
+        table = [p for p in points if p["trace"] == trace and p["confidence"] == 0.1]
+        _capacity_figure(table, trace, "failure_count", "number of failures", opt.loads,
+                         {"confidence": 0.1}, "Capacity vs failures, balancing a = 0.1 "
+                                              "(Fig. 5)", out / "fig5.png")
+        outputs.append(_write("fig5", out, table))
+    return outputs
+
+
+def level_figures(family: str, rows: list[dict[str, Any]], out: Path, opt: Options,
+                  wanted: Sequence[str]) -> list[FigureOutput]:
+    """Figs. 6-8 (balancing, confidence) and 9-10 (tie-break, accuracy)."""
+    level = "confidence" if family == "balancing" else "accuracy"
+    points = _points(rows, f"param.{level}", [])
+    name = "balancing" if family == "balancing" else "tie-breaking"
+    slowdown, *capacity = FAMILIES[family]
+    outputs = []
+    if slowdown in wanted:
+        _line_figure(points, opt.traces, level, f"prediction {level}",
+                     _load_series(opt.loads),
+                     f"Average bounded slowdown vs {level}, {name} "
+                     f"(Fig. {slowdown.removeprefix('fig')})", out / f"{slowdown}.png")
+        outputs.append(_write(slowdown, out, points))
+    for figure in capacity:
+        if figure not in wanted:
+            continue
+        trace = _capacity_trace(figure, opt)
+        table = [p for p in points if p["trace"] == trace]
+        _capacity_figure(table, trace, level, f"prediction {level}", opt.loads, {},
+                         f"Capacity vs {level}, {name} (Fig. {figure.removeprefix('fig')})",
+                         out / f"{figure}.png")
+        outputs.append(_write(figure, out, table))
+    return outputs
+
+
+def run_figures(figure: str, out: str | Path, opt: Options,
+                on_row: OnRow | None = None) -> list[FigureOutput]:
+    """Compute a figure, a family (`failures`, `balancing`, `tiebreak`) or `all` into `out`:
+    figN.csv and figN.png, FAMILY.toml and the shared sweep store out/store."""
+    _check(opt)
+    wanted = list(FIGURES) if figure == "all" else (
+        list(FAMILIES[figure]) if figure in FAMILIES else [figure])
+    families = [f for f in FAMILIES if any(fig in FAMILIES[f] for fig in wanted)]
+    if figure != "all":
+        family_of(figure)
+    out_path = Path(out)
+    outputs: list[FigureOutput] = []
+    for family in families:
+        rows = run_spec(family, spec_text(family, opt), out_path, opt.trace_dir, opt.jobs,
+                        on_row)
+        if family == "failures":
+            outputs += failures_figures(rows, out_path, opt, wanted)
+        else:
+            outputs += level_figures(family, rows, out_path, opt, wanted)
+    return outputs
+
+
+def runs_of(figure: str, opt: Options) -> int:
+    """How many runs a figure's families hold (for progress bars)."""
+    wanted = list(FIGURES) if figure == "all" else [figure]
+    families = {family_of(f) for f in wanted}
+    n = 0
+    for family in families:
+        per_trace = len(opt.loads) * opt.replications * (
+            len(opt.counts) * len(PREDICTION) if family == "failures" else len(opt.levels))
+        n += per_trace * len(opt.traces)
+    return n
+
+
+def _check(opt: Options) -> None:
+    unknown = [t for t in opt.traces if t not in TRACES]
+    if unknown:
+        raise ConfigError("--traces", f"unknown trace {unknown[0]!r}; accepted: "
+                                      f"{', '.join(TRACES)}")
+    if not opt.traces:
+        raise ConfigError("--traces", "give at least one trace")
+    missing = [TRACES[t] for t in opt.traces if not (opt.trace_dir / TRACES[t]).exists()]
+    if missing:
+        raise ConfigError("--trace-dir", f"{opt.trace_dir}: missing {', '.join(missing)}")
+    if not opt.log().exists():
+        raise ConfigError("--failure-log", f"no such file: {opt.log()} (the LANL failure "
+                                           "records; default: ../failures/lanl_cfdr/... "
+                                           "beside the trace folder)")
+    if opt.replications < 1:
+        raise ConfigError("--replications", f"must be >= 1, got {opt.replications}")
+    for key, values, low, high in (("--loads", opt.loads, 0.0, float("inf")),
+                                   ("--levels", opt.levels, 0.0, 1.0)):
+        bad = [v for v in values if not (low < v <= high if key == "--loads"
+                                         else low <= v <= high)]
+        if bad or not values:
+            accepted = "(0, inf)" if key == "--loads" else "[0, 1]"
+            raise ConfigError(key, f"values must lie in {accepted}"
+                                   f", got {list(values)}")
+    if not opt.counts or min(opt.counts) < 0:
+        raise ConfigError("--counts", f"must be integers >= 0, got {list(opt.counts)}")
