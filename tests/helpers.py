@@ -67,3 +67,17 @@ def scripted(workload: Workload, actions: list[tuple[float, Callable[..., Any]]]
 
 def starts(sim: Simulator) -> dict[int, tuple[float | None, float | None]]:
     return {j.id: (j.start, j.end) for j in sim.jobs}
+
+
+# -- failure logs -----------------------------------------------------------------------------
+#: The header of the LANL failure records (LA-UR-05-7318 CSV).
+LANL_HEADER = ("System,machine type,nodes,procstot,procsinnode,nodenum,nodenumz,node install,"
+               "node prod,node decom,fru type,mem,cputype,memtype,num intercon,purpose,"
+               "Prob Started,Prob Fixed,Down Time,Facilities,Hardware,Human Error,Network,"
+               "Undetermined,Software,Same Event")
+
+
+def lanl_row(system: int, node: int | str, started: str, fixed: str, down: str = "",
+             nodes: str = "4") -> str:
+    return (f"{system},cluster,{nodes},16,4,{node},{node},5-Apr,5-Jun,current,part,8,1,1,0,"
+            f"compute,{started},{fixed},{down},,CPU,,,,,No")

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import LANL_HEADER, lanl_row
 
 import ckptsim.failures.readers as readers
 from ckptsim.errors import ConfigError, WorkloadError
@@ -20,23 +21,11 @@ from ckptsim.failures import fta_event_trace_path, lanl_systems, read_fta, read_
 FAILURES = Path(__file__).resolve().parents[2] / "shared" / "data" / "failures"
 LANL_CSV = FAILURES / "lanl_cfdr" / "LA-UR-05-7318-failure-data-1996-2005.csv.gz"
 
-LANL_HEADER = ("System,machine type,nodes,procstot,procsinnode,nodenum,nodenumz,node install,"
-               "node prod,node decom,fru type,mem,cputype,memtype,num intercon,purpose,"
-               "Prob Started,Prob Fixed,Down Time,Facilities,Hardware,Human Error,Network,"
-               "Undetermined,Software,Same Event")
-
-
 def real(path: Path) -> Path:
     if not path.exists():
         pytest.skip(f"real failure data not available: {path} is missing (../shared/data is not "
                     f"part of the repository)")
     return path
-
-
-def lanl_row(system: int, node: int | str, started: str, fixed: str, down: str = "",
-             nodes: str = "4") -> str:
-    return (f"{system},cluster,{nodes},16,4,{node},{node},5-Apr,5-Jun,current,part,8,1,1,0,"
-            f"compute,{started},{fixed},{down},,CPU,,,,,No")
 
 
 def write(tmp_path: Path, name: str, lines: list[str], gz: bool = False) -> Path:

@@ -266,7 +266,7 @@ def level_figures(family: str, rows: list[dict[str, Any]], out: Path, opt: Optio
                   wanted: Sequence[str]) -> list[FigureOutput]:
     """Figs. 6-8 (balancing, confidence) and 9-10 (tie-break, accuracy)."""
     level = "confidence" if family == "balancing" else "accuracy"
-    points = _points(rows, f"param.{level}", [])
+    points = _points(rows, f"param.{level}", ["workload.failure_count"])
     name = "balancing" if family == "balancing" else "tie-breaking"
     slowdown, *capacity = FAMILIES[family]
     outputs = []

@@ -1,0 +1,113 @@
+"""Seed 004's figures: every family runs end to end on small slices of the three workloads with
+the real LANL failure log (skipped when ../shared/data is absent)."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+from helpers import TRACES, trace
+
+from ckptsim.cli import main
+from ckptsim.errors import ConfigError
+from ckptsim.experiments.papers import oliner
+from ckptsim.experiments.sweep import plan_sweep
+
+LOG = TRACES.parent / "failures" / "lanl_cfdr" / "LA-UR-05-7318-failure-data-1996-2005.csv.gz"
+
+
+def needs_data() -> None:
+    for name in oliner.TRACES.values():
+        trace(name)
+    if not LOG.exists():
+        pytest.skip(f"real failure data not available: {LOG} is missing")
+
+
+def read(path: Path) -> list[dict[str, str]]:
+    return list(csv.DictReader(open(path)))
+
+
+@pytest.fixture(scope="module")
+def figures(tmp_path_factory):
+    needs_data()
+    out = tmp_path_factory.mktemp("oliner")
+    code = main(["paper", "oliner", "all", "--out", str(out), "--trace-dir", str(TRACES),
+                 "--first", "150", "--counts", "0", "300", "--levels", "0", "0.5", "1",
+                 "--jobs", "2"])
+    assert code == 0
+    return out
+
+
+def test_every_figure_writes_csv_and_png(figures):
+    for figure in oliner.FIGURES:
+        assert read(figures / f"{figure}.csv"), figure
+        assert (figures / f"{figure}.png").stat().st_size > 10_000
+    for family in oliner.FAMILIES:
+        assert (figures / f"{family}.toml").exists()
+
+
+def test_failure_sweep_counts_and_zero_failures(figures):
+    rows = read(figures / "fig4.csv")
+    assert {r["trace"] for r in rows} == set(oliner.TRACES)
+    assert {float(r["load_scale"]) for r in rows} == {1.0, 1.2}
+    for r in rows:
+        assert float(r["failures"]) == float(r["failure_count"])
+    # Without failures the fault-aware scheduler is bgl-fcfs whatever its confidence.
+    for t in oliner.TRACES:
+        for c in (1.0, 1.2):
+            zero = {float(r["mean_response_bsld"]) for r in rows if r["trace"] == t
+                    and float(r["load_scale"]) == c and float(r["failure_count"]) == 0}
+            assert len(zero) == 1
+
+
+def test_level_sweeps_use_the_seed_counts_and_capacity_adds_up(figures):
+    for figure in ("fig6", "fig9"):
+        for r in read(figures / f"{figure}.csv"):
+            assert float(r["failure_count"]) == oliner.FAILURE_COUNTS[r["trace"]]
+    for figure, trace_name in oliner.CAPACITY_TRACE.items():
+        rows = read(figures / f"{figure}.csv")
+        assert {r["trace"] for r in rows} == {trace_name}
+        for r in rows:
+            total = sum(float(r[m]) for m in ("capacity_utilized", "capacity_unused",
+                                               "capacity_lost"))
+            assert total == pytest.approx(1.0, abs=1e-4)
+    fig5 = read(figures / "fig5.csv")
+    assert {r["trace"] for r in fig5} == {"SDSC"} and {r["confidence"] for r in fig5} == {"0.1"}
+
+
+def test_rerun_reuses_the_store_and_gives_the_same_csv(figures, capsys):
+    before = (figures / "fig9.csv").read_bytes()
+    assert main(["paper", "oliner", "tiebreak", "--out", str(figures), "--trace-dir",
+                 str(TRACES), "--first", "150", "--levels", "0", "0.5", "1"]) == 0
+    assert "0 runs simulated" in capsys.readouterr().out
+    assert (figures / "fig9.csv").read_bytes() == before
+
+
+def test_specs_hold_the_seed_grid(tmp_path):
+    needs_data()
+    opt = oliner.Options(trace_dir=TRACES)
+    sizes = {"failures": 3 * 2 * 9 * 3, "balancing": 3 * 2 * 11, "tiebreak": 3 * 2 * 11}
+    for family, n in sizes.items():
+        path = tmp_path / f"{family}.toml"
+        path.write_text(oliner.spec_text(family, opt))
+        assert len(plan_sweep(path, trace_dir=TRACES).runs) == n
+        assert oliner.runs_of(family, opt) == n
+
+
+def test_bad_arguments(tmp_path, capsys):
+    with pytest.raises(ConfigError, match="unknown figure 'fig11'"):
+        oliner.family_of("fig11")
+    assert main(["paper", "oliner", "fig11", "--out", str(tmp_path)]) == 2
+    assert "accepted: failures, balancing, tiebreak, fig3" in capsys.readouterr().err
+    with pytest.raises(ConfigError, match="--trace-dir"):
+        oliner.run_figures("fig3", tmp_path, oliner.Options(trace_dir=tmp_path))
+    needs_data()
+    with pytest.raises(ConfigError, match="--failure-log"):
+        oliner.run_figures("fig3", tmp_path, oliner.Options(
+            trace_dir=TRACES, failure_log=tmp_path / "none.csv"))
+    with pytest.raises(ConfigError, match="unknown trace 'LLNL'"):
+        oliner.run_figures("fig3", tmp_path, oliner.Options(trace_dir=TRACES,
+                                                            traces=("LLNL",)))
+    with pytest.raises(ConfigError, match="--levels"):
+        oliner.run_figures("fig6", tmp_path, oliner.Options(trace_dir=TRACES, levels=(1.5,)))
