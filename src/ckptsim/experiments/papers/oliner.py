@@ -33,6 +33,7 @@ import numpy as np
 
 from ckptsim.errors import ConfigError
 from ckptsim.experiments.papers.common import FigureOutput, OnRow, plt, run_spec, save, write_csv
+from ckptsim.experiments.stats import mean_ci
 
 TRACES: dict[str, str] = {
     "SDSC": "SDSC-SP2-1998-4.2-cln.swf.gz",
@@ -133,6 +134,8 @@ def _points(rows: list[dict[str, Any]], x: str, keys: Sequence[str]
         point[x.split(".")[-1]] = key[-1]
         for m in METRICS:
             point[m] = float(np.mean([float(r[m]) for r in members]))
+        # The spread over replications (different thinnings of the log): the 95% half-width.
+        point["mean_response_bsld_ci95"] = mean_ci([r["mean_response_bsld"] for r in members])[1]
         point["seeds"] = len(members)
         out.append(point)
     return out
@@ -158,14 +161,20 @@ def _panels(n: int, width: float = 4.2, height: float = 3.4) -> tuple[Any, Any]:
 def _line_figure(points: list[dict[str, Any]], traces: Sequence[str], x: str, xlabel: str,
                  series: Sequence[tuple[str, dict[str, float], dict[str, Any]]], title: str,
                  path: Path) -> None:
-    """One panel per trace: bounded slowdown vs `x`, one line per (label, selection, style)."""
+    """One panel per trace: bounded slowdown vs `x`, one line per (label, selection, style),
+    with the 95% interval over replications shaded when there are several."""
     fig, axes = _panels(len(traces))
     for ax, t in zip(axes, traces, strict=True):
         for label, select, style in series:
             pts = [p for p in points if p["trace"] == t
                    and all(abs(p[k] - v) < 1e-9 for k, v in select.items())]
-            ax.plot([p[x] for p in pts], [p["mean_response_bsld"] for p in pts], label=label,
-                    marker="o", ms=3, **style)
+            xs = np.array([p[x] for p in pts], dtype=float)
+            ys = np.array([p["mean_response_bsld"] for p in pts], dtype=float)
+            (line,) = ax.plot(xs, ys, label=label, marker="o", ms=3, **style)
+            half = np.array([p["mean_response_bsld_ci95"] for p in pts], dtype=float)
+            if len(half) and np.isfinite(half).all():
+                ax.fill_between(xs, ys - half, ys + half, color=line.get_color(), alpha=0.12,
+                                lw=0)
         ax.set_title(t)
         ax.set_xlabel(xlabel)
         ax.set_ylabel("average bounded slowdown")
