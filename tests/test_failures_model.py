@@ -85,6 +85,16 @@ def test_window_rebases_by_default() -> None:
         trace().window(-1.0, 20.0)
 
 
+def test_shifted_moves_failures_and_period() -> None:
+    moved = trace().shifted(100.0)
+    assert moved.time.tolist() == [110.0, 110.0, 130.0, 150.0] and moved.span == 150.0
+    assert moved.node.tolist() == trace().node.tolist()
+    assert moved.repair.tolist() == trace().repair.tolist()
+    assert moved.notes == ("shifted(100)",)
+    with pytest.raises(ConfigError, match="offset"):
+        trace().shifted(-1.0)
+
+
 def test_derived_values() -> None:
     tr = trace()
     assert tr.nodes.tolist() == [2, 3, 7]
