@@ -173,11 +173,13 @@ def _line_figure(points: list[dict[str, Any]], traces: Sequence[str], x: str, xl
             (line,) = ax.plot(xs, ys, label=label, marker="o", ms=3, **style)
             half = np.array([p["mean_response_bsld_ci95"] for p in pts], dtype=float)
             if len(half) and np.isfinite(half).all():
-                ax.fill_between(xs, ys - half, ys + half, color=line.get_color(), alpha=0.12,
-                                lw=0)
+                # On the log axis an interval reaching below 0 is drawn down to y / 20.
+                low = np.where(ys - half > 0, ys - half, ys / 20)
+                ax.fill_between(xs, low, ys + half, color=line.get_color(), alpha=0.12, lw=0)
         ax.set_title(t)
         ax.set_xlabel(xlabel)
         ax.set_ylabel("average bounded slowdown")
+        ax.set_yscale("log")  # from ~1 without failures to ~10^4 with thousands
         ax.grid(alpha=0.3)
     axes[0].legend(fontsize="x-small")
     fig.suptitle(title, fontsize="medium")
