@@ -193,3 +193,13 @@ def test_load_failures_offset_seed_count_and_window(log):
         load_failures(source(log, ",start=2005-01-01"), n_nodes=4, span=10.0)
     with pytest.raises(ConfigError, match="failure_count"):
         load_failures("synthetic:mtbf=100", n_nodes=4, span=10.0, count=3)
+
+
+def test_summary_says_where_the_failures_came_from(tmp_path, log):
+    w = generate_lublin(150, machine_size=128, seed=1)
+    doc = simulate(w, "bgl-fcfs", failures=source(log, ",count=6")).summary_document()
+    origin = doc["options"]["failures"]
+    assert origin["failures"] == 6 and "system=2" in origin["source"]
+    assert origin["transforms"][0].startswith("rescale_count(6, span=")
+    assert origin["transforms"][1:3] == ["map_nodes(modulo, n_nodes=128)", "transient"]
+    assert "failures" not in simulate(w, "bgl-fcfs").summary_document()["options"]

@@ -110,10 +110,18 @@ def simulate(
         workload=workload,
         scheduler=scheduler,
         params=resolved,
-        options={"machine_size": sim.cluster.n_nodes, "overrun": overrun},
+        options={"machine_size": sim.cluster.n_nodes, "overrun": overrun,
+                 **({"failures": _failure_origin(failures)} if failures is not None else {})},
         table=table,
         summary=metrics,
         daily=daily_series(table) if daily else {},
         wall_seconds=sim.wall_seconds,
         events=sim.n_events,
     )
+
+
+def _failure_origin(failures: Any) -> dict[str, Any]:
+    """Where a run's failures came from, for summary.json (a source string's trace says it)."""
+    return {"source": getattr(failures, "source", ""),
+            "transforms": list(getattr(failures, "notes", ())),
+            "failures": len(failures.time)}
