@@ -108,11 +108,21 @@ def workload_points(w: WorkloadSpec
 
 
 def _failure_identity(failures: dict[str, Any]) -> dict[str, Any]:
+    """What determines a run's failures: the source's options, with the log named by the
+    SHA-256 of its bytes instead of its path (moving a log keeps the run), and the count."""
     if not failures:
         return {}
-    from ckptsim.failures.source import failure_identity
+    from ckptsim.failures.readers import fta_event_trace_path
+    from ckptsim.failures.source import parse_failure_spec
 
-    return {"failures": failure_identity(failures["failures"], failures.get("failure_count"))}
+    kind, opt = parse_failure_spec(failures["failures"])
+    doc: dict[str, Any] = {"kind": kind, **opt}
+    if "path" in opt:
+        path = Path(doc.pop("path"))
+        doc["sha256"] = file_sha256(str(fta_event_trace_path(path) if path.is_dir() else path))
+    if failures.get("failure_count") is not None:
+        doc["count"] = str(failures["failure_count"])
+    return {"failures": doc}
 
 
 def build_matrix(spec: Spec) -> list[Run]:

@@ -114,26 +114,6 @@ def check_failure_spec(spec: str, *, base: str | Path | None = None) -> str:
     return format_failure_spec(kind, opt)
 
 
-def failure_identity(spec: str, count: int | None = None) -> dict[str, Any]:
-    """What determines a source's failures, for a run's identity: the options, with the log
-    named by the SHA-256 of its bytes instead of its path (moving a log keeps the run)."""
-    from ckptsim.experiments.matrix import file_sha256
-
-    kind, opt = parse_failure_spec(spec)
-    doc: dict[str, Any] = {"kind": kind, **opt}
-    if "path" in opt:
-        path = Path(opt.pop("path"))
-        if path.is_dir():
-            from ckptsim.failures.readers import fta_event_trace_path
-
-            path = fta_event_trace_path(path)
-        doc.pop("path")
-        doc["sha256"] = file_sha256(str(path))
-    if count is not None:
-        doc["count"] = str(count)
-    return doc
-
-
 def _float(key: str, value: Any) -> float:
     try:
         return float(value)
