@@ -180,7 +180,8 @@ def test_no_job_lost_or_run_twice_and_work_is_exact(w, p, overhead):
 class RecordingCkpt(__import__("ckptsim.policies.ckpt_backfill",
                                fromlist=["CkptBackfill"]).CkptBackfill):
     """Records, at every full pass with a blocked head, the reservation classical EASY would
-    make from the running jobs' user estimates."""
+    make from the running jobs' user estimates.  A restarted job's estimate is the seed's: its
+    estimate less the work it had saved, plus t_extend (which covers its restart overhead)."""
 
     def __init__(self, sim, params=None):
         super().__init__(sim, params)
@@ -192,11 +193,14 @@ class RecordingCkpt(__import__("ckptsim.policies.ckpt_backfill",
             return
         head = self.queue[0]
         free = self.cluster.n_free
-        for job in sorted((k[2] for k in self.running), key=lambda j: j.seg_start + j.estimate):
+        def expected_end(j):
+            extend = self.t_extend if j.n_checkpoints else 0.0
+            return j.seg_start + extend + j.estimate - j.work_done
+
+        for job in sorted((k[2] for k in self.running), key=expected_end):
             free += job.size
             if free >= head.size:
-                self.easy_reservations.append((head.index, max(job.seg_start + job.estimate,
-                                                               now)))
+                self.easy_reservations.append((head.index, max(expected_end(job), now)))
                 return
 
 
