@@ -1,0 +1,40 @@
+"""The command line: the only place that prints or exits.
+
+`common` holds the shared helpers, `single` the commands on one workload (run, demo, inspect,
+schedulers) and `campaign` the commands on experiment specs and results stores (sweep,
+results, report, paper).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from ckptsim import __version__
+from ckptsim.cli import campaign, single
+from ckptsim.errors import CkptsimError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ckptsim", description="Simulate parallel job scheduling with checkpointing, "
+                                    "preemption, migration, failures and energy.")
+    parser.add_argument("--version", action="version", version=f"ckptsim {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    single.add_parsers(sub)
+    campaign.add_parsers(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except CkptsimError as exc:
+        print(f"ckptsim: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("ckptsim: interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,254 @@
+"""Commands on campaigns: sweep, results, report, paper."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from ckptsim.cli.common import SweepProgress, fmt, print_table
+from ckptsim.errors import ConfigError
+
+
+def _describe_runs(runs: Any, inputs: list[str]) -> tuple[list[str], list[list[str]]]:
+    from ckptsim.experiments.columns import short_names
+    from ckptsim.experiments.results import shown_inputs
+
+    shown = shown_inputs([r.columns for r in runs], inputs)
+    labels = short_names([*shown, *inputs])[:len(shown)]
+    rows = [[str(i + 1), r.run_id[:12], *[fmt(r.columns.get(c)) for c in shown],
+             str(r.seed)] for i, r in enumerate(runs)]
+    return ["#", "run", *labels, "seed"], rows
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from ckptsim.experiments.execute import make_executor
+    from ckptsim.experiments.sweep import manifest, plan_sweep, run_sweep
+
+    if not args.dry_run and not args.out:
+        raise ConfigError("--out", "a sweep needs a results folder: --out DIR (or --dry-run)")
+    if args.jobs is not None and args.jobs < 0:
+        raise ConfigError("--jobs", f"expected a number of processes >= 0, got {args.jobs}")
+    plan = plan_sweep(args.spec, args.out, trace_dir=args.trace_dir, keep_jobs=args.keep_jobs)
+    spec = plan.spec
+    shape = (f"{len(spec.workloads)} workload(s), {len(spec.schedulers)} scheduler "
+             f"entr{'y' if len(spec.schedulers) == 1 else 'ies'}, {len(spec.seeds)} seed(s)")
+    for path, why in plan.corrupt:
+        print(f"ckptsim: damaged run file {path} ({why}): its run is run again",
+              file=sys.stderr)
+    if args.dry_run:
+        inputs = manifest(spec, plan.runs)["inputs"]
+        columns, rows = _describe_runs(plan.runs, inputs)
+        print_table(f"Run matrix of {spec.name}", columns, rows)
+        status = (f"; in {args.out}: {plan.done} finished, {len(plan.todo)} to run"
+                  if args.out else "")
+        print(f"{len(plan.runs)} runs ({shape}){status}")
+        return 0
+    executor = make_executor(args.jobs, args.dask)
+    where = (f"a Dask LocalCluster of {executor.workers} workers" if args.dask == "local" else
+             f"the Dask scheduler at {args.dask}" if args.dask else
+             "this process" if args.jobs == 0 else f"{executor.workers} local processes")
+    print(f"{spec.name}: {len(plan.runs)} runs ({shape}); {plan.done} already in {args.out}, "
+          f"{len(plan.todo)} to run on {where}", file=sys.stderr)
+    bar = SweepProgress(len(plan.runs), plan.done)
+    try:
+        result = run_sweep(plan, args.out, executor, on_row=bar.update)
+    except KeyboardInterrupt:
+        bar.close()
+        print(f"ckptsim: interrupted after {bar.count} runs; the store keeps every finished "
+              "run: run the same command to resume", file=sys.stderr)
+        return 130
+    finally:
+        bar.close()
+    for row in result.failures[:10]:
+        print(f"failed: {row['run_id'][:12]} {row.get('workload')} x {row.get('scheduler')} "
+              f"seed={row.get('seed')}: {row.get('error_message')}", file=sys.stderr)
+    if len(result.failures) > 10:
+        print(f"... and {len(result.failures) - 10} more failures (ckptsim results "
+              f"{args.out} --where status=failed)", file=sys.stderr)
+    ran = result.ok + result.failed
+    rate = f" ({ran / result.seconds:.1f} runs/s)" if result.seconds > 0 and ran else ""
+    print(f"{result.ok} succeeded, {result.failed} failed, {result.skipped} already done; "
+          f"{ran} runs in {result.seconds:.1f} s{rate}; results in {args.out}")
+    return 1 if result.failed else 0
+
+
+def cmd_results(args: argparse.Namespace) -> int:
+    from ckptsim.experiments import results as res
+    from ckptsim.experiments.columns import short_names
+    from ckptsim.experiments.spec import DEFAULT_METRICS
+    from ckptsim.experiments.store import load_results
+
+    rows, manifest = load_results(args.dir, all_runs=args.all)
+    columns = res.all_columns(rows) or list(manifest.get("inputs", []))
+    where = res.parse_where(args.where, columns)
+    rows = res.filter_rows(rows, where)
+    by = res.resolve_columns("--group-by", args.group_by, columns)
+    metrics = (res.resolve_columns("--metrics", args.metrics, columns) if args.metrics
+               else [m for m in manifest.get("metrics", DEFAULT_METRICS) if m in columns])
+    if by:
+        table = res.group(rows, by, metrics)
+        shown = [*by, "runs", "failed"] + [c for m in metrics for c in (m, f"{m}_ci95")]
+    else:
+        inputs = [c for c in manifest.get("inputs", []) if c in columns]
+        shown, table = res.run_rows(rows, inputs, metrics)
+    if args.csv is not None:
+        export = shown if by else res.export_columns(rows)
+        text = res.to_csv(export, table if by else rows)
+        if args.csv == "-":
+            sys.stdout.write(text)
+        else:
+            Path(args.csv).write_text(text, encoding="utf-8")
+            print(f"{len(table if by else rows)} rows written to {args.csv}")
+        return 0
+    if by:
+        labels = short_names([*by, *columns])[:len(by)] + ["runs", "failed", *metrics]
+        body = [[fmt(g[c]) for c in by] + [str(g["runs"]), str(g["failed"])]
+                + [_pm(g[m], g[f"{m}_ci95"]) for m in metrics] for g in table]
+    else:
+        labels = short_names([*shown, *columns])[:len(shown)]
+        body = [[fmt(r[c]) for c in shown] for r in table]
+    title = f"{manifest.get('experiment', args.dir)}: {len(rows)} runs"
+    if by:
+        title += " (mean ± 95% CI over replications)"
+    print_table(title, labels, body)
+    return 0
+
+
+def _pm(mean: float, half: float) -> str:
+    if mean != mean:
+        return "-"
+    return fmt(mean) if half != half else f"{fmt(mean)} ± {fmt(half)}"
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from ckptsim.experiments.report import make_report
+
+    report = make_report(args.dir, args.out)
+    for note in report.notes:
+        print(f"ckptsim: {note}", file=sys.stderr)
+    print(f"{len(report.figures) // 2} figure(s) (PNG and SVG) and the page {report.html}")
+    return 0
+
+
+def cmd_paper(args: argparse.Namespace) -> int:
+    if args.paper == "oliner":
+        return _paper_oliner(args)
+    from ckptsim.experiments.papers import niu
+
+    if args.figure not in (*niu.FIGURES, "all"):
+        raise ConfigError("figure", f"unknown figure {args.figure!r} of niu; accepted: "
+                                    f"{', '.join(niu.FIGURES)}, all")
+    figures = list(niu.FIGURES) if args.figure == "all" else [args.figure]
+    for figure in figures:
+        t0 = time.perf_counter()
+        out = niu.run_figure(figure, Path(args.out) / figure if len(figures) > 1 else args.out,
+                             trace_dir=args.trace_dir, traces=args.traces, jobs=args.jobs,
+                             first=args.first)
+        print(f"{figure}: {out.csv} and {out.png} ({len(out.rows)} rows, "
+              f"{time.perf_counter() - t0:.1f} s)")
+    return 0
+
+
+def _paper_oliner(args: argparse.Namespace) -> int:
+    from ckptsim.experiments.papers import oliner
+
+    if args.figure != "all":
+        oliner.family_of(args.figure)
+    defaults = oliner.Options()
+    opt = oliner.Options(
+        traces=tuple(args.traces) if args.traces else defaults.traces,
+        trace_dir=Path(args.trace_dir),
+        failure_log=Path(args.failure_log) if args.failure_log else None,
+        system=args.system, first=args.first,
+        loads=tuple(args.loads) if args.loads else defaults.loads,
+        counts=tuple(args.counts) if args.counts else defaults.counts,
+        levels=tuple(args.levels) if args.levels else defaults.levels,
+        replications=args.replications, jobs=args.jobs)
+    t0 = time.perf_counter()
+    bar = SweepProgress(oliner.runs_of(args.figure, opt), 0)
+    try:
+        outputs = oliner.run_figures(args.figure, args.out, opt, on_row=bar.update)
+    finally:
+        bar.close()
+    for out in outputs:
+        print(f"{out.csv.stem}: {out.csv} and {out.png} ({len(out.rows)} rows)")
+    print(f"{bar.count} runs simulated in {time.perf_counter() - t0:.1f} s; the others were "
+          f"already in {Path(args.out) / 'store'}")
+    return 0
+
+
+def add_parsers(sub: Any) -> None:
+    p = sub.add_parser("sweep", help="run every run of an experiment spec (resumable)")
+    p.add_argument("spec", help="experiment spec (TOML); see docs/experiments.md")
+    p.add_argument("--out", default=None, metavar="DIR",
+                   help="results store; an existing one is resumed (finished runs skipped)")
+    p.add_argument("--jobs", type=int, default=None, metavar="N",
+                   help="local worker processes (default: all cores; 0: in this process)")
+    p.add_argument("--dask", default=None, metavar="ADDRESS",
+                   help="run on the Dask scheduler at ADDRESS (e.g. tcp://host:8786), or "
+                        "'local' for a LocalCluster of --jobs workers")
+    p.add_argument("--dry-run", action="store_true",
+                   help="validate the spec and print the run matrix without running it")
+    p.add_argument("--trace-dir", default=None, metavar="DIR",
+                   help="folder that relative trace paths resolve against (default: the "
+                        "spec's trace_dir, else the spec's folder)")
+    p.add_argument("--keep-jobs", action="store_true",
+                   help="also store every run's per-job records (DIR/jobs/RUN.parquet)")
+    p.set_defaults(func=cmd_sweep)
+
+    p = sub.add_parser("results", help="table of a results store (filter, group, CSV)")
+    p.add_argument("dir", help="results store (the --out of a sweep)")
+    p.add_argument("--where", action="extend", nargs="+", metavar="KEY=VALUE",
+                   help="keep runs whose column KEY equals VALUE (VALUE may be v1,v2,...); "
+                        "several filters must all hold")
+    p.add_argument("--group-by", nargs="+", metavar="KEY",
+                   help="one row per value of these columns: mean ± 95%% CI of the metrics")
+    p.add_argument("--metrics", nargs="+", metavar="METRIC",
+                   help="metrics to show (default: the spec's metrics)")
+    p.add_argument("--csv", nargs="?", const="-", default=None, metavar="FILE",
+                   help="write CSV to FILE (no FILE or '-': standard output) instead of a "
+                        "table; without --group-by every column of every run")
+    p.add_argument("--all", action="store_true",
+                   help="include runs that are not in the latest sweep's matrix")
+    p.set_defaults(func=cmd_results)
+
+    p = sub.add_parser("report", help="figures and an HTML page of a results store")
+    p.add_argument("dir", help="results store (the --out of a sweep)")
+    p.add_argument("--out", default=None, metavar="HTMLDIR",
+                   help="where to write index.html and figures/ (default: DIR/report)")
+    p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser("paper", help="reproduce a seed paper's figure (CSV + PNG)")
+    p.add_argument("paper", choices=("niu", "oliner"),
+                   help="niu: seed 000, checkpoint-based backfilling; oliner: seed 004, "
+                        "fault-aware BG/L scheduling")
+    p.add_argument("figure", help="niu: fig2 fig4 fig5 fig6 fig7 all; oliner: fig3 ... fig10, "
+                                  "a family (failures = figs 3-5, balancing = 6-8, tiebreak = "
+                                  "9-10) or all")
+    p.add_argument("--out", required=True, help="output folder (figN.csv, figN.png, the sweep)")
+    p.add_argument("--trace-dir", default="../shared/data/traces",
+                   help="folder holding the PWA traces (default ../shared/data/traces)")
+    p.add_argument("--traces", nargs="+", default=None,
+                   help="trace names (niu default: SDSC-BLUE CTC-SP2 HPC2N SDSC-SP2 KTH-SP2; "
+                        "oliner default: SDSC NASA LUBLIN-256)")
+    p.add_argument("--first", type=int, default=None, help="only the first N jobs of each trace")
+    p.add_argument("--jobs", type=int, default=None, help="processes (default: all cores)")
+    g = p.add_argument_group("oliner only")
+    g.add_argument("--failure-log", default=None,
+                   help="the LANL failure records CSV (default: ../failures/lanl_cfdr/"
+                        "LA-UR-05-7318-failure-data-1996-2005.csv.gz beside the trace folder)")
+    g.add_argument("--system", type=int, default=20,
+                   help="LANL system whose failures are used (default 20: 400 nodes)")
+    g.add_argument("--loads", type=float, nargs="+", default=None,
+                   help="load scales c (default 1.0 1.2)")
+    g.add_argument("--counts", type=int, nargs="+", default=None,
+                   help="failure counts of figs 3-5 (default 0 500 ... 4000)")
+    g.add_argument("--levels", type=float, nargs="+", default=None,
+                   help="confidence / accuracy values of figs 6-10 (default 0.0 0.1 ... 1.0)")
+    g.add_argument("--replications", type=int, default=1,
+                   help="seeds per point (each thins the failure log differently); figures "
+                        "show the mean")
+    p.set_defaults(func=cmd_paper)

@@ -1,0 +1,177 @@
+"""Commands on one workload: run, demo, inspect, schedulers."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+from typing import Any
+
+from ckptsim.cli.common import (
+    SUMMARY_ROWS,
+    Progress,
+    fmt,
+    load_workload,
+    loader_line,
+    parse_set,
+    print_table,
+    write_outputs,
+)
+
+DEMO_JOBS = 3000  # the built-in workload: see ckptsim.workload.source.BUILTIN
+DEMO_SEED = 1
+DEMO_MACHINE = 128
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from ckptsim.runner import simulate
+
+    t0 = time.perf_counter()
+    w = load_workload(args)
+    params = parse_set(args.set)
+    progress = Progress(f"{args.scheduler}")
+    try:
+        result = simulate(w, args.scheduler, params, machine_size=args.machine_size,
+                          overrun=args.overrun, check=args.check, progress=progress,
+                          failures=args.failures)
+    finally:
+        progress.close()
+    if args.out:
+        write_outputs(result, Path(args.out))
+    wall = time.perf_counter() - t0
+    s = result.summary
+    shown = list(SUMMARY_ROWS)
+    if "failures" in s:
+        shown += [("failures", "failures"), ("failures_hitting_jobs", "failures hitting jobs"),
+                  ("jobs_killed_by_failures", "jobs killed by failures"),
+                  ("lost_ratio", "capacity lost to failures")]
+    if s.get("checkpoints"):
+        shown += [("preempt_ratio", "preempt ratio"), ("checkpoints", "checkpoints"),
+                  ("wasted_ratio", "wasted ratio")]
+    rows = [[label, fmt(s[key])] for key, label in shown]
+    print_table(f"{args.scheduler} on {w.source} ({w.n_jobs} jobs, {w.machine_size} nodes)",
+                ["metric", "value"], rows)
+    print(f"loader: {loader_line(w)}")
+    print(f"simulated {w.n_jobs} jobs in {result.wall_seconds:.2f} s "
+          f"({w.n_jobs / max(result.wall_seconds, 1e-9):,.0f} jobs/s); whole command "
+          f"{wall:.2f} s" + (f"; outputs in {args.out}" if args.out else ""))
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from ckptsim.runner import simulate
+    from ckptsim.workload.lublin import generate_lublin
+
+    w = generate_lublin(args.jobs, machine_size=args.machine_size, seed=args.seed)
+    results = {}
+    for name in ("fcfs", "easy", "conservative"):
+        results[name] = simulate(w, name, check=args.check)
+        if args.out:
+            write_outputs(results[name], Path(args.out) / name)
+    rows = [[label] + [fmt(results[n].summary[key]) for n in results]
+            for key, label in SUMMARY_ROWS]
+    print_table(f"Built-in workload: Lublin-Feitelson model, {w.n_jobs} jobs, "
+                f"{w.machine_size} nodes, seed {args.seed}", ["metric", *results], rows)
+    if args.out:
+        print(f"per-job records and summaries in {args.out}/<scheduler>/")
+    return 0
+
+
+def cmd_inspect(args: argparse.Namespace) -> int:
+    from ckptsim.workload.stats import trace_statistics
+    from ckptsim.workload.swf import read_swf
+
+    w = read_swf(args.path, machine_size=args.machine_size, oversize=args.oversize,
+                 skip_bad_lines=args.skip_bad_lines, size_from=args.size_from)
+    stats = trace_statistics(w)
+    rows = [[k, fmt(v)] for k, v in stats.items() if not isinstance(v, (list, dict))]
+    print_table(f"{args.path}", ["statistic", "value"], rows)
+    hist = stats["ratio_histogram"]
+    rows = [[f"{lo:.1f}-{hi:.1f}" if hi != float("inf") else f">{lo:.1f}",
+             f"{frac * 100:.1f}%"] for lo, hi, frac in zip(hist["low"], hist["high"],
+                                                            hist["fraction"], strict=True)]
+    print_table("runtime / estimate (seed 000 Fig. 2)", ["ratio", "jobs"], rows)
+    print(f"loader: {loader_line(w)}")
+    if args.plot:
+        from ckptsim.plots.trace import plot_runtime_estimate_ratio
+
+        plot_runtime_estimate_ratio({Path(args.path).name: w}, args.plot)
+        print(f"plot written to {args.plot}")
+    return 0
+
+
+def cmd_schedulers(args: argparse.Namespace) -> int:
+    import dataclasses
+
+    from ckptsim.policies.base import describe_range, get_scheduler, scheduler_names
+
+    for name in scheduler_names():
+        cls = get_scheduler(name)
+        print(f"{name}: {cls.description}")
+        for f in dataclasses.fields(cls.Params):
+            print(f"    {f.name} = {f.default!r}  ({describe_range(f.metadata)}) "
+                  f"{f.metadata.get('help', '')}")
+    return 0
+
+
+def _add_workload_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--machine-size", type=int, default=None,
+                   help="nodes of the simulated machine (default: the trace's MaxProcs, "
+                        "else MaxNodes)")
+    p.add_argument("--oversize", choices=("skip", "clamp"), default="skip",
+                   help="jobs larger than the machine: skip them (default) or clamp their size")
+    p.add_argument("--size-from", choices=("requested", "allocated"), default="requested",
+                   help="job size from requested processors (default; allocated when -1) or "
+                        "allocated processors")
+    p.add_argument("--skip-bad-lines", action="store_true",
+                   help="skip malformed trace lines (counted) instead of stopping")
+
+
+def add_parsers(sub: Any) -> None:
+    p = sub.add_parser("demo", help="run the built-in workload under fcfs, easy and "
+                                    "conservative and compare them")
+    p.add_argument("--jobs", type=int, default=DEMO_JOBS, help="number of jobs (default "
+                                                                f"{DEMO_JOBS})")
+    p.add_argument("--seed", type=int, default=DEMO_SEED, help="random seed")
+    p.add_argument("--machine-size", type=int, default=DEMO_MACHINE, help="nodes")
+    p.add_argument("--out", default=None, help="write each scheduler's outputs under DIR")
+    p.add_argument("--check", action="store_true", help="run the invariant checker")
+    p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("run", help="simulate one workload under one scheduler")
+    p.add_argument("--workload", required=True,
+                   help="an SWF trace (.swf or .swf.gz), 'builtin', or "
+                        "'lublin:n=N,seed=S,machine=P,typed=false,estimates=tsafrir'")
+    p.add_argument("--scheduler", default="easy", help="scheduler name (see `ckptsim "
+                                                        "schedulers`)")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE",
+                   help="scheduler parameter (repeatable)")
+    p.add_argument("--alpha", type=float, default=None,
+                   help="estimate interpolation: estimate = runtime + alpha (requested - "
+                        "runtime)")
+    p.add_argument("--load-scale", type=float, default=None,
+                   help="multiply runtimes and estimates by C")
+    p.add_argument("--first", type=int, default=None, help="keep only the first N jobs")
+    p.add_argument("--window", type=float, nargs=2, metavar=("START", "END"), default=None,
+                   help="keep jobs submitted in [START, END) seconds")
+    p.add_argument("--overrun", choices=("extend", "kill"), default="extend",
+                   help="jobs running past their estimate: run to completion (default) or "
+                        "kill at start + estimate")
+    p.add_argument("--check", action="store_true", help="run the invariant checker")
+    p.add_argument("--failures", default=None, metavar="KIND:OPTIONS",
+                   help="node failures: lanl:path=FILE,system=20[,count=4000][,map=modulo|"
+                        "random][,transient=true], fta:path=..., or synthetic:mtbf=S[,dist="
+                        "weibull|exponential][,shape=0.7][,repair_mean=S]")
+    p.add_argument("--out", default=None, help="write jobs.csv, summary.json, schedule.swf")
+    _add_workload_options(p)
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("inspect", help="statistics of an SWF trace")
+    p.add_argument("path")
+    p.add_argument("--plot", default=None, metavar="FILE.png",
+                   help="draw the runtime / estimate distribution")
+    _add_workload_options(p)
+    p.set_defaults(func=cmd_inspect)
+
+    p = sub.add_parser("schedulers", help="list schedulers and their parameters")
+    p.set_defaults(func=cmd_schedulers)
