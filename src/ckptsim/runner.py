@@ -102,6 +102,10 @@ def simulate(
         table = from_simulation(sim)
     finally:
         if gc_enabled:
+            # Move the run's objects out of the collector's generations before re-enabling
+            # it, so that computing metrics and writing outputs does not rescan them all
+            # (they are still freed by reference counting).
+            gc.freeze()
             gc.enable()
     resolved = dataclasses.asdict(sim.policy.params)
     metrics = summary(table)

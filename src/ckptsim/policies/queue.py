@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from heapq import heappop, heappush
 from typing import TYPE_CHECKING, Any
 
 from ckptsim.policies.base import Scheduler, param
@@ -22,7 +23,10 @@ class QueueParams:
 class QueueScheduler(Scheduler):
     """A scheduler with one wait queue in priority order (submit order by default).
 
-    It tracks the smallest size waiting so a pass can stop as soon as nothing could fit.
+    It tracks the smallest size waiting so a pass can stop as soon as nothing could fit: a
+    count per size plus a min-heap of the sizes present, whose entries for sizes no longer
+    waiting are dropped lazily when they reach the top (walking the count array instead costs
+    up to the machine size per removal, which dominates on machines of ~100k nodes).
     """
 
     Params = QueueParams
@@ -34,12 +38,16 @@ class QueueScheduler(Scheduler):
         self._size_count = [0] * (n + 2)
         self._min_size = n + 1  # smallest size in the queue; n+1 when empty
         self._n_waiting = 0
+        self._size_heap: list[int] = []  # sizes waiting (lazy: may hold absent ones)
         self._requeue_front = getattr(self.params, "requeue", "front") == "front"
 
     # --- queue bookkeeping ----------------------------------------------------------
     def _added(self, job: Job) -> None:
         s = job.size
-        self._size_count[s] += 1
+        count = self._size_count
+        if count[s] == 0:
+            heappush(self._size_heap, s)
+        count[s] += 1
         self._n_waiting += 1
         if s < self._min_size:
             self._min_size = s
@@ -52,12 +60,13 @@ class QueueScheduler(Scheduler):
         if s == self._min_size and count[s] == 0:
             if self._n_waiting == 0:
                 self._min_size = len(count) - 1
+                self._size_heap.clear()
             else:
-                # The next smallest size present; sizes only grow from here, so the walk is
-                # bounded by the smallest size still waiting.
-                while count[s] == 0:
-                    s += 1
-                self._min_size = s
+                # The next smallest size present: drop heap entries of absent sizes.
+                heap = self._size_heap
+                while count[heap[0]] == 0:
+                    heappop(heap)
+                self._min_size = heap[0]
 
     def on_submit(self, job: Job) -> None:
         self.queue.append(job)
