@@ -37,8 +37,17 @@ class Cluster:
                 mask |= low
                 free ^= low
             return mask
-        # Smallest prefix of node ids holding k free nodes: binary search on popcounts.
-        lo, hi = k, self.n_nodes
+        # Smallest prefix of node ids holding k free nodes.  It is at least k past the lowest
+        # free node; gallop up from there, then bisect on popcounts, so the big-int work
+        # follows the length of that prefix rather than the machine size.
+        n = self.n_nodes
+        lo = (free & -free).bit_length() - 1 + k
+        hi = lo
+        step = k
+        while hi < n and (free & ((1 << hi) - 1)).bit_count() < k:
+            lo = hi + 1
+            hi = min(hi + step, n)
+            step <<= 1
         while lo < hi:
             mid = (lo + hi) >> 1
             if (free & ((1 << mid) - 1)).bit_count() >= k:
