@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,11 @@ from ckptsim.policies.base import Scheduler
 from ckptsim.workload.model import Workload, from_columns
 
 TRACES = Path(__file__).resolve().parents[2] / "shared" / "data" / "traces"
+
+
+def examples(n: int) -> int:
+    """A property test's example count: n, or ten times n under the "explore" profile."""
+    return n * 10 if os.environ.get("HYPOTHESIS_PROFILE") == "explore" else n
 
 
 def trace(name: str) -> Path:

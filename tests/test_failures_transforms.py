@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -228,7 +229,7 @@ def test_rescale_errors() -> None:
                       span=100.0)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(n=st.integers(1, 60), target=st.integers(0, 200), seed=st.integers(0, 2**32),
        span=st.floats(1.0, 1e8), bursty=st.booleans())
 def test_rescale_properties(n: int, target: int, seed: int, span: float, bursty: bool) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+from helpers import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -15,7 +16,7 @@ from ckptsim.records.jobs import from_simulation
 from ckptsim.workload.model import from_columns
 
 SCHEDULERS = ("fcfs", "easy", "conservative")
-SETTINGS = settings(max_examples=60, deadline=None,
+SETTINGS = settings(max_examples=examples(60), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 
 

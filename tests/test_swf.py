@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -497,7 +498,7 @@ def workload_fields(draw: st.DrawFn) -> np.ndarray:
     return np.array(rows)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(fields=workload_fields(), gz=st.booleans())
 def test_round_trip(tmp_path_factory: pytest.TempPathFactory, fields: np.ndarray,
                     gz: bool) -> None:
@@ -550,7 +551,7 @@ def swf_text(draw: st.DrawFn) -> bytes:
     return end.join(sep.join(row) for row in rows).encode() + end.encode()
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 @given(text=swf_text())
 def test_vectorised_parser_agrees_with_line_parser(text: bytes) -> None:
     fast, _ = swf._fast_parse(text)

@@ -10,6 +10,7 @@ import itertools
 
 import numpy as np
 import pytest
+from helpers import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -326,7 +327,7 @@ def occupancies(draw, max_side=(3, 3, 5)):
     return dims, wrap, free
 
 
-PROPERTY = settings(max_examples=150, deadline=None)
+PROPERTY = settings(max_examples=examples(150), deadline=None)
 
 
 @PROPERTY
