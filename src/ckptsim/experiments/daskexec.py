@@ -2,20 +2,31 @@
 
 Workers only compute (`execute_run`, per-job records encoded to Parquet bytes there) and send
 each outcome back; this process records it (`StoreWriter`), so workers need to see the traces
-but not the results folder.
+but not the results folder.  Each trace is read once for the whole cluster, by a task whose
+result the runs on that trace take as an argument: Dask runs them where the trace already is,
+or copies it (faster than parsing it again).
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import time
 from collections.abc import Sequence
 from typing import Any
 
 from ckptsim.errors import CkptsimError, ConfigError
-from ckptsim.experiments.execute import ExecStats, OnRow, Outcome, crashed_row, execute_run
-from ckptsim.experiments.matrix import Run
+from ckptsim.experiments.execute import (
+    ExecStats,
+    OnRow,
+    Outcome,
+    crashed_row,
+    execute_run,
+    load_key,
+    read_base,
+)
+from ckptsim.experiments.matrix import Run, canonical_json
 from ckptsim.experiments.writer import StoreWriter
 
 #: Seconds to wait for a Dask scheduler to answer before giving up.
@@ -98,9 +109,18 @@ class DaskExecutor:
                 client.run(_preload)
             self.stats.startup_seconds = time.perf_counter() - t0
             cpu0 = self._worker_cpu(client)
+            bases: dict[Any, Any] = {}
+            for run in runs:
+                k = load_key(run)
+                if k is not None and k not in bases:
+                    digest = hashlib.sha256(canonical_json(list(k)).encode()).hexdigest()
+                    bases[k] = client.submit(read_base, run, key=f"ckptsim-trace-{digest}",
+                                             retries=0, pure=False)
             futures = client.map(execute_run, list(runs),
+                                 [bases.get(load_key(r)) for r in runs],
                                  key=[f"ckptsim-run-{r.run_id}" for r in runs], retries=0,
                                  pure=False)
+            bases.clear()  # each trace is released once its runs are done
             by_key = {f.key: r for f, r in zip(futures, runs, strict=True)}
             try:
                 for fut in distributed.as_completed(futures):
