@@ -307,3 +307,31 @@ def test_changed_spec_reuses_shared_runs(spec, tmp_path):
     assert (plan.done, result.ok) == (12, 0)
     assert len(load_results(out)[0]) == 12  # the latest matrix
     assert len(load_results(out, all_runs=True)[0]) == 36
+
+
+def test_a_worker_that_dies_fails_its_runs_and_is_replaced(spec, tmp_path):
+    import os
+    import signal
+
+    from ckptsim.experiments.pool import DIED
+
+    reference = tmp_path / "reference"
+    sweep(spec, reference, SerialExecutor())
+    out = tmp_path / "out"
+    plan = plan_sweep(spec, out)
+    killed = []
+
+    def on_row(row):
+        if not killed and row["status"] == "ok":  # kill the worker that ran the first run
+            killed.append(row["pid"])
+            os.kill(row["pid"], signal.SIGKILL)
+
+    result = run_sweep(plan, out, PoolExecutor(2), on_row=on_row)
+    assert killed and result.ok + result.failed == 24
+    assert 1 <= result.failed <= 2  # the runs queued on that worker
+    assert all(r["error_message"] == DIED for r in result.failures)
+    assert len(load_results(out)[0]) == 24
+    # The next sweep runs them again; the store then equals an uninterrupted sweep.
+    plan2, result2 = sweep(spec, out, PoolExecutor(2))
+    assert plan2.retry == result.failed and result2.ok == result.failed
+    assert comparable(load_results(out)[0]) == comparable(load_results(reference)[0])
