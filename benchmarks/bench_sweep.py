@@ -26,7 +26,10 @@ CPU), and the time spent per run outside the runs (coordinator, transfer, encodi
   with the start-up (pool or cluster start, until every worker is ready) reported apart.
 
 The load average is printed before and after: wall times and the speedup of 2 workers over 1
-mean little on a loaded machine.  Results go to benchmarks/results/sweep[-scale].json.
+mean little on a loaded machine.  An estimate from CPU times is printed beside them: start-up
++ (CPU of the sweep process and its workers) / workers, what the sweep would take with a core
+per worker and nothing else running (it ignores contention between the workers for memory).
+Results go to benchmarks/results/sweep[-scale].json.
 """
 
 from __future__ import annotations
@@ -163,7 +166,14 @@ def summarise(name: str, workers: int, ms: list[dict[str, Any]]) -> dict[str, An
     def wall_overhead(m: dict[str, Any]) -> float:
         return ((m["wall_s"] - m["startup_s"]) * workers - m["run_wall_s"]) / m["runs"]
 
+    def cpu_wall(m: dict[str, Any]) -> float:
+        # What the sweep would take with a core per worker and nothing else running: the
+        # start-up, then all CPU of runs and overhead spread over the workers.
+        spent = m["parent_cpu_s"] + (m["worker_cpu_s"] or m["run_cpu_s"])
+        return m["startup_s"] + spent / workers
+
     return {"executor": name, "workers": workers, "runs": n, "wall_s": round(best["wall_s"], 3),
+            "cpu_estimate_wall_s": round(statistics.median(map(cpu_wall, ms)), 3),
             "runs_per_s": round(n / best["wall_s"], 2),
             "mean_run_wall_ms": round(best["run_wall_s"] / n * 1000, 1),
             "mean_run_cpu_ms": round(best["run_cpu_s"] / n * 1000, 1),
@@ -231,12 +241,18 @@ def main() -> int:
     if "pool1" in results and "pool2" in results:
         doc["speedup_2_over_1"] = round(results["pool1"]["wall_s"] / results["pool2"]["wall_s"],
                                         2)
-        print(f"speedup, pool of 2 over pool of 1: {doc['speedup_2_over_1']:.2f}x")
+        doc["cpu_estimate_speedup_2_over_1"] = round(
+            results["pool1"]["cpu_estimate_wall_s"] / results["pool2"]["cpu_estimate_wall_s"], 2)
+        print(f"speedup, pool of 2 over pool of 1: {doc['speedup_2_over_1']:.2f}x (wall); "
+              f"{doc['cpu_estimate_speedup_2_over_1']:.2f}x (estimate from CPU times: start-up "
+              "+ CPU / workers, as on an idle machine)")
     if "dask2" in results and "pool2" in results:
         doc["dask_over_pool_wall"] = round(results["dask2"]["wall_s"]
                                            / results["pool2"]["wall_s"], 2)
-        print(f"Dask LocalCluster / pool, 2 workers each (wall): "
-              f"{doc['dask_over_pool_wall']:.2f}")
+        doc["dask_over_pool_cpu_estimate"] = round(
+            results["dask2"]["cpu_estimate_wall_s"] / results["pool2"]["cpu_estimate_wall_s"], 2)
+        print(f"Dask LocalCluster / pool, 2 workers each: {doc['dask_over_pool_wall']:.2f} "
+              f"(wall), {doc['dask_over_pool_cpu_estimate']:.2f} (estimate from CPU times)")
     load1 = os.getloadavg()
     doc["load_after"] = load1[:2]
     print(f"load average after: {load1[0]:.2f} {load1[1]:.2f}")
