@@ -41,6 +41,14 @@ class ConfigError(CkptsimError):
         super().__init__(f"{key}: {message}")
 
 
+class OutputError(CkptsimError):
+    """An output file or folder cannot be written: names the path and the reason."""
+
+    def __init__(self, path: str, message: str) -> None:
+        self.path = str(path)
+        super().__init__(f"{path}: {message}")
+
+
 class DecisionError(CkptsimError):
     """A policy asked the engine for something impossible (names the job and the reason)."""
 

@@ -76,6 +76,41 @@ _I_REQ_TIME = SWF_INDEX["requested_time"]
 #: columns, and silently truncating 2.5 processors would hide a broken trace.
 _INTEGRAL_FIELDS = (_I_JOB, _I_ALLOC, _I_REQ_PROCS)
 
+#: Fields the simulator reads in which -1 marks an unknown value: any other negative value is
+#: malformed (a requested time of -400 is not "unknown", it is broken).
+_MINUS_ONE_FIELDS = (_I_RUNTIME, _I_ALLOC, _I_REQ_PROCS, _I_REQ_TIME)
+
+#: Largest value of a time field the simulator reads (submit, run and requested time): 1e10 s,
+#: about 317 years; real traces stay below 3e9.  Larger values are unit mistakes (milliseconds)
+#: or corruption, and the simulated clock, its metrics and the daily series grow with them.
+MAX_SECONDS = 1e10
+_TIME_FIELDS = (_I_SUBMIT, _I_RUNTIME, _I_REQ_TIME)
+
+#: Largest job number: up to 2**53 every whole number is exact as a float64 and fits an int64.
+MAX_JOB_NUMBER = 2**53
+
+_UTF8_BOM = b"\xef\xbb\xbf"
+
+#: What a file that is not SWF text is, by its first bytes (SWF text starts with ';', a digit,
+#: a sign, a point or whitespace, so none of these prefixes can start a valid trace).
+_NOT_TEXT = (
+    (b"\x89PNG", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF8", "a GIF image"),
+    (b"%PDF", "a PDF document"),
+    (b"PK\x03\x04", "a zip archive (or an office document): unpack it first"),
+    (b"BZh", "bzip2-compressed data: decompress it (or recompress it with gzip)"),
+    (b"\xfd7zXZ", "xz-compressed data: decompress it (or recompress it with gzip)"),
+    (b"\x28\xb5\x2f\xfd", "zstd-compressed data: decompress it (or recompress it with gzip)"),
+    (b"7z\xbc\xaf", "a 7-zip archive: unpack it first"),
+    (b"PAR1", "a Parquet file"),
+    (b"SQLite format 3", "an SQLite database"),
+    (b"\x7fELF", "an executable program"),
+    (b"\xff\xfe", "UTF-16 text: save it as ASCII or UTF-8"),
+    (b"\xfe\xff", "UTF-16 text: save it as ASCII or UTF-8"),
+    (b"<", "HTML or XML (a web page saved instead of the trace?)"),
+)
+
 #: Bytes of text parsed at once by the vectorised parser: large
 #: enough to amortise numpy's per-call overhead, small enough for the temporaries to stay in
 #: the processor caches.
@@ -115,6 +150,15 @@ def read_swf(
         size_from: `"requested"` sizes jobs by the requested processors (field 8), falling back
             to the allocated ones (field 5) when unknown; `"allocated"` does the reverse.
 
+    Every data line must hold 18 finite numbers; the job number and the processor counts must
+    be whole; job numbers must be unique (each line is a job of its own) and at most 2**53; in
+    the run time, processor counts and requested time -1 (unknown) is the only negative value
+    allowed; the submit, run and requested times must be at most `MAX_SECONDS` (1e10 s); a job
+    with a known run time must have a submit time >= 0.  A line that breaks a rule is an error
+    naming its line and field, or with `skip_bad_lines` a skipped, counted bad line (of two
+    lines with one job number, the later one).  A UTF-8 byte-order mark is ignored; a file that
+    is not text (an image, an archive, a web page, binary data) is refused as such.
+
     Loader rules, applied in this order; each one's count is in `Workload.counts` (every key of
     `COUNT_KEYS` is present, 0 when the rule never applied):
 
@@ -145,8 +189,8 @@ def read_swf(
 
     Raises:
         WorkloadError: the file is missing or unreadable, a truncated or corrupt gzip stream,
-            has no jobs, has a malformed data line (naming the line and the field), or the
-            machine size is unknown.
+            not text, has no jobs, has a malformed data line (naming the line and the field),
+            or the machine size is unknown.
         ConfigError: an option has a value outside the accepted ones.
     """
     _check_choice("oversize", oversize, _OVERSIZE)
@@ -161,6 +205,7 @@ def read_swf(
     fields, comments = _fast_parse(text)
     n_bad = 0
     if fields is None:
+        _refuse_binary(text, where)
         fields, n_bad, comments = _parse_lines(text, where, skip_bad_lines)
     header = parse_header(comments)
     n_records = fields.shape[0] + n_bad
@@ -231,8 +276,23 @@ def _read_text(path: str | PathLike[str], where: str) -> bytes:
     except OSError as exc:
         raise WorkloadError(f"cannot read the file: {exc.strerror or exc}", path=where) from None
     if raw.startswith(_GZIP_MAGIC):
-        return _gunzip(raw, where)
+        raw = _gunzip(raw, where)
+    if raw.startswith(_UTF8_BOM):  # a byte-order mark some editors write: not part of the text
+        raw = raw[len(_UTF8_BOM):]
+    head = raw[:64].lstrip()
+    for magic, what in _NOT_TEXT:
+        if head.startswith(magic):
+            raise WorkloadError(f"not an SWF trace: the file is {what}", path=where)
     return raw
+
+
+def _refuse_binary(text: bytes, where: str) -> None:
+    """A WorkloadError if the text holds NUL bytes, which no text file has."""
+    at = text.find(b"\0")
+    if at >= 0:
+        line = text.count(b"\n", 0, at) + 1
+        raise WorkloadError("not an SWF trace: binary data (NUL bytes) where text is expected",
+                            path=where, line=line)
 
 
 def _gunzip(raw: bytes, where: str) -> bytes:
@@ -302,6 +362,7 @@ def _fast_parse(text: bytes) -> tuple[np.ndarray | None, list[bytes]]:
     out = np.empty(len(text) // 2 + N_FIELDS)
     filled = 0
     pos, n = 0, len(text)
+    last_id, increasing = -math.inf, True
     while pos < n:
         cut = text.rfind(b"\n", pos, pos + _CHUNK) + 1
         if cut <= pos:  # no line end in this block: a last line without one, or a long line
@@ -309,11 +370,18 @@ def _fast_parse(text: bytes) -> tuple[np.ndarray | None, list[bytes]]:
         values = _parse_block(text[pos:cut], comments)
         if values is None:
             return None, comments
+        if values.size:
+            rows = values.reshape(-1, N_FIELDS)
+            if not _records_valid(rows):
+                return None, comments
+            ids = rows[:, _I_JOB]
+            increasing = increasing and _increasing(ids, last_id)
+            last_id = float(ids[-1])
         out[filled:filled + values.size] = values
         filled += values.size
         pos = cut
     fields = out[:filled].reshape(-1, N_FIELDS)
-    if not _records_valid(fields):
+    if not increasing and not _unique(fields[:, _I_JOB]):
         return None, comments
     return fields, comments
 
@@ -458,12 +526,36 @@ def _parse_number(token: bytes) -> float | None:
     return value if math.isfinite(value) else None  # 1e999 is inf
 
 
-def _records_valid(fields: np.ndarray) -> bool:
-    """The record checks of `_parse_record`, on all rows at once."""
-    if np.any((fields[:, _I_SUBMIT] < 0) & (fields[:, _I_RUNTIME] >= 0)):
+def _records_valid(rows: np.ndarray) -> bool:
+    """The record checks of `_parse_record` on a block of rows, run while the block is in the
+    processor caches (on the whole array, each column pass would read every row from memory).
+    """
+    submit = rows[:, _I_SUBMIT]
+    if submit.min() < 0 and np.any((submit < 0) & (rows[:, _I_RUNTIME] >= 0)):
         return False
-    ints = fields[:, _INTEGRAL_FIELDS]
-    return bool(np.all(ints == np.trunc(ints)))
+    ints = rows[:, _INTEGRAL_FIELDS]  # job number, then the processor counts
+    if not np.array_equal(ints, np.trunc(ints)):
+        return False
+    if ints[:, 1:].min() < -1:  # whole processor counts: negative other than -1 is below -1
+        return False
+    if np.abs(ints[:, 0]).max() > MAX_JOB_NUMBER:
+        return False
+    times = rows[:, _TIME_FIELDS]  # submit, then the run and requested times
+    if times.max() > MAX_SECONDS:
+        return False
+    known = times[:, 1:]
+    return not (known.min() < 0 and np.any((known < 0) & (known != -1.0)))
+
+
+def _increasing(ids: np.ndarray, previous_id: float) -> bool:
+    """Whether job numbers increase from `previous_id` on: then they are unique, as in every
+    real trace, and the whole file needs no sort to look for repeats."""
+    return bool(ids[0] > previous_id and np.all(ids[1:] > ids[:-1]))
+
+
+def _unique(ids: np.ndarray) -> bool:
+    ordered = np.sort(ids)
+    return not np.any(ordered[1:] == ordered[:-1])
 
 
 # --------------------------------------------------------------------------------------------
@@ -480,6 +572,7 @@ def _parse_lines(data: bytes, where: str,
     rows: list[list[float]] = []
     comments: list[bytes] = []
     n_bad = 0
+    line_of_job: dict[float, int] = {}
     for lineno, line in enumerate(data.split(b"\n"), start=1):
         stripped = line.strip()
         if not stripped:
@@ -488,7 +581,13 @@ def _parse_lines(data: bytes, where: str,
             comments.append(stripped)
             continue
         try:
-            rows.append(_parse_record(stripped, where, lineno))
+            row = _parse_record(stripped, where, lineno)
+            first = line_of_job.setdefault(row[_I_JOB], lineno)
+            if first != lineno:
+                raise WorkloadError(f"job number {row[_I_JOB]:.0f} is already used on line "
+                                    f"{first}: every line must be a job of its own",
+                                    path=where, line=lineno, field=field_label(_I_JOB))
+            rows.append(row)
         except WorkloadError:
             if not skip_bad_lines:
                 raise
@@ -523,6 +622,20 @@ def _parse_record(line: bytes, where: str, lineno: int) -> list[float]:
         if row[i] != int(row[i]):
             raise WorkloadError(f"must be a whole number, got {row[i]!r}",
                                 path=where, line=lineno, field=field_label(i))
+    for i in _MINUS_ONE_FIELDS:
+        if row[i] < 0 and row[i] != -1:
+            raise WorkloadError(f"negative value {row[i]:g}: SWF marks an unknown value with -1 "
+                                "and no other negative value", path=where, line=lineno,
+                                field=field_label(i))
+    for i in _TIME_FIELDS:
+        if row[i] > MAX_SECONDS:
+            raise WorkloadError(f"{row[i]:g} s is beyond the largest time accepted, "
+                                f"{MAX_SECONDS:g} s (317 years): a unit mistake?",
+                                path=where, line=lineno, field=field_label(i))
+    if abs(row[_I_JOB]) > MAX_JOB_NUMBER:
+        raise WorkloadError(f"job number {row[_I_JOB]:g} is too large (at most 2**53 = "
+                            f"{MAX_JOB_NUMBER})", path=where, line=lineno,
+                            field=field_label(_I_JOB))
     return row
 
 
