@@ -38,6 +38,7 @@ class ConfigError(CkptsimError):
 
     def __init__(self, key: str, message: str) -> None:
         self.key = key
+        self.message = message
         super().__init__(f"{key}: {message}")
 
 

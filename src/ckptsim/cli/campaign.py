@@ -168,15 +168,19 @@ def _paper_oliner(args: argparse.Namespace) -> int:
         levels=tuple(args.levels) if args.levels else defaults.levels,
         replications=args.replications, jobs=args.jobs)
     t0 = time.perf_counter()
-    bar = SweepProgress(oliner.runs_of(args.figure, opt), 0)
+    total = oliner.runs_of(args.figure, opt)
+    bar = SweepProgress(total, 0)
     try:
         outputs = oliner.run_figures(args.figure, args.out, opt, on_row=bar.update)
     finally:
         bar.close()
     for out in outputs:
         print(f"{out.csv.stem}: {out.csv} and {out.png} ({len(out.rows)} rows)")
-    print(f"{bar.count} runs simulated in {time.perf_counter() - t0:.1f} s; the others were "
-          f"already in {Path(args.out) / 'store'}")
+    reused = total - bar.count
+    runs = f"{bar.count} run{'' if bar.count == 1 else 's'}"
+    print(f"{runs} simulated in {time.perf_counter() - t0:.1f} s"
+          + (f"; {reused} {'run was' if reused == 1 else 'runs were'} already in "
+             f"{Path(args.out) / 'store'}" if reused > 0 else ""))
     return 0
 
 

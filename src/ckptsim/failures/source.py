@@ -134,7 +134,10 @@ def _bound(value: str | None) -> float | str | None:
 def _read(kind: str, opt: dict[str, str]) -> FailureTrace:
     """The selected records of a log, read once per process for the same file and selection."""
     path = opt["path"]
-    st = os.stat(path)
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        raise ConfigError("failures.path", f"cannot read {path}: {exc.strerror or exc}") from None
     selection = tuple(opt.get(k) for k in ("system", "platform", "start", "end"))
     key = (kind, os.path.abspath(path), st.st_size, st.st_mtime_ns, selection)
     trace = _READS.get(key)
@@ -166,9 +169,25 @@ def load_failures(spec: str, *, n_nodes: int, span: float, offset: float = 0.0,
     `seed` is used when the spec names none; `count` (a sweep's `failure_count`) rescales a
     log to that many failures, overriding a `count=` in the spec.
     """
+    kind, opt = parse_failure_spec(spec)
+    try:
+        return _load(kind, opt, spec, n_nodes=n_nodes, span=span, offset=offset, seed=seed,
+                     count=count)
+    except ConfigError as exc:  # a reader's or a model's key, as the option that sets it
+        key = _OPTION_OF.get(exc.key, exc.key)
+        if key.startswith("failures") or key not in _KEYS[kind]:
+            raise
+        raise ConfigError(f"failures.{key}", exc.message) from None
+
+
+#: Keys of the readers, models and transforms -> the options of a source string.
+_OPTION_OF = {"distribution": "dist", "method": "map", "target": "count"}
+
+
+def _load(kind: str, opt: dict[str, str], spec: str, *, n_nodes: int, span: float,
+          offset: float, seed: int, count: int | None) -> FailureTrace:
     from ckptsim.failures import transforms
 
-    kind, opt = parse_failure_spec(spec)
     seed = parse_int("failures.seed", opt.get("seed", seed), low=0)
     if kind == "synthetic":
         from ckptsim.failures.synthetic import synthetic_failures
@@ -184,8 +203,7 @@ def load_failures(spec: str, *, n_nodes: int, span: float, offset: float = 0.0,
             repair_mean=_float("failures.repair_mean", opt.get("repair_mean", 0.0)),
             repair_cv=_float("failures.repair_cv", opt.get("repair_cv", 1.0)), seed=seed)
     else:
-        if "path" not in opt:
-            raise ConfigError("failures.path", f"{kind} failures need path=FILE")
+        check_failure_spec(spec)  # every option, before the log is read
         trace = _read(kind, opt)
         if count is None and "count" in opt:
             count = parse_int("failures.count", opt["count"], low=0)
