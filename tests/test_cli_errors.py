@@ -328,3 +328,38 @@ def test_paper_oliner_on_a_fresh_folder_does_not_mention_earlier_runs(
     last = capsys.readouterr().out.splitlines()[-1]
     assert last.startswith("0 runs simulated in ")
     assert last.endswith(f"; 1 run was already in {tmp_path / 'store'}")
+
+
+@pytest.mark.parametrize(("argv", "expected"), [
+    (["run", "--workload", ""], "--workload: expected an SWF trace path, 'builtin' or "),
+    (["run", "--workload", "builtin", "--failures", "synthetic:mtbf=1"],
+     "--failures mtbf: 1 s on 128 nodes over "),
+    (["paper", "niu", "fig4", "--out", "x", "--first", "0"],
+     "--first: expected a number of jobs >= 1, got 0"),
+    (["paper", "oliner", "fig3", "--out", "x", "--jobs", "-1"],
+     "--jobs: expected a number of processes >= 0"),
+])
+def test_more_bad_arguments(capsys: pytest.CaptureFixture[str], argv: list[str],
+                            expected: str) -> None:
+    # mtbf=1 s on 128 nodes used to draw ~4e8 failures (minutes and gigabytes)
+    assert error_of(capsys, argv).startswith(expected)
+
+
+def test_paper_out_that_cannot_be_a_folder(capsys: pytest.CaptureFixture[str],
+                                           tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    err = error_of(capsys, ["paper", "niu", "fig4", "--out", str(blocker / "x")])
+    assert err.startswith("--out: cannot create the folder ")
+
+
+def test_out_of_memory_is_one_line(capsys: pytest.CaptureFixture[str],
+                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from ckptsim.cli import single
+
+    def fail(args: object) -> int:
+        raise MemoryError("Unable to allocate 745. GiB for an array")
+
+    monkeypatch.setattr(single, "cmd_demo", fail)
+    assert error_of(capsys, ["demo"]) == ("not enough memory: Unable to allocate 745. GiB for "
+                                          "an array")

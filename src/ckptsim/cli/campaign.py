@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ckptsim.cli.common import SweepProgress, fmt, print_table
+from ckptsim.cli.common import SweepProgress, fmt, output_folder, print_table
 from ckptsim.errors import ConfigError
 
 
@@ -134,6 +134,12 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_paper(args: argparse.Namespace) -> int:
+    if args.first is not None and args.first < 1:
+        raise ConfigError("--first", f"expected a number of jobs >= 1, got {args.first}")
+    if args.jobs is not None and args.jobs < 0:
+        raise ConfigError("--jobs", f"expected a number of processes >= 0 (0: in this "
+                                    f"process), got {args.jobs}")
+    output_folder(args.out)
     if args.paper == "oliner":
         return _paper_oliner(args)
     from ckptsim.experiments.papers import niu

@@ -40,6 +40,10 @@ _KEYS = {
 }
 TRACE_KINDS = ("lanl", "fta")
 
+#: Most failures a synthetic source may be expected to draw (nodes x span / mtbf): beyond
+#: that a run would spend its time and memory on failures, e.g. for an mtbf typed in hours.
+MAX_SYNTHETIC_FAILURES = 10_000_000
+
 #: Logs kept per process: a sweep of 100 runs over one log parses it once.
 _CACHE_SIZE = 4
 _READS: OrderedDict[tuple[Any, ...], FailureTrace] = OrderedDict()
@@ -196,8 +200,14 @@ def _load(kind: str, opt: dict[str, str], spec: str, *, n_nodes: int, span: floa
         if count is not None:
             raise ConfigError("failure_count", "applies to failure logs (lanl, fta); a "
                                                "synthetic source sets its rate with mtbf")
+        mtbf = _float("failures.mtbf", opt["mtbf"])
+        expected = n_nodes * span / mtbf if mtbf > 0 else 0.0
+        if expected > MAX_SYNTHETIC_FAILURES:
+            raise ConfigError("failures.mtbf", f"{mtbf:g} s on {n_nodes} nodes over "
+                              f"{span:g} s means about {expected:.3g} failures; at most "
+                              f"{MAX_SYNTHETIC_FAILURES:,} are drawn (a larger mtbf?)")
         trace = synthetic_failures(
-            n_nodes, span, mtbf=_float("failures.mtbf", opt["mtbf"]),
+            n_nodes, span, mtbf=mtbf,
             distribution=opt.get("dist", "weibull"),
             shape=_float("failures.shape", opt.get("shape", 0.7)),
             repair_mean=_float("failures.repair_mean", opt.get("repair_mean", 0.0)),

@@ -72,6 +72,9 @@ def load_workload(
 ) -> Workload:
     """Read or generate a workload, then apply, in this order: the time window, the first-N
     selection, the estimate interpolation alpha and the load scale."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise ConfigError("workload", f"expected an SWF trace path, 'builtin' or "
+                                      f"'lublin:n=N,...', got {spec!r}")
     if spec == "builtin":
         w = generate({})
     elif spec == "lublin" or spec.startswith("lublin:"):
