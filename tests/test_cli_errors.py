@@ -363,3 +363,30 @@ def test_out_of_memory_is_one_line(capsys: pytest.CaptureFixture[str],
     monkeypatch.setattr(single, "cmd_demo", fail)
     assert error_of(capsys, ["demo"]) == ("not enough memory: Unable to allocate 745. GiB for "
                                           "an array")
+
+
+@pytest.mark.parametrize("kind", ["lanl", "fta"])
+def test_a_failure_log_that_is_not_text(capsys: pytest.CaptureFixture[str], small: Path,
+                                        tmp_path: Path, kind: str) -> None:
+    png = tmp_path / "log.png"
+    png.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00")
+    err = error_of(capsys, ["run", "--workload", str(small), "--failures",
+                            f"{kind}:path={png}" + (",system=20" if kind == "lanl" else "")])
+    assert err == f"{png}: not a failure log: the file is a PNG image"
+    binary = tmp_path / "log.csv"
+    binary.write_bytes(b"System,nodenum\n\x00\x01\x02")
+    err = error_of(capsys, ["run", "--workload", str(small), "--failures",
+                            f"{kind}:path={binary}" + (",system=20" if kind == "lanl" else "")])
+    assert err == f"{binary}: not a failure log: the file is binary data (NUL bytes), not text"
+
+
+def test_a_lanl_log_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    from helpers import LANL_HEADER, lanl_row
+
+    from ckptsim.failures.readers import read_lanl_cfdr
+
+    rows = [LANL_HEADER, lanl_row(20, 3, "1/5/2004 10:00", "1/5/2004 11:00")]
+    path = tmp_path / "bom.csv"
+    path.write_bytes(b"\xef\xbb\xbf" + "".join(r + "\n" for r in rows).encode())
+    trace = read_lanl_cfdr(path, system=20)
+    assert len(trace.time) == 1

@@ -31,7 +31,8 @@ from ckptsim.workload.model import SWF_FIELDS, SWF_INDEX, Workload
 from ckptsim.workload.swf_numbers import parse_number, parse_numbers
 from ckptsim.workload.swf_write import write_swf
 
-__all__ = ["COUNT_KEYS", "field_label", "parse_header", "read_swf", "write_swf"]
+__all__ = ["COUNT_KEYS", "MAX_SECONDS", "field_label", "not_text", "parse_header", "read_swf",
+           "write_swf"]
 
 N_FIELDS = len(SWF_FIELDS)
 
@@ -275,11 +276,22 @@ def _read_text(path: str | PathLike[str], where: str) -> bytes:
         raw = _gunzip(raw, where)
     if raw.startswith(_UTF8_BOM):  # a byte-order mark some editors write: not part of the text
         raw = raw[len(_UTF8_BOM):]
+    what = not_text(raw)
+    if what is not None:
+        raise WorkloadError(f"not an SWF trace: the file is {what}", path=where)
+    return raw
+
+
+def not_text(raw: bytes) -> str | None:
+    """What a file is when its first bytes show it is not text (`"a PNG image"`), else None.
+
+    Only formats whose signature cannot start a text trace or log are recognised (see
+    `_NOT_TEXT`); a file with NUL bytes further on is caught by the callers' parsers."""
     head = raw[:64].lstrip()
     for magic, what in _NOT_TEXT:
         if head.startswith(magic):
-            raise WorkloadError(f"not an SWF trace: the file is {what}", path=where)
-    return raw
+            return what
+    return None
 
 
 def _refuse_binary(text: bytes, where: str) -> None:
