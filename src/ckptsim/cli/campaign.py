@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ckptsim.cli.common import SweepProgress, fmt, print_table
+from ckptsim.cli.common import SweepProgress, fmt, output_folder, print_table
 from ckptsim.errors import ConfigError
 
 
@@ -162,6 +162,12 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_paper(args: argparse.Namespace) -> int:
+    if args.first is not None and args.first < 1:
+        raise ConfigError("--first", f"expected a number of jobs >= 1, got {args.first}")
+    if args.jobs is not None and args.jobs < 0:
+        raise ConfigError("--jobs", f"expected a number of processes >= 0 (0: in this "
+                                    f"process), got {args.jobs}")
+    output_folder(args.out)
     if args.paper == "oliner":
         return _paper_oliner(args)
     from ckptsim.experiments.papers import niu
@@ -196,15 +202,19 @@ def _paper_oliner(args: argparse.Namespace) -> int:
         levels=tuple(args.levels) if args.levels else defaults.levels,
         replications=args.replications, jobs=args.jobs)
     t0 = time.perf_counter()
-    bar = SweepProgress(oliner.runs_of(args.figure, opt), 0)
+    total = oliner.runs_of(args.figure, opt)
+    bar = SweepProgress(total, 0)
     try:
         outputs = oliner.run_figures(args.figure, args.out, opt, on_row=bar.update)
     finally:
         bar.close()
     for out in outputs:
         print(f"{out.csv.stem}: {out.csv} and {out.png} ({len(out.rows)} rows)")
-    print(f"{bar.count} runs simulated in {time.perf_counter() - t0:.1f} s; the others were "
-          f"already in {Path(args.out) / 'store'}")
+    reused = total - bar.count
+    runs = f"{bar.count} run{'' if bar.count == 1 else 's'}"
+    print(f"{runs} simulated in {time.perf_counter() - t0:.1f} s"
+          + (f"; {reused} {'run was' if reused == 1 else 'runs were'} already in "
+             f"{Path(args.out) / 'store'}" if reused > 0 else ""))
     return 0
 
 

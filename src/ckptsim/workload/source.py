@@ -41,11 +41,21 @@ def generate(options: Mapping[str, Any]) -> Workload:
         raise ConfigError(f"lublin.{unknown[0]}",
                           f"unknown option; accepted: {', '.join(sorted(BUILTIN))}")
     opts = {**BUILTIN, **options}
-    return generate_lublin(parse_int("lublin.n", opts["n"]),
-                           machine_size=parse_int("lublin.machine", opts["machine"]),
-                           seed=parse_int("lublin.seed", opts["seed"]),
-                           typed=parse_bool("lublin.typed", opts["typed"]),
-                           estimates=str(opts["estimates"]))
+    n = parse_int("lublin.n", opts["n"], low=1)  # no jobs would give all-zero metrics
+    machine = parse_int("lublin.machine", opts["machine"], low=1)
+    try:
+        return generate_lublin(n, machine_size=machine,
+                               seed=parse_int("lublin.seed", opts["seed"]),
+                               typed=parse_bool("lublin.typed", opts["typed"]),
+                               estimates=str(opts["estimates"]))
+    except ConfigError as exc:  # the model's own checks, under the option's name
+        key = _GENERATOR_KEYS.get(exc.key, exc.key)
+        raise ConfigError(key if key.startswith("lublin.") else f"lublin.{key}",
+                          exc.message) from None
+
+
+#: The generator's parameter names -> the options of `lublin:...`.
+_GENERATOR_KEYS = {"n_jobs": "lublin.n", "machine_size": "lublin.machine"}
 
 
 def load_workload(
@@ -62,6 +72,9 @@ def load_workload(
 ) -> Workload:
     """Read or generate a workload, then apply, in this order: the time window, the first-N
     selection, the estimate interpolation alpha and the load scale."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise ConfigError("workload", f"expected an SWF trace path, 'builtin' or "
+                                      f"'lublin:n=N,...', got {spec!r}")
     if spec == "builtin":
         w = generate({})
     elif spec == "lublin" or spec.startswith("lublin:"):
