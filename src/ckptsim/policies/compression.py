@@ -32,7 +32,7 @@ A job whose reservation has passed is placed afresh, and so are jobs without a r
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right, insort
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ckptsim.policies.profile import INF, Profile
 
@@ -53,7 +53,8 @@ class Compression:
         self.old = entries
         self.now = now
         self.min_size = min_size
-        self.inc: list[list[float]] = []  # [lo, hi, upper bound of free nodes there]
+        # [lo, hi, upper bound of free nodes there, [(size, estimate, scanned up to)]]
+        self.inc: list[list[Any]] = []
         self.inc_lo = INF
         self.inc_max = -1.0
         self.neg: list[list[float]] = []  # [lo, hi]: free may be negative there
@@ -66,7 +67,7 @@ class Compression:
         """Nodes come back over [lo, hi)."""
         k, j = self.prof.add(lo, hi, nodes)
         top = max(self.prof.free[k:j])
-        insort(self.inc, [lo, hi, top])
+        insort(self.inc, [lo, hi, top, []])
         if lo < self.inc_lo:
             self.inc_lo = lo
         if top > self.inc_max:
@@ -114,7 +115,7 @@ class Compression:
         s_min = self.min_size
         inc = self.inc
         while inc:
-            lo, hi, top = inc[0]
+            lo, hi, top, memo = inc[0]
             i = bisect_right(times, lo) - 1
             if free[i] >= s_min:
                 break
@@ -124,7 +125,7 @@ class Compression:
                     break
             del inc[0]
             if i < n and times[i] < hi:
-                insort(inc, [times[i], hi, top])
+                insort(inc, [times[i], hi, top, memo])
         self.inc_lo = inc[0][0] if inc else INF
         neg = self.neg
         while neg:
@@ -167,20 +168,32 @@ class Compression:
 
     def _window(self, k: int, rx: float, i: int, s: int, e: float) -> int:
         """-1 if the job at position k (old start rx) fits from step i on, else the first
-        step where it does not."""
+        step where it does not.  From rx on, N = F + the job's own old reservation + those
+        of the jobs after it."""
         times = self.prof.times
         free = self.prof.free
         if e <= 0:
             f = free[i]
-            if f >= s or (times[i] >= rx and self._covers(k, times[i], s - f)):
+            if f >= s or (times[i] >= rx and self._covers(k + 1, times[i], s - f)):
                 return -1
             return i
         n = len(times)
         end = times[i] + e
+        own = rx + e
         j = i
-        while j < n and times[j] < end:
+        while j < n:
+            p = times[j]
+            if p >= end:
+                break
+            if p >= rx and end <= own and end <= self.neg_lo:
+                return -1  # the rest lies in the job's own old reservation, all F >= 0
             f = free[j]
-            if f < s and (times[j] < rx or not self._covers(k, times[j], s - f)):
+            if f < s and p >= rx:
+                if p < own:
+                    f += s
+                if f < s and not self._covers(k + 1, p, s - f):
+                    return j
+            elif f < s:
                 return j
             j += 1
         return -1
@@ -204,7 +217,8 @@ class Compression:
         best = INF
         if s > self.inc_max:
             return best
-        for lo, hi, top in self.inc:
+        for iv in self.inc:
+            lo, hi, top, memo = iv
             if lo >= best or lo >= r:
                 break
             if top < s:
@@ -212,7 +226,18 @@ class Compression:
             stop = hi if hi < best else best
             if stop > r:
                 stop = r
-            i = bisect_right(times, lo) - 1
+            # A scan of this interval up to x that found nothing for a job no larger and no
+            # longer, reserved no later, still holds: the profile has only lost nodes since,
+            # except where a newer interval gives some back, and that one is searched on its
+            # own.
+            start = lo
+            for ms, me, mx in memo:
+                if ms <= s and me <= e and mx > start:
+                    start = mx
+            if start >= stop:
+                continue
+            i = bisect_right(times, start) - 1
+            found = False
             while i < n and times[i] < stop:
                 if free[i] < s:
                     i += 1
@@ -223,8 +248,13 @@ class Compression:
                 fail = self._window(k, r, g, s, e)
                 if fail < 0:
                     best = times[g]
+                    found = True
                     break
                 i = fail + 1
+            if not found and stop == r:
+                if len(memo) >= 6:
+                    del memo[0]
+                memo.append((s, e, stop))
         return best
 
     # --- the pass --------------------------------------------------------------------------

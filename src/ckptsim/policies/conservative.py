@@ -46,10 +46,13 @@ class Conservative(QueueScheduler):
         self._released: list[tuple[float, int]] = []  # (predicted end, size) since last pass
         self._expect_free = 0  # free nodes after the last pass
         self._n_zero = 0  # running jobs with a zero estimate
+        self._n_zero_waiting = 0  # waiting jobs with a zero estimate
 
     def on_submit(self, job: Job) -> None:
         super().on_submit(job)
         self._new.append(job)
+        if job.estimate <= 0:
+            self._n_zero_waiting += 1
 
     def _stopped(self, job: Job) -> None:
         if self.running.pop(job.index, None) is not None:
@@ -74,10 +77,13 @@ class Conservative(QueueScheduler):
         else:
             key = job.index
         insort(self._entries, (INF, job.estimate > 0, key, job))
+        if job.estimate <= 0:
+            self._n_zero_waiting += 1
         self._dirty = True
 
     def schedule(self, now: float) -> None:
         if not self.queue:
+            self._n_zero_waiting = 0
             self._new.clear()
             self._profile = None
             self._entries.clear()
@@ -127,7 +133,10 @@ class Conservative(QueueScheduler):
         elif delta < 0:
             comp.take(now, INF, -delta)
         entries = self._entries
-        if comp.inc or comp.neg or entries[0][0] < now or entries[-1][0] == INF:
+        # A zero-length reservation claims no nodes: a job placed after it may take its
+        # instant, so it can move at any rebuild.
+        if (comp.inc or comp.neg or entries[0][0] < now or entries[-1][0] == INF
+                or self._n_zero_waiting):
             self._entries = comp.run(self.resv, self.first_resv)
 
     def _start_due(self, now: float) -> None:
@@ -172,6 +181,7 @@ class Conservative(QueueScheduler):
                 self.running[job.index] = job
                 if job.estimate <= 0:
                     self._n_zero += 1
+                    self._n_zero_waiting -= 1
                 del resv[job.index]
                 self._removed(job)
             else:
