@@ -238,10 +238,14 @@ class Compression:
                 continue
             i = bisect_right(times, start) - 1
             found = False
+            seen = 0  # most free nodes met, to tighten `top` after a scan of the whole interval
             while i < n and times[i] < stop:
                 if free[i] < s:
+                    if free[i] > seen:
+                        seen = free[i]
                     i += 1
                     continue
+                seen = s
                 g = i
                 while g > 0 and free[g - 1] >= s:
                     g -= 1
@@ -251,6 +255,8 @@ class Compression:
                     found = True
                     break
                 i = fail + 1
+            if not found and start == lo and stop == hi and seen < s:
+                iv[2] = seen  # no step of the interval has s free nodes any more
             if not found and stop == r:
                 if len(memo) >= 6:
                     del memo[0]

@@ -31,6 +31,9 @@ if TYPE_CHECKING:
 class Conservative(QueueScheduler):
     name = "conservative"
     description = "conservative backfilling: a reservation for every waiting job"
+    # Up to this many waiting jobs a rebuild re-places them all in a fresh profile; beyond,
+    # only the jobs whose reservation can change are looked at closely.
+    short_queue = 100
 
     def __init__(self, sim: Simulator, params: Any = None) -> None:
         super().__init__(sim, params)
@@ -119,7 +122,23 @@ class Conservative(QueueScheduler):
         self._expect_free = self.cluster.n_free
 
     def _rebuild(self, profile: Profile, now: float) -> None:
-        comp = Compression(profile, self._entries, now, self._min_size)
+        entries = self._entries
+        if len(entries) <= self.short_queue:
+            # Few jobs wait: re-placing them all in a profile built afresh is cheapest.
+            releases = [(j.pred_end, j.size) for j in self.running.values()]
+            profile = self._profile = Profile(now, self.cluster.n_free, releases)
+            self._released.clear()
+            resv = self.resv
+            first = self.first_resv
+            for k, (_, flag, key, job) in enumerate(entries):
+                t = profile.earliest(job.size, job.estimate)
+                profile.reserve(t, job.size, job.estimate)
+                resv[job.index] = t
+                first.setdefault(job.index, t)
+                entries[k] = (t, flag, key, job)
+            entries.sort()
+            return
+        comp = Compression(profile, entries, now, self._min_size)
         # What changed since the last pass: nodes released before their predicted end, and
         # nodes lost or back (failures, repairs).
         delta = self.cluster.n_free - self._expect_free
@@ -132,7 +151,6 @@ class Conservative(QueueScheduler):
             comp.give(now, INF, delta)
         elif delta < 0:
             comp.take(now, INF, -delta)
-        entries = self._entries
         # A zero-length reservation claims no nodes: a job placed after it may take its
         # instant, so it can move at any rebuild.
         if (comp.inc or comp.neg or entries[0][0] < now or entries[-1][0] == INF
