@@ -64,8 +64,8 @@ def cluster_of_machine(clusters: Sequence[UserCluster]) -> np.ndarray:
 
 @dataclass(frozen=True, eq=False)
 class Sessions:
-    """Sessions as columns sorted by (login, machine): `machine` int64, `login`/`logout`
-    float64 seconds.  `counts` says what the reader or generator did (merged overlaps, users
+    """Sessions as columns sorted by (login, machine, logout): `machine` int64,
+    `login`/`logout` float64 seconds; a session occupies its machine over [login, logout).  `counts` says what the reader or generator did (merged overlaps, users
     turned away by a full cluster...)."""
 
     machine: np.ndarray
@@ -81,16 +81,20 @@ class Sessions:
         m = np.asarray(machine, dtype=np.int64)
         a = np.asarray(login, dtype=np.float64)
         b = np.asarray(logout, dtype=np.float64)
-        order = np.lexsort((m, a))
+        order = np.lexsort((b, m, a))
         return cls(m[order], a[order], b[order], int(n_machines), source, dict(counts or {}))
 
     def __len__(self) -> int:
         return len(self.machine)
 
     def overlapping(self) -> np.ndarray:
-        """Indices (into the sorted columns) of sessions starting before the previous session
-        on the same machine ended; empty when every machine has one user at a time."""
-        order = np.lexsort((self.login, self.machine))
+        """Indices (into the sorted columns) of sessions whose login falls in an earlier (or
+        equal-login, shorter) session on the same machine, i.e. before its logout; empty when
+        every machine has one user at a time.  An empty session (logout = login) overlaps
+        nothing that starts at or after it."""
+        if len(self) == 0:
+            return np.empty(0, dtype=np.int64)
+        order = np.lexsort((self.logout, self.login, self.machine))
         m, a, b = self.machine[order], self.login[order], self.logout[order]
         same = np.zeros(len(m), dtype=bool)
         same[1:] = m[1:] == m[:-1]
@@ -218,7 +222,8 @@ def read_sessions(path: str | PathLike[str], machines: Sequence[str] | int, *,
         order = np.lexsort((arr[:, 0], arr[:, 1]))
         i = int(bad[0])
         m = int(s.machine[i])
-        earlier = [j for j in range(i) if s.machine[j] == m and s.logout[j] > s.login[i]]
+        earlier = [j for j in range(len(s)) if j != i and s.machine[j] == m
+                   and s.login[j] <= s.login[i] < s.logout[j]]
         raise WorkloadError(f"session overlaps the one on line {int(line_of[order[earlier[0]]])} "
                             f"on machine {names[m] if names else m} (one user per machine at a "
                             f"time; overlap='merge' joins them)", path=where,
@@ -227,7 +232,7 @@ def read_sessions(path: str | PathLike[str], machines: Sequence[str] | int, *,
 
 
 def _merge_overlaps(s: Sessions) -> Sessions:
-    order = np.lexsort((s.login, s.machine))
+    order = np.lexsort((s.logout, s.login, s.machine))
     out: list[list[float]] = []
     for m, a, b in zip(s.machine[order], s.login[order], s.logout[order], strict=True):
         if out and out[-1][0] == m and a < out[-1][2]:
