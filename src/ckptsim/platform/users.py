@@ -65,8 +65,9 @@ def cluster_of_machine(clusters: Sequence[UserCluster]) -> np.ndarray:
 @dataclass(frozen=True, eq=False)
 class Sessions:
     """Sessions as columns sorted by (login, machine, logout): `machine` int64,
-    `login`/`logout` float64 seconds; a session occupies its machine over [login, logout).  `counts` says what the reader or generator did (merged overlaps, users
-    turned away by a full cluster...)."""
+    `login`/`logout` float64 seconds; a session occupies its machine over [login, logout).
+    `counts` says what the reader or generator did (merged overlaps, users turned away by a
+    full cluster...)."""
 
     machine: np.ndarray
     login: np.ndarray
