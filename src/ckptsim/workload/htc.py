@@ -16,13 +16,13 @@ model reproduces those numbers and is otherwise our choice (docs/pool.md):
   into 1 + Poisson(`extra_batches`) batches (shares uniform on the simplex), each starting at a
   time drawn the same way and submitting `submit_rate` jobs per second (faster if needed so
   that a day's jobs are all submitted that day).  Times are whole seconds.
-* **Durations.**  Lognormal around `duration_median` (30 min): short jobs dominate (the seed's
+* **Durations.**  Lognormal around `duration_median` (45 min): short jobs dominate (the seed's
   Start Delay results fall off beyond ~90 min "due to the relatively short execution time of
-  the jobs") with a long tail, a few beyond the seed's 24 h bound.  Jobs of one batch are alike
-  (one application): log-duration = log(median) + `duration_batch_sigma` * Z_batch +
-  `duration_job_sigma` * Z_job.  With the defaults the mean is ~1.9 h, which over the default
-  pool's ~3,000 cores and ~1,454 jobs a day gives a load of about 4% of the cores (the seed
-  reports about 12% for 2010 -- raise `duration_median` to load the pool more).
+  the jobs") with a long tail, about 1.3% beyond the seed's 24 h bound.  Jobs of one batch are
+  alike (one application): log-duration = log(median) + `duration_batch_sigma` * Z_batch +
+  `duration_job_sigma` * Z_job.  The mean is then ~2.5 h, so ~1,454 jobs a day keep about 11%
+  of the default pool's 1,359 computers busy (5% of its cores), near the seed's "approximately
+  12%" load for 2010.
 * **Memory** (the footprint a checkpoint saves): lognormal, median `memory_median` MB, the
   same batch/job split, clipped to [`memory_min`, `memory_max`] MB; written in KB into the SWF
   `used_memory` field.
