@@ -8,6 +8,9 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from helpers import examples
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ckptsim.errors import ConfigError
 from ckptsim.platform.calendar import DAY, HOUR, Calendar
@@ -189,3 +192,31 @@ def test_bad_model_parameters_are_refused(change, key):
 def test_days_must_be_positive():
     with pytest.raises(ConfigError, match="users.days"):
         generate_sessions(POOL, days=0, seed=1)
+
+
+_HOURS = ["24h", "mon-fri 08:00-18:00", "daily 22:00-02:00", "sat 10:00-12:00,13:00-14:00",
+          "mon,wed 09:00-09:30", "closed"]
+
+
+@settings(max_examples=examples(25))
+@given(spec=st.lists(st.tuples(st.integers(1, 4), st.sampled_from(_HOURS)), min_size=1,
+                     max_size=4),
+       days=st.integers(1, 9), rate=st.floats(0.0, 3.0), seed=st.integers(0, 2**32),
+       epoch=st.sampled_from(["2010-01-01", "2010-06-07 13:30", "2011-12-30 23:59"]),
+       session=st.sampled_from(["fixed:value=7200", "exponential:mean=900,min=0",
+                                "lognormal:median=3000,sigma=1.5,max=200000"]))
+def test_property_generated_sessions_are_valid(spec, days, rate, seed, epoch, session):
+    pool = [UserCluster(f"c{i}", m, OpeningHours.parse(h)) for i, (m, h) in enumerate(spec)]
+    cal = Calendar(epoch)
+    s = generate_sessions(pool, days=days, seed=seed, calendar=cal,
+                          model=UserModel(peak_rate=rate, session=session))
+    assert len(s.overlapping()) == 0
+    assert s.counts["arrivals"] == s.counts["sessions"] + s.counts["turned_away"] == \
+        len(s) + s.counts["turned_away"]
+    assert np.all(s.logout >= s.login) and np.all((s.login >= 0) & (s.login < days * DAY))
+    cluster = cluster_of_machine(pool)[s.machine]
+    for c, uc in enumerate(pool):
+        mine = cluster == c
+        tl = uc.hours.timeline(cal, 0, days * DAY)
+        assert np.all(tl.open_mask(s.login[mine]))
+        assert np.all(s.logout[mine] <= tl.next_closings(s.login[mine]))
