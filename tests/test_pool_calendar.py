@@ -67,6 +67,8 @@ def test_term_ranges_absolute_and_wrapping():
     absolute = Calendar("2010-01-01", terms=["2010-02-01..2010-02-03"])
     assert [absolute.is_term_day(k) for k in (30, 31, 33, 34)] == [False, True, True, False]
     assert not absolute.is_term_day(31 + 365)  # absolute: not repeated in 2011
+    single = Calendar("2010-01-01", terms="2010-02-01..2010-02-03")  # one range as a string
+    assert single.is_term_day(31) and not single.is_term_day(30)
     wrap = TermRange.parse("12-01..01-15")
     assert wrap.contains(dt.date(2010, 12, 20)) and wrap.contains(dt.date(2011, 1, 10))
     assert not wrap.contains(dt.date(2011, 2, 1))

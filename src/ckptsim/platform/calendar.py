@@ -117,6 +117,8 @@ class Calendar:
     def __init__(self, epoch: object = DEFAULT_EPOCH,
                  terms: Iterable[str | TermRange] = DEFAULT_TERM_SPECS) -> None:
         self.epoch = _epoch(epoch, "epoch")
+        if isinstance(terms, str):
+            terms = (terms,)
         self.terms = tuple(t if isinstance(t, TermRange) else TermRange.parse(t, f"terms[{i}]")
                            for i, t in enumerate(terms))
         midnight = dt.datetime(self.epoch.year, self.epoch.month, self.epoch.day)
