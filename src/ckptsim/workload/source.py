@@ -4,7 +4,9 @@ One function used by the command line and by experiment specs, so both accept th
 
 - a path to an SWF trace (`.swf` or `.swf.gz`);
 - `builtin`: the demo workload (Lublin-Feitelson model, 3,000 jobs, 128 nodes, seed 1);
-- `lublin:n=N,seed=S,machine=P,typed=false,estimates=tsafrir` (any subset of the options).
+- `lublin:n=N,seed=S,machine=P,typed=false,estimates=tsafrir` (any subset of the options);
+- `htc:days=D,seed=S,...`: bursty HTC submissions of a desktop pool (`ckptsim.workload.htc`,
+  options in `htc.OPTIONS`).
 """
 
 from __future__ import annotations
@@ -73,12 +75,16 @@ def load_workload(
     """Read or generate a workload, then apply, in this order: the time window, the first-N
     selection, the estimate interpolation alpha and the load scale."""
     if not isinstance(spec, str) or not spec.strip():
-        raise ConfigError("workload", f"expected an SWF trace path, 'builtin' or "
-                                      f"'lublin:n=N,...', got {spec!r}")
+        raise ConfigError("workload", f"expected an SWF trace path, 'builtin' or a generator "
+                                      f"('lublin:n=N,...', 'htc:days=D,...'), got {spec!r}")
     if spec == "builtin":
         w = generate({})
     elif spec == "lublin" or spec.startswith("lublin:"):
         w = generate(parse_generator(spec))
+    elif spec == "htc" or spec.startswith("htc:"):
+        from ckptsim.workload.htc import generate_from_options
+
+        w = generate_from_options(parse_generator(spec))
     else:
         from ckptsim.workload.swf import read_swf
 
