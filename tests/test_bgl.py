@@ -99,7 +99,7 @@ def test_balancing_trades_mfp_for_stability_above_the_threshold():
                                                       "confidence": conf})
         sim = Simulator(w, factory)
         FailureInjector(sim, [5.0], [node])
-        mask = sim.policy._pick(sim.jobs[0], free, parts, 0.0)
+        mask = sim.policy.choose(sim.jobs[0], free, 0.0)
         assert bool(mask >> node & 1) == expect_failing, conf
 
 
@@ -113,7 +113,7 @@ def test_tiebreak_prefers_a_partition_predicted_not_to_fail():
     for accuracy, expect_first in ((0.0, True), (1.0, False)):
         sim = Simulator(w, scheduler_factory("bgl-tiebreak", {**TINY, "accuracy": accuracy}))
         FailureInjector(sim, [5.0], [node])
-        mask = sim.policy._pick(sim.jobs[0], free, parts, 0.0)
+        mask = sim.policy.choose(sim.jobs[0], free, 0.0)
         assert (mask == first) == expect_first
         assert accuracy == 0.0 or not mask >> node & 1
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from bisect import bisect_left, insort
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -87,6 +88,8 @@ class BglFcfs(QueueScheduler):
                                               f"has {self.cluster.n_nodes}; run with "
                                               f"--machine-size {self.torus.n_nodes}")
         self.running: dict[int, Job] = {}
+        # The running jobs by (estimated end, index): the order the shadow time releases them.
+        self._by_end: list[tuple[float, int, Job]] = []
         self.migrations = 0
         self._version = 0  # bumped whenever the set of running jobs changes
         self._repack_failed: tuple[int, int, int] | None = None  # (version, size, down nodes)
@@ -114,27 +117,34 @@ class BglFcfs(QueueScheduler):
             counts=new_counts, transforms=workload.transforms + tuple(notes))
 
     # --- placement ------------------------------------------------------------------------
-    def choose(self, job: Job, free: int, now: float) -> int | None:
-        """The partition for `job` among the free boxes (MFP heuristic), or None."""
-        parts = self.torus.free_partitions(free, job.size)
-        if not parts:
-            return None
-        return self._pick(job, free, parts, now)
+    def choose(self, job: Job, free: int, now: float, avoid: int = 0) -> int | None:
+        """The partition for `job` among the free boxes not meeting `avoid`, or None."""
+        return self.torus.best_partition(free, job.size, avoid)  # the MFP heuristic
+
+    def pick(self, job: Job, parts: list[int], losses: list[int], failing: int) -> int:
+        """The partition for `job` among candidates `parts` with L_MFP `losses`, when the
+        nodes `failing` will fail during its estimated run (what `choose` decides)."""
+        return parts[losses.index(min(losses))]
 
     def _start(self, job: Job, mask: int, now: float, backfilled: bool) -> None:
         self.sim.start(job, mask=mask, backfilled=backfilled)
         job.pred_end = now + job.estimate
         self.running[job.index] = job
+        insort(self._by_end, (job.pred_end, job.index, job))
         self._version += 1
         self._removed(job)
 
-    def on_end(self, job: Job) -> None:
-        self.running.pop(job.index, None)
+    def _stopped(self, job: Job) -> None:
+        if self.running.pop(job.index, None) is not None:
+            by_end = self._by_end
+            del by_end[bisect_left(by_end, (job.pred_end, job.index))]
         self._version += 1
 
+    def on_end(self, job: Job) -> None:
+        self._stopped(job)
+
     def on_requeue(self, job: Job, reason: str) -> None:
-        self.running.pop(job.index, None)
-        self._version += 1
+        self._stopped(job)
         super().on_requeue(job, reason)
 
     # --- the pass -------------------------------------------------------------------------
@@ -159,63 +169,71 @@ class BglFcfs(QueueScheduler):
             del q[:k]
         if not q or not prm.backfill or self.cluster.n_free < self._min_size:
             return
-        # 2. Spatial reservation for the blocked head, then backfilling.
+        self._backfill(q, now)
+
+    def _backfill(self, q: list[Job], now: float) -> None:
+        """Spatial reservation for the blocked head, then backfilling in queue order.
+
+        The shadow time and the reserved box are computed only once a waiting job has a free
+        box at all (most passes of a busy machine start nothing); a job whose size has no
+        free box, or no free box clear of the reservation when it must avoid it, is skipped
+        by one look-up per size until the next start.
+        """
         head = q[0]
-        shadow, release = self._shadow(head, now)
+        shadow = -INF
+        release = 0
         reserved: int | None = None  # the reserved box, chosen only when a job needs it
         started = []
-        # Candidate boxes per (size, must avoid the reservation), valid until a job starts:
-        # many waiting jobs share a size, and a busy queue is scanned in full at every pass.
-        boxes: dict[tuple[int, bool], list[int]] = {}
+        torus = self.torus
         free = self.cluster.free_mask
         n_free = free.bit_count()
-        for job in q[1:]:
-            if job.size > n_free:
+        fits = torus.free_sizes(free)  # byte s: a box of size s is free
+        fits_avoiding: dict[int, bool] = {}  # size -> a free box clear of the reservation
+        for k in range(1, len(q)):
+            job = q[k]
+            size = job.size
+            if size > n_free or not fits[size]:
                 continue
-            avoid = now + job.estimate > shadow
-            parts = boxes.get((job.size, avoid))
-            if parts is None:
-                parts = self.torus.free_partitions(free, job.size)
-                if avoid and parts:
-                    if reserved is None:
-                        reserved = self._reserved_box(head, release)
-                    parts = [m for m in parts if not m & reserved]
-                boxes[(job.size, avoid)] = parts
-            if not parts:
-                continue
-            mask = self._pick(job, free, parts, now)
+            if shadow == -INF:
+                shadow, release = self._shadow(head, now)
+            avoid = 0
+            if now + job.estimate > shadow:
+                if reserved is None:
+                    reserved = self._reserved_box(head, release)
+                avoid = reserved
+                ok = fits_avoiding.get(size)
+                if ok is None:
+                    ok = fits_avoiding[size] = torus.has_free_box(free, size, avoid)
+                if not ok:
+                    continue
+            mask = self.choose(job, free, now, avoid)
+            assert mask is not None
             self._start(job, mask, now, True)
-            started.append(job)
-            boxes.clear()
+            started.append(k)
             free = self.cluster.free_mask
             n_free = free.bit_count()
             if n_free < self._min_size:
                 break
-        if started:
-            done = {j.index for j in started}
-            q[:] = [j for j in q if j.index not in done]
-
-    def _pick(self, job: Job, free: int, parts: list[int], now: float) -> int:
-        losses = self.torus.losses(free, parts)
-        return parts[losses.index(min(losses))]
+            fits = torus.free_sizes(free)
+            fits_avoiding.clear()
+        for k in reversed(started):
+            del q[k]
 
     def _shadow(self, head: Job, now: float) -> tuple[float, int]:
         """(shadow time, free mask then) for the head: release running jobs in order of
         estimated end onto a copy of the occupancy until a box of its size is free."""
         free = self.cluster.free_mask
-        for job in sorted(self.running.values(), key=lambda j: (j.pred_end, j.index)):
+        size = head.size
+        has_free_box = self.torus.has_free_box
+        for pred_end, _, job in self._by_end:
             free |= job.mask
-            if self.torus.free_partitions(free, head.size):
-                return max(job.pred_end, now), free
+            if free.bit_count() >= size and has_free_box(free, size):
+                return max(pred_end, now), free
         return INF, free
 
     def _reserved_box(self, head: Job, release: int) -> int:
         """The box reserved for the head at the shadow time (MFP heuristic); 0 if none."""
-        parts = self.torus.free_partitions(release, head.size)
-        if not parts:
-            return 0
-        losses = self.torus.losses(release, parts)
-        return parts[losses.index(min(losses))]
+        return self.torus.best_partition(release, head.size) or 0
 
     def _repack(self, head: Job, now: float) -> bool:
         """Re-place every running job, largest first, with the MFP heuristic on an empty torus;
@@ -233,14 +251,12 @@ class BglFcfs(QueueScheduler):
         free = self.torus.all_mask & ~self.cluster.down_mask
         layout = []
         for job in jobs:
-            parts = self.torus.free_partitions(free, job.size)
-            if not parts:
+            mask = self.torus.best_partition(free, job.size)
+            if mask is None:
                 return False
-            losses = self.torus.losses(free, parts)
-            mask = parts[losses.index(min(losses))]
             layout.append((job, mask))
             free &= ~mask
-        if not self.torus.free_partitions(free, head.size):
+        if not self.torus.has_free_box(free, head.size):
             return False
         moves = [(job, mask) for job, mask in layout if mask != job.mask]
         if not moves:
@@ -261,11 +277,16 @@ class BglBalancing(BglFcfs):
     description = "BG/L: minimise L_MFP + P_f * size with the balancing predictor (seed 004)"
     Params = BalancingParams
 
-    def _pick(self, job: Job, free: int, parts: list[int], now: float) -> int:
-        losses = self.torus.losses(free, parts)
+    def choose(self, job: Job, free: int, now: float, avoid: int = 0) -> int | None:
+        failing = _failing(self.sim, now, job.estimate) if self.params.confidence > 0 else 0
+        if not failing:  # L_PF is 0 everywhere: the MFP heuristic
+            return self.torus.best_partition(free, job.size, avoid)
+        parts, losses = self.torus.partition_losses(free, job.size, avoid)
+        return self.pick(job, parts, losses, failing) if parts else None
+
+    def pick(self, job: Job, parts: list[int], losses: list[int], failing: int) -> int:
         a = self.params.confidence
-        failing = _failing(self.sim, now, job.estimate) if a > 0 else 0
-        if not failing:
+        if not failing or a <= 0:
             return parts[losses.index(min(losses))]
         best, best_e = parts[0], INF
         for mask, loss in zip(parts, losses, strict=True):
@@ -288,15 +309,18 @@ class BglTiebreak(BglFcfs):
 
         self.rng = RandomStreams(self.params.seed).stream("policy.tiebreak")
 
-    def _pick(self, job: Job, free: int, parts: list[int], now: float) -> int:
-        losses = self.torus.losses(free, parts)
+    def choose(self, job: Job, free: int, now: float, avoid: int = 0) -> int | None:
+        failing = _failing(self.sim, now, job.estimate) if self.params.accuracy > 0 else 0
+        if not failing:  # no partition is predicted to fail: the first best-MFP one
+            return self.torus.best_partition(free, job.size, avoid)
+        parts, losses = self.torus.partition_losses(free, job.size, avoid)
+        return self.pick(job, parts, losses, failing) if parts else None
+
+    def pick(self, job: Job, parts: list[int], losses: list[int], failing: int) -> int:
         low = min(losses)
         ties = [m for m, loss in zip(parts, losses, strict=True) if loss == low]
         a = self.params.accuracy
-        if len(ties) == 1 or a <= 0:
-            return ties[0]
-        failing = _failing(self.sim, now, job.estimate)
-        if not failing:
+        if len(ties) == 1 or a <= 0 or not failing:
             return ties[0]
         for mask in ties:
             # A real failure is predicted with probability a; no false positives.
