@@ -50,6 +50,25 @@ class VolumeBoxes:
             self.table[i] = m
         return m
 
+    def fill(self, boxes: list[int]) -> None:
+        """Compute :meth:`meets` for every box of ``boxes`` not known yet, in one numpy pass."""
+        table = self.table
+        missing = [i for i in boxes if table[i] is None]
+        if len(missing) <= 1 or len(self.masks) <= SMALL:
+            for i in missing:
+                self.meets(i)
+            return
+        cols = self._t.words[:, missing]
+        rows = self._rows
+        acc = cols[0][:, None] & rows[0][None, :]
+        for w in range(1, rows.shape[0]):
+            acc |= cols[w][:, None] & rows[w][None, :]
+        packed = np.packbits(acc != 0, axis=1, bitorder="little")
+        raw = packed.tobytes()
+        n = packed.shape[1]
+        for k, i in enumerate(missing):
+            table[i] = int.from_bytes(raw[k * n:(k + 1) * n], "little")
+
     def _meets_small(self, mask: int) -> int:
         out = 0
         for j, m in enumerate(self.masks):
@@ -92,6 +111,14 @@ class VolumeBoxes:
             acc |= rows[w] & col[w]
         return not acc.all()
 
+    def within_words(self, busy: np.ndarray) -> int:
+        """The bitset of the volume's boxes meeting none of the ``busy`` words."""
+        rows = self._rows
+        acc = rows[0] & busy[0]
+        for w in range(1, rows.shape[0]):
+            acc |= rows[w] & busy[w]
+        return int.from_bytes(np.packbits(acc == 0, bitorder="little").tobytes(), "little")
+
     def bits(self, local: np.ndarray) -> int:
         """The bitset of the given positions (0-based within the volume)."""
         flags = np.zeros(self.end - self.start, dtype=bool)
@@ -125,12 +152,13 @@ def walk_best(order: list[int], volumes: list[int], vb: VolumeBoxes,
     lower = cands
     best = -1
     volume = 0
-    for i in order:
+    for k, i in enumerate(order):
         v = volumes[i]
         if v < volume:
             return best, volume, 0  # every box of the best volume was tried
         m = table[i]
         if m is None:
+            vb.fill(order[k:])
             m = vb.meets(i)
         g = lower & ~m
         if g:
@@ -148,9 +176,10 @@ def walk_afters(order: list[int], volumes: list[int], vb: VolumeBoxes, cands: in
     returns the candidates that missed none of them."""
     table = vb.table
     rest = cands
-    for i in order:
+    for k, i in enumerate(order):
         m = table[i]
         if m is None:
+            vb.fill(order[k:])
             m = vb.meets(i)
         g = rest & ~m
         if g:

@@ -32,6 +32,7 @@ from numpy.typing import ArrayLike
 
 from ckptsim.errors import ConfigError
 from ckptsim.platform.boxes import MAX_BOXES, Coord, Shape, arcs, box_tables, scale_sizes
+from ckptsim.platform.freeboxes import FreeBoxes
 from ckptsim.platform.placement import VolumeBoxes, afters_from, walk_afters, walk_best
 
 __all__ = ["BEST_CACHE_SIZE", "CACHE_SIZE", "MAX_BOXES", "Mfp", "Torus", "scale_sizes"]
@@ -49,21 +50,6 @@ class Mfp(NamedTuple):
 
     volume: int
     mask: int
-
-
-class _FreeBoxes:
-    """The boxes free under one free mask: indices into the tables, largest volume first."""
-
-    __slots__ = ("idx", "order", "head", "mfp", "parts", "sets", "sizes")
-
-    def __init__(self, idx: np.ndarray, order: list[int], head: list[int], mfp: Mfp) -> None:
-        self.idx = idx
-        self.order = order  # indices of the first few free boxes, for early-exit walks
-        self.head = head  # their masks
-        self.mfp = mfp
-        self.parts: dict[int, list[int]] = {}  # size -> free partitions, filled on demand
-        self.sets: dict[int, int] = {}  # size -> free boxes of that volume as a bitset
-        self.sizes: bytes | None = None  # sizes with a free box (1 at index s), on demand
 
 
 class Torus:
@@ -97,7 +83,7 @@ class Torus:
         self.n_nodes = values[0] * values[1] * values[2]
         self.all_mask = (1 << self.n_nodes) - 1
         self._t = box_tables(self.dims, self.wraparound)
-        self._cache: OrderedDict[int, _FreeBoxes] = OrderedDict()
+        self._cache: OrderedDict[int, FreeBoxes] = OrderedDict()
         self._best: dict[tuple[int, int], int] = {}
         self._volumes: dict[int, VolumeBoxes] = {}
         self._scan = _SCAN
@@ -216,32 +202,14 @@ class Torus:
         return rounded, int(np.count_nonzero(rounded != arr))
 
     # ----------------------------------------------------------------- free boxes
-    def _free_boxes(self, free_mask: int) -> _FreeBoxes:
-        """Every free box under ``free_mask`` (already within the machine), tested in one
-        vectorised pass and cached."""
+    def _free_boxes(self, free_mask: int) -> FreeBoxes:
+        """The free boxes under ``free_mask`` (already within the machine), cached per mask;
+        they are tested lazily, as the queries need them."""
         hit = self._cache.get(free_mask)
         if hit is not None:
             self._cache.move_to_end(free_mask)
             return hit
-        t = self._t
-        n_free = free_mask.bit_count()
-        if n_free == 0:
-            entry = _FreeBoxes(np.zeros(0, dtype=np.int64), [], [], Mfp(0, 0))
-        else:
-            # No box larger than the free count can be free: start at that volume.
-            lo = int(t.first_at_most[n_free])
-            busy = self.all_mask & ~free_mask
-            n_words = t.words.shape[0]
-            bw = np.frombuffer(busy.to_bytes(8 * n_words, "little"), dtype="<u8")
-            acc = t.words[0, lo:] & bw[0]
-            for w in range(1, n_words):
-                acc |= t.words[w, lo:] & bw[w]
-            idx = np.flatnonzero(acc == 0) + lo
-            order = idx[:self._scan].tolist()
-            masks = t.masks
-            first = int(idx[0])  # a free supernode is a free 1x1x1 box, so idx is not empty
-            mfp = Mfp(t.volumes[first], masks[first])
-            entry = _FreeBoxes(idx, order, [masks[i] for i in order], mfp)
+        entry = FreeBoxes(self._t, free_mask, self.all_mask, self._scan)
         self._cache[free_mask] = entry
         if len(self._cache) > CACHE_SIZE:
             self._cache.popitem(last=False)
@@ -261,9 +229,8 @@ class Torus:
         fb = self._free_boxes(free_mask)
         parts = fb.parts.get(s)
         if parts is None:
-            start, end = t.span[s]
-            parts = t.objects[fb.idx[fb.idx.searchsorted(start):fb.idx.searchsorted(end)]].tolist()
-            fb.parts[s] = parts
+            vb = self._volume(s)
+            parts = fb.parts[s] = [vb.masks[j] for j in vb.positions(fb.set_of(vb))]
         return list(parts)
 
     def maximal_free_partition(self, free_mask: int) -> Mfp:
@@ -271,7 +238,7 @@ class Torus:
 
         (0, 0) when no supernode is free.
         """
-        return self._free_boxes(free_mask & self.all_mask).mfp
+        return Mfp(*self._free_boxes(free_mask & self.all_mask).mfp())
 
     def mfp_after(self, free_mask: int, partition_mask: int) -> int:
         """MFP volume once ``partition_mask`` is taken out of ``free_mask``.
@@ -297,14 +264,14 @@ class Torus:
         rest: list[int] = []
         for k, p in enumerate(cands):
             # The largest free boxes usually include one that misses a small partition.
-            for m in fb.head:
+            for m in fb.head():
                 if not m & p:
                     out[k] = m.bit_count()
                     break
             else:
                 rest.append(k)
-        if rest and len(fb.idx) > len(fb.head):
-            afters = afters_from(self._t, fb.idx, len(fb.head), [cands[k] for k in rest])
+        if rest:
+            afters = afters_from(self._t, fb.idx(), len(fb.head()), [cands[k] for k in rest])
             for k, v in zip(rest, afters, strict=True):
                 out[k] = v
         return out
@@ -322,25 +289,6 @@ class Torus:
             vb = self._volumes[s] = VolumeBoxes(self._t, s)
         return vb
 
-    def _free_set(self, fb: _FreeBoxes, vb: VolumeBoxes) -> int:
-        """The free boxes of ``vb``'s volume as a bitset over that volume's boxes."""
-        c = fb.sets.get(vb.size)
-        if c is None:
-            idx = fb.idx
-            local = idx[idx.searchsorted(vb.start):idx.searchsorted(vb.end)] - vb.start
-            c = fb.sets[vb.size] = vb.bits(local)
-        return c
-
-    def free_sizes(self, free_mask: int) -> bytes:
-        """Which sizes have a free box: byte ``s`` is 1 when ``free_partitions(free_mask, s)``
-        is not empty (index 0 unused), for checking many sizes under one mask."""
-        fb = self._free_boxes(free_mask & self.all_mask)
-        if fb.sizes is None:
-            flags = np.zeros(self.n_nodes + 1, dtype=np.uint8)
-            flags[self._t.volume[fb.idx]] = 1
-            fb.sizes = flags.tobytes()
-        return fb.sizes
-
     def has_free_box(self, free_mask: int, size: int, avoid: int = 0) -> bool:
         """Whether some box of exactly ``size`` supernodes not meeting ``avoid`` is free
         (``free_partitions`` filtered is not empty); without ``avoid`` and on a mask not seen
@@ -350,12 +298,9 @@ class Torus:
         if s not in self._t.span or s > free_mask.bit_count():
             return False
         vb = self._volume(s)
-        fb = self._cache.get(free_mask)
-        if fb is None:
-            if not avoid:
-                return vb.any_within(free_mask)
-            fb = self._free_boxes(free_mask)
-        cands = self._free_set(fb, vb)
+        if not avoid and free_mask not in self._cache:
+            return vb.any_within(free_mask)  # no need to remember a mask asked once
+        cands = self._free_boxes(free_mask).set_of(vb)
         if avoid and cands:
             cands &= ~vb.meets_mask(avoid & self.all_mask)
         return bool(cands)
@@ -378,7 +323,7 @@ class Torus:
                 return got or None
         fb = self._free_boxes(free_mask)
         vb = self._volume(s)
-        cands = self._free_set(fb, vb)
+        cands = fb.set_of(vb)
         if avoid and cands:
             cands &= ~vb.meets_mask(avoid & self.all_mask)
         mask = vb.masks[self._best_position(fb, vb, cands)] if cands else 0
@@ -388,12 +333,13 @@ class Torus:
             self._best[key] = mask
         return mask or None
 
-    def _best_position(self, fb: _FreeBoxes, vb: VolumeBoxes, cands: int) -> int:
-        best, volume, pending = walk_best(fb.order, self._t.volumes, vb, cands)
-        if pending and len(fb.idx) > len(fb.order):
+    def _best_position(self, fb: FreeBoxes, vb: VolumeBoxes, cands: int) -> int:
+        order, end = fb.order_within(fb.n_free - vb.size)
+        best, volume, pending = walk_best(order, self._t.volumes, vb, cands)
+        if pending:
             # Candidates that missed none of the first free boxes: the rest of the list.
             js = vb.positions(pending)
-            afters = afters_from(self._t, fb.idx, len(fb.order), [vb.masks[j] for j in js])
+            afters = afters_from(self._t, fb.idx(), end, [vb.masks[j] for j in js])
             top = max(afters)
             if best < 0 or top == volume:  # js are all below best
                 return js[afters.index(top)]
@@ -411,15 +357,16 @@ class Torus:
             return [], []
         fb = self._free_boxes(free_mask)
         vb = self._volume(s)
-        cands = self._free_set(fb, vb)
+        cands = fb.set_of(vb)
         if avoid and cands:
             cands &= ~vb.meets_mask(avoid & self.all_mask)
         after: dict[int, int] = {}
-        rest = walk_afters(fb.order, self._t.volumes, vb, cands, after)
-        if rest and len(fb.idx) > len(fb.order):
+        order, end = fb.order_within(fb.n_free - vb.size)
+        rest = walk_afters(order, self._t.volumes, vb, cands, after)
+        if rest:
             js = vb.positions(rest)
-            afters = afters_from(self._t, fb.idx, len(fb.order), [vb.masks[j] for j in js])
+            afters = afters_from(self._t, fb.idx(), end, [vb.masks[j] for j in js])
             after.update(zip(js, afters, strict=True))
-        before = fb.mfp.volume
+        before = fb.mfp()[0]
         js = vb.positions(cands)
         return [vb.masks[j] for j in js], [before - after.get(j, 0) for j in js]

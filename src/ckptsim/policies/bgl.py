@@ -72,6 +72,20 @@ class TiebreakParams(BglParams):
     seed: int = param(0, "seed of the predictor's random draws", low=0)
 
 
+class _Reservation:
+    """The blocked head's reservation: the shadow time is ``max(end, now)``, ``release`` the
+    free mask then, ``box`` the reserved box (None until needed, 0 if the head never fits);
+    ``key`` is the state it was computed in (version, migrations, free mask, head)."""
+
+    __slots__ = ("key", "end", "release", "box")
+
+    def __init__(self, key: tuple[int, int, int, int], end: float, release: int) -> None:
+        self.key = key
+        self.end = end
+        self.release = release
+        self.box: int | None = None
+
+
 @register
 class BglFcfs(QueueScheduler):
     name = "bgl-fcfs"
@@ -93,6 +107,10 @@ class BglFcfs(QueueScheduler):
         self.migrations = 0
         self._version = 0  # bumped whenever the set of running jobs changes
         self._repack_failed: tuple[int, int, int] | None = None  # (version, size, down nodes)
+        # (state, queue length, head) after a pass that examined every waiting job and
+        # started none by backfilling; state = (version, migrations, free mask, down mask)
+        self._settled: tuple[tuple[int, int, int, int], int, Job] | None = None
+        self._res: _Reservation | None = None  # the last reservation computed
 
     # --- workload preparation ------------------------------------------------------------
     @classmethod
@@ -153,6 +171,21 @@ class BglFcfs(QueueScheduler):
         if not q:
             return
         prm: BglParams = self.params
+        cluster = self.cluster
+        state = (self._version, self.migrations, cluster.free_mask, cluster.down_mask)
+        settled = self._settled
+        self._settled = None
+        if settled is not None and settled[0] == state and settled[2] is q[0]:
+            # Only arrivals since a pass that started nothing by backfilling: the jobs it
+            # examined would be turned down again (same free boxes, same reservation, and a
+            # later now only moves more jobs past the shadow time), so only the new ones at
+            # the tail are examined.
+            first = settled[1]
+            if first < len(q) and prm.backfill and cluster.n_free >= self._min_size:
+                self._backfill(q, now, first)
+            else:
+                self._settled = settled
+            return
         # 1. FCFS from the head while a partition exists.
         k = 0
         while k < len(q):
@@ -167,11 +200,20 @@ class BglFcfs(QueueScheduler):
             k += 1
         if k:
             del q[:k]
-        if not q or not prm.backfill or self.cluster.n_free < self._min_size:
+        if not q:
             return
-        self._backfill(q, now)
+        if not prm.backfill or cluster.n_free < self._min_size:
+            self._settle(q)
+            return
+        self._backfill(q, now, 1)
 
-    def _backfill(self, q: list[Job], now: float) -> None:
+    def _settle(self, q: list[Job]) -> None:
+        """Record that every waiting job was examined in the current state."""
+        cluster = self.cluster
+        self._settled = ((self._version, self.migrations, cluster.free_mask, cluster.down_mask),
+                         len(q), q[0])
+
+    def _backfill(self, q: list[Job], now: float, first: int) -> None:
         """Spatial reservation for the blocked head, then backfilling in queue order.
 
         The shadow time and the reserved box are computed only once a waiting job has a free
@@ -181,26 +223,31 @@ class BglFcfs(QueueScheduler):
         """
         head = q[0]
         shadow = -INF
-        release = 0
-        reserved: int | None = None  # the reserved box, chosen only when a job needs it
+        res: _Reservation | None = None
         started = []
         torus = self.torus
         free = self.cluster.free_mask
         n_free = free.bit_count()
-        fits = torus.free_sizes(free)  # byte s: a box of size s is free
+        fits: dict[int, bool] = {}  # size -> a box of that size is free
         fits_avoiding: dict[int, bool] = {}  # size -> a free box clear of the reservation
-        for k in range(1, len(q)):
+        for k in range(first, len(q)):
             job = q[k]
             size = job.size
-            if size > n_free or not fits[size]:
+            if size > n_free:
                 continue
-            if shadow == -INF:
-                shadow, release = self._shadow(head, now)
+            ok = fits.get(size)
+            if ok is None:
+                ok = fits[size] = torus.has_free_box(free, size)
+            if not ok:
+                continue
+            if res is None:
+                res = self._reservation(head)
+                shadow = max(res.end, now)
             avoid = 0
             if now + job.estimate > shadow:
-                if reserved is None:
-                    reserved = self._reserved_box(head, release)
-                avoid = reserved
+                if res.box is None:  # the reserved box, chosen only when a job needs it
+                    res.box = self.torus.best_partition(res.release, head.size) or 0
+                avoid = res.box
                 ok = fits_avoiding.get(size)
                 if ok is None:
                     ok = fits_avoiding[size] = torus.has_free_box(free, size, avoid)
@@ -214,26 +261,34 @@ class BglFcfs(QueueScheduler):
             n_free = free.bit_count()
             if n_free < self._min_size:
                 break
-            fits = torus.free_sizes(free)
+            fits.clear()
             fits_avoiding.clear()
+        if not started:
+            self._settle(q)
         for k in reversed(started):
             del q[k]
 
-    def _shadow(self, head: Job, now: float) -> tuple[float, int]:
-        """(shadow time, free mask then) for the head: release running jobs in order of
-        estimated end onto a copy of the occupancy until a box of its size is free."""
+    def _reservation(self, head: Job) -> _Reservation:
+        """The head's reservation in the current state (remembered while it lasts)."""
+        cluster = self.cluster
+        key = (self._version, self.migrations, cluster.free_mask, head.index)
+        res = self._res
+        if res is None or res.key != key:
+            res = self._res = _Reservation(key, *self._shadow(head))
+        return res
+
+    def _shadow(self, head: Job) -> tuple[float, int]:
+        """(estimated end of the job whose release lets the head start, free mask then):
+        running jobs are released in order of estimated end onto a copy of the occupancy
+        until a box of the head's size is free; (inf, all released) if none is."""
         free = self.cluster.free_mask
         size = head.size
         has_free_box = self.torus.has_free_box
         for pred_end, _, job in self._by_end:
             free |= job.mask
             if free.bit_count() >= size and has_free_box(free, size):
-                return max(pred_end, now), free
+                return pred_end, free
         return INF, free
-
-    def _reserved_box(self, head: Job, release: int) -> int:
-        """The box reserved for the head at the shadow time (MFP heuristic); 0 if none."""
-        return self.torus.best_partition(release, head.size) or 0
 
     def _repack(self, head: Job, now: float) -> bool:
         """Re-place every running job, largest first, with the MFP heuristic on an empty torus;

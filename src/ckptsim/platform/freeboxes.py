@@ -1,0 +1,111 @@
+"""The boxes free under one free mask, found lazily.
+
+Answers about one occupancy need different parts of the boxes: whether a job of size ``s``
+fits, and its free partitions, need only the boxes of volume ``s``; the MFP and the MFP
+heuristic's evaluation of candidates need the list of free boxes, largest volume first.
+:class:`FreeBoxes` tests each part against the busy nodes with numpy when it is first needed
+and remembers it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ckptsim.platform.boxes import BoxTables
+from ckptsim.platform.placement import SMALL, VolumeBoxes
+
+
+class FreeBoxes:
+    """The free boxes of one occupancy: indices into the box tables, largest volume first."""
+
+    __slots__ = ("_t", "n_free", "busy", "_bw", "_lo", "_idx", "_scan", "_order", "_head",
+                 "_mfp", "_within", "parts", "sets")
+
+    def __init__(self, t: BoxTables, free_mask: int, all_mask: int, scan: int) -> None:
+        self._t = t
+        n = free_mask.bit_count()
+        self.n_free = n
+        self.busy = all_mask & ~free_mask
+        n_words = t.words.shape[0]
+        self._bw = np.frombuffer(self.busy.to_bytes(8 * n_words, "little"), dtype="<u8")
+        # No box larger than the free count can be free: the list starts at that volume.
+        self._lo = int(t.first_at_most[n]) if n else len(t.masks)
+        self._idx: np.ndarray | None = None
+        self._scan = scan
+        self._order: list[int] | None = None
+        self._head: list[int] = []
+        self._mfp = (0, 0)
+        self._within: dict[int, tuple[list[int], int]] = {}
+        self.parts: dict[int, list[int]] = {}  # size -> free partitions, filled on demand
+        self.sets: dict[int, int] = {}  # size -> free boxes of that volume as a bitset
+
+    def _first(self) -> list[int]:
+        want = max(self._scan, 1)
+        t = self._t
+        first = self.idx()[:want].tolist()
+        self._order = first[:self._scan]
+        self._head = [t.masks[i] for i in self._order]
+        if first:
+            self._mfp = (t.volumes[first[0]], t.masks[first[0]])
+        return self._order
+
+    def order(self) -> list[int]:
+        """Indices of the first few free boxes (the scan length of the torus)."""
+        return self._order if self._order is not None else self._first()
+
+    def head(self) -> list[int]:
+        """The masks of :meth:`order`."""
+        if self._order is None:
+            self._first()
+        return self._head
+
+    def mfp(self) -> tuple[int, int]:
+        """(volume, mask) of the first free box, (0, 0) when nothing is free."""
+        if self._order is None:
+            self._first()
+        return self._mfp
+
+    def order_within(self, cap: int) -> tuple[list[int], int]:
+        """``(order, end)``: the first few free boxes of volume at most ``cap`` (the scan
+        length of the torus), and the position in :meth:`idx` after them.
+
+        A box missing a partition of ``s`` free nodes lies in the other ``n_free - s``, so
+        the MFP heuristic need not look at larger free boxes: they meet every candidate.
+        """
+        got = self._within.get(cap)
+        if got is None:
+            idx = self.idx()
+            start = int(idx.searchsorted(self._t.first_at_most[cap])) if cap >= 0 else len(idx)
+            end = min(start + self._scan, len(idx))
+            got = self._within[cap] = (idx[start:end].tolist(), end)
+        return got
+
+    def idx(self) -> np.ndarray:
+        """Every free box, largest volume first (one vectorised test, then remembered)."""
+        if self._idx is None:
+            t = self._t
+            lo = self._lo
+            w = t.words
+            bw = self._bw
+            acc = w[0, lo:] & bw[0]
+            for k in range(1, len(bw)):
+                acc |= w[k, lo:] & bw[k]
+            self._idx = np.flatnonzero(acc == 0) + lo
+        return self._idx
+
+    def set_of(self, vb: VolumeBoxes) -> int:
+        """The free boxes of ``vb``'s volume as a bitset over that volume's boxes."""
+        c = self.sets.get(vb.size)
+        if c is None:
+            if vb.size > self.n_free:
+                c = 0
+            elif len(vb.masks) <= SMALL:
+                busy = self.busy
+                c = 0
+                for j, m in enumerate(vb.masks):
+                    if not m & busy:
+                        c |= 1 << j
+            else:
+                c = vb.within_words(self._bw)
+            self.sets[vb.size] = c
+        return c
