@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from bisect import bisect_left, insort
+from bisect import bisect_left, bisect_right, insort
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -37,6 +37,7 @@ import numpy as np
 from ckptsim.errors import ConfigError
 from ckptsim.platform.torus import Torus, scale_sizes
 from ckptsim.policies.base import param, register
+from ckptsim.policies.bgl_queue import SizeGroups
 from ckptsim.policies.queue import QueueParams, QueueScheduler
 
 if TYPE_CHECKING:
@@ -111,6 +112,8 @@ class BglFcfs(QueueScheduler):
         # started none by backfilling; state = (version, migrations, free mask, down mask)
         self._settled: tuple[tuple[int, int, int, int], int, Job] | None = None
         self._res: _Reservation | None = None  # the last reservation computed
+        self._waiting = SizeGroups()  # the queue by size, keys in job.tag
+        self._front_key = 0  # key of the last job requeued at the front
 
     # --- workload preparation ------------------------------------------------------------
     @classmethod
@@ -151,6 +154,7 @@ class BglFcfs(QueueScheduler):
         insort(self._by_end, (job.pred_end, job.index, job))
         self._version += 1
         self._removed(job)
+        self._waiting.remove(job)
 
     def _stopped(self, job: Job) -> None:
         if self.running.pop(job.index, None) is not None:
@@ -161,9 +165,21 @@ class BglFcfs(QueueScheduler):
     def on_end(self, job: Job) -> None:
         self._stopped(job)
 
+    def on_submit(self, job: Job) -> None:
+        super().on_submit(job)
+        self._waiting.add(job, job.index)
+
     def on_requeue(self, job: Job, reason: str) -> None:
         self._stopped(job)
         super().on_requeue(job, reason)
+        # Queue keys increase along the queue: arrivals are appended in index order, a job
+        # requeued in submit order goes back to its index's place, one requeued at the front
+        # goes before every key given so far.
+        if self._requeue_front:
+            self._front_key -= 1
+            self._waiting.add(job, self._front_key)
+        else:
+            self._waiting.add(job, job.index)
 
     # --- the pass -------------------------------------------------------------------------
     def schedule(self, now: float) -> None:
@@ -214,49 +230,72 @@ class BglFcfs(QueueScheduler):
                          len(q), q[0])
 
     def _backfill(self, q: list[Job], now: float, first: int) -> None:
-        """Spatial reservation for the blocked head, then backfilling in queue order.
+        """Spatial reservation for the blocked head, then backfilling in queue order from
+        ``q[first]``: repeatedly start the first job that has a free box (clear of the
+        reserved box if it would run past the shadow time).
 
-        The shadow time and the reserved box are computed only once a waiting job has a free
-        box at all (most passes of a busy machine start nothing); a job whose size has no
-        free box, or no free box clear of the reservation when it must avoid it, is skipped
-        by one look-up per size until the next start.
+        Jobs are visited by size (`SizeGroups`): a size with no free box is skipped whole, and
+        within a size that fits, jobs are taken in queue order.  The shadow time and the
+        reserved box are computed only once a waiting job has a free box at all (most passes
+        of a busy machine start nothing).
         """
         head = q[0]
+        after = q[first - 1].tag  # examine the jobs after this queue key
         shadow = -INF
         res: _Reservation | None = None
-        started = []
+        started: list[Job] = []
         torus = self.torus
+        groups = self._waiting.groups
+        sizes = self._waiting.sizes
         free = self.cluster.free_mask
         n_free = free.bit_count()
         fits: dict[int, bool] = {}  # size -> a box of that size is free
         fits_avoiding: dict[int, bool] = {}  # size -> a free box clear of the reservation
-        for k in range(first, len(q)):
-            job = q[k]
-            size = job.size
-            if size > n_free:
-                continue
-            ok = fits.get(size)
-            if ok is None:
-                ok = fits[size] = torus.has_free_box(free, size)
-            if not ok:
-                continue
-            if res is None:
-                res = self._reservation(head)
-                shadow = max(res.end, now)
-            avoid = 0
-            if now + job.estimate > shadow:
-                if res.box is None:  # the reserved box, chosen only when a job needs it
-                    res.box = self.torus.best_partition(res.release, head.size) or 0
-                avoid = res.box
-                ok = fits_avoiding.get(size)
+        while True:
+            best_key = INF
+            best: Job | None = None
+            best_avoid = 0
+            for size in sizes:
+                if size > n_free:
+                    break
+                keys, jobs = groups[size]
+                i = bisect_right(keys, after)
+                if i == len(keys) or keys[i] >= best_key:
+                    continue
+                ok = fits.get(size)
                 if ok is None:
-                    ok = fits_avoiding[size] = torus.has_free_box(free, size, avoid)
+                    ok = fits[size] = torus.has_free_box(free, size)
                 if not ok:
                     continue
-            mask = self.choose(job, free, now, avoid)
+                if res is None:
+                    res = self._reservation(head)
+                    shadow = max(res.end, now)
+                clear: bool | None = None  # a free box of this size misses the reserved box
+                for j in range(i, len(keys)):
+                    if keys[j] >= best_key:
+                        break
+                    job = jobs[j]
+                    avoid = 0
+                    if now + job.estimate > shadow:
+                        if res.box is None:  # the reserved box, chosen only when needed
+                            res.box = torus.best_partition(res.release, head.size) or 0
+                        avoid = res.box
+                        if clear is None:
+                            clear = fits_avoiding.get(size)
+                            if clear is None:
+                                clear = fits_avoiding[size] = torus.has_free_box(free, size,
+                                                                                 avoid)
+                        if not clear:
+                            continue
+                    best_key, best, best_avoid = keys[j], job, avoid
+                    break
+            if best is None:
+                break
+            mask = self.choose(best, free, now, best_avoid)
             assert mask is not None
-            self._start(job, mask, now, True)
-            started.append(k)
+            self._start(best, mask, now, True)
+            started.append(best)
+            after = best_key
             free = self.cluster.free_mask
             n_free = free.bit_count()
             if n_free < self._min_size:
@@ -265,8 +304,8 @@ class BglFcfs(QueueScheduler):
             fits_avoiding.clear()
         if not started:
             self._settle(q)
-        for k in reversed(started):
-            del q[k]
+        for job in started:
+            del q[bisect_left(q, job.tag, key=_queue_key)]
 
     def _reservation(self, head: Job) -> _Reservation:
         """The head's reservation in the current state (remembered while it lasts)."""
@@ -319,6 +358,10 @@ class BglFcfs(QueueScheduler):
         self.sim.relocate(moves, self.params.migration_cost)
         self.migrations += 1
         return True
+
+
+def _queue_key(job: Job) -> int:
+    return job.tag  # type: ignore[no-any-return]
 
 
 def _failing(sim: Simulator, now: float, estimate: float) -> int:
