@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ckptsim.platform import placement
 from ckptsim.platform.boxes import BoxTables
-from ckptsim.platform.placement import SMALL, VolumeBoxes
+from ckptsim.platform.placement import VolumeBoxes
 
 
 class FreeBoxes:
@@ -99,7 +100,7 @@ class FreeBoxes:
         if c is None:
             if vb.size > self.n_free:
                 c = 0
-            elif len(vb.masks) <= SMALL:
+            elif len(vb.masks) <= placement.SMALL:
                 busy = self.busy
                 c = 0
                 for j, m in enumerate(vb.masks):
