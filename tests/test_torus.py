@@ -432,6 +432,17 @@ def test_placement_queries_match_the_straightforward_ones(case, data, scan, smal
             assert t.has_free_box(free, size, avoid) == bool(parts)
             fresh = Torus(dims, wraparound=wrap)  # a mask never seen before
             assert fresh.has_free_box(free, size) == bool(t.free_partitions(free, size))
+            assert t.fit_test(free)(size) == bool(t.free_partitions(free, size))
+        # Releasing node sets one by one until a box of the size is free.
+        size = data.draw(st.integers(1, t.n_nodes))
+        releases = data.draw(st.lists(st.integers(0, t.all_mask), max_size=4))
+        expected, grown = (-1, free)
+        for k, m in enumerate(releases, 1):
+            grown |= m
+            if t.free_partitions(grown, size):
+                expected = k
+                break
+        assert t.release_until_free(free, iter(releases), size) == (expected, grown)
 
 
 def test_placement_on_4x4x8_matches_the_straightforward_ones():

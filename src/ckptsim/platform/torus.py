@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 import operator
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -288,6 +288,44 @@ class Torus:
         if vb is None:
             vb = self._volumes[s] = VolumeBoxes(self._t, s)
         return vb
+
+    def fit_test(self, free_mask: int) -> Callable[[int], bool]:
+        """``fits(size)``: whether a box of exactly ``size`` supernodes is free under
+        ``free_mask``, for asking about many sizes under one mask (answers remembered)."""
+        fb = self._free_boxes(free_mask & self.all_mask)
+        sets = fb.sets
+        check = self._check_size
+        span = self._t.span
+
+        def fits(size: int) -> bool:
+            c = sets.get(size)
+            if c is None:
+                s = check(size)
+                c = fb.set_of(self._volume(s)) if s in span else 0
+                sets[s] = c
+            return c != 0
+
+        return fits
+
+    def release_until_free(self, free_mask: int, releases: Iterable[int],
+                           size: int) -> tuple[int, int]:
+        """Add the node sets ``releases`` to ``free_mask`` one by one until a box of ``size``
+        supernodes is free: ``(how many were added, free mask then)``, tested after each
+        addition; ``(-1, free mask with all of them)`` if none is free even then."""
+        s = self._check_size(size)
+        free_mask &= self.all_mask
+        if s not in self._t.span:
+            for m in releases:
+                free_mask |= m
+            return -1, free_mask & self.all_mask
+        vb = self._volume(s)
+        k = 0
+        for m in releases:
+            k += 1
+            free_mask |= m
+            if free_mask.bit_count() >= s and vb.any_within(free_mask & self.all_mask):
+                return k, free_mask & self.all_mask
+        return -1, free_mask & self.all_mask
 
     def has_free_box(self, free_mask: int, size: int, avoid: int = 0) -> bool:
         """Whether some box of exactly ``size`` supernodes not meeting ``avoid`` is free

@@ -249,7 +249,7 @@ class BglFcfs(QueueScheduler):
         sizes = self._waiting.sizes
         free = self.cluster.free_mask
         n_free = free.bit_count()
-        fits: dict[int, bool] = {}  # size -> a box of that size is free
+        fits = torus.fit_test(free)  # size -> a box of that size is free
         fits_avoiding: dict[int, bool] = {}  # size -> a free box clear of the reservation
         while True:
             best_key = INF
@@ -262,10 +262,7 @@ class BglFcfs(QueueScheduler):
                 i = bisect_right(keys, after)
                 if i == len(keys) or keys[i] >= best_key:
                     continue
-                ok = fits.get(size)
-                if ok is None:
-                    ok = fits[size] = torus.has_free_box(free, size)
-                if not ok:
+                if not fits(size):
                     continue
                 if res is None:
                     res = self._reservation(head)
@@ -300,7 +297,7 @@ class BglFcfs(QueueScheduler):
             n_free = free.bit_count()
             if n_free < self._min_size:
                 break
-            fits.clear()
+            fits = torus.fit_test(free)
             fits_avoiding.clear()
         if not started:
             self._settle(q)
@@ -320,14 +317,10 @@ class BglFcfs(QueueScheduler):
         """(estimated end of the job whose release lets the head start, free mask then):
         running jobs are released in order of estimated end onto a copy of the occupancy
         until a box of the head's size is free; (inf, all released) if none is."""
-        free = self.cluster.free_mask
-        size = head.size
-        has_free_box = self.torus.has_free_box
-        for pred_end, _, job in self._by_end:
-            free |= job.mask
-            if free.bit_count() >= size and has_free_box(free, size):
-                return pred_end, free
-        return INF, free
+        by_end = self._by_end
+        k, free = self.torus.release_until_free(self.cluster.free_mask,
+                                                (job.mask for _, _, job in by_end), head.size)
+        return (by_end[k - 1][0] if k > 0 else INF), free
 
     def _repack(self, head: Job, now: float) -> bool:
         """Re-place every running job, largest first, with the MFP heuristic on an empty torus;
