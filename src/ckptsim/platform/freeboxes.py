@@ -9,11 +9,23 @@ and remembers it.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ckptsim.platform import placement
 from ckptsim.platform.boxes import BoxTables
 from ckptsim.platform.placement import VolumeBoxes
+
+
+class Mfp(NamedTuple):
+    """A maximal free partition: its volume and one box achieving it (0, 0 when none)."""
+
+    volume: int
+    mask: int
+
+
+_NO_MFP = Mfp(0, 0)
 
 
 class FreeBoxes:
@@ -35,8 +47,8 @@ class FreeBoxes:
         self._scan = scan
         self._order: list[int] | None = None
         self._head: list[int] = []
-        self._mfp = (0, 0)
-        self._within: dict[int, tuple[list[int], int]] = {}
+        self._mfp = _NO_MFP
+        self._within: dict[int, tuple[list[int], np.ndarray, int]] = {}
         self.parts: dict[int, list[int]] = {}  # size -> free partitions, filled on demand
         self.sets: dict[int, int] = {}  # size -> free boxes of that volume as a bitset
 
@@ -47,7 +59,7 @@ class FreeBoxes:
         self._order = first[:self._scan]
         self._head = [t.masks[i] for i in self._order]
         if first:
-            self._mfp = (t.volumes[first[0]], t.masks[first[0]])
+            self._mfp = Mfp(t.volumes[first[0]], t.masks[first[0]])
         return self._order
 
     def order(self) -> list[int]:
@@ -60,39 +72,47 @@ class FreeBoxes:
             self._first()
         return self._head
 
-    def mfp(self) -> tuple[int, int]:
-        """(volume, mask) of the first free box, (0, 0) when nothing is free."""
+    def mfp(self) -> Mfp:
+        """The first free box: the maximal free partition."""
         if self._order is None:
             self._first()
         return self._mfp
 
-    def order_within(self, cap: int) -> tuple[list[int], int]:
-        """``(order, end)``: the first few free boxes of volume at most ``cap`` (the scan
-        length of the torus), and the position in :meth:`idx` after them.
+    def within(self, cap: int) -> tuple[list[int], np.ndarray, int]:
+        """``(order, idx, end)``: the free boxes of volume at most ``cap`` (``idx``, largest
+        first), the first few of them (``order``, the scan length of the torus) and the
+        position in ``idx`` after those.
 
         A box missing a partition of ``s`` free nodes lies in the other ``n_free - s``, so
-        the MFP heuristic need not look at larger free boxes: they meet every candidate.
+        the MFP heuristic need not look at larger free boxes: they meet every candidate, and
+        they are not even tested unless the whole list is already known.
         """
         got = self._within.get(cap)
         if got is None:
-            idx = self.idx()
-            start = int(idx.searchsorted(self._t.first_at_most[cap])) if cap >= 0 else len(idx)
-            end = min(start + self._scan, len(idx))
-            got = self._within[cap] = (idx[start:end].tolist(), end)
+            start = int(self._t.first_at_most[max(cap, 0)])
+            if self._idx is not None:
+                idx = self._idx[int(self._idx.searchsorted(start)):]
+            else:
+                idx = self._test(max(start, self._lo))
+            if cap < 0:
+                idx = idx[:0]
+            got = self._within[cap] = (idx[:self._scan].tolist(), idx, min(self._scan, len(idx)))
         return got
 
     def idx(self) -> np.ndarray:
         """Every free box, largest volume first (one vectorised test, then remembered)."""
         if self._idx is None:
-            t = self._t
-            lo = self._lo
-            w = t.words
-            bw = self._bw
-            acc = w[0, lo:] & bw[0]
-            for k in range(1, len(bw)):
-                acc |= w[k, lo:] & bw[k]
-            self._idx = np.flatnonzero(acc == 0) + lo
+            self._idx = self._test(self._lo)
         return self._idx
+
+    def _test(self, lo: int) -> np.ndarray:
+        """The free boxes among boxes ``lo`` onwards."""
+        w = self._t.words
+        bw = self._bw
+        acc = w[0, lo:] & bw[0]
+        for k in range(1, len(bw)):
+            acc |= w[k, lo:] & bw[k]
+        return np.flatnonzero(acc == 0) + lo
 
     def set_of(self, vb: VolumeBoxes) -> int:
         """The free boxes of ``vb``'s volume as a bitset over that volume's boxes."""

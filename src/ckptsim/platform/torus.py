@@ -25,14 +25,13 @@ import math
 import operator
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
-from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from ckptsim.errors import ConfigError
 from ckptsim.platform.boxes import MAX_BOXES, Coord, Shape, arcs, box_tables, scale_sizes
-from ckptsim.platform.freeboxes import FreeBoxes
+from ckptsim.platform.freeboxes import FreeBoxes, Mfp
 from ckptsim.platform.placement import VolumeBoxes, afters_from, walk_afters, walk_best
 
 __all__ = ["BEST_CACHE_SIZE", "CACHE_SIZE", "MAX_BOXES", "Mfp", "Torus", "scale_sizes"]
@@ -43,13 +42,6 @@ CACHE_SIZE = 256
 BEST_CACHE_SIZE = 1 << 15
 #: Free boxes tried one by one, largest first, before a vectorised search takes over.
 _SCAN = 48
-
-
-class Mfp(NamedTuple):
-    """A maximal free partition: its volume and one box achieving it (0, 0 when none)."""
-
-    volume: int
-    mask: int
 
 
 class Torus:
@@ -238,7 +230,7 @@ class Torus:
 
         (0, 0) when no supernode is free.
         """
-        return Mfp(*self._free_boxes(free_mask & self.all_mask).mfp())
+        return self._free_boxes(free_mask & self.all_mask).mfp()
 
     def mfp_after(self, free_mask: int, partition_mask: int) -> int:
         """MFP volume once ``partition_mask`` is taken out of ``free_mask``.
@@ -372,12 +364,12 @@ class Torus:
         return mask or None
 
     def _best_position(self, fb: FreeBoxes, vb: VolumeBoxes, cands: int) -> int:
-        order, end = fb.order_within(fb.n_free - vb.size)
+        order, idx, end = fb.within(fb.n_free - vb.size)
         best, volume, pending = walk_best(order, self._t.volumes, vb, cands)
         if pending:
             # Candidates that missed none of the first free boxes: the rest of the list.
             js = vb.positions(pending)
-            afters = afters_from(self._t, fb.idx(), end, [vb.masks[j] for j in js])
+            afters = afters_from(self._t, idx, end, [vb.masks[j] for j in js])
             top = max(afters)
             if best < 0 or top == volume:  # js are all below best
                 return js[afters.index(top)]
@@ -399,11 +391,11 @@ class Torus:
         if avoid and cands:
             cands &= ~vb.meets_mask(avoid & self.all_mask)
         after: dict[int, int] = {}
-        order, end = fb.order_within(fb.n_free - vb.size)
+        order, idx, end = fb.within(fb.n_free - vb.size)
         rest = walk_afters(order, self._t.volumes, vb, cands, after)
         if rest:
             js = vb.positions(rest)
-            afters = afters_from(self._t, fb.idx(), end, [vb.masks[j] for j in js])
+            afters = afters_from(self._t, idx, end, [vb.masks[j] for j in js])
             after.update(zip(js, afters, strict=True))
         before = fb.mfp()[0]
         js = vb.positions(cands)
