@@ -37,7 +37,7 @@ import numpy as np
 from ckptsim.errors import ConfigError
 from ckptsim.platform.torus import Torus, scale_sizes
 from ckptsim.policies.base import param, register
-from ckptsim.policies.bgl_queue import SizeGroups
+from ckptsim.policies.bgl_queue import Reservation, SizeGroups, queue_key
 from ckptsim.policies.queue import QueueParams, QueueScheduler
 
 if TYPE_CHECKING:
@@ -73,20 +73,6 @@ class TiebreakParams(BglParams):
     seed: int = param(0, "seed of the predictor's random draws", low=0)
 
 
-class _Reservation:
-    """The blocked head's reservation: the shadow time is ``max(end, now)``, ``release`` the
-    free mask then, ``box`` the reserved box (None until needed, 0 if the head never fits);
-    ``key`` is the state it was computed in (version, migrations, free mask, head)."""
-
-    __slots__ = ("key", "end", "release", "box")
-
-    def __init__(self, key: tuple[int, int, int, int], end: float, release: int) -> None:
-        self.key = key
-        self.end = end
-        self.release = release
-        self.box: int | None = None
-
-
 @register
 class BglFcfs(QueueScheduler):
     name = "bgl-fcfs"
@@ -111,7 +97,7 @@ class BglFcfs(QueueScheduler):
         # (state, queue length, head) after a pass that examined every waiting job and
         # started none by backfilling; state = (version, migrations, free mask, down mask)
         self._settled: tuple[tuple[int, int, int, int], int, Job] | None = None
-        self._res: _Reservation | None = None  # the last reservation computed
+        self._res: Reservation | None = None  # the last reservation computed
         self._waiting = SizeGroups()  # the queue by size, keys in job.tag
         self._front_key = 0  # key of the last job requeued at the front
 
@@ -240,9 +226,9 @@ class BglFcfs(QueueScheduler):
         of a busy machine start nothing).
         """
         head = q[0]
-        after = q[first - 1].tag  # examine the jobs after this queue key
+        after = queue_key(q[first - 1])  # examine the jobs after this queue key
         shadow = -INF
-        res: _Reservation | None = None
+        res: Reservation | None = None
         started: list[Job] = []
         torus = self.torus
         groups = self._waiting.groups
@@ -252,7 +238,7 @@ class BglFcfs(QueueScheduler):
         fits = torus.fit_test(free)  # size -> a box of that size is free
         fits_avoiding: dict[int, bool] = {}  # size -> a free box clear of the reservation
         while True:
-            best_key = INF
+            best_key: float = INF
             best: Job | None = None
             best_avoid = 0
             for size in sizes:
@@ -292,7 +278,7 @@ class BglFcfs(QueueScheduler):
             assert mask is not None
             self._start(best, mask, now, True)
             started.append(best)
-            after = best_key
+            after = queue_key(best)
             free = self.cluster.free_mask
             n_free = free.bit_count()
             if n_free < self._min_size:
@@ -302,15 +288,15 @@ class BglFcfs(QueueScheduler):
         if not started:
             self._settle(q)
         for job in started:
-            del q[bisect_left(q, job.tag, key=_queue_key)]
+            del q[bisect_left(q, queue_key(job), key=queue_key)]
 
-    def _reservation(self, head: Job) -> _Reservation:
+    def _reservation(self, head: Job) -> Reservation:
         """The head's reservation in the current state (remembered while it lasts)."""
         cluster = self.cluster
         key = (self._version, self.migrations, cluster.free_mask, head.index)
         res = self._res
         if res is None or res.key != key:
-            res = self._res = _Reservation(key, *self._shadow(head))
+            res = self._res = Reservation(key, *self._shadow(head))
         return res
 
     def _shadow(self, head: Job) -> tuple[float, int]:
@@ -351,10 +337,6 @@ class BglFcfs(QueueScheduler):
         self.sim.relocate(moves, self.params.migration_cost)
         self.migrations += 1
         return True
-
-
-def _queue_key(job: Job) -> int:
-    return job.tag  # type: ignore[no-any-return]
 
 
 def _failing(sim: Simulator, now: float, estimate: float) -> int:
