@@ -3,7 +3,8 @@
 A box is a contiguous run along each axis (modulo the length with wrap-around).  The tables
 list every distinct box as a bitmask over the supernode ids ``x + X*(y + Y*z)``: volume
 descending, then the seed's shape order, then base corners in increasing x, y, z.  They are
-shared by every :class:`~ckptsim.platform.torus.Torus` of the same kind.
+shared by every :class:`~ckptsim.platform.torus.Torus` of the same kind.  Also here: scaling
+the job sizes of a trace from a machine of another size (:func:`scale_sizes`).
 """
 
 from __future__ import annotations

@@ -5,8 +5,10 @@ blocks, so the scheduler sees a 4x4x8 torus of 128 supernodes (Oliner et al., af
 al.).  This module answers the questions the fault-aware schedulers ask at every decision:
 
 * which free boxes of exactly ``s`` supernodes exist (:meth:`Torus.free_partitions`),
-* how large the biggest free box is (:meth:`Torus.maximal_free_partition`, the MFP), and
-* how much a placement shrinks it (:meth:`Torus.loss`, the seed's L_MFP).
+* how large the biggest free box is (:meth:`Torus.maximal_free_partition`, the MFP),
+* how much a placement shrinks it (:meth:`Torus.loss`, the seed's L_MFP), and
+* which free box of a size the MFP heuristic picks (:meth:`Torus.best_partition`, the same
+  choice as listing the candidates and their losses, computed on bitsets of candidates).
 
 Supernode ``(x, y, z)`` has id ``x + X*(y + Y*z)`` (x varies fastest), and a set of supernodes
 is a Python int bitmask with bit ``id`` set, exactly like the engine's node masks, so a
@@ -14,9 +16,11 @@ partition can be handed to ``sim.start(job, mask=...)`` unchanged.
 
 Every box of every volume is enumerated once per (dims, wraparound) -- shapes in the order of
 the seed's appendix, base corners in increasing x, then y, then z -- and kept both as Python
-ints and as a ``(words, boxes)`` uint64 array.  Testing all boxes against an occupancy is then
-one vectorised ``box & busy == 0`` pass whose result is cached by free mask; the queries
-slice it.  See docs/torus.md for the algorithms and the interpretations chosen.
+ints and as a ``(words, boxes)`` uint64 array (``platform/boxes.py``).  Testing boxes against
+an occupancy is a vectorised ``box & busy == 0`` pass, made when a query first needs it and
+remembered per free mask (``platform/freeboxes.py``); the MFP heuristic's evaluation of
+candidates is in ``platform/placement.py``.  See docs/torus.md for the algorithms and the
+interpretations chosen.
 """
 
 from __future__ import annotations
@@ -254,16 +258,17 @@ class Torus:
         cands = [p & everything for p in partitions]
         out = [0] * len(cands)
         rest: list[int] = []
+        head = fb.head()
         for k, p in enumerate(cands):
             # The largest free boxes usually include one that misses a small partition.
-            for m in fb.head():
+            for m in head:
                 if not m & p:
                     out[k] = m.bit_count()
                     break
             else:
                 rest.append(k)
         if rest:
-            afters = afters_from(self._t, fb.idx(), len(fb.head()), [cands[k] for k in rest])
+            afters = afters_from(self._t, fb.idx(), len(head), [cands[k] for k in rest])
             for k, v in zip(rest, afters, strict=True):
                 out[k] = v
         return out
