@@ -6,8 +6,8 @@ from unittest.mock import patch
 
 import pytest
 from bgl_reference import RefBalancing, RefFcfs, RefTiebreak
-from helpers import jobs, starts, trace
-from hypothesis import given
+from helpers import examples, jobs, starts, trace
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_properties import SETTINGS
 
@@ -220,7 +220,7 @@ def busy_torus_cases(draw):
     return w, name, params, (times, nodes, repairs)
 
 
-@SETTINGS
+@settings(max_examples=examples(300), deadline=None)
 @given(case=busy_torus_cases(), scan=st.sampled_from([48, 2, 0]),
        small=st.sampled_from([64, 0]))
 def test_schedules_equal_the_straightforward_reference(case, scan, small):
@@ -240,16 +240,16 @@ def test_schedules_equal_the_straightforward_reference(case, scan, small):
     ("bgl-tiebreak", {"accuracy": 0.5}, True),
 ])
 def test_sdsc_slice_equals_the_reference(name, params, with_failures):
-    """The first 1,500 jobs of SDSC-SP2 on the 4x4x8 torus, with LANL system-20 failures
+    """The first 3,000 jobs of SDSC-SP2 on the 4x4x8 torus, with LANL system-20 failures
     rescaled onto their span: the same schedule as the reference."""
     from ckptsim.failures.source import load_failures
     from ckptsim.workload.source import load_workload
 
-    w = load_workload(str(trace("SDSC-SP2-1998-4.2-cln.swf.gz")), first=1500)
+    w = load_workload(str(trace("SDSC-SP2-1998-4.2-cln.swf.gz")), first=3000)
     fails = None
     if with_failures:
         lanl = trace("../failures/lanl_cfdr/LA-UR-05-7318-failure-data-1996-2005.csv.gz")
-        f = load_failures(f"lanl:path={lanl},system=20,count=300,transient=true", n_nodes=128,
+        f = load_failures(f"lanl:path={lanl},system=20,count=600,transient=true", n_nodes=128,
                           span=float(w.submit[-1] - w.submit[0]), offset=float(w.submit[0]))
         fails = (f.time, f.node, f.repair)
     fast, reference = fast_and_reference(w, name, params, fails)
