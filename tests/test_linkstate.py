@@ -65,16 +65,38 @@ def test_disjoint_links_are_not_recomputed():
 
 
 def test_coupling_through_a_shared_job_is_recomputed():
-    # Jobs 1 and 3 share no link but are coupled through job 2.
+    # Jobs 1 and 3 share no link but are coupled through job 2 (links 0 and 1 both bind).
     s = LinkState([1000.0] * 4)
     s.add(1, [800, 0, 0, 0])
     s.add(2, [400, 400, 0, 0])
     s.add(3, [0, 800, 0, 0])
     s.add(4, [0, 0, 300, 300])
-    s.add(5, [0, 500, 0, 0])
+    # Before: links 0 and 1 carry 1200 each, jobs 1-3 at 1000/1200.  Job 5 brings link 1 to
+    # 1700, which binds first at 1000/1700 for jobs 2, 3, 5; link 0 then leaves
+    # 1000 - 400 * 1000/1700 for job 1's 800: job 1, two links away, speeds up.
+    assert s.add(5, [0, 500, 0, 0]) == (1, 2, 3, 5)
     assert set(s.last_scope) == {1, 2, 3, 5}
-    s.remove(2)
+    assert s.fraction(3) == pytest.approx(1000 / 1700)
+    assert s.fraction(1) == pytest.approx((1000 - 400 * 1000 / 1700) / 800)
+    assert s.remove(2) == (1, 3, 5)
     assert set(s.last_scope) == {1, 3, 5}  # the pieces the component splits into
+    assert s.fraction(1) == 1.0 and s.fraction(5) == pytest.approx(1000 / 1300)
+
+
+def test_links_that_do_not_bind_do_not_couple():
+    s = LinkState([1000.0] * 4)
+    s.add(1, [900, 900, 0, 0])
+    s.add(2, [0, 900, 0, 0])  # link 1 binds: jobs 1 and 2 at 1000/1800
+    assert s.fraction(1) == pytest.approx(1000 / 1800)
+    # Job 3 shares link 0 with job 1, but link 0 (900 + 50) does not bind: only job 3 is
+    # computed, at full speed, and nothing else is looked at.
+    before = s.recomputed
+    assert s.add(3, [50, 0, 0, 0]) == (3,) and s.last_scope == (3,)
+    assert s.recomputed - before == 1 and s.fraction(3) == 1.0
+    assert s.remove(3) == () and s.last_scope == ()
+    # Job 4 makes link 0 bind: now jobs 1, 2 (through link 1) and 4 are coupled.
+    s.add(4, [200, 0, 0, 0])
+    assert set(s.last_scope) == {1, 2, 4}
 
 
 def test_admission_uses_estimates_and_skips_saturated_links():

@@ -5,16 +5,24 @@
 `add` and `remove` return the jobs whose f changed, so that a simulator moves only their end
 events.
 
-**What is recomputed.**  The max-min allotment decomposes over the connected components of
-the graph whose vertices are jobs and links, with an edge where a job has positive true
-demand on a link: f of a job depends only on the jobs and links of its component.  Adding job
-j can change only the component j joins (the union of the components of j's links, plus j);
-removing j can change only the jobs still reachable from j's links (the piece or pieces that
-the old component splits into).  So each call recomputes exactly that component (its jobs are
-`last_scope`) and no other job: jobs whose links are all disjoint from j's are never touched.
-Inside the component, when no link's demand exceeds its capacity every f is 1 and no filling
-is run; otherwise progressive filling runs over the component's oversubscribed links only.
-With 4 links a component has at most 4 links, so a call costs O(jobs in the component).
+**What is recomputed.**  A link *binds* when its true demand exceeds its capacity (beyond
+`REL_TOL`); on a link that does not bind every job could run at f = 1, so its constraint is
+redundant and the allotment is the max-min allotment under the binding links alone.  That
+allotment decomposes over the connected components of the graph whose vertices are the jobs
+and the binding links, with an edge where a job has traffic on a binding link; a job on no
+binding link has f = 1.  Hence:
+
+- ``add(j)`` can change only the component of j in the graph *after* the addition (the
+  binding links j uses, the jobs on them, transitively); if j uses no binding link, only j
+  itself (f = 1) and nobody else;
+- ``remove(j)`` can change only the component of j in the graph *before* the removal, minus
+  j (links only stop binding when a job leaves); if j used no binding link, nobody.
+
+Each call recomputes exactly that set (`last_scope`) by progressive filling over its binding
+links, and no other job: jobs whose links are disjoint from j's, or coupled to j only
+through links that do not bind, are never touched.  With accurate estimates no link binds,
+so every call costs O(links of j); otherwise O(jobs in the component), at most all the
+co-allocated jobs.
 
 The returned jobs are those whose f differs from before (exact comparison, so a value that
 rounding alone moved counts as changed: a caller may move an end event for nothing, never
@@ -25,8 +33,9 @@ demand of the jobs on link c (what the scheduler believes is used), and `fits` r
 whose estimate exceeds it on some link, or that would use a saturated link (the seed's
 scheduler skips clusters with saturated links while the congestion lasts).  Saturation is
 the true state: a link is saturated when its true demand exceeds its capacity by more than
-`REL_TOL`.  Link totals are summed afresh (`math.fsum`, exact) at every change, so they never
-drift over millions of starts and ends.
+`REL_TOL`.  A job's demand is added to its links' totals when it starts, and the totals are
+summed afresh (`math.fsum`, exactly) when one leaves, so they never drift over millions of
+starts and ends.
 """
 
 from __future__ import annotations
@@ -46,7 +55,7 @@ class LinkState:
     """Demands and max-min fair rate fractions of the jobs using a grid's links."""
 
     __slots__ = ("capacity", "_limit", "_on", "_est_on", "_total", "_est_total", "_links",
-                 "_f", "last_scope", "recomputed")
+                 "_shared", "_f", "last_scope", "recomputed")
 
     def __init__(self, capacity: Sequence[float]) -> None:
         caps = tuple(capacity)
@@ -60,13 +69,14 @@ class LinkState:
         self.capacity: tuple[float, ...] = tuple(float(c) for c in caps)
         self._limit = tuple(c * (1.0 + REL_TOL) for c in self.capacity)
         n = len(caps)
-        self._on: list[dict[int, float]] = [{} for _ in range(n)]
+        self._on: list[dict[int, float]] = [{} for _ in range(n)]  # link -> job -> demand
         self._est_on: list[dict[int, float]] = [{} for _ in range(n)]
         self._total = [0.0] * n
         self._est_total = [0.0] * n
-        self._links: dict[int, tuple[tuple[int, float], ...]] = {}
+        self._links: dict[int, tuple[tuple[int, float], ...]] = {}  # job -> (link, demand)
+        self._shared = [[0] * n for _ in range(n)]  # jobs with traffic on both links
         self._f: dict[int, float] = {}
-        #: The jobs whose f the last add/remove recomputed (its component).
+        #: The jobs whose f the last add/remove recomputed.
         self.last_scope: tuple[int, ...] = ()
         #: How many job allocations add/remove have recomputed in all.
         self.recomputed = 0
@@ -92,32 +102,42 @@ class LinkState:
         self._links[job] = pairs
         for c, v in pairs:
             self._on[c][job] = v
-            self._total[c] = math.fsum(self._on[c].values())
+            self._total[c] += v
+            row = self._shared[c]
+            for c2, _ in pairs:
+                row[c2] += 1
         for c, v in enumerate(est):
             if v > 0:
                 self._est_on[c][job] = float(v)
-                self._est_total[c] = math.fsum(self._est_on[c].values())
+                self._est_total[c] += v
         self._f[job] = 0.0  # new: always reported as changed
-        return self._update([c for c, _ in pairs], job)
+        links, jobs = self._component([c for c, _ in pairs])
+        if job not in jobs:
+            jobs.append(job)  # uses no binding link: a component of its own, f = 1
+        return self._update(links, jobs)
 
     def remove(self, job: int) -> tuple[int, ...]:
         """Stop using the links; returns the other jobs whose rate fraction changed."""
-        pairs = self._links.pop(job, None)
+        pairs = self._links.get(job)
         if pairs is None:
             raise DecisionError(job, "does not use the links")
-        del self._f[job]
+        links, jobs = self._component([c for c, _ in pairs])  # before the removal
+        del self._links[job], self._f[job]
+        # Totals are summed afresh (exactly) when a job leaves, so that they never drift.
         for c, _ in pairs:
             del self._on[c][job]
             self._total[c] = math.fsum(self._on[c].values())
+            row = self._shared[c]
+            for c2, _ in pairs:
+                row[c2] -= 1
         for c, on in enumerate(self._est_on):
             if on.pop(job, None) is not None:
                 self._est_total[c] = math.fsum(on.values())
-        return self._update([c for c, _ in pairs], None)
+        if jobs:
+            jobs.remove(job)
+        return self._update(links, jobs)
 
-    def _update(self, seeds: list[int], new: int | None) -> tuple[int, ...]:
-        links, jobs = self._component(seeds)
-        if new is not None and new not in jobs:
-            jobs.append(new)  # a job without link traffic is a component of its own
+    def _update(self, links: list[int], jobs: list[int]) -> tuple[int, ...]:
         self.last_scope = tuple(jobs)
         self.recomputed += len(jobs)
         fresh = self._fill(links, jobs)
@@ -127,62 +147,67 @@ class LinkState:
             if f[j] != v:
                 f[j] = v
                 changed.append(j)
-        return tuple(sorted(changed))
+        changed.sort()
+        return tuple(changed)
 
     def _component(self, seeds: list[int]) -> tuple[list[int], list[int]]:
-        """The links and jobs connected to the links `seeds` (jobs in discovery order)."""
+        """The binding links connected to the binding links among `seeds` through jobs that
+        use two of them, and the jobs on those links (in link order, then arrival)."""
+        total, limit, shared = self._total, self._limit, self._shared
+        n = len(total)
+        stack = [c for c in seeds if total[c] > limit[c]]
+        if not stack:
+            return [], []
         seen: set[int] = set()
-        stack = list(seeds)
-        jobs: dict[int, None] = {}
         while stack:
             c = stack.pop()
             if c in seen:
                 continue
             seen.add(c)
-            for j in self._on[c]:
-                if j not in jobs:
-                    jobs[j] = None
-                    stack.extend(c2 for c2, _ in self._links[j] if c2 not in seen)
-        return sorted(seen), list(jobs)
+            row = shared[c]
+            stack.extend(c2 for c2 in range(n)
+                         if row[c2] and c2 not in seen and total[c2] > limit[c2])
+        links = sorted(seen)
+        jobs: dict[int, float] = {}
+        for c in links:
+            jobs.update(self._on[c])
+        return links, list(jobs)
 
     def _fill(self, links: list[int], jobs: list[int]) -> dict[int, float]:
         """Max-min fair f of `jobs` (a whole component on `links`), by progressive filling
-        over the oversubscribed links."""
+        over the links that bind."""
         out = dict.fromkeys(jobs, 1.0)
-        binding = [c for c in links if self._total[c] > self._limit[c]]
+        total, limit, cap, on = self._total, self._limit, self.capacity, self._on
+        binding = [c for c in links if total[c] > limit[c]]
         if not binding:
             return out
-        active: dict[int, None] = {}
-        for c in binding:
-            active.update(dict.fromkeys(self._on[c]))
-        rest = dict.fromkeys(binding, 0.0)
-        count = dict.fromkeys(binding, 0)
+        # Every job on a binding link starts unfrozen, so the unfrozen demand is the total.
+        rest = {c: total[c] for c in binding}
+        count = {c: len(on[c]) for c in binding}
         used = dict.fromkeys(binding, 0.0)
-        for j in active:
-            for c, v in self._links[j]:
-                if c in rest:
-                    rest[c] += v
-                    count[c] += 1
-        cap = self.capacity
-        while active:
-            level = {c: (cap[c] - used[c]) / rest[c] for c in binding if count[c]}
-            t = min(level.values(), default=1.0)
+        frozen: set[int] = set()
+        while True:
+            t = 1.0
+            for c in binding:
+                if count[c]:
+                    level = (cap[c] - used[c]) / rest[c]
+                    if level < t:
+                        t = level
             if t >= 1.0:
-                break
-            for c, lv in level.items():
-                if lv > t * _TIE:
-                    continue
-                for j in self._on[c]:
-                    if j not in active:
+                return out
+            tight = [c for c in binding if count[c] and (cap[c] - used[c]) / rest[c] <= t * _TIE]
+            for c in tight:
+                for j in on[c]:
+                    if j in frozen:
                         continue
-                    del active[j]
+                    frozen.add(j)
                     out[j] = t
                     for c2, v in self._links[j]:
-                        if c2 in rest:
-                            count[c2] -= 1
-                            rest[c2] = rest[c2] - v if count[c2] else 0.0
+                        if c2 in count:
+                            k = count[c2] - 1
+                            count[c2] = k
+                            rest[c2] = rest[c2] - v if k else 0.0
                             used[c2] += t * v
-        return out
 
     # ----------------------------------------------------------------------- queries
     def __contains__(self, job: object) -> bool:
