@@ -50,7 +50,7 @@ def test_widths_are_uniform_on_5_to_20(big):
 
 def test_arrival_rate_and_load_follow_the_formula(big):
     p, w = big
-    lam = 0.7 * 100 / (12.5 * 3600)  # load * nodes / (E[width] * E[T_E])
+    lam = 0.7 * 100 / (12.5 * 14_400)  # load * nodes / (E[width] * E[T_E])
     assert p.arrival_rate() == pytest.approx(lam)
     for c in range(4):
         mine = w.extra["cluster"] == c
@@ -61,8 +61,8 @@ def test_arrival_rate_and_load_follow_the_formula(big):
         assert work / (100 * submit[-1]) == pytest.approx(0.7, rel=0.05)
         gaps = np.diff(submit)
         assert gaps.std() / gaps.mean() == pytest.approx(1.0, abs=0.05)  # exponential
-    assert w.runtime.mean() == pytest.approx(3600, rel=0.015)  # sd/mean 1/sqrt(80000)
-    assert np.median(w.runtime) == pytest.approx(3600 * math.log(2), rel=0.03)
+    assert w.runtime.mean() == pytest.approx(14_400, rel=0.015)  # sd/mean 1/sqrt(80000)
+    assert np.median(w.runtime) == pytest.approx(14_400 * math.log(2), rel=0.03)
 
 
 def test_bandwidth_error_and_information(big):

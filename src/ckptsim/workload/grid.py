@@ -62,7 +62,7 @@ class GridParams:
     capacity: float = 1000.0
     n: int = 10_000
     load: float = 0.7
-    runtime: float = 3600.0
+    runtime: float = 14_400.0
     width_min: int = 5
     width_max: int = 20
     ppbw: float = 300.0
