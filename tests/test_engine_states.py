@@ -151,7 +151,7 @@ def test_migration_holds_both_node_sets_then_moves():
     seen = {}
 
     def move(sim, js):
-        sim.migrate(js[1], 0b1100, 4.0)
+        sim.migrate((js[1], 0b1100), 4.0, hold_source=True)
 
     def look(sim, js):
         seen["mask"] = js[1].mask
@@ -161,7 +161,8 @@ def test_migration_holds_both_node_sets_then_moves():
     j = sim.jobs[0]
     assert seen == {"mask": 0b1111, "free": 0}
     assert j.mask == 0 and j.n_migrations == 1 and j.work_saved == 20.0
-    assert j.end == 104.0 and j.segments == [(0.0, 24.0), (24.0, 104.0)]
+    assert j.end == 104.0 and j.segments == [(0.0, 20.0), (20.0, 104.0)]
+    assert ("migrated", 24.0, 1) in sim.policy.log
 
 
 def test_rate_change_moves_the_end():
@@ -191,7 +192,10 @@ def test_overrun_extend_and_kill():
 @pytest.mark.parametrize("verb", ["checkpoint", "kill", "migrate", "set_rate"])
 def test_verbs_on_a_queued_job_are_refused(verb):
     def act(sim, js):
-        args = {"checkpoint": (1.0,), "kill": (), "migrate": (0b11,), "set_rate": (0.5,)}[verb]
+        if verb == "migrate":
+            sim.migrate([(js[1], 0b11)])
+            return
+        args = {"checkpoint": (1.0,), "kill": (), "set_rate": (0.5,)}[verb]
         getattr(sim, verb)(js[1], *args)
 
     with pytest.raises(DecisionError, match=r"job 1 .*QUEUED"):

@@ -14,7 +14,7 @@ from ckptsim.errors import ConfigError
 class Cluster:
     """Node pool with first-fit allocation by lowest free node id."""
 
-    __slots__ = ("n_nodes", "all_mask", "free_mask", "n_free", "down_mask")
+    __slots__ = ("n_nodes", "all_mask", "free_mask", "n_free", "down_mask", "down_idle")
 
     def __init__(self, n_nodes: int) -> None:
         if int(n_nodes) < 1:
@@ -23,7 +23,8 @@ class Cluster:
         self.all_mask = (1 << self.n_nodes) - 1
         self.free_mask = self.all_mask
         self.n_free = self.n_nodes
-        self.down_mask = 0  # nodes out of service (failed, not yet repaired)
+        self.down_mask = 0  # nodes out of service (see `Platform.hold`)
+        self.down_idle = 0  # nodes out of service that no job holds
 
     def first_fit(self, k: int) -> int:
         """The k free nodes with the lowest ids, as a mask (k <= n_free)."""
@@ -65,10 +66,14 @@ class Cluster:
         self.n_free -= count
 
     def give(self, mask: int, count: int) -> None:
-        """Mark nodes free again (down nodes stay out of the free set)."""
+        """Mark nodes free again (down nodes stay out of the free set, idle)."""
         back = mask & ~self.down_mask
         self.free_mask |= back
-        self.n_free += count if back == mask else back.bit_count()
+        if back == mask:
+            self.n_free += count
+        else:
+            self.n_free += back.bit_count()
+            self.down_idle |= mask ^ back
 
     @staticmethod
     def node_ids(mask: int) -> list[int]:
