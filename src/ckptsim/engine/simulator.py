@@ -106,8 +106,10 @@ class Simulator:
         policy = self.policy
         on_submit = policy.on_submit
         schedule = policy.schedule
+        finish = self._finish
         checker = self.checker
         progress = self._progress
+        events = 0
         tick = 0
         while True:
             if heap:
@@ -124,30 +126,30 @@ class Simulator:
             # Ends, failures and overhead completions at t (priorities below submission).
             while heap and heap[0][0] == t and heap[0][1] < PRIO_SUBMIT:
                 ev = heappop(heap)
-                prio = ev[1]
                 job = ev[3]
                 if job.version != ev[4]:
                     continue  # superseded (rate change, kill, ...)
+                prio = ev[1]
                 if prio == PRIO_END:
-                    self._finish(job, t)
+                    finish(job, t)
                 elif prio == PRIO_OVERHEAD:
                     self._overhead_done(job, t)
                 else:  # PRIO_FAILURE: callback events of the failure layer
                     ev[5](t)
-                self.n_events += 1
+                events += 1
+            # Submissions at t (a job's `queued_since` is its submit time from the start).
             while i < n and submits[i] == t:
                 job = jobs[i]
                 job.state = QUEUED
-                job.queued_since = t
                 i += 1
-                self.n_events += 1
+                events += 1
                 on_submit(job)
             while heap and heap[0][0] == t and heap[0][1] == PRIO_TIMER:
                 ev = heappop(heap)
                 if ev[2] in self._cancelled:
                     self._cancelled.discard(ev[2])
                     continue
-                self.n_events += 1
+                events += 1
                 policy.on_timer(t, ev[5])
             schedule(t)
             if checker is not None:
@@ -155,7 +157,9 @@ class Simulator:
             if progress is not None:
                 tick += 1
                 if tick & 1023 == 0:
+                    self.n_events = events
                     progress(self.n_ended, n, t)
+        self.n_events = events
         self.wall_seconds = _time.perf_counter() - t0
         if self.n_ended != n:
             stuck = [j for j in jobs if j.state not in (DONE, KILLED)]
@@ -216,7 +220,11 @@ class Simulator:
             job.status = "completed"
         job.end = now
         job.version += 1
-        self._release(job, now)
+        # Inline _release: this is the hot path.
+        self.cluster.give(job.mask, job.size)
+        job.segments.append((job.seg_start, now))
+        job.mask = 0
+        del self.active[job.index]
         self.n_ended += 1
         if self.checker is not None:
             self.checker.on_end(job)
@@ -285,36 +293,45 @@ class Simulator:
             if size > cluster.n_free:
                 raise DecisionError(job.id, f"needs {size} nodes but only {cluster.n_free} are "
                                             f"free", now)
-            mask = cluster.first_fit(size)
+            if overhead != 0.0 and not overhead > 0.0:
+                raise DecisionError(job.id, f"restart overhead must be >= 0, got {overhead}",
+                                    now)
+            mask = cluster.allocate(size)
         else:
-            if mask & ~cluster.free_mask:
-                busy = Cluster.node_ids(mask & ~cluster.free_mask)
+            free = cluster.free_mask
+            if mask & free != mask:
+                busy = Cluster.node_ids(mask ^ (mask & free))
                 raise DecisionError(job.id, f"nodes {busy[:8]} are not free", now)
             if mask.bit_count() != size:
                 raise DecisionError(job.id, f"given {mask.bit_count()} nodes but needs {size}",
                                     now)
-        if overhead < 0 or overhead != overhead:
-            raise DecisionError(job.id, f"restart overhead must be >= 0, got {overhead}", now)
-        cluster.take(mask, size)
+            if overhead != 0.0 and not overhead > 0.0:
+                raise DecisionError(job.id, f"restart overhead must be >= 0, got {overhead}",
+                                    now)
+            cluster.take(mask, size)
         job.mask = mask
         job.state = RUNNING
         job.wait += now - job.queued_since
         if job.start is None:
             job.start = now
-            job.backfilled = backfilled
+            if backfilled:
+                job.backfilled = True
         else:
             job.n_restarts += 1
         job.seg_start = now
-        job.anchor = now + overhead
         if overhead:
             job.overhead += overhead
+            anchor = job.anchor = now + overhead
+        else:
+            anchor = job.anchor = now
         self.active[job.index] = job
         # Inline _schedule_end: this is the hot path.
-        job.version += 1
-        if job.rate > 0.0:
+        version = job.version = job.version + 1
+        rate = job.rate
+        if rate > 0.0:
             self._seq += 1
-            heappush(self._heap, (job.anchor + (job.work_target - job.work_done) / job.rate,
-                                  PRIO_END, self._seq, job, job.version, None))
+            heappush(self._heap, (anchor + (job.work_target - job.work_done) / rate,
+                                  PRIO_END, self._seq, job, version, None))
         if self.checker is not None:
             self.checker.on_start(job)
 

@@ -48,6 +48,13 @@ class Easy(QueueScheduler):
         self._shadow_end = INF  # predicted end of the job that completes the reservation
         self._extra = 0
         self._blocked = False  # the last pass ended with a blocked head and a reservation
+        self._start = sim.start
+        # Plain EASY plans with the estimate, charges no restart overhead and has nothing to
+        # do after a start: the pass then skips those calls (subclasses keep them).
+        cls = type(self)
+        self._plain = all(getattr(cls, hook) is getattr(Easy, hook) for hook in (
+            "predict_runtime", "restart_overhead", "_started", "_before_reservation",
+            "_after_reservation"))
 
     # --- what a job is predicted to need ------------------------------------------------
     def predict_runtime(self, job: Job) -> float:
@@ -83,11 +90,20 @@ class Easy(QueueScheduler):
         return 0.0
 
     def _run(self, job: Job, now: float, backfilled: bool) -> None:
-        self.sim.start(job, overhead=self.restart_overhead(job), backfilled=backfilled)
-        job.pred_end = now + self.predict_runtime(job)
-        self._track(job)
+        if self._plain:
+            self._start(job, None, backfilled=backfilled)
+            pred_end = job.pred_end = now + job.estimate
+        else:
+            self._start(job, None, overhead=self.restart_overhead(job), backfilled=backfilled)
+            pred_end = job.pred_end = now + self.predict_runtime(job)
+        # Inline _track: this is the hot path.
+        self._seq += 1
+        key = (pred_end, self._seq, job)
+        job.tag = key
+        insort(self.running, key)
         self._removed(job)
-        self._started(job, backfilled)
+        if not self._plain:
+            self._started(job, backfilled)
 
     def _track(self, job: Job) -> None:
         """Enter a running job in the predicted-end order (key: predicted end, start order)."""
@@ -113,7 +129,8 @@ class Easy(QueueScheduler):
             self._blocked = False
             self._dirty = False
             self._new = 0
-            self._after_reservation(now)
+            if not self._plain:
+                self._after_reservation(now)
             return
         if not self._dirty and self._blocked:
             new = self._new
@@ -137,10 +154,12 @@ class Easy(QueueScheduler):
             del q[:k]
             if not q:
                 self._blocked = False
-                self._after_reservation(now)
+                if not self._plain:
+                    self._after_reservation(now)
                 return
         # 2. Reservation for the blocked head.
-        self._before_reservation(now)
+        if not self._plain:
+            self._before_reservation(now)
         head_size = q[0].size
         future = cluster.n_free
         shadow_end = INF
@@ -152,7 +171,8 @@ class Easy(QueueScheduler):
         self._shadow_end = shadow_end
         self._extra = future - head_size if shadow_end < INF else 0
         self._blocked = True
-        self._after_reservation(now)
+        if not self._plain:
+            self._after_reservation(now)
         # 3. Backfill.
         self._backfill(now, 1)
 
@@ -165,12 +185,12 @@ class Easy(QueueScheduler):
         shadow_end = self._shadow_end
         shadow = shadow_end if shadow_end > now else now
         extra = self._extra
-        predict = self.predict_runtime
+        predict = None if self._plain else self.predict_runtime
         while i < len(q):
             job = q[i]
             size = job.size
             if size <= free:
-                end = now + predict(job)
+                end = now + (job.estimate if predict is None else predict(job))
                 if end <= shadow:
                     if end >= shadow_end:
                         # Ties the reservation's job in the predicted-end order: the next
