@@ -6,11 +6,13 @@ or the policies leaves every output byte-identical.
 
 Each case runs `python -m ckptsim run --workload TRACE --scheduler S [--set ...] [--first N]
 --out TMP` in a fresh process (the code of this checkout: its `src` goes first on
-PYTHONPATH) and prints the sha256 of jobs.csv, summary.json and schedule.swf.  The cases are
-easy, fcfs, conservative and ckpt-backfill (p = 0.2) on HPC2N-2002-2.2-cln, CEA-Curie-2011-
-2.1-cln, SDSC-SP2-1998-4.2-cln and CTC-SP2-1996-3.1-cln, and bgl-fcfs on the first 5,000 jobs
-of SDSC-SP2.  `--save` writes the hashes as JSON; `--check` compares them with a saved file
-(only the cases run) and exits 1 on any difference.
+PYTHONPATH; `--src DIR` runs other sources, e.g. an unmodified export) and prints the sha256
+of jobs.csv, summary.json and schedule.swf.  The cases are easy, fcfs, conservative and
+ckpt-backfill (p = 0.2) on HPC2N-2002-2.2-cln, CEA-Curie-2011-2.1-cln, SDSC-SP2-1998-4.2-cln
+and CTC-SP2-1996-3.1-cln, bgl-fcfs on the first 5,000 jobs of SDSC-SP2, then a few runs
+through the engine's rarer paths (overrun=kill, failures on SDSC-SP2 and on the first jobs of
+CEA-Curie, the invariant checker).  `--save` writes the hashes as JSON; `--check` compares
+them with a saved file (only the cases run) and exits 1 on any difference.
 """
 
 from __future__ import annotations
@@ -40,12 +42,27 @@ def cases() -> list[tuple[str, str, str, tuple[str, ...]]]:
     out = [(f"{t.split('-cln')[0]}/{s}", t, s, extra) for t in TRACES for s, extra in SCHEDULERS]
     out.append(("SDSC-SP2-1998-4.2/bgl-fcfs/first5000", "SDSC-SP2-1998-4.2-cln.swf.gz",
                 "bgl-fcfs", ("--first", "5000")))
+    # The engine's less travelled paths: run-time limits, failures (kills, requeues, nodes
+    # down, on a machine of one block and of many), the invariant checker.
+    sdsc, cea = "SDSC-SP2-1998-4.2-cln.swf.gz", "CEA-Curie-2011-2.1-cln.swf.gz"
+    fail = ("--failures", "synthetic:mtbf=20000000,repair_mean=3600")
+    out += [
+        ("SDSC-SP2-1998-4.2/easy/overrun-kill", sdsc, "easy", ("--overrun", "kill")),
+        ("SDSC-SP2-1998-4.2/easy/failures", sdsc, "easy", fail),
+        ("SDSC-SP2-1998-4.2/ckpt-backfill/failures", sdsc, "ckpt-backfill", fail),
+        ("SDSC-SP2-1998-4.2/ckpt-backfill/check", sdsc, "ckpt-backfill", ("--check",)),
+        ("CEA-Curie-2011-2.1/easy/failures/first30000", cea, "easy",
+         ("--first", "30000", "--failures", "synthetic:mtbf=1000000000,repair_mean=36000")),
+        ("CEA-Curie-2011-2.1/ckpt-backfill/failures/first30000", cea, "ckpt-backfill",
+         ("--first", "30000", "--failures", "synthetic:mtbf=1000000000,repair_mean=36000")),
+    ]
     return out
 
 
-def run_case(trace: Path, scheduler: str, extra: tuple[str, ...]) -> tuple[dict[str, str], float]:
+def run_case(trace: Path, scheduler: str, extra: tuple[str, ...],
+             src: Path = SRC) -> tuple[dict[str, str], float]:
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(SRC), env.get("PYTHONPATH")) if p)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(src), env.get("PYTHONPATH")) if p)
     with tempfile.TemporaryDirectory() as tmp:
         cmd = [sys.executable, "-m", "ckptsim", "run", "--workload", str(trace), "--scheduler",
                scheduler, *extra, "--out", tmp]
@@ -66,6 +83,8 @@ def main() -> int:
                     help="case names (or parts of them, e.g. HPC2N or /easy) to run")
     ap.add_argument("--save", type=Path, default=None, help="write the hashes here (JSON)")
     ap.add_argument("--check", type=Path, default=None, help="compare with these hashes")
+    ap.add_argument("--src", type=Path, default=SRC,
+                    help="the package sources to run (default: this checkout's src)")
     args = ap.parse_args()
     expected = json.loads(args.check.read_text()) if args.check else {}
     got: dict[str, dict[str, str]] = {}
@@ -77,7 +96,7 @@ def main() -> int:
         if not trace.exists():
             print(f"skip {name}: {trace} not found")
             continue
-        hashes, wall = run_case(trace, scheduler, extra)
+        hashes, wall = run_case(trace, scheduler, extra, args.src)
         got[name] = hashes
         verdict = ""
         if args.check:

@@ -66,6 +66,10 @@ class Simulator:
         self.n_ended = 0
         self.n_events = 0
         self.active: dict[int, Job] = {}  # jobs holding nodes, by workload index
+        # Indices of the jobs that were restarted, checkpointed, killed, migrated or had their
+        # rate changed: only those hold values other than the defaults in their rarely used
+        # fields and more than one node-holding segment (`ckptsim.records` reads them).
+        self.marked: set[int] = set()
         self.jobs = self._make_jobs(workload, n_nodes)
         self._progress = progress
         self.checker: InvariantChecker | None = None
@@ -206,9 +210,17 @@ class Simulator:
 
     def _release(self, job: Job, now: float) -> None:
         self.cluster.give(job.mask, job.size)
-        job.segments.append((job.seg_start, now))
+        job.seg_end = now
         job.mask = 0
         del self.active[job.index]
+
+    @staticmethod
+    def _close_segment(job: Job, now: float) -> None:
+        """End the job's node-holding interval at `now` while it keeps holding nodes."""
+        if job.past_segments is None:
+            job.past_segments = []
+        job.past_segments.append((job.seg_start, now))
+        job.seg_start = now
 
     def _finish(self, job: Job, now: float) -> None:
         job.work_done = job.work_target
@@ -222,7 +234,7 @@ class Simulator:
         job.version += 1
         # Inline _release: this is the hot path.
         self.cluster.give(job.mask, job.size)
-        job.segments.append((job.seg_start, now))
+        job.seg_end = now
         job.mask = 0
         del self.active[job.index]
         self.n_ended += 1
@@ -256,8 +268,7 @@ class Simulator:
         elif job.state == MIGRATING:
             old = job.mask & ~job.new_mask
             self.cluster.give(old, old.bit_count())
-            job.segments.append((job.seg_start, now))
-            job.seg_start = now
+            self._close_segment(job, now)
             job.mask = job.new_mask
             job.new_mask = 0
             job.work_saved = job.pending_save
@@ -318,8 +329,15 @@ class Simulator:
                 job.backfilled = True
         else:
             job.n_restarts += 1
+            self.marked.add(job.index)
+            if job.seg_end is not None:  # the interval before the stop is closed
+                if job.past_segments is None:
+                    job.past_segments = []
+                job.past_segments.append((job.seg_start, job.seg_end))
+                job.seg_end = None
         job.seg_start = now
         if overhead:
+            self.marked.add(job.index)
             job.overhead += overhead
             anchor = job.anchor = now + overhead
         else:
@@ -353,6 +371,7 @@ class Simulator:
             raise DecisionError(job.id, f"checkpoint duration must be >= 0, got {duration}",
                                 self.now)
         now = self.now
+        self.marked.add(job.index)
         self._sync(job, now)
         self._cut_overhead(job, now)  # a checkpoint during restart overhead ends it
         job.pending_save = job.work_done
@@ -374,6 +393,7 @@ class Simulator:
         if state != RUNNING and state != CHECKPOINTING and state != MIGRATING:
             raise DecisionError(job.id, f"cannot kill a job that is {job.state.name}", self.now)
         now = self.now
+        self.marked.add(job.index)
         if state == RUNNING:
             self._sync(job, now)
         self._cut_overhead(job, now)
@@ -421,6 +441,7 @@ class Simulator:
             raise DecisionError(job.id, f"migration duration must be >= 0, got {duration}",
                                 self.now)
         now = self.now
+        self.marked.add(job.index)
         self._sync(job, now)
         self._cut_overhead(job, now)
         self.cluster.take(fresh, fresh.bit_count())
@@ -468,8 +489,8 @@ class Simulator:
             cluster.give(job.mask, job.size)
         for job, mask in moves:
             cluster.take(mask, job.size)
-            job.segments.append((job.seg_start, now))
-            job.seg_start = now
+            self.marked.add(job.index)
+            self._close_segment(job, now)
             job.mask = mask
             job.work_saved = job.work_done
             job.n_migrations += 1
@@ -486,6 +507,7 @@ class Simulator:
         if not 0.0 <= rate < INF:
             raise DecisionError(job.id, f"rate must be finite and >= 0, got {rate}", self.now)
         self._sync(job, self.now)
+        self.marked.add(job.index)
         job.rate = float(rate)
         job.rate_changed = True
         self._schedule_end(job)

@@ -22,7 +22,7 @@ from ckptsim.errors import ConfigError
 #: log2 of the nodes per block of free counts.
 BLOCK_SHIFT = 10
 BLOCK_BITS = 1 << BLOCK_SHIFT
-_BLOCK_MASK = BLOCK_BITS - 1
+_BLOCK_MASK = (1 << BLOCK_BITS) - 1  # the nodes of one block, shifted to 0
 
 
 def _zeros(n: int) -> repeat[int]:
