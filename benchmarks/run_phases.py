@@ -6,7 +6,8 @@ Runs, in a fresh process per repeat, the steps of `ckptsim run --workload TRACE 
 --out TMP` one after another and prints the process CPU seconds of each (best of --repeat):
 imports, reading the trace, building the jobs, the event loop, freezing the records, metrics
 (summary and daily series), writing jobs.csv, summary.json and schedule.swf, with the peak
-resident memory reached by the end of each.  The sum is close
+resident memory reached by the end of each and its minor page faults (first touches of memory
+the process got from the system, a large part of the system time).  The sum is close
 to the whole command's CPU time (interpreter start-up is not included).
 """
 
@@ -31,13 +32,17 @@ def phases(trace: str, scheduler: str, first: int | None, out: Path) -> dict[str
 
     clock = time.process_time
     times: dict[str, float] = {}
+    faults = [resource.getrusage(resource.RUSAGE_SELF).ru_minflt]
     t = clock()
 
     def lap(name: str) -> None:
         nonlocal t
         now = clock()
         times[name] = times.get(name, 0.0) + now - t
-        times["peak MB after " + name] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        times["peak MB after " + name] = usage.ru_maxrss / 1024
+        times["faults " + name] = usage.ru_minflt - faults[0]
+        faults[0] = usage.ru_minflt
         t = now
 
     import gc
@@ -100,6 +105,7 @@ def main() -> int:
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(SRC), env.get("PYTHONPATH")) if p)
     best: dict[str, float] = {}
     peak: dict[str, float] = {}
+    faults: dict[str, float] = {}
     cmd = [sys.executable, __file__, args.trace, "--scheduler", args.scheduler, "--child"]
     if args.first:
         cmd += ["--first", str(args.first)]
@@ -109,11 +115,14 @@ def main() -> int:
         for k, v in res.items():
             if k.startswith("peak MB after "):
                 peak[k[14:]] = max(v, peak.get(k[14:], v))
+            elif k.startswith("faults "):
+                faults[k[7:]] = v
             else:
                 best[k] = min(v, best.get(k, v))
     total = sum(best.values())
     for k, v in best.items():
-        print(f"{k:14s} {v:6.2f} s  {100 * v / total:4.0f}%   peak {peak[k]:6.0f} MB")
+        print(f"{k:14s} {v:6.2f} s  {100 * v / total:4.0f}%   peak {peak[k]:6.0f} MB  "
+              f"{faults[k]:7.0f} page faults")
     print(f"{'total':14s} {total:6.2f} s")
     return 0
 

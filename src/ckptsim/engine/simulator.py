@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import time as _time
 from collections.abc import Callable
-from heapq import heappop, heappush
+from heapq import heapify, heappop, heappush
 from typing import TYPE_CHECKING, Any
 
 from ckptsim.engine.events import PRIO_END, PRIO_FAILURE, PRIO_OVERHEAD, PRIO_SUBMIT, PRIO_TIMER
@@ -115,54 +115,61 @@ class Simulator:
         progress = self._progress
         events = 0
         tick = 0
-        while True:
-            if heap:
-                t = heap[0][0]
-                if i < n and submits[i] < t:
-                    t = submits[i]
-            elif i < n:
-                t = submits[i]
-            else:
-                break
-            if checker is not None:
-                checker.on_time(t)
-            self.now = t
-            # Ends, failures and overhead completions at t (priorities below submission).
-            while heap and heap[0][0] == t and heap[0][1] < PRIO_SUBMIT:
-                ev = heappop(heap)
-                job = ev[3]
-                if job.version != ev[4]:
-                    continue  # superseded (rate change, kill, ...)
-                prio = ev[1]
-                if prio == PRIO_END:
-                    finish(job, t)
-                elif prio == PRIO_OVERHEAD:
-                    self._overhead_done(job, t)
-                else:  # PRIO_FAILURE: callback events of the failure layer
-                    ev[5](t)
-                events += 1
-            # Submissions at t (a job's `queued_since` is its submit time from the start).
-            while i < n and submits[i] == t:
-                job = jobs[i]
-                job.state = QUEUED
-                i += 1
-                events += 1
-                on_submit(job)
-            while heap and heap[0][0] == t and heap[0][1] == PRIO_TIMER:
-                ev = heappop(heap)
-                if ev[2] in self._cancelled:
-                    self._cancelled.discard(ev[2])
-                    continue
-                events += 1
-                policy.on_timer(t, ev[5])
-            schedule(t)
-            if checker is not None:
-                checker.after_pass()
-            if progress is not None:
-                tick += 1
-                if tick & 1023 == 0:
-                    self.n_events = events
-                    progress(self.n_ended, n, t)
+        # A sentinel at infinity, after everything, keeps the heap from ever being empty.
+        heappush(heap, _SENTINEL)
+        try:
+            while True:
+                top = heap[0]
+                t = top[0]
+                if i < n:
+                    if submits[i] < t:
+                        t = submits[i]
+                elif top is _SENTINEL:
+                    break
+                if checker is not None:
+                    checker.on_time(t)
+                self.now = t
+                # Ends, failures and overhead completions at t (priorities below submission).
+                while top[0] == t and top[1] < PRIO_SUBMIT:
+                    heappop(heap)
+                    job = top[3]
+                    if job.version == top[4]:  # else superseded (rate change, kill, ...)
+                        prio = top[1]
+                        if prio == PRIO_END:
+                            finish(job, t)
+                        elif prio == PRIO_OVERHEAD:
+                            self._overhead_done(job, t)
+                        else:  # PRIO_FAILURE: callback events of the failure layer
+                            top[5](t)
+                        events += 1
+                    top = heap[0]
+                # Submissions at t (a job's `queued_since` is its submit time from the start).
+                while i < n and submits[i] == t:
+                    job = jobs[i]
+                    job.state = QUEUED
+                    i += 1
+                    events += 1
+                    on_submit(job)
+                top = heap[0]
+                while top[0] == t and top[1] == PRIO_TIMER:
+                    heappop(heap)
+                    if top[2] in self._cancelled:
+                        self._cancelled.discard(top[2])
+                    else:
+                        events += 1
+                        policy.on_timer(t, top[5])
+                    top = heap[0]
+                schedule(t)
+                if checker is not None:
+                    checker.after_pass()
+                if progress is not None:
+                    tick += 1
+                    if tick & 1023 == 0:
+                        self.n_events = events
+                        progress(self.n_ended, n, t)
+        finally:
+            heap.remove(_SENTINEL)
+            heapify(heap)
         self.n_events = events
         self.wall_seconds = _time.perf_counter() - t0
         if self.n_ended != n:
@@ -281,7 +288,7 @@ class Simulator:
             raise InvariantError(f"overhead completion for {job!r} in state {job.state.name}")
 
     # ------------------------------------------------------------------ verbs
-    def start(self, job: Job, mask: int | None = None, *, overhead: float = 0.0,
+    def start(self, job: Job, mask: int | None = None, overhead: float = 0.0,
               backfilled: bool = False) -> None:
         """Start (or resume) a QUEUED or SUSPENDED job on `mask` (default: first fit).
 
@@ -290,8 +297,8 @@ class Simulator:
         """
         state = job.state
         now = self.now
-        if state != QUEUED and state != SUSPENDED:
-            if state == PENDING:
+        if state is not QUEUED and state is not SUSPENDED:  # states are the enum's members
+            if state is PENDING:
                 raise DecisionError(job.id, f"start at {now:g} before its submission at "
                                             f"{job.submit:g}", now)
             raise DecisionError(job.id, f"cannot start a job that is {job.state.name}", now)
@@ -529,6 +536,10 @@ class Simulator:
                                 self.now)
         self._seq += 1
         heappush(self._heap, (t, PRIO_FAILURE, self._seq, _NO_JOB, 0, callback))
+
+
+#: Ends the event heap (time infinity, after every priority): never processed.
+_SENTINEL: tuple[Any, ...] = (INF, PRIO_TIMER + 1, -1, None, 0, None)
 
 
 class _NoJob:

@@ -173,7 +173,10 @@ class Cluster:
             self.take(mask, self.n_free if k > 0 else 0)
             return mask
         if counts is None:
-            mask = _lowest(free, k)
+            low = free & -free  # the first run of free nodes often holds them all
+            mask = (low << k) - low
+            if free & mask != mask:
+                mask = free & ((2 << _nth_bit(free, k)) - 1)
         else:
             # Every free node of the blocks below b is taken, and `part` of block b.
             b, part = self._search(k)

@@ -54,7 +54,7 @@ class Easy(QueueScheduler):
         cls = type(self)
         self._plain = all(getattr(cls, hook) is getattr(Easy, hook) for hook in (
             "predict_runtime", "restart_overhead", "_started", "_before_reservation",
-            "_after_reservation"))
+            "_after_reservation", "_forget"))
 
     # --- what a job is predicted to need ------------------------------------------------
     def predict_runtime(self, job: Job) -> float:
@@ -68,7 +68,15 @@ class Easy(QueueScheduler):
         self._new += 1
 
     def on_end(self, job: Job) -> None:
-        self._forget(job)
+        if not self._plain:
+            self._forget(job)
+            return
+        key: Any = job.tag  # inline _forget: this is the hot path
+        if key is not None:
+            r = self.running
+            del r[bisect_left(r, key)]
+            job.tag = None
+        self._dirty = True
 
     def on_nodes_changed(self, now: float) -> None:
         self._dirty = True
@@ -91,7 +99,7 @@ class Easy(QueueScheduler):
 
     def _run(self, job: Job, now: float, backfilled: bool) -> None:
         if self._plain:
-            self._start(job, None, backfilled=backfilled)
+            self._start(job, None, 0.0, backfilled)
             pred_end = job.pred_end = now + job.estimate
         else:
             self._start(job, None, overhead=self.restart_overhead(job), backfilled=backfilled)
@@ -186,7 +194,8 @@ class Easy(QueueScheduler):
         shadow = shadow_end if shadow_end > now else now
         extra = self._extra
         predict = None if self._plain else self.predict_runtime
-        while i < len(q):
+        n = len(q)
+        while i < n:
             job = q[i]
             size = job.size
             if size <= free:
@@ -202,6 +211,7 @@ class Easy(QueueScheduler):
                     i += 1
                     continue
                 del q[i]
+                n -= 1
                 self._run(job, now, True)
                 free -= size
                 if free < self._min_size:

@@ -703,14 +703,17 @@ def _int_text(values: np.ndarray) -> np.ndarray:
     width = n_digits + int(negative.any())
     text = np.full((values.size, width), 32, dtype=np.uint8)
     length = np.ones(values.size, dtype=np.int64)  # digits of each value
+    if n_digits <= 9:
+        rest = rest.astype(np.uint32)  # faster arithmetic
     for k in range(n_digits):
-        rest, digit = np.divmod(rest, 10)
-        present = digit.astype(np.uint8) + np.uint8(48)
+        q = rest // 10  # division by a constant is fast in numpy, divmod and % are not
+        present = (rest - q * 10).astype(np.uint8) + np.uint8(48)
         if k:
-            shown = (rest > 0) | (digit > 0)
+            shown = rest > 0  # the value has a digit here
             length += shown
             present[~shown] = 32
         text[:, width - 1 - k] = present
+        rest = q
     rows = np.flatnonzero(negative)
     text[rows, width - 1 - length[rows]] = 45  # '-'
     return text
