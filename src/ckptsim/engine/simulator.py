@@ -91,12 +91,11 @@ class Simulator:
                                               f"the machine has {n_nodes}")
         runtime = w.runtime.tolist()
         estimate = w.estimate.tolist()
-        kill = self.overrun == "kill"
-        return [
-            Job(i, jid, sub, rt, est, sz, min(rt, est) if kill else rt)
-            for i, (jid, sub, rt, est, sz) in enumerate(
-                zip(w.job_id.tolist(), w.submit.tolist(), runtime, estimate, sizes, strict=True))
-        ]
+        # The work after which a job ends: its runtime, or at most its estimate when the
+        # run-time limit is enforced.
+        target = list(map(min, runtime, estimate)) if self.overrun == "kill" else runtime
+        return list(map(Job, range(len(sizes)), w.job_id.tolist(), w.submit.tolist(), runtime,
+                        estimate, sizes, target))
 
     # ------------------------------------------------------------------ main loop
     def run(self) -> Simulator:

@@ -71,6 +71,14 @@ DONE = JobState.DONE
 KILLED = JobState.KILLED
 
 
+#: Per-job values a job keeps unless the engine restarts, checkpoints, kills, migrates or slows
+#: it down (see `Simulator.marked`): the defaults of `Job`'s rarely written fields.
+RARE_DEFAULTS: dict[str, float | int] = {
+    "overhead": 0.0, "lost_work": 0.0, "n_checkpoints": 0, "n_preemptions": 0, "n_kills": 0,
+    "n_restarts": 0, "n_migrations": 0,
+}
+
+
 class Job:
     """One job's simulation state. Created by the engine from a workload row.
 

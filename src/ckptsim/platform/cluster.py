@@ -25,6 +25,10 @@ BLOCK_BITS = 1 << BLOCK_SHIFT
 _BLOCK_MASK = (1 << BLOCK_BITS) - 1  # the nodes of one block, shifted to 0
 
 
+#: _LOW[p]: the p lowest bits set (p = 0..BLOCK_BITS), to mask prefixes of one block's word.
+_LOW = [(1 << p) - 1 for p in range(BLOCK_BITS + 1)]
+
+
 def _zeros(n: int) -> repeat[int]:
     return repeat(0, n)
 
@@ -35,7 +39,7 @@ def _lowest(word: int, k: int) -> int:
     run = (low << k) - low  # k bits from the lowest set one: often all set
     if word & run == run:
         return run
-    return word & ((2 << _nth_bit(word, k)) - 1)
+    return word & _LOW[_nth_bit(word, k) + 1]
 
 
 def _nth_bit(word: int, k: int) -> int:
@@ -46,9 +50,10 @@ def _nth_bit(word: int, k: int) -> int:
         return (word & -word).bit_length() - 1
     lo = k - 1
     hi = word.bit_length() - 1
+    low = _LOW
     while lo < hi:  # smallest p with popcount(word & bits 0..p) >= k
         mid = (lo + hi) >> 1
-        if (word & ((2 << mid) - 1)).bit_count() >= k:
+        if (word & low[mid + 1]).bit_count() >= k:
             hi = mid
         else:
             lo = mid + 1
@@ -176,7 +181,7 @@ class Cluster:
             low = free & -free  # the first run of free nodes often holds them all
             mask = (low << k) - low
             if free & mask != mask:
-                mask = free & ((2 << _nth_bit(free, k)) - 1)
+                mask = free & _LOW[_nth_bit(free, k) + 1]
         else:
             # Every free node of the blocks below b is taken, and `part` of block b.
             b, part = self._search(k)

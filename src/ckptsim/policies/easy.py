@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left, insort
+from heapq import heappush
 from typing import TYPE_CHECKING, Any
 
 from ckptsim.policies.base import register
@@ -54,7 +55,7 @@ class Easy(QueueScheduler):
         cls = type(self)
         self._plain = all(getattr(cls, hook) is getattr(Easy, hook) for hook in (
             "predict_runtime", "restart_overhead", "_started", "_before_reservation",
-            "_after_reservation", "_forget"))
+            "_after_reservation", "_forget", "_added", "_removed"))
 
     # --- what a job is predicted to need ------------------------------------------------
     def predict_runtime(self, job: Job) -> float:
@@ -64,8 +65,17 @@ class Easy(QueueScheduler):
     # --- hooks ----------------------------------------------------------------------------
     def on_submit(self, job: Job) -> None:
         self.queue.append(job)
-        self._added(job)
         self._new += 1
+        if not self._plain:
+            self._added(job)
+            return
+        s = job.size  # inline _added: this is the hot path
+        count = self._size_count
+        if count[s] == 0:
+            heappush(self._size_heap, s)
+        count[s] += 1
+        if s < self._min_size:
+            self._min_size = s
 
     def on_end(self, job: Job) -> None:
         if not self._plain:
@@ -99,19 +109,24 @@ class Easy(QueueScheduler):
 
     def _run(self, job: Job, now: float, backfilled: bool) -> None:
         if self._plain:
+            # _track and _removed inlined: this is the hot path.
             self._start(job, None, 0.0, backfilled)
             pred_end = job.pred_end = now + job.estimate
-        else:
-            self._start(job, None, overhead=self.restart_overhead(job), backfilled=backfilled)
-            pred_end = job.pred_end = now + self.predict_runtime(job)
-        # Inline _track: this is the hot path.
-        self._seq += 1
-        key = (pred_end, self._seq, job)
-        job.tag = key
-        insort(self.running, key)
+            self._seq += 1
+            key = (pred_end, self._seq, job)
+            job.tag = key
+            insort(self.running, key)
+            s = job.size
+            count = self._size_count
+            count[s] -= 1
+            if count[s] == 0 and s == self._min_size:
+                self._next_min_size()
+            return
+        self._start(job, None, overhead=self.restart_overhead(job), backfilled=backfilled)
+        job.pred_end = now + self.predict_runtime(job)
+        self._track(job)
         self._removed(job)
-        if not self._plain:
-            self._started(job, backfilled)
+        self._started(job, backfilled)
 
     def _track(self, job: Job) -> None:
         """Enter a running job in the predicted-end order (key: predicted end, start order)."""

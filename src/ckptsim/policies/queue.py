@@ -55,11 +55,16 @@ class QueueScheduler(Scheduler):
         count = self._size_count
         count[s] -= 1
         if s == self._min_size and count[s] == 0:
-            # The next smallest size present: drop heap entries of absent sizes.
-            heap = self._size_heap
-            while heap and count[heap[0]] == 0:
-                heappop(heap)
-            self._min_size = heap[0] if heap else len(count) - 1
+            self._next_min_size()
+
+    def _next_min_size(self) -> None:
+        """The smallest size left waiting, once none of the current smallest is: drop heap
+        entries of absent sizes."""
+        count = self._size_count
+        heap = self._size_heap
+        while heap and count[heap[0]] == 0:
+            heappop(heap)
+        self._min_size = heap[0] if heap else len(count) - 1
 
     def on_submit(self, job: Job) -> None:
         self.queue.append(job)

@@ -52,10 +52,14 @@ def _column_text(arr: np.ndarray) -> np.ndarray | None:
         return float_repr_text(arr)
     if arr.dtype.kind in "iu":
         return int_text(arr)
-    strings = list(map(str, arr.tolist()))
-    if not all(s.isascii() and " " not in s for s in set(strings)):
+    strings = arr.tolist()
+    distinct = set(strings)
+    if not all(type(s) is str for s in distinct):
+        strings = list(map(str, strings))
+        distinct = set(strings)
+    if not all(s.isascii() and " " not in s for s in distinct):
         return None
-    return labels_text(strings)
+    return labels_text(strings, sorted(distinct))
 
 
 def write_jobs_csv(table: JobTable, path: str | Path) -> None:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from ckptsim.engine.state import Job
+from ckptsim.engine.state import RARE_DEFAULTS
 
 if TYPE_CHECKING:
     from ckptsim.engine.simulator import Simulator
@@ -130,7 +130,7 @@ def from_simulation(sim: Simulator) -> JobTable:
         return np.fromiter(map(attrgetter(name), jobs), dtype, n)
 
     def rare(name: str, dtype: Any) -> np.ndarray:
-        values = np.full(n, getattr(Job, name), dtype)
+        values = np.full(n, RARE_DEFAULTS[name], dtype)
         if marked:
             values[marked] = [getattr(j, name) for j in special]
         return values

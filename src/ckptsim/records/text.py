@@ -62,9 +62,10 @@ def strings_text(strings: list[str], width: int = 0) -> np.ndarray:
     return np.frombuffer(block, dtype=np.uint8).reshape(n, width).T
 
 
-def labels_text(strings: list[str]) -> np.ndarray:
+def labels_text(strings: list[str], distinct: list[str] | None = None) -> np.ndarray:
     """Like `strings_text`, faster for a column of few distinct values (e.g. statuses)."""
-    distinct = sorted(set(strings))
+    if distinct is None:
+        distinct = sorted(set(strings))
     if len(distinct) > 256:
         return strings_text(strings)
     index = {s: i for i, s in enumerate(distinct)}
@@ -81,7 +82,11 @@ def float_repr_text(values: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore"):
         whole = (arr == np.trunc(arr)) & (np.abs(arr) < 1e16) & ~((arr == 0) & np.signbit(arr))
     rest = np.flatnonzero(~whole)
-    strings = [repr(x) if math.isfinite(x) else "" for x in arr[rest].tolist()]
+    others = arr[rest]
+    if np.isfinite(others).all():
+        strings = list(map(repr, others.tolist()))
+    else:
+        strings = [repr(x) if math.isfinite(x) else "" for x in others.tolist()]
     digits = int_text(np.where(whole, arr, 0.0).astype(np.int64))
     width = max(digits.shape[0] + 2, max(map(len, strings), default=0))
     text = np.full((width, n), SPACE, np.uint8)
