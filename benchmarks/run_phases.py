@@ -1,6 +1,6 @@
 """Where the CPU time of one `ckptsim run` goes, phase by phase, without a profiler.
 
-    python benchmarks/run_phases.py TRACE [--scheduler easy] [--first N] [--repeat 3]
+    python benchmarks/run_phases.py TRACE [--scheduler easy] [--first N] [--repeat 3] [--src DIR]
 
 Runs, in a fresh process per repeat, the steps of `ckptsim run --workload TRACE --scheduler S
 --out TMP` one after another and prints the process CPU seconds of each (best of --repeat):
@@ -95,6 +95,8 @@ def main() -> int:
     ap.add_argument("--scheduler", default="easy")
     ap.add_argument("--first", type=int, default=None)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--src", type=Path, default=SRC,
+                    help="the package sources to run (default: this checkout's src)")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -102,7 +104,10 @@ def main() -> int:
             print(json.dumps(phases(args.trace, args.scheduler, args.first, Path(tmp))))
         return 0
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(SRC), env.get("PYTHONPATH")) if p)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # bytecode cached, as an installed package's is
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(args.src), env.get("PYTHONPATH")) if p)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(args.src / "ckptsim")],
+                   env=env, check=True, stdout=subprocess.DEVNULL)
     best: dict[str, float] = {}
     peak: dict[str, float] = {}
     faults: dict[str, float] = {}

@@ -94,7 +94,8 @@ class Simulator:
         # The work after which a job ends: its runtime, or at most its estimate when the
         # run-time limit is enforced.
         target = list(map(min, runtime, estimate)) if self.overrun == "kill" else runtime
-        return list(map(Job, range(len(sizes)), w.job_id.tolist(), w.submit.tolist(), runtime,
+        self._submits = w.submit.tolist()  # the jobs' submit times, in order, for `run`
+        return list(map(Job, range(len(sizes)), w.job_id.tolist(), self._submits, runtime,
                         estimate, sizes, target))
 
     # ------------------------------------------------------------------ main loop
@@ -102,7 +103,7 @@ class Simulator:
         """Run until every job has ended. Returns self (records via `ckptsim.records`)."""
         t0 = _time.perf_counter()
         jobs = self.jobs
-        submits = [j.submit for j in jobs]
+        submits = self._submits
         n = len(jobs)
         i = 0
         heap = self._heap
