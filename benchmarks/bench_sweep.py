@@ -1,17 +1,35 @@
-"""Sweep benchmark: 200 short runs on 1 worker process vs 2 (vs this process alone).
+"""Sweep benchmark: the same sweep on this process alone, a pool of 1 and 2 workers, and Dask.
 
     python benchmarks/bench_sweep.py [--traces DIR] [--repeat 5] [--runs 200]
+    python benchmarks/bench_sweep.py --spec scale [--repeat 3]
 
-The sweep is 200 runs under `easy`, each on a 2,000-job slice of SDSC-SP2 (20 start offsets
-x 5 estimate accuracies alpha x 2 load scales); without the trace, 200 seeds of a 2,000-job
-Lublin-Feitelson workload.  Each executor writes a fresh results store, so the time includes
-everything a real sweep does: starting the pool, sending runs, simulating, writing one Parquet
-file per run (fsync included) and collecting rows.
+Two sweeps:
 
-Reported: wall seconds (best of --repeat, interleaved), runs per second, the speedup of 2
-workers over 1, and the scheduling overhead per run: wall time x workers minus the time spent
-inside the runs, divided by the number of runs.  Other load on the machine distorts the
-numbers: the load average is printed before starting.  Results go to benchmarks/results/sweep.json.
+* `default`: 200 runs under `easy`, each on a 2,000-job slice of SDSC-SP2 (20 start offsets
+  x 5 estimate accuracies alpha x 2 load scales); without the trace, 200 seeds of a
+  2,000-job Lublin-Feitelson workload.  Executors: this process, pool of 1, pool of 2.
+* `scale`: 160 runs, each a 10,000-job slice of one of four traces (SDSC-SP2, CTC-SP2,
+  SDSC-BLUE, HPC2N; 4 start offsets x 5 alpha) under `easy` and `ckpt-backfill` (p = 0.2).
+  Executors: this process, pool of 1, pool of 2, Dask LocalCluster of 2.
+
+Each measurement is a fresh process running one sweep into a fresh store (as `ckptsim sweep`
+does: it starts its pool or cluster, runs, records, compacts), so the times include
+everything a real sweep does.  Repetitions are interleaved; the best wall time is kept.
+
+Reported per executor: wall seconds of the sweep, runs per second, the mean run (wall and
+CPU), and the time spent per run outside the runs (coordinator, transfer, encoding, disk):
+
+* CPU overhead per run = (CPU of the sweep process + CPU of the workers - CPU inside the
+  runs) / runs.  CPU time is not inflated by other programs on the machine, so this is the
+  figure to trust on a shared machine.
+* wall overhead per run = ((wall - start-up) x workers - wall time inside the runs) / runs,
+  with the start-up (pool or cluster start, until every worker is ready) reported apart.
+
+The load average is printed before and after: wall times and the speedup of 2 workers over 1
+mean little on a loaded machine.  An estimate from CPU times is printed beside them: start-up
++ (CPU of the sweep process and its workers) / workers, what the sweep would take with a core
+per worker and nothing else running (it ignores contention between the workers for memory).
+Results go to benchmarks/results/sweep[-scale].json.
 """
 
 from __future__ import annotations
@@ -20,18 +38,57 @@ import argparse
 import json
 import os
 import shutil
+import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
+SRC = HERE.parent / "src"
 DEFAULT_TRACES = HERE.parents[1] / "shared" / "data" / "traces"
 TRACE = "SDSC-SP2-1998-4.2-cln.swf.gz"
 
+SCALE = """
+name = "scale"
+trace_dir = "{traces}"
+[workloads.sdsc]
+trace = "SDSC-SP2-1998-4.2-cln.swf.gz"
+window = [[0, inf], [8000000, inf], [16000000, inf], [24000000, inf]]
+first = 10000
+alpha = [0.0, 0.25, 0.5, 0.75, 1.0]
+[workloads.ctc]
+trace = "CTC-SP2-1996-3.1-cln.swf.gz"
+window = [[0, inf], [6000000, inf], [12000000, inf], [18000000, inf]]
+first = 10000
+alpha = [0.0, 0.25, 0.5, 0.75, 1.0]
+[workloads.blue]
+trace = "SDSC-BLUE-2000-4.2-cln.swf.gz"
+window = [[0, inf], [8000000, inf], [16000000, inf], [24000000, inf]]
+first = 10000
+alpha = [0.0, 0.25, 0.5, 0.75, 1.0]
+[workloads.hpc2n]
+trace = "HPC2N-2002-2.2-cln.swf.gz"
+window = [[0, inf], [20000000, inf], [40000000, inf], [60000000, inf]]
+first = 10000
+alpha = [0.0, 0.25, 0.5, 0.75, 1.0]
+[[schedulers]]
+name = "easy"
+[[schedulers]]
+name = "ckpt-backfill"
+params = {{ p = 0.2 }}
+"""
+SCALE_TRACES = ("SDSC-SP2-1998-4.2-cln.swf.gz", "CTC-SP2-1996-3.1-cln.swf.gz",
+                "SDSC-BLUE-2000-4.2-cln.swf.gz", "HPC2N-2002-2.2-cln.swf.gz")
 
-def spec_text(traces: Path, runs: int) -> tuple[str, str]:
-    """(spec, description) of the benchmark sweep."""
+EXECUTORS = {"serial": ("this process (--jobs 0)", 1), "pool1": ("pool, 1 worker", 1),
+             "pool2": ("pool, 2 workers", 2), "dask2": ("Dask LocalCluster, 2 workers", 2)}
+
+
+def default_spec(traces: Path, runs: int) -> tuple[str, str]:
+    """(spec, description) of the default benchmark sweep."""
     if (traces / TRACE).is_file() and runs == 200:
         starts = [i * 2_000_000 for i in range(20)]  # 20 offsets over the first ~15 months
         text = f"""
@@ -63,64 +120,145 @@ name = "easy"
     return text, f"Lublin-Feitelson, 2000 jobs, {runs} seeds"
 
 
-def time_sweep(spec: Path, out: Path, executor: Any) -> tuple[float, float, int]:
-    """(wall seconds, seconds inside runs, runs) of one sweep into a fresh store."""
+def child(executor: str, spec: Path, out: Path) -> dict[str, Any]:
+    """One sweep in this process (a fresh one per measurement); what it cost."""
+    from ckptsim.experiments.execute import make_executor
     from ckptsim.experiments.store import load_results
     from ckptsim.experiments.sweep import plan_sweep, run_sweep
 
-    shutil.rmtree(out, ignore_errors=True)
+    jobs = {"serial": 0, "pool1": 1, "pool2": 2, "dask2": 2}[executor]
+    ex = make_executor(jobs, "local" if executor.startswith("dask") else None)
     plan = plan_sweep(spec, out)
-    t0 = time.perf_counter()
-    result = run_sweep(plan, out, executor)
+    c0, t0 = time.process_time(), time.perf_counter()
+    result = run_sweep(plan, out, ex)
     wall = time.perf_counter() - t0
+    cpu = time.process_time() - c0
     if result.failed:
         raise SystemExit(f"{result.failed} runs failed: {result.failures[0]['error']}")
     rows, _ = load_results(out)
-    inside = sum(r["run_seconds"] for r in rows)
-    return wall, inside, len(rows)
+    st = ex.stats
+    return {"runs": len(rows), "wall_s": wall, "parent_cpu_s": cpu,
+            "worker_cpu_s": st.worker_cpu, "run_cpu_s": st.run_cpu,
+            "startup_s": st.startup_seconds,
+            "run_wall_s": sum(r["run_seconds"] for r in rows),
+            "sim_wall_s": sum(r["sim_seconds"] for r in rows)}
+
+
+def measure(executor: str, spec: Path, out: Path) -> dict[str, Any]:
+    shutil.rmtree(out, ignore_errors=True)
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    proc = subprocess.run([sys.executable, __file__, "--child", executor, str(spec), str(out)],
+                          capture_output=True, text=True, env=env, check=False)
+    if proc.returncode != 0:
+        raise SystemExit(f"{executor}: {proc.stderr.strip() or proc.stdout.strip()}")
+    doc: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return doc
+
+
+def summarise(name: str, workers: int, ms: list[dict[str, Any]]) -> dict[str, Any]:
+    best = min(ms, key=lambda m: m["wall_s"])
+    n = best["runs"]
+
+    def cpu_overhead(m: dict[str, Any]) -> float:
+        spent = m["parent_cpu_s"] + (m["worker_cpu_s"] or 0.0)
+        return (spent - m["run_cpu_s"]) / m["runs"]
+
+    def wall_overhead(m: dict[str, Any]) -> float:
+        return ((m["wall_s"] - m["startup_s"]) * workers - m["run_wall_s"]) / m["runs"]
+
+    def cpu_wall(m: dict[str, Any]) -> float:
+        # What the sweep would take with a core per worker and nothing else running: the
+        # start-up, then all CPU of runs and overhead spread over the workers.
+        spent = m["parent_cpu_s"] + (m["worker_cpu_s"] or m["run_cpu_s"])
+        return m["startup_s"] + spent / workers
+
+    return {"executor": name, "workers": workers, "runs": n, "wall_s": round(best["wall_s"], 3),
+            "cpu_estimate_wall_s": round(statistics.median(map(cpu_wall, ms)), 3),
+            "runs_per_s": round(n / best["wall_s"], 2),
+            "mean_run_wall_ms": round(best["run_wall_s"] / n * 1000, 1),
+            "mean_run_cpu_ms": round(best["run_cpu_s"] / n * 1000, 1),
+            "startup_s": round(best["startup_s"], 3),
+            "cpu_overhead_per_run_ms": round(statistics.median(map(cpu_overhead, ms)) * 1000, 2),
+            "wall_overhead_per_run_ms": round(wall_overhead(best) * 1000, 2),
+            "walls_s": [round(m["wall_s"], 2) for m in ms]}
 
 
 def main() -> int:
-    from ckptsim.experiments.execute import PoolExecutor, SerialExecutor
-
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--spec", choices=("default", "scale"), default="default")
     ap.add_argument("--traces", type=Path, default=DEFAULT_TRACES)
-    ap.add_argument("--repeat", type=int, default=5)
-    ap.add_argument("--runs", type=int, default=200)
+    ap.add_argument("--repeat", type=int, default=None,
+                    help="repetitions of each executor (default 5, scale: 3)")
+    ap.add_argument("--runs", type=int, default=200, help="runs of the default sweep")
+    ap.add_argument("--executors", nargs="+", choices=sorted(EXECUTORS), default=None,
+                    help="default: serial pool1 pool2 (scale: and dask2)")
+    ap.add_argument("--child", nargs=3, metavar=("EXECUTOR", "SPEC", "OUT"),
+                    help=argparse.SUPPRESS)
     args = ap.parse_args()
-    print(f"cores: {os.cpu_count()}; load average before: {os.getloadavg()[0]:.2f}")
-    results: dict[str, Any] = {}
+    if args.child:
+        print(json.dumps(child(args.child[0], Path(args.child[1]), Path(args.child[2]))))
+        return 0
+    scale = args.spec == "scale"
+    repeat = args.repeat or (3 if scale else 5)
+    names = args.executors or (["serial", "pool1", "pool2"] + (["dask2"] if scale else []))
+    if "dask2" in names:
+        try:
+            import distributed  # noqa: F401
+        except ImportError:
+            print("distributed is not installed: Dask is left out")
+            names.remove("dask2")
+    if scale:
+        missing = [t for t in SCALE_TRACES if not (args.traces / t).is_file()]
+        if missing:
+            raise SystemExit(f"--spec scale needs {', '.join(missing)} in {args.traces}")
+        text, what = SCALE.format(traces=args.traces), ("160 runs: 4 traces x 4 windows x 5 "
+                                                        "alpha, first 10000 jobs, easy and "
+                                                        "ckpt-backfill")
+    else:
+        text, what = default_spec(args.traces, args.runs)
+    load0 = os.getloadavg()
+    print(f"cores: {os.cpu_count()}; load average before: {load0[0]:.2f} {load0[1]:.2f}")
+    print(f"sweep ({args.spec}): {what}; {repeat} interleaved repetitions")
+    measured: dict[str, list[dict[str, Any]]] = {n: [] for n in names}
     with tempfile.TemporaryDirectory() as tmp:
         spec = Path(tmp) / "bench.toml"
-        text, what = spec_text(args.traces, args.runs)
         spec.write_text(text)
-        print(f"sweep: {what}")
-        executors = {"serial (this process)": SerialExecutor(), "pool, 1 worker": PoolExecutor(1),
-                     "pool, 2 workers": PoolExecutor(2)}
-        # Repetitions are interleaved (1, 2, serial, 1, 2, ...) so that a burst of other load
-        # on the machine does not hit every measurement of one executor; the best is kept.
-        best: dict[str, tuple[float, float, int]] = {}
-        for _ in range(args.repeat):
-            for name, executor in executors.items():
-                measured = time_sweep(spec, Path(tmp) / "store", executor)
-                if name not in best or measured[0] < best[name][0]:
-                    best[name] = measured
-        for name, executor in executors.items():
-            wall, inside, n = best[name]
-            overhead = (wall * executor.workers - inside) / n
-            results[name] = {"workers": executor.workers, "runs": n, "wall_s": round(wall, 3),
-                             "runs_per_s": round(n / wall, 1),
-                             "mean_run_s": round(inside / n, 4),
-                             "overhead_per_run_ms": round(overhead * 1000, 2)}
-            print(f"{name:24s} {wall:7.2f} s  {n / wall:6.1f} runs/s  mean run "
-                  f"{inside / n * 1000:6.1f} ms  overhead/run {overhead * 1000:6.2f} ms")
-    speedup = results["pool, 2 workers"]["runs_per_s"] / results["pool, 1 worker"]["runs_per_s"]
-    print(f"speedup 2 workers / 1 worker: {speedup:.2f}x")
-    print(f"load average after: {os.getloadavg()[0]:.2f}")
-    doc = {"sweep": what, "repeat": args.repeat, "speedup_2_over_1": round(speedup, 2),
-           "executors": results}
+        for _ in range(repeat):
+            for name in names:
+                measured[name].append(measure(name, spec, Path(tmp) / "store"))
+    results = {}
+    print(f"{'executor':30s} {'wall s':>7s} {'runs/s':>7s} {'run ms':>7s} {'run cpu':>8s} "
+          f"{'start s':>7s} {'ovh cpu ms':>10s} {'ovh wall ms':>11s}")
+    for name in names:
+        label, workers = EXECUTORS[name]
+        r = summarise(label, workers, measured[name])
+        results[name] = r
+        print(f"{label:30s} {r['wall_s']:7.2f} {r['runs_per_s']:7.2f} "
+              f"{r['mean_run_wall_ms']:7.1f} {r['mean_run_cpu_ms']:8.1f} {r['startup_s']:7.2f} "
+              f"{r['cpu_overhead_per_run_ms']:10.2f} {r['wall_overhead_per_run_ms']:11.2f}")
+    doc: dict[str, Any] = {"spec": args.spec, "sweep": what, "repeat": repeat,
+                           "load_before": load0[:2], "executors": results}
+    if "pool1" in results and "pool2" in results:
+        doc["speedup_2_over_1"] = round(results["pool1"]["wall_s"] / results["pool2"]["wall_s"],
+                                        2)
+        doc["cpu_estimate_speedup_2_over_1"] = round(
+            results["pool1"]["cpu_estimate_wall_s"] / results["pool2"]["cpu_estimate_wall_s"], 2)
+        print(f"speedup, pool of 2 over pool of 1: {doc['speedup_2_over_1']:.2f}x (wall); "
+              f"{doc['cpu_estimate_speedup_2_over_1']:.2f}x (estimate from CPU times: start-up "
+              "+ CPU / workers, as on an idle machine)")
+    if "dask2" in results and "pool2" in results:
+        doc["dask_over_pool_wall"] = round(results["dask2"]["wall_s"]
+                                           / results["pool2"]["wall_s"], 2)
+        doc["dask_over_pool_cpu_estimate"] = round(
+            results["dask2"]["cpu_estimate_wall_s"] / results["pool2"]["cpu_estimate_wall_s"], 2)
+        print(f"Dask LocalCluster / pool, 2 workers each: {doc['dask_over_pool_wall']:.2f} "
+              f"(wall), {doc['dask_over_pool_cpu_estimate']:.2f} (estimate from CPU times)")
+    load1 = os.getloadavg()
+    doc["load_after"] = load1[:2]
+    print(f"load average after: {load1[0]:.2f} {load1[1]:.2f}")
     (HERE / "results").mkdir(exist_ok=True)
-    (HERE / "results" / "sweep.json").write_text(json.dumps(doc, indent=2) + "\n")
+    name = "sweep.json" if not scale else "sweep-scale.json"
+    (HERE / "results" / name).write_text(json.dumps(doc, indent=2) + "\n")
     return 0
 
 

@@ -76,7 +76,7 @@ def test_set_and_transforms(swf, tmp_path, capsys):
 def test_bad_parameter_names_key_and_accepted_values(swf, capsys):
     assert main(["run", "--workload", str(swf), "--set", "p=0.2"]) == 2
     err = capsys.readouterr().err
-    assert "easy.p: unknown parameter; accepted: requeue" in err
+    assert "--set p: unknown parameter; accepted: requeue" in err
     assert main(["run", "--workload", str(swf), "--scheduler", "nope"]) == 2
     assert "unknown scheduler 'nope'" in capsys.readouterr().err
     assert main(["run", "--workload", str(swf), "--set", "noequals"]) == 2
@@ -143,9 +143,9 @@ def test_run_with_synthetic_failures(swf, tmp_path, capsys):
 
 def test_failure_source_errors(swf, capsys):
     assert main(["run", "--workload", str(swf), "--failures", "lanl:system=3"]) == 2
-    assert "failures.path: lanl failures need path=FILE" in capsys.readouterr().err
+    assert "--failures path: lanl failures need path=FILE" in capsys.readouterr().err
     assert main(["run", "--workload", str(swf), "--failures", "synthetic:mtbf=5,bogus=1"]) == 2
-    assert "failures.bogus: unknown option of synthetic; accepted" in capsys.readouterr().err
+    assert "--failures bogus: unknown option of synthetic; accepted" in capsys.readouterr().err
 
 
 def test_run_with_lanl_failures_on_the_torus(tmp_path, capsys):

@@ -9,7 +9,9 @@ import math
 import pytest
 
 from ckptsim.cli import main
+from ckptsim.experiments.execute import SerialExecutor
 from ckptsim.experiments.stats import T975, mean_ci, t975
+from ckptsim.experiments.sweep import plan_sweep, run_sweep
 
 SPEC = """
 name = "cli"
@@ -164,8 +166,8 @@ def test_results_where_group_by_and_csv(store, capsys, tmp_path):
     assert float(group["mean_wait"]) == pytest.approx(
         sum(float(r["mean_wait"]) for r in runs) / 3)
 
-    assert main(["results", str(store), "--group-by", "scheduler", "--metrics", "utilization"]
-                ) == 0
+    assert main(["results", str(store), "--group-by", "scheduler", "--where", "n=100",
+                 "--metrics", "utilization"]) == 0
     out = capsys.readouterr().out
     assert "utilization" in out and "±" in out
 
@@ -185,6 +187,74 @@ def test_results_refuse_a_damaged_store(store, capsys):
     assert main(["results", str(store)]) == 2
     err = capsys.readouterr().err
     assert victim.name in err and "damaged" in err
+
+
+def test_group_by_pools_only_replications_with_a_confidence_interval(tmp_path, capsys):
+    """One seed, two values of n: grouping by scheduler alone pools two configurations, whose
+    spread is no confidence interval; grouping by scheduler and n gives one configuration per
+    group and the interval over its seeds."""
+    spec = tmp_path / "pool.toml"
+    spec.write_text(SPEC.replace("seeds = [1, 2, 3]", "seeds = [1, 2]"))
+    out = tmp_path / "store"
+    assert main(["sweep", str(spec), "--out", str(out), "--jobs", "0"]) == 0
+    capsys.readouterr()
+    assert main(["results", str(out), "--csv", "-"]) == 0
+    runs = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+
+    assert main(["results", str(out), "--group-by", "scheduler", "--csv", "-"]) == 0
+    captured = capsys.readouterr()
+    groups = list(csv.DictReader(io.StringIO(captured.out)))
+    assert [g["runs"] for g in groups] == ["4", "4"]
+    fcfs = [float(r["mean_wait"]) for r in runs if r["scheduler"] == "fcfs"]
+    g = next(g for g in groups if g["scheduler"] == "fcfs")
+    assert float(g["mean_wait"]) == pytest.approx(sum(fcfs) / 4)
+    assert g["mean_wait_ci95"] == ""  # no interval over two different configurations
+    assert "pool runs of different configurations (n vary" in captured.err
+
+    assert main(["results", str(out), "--group-by", "scheduler"]) == 0
+    captured = capsys.readouterr()
+    assert "mean over runs that differ in n" in captured.out and "±" not in captured.out
+    assert "95% CI over replications" not in captured.out
+
+    assert main(["results", str(out), "--group-by", "scheduler", "n", "--csv", "-"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == ""
+    groups = list(csv.DictReader(io.StringIO(captured.out)))
+    assert len(groups) == 4 and all(g["runs"] == "2" for g in groups)
+    g = next(g for g in groups if g["scheduler"] == "fcfs" and g["workload.n"] == "100")
+    pair = [float(r["mean_wait"]) for r in runs
+            if r["scheduler"] == "fcfs" and r["workload.n"] == "100"]
+    # Two replications: half-width = t(0.975, 1) * s / sqrt(2), s = |a - b| / sqrt(2).
+    assert float(g["mean_wait_ci95"]) == pytest.approx(12.706 * abs(pair[0] - pair[1]) / 2)
+    assert main(["results", str(out), "--group-by", "scheduler", "--where", "n=100"]) == 0
+    captured = capsys.readouterr()
+    assert "95% CI over replications" in captured.out and captured.err == ""
+
+
+def test_damaged_per_job_file_is_reported_and_recomputed(spec, tmp_path, capsys):
+    out = tmp_path / "o"
+    assert main(["sweep", str(spec), "--out", str(out), "--jobs", "0", "--keep-jobs"]) == 0
+    files = sorted((out / "jobs").iterdir())
+    assert len(files) == 12
+    victim = files[3]
+    intact = victim.read_bytes()
+    data = bytearray(intact)
+    data[len(data) // 2] ^= 0x10  # one bit, inside the records
+    victim.write_bytes(bytes(data))
+    capsys.readouterr()
+    assert main(["results", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert f"damaged per-job file {victim}" in err and "checksum" in err
+    assert main(["report", str(out)]) == 0
+    assert victim.name in capsys.readouterr().err
+    assert victim.name in (out / "report" / "index.html").read_text()
+    assert main(["sweep", str(spec), "--out", str(out), "--jobs", "0", "--keep-jobs"]) == 0
+    captured = capsys.readouterr()
+    assert f"damaged per-job file {victim}" in captured.err
+    assert "1 succeeded, 0 failed, 11 already done" in captured.out
+    assert victim.read_bytes() == intact  # recomputed: the same records
+    assert main(["results", str(out)]) == 0
+    assert capsys.readouterr().err == ""
 
 
 # ----------------------------------------------------------------------------- report
@@ -214,9 +284,10 @@ def test_report_shows_failures_and_missing_runs(spec, tmp_path, capsys):
     # Without its figures, the spec may mix workloads freely.
     spec.write_text(SPEC[: SPEC.index("[[figures]]")] + '[workloads.bad]\ntrace = "bad.swf"\n')
     out = tmp_path / "o"
-    assert main(["sweep", str(spec), "--out", str(out), "--jobs", "0"]) == 1
-    victim = sorted((out / "runs").iterdir())[0]
-    victim.unlink()
+    # A sweep that stopped before its first run.
+    plan = plan_sweep(spec, out)
+    plan.todo = plan.todo[1:]
+    run_sweep(plan, out, SerialExecutor())
     assert main(["report", str(out)]) == 0
     page = (out / "report" / "index.html").read_text()
     assert "Failures" in page and "WorkloadError" in page and "Traceback" in page

@@ -86,3 +86,49 @@ def test_capacity_utilized_unused_lost_by_hand():
     r = simulate(jobs([(0, 10, 1, 10)], 4), "fcfs")
     assert capacity(r.table) == {"capacity_utilized": 0.25, "capacity_unused": 0.75,
                                  "capacity_lost": 0.0}
+
+
+def test_wait_percentiles_interpolate_linearly_between_order_statistics():
+    # One node, eleven 10 s jobs all submitted at 0, FCFS: they wait 0, 10, ..., 100 s.
+    r = simulate(jobs([(0, 10, 1, 10)] * 11, 1), "fcfs")
+    assert sorted(r.table["wait"]) == [10.0 * k for k in range(11)]
+    s = r.summary
+    # h = (n - 1) p / 100: the median is x[5]; p95 is x[9.5], halfway between 90 and 100;
+    # p99 is x[9.9]. (Nearest-rank would give 100 for both.)
+    assert s["median_wait"] == 50.0
+    assert math.isclose(s["p95_wait"], 95.0)
+    assert math.isclose(s["p99_wait"], 99.0)
+    assert s["max_wait"] == 100.0 and s["max_bsld"] == (100 + 10) / 10
+
+
+def test_wait_percentiles_of_a_skewed_schedule():
+    # The hand schedule of test_summary_of_a_hand_schedule: waits 0, 10, 14, 0, 0.
+    w = jobs([(0, 10, 2, 10), (0, 5, 3, 20), (1, 3, 4, 5), (2, 2, 1, 2), (3, 4, 1, 4)], 4)
+    s = simulate(w, "easy").summary
+    # sorted 0 0 0 10 14: median x[2] = 0; p95 x[3.8] = 10 + 0.8 * 4; p99 x[3.96]
+    assert s["median_wait"] == 0.0
+    assert math.isclose(s["p95_wait"], 13.2)
+    assert math.isclose(s["p99_wait"], 13.84)
+
+
+def test_percentile_of_nothing_is_zero():
+    from ckptsim.metrics.core import percentile, wait_percentiles
+
+    assert percentile(np.array([]), 95) == 0.0
+    assert wait_percentiles(np.array([])) == {"median_wait": 0.0, "p95_wait": 0.0,
+                                              "p99_wait": 0.0}
+    assert percentile(np.array([7.0]), 95) == 7.0
+
+
+def test_daily_series_of_an_absurd_span_is_omitted_not_allocated():
+    from ckptsim.metrics.core import DAILY_MAX_DAYS
+
+    day = 86400.0
+    far = (DAILY_MAX_DAYS + 5) * day
+    r = simulate(jobs([(0, 10, 1, 10), (far, 10, 1, 10)], 1), "fcfs")
+    assert r.daily["day"] == [] and r.daily["utilization"] == []
+    assert f"{DAILY_MAX_DAYS + 6:,} days" in r.daily["omitted"]
+    near = (DAILY_MAX_DAYS - 5) * day
+    d = simulate(jobs([(0, 10, 1, 10), (near, 10, 1, 10)], 1), "fcfs").daily
+    assert len(d["day"]) == DAILY_MAX_DAYS - 4 and "omitted" not in d
+    assert d["submitted"][0] == 1 and d["submitted"][-1] == 1

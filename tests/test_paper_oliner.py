@@ -39,6 +39,7 @@ def figures(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow  # the figures fixture runs every family (~25 s)
 def test_every_figure_writes_csv_and_png(figures):
     for figure in oliner.FIGURES:
         assert read(figures / f"{figure}.csv"), figure
@@ -47,6 +48,7 @@ def test_every_figure_writes_csv_and_png(figures):
         assert (figures / f"{family}.toml").exists()
 
 
+@pytest.mark.slow  # the figures fixture runs every family (~25 s)
 def test_failure_sweep_counts_and_zero_failures(figures):
     rows = read(figures / "fig4.csv")
     assert {r["trace"] for r in rows} == set(oliner.TRACES)
@@ -61,6 +63,7 @@ def test_failure_sweep_counts_and_zero_failures(figures):
             assert len(zero) == 1
 
 
+@pytest.mark.slow  # the figures fixture runs every family (~25 s)
 def test_level_sweeps_use_the_seed_counts_and_capacity_adds_up(figures):
     for figure in ("fig6", "fig9"):
         for r in read(figures / f"{figure}.csv"):
@@ -76,6 +79,7 @@ def test_level_sweeps_use_the_seed_counts_and_capacity_adds_up(figures):
     assert {r["trace"] for r in fig5} == {"SDSC"} and {r["confidence"] for r in fig5} == {"0.1"}
 
 
+@pytest.mark.slow  # the figures fixture runs every family (~25 s)
 def test_rerun_reuses_the_store_and_gives_the_same_csv(figures, capsys):
     before = (figures / "fig9.csv").read_bytes()
     assert main(["paper", "oliner", "tiebreak", "--out", str(figures), "--trace-dir",

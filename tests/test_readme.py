@@ -21,13 +21,23 @@ def readme_commands() -> list[str]:
     return [ln for ln in lines if ln.startswith("ckptsim ")]
 
 
+#: Commands that take more than ~10 s (a sweep with a failure log, a paper's figure family):
+#: opt-in with `python -m pytest -m slow`.
+SLOW = ("examples/failures.toml", "paper oliner")
+
+
+def command_params() -> list[object]:
+    return [pytest.param(c, marks=pytest.mark.slow) if any(s in c for s in SLOW) else c
+            for c in readme_commands()]
+
+
 @pytest.fixture(scope="module")
 def scratch(tmp_path_factory):
     """One folder for the whole README: `results DIR` reads what `sweep --out DIR` wrote."""
     return tmp_path_factory.mktemp("readme")
 
 
-@pytest.mark.parametrize("command", readme_commands())
+@pytest.mark.parametrize("command", command_params())
 def test_readme_command_runs(command, scratch):
     if "../shared" in command and not SHARED.exists():
         pytest.skip("needs ../shared/data")

@@ -265,6 +265,136 @@ def test_skip_bad_lines(tmp_path: Path) -> None:
     assert w.counts["jobs"] == 2
 
 
+# ---------------------------------------------------------------------------- values the
+# simulator cannot use: each is an error naming the line and the field, or a skipped bad line
+
+
+def fast_path_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_fallback(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the line-by-line parser was used")
+
+    monkeypatch.setattr(swf, "_parse_lines", no_fallback)
+
+
+def test_repeated_job_number_is_an_error_naming_both_lines(tmp_path: Path) -> None:
+    path = make(tmp_path, [rec(1, 0), rec(2, 1), rec(1, 2), rec(3, 3)])
+    with pytest.raises(WorkloadError) as info:
+        read_swf(path)
+    err = info.value
+    assert (err.line, err.field) == (4, "1 (job_number)")
+    assert "job number 1 is already used on line 2" in str(err)
+    w = read_swf(path, skip_bad_lines=True)  # the later line is the bad one
+    assert w.job_id.tolist() == [1, 2, 3] and w.submit.tolist() == [0, 1, 3]
+    assert w.counts["skipped_bad_lines"] == 1 and w.counts["records"] == 4
+
+
+def test_repeated_job_number_far_apart_and_out_of_order(tmp_path: Path) -> None:
+    lines = [rec(i + 1, i) for i in range(20_000)]  # several parse blocks
+    lines[15_000] = rec(7, 15_000)
+    with pytest.raises(WorkloadError, match="already used on line 8") as info:
+        read_swf(make(tmp_path, lines))
+    assert info.value.line == 15_002
+
+
+def test_unique_job_numbers_in_any_order_take_the_fast_path(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fast_path_only(monkeypatch)
+    w = read_swf(make(tmp_path, [rec(5, 0), rec(3, 1), rec(9, 2), rec(1, 3)]))
+    assert w.job_id.tolist() == [5, 3, 9, 1]
+
+
+def test_job_number_beyond_int64_precision(tmp_path: Path) -> None:
+    # 1e26 used to become -9223372036854775808 in the job_id column
+    err = error_for(tmp_path, rec(3, 5).replace("3", "1e26", 1))
+    assert err.field == "1 (job_number)" and "too large" in str(err)
+    top = 2**53
+    w = read_swf(make(tmp_path, [rec(1, 0), rec(top, 1)]))
+    assert w.job_id.tolist() == [1, top]
+
+
+@pytest.mark.parametrize("field", ["run_time", "allocated_processors", "requested_processors",
+                                   "requested_time"])
+@pytest.mark.parametrize("value", [-400, -2, -0.5])
+def test_negative_values_other_than_minus_one(tmp_path: Path, field: str, value: float) -> None:
+    if value == -0.5 and field.endswith("processors"):
+        pytest.skip("a fraction of a processor is refused as a fraction")
+    values = rec(3, 5, 10, 2, 2, 20).split()
+    values[SWF_FIELDS.index(field)] = str(value)
+    err = error_for(tmp_path, " ".join(values))
+    assert err.field == f"{SWF_FIELDS.index(field) + 1} ({field})"
+    assert f"negative value {value:g}" in str(err) and "unknown value with -1" in str(err)
+    path = make(tmp_path, [rec(1, 0), " ".join(values), rec(4, 6)])
+    w = read_swf(path, skip_bad_lines=True)
+    assert w.job_id.tolist() == [1, 4] and w.counts["skipped_bad_lines"] == 1
+
+
+def test_minus_one_stays_unknown_and_other_fields_may_be_negative(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fast_path_only(monkeypatch)
+    # status -2 and -4 occur in Sandia-Ross; only the fields the simulator reads are checked
+    w = read_swf(make(tmp_path, [rec(1, 0, 10, 2, -1, -1, status=-4, think_time=-7.5),
+                                 rec(2, 1, -1, 2, 2, 20)]))
+    assert w.job_id.tolist() == [1]
+    assert w.counts["requested_time_missing"] == 1
+    assert w.counts["skipped_negative_runtime"] == 1
+
+
+@pytest.mark.parametrize(("field", "value"), [("submit_time", 1e23), ("run_time", 1e13),
+                                              ("requested_time", 1.0000001e10)])
+def test_times_beyond_the_largest_accepted(tmp_path: Path, field: str, value: float) -> None:
+    # 1e23 s used to make the daily series ask for exabytes of memory
+    values = rec(3, 5, 10, 2, 2, 20).split()
+    values[SWF_FIELDS.index(field)] = repr(value)
+    err = error_for(tmp_path, " ".join(values), after=0)
+    assert err.field == f"{SWF_FIELDS.index(field) + 1} ({field})"
+    assert "beyond the largest time accepted, 1e+10 s" in str(err)
+
+
+def test_times_up_to_the_largest_accepted(tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    fast_path_only(monkeypatch)
+    top = swf.MAX_SECONDS
+    w = read_swf(make(tmp_path, [rec(1, 0, top, 1, 1, top), rec(2, top, 1, 1, 1, 1)]))
+    assert w.runtime.tolist() == [top, 1] and w.submit.tolist() == [0, top]
+
+
+def test_utf8_byte_order_mark_is_ignored(tmp_path: Path) -> None:
+    path = tmp_path / "bom.swf"
+    path.write_bytes(b"\xef\xbb\xbf; MaxProcs: 8\n" + rec(1).encode() + b"\n")
+    w = read_swf(path)
+    assert w.machine_size == 8 and w.job_id.tolist() == [1]
+    path.write_bytes(b"\xef\xbb\xbf" + rec(1).encode() + b"\n")
+    assert read_swf(path, machine_size=4).job_id.tolist() == [1]
+
+
+@pytest.mark.parametrize(("head", "what"), [
+    (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "a PNG image"),
+    (b"%PDF-1.7\n", "a PDF document"),
+    (b"PK\x03\x04\x14\x00", "a zip archive"),
+    (b"BZh91AY&SY", "bzip2-compressed data"),
+    (b"\n  <!DOCTYPE html>\n<html><body>Not found</body></html>\n", "HTML or XML"),
+    (b"\xff\xfe;\x00 \x00", "UTF-16 text"),
+])
+def test_a_file_that_is_not_text_says_what_it_is(tmp_path: Path, head: bytes,
+                                                  what: str) -> None:
+    for gz in (False, True):
+        path = tmp_path / ("x.gz" if gz else "x.swf")
+        path.write_bytes(gzip.compress(head + b"1 2 3\n") if gz else head + b"1 2 3\n")
+        for skip in (False, True):
+            with pytest.raises(WorkloadError) as info:
+                read_swf(path, skip_bad_lines=skip)
+            assert f"not an SWF trace: the file is {what}" in str(info.value)
+
+
+def test_binary_data_after_text_is_reported_as_binary(tmp_path: Path) -> None:
+    path = tmp_path / "x.swf"
+    path.write_bytes(f"; MaxProcs: 8\n{rec(1)}\n".encode() + b"\x00\x01\x02 junk\n")
+    for skip in (False, True):
+        with pytest.raises(WorkloadError) as info:
+            read_swf(path, skip_bad_lines=skip)
+        assert info.value.line == 3 and "binary data (NUL bytes)" in str(info.value)
+
+
 # ---------------------------------------------------------------------------- loader rules
 
 
@@ -445,6 +575,7 @@ def test_write_format(tmp_path: Path) -> None:
 
 def test_write_gzip_is_deterministic(tmp_path: Path) -> None:
     fields = np.tile(np.arange(18, dtype=float), (50, 1))
+    fields[:, 0] = np.arange(1, 51)  # job numbers are unique
     a, b = tmp_path / "a.swf.gz", tmp_path / "b.swf.gz"
     write_swf(a, fields, {"MaxProcs": "32"})
     write_swf(b, fields, {"MaxProcs": "32"})
@@ -481,19 +612,26 @@ small_int = st.integers(-1, 10**6).map(float)
 decimal = st.integers(0, 10**9).flatmap(lambda m: st.integers(0, 9).map(lambda e: m / 10**e))
 
 
+time_value = st.one_of(decimal, st.floats(0, swf.MAX_SECONDS))
+
+
 @st.composite
 def workload_fields(draw: st.DrawFn) -> np.ndarray:
+    """Valid traces: unique job numbers, times within MAX_SECONDS, -1 as the only negative
+    value of the fields the simulator reads; any finite value in the others."""
     n = draw(st.integers(1, 12))
+    ids = draw(st.lists(st.integers(2, 10**12), min_size=n - 1, max_size=n - 1, unique=True))
     rows = []
     submit = 0.0
     for i in range(n):
-        submit += draw(st.one_of(st.just(0.0), decimal))
+        submit += draw(st.one_of(st.just(0.0), decimal)) / 12  # stays below MAX_SECONDS
         row = [draw(st.one_of(small_int, decimal, finite)) for _ in range(18)]
-        row[0] = float(draw(st.integers(1, 10**12)) if i else i + 1)
+        row[0] = float(ids[i - 1] if i else 1)
         row[1] = submit
-        row[3] = draw(st.one_of(decimal, st.floats(0, 1e12)))
+        row[3] = draw(time_value)
         row[4] = float(draw(st.integers(-1, 64)))
         row[7] = float(draw(st.integers(1, 64)))
+        row[8] = draw(st.one_of(st.just(-1.0), time_value))
         rows.append(row)
     return np.array(rows)
 
@@ -523,29 +661,37 @@ valid_token = st.one_of(
                      "0000000000000000000007", "123456789012.5", "-99999999.99999"]),
 )
 whole_token = st.integers(-1, 10**6).map(str)
+time_token = st.one_of(st.just("-1"), st.integers(0, 10**10).map(str), decimal.map(str),
+                       st.floats(0, swf.MAX_SECONDS).map(repr))
 bad_token = st.sampled_from(["nan", "x", "1.2.3", "--1", "-", ".", "1_0", "12a", "inf", "2.5",
-                             "-3", "1e999", "0x1"])
+                             "-3", "1e999", "0x1", "-400", "-0.5", "1e11", "1e23", "1e26"])
 
 
 @st.composite
 def swf_text(draw: st.DrawFn) -> bytes:
-    """Valid SWF data lines, sometimes with one bad token, one field too few or one too many."""
+    """Valid SWF data lines, sometimes with one bad token, one field too few or one too many,
+    or a job number used twice."""
     n = draw(st.integers(1, 4))
     rows = []
-    for _ in range(n):
+    ids = draw(st.lists(whole_token, min_size=n, max_size=n, unique=True))
+    for k in range(n):
         row = [draw(valid_token) for _ in range(18)]
-        for i in (0, 4, 7):
+        for i in (4, 7):
             row[i] = draw(whole_token)
+        row[0] = ids[k]
         row[1] = draw(st.one_of(whole_token.filter(lambda t: t != "-1"), decimal.map(str)))
+        row[3], row[8] = draw(time_token), draw(time_token)
         rows.append(row)
-    change = draw(st.sampled_from(["none", "token", "drop", "add"]))
+    change = draw(st.sampled_from(["none", "token", "drop", "add", "repeat"]))
     r, c = draw(st.integers(0, n - 1)), draw(st.integers(0, 17))
     if change == "token":
-        rows[r][c] = draw(bad_token)  # "2.5" and "-3" are bad only in some fields
+        rows[r][c] = draw(bad_token)  # "2.5", "-3", "1e11"... are bad only in some fields
     elif change == "drop":
         del rows[r][c]
     elif change == "add":
         rows[r].insert(c, draw(valid_token))
+    elif change == "repeat":
+        rows[r][0] = rows[c % n][0]  # the job number of another line (or of the same one)
     sep = draw(st.sampled_from([" ", "\t", "  ", " \t "]))
     end = draw(st.sampled_from(["", "\n", "\r\n"]))
     return end.join(sep.join(row) for row in rows).encode() + end.encode()

@@ -38,7 +38,16 @@ class ConfigError(CkptsimError):
 
     def __init__(self, key: str, message: str) -> None:
         self.key = key
+        self.message = message
         super().__init__(f"{key}: {message}")
+
+
+class OutputError(CkptsimError):
+    """An output file or folder cannot be written: names the path and the reason."""
+
+    def __init__(self, path: str, message: str) -> None:
+        self.path = str(path)
+        super().__init__(f"{path}: {message}")
 
 
 class DecisionError(CkptsimError):

@@ -35,6 +35,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CkptsimError as exc:
         print(f"ckptsim: error: {exc}", file=sys.stderr)
         return 2
+    except MemoryError as exc:  # e.g. demo --jobs 100000000000
+        print(f"ckptsim: error: not enough memory: {exc or 'the run is too large'}",
+              file=sys.stderr)
+        return 2
+    except OSError as exc:  # a file the command reads or writes, not reported more precisely
+        where = f"{exc.filename}: " if exc.filename is not None else ""
+        print(f"ckptsim: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("ckptsim: interrupted", file=sys.stderr)
         return 130

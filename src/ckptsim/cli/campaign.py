@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ckptsim.cli.common import SweepProgress, fmt, print_table
+from ckptsim.cli.common import SweepProgress, fmt, output_folder, print_table
 from ckptsim.errors import ConfigError
 
 
@@ -31,12 +31,15 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         raise ConfigError("--out", "a sweep needs a results folder: --out DIR (or --dry-run)")
     if args.jobs is not None and args.jobs < 0:
         raise ConfigError("--jobs", f"expected a number of processes >= 0, got {args.jobs}")
+    if args.dask_timeout is not None and not args.dask_timeout > 0:
+        raise ConfigError("--dask-timeout", f"expected seconds > 0, got {args.dask_timeout}")
     plan = plan_sweep(args.spec, args.out, trace_dir=args.trace_dir, keep_jobs=args.keep_jobs)
     spec = plan.spec
     shape = (f"{len(spec.workloads)} workload(s), {len(spec.schedulers)} scheduler "
              f"entr{'y' if len(spec.schedulers) == 1 else 'ies'}, {len(spec.seeds)} seed(s)")
     for path, why in plan.corrupt:
-        print(f"ckptsim: damaged run file {path} ({why}): its run is run again",
+        what = "per-job file" if Path(path).parent.name == "jobs" else "store file"
+        print(f"ckptsim: damaged {what} {path} ({why}): its runs are run again",
               file=sys.stderr)
     if args.dry_run:
         inputs = manifest(spec, plan.runs)["inputs"]
@@ -46,7 +49,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                   if args.out else "")
         print(f"{len(plan.runs)} runs ({shape}){status}")
         return 0
-    executor = make_executor(args.jobs, args.dask)
+    executor = make_executor(args.jobs, args.dask, dask_timeout=args.dask_timeout)
     where = (f"a Dask LocalCluster of {executor.workers} workers" if args.dask == "local" else
              f"the Dask scheduler at {args.dask}" if args.dask else
              "this process" if args.jobs == 0 else f"{executor.workers} local processes")
@@ -79,24 +82,30 @@ def cmd_results(args: argparse.Namespace) -> int:
     from ckptsim.experiments import results as res
     from ckptsim.experiments.columns import short_names
     from ckptsim.experiments.spec import DEFAULT_METRICS
-    from ckptsim.experiments.store import load_results
+    from ckptsim.experiments.store import load_store
 
-    rows, manifest = load_results(args.dir, all_runs=args.all)
+    loaded = load_store(args.dir, all_runs=args.all)
+    rows, manifest = loaded.rows, loaded.manifest
+    _warn_damaged_jobs(loaded.damaged_jobs)
     columns = res.all_columns(rows) or list(manifest.get("inputs", []))
     where = res.parse_where(args.where, columns)
     rows = res.filter_rows(rows, where)
     by = res.resolve_columns("--group-by", args.group_by, columns)
     metrics = (res.resolve_columns("--metrics", args.metrics, columns) if args.metrics
                else [m for m in manifest.get("metrics", DEFAULT_METRICS) if m in columns])
+    inputs = [c for c in manifest.get("inputs", []) if c in columns]
+    pooled: list[str] = []
     if by:
-        table = res.group(rows, by, metrics)
+        mixed = res.pooled_inputs(rows, by, inputs)
+        pooled = short_names([*mixed, *columns])[:len(mixed)]
+        table = res.group(rows, by, metrics, inputs)
         shown = [*by, "runs", "failed"] + [c for m in metrics for c in (m, f"{m}_ci95")]
     else:
-        inputs = [c for c in manifest.get("inputs", []) if c in columns]
         shown, table = res.run_rows(rows, inputs, metrics)
     if args.csv is not None:
         export = shown if by else res.export_columns(rows)
         text = res.to_csv(export, table if by else rows)
+        _note_pooled(pooled)
         if args.csv == "-":
             sys.stdout.write(text)
         else:
@@ -111,10 +120,28 @@ def cmd_results(args: argparse.Namespace) -> int:
         labels = short_names([*shown, *columns])[:len(shown)]
         body = [[fmt(r[c]) for c in shown] for r in table]
     title = f"{manifest.get('experiment', args.dir)}: {len(rows)} runs"
-    if by:
+    if by and not pooled:
         title += " (mean ± 95% CI over replications)"
+    elif by:
+        title += (f" (mean over runs that differ in {', '.join(pooled)}: no confidence "
+                  "interval)")
     print_table(title, labels, body)
+    _note_pooled(pooled)
     return 0
+
+
+def _note_pooled(pooled: list[str]) -> None:
+    if pooled:
+        print(f"note: the groups pool runs of different configurations ({', '.join(pooled)} "
+              f"vary within them), so their spread is not a confidence interval over "
+              f"replications; add {' '.join(pooled)} to --group-by, or filter with --where, "
+              "for one row per configuration", file=sys.stderr)
+
+
+def _warn_damaged_jobs(damaged: list[tuple[str, str]]) -> None:
+    for path, why in damaged:
+        print(f"ckptsim: warning: damaged per-job file {path} ({why}); rerun the sweep "
+              "to recompute its run", file=sys.stderr)
 
 
 def _pm(mean: float, half: float) -> str:
@@ -127,6 +154,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     from ckptsim.experiments.report import make_report
 
     report = make_report(args.dir, args.out)
+    _warn_damaged_jobs(report.damaged_jobs)
     for note in report.notes:
         print(f"ckptsim: {note}", file=sys.stderr)
     print(f"{len(report.figures) // 2} figure(s) (PNG and SVG) and the page {report.html}")
@@ -134,6 +162,12 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_paper(args: argparse.Namespace) -> int:
+    if args.first is not None and args.first < 1:
+        raise ConfigError("--first", f"expected a number of jobs >= 1, got {args.first}")
+    if args.jobs is not None and args.jobs < 0:
+        raise ConfigError("--jobs", f"expected a number of processes >= 0 (0: in this "
+                                    f"process), got {args.jobs}")
+    output_folder(args.out)
     if args.paper == "oliner":
         return _paper_oliner(args)
     from ckptsim.experiments.papers import niu
@@ -168,15 +202,19 @@ def _paper_oliner(args: argparse.Namespace) -> int:
         levels=tuple(args.levels) if args.levels else defaults.levels,
         replications=args.replications, jobs=args.jobs)
     t0 = time.perf_counter()
-    bar = SweepProgress(oliner.runs_of(args.figure, opt), 0)
+    total = oliner.runs_of(args.figure, opt)
+    bar = SweepProgress(total, 0)
     try:
         outputs = oliner.run_figures(args.figure, args.out, opt, on_row=bar.update)
     finally:
         bar.close()
     for out in outputs:
         print(f"{out.csv.stem}: {out.csv} and {out.png} ({len(out.rows)} rows)")
-    print(f"{bar.count} runs simulated in {time.perf_counter() - t0:.1f} s; the others were "
-          f"already in {Path(args.out) / 'store'}")
+    reused = total - bar.count
+    runs = f"{bar.count} run{'' if bar.count == 1 else 's'}"
+    print(f"{runs} simulated in {time.perf_counter() - t0:.1f} s"
+          + (f"; {reused} {'run was' if reused == 1 else 'runs were'} already in "
+             f"{Path(args.out) / 'store'}" if reused > 0 else ""))
     return 0
 
 
@@ -190,6 +228,9 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--dask", default=None, metavar="ADDRESS",
                    help="run on the Dask scheduler at ADDRESS (e.g. tcp://host:8786), or "
                         "'local' for a LocalCluster of --jobs workers")
+    p.add_argument("--dask-timeout", type=float, default=None, metavar="SECONDS",
+                   help="give up when the Dask scheduler does not answer within SECONDS "
+                        "(default 5)")
     p.add_argument("--dry-run", action="store_true",
                    help="validate the spec and print the run matrix without running it")
     p.add_argument("--trace-dir", default=None, metavar="DIR",
@@ -205,7 +246,8 @@ def add_parsers(sub: Any) -> None:
                    help="keep runs whose column KEY equals VALUE (VALUE may be v1,v2,...); "
                         "several filters must all hold")
     p.add_argument("--group-by", nargs="+", metavar="KEY",
-                   help="one row per value of these columns: mean ± 95%% CI of the metrics")
+                   help="one row per value of these columns: mean of the metrics, ± 95%% CI "
+                        "over replications when a group holds one configuration")
     p.add_argument("--metrics", nargs="+", metavar="METRIC",
                    help="metrics to show (default: the spec's metrics)")
     p.add_argument("--csv", nargs="?", const="-", default=None, metavar="FILE",

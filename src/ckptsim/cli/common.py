@@ -5,23 +5,62 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ckptsim.errors import ConfigError
+from ckptsim.errors import ConfigError, OutputError
 
 PROGRESS_AFTER = 2.0  # seconds before a progress bar appears
 
+#: The flags of `run` / `inspect` that set the library's keys, so that an error names what the
+#: user typed: `--first: ...`, not `n: ...`.
+WORKLOAD_FLAGS = {
+    "n": "--first", "alpha": "--alpha", "c": "--load-scale", "start": "--window START",
+    "end": "--window END", "start/end": "--window", "machine_size": "--machine-size",
+    "oversize": "--oversize", "size_from": "--size-from", "skip_bad_lines": "--skip-bad-lines",
+    "workload": "--workload",
+}
+SIMULATION_FLAGS = {
+    "machine_size": "--machine-size", "overrun": "--overrun", "scheduler": "--scheduler",
+    "failures": "--failures", "method": "--failures map",
+}
+
+
+@contextmanager
+def flag_names(keys: Mapping[str, str], prefixes: Mapping[str, str] | None = None
+               ) -> Iterator[None]:
+    """Re-raise a ConfigError under the command-line flag that sets its key: `keys` maps
+    whole keys, `prefixes` key prefixes (`{"failures.": "--failures "}` turns
+    `failures.path` into `--failures path`)."""
+    try:
+        yield
+    except ConfigError as exc:
+        flag = keys.get(exc.key)
+        if flag is None:
+            for prefix, replacement in (prefixes or {}).items():
+                if exc.key.startswith(prefix):
+                    flag = replacement + exc.key[len(prefix):]
+                    break
+        if flag is None:
+            raise
+        raise ConfigError(flag, exc.message) from None
+
 
 def parse_set(items: Sequence[str] | None) -> dict[str, str]:
-    """`--set key=value` options into a dict (values converted by the policy's types)."""
+    """`--set key=value` options into a dict (values converted by the policy's types).  A key
+    given twice is refused: the last one silently winning hides a typo in a long command."""
     out: dict[str, str] = {}
     for item in items or ():
         key, sep, value = item.partition("=")
-        if not sep or not key.strip():
+        key, value = key.strip(), value.strip()
+        if not sep or not key:
             raise ConfigError("--set", f"expected key=value, got {item!r}")
-        out[key.strip()] = value.strip()
+        if key in out:
+            raise ConfigError(f"--set {key}", f"given twice ({key}={out[key]} and "
+                                              f"{key}={value}): give each parameter once")
+        out[key] = value
     return out
 
 
@@ -29,15 +68,30 @@ def load_workload(args: argparse.Namespace) -> Any:
     """The workload named on the command line, with the requested transforms applied."""
     from ckptsim.workload.source import load_workload as load
 
-    try:
+    with flag_names(WORKLOAD_FLAGS, {"lublin.": "--workload lublin."}):
         return load(args.workload, machine_size=args.machine_size, oversize=args.oversize,
                     size_from=args.size_from, skip_bad_lines=args.skip_bad_lines,
                     window=args.window, first=args.first, alpha=args.alpha,
                     load_scale=args.load_scale)
-    except ConfigError as exc:
-        if exc.key.startswith("lublin.") or exc.key == "workload":
-            raise ConfigError(f"--workload {exc.key}", str(exc).partition(": ")[2]) from None
-        raise
+
+
+def output_folder(out: str | None, flag: str = "--out") -> Path | None:
+    """The folder `--out` names, created now, before any simulation, so that a path that
+    cannot be written fails at once with the flag's name."""
+    if out is None:
+        return None
+    path = Path(out)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(flag, f"cannot create the folder {out}: "
+                                f"{exc.strerror or exc}") from None
+    return path
+
+
+def note(text: str) -> None:
+    """A remark about the run on stderr (the tables stay clean on stdout)."""
+    print(f"ckptsim: note: {text}", file=sys.stderr)
 
 
 class Progress:
@@ -83,11 +137,22 @@ def fmt(value: Any) -> str:
 
 
 SUMMARY_ROWS = (
-    ("jobs", "jobs"), ("jobs_killed", "jobs killed"), ("mean_wait", "mean wait (s)"),
-    ("max_wait", "max wait (s)"), ("mean_response", "mean response (s)"),
-    ("mean_bsld", "mean bounded slowdown"), ("mean_queue_length", "mean queue length"),
+    ("jobs", "jobs"), ("jobs_killed", "jobs ended unfinished (killed for good)"),
+    ("mean_wait", "mean wait (s)"), ("median_wait", "median wait (s)"),
+    ("p95_wait", "95th percentile wait (s)"), ("max_wait", "max wait (s)"),
+    ("mean_response", "mean response (s)"), ("mean_bsld", "mean bounded slowdown"),
+    ("max_bsld", "max bounded slowdown"), ("mean_queue_length", "mean queue length"),
     ("utilization", "utilisation"), ("makespan", "makespan (s)"),
     ("backfill_ratio", "backfill ratio"),
+)
+FAILURE_ROWS = (
+    ("failures", "failures"), ("failures_hitting_jobs", "failures hitting jobs"),
+    ("jobs_killed_by_failures", "job kills by failures (each job requeued)"),
+    ("lost_ratio", "capacity lost to failures"),
+)
+CHECKPOINT_ROWS = (
+    ("preempt_ratio", "preempt ratio"), ("checkpoints", "checkpoints"),
+    ("wasted_ratio", "wasted ratio"),
 )
 
 
@@ -98,29 +163,46 @@ def print_table(title: str, columns: list[str], rows: list[list[str]]) -> None:
     # On a terminal the table fits its width; into a pipe or a file it is as wide as it needs
     # (rich would otherwise cut it to 80 columns).
     console = Console() if sys.stdout.isatty() else Console(width=10_000)
-    table = Table(title=title)
+    table = Table()
     for i, c in enumerate(columns):
         table.add_column(c, justify="left" if i == 0 else "right")
     for r in rows:
         table.add_row(*r)
+    # The title on a line of its own: as a table title rich would wrap it to the table's
+    # width, cutting a long trace path mid-word.
+    console.print(title, style="italic", soft_wrap=True, markup=False, highlight=False)
     console.print(table)
 
 
 def write_outputs(result: Any, out: Path) -> None:
     from ckptsim.records.io import write_jobs_csv, write_schedule_swf, write_summary_json
 
-    out.mkdir(parents=True, exist_ok=True)
-    write_jobs_csv(result.table, out / "jobs.csv")
-    write_summary_json(result.summary_document(), out / "summary.json")
-    write_schedule_swf(result.workload, result.table, out / "schedule.swf",
-                       scheduler=result.scheduler)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        write_jobs_csv(result.table, out / "jobs.csv")
+        write_summary_json(result.summary_document(), out / "summary.json")
+        write_schedule_swf(result.workload, result.table, out / "schedule.swf",
+                           scheduler=result.scheduler)
+    except OSError as exc:
+        where = exc.filename if exc.filename is not None else out
+        raise OutputError(str(where), f"cannot write: {exc.strerror or exc}") from None
+
+
+#: Loader counts worth a mention: records dropped or changed by the reader, and job sizes a
+#: scheduler changed to fit its machine (BG/L: scaled to the torus, rounded up to boxes).
+_SHOWN_COUNTS = ("unsorted_submits", "clamped_too_large", "sizes_scaled", "sizes_rounded_to_box")
 
 
 def loader_line(w: Any) -> str:
-    skipped = {k: v for k, v in sorted(w.counts.items())
+    """What the reader did to the trace (counts over every record read, before `--window`
+    and `--first`), and what the scheduler did to job sizes."""
+    changed = {k: v for k, v in sorted(w.counts.items())
                if v and (k.startswith("skipped") or k.endswith("missing")
-                         or k in ("unsorted_submits", "clamped_too_large"))}
-    return ", ".join(f"{k}={v}" for k, v in skipped.items()) or "no records dropped or changed"
+                         or k in _SHOWN_COUNTS)}
+    text = ", ".join(f"{k}={v}" for k, v in changed.items()) or "no records dropped or changed"
+    if "records" in w.counts:
+        text = f"{w.counts['records']} records read; {text}"
+    return text
 
 
 

@@ -8,15 +8,23 @@ from pathlib import Path
 from typing import Any
 
 from ckptsim.cli.common import (
+    CHECKPOINT_ROWS,
+    FAILURE_ROWS,
+    SIMULATION_FLAGS,
     SUMMARY_ROWS,
+    WORKLOAD_FLAGS,
     Progress,
+    flag_names,
     fmt,
     load_workload,
     loader_line,
+    note,
+    output_folder,
     parse_set,
     print_table,
     write_outputs,
 )
+from ckptsim.errors import ConfigError
 
 DEMO_JOBS = 3000  # the built-in workload: see ckptsim.workload.source.BUILTIN
 DEMO_SEED = 1
@@ -27,47 +35,84 @@ def cmd_run(args: argparse.Namespace) -> int:
     from ckptsim.runner import simulate
 
     t0 = time.perf_counter()
-    w = load_workload(args)
     params = parse_set(args.set)
+    out = output_folder(args.out)
+    if args.failures is not None:  # before reading a trace that may take seconds
+        from ckptsim.failures.source import check_failure_spec
+
+        with flag_names(SIMULATION_FLAGS, {"failures.": "--failures "}):
+            check_failure_spec(args.failures)
+    w = load_workload(args)
+    if args.alpha is not None and args.alpha > 1:
+        note(_alpha_note(w, args.alpha, args.overrun))
     progress = Progress(f"{args.scheduler}")
     try:
-        result = simulate(w, args.scheduler, params, machine_size=args.machine_size,
-                          overrun=args.overrun, check=args.check, progress=progress,
-                          failures=args.failures)
+        with flag_names(SIMULATION_FLAGS, {f"{args.scheduler}.": "--set ",
+                                           "failures.": "--failures "}):
+            result = simulate(w, args.scheduler, params, machine_size=args.machine_size,
+                              overrun=args.overrun, check=args.check, progress=progress,
+                              failures=args.failures)
     finally:
         progress.close()
-    if args.out:
-        write_outputs(result, Path(args.out))
+    if out is not None:
+        write_outputs(result, out)
     wall = time.perf_counter() - t0
     s = result.summary
     shown = list(SUMMARY_ROWS)
     if "failures" in s:
-        shown += [("failures", "failures"), ("failures_hitting_jobs", "failures hitting jobs"),
-                  ("jobs_killed_by_failures", "jobs killed by failures"),
-                  ("lost_ratio", "capacity lost to failures")]
+        shown += FAILURE_ROWS
     if s.get("checkpoints"):
-        shown += [("preempt_ratio", "preempt ratio"), ("checkpoints", "checkpoints"),
-                  ("wasted_ratio", "wasted ratio")]
+        shown += CHECKPOINT_ROWS
     rows = [[label, fmt(s[key])] for key, label in shown]
-    print_table(f"{args.scheduler} on {w.source} ({w.n_jobs} jobs, {w.machine_size} nodes)",
-                ["metric", "value"], rows)
-    print(f"loader: {loader_line(w)}")
+    print_table(f"{args.scheduler} on {w.source} ({_size_text(w, result)})", ["metric", "value"],
+                rows)
+    print(f"loader: {loader_line(result.workload)}")
+    if result.workload.transforms:
+        print(f"workload: {'; '.join(result.workload.transforms)}")
+    if result.daily.get("omitted"):
+        note(f"no daily series in summary.json: {result.daily['omitted']}")
     print(f"simulated {w.n_jobs} jobs in {result.wall_seconds:.2f} s "
           f"({w.n_jobs / max(result.wall_seconds, 1e-9):,.0f} jobs/s); whole command "
           f"{wall:.2f} s" + (f"; outputs in {args.out}" if args.out else ""))
     return 0
 
 
+def _size_text(w: Any, result: Any) -> str:
+    """Jobs and nodes of the simulated machine, and the trace's own machine when it differs
+    (the BG/L schedulers simulate 128 supernodes whatever the trace's size)."""
+    simulated = result.options["machine_size"]
+    text = f"{result.workload.n_jobs} jobs, {simulated} nodes"
+    if w.machine_size != simulated:
+        text += f"; the trace's machine has {w.machine_size}"
+    return text
+
+
+def _alpha_note(w: Any, alpha: float, overrun: str) -> str:
+    from ckptsim.workload.transforms import underestimates
+
+    under, clamped = underestimates(w, alpha)
+    fate = ("they run on past their estimates to completion (--overrun extend)"
+            if overrun == "extend" else
+            "they are killed when their estimate runs out (--overrun kill)")
+    return (f"--alpha {alpha:g} > 1 exaggerates the users' errors: the {under} jobs that "
+            f"requested less time than they ran get estimates further below their run time "
+            f"({clamped} of them clamped to 0 s); {fate}")
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from ckptsim.runner import simulate
     from ckptsim.workload.lublin import generate_lublin
 
-    w = generate_lublin(args.jobs, machine_size=args.machine_size, seed=args.seed)
+    if args.jobs < 1:
+        raise ConfigError("--jobs", f"expected a number of jobs >= 1, got {args.jobs}")
+    out = output_folder(args.out)
+    with flag_names({"n_jobs": "--jobs", "machine_size": "--machine-size", "seed": "--seed"}):
+        w = generate_lublin(args.jobs, machine_size=args.machine_size, seed=args.seed)
     results = {}
     for name in ("fcfs", "easy", "conservative"):
         results[name] = simulate(w, name, check=args.check)
-        if args.out:
-            write_outputs(results[name], Path(args.out) / name)
+        if out is not None:
+            write_outputs(results[name], out / name)
     rows = [[label] + [fmt(results[n].summary[key]) for n in results]
             for key, label in SUMMARY_ROWS]
     print_table(f"Built-in workload: Lublin-Feitelson model, {w.n_jobs} jobs, "
@@ -81,8 +126,14 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     from ckptsim.workload.stats import trace_statistics
     from ckptsim.workload.swf import read_swf
 
-    w = read_swf(args.path, machine_size=args.machine_size, oversize=args.oversize,
-                 skip_bad_lines=args.skip_bad_lines, size_from=args.size_from)
+    if args.plot:
+        from ckptsim.plots.trace import check_image_path
+
+        with flag_names({"path": "--plot"}):
+            check_image_path(args.plot)
+    with flag_names(WORKLOAD_FLAGS):
+        w = read_swf(args.path, machine_size=args.machine_size, oversize=args.oversize,
+                     skip_bad_lines=args.skip_bad_lines, size_from=args.size_from)
     stats = trace_statistics(w)
     rows = [[k, fmt(v)] for k, v in stats.items() if not isinstance(v, (list, dict))]
     print_table(f"{args.path}", ["statistic", "value"], rows)

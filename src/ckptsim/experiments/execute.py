@@ -5,34 +5,32 @@ top-level function of picklable arguments, so a local process pool and a Dask cl
 very same code.  It never raises for a failing run: the exception becomes a row with
 status "failed" and its traceback, so one bad run never stops a sweep.
 
-Executors (`SerialExecutor`, `PoolExecutor`, `DaskExecutor`) share one interface:
-`execute(runs, store, on_row)` stores every run and calls `on_row(row)` in the calling process
-as each one finishes (the command line draws its progress bar from these calls).
+Executors (`SerialExecutor`, `pool.PoolExecutor`, `daskexec.DaskExecutor`) share one
+interface: `execute(runs, writer, on_row)` hands every finished run to the sweep's one
+`StoreWriter` and calls `on_row(row)` in the calling process as each one is recorded (the
+command line draws its progress bar from these calls).
 """
 
 from __future__ import annotations
 
-import contextlib
 import datetime
-import multiprocessing
 import os
-import signal
 import socket
-import threading
 import time
 import traceback
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from ckptsim import __version__
 from ckptsim.experiments.matrix import Run, canonical_json
-from ckptsim.experiments.store import Store
 from ckptsim.workload.model import Workload
+
+if TYPE_CHECKING:
+    from ckptsim.experiments.writer import StoreWriter
 
 OnRow = Callable[[dict[str, Any]], None]
 
@@ -43,10 +41,24 @@ _CACHE: OrderedDict[tuple[Any, ...], Workload] = OrderedDict()
 
 @dataclass
 class Outcome:
-    """A finished run: its row, and its per-job records when the run keeps them."""
+    """A finished run: its row, its per-job records (Parquet bytes) when the run keeps them,
+    and the CPU seconds the run took in its process (loading, simulating, summarising)."""
 
     row: dict[str, Any]
-    jobs: Any = None  # a pyarrow Table
+    jobs: bytes | None = None
+    cpu: float = 0.0
+
+
+@dataclass
+class ExecStats:
+    """Where an executor's time went, for benchmarks: CPU seconds inside runs, CPU seconds of
+    the worker processes altogether (None when the runs ran in this process), seconds until
+    the workers were ready."""
+
+    runs: int = 0
+    run_cpu: float = 0.0
+    worker_cpu: float | None = None
+    startup_seconds: float = 0.0
 
 
 def _cached(key: tuple[Any, ...], make: Callable[[], Workload]) -> Workload:
@@ -65,15 +77,39 @@ def clear_cache() -> None:
     _CACHE.clear()
 
 
-def load_run_workload(run: Run) -> Workload:
+def load_key(run: Run) -> tuple[Any, ...] | None:
+    """What runs share when they read the same trace (None for generated workloads, which
+    differ by seed): executors send runs with the same key to the same worker."""
+    if run.kind != "trace":
+        return None
+    return ("trace", run.path, canonical_json(run.source))
+
+
+def read_base(run: Run) -> Workload | None:
+    """The whole trace a trace run reads, before its transforms: what the runs that share its
+    `load_key` can share (None when it cannot be read: each run then reads it itself, and
+    fails with its own traceback)."""
+    from ckptsim.workload.swf import read_swf
+
+    try:
+        return read_swf(run.path or "", **run.source)
+    except Exception:
+        return None
+
+
+def load_run_workload(run: Run, base: Workload | None = None) -> Workload:
     """The run's workload: read (or generated) once per process, then transformed.
+
+    `base` is the trace already read (`read_base`), when the executor shares it.
 
     Transforms are applied in `load_workload`'s order -- window, first N, alpha, load scale --
     so that a spec and `ckptsim run` with the same options simulate the same jobs.
     """
     from ckptsim.workload import transforms as tf
 
-    if run.kind == "trace":
+    if base is not None:
+        w = base
+    elif run.kind == "trace":
         from ckptsim.workload.swf import read_swf
 
         assert run.path is not None
@@ -117,15 +153,21 @@ def jobs_table(table: Any) -> Any:
     return pa.table(cols)
 
 
-def execute_run(run: Run) -> Outcome:
-    """Run one simulation; any exception is recorded in the row, never raised."""
+_FAILED_KEYS = ("run_id", "status", "error_message", "events", "sim_seconds")
+
+
+def execute_run(run: Run, base: Workload | None = None) -> Outcome:
+    """Run one simulation; any exception is recorded in the row, never raised.  `base`: the
+    run's trace already read (see `load_run_workload`)."""
     from ckptsim.runner import simulate
 
     t0 = time.perf_counter()
+    c0 = time.thread_time()
     row: dict[str, Any] = {"run_id": run.run_id, **run.columns}
     jobs = None
+    cpu = None
     try:
-        w = load_run_workload(run)
+        w = load_run_workload(run, base)
         result = simulate(w, run.scheduler_name, run.params, overrun=run.overrun,
                           check=run.check, daily=False, failures=run.failures.get("failures"),
                           failure_seed=run.seed, failure_count=run.failures.get("failure_count"))
@@ -133,29 +175,26 @@ def execute_run(run: Run) -> Outcome:
         for key, value in result.summary.items():
             row[key if key not in row else f"metric.{key}"] = value
         row.update(events=result.events, sim_seconds=result.wall_seconds)
+        cpu = time.thread_time() - c0
         if run.keep_jobs:
-            jobs = jobs_table(result.table)
+            from ckptsim.experiments.storefmt import encode_jobs
+
+            jobs = encode_jobs(jobs_table(result.table))
         error = None
     except Exception as exc:
         row.update(status="failed", error_message=f"{type(exc).__name__}: {exc}",
                    events=None, sim_seconds=None)
+        for key in [k for k in row if k not in run.columns and k not in _FAILED_KEYS]:
+            del row[key]  # metrics of a run that failed while keeping its records
         error = traceback.format_exc()
+        jobs = None
+    if cpu is None:
+        cpu = time.thread_time() - c0
     row.update(run_seconds=time.perf_counter() - t0,
                finished_at=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
                host=socket.gethostname(), pid=os.getpid(), ckptsim_version=__version__,
                error=error)
-    return Outcome(row, jobs)
-
-
-def run_and_store(run: Run, root: str) -> dict[str, Any]:
-    """Execute a run and write it to the store at `root`; return its row.
-
-    Local workers write their own results: the store is on their disk, and the writing (a
-    Parquet encode and an fsync) then happens in parallel instead of in the parent.
-    """
-    outcome = execute_run(run)
-    Store(root).write_run(outcome.row, outcome.jobs)
-    return outcome.row
+    return Outcome(row, jobs, cpu)
 
 
 def crashed_row(run: Run, reason: str) -> dict[str, Any]:
@@ -170,8 +209,9 @@ def crashed_row(run: Run, reason: str) -> dict[str, Any]:
 # ----------------------------------------------------------------------------- executors
 class Executor(Protocol):
     workers: int
+    stats: ExecStats
 
-    def execute(self, runs: Sequence[Run], store: Store, on_row: OnRow) -> None: ...
+    def execute(self, runs: Sequence[Run], writer: StoreWriter, on_row: OnRow) -> None: ...
 
 
 class SerialExecutor:
@@ -179,175 +219,43 @@ class SerialExecutor:
 
     workers = 1
 
-    def execute(self, runs: Sequence[Run], store: Store, on_row: OnRow) -> None:
+    def __init__(self) -> None:
+        self.stats = ExecStats()
+
+    def execute(self, runs: Sequence[Run], writer: StoreWriter, on_row: OnRow) -> None:
+        self.stats = ExecStats()
         for run in runs:
-            on_row(run_and_store(run, str(store.root)))
+            outcome = execute_run(run)
+            ref = None if outcome.jobs is None else writer.write_jobs(run.run_id, outcome.jobs)
+            writer.record(outcome.row, ref)
+            self.stats.runs += 1
+            self.stats.run_cpu += outcome.cpu
+            on_row(outcome.row)
 
 
-def _worker_init(parent: int) -> None:
-    """Pool workers ignore Ctrl-C (the parent decides what stops) and exit when the parent is
-    gone, so a sweep killed with SIGKILL leaves no orphan processes behind."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-    def watch() -> None:
-        while True:
-            time.sleep(0.5)
-            try:
-                os.kill(parent, 0)
-            except ProcessLookupError:
-                os._exit(1)
-            except PermissionError:
-                pass
-
-    threading.Thread(target=watch, daemon=True, name="ckptsim-parent-watch").start()
-
-
-def _context() -> Any:
-    # forkserver: workers fork from a clean process that has ckptsim imported (fast starts,
-    # no locks inherited from the parent's threads); spawn where there is no fork.
-    if "forkserver" in multiprocessing.get_all_start_methods():
-        ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["ckptsim.experiments.preload"])
-        return ctx
-    return multiprocessing.get_context("spawn")
-
-
-class PoolExecutor:
-    """A local process pool (`concurrent.futures`) with `workers` processes.
-
-    A few runs per worker are in flight at once: enough to keep every worker busy, few
-    enough that an interrupted sweep loses little.  A worker that dies (killed, out of
-    memory) fails the runs in flight, and the pool is replaced so the sweep goes on.
-    """
-
-    def __init__(self, workers: int | None = None, *, in_flight_per_worker: int = 4) -> None:
-        self.workers = max(1, workers or os.cpu_count() or 1)
-        self.in_flight = self.workers * in_flight_per_worker
-
-    def execute(self, runs: Sequence[Run], store: Store, on_row: OnRow) -> None:
-        todo = iter(runs)
-        root = str(store.root)
-        while True:
-            pool = ProcessPoolExecutor(self.workers, mp_context=_context(),
-                                       initializer=_worker_init, initargs=(os.getpid(),))
-            try:
-                finished = self._drain(pool, todo, root, store, on_row)
-            except BaseException:
-                _stop(pool)
-                raise
-            pool.shutdown(wait=True)
-            if finished:
-                return
-
-    def _drain(self, pool: ProcessPoolExecutor, todo: Iterable[Run], root: str, store: Store,
-               on_row: OnRow) -> bool:
-        """Run until `todo` is exhausted (True) or the pool broke (False)."""
-        from concurrent.futures.process import BrokenProcessPool
-
-        pending: dict[Future[dict[str, Any]], Run] = {}
-        source = iter(todo)
-        exhausted = False
-        while True:
-            while not exhausted and len(pending) < self.in_flight:
-                run = next(source, None)
-                if run is None:
-                    exhausted = True
-                    break
-                try:
-                    pending[pool.submit(run_and_store, run, root)] = run
-                except BrokenProcessPool:
-                    self._fail([run], store, on_row)
-                    self._fail(list(pending.values()), store, on_row)
-                    return False
-            if not pending:
-                return True
-            done, _ = wait(pending, return_when=FIRST_COMPLETED)
-            broken = []
-            for fut in done:
-                run = pending.pop(fut)
-                try:
-                    on_row(fut.result())
-                except BrokenProcessPool:
-                    broken.append(run)
-            if broken:
-                self._fail(broken + list(pending.values()), store, on_row)
-                return False
-
-    @staticmethod
-    def _fail(runs: list[Run], store: Store, on_row: OnRow) -> None:
-        for run in runs:
-            row = crashed_row(run, "the worker process running this run died (killed or out "
-                                   "of memory); runs in flight with it are failed too")
-            store.write_run(row)
-            on_row(row)
-
-
-def _stop(pool: ProcessPoolExecutor) -> None:
-    """Stop a pool now: cancel what has not started and end the workers (interrupt)."""
-    processes = dict(getattr(pool, "_processes", None) or {})
-    pool.shutdown(wait=False, cancel_futures=True)
-    for p in processes.values():
-        with contextlib.suppress(Exception):
-            p.terminate()
-
-
-class DaskExecutor:
-    """Runs on a Dask `distributed` cluster: an existing scheduler's address, or "local" for a
-    `LocalCluster` of `workers` single-threaded processes.
-
-    Workers only compute (`execute_run`) and send rows back; this process writes the store,
-    so workers need to see the traces but not the results folder.
-    """
-
-    def __init__(self, address: str, workers: int | None = None) -> None:
-        try:
-            import distributed  # noqa: F401
-        except ImportError:
-            from ckptsim.errors import ConfigError
-
-            raise ConfigError("--dask", "needs Dask's distributed package: pip install "
-                                        "'ckptsim[dask]'") from None
-        self.address = address
-        self.workers = max(1, workers or os.cpu_count() or 1)
-
-    def execute(self, runs: Sequence[Run], store: Store, on_row: OnRow) -> None:
-        import logging
-
-        import distributed
-
-        with contextlib.ExitStack() as stack:
-            if self.address == "local":
-                cluster = stack.enter_context(distributed.LocalCluster(
-                    n_workers=self.workers, threads_per_worker=1, processes=True,
-                    dashboard_address=None, silence_logs=logging.ERROR))
-                client = stack.enter_context(distributed.Client(cluster))
-            else:
-                client = stack.enter_context(distributed.Client(self.address, timeout=30))
-            if not runs:
-                return
-            futures = client.map(execute_run, list(runs),
-                                 key=[f"ckptsim-run-{r.run_id}" for r in runs], retries=0)
-            by_key = {f.key: r for f, r in zip(futures, runs, strict=True)}
-            try:
-                for fut in distributed.as_completed(futures):
-                    try:
-                        outcome: Outcome = fut.result()
-                    except Exception as exc:  # the worker died: KilledWorker and friends
-                        run = by_key[fut.key]
-                        outcome = Outcome(crashed_row(run, f"{type(exc).__name__}: {exc}"))
-                    store.write_run(outcome.row, outcome.jobs)
-                    fut.release()
-                    on_row(outcome.row)
-            except BaseException:
-                client.cancel(futures)
-                raise
-
-
-def make_executor(jobs: int | None = None, dask: str | None = None) -> Executor:
+def make_executor(jobs: int | None = None, dask: str | None = None, *,
+                  dask_timeout: float | None = None) -> Executor:
     """The executor the command line asks for: Dask when an address is given, else a local
     pool of `jobs` processes (all cores by default); jobs=0 runs in this process."""
     if dask:
-        return DaskExecutor(dask, jobs)
+        from ckptsim.experiments.daskexec import DEFAULT_TIMEOUT, DaskExecutor
+
+        return DaskExecutor(dask, jobs, timeout=dask_timeout or DEFAULT_TIMEOUT)
     if jobs == 0:
         return SerialExecutor()
+    from ckptsim.experiments.pool import PoolExecutor
+
     return PoolExecutor(jobs)
+
+
+def __getattr__(name: str) -> Any:
+    # The executors of other modules, under the names this module has always exported.
+    if name == "PoolExecutor":
+        from ckptsim.experiments.pool import PoolExecutor
+
+        return PoolExecutor
+    if name == "DaskExecutor":
+        from ckptsim.experiments.daskexec import DaskExecutor
+
+        return DaskExecutor
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -7,6 +7,8 @@ from __future__ import annotations
 import pyarrow.parquet  # noqa: F401
 
 import ckptsim.experiments.execute  # noqa: F401
+import ckptsim.experiments.pool  # noqa: F401
+import ckptsim.experiments.storefmt  # noqa: F401
 import ckptsim.failures.readers  # noqa: F401
 import ckptsim.failures.source  # noqa: F401
 import ckptsim.runner  # noqa: F401

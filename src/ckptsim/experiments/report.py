@@ -25,7 +25,7 @@ from ckptsim.experiments.columns import short_names
 from ckptsim.experiments.figures import draw
 from ckptsim.experiments.results import group, shown_inputs
 from ckptsim.experiments.spec import DEFAULT_METRICS, FigureSpec
-from ckptsim.experiments.store import load_results
+from ckptsim.experiments.store import load_store
 
 
 @dataclass
@@ -33,6 +33,7 @@ class Report:
     html: Path
     figures: list[Path] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # figures that could not be drawn, etc.
+    damaged_jobs: list[tuple[str, str]] = field(default_factory=list)  # (file, why)
 
 
 def versions() -> dict[str, str]:
@@ -47,12 +48,13 @@ def versions() -> dict[str, str]:
 
 def make_report(store_dir: str | Path, out: str | Path | None = None) -> Report:
     """Draw the figures named in the store's spec and write the HTML page."""
-    rows, manifest = load_results(store_dir)
+    loaded = load_store(store_dir)
+    rows, manifest = loaded.rows, loaded.manifest
     folder = Path(out) if out is not None else Path(store_dir) / "report"
     figdir = folder / "figures"
     inputs = manifest.get("inputs") or []
     metrics = manifest.get("metrics") or list(DEFAULT_METRICS)
-    report = Report(html=folder / "index.html")
+    report = Report(html=folder / "index.html", damaged_jobs=loaded.damaged_jobs)
     sections = []
     for doc in manifest.get("figures", []):
         fig = FigureSpec(**{**doc, "where": {k: tuple(v) for k, v in doc["where"].items()}})
@@ -63,7 +65,9 @@ def make_report(store_dir: str | Path, out: str | Path | None = None) -> Report:
             continue
         report.figures += paths
         sections.append(_figure_html(fig, paths[0], paths[1], inputs))
-    page = _page(manifest, rows, inputs, metrics, sections, report.notes)
+    notes = report.notes + [f"damaged per-job file {f} ({why}): rerun the sweep to recompute "
+                            "its run" for f, why in loaded.damaged_jobs]
+    page = _page(manifest, rows, inputs, metrics, sections, notes)
     folder.mkdir(parents=True, exist_ok=True)
     report.html.write_text(page, encoding="utf-8")
     return report
@@ -160,7 +164,7 @@ def _page(manifest: dict[str, Any], rows: list[dict[str, Any]], inputs: list[str
 
     parts.append("<h2>Summary</h2><p class=\"muted\">Mean ± 95% confidence interval "
                  "(Student t) over the successful runs of each configuration.</p>")
-    summary = group(rows, shown, metrics)
+    summary = group(rows, shown, metrics, inputs)
     parts.append(_table(
         [*labels, "runs", "failed", *metrics],
         [[_fmt(g[c]) for c in shown] + [g["runs"], g["failed"]]

@@ -78,24 +78,51 @@ def varying(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> list[str]
     return [c for c in columns if len({repr(r.get(c)) for r in rows}) > 1]
 
 
-def group(rows: Sequence[dict[str, Any]], by: Sequence[str], metrics: Sequence[str]
-          ) -> list[dict[str, Any]]:
-    """One row per distinct value of the `by` columns (in order of first appearance): the
-    number of runs, failures, and each metric's mean and 95% CI half-width over the
-    successful runs (`<metric>` and `<metric>_ci95`)."""
+#: Inputs that do not make two runs different configurations: replications differ by seed;
+#: the experiment name is a label.
+NOT_CONFIGURATION = ("seed", "experiment")
+
+
+def _groups(rows: Sequence[dict[str, Any]], by: Sequence[str]
+            ) -> dict[tuple[str, ...], list[dict[str, Any]]]:
     groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}
     for r in rows:
         groups.setdefault(tuple(repr(r.get(c)) for c in by), []).append(r)
+    return groups
+
+
+def pooled_inputs(rows: Sequence[dict[str, Any]], by: Sequence[str], inputs: Sequence[str]
+                  ) -> list[str]:
+    """The inputs (other than the seed) that vary inside some group of the `by` columns: a
+    group that pools them mixes configurations, not only replications."""
+    config = [c for c in inputs if c not in by and c not in NOT_CONFIGURATION]
+    out: list[str] = []
+    for members in _groups(rows, by).values():
+        out += [c for c in varying(members, config) if c not in out]
+    return [c for c in config if c in out]
+
+
+def group(rows: Sequence[dict[str, Any]], by: Sequence[str], metrics: Sequence[str],
+          inputs: Sequence[str] | None = None) -> list[dict[str, Any]]:
+    """One row per distinct value of the `by` columns (in order of first appearance): the
+    number of runs, failures, and each metric's mean over the successful runs (`<metric>`)
+    and the half-width of its 95% confidence interval (`<metric>_ci95`).
+
+    The interval is over replications: a group whose runs differ in one of `inputs` (other
+    than the seed) pools different configurations, and gets NaN instead of an interval --
+    their spread says how the configurations differ, not how sure the mean is."""
+    config = [c for c in inputs or () if c not in by and c not in NOT_CONFIGURATION]
     out = []
-    for members in groups.values():
+    for members in _groups(rows, by).values():
         ok = [r for r in members if r.get("status") == "ok"]
         agg: dict[str, Any] = {c: members[0].get(c) for c in by}
         agg["runs"] = len(members)
         agg["failed"] = len(members) - len(ok)
+        mixed = bool(varying(members, config))
         for m in metrics:
             mean, half, _ = mean_ci([r.get(m) for r in ok])
             agg[m] = mean
-            agg[f"{m}_ci95"] = half
+            agg[f"{m}_ci95"] = math.nan if mixed else half
         out.append(agg)
     return out
 

@@ -269,9 +269,16 @@ def load_spec(path: str | Path, *, trace_dir: str | Path | None = None) -> Spec:
     """
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        raw = p.read_bytes()
     except OSError as exc:
         raise SpecError(str(p), [("spec", f"cannot read: {exc.strerror or exc}")]) from None
+    try:
+        text = raw.decode("utf-8-sig")  # TOML is UTF-8; a byte-order mark is ignored
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise SpecError(str(p), [("spec", f"line {line}: byte {raw[exc.start]:#04x} is not "
+                                          "UTF-8 (TOML files are UTF-8 text; was it saved in "
+                                          "another encoding, or is it not a spec?)")]) from None
     return parse_spec(text, p, trace_dir=trace_dir)
 
 

@@ -1,19 +1,24 @@
-"""The results store of a sweep: one Parquet file per finished run, written atomically.
+"""The results store of a sweep: a run log while the sweep runs, run tables once it ends.
 
 Layout of a store folder:
 
-    DIR/spec.toml            copy of the spec of the latest sweep (the report reads its figures)
-    DIR/sweep.json           the run matrix of the latest sweep: run ids in order, versions
-    DIR/runs/<run_id>.parquet    one row: parameters, seed, metrics, timing, status, error
-    DIR/jobs/<run_id>.parquet    per-job records of the run (only with keep_jobs)
-    DIR/.lock                    held while a sweep writes (a second sweep is refused)
+    DIR/spec.toml                  copy of the spec of the latest sweep
+    DIR/sweep.json                 the run matrix of the latest sweep: run ids in order, versions
+    DIR/log/SEQ.log                runs as they finish (appended by the sweep, one writer)
+    DIR/runs/part-SEQ-K.parquet    rows of finished runs (a run log, compacted)
+    DIR/runs/<run_id>.parquet      one row per file (store format 1, read as it is)
+    DIR/jobs/<run_id>.parquet      per-job records of a run (only with keep_jobs)
+    DIR/damaged/                   damaged files set aside by a sweep (never read)
+    DIR/.lock                      held while a sweep writes (a second sweep is refused)
 
-Why one file per run: a run's file appears complete or not at all (written under a temporary
-name in the same folder, flushed to disk, then renamed with `os.replace`), so killing a sweep
-at any moment -- Ctrl-C, SIGKILL, a lost machine -- loses at most the runs in flight, and a
-row can never be written twice: a run's file name is its identity.  Parquet page checksums
-are written and verified, and every file is checked on reading (one row, its run id matching
-its name), so a damaged file is reported by name instead of being read.
+A sweep appends each finished run to its run log as soon as it arrives (one `write`: a
+killed process loses nothing that was written) and flushes the log to disk about once a
+second (`fsync`, a group commit); when the sweep ends -- and when the next one starts, after
+a kill -- run logs are compacted into run tables, written under a temporary name, flushed and
+renamed.  A run recorded twice (a failed run run again, a crash between writing a table and
+deleting its log) is read once: the most recent record wins (files are numbered in the order
+they were written).  Every file checks itself on reading (`storefmt`), so damage is reported
+by file name instead of being read.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -28,23 +34,49 @@ from pathlib import Path
 from typing import Any
 
 from ckptsim.errors import CkptsimError
+from ckptsim.experiments import storefmt as fmt
+from ckptsim.experiments.storefmt import STORE_FORMAT, Damaged, Entry, JobsRef
 
-STORE_FORMAT = "1"
-REQUIRED = ("run_id", "status", "workload", "scheduler", "seed")
-STATUSES = ("ok", "failed")
 _TMP = ".tmp-"
+_PART = re.compile(r"part-(\d+)-(\d+)\.parquet$")
+_LOG = re.compile(r"(\d+)\.log$")
+_SINGLE = re.compile(r"([0-9a-f]{64})\.parquet$")
 
 
 class StoreError(CkptsimError):
     """A results store cannot be used as asked (missing, locked, or with damaged files)."""
 
 
+@dataclass(frozen=True)
+class Source:
+    """A file of the store that holds rows, with its place in the order of writing."""
+
+    path: Path
+    kind: str  # "single" (format 1), "log" or "part"
+    seq: int
+
+    @property
+    def order(self) -> tuple[int, int, str]:
+        return (self.seq, ("single", "log", "part").index(self.kind), self.path.name)
+
+
 @dataclass
 class Contents:
-    """What a store holds: valid rows by run id, and the files that could not be read."""
+    """What a store holds: the valid rows by run id, and the files that could not be read."""
 
     rows: dict[str, dict[str, Any]] = field(default_factory=dict)
     corrupt: list[tuple[str, str]] = field(default_factory=list)  # (file, reason)
+    jobs: dict[str, JobsRef | None] = field(default_factory=dict)  # recorded per-job files
+    bad_jobs: dict[str, tuple[str, str]] = field(default_factory=dict)  # run -> (file, why)
+    sources: list[Source] = field(default_factory=list)
+    damaged: list[Source] = field(default_factory=list)
+    origin: dict[str, Source] = field(default_factory=dict)  # run -> where its row is
+    torn: int = 0  # run logs ending in an unfinished record (runs that were in flight)
+
+    def jobs_ok(self, run_id: str) -> bool:
+        """Does the run have an intact per-job file?"""
+        return run_id in self.jobs and run_id not in self.bad_jobs and (
+            self.jobs[run_id] is not None or self.origin[run_id].kind == "single")
 
 
 def fsync_dir(path: Path) -> None:
@@ -68,10 +100,7 @@ def write_atomic(table: Any, path: Path) -> None:
     tmp = path.with_name(f"{_TMP}{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}")
     try:
         with open(tmp, "wb") as f:
-            # Files hold one row (or one run's jobs): compression and statistics cost more
-            # time than they save space.
-            pq.write_table(table, f, write_page_checksum=True, compression="none",
-                           use_dictionary=False, write_statistics=False)
+            pq.write_table(table, f, write_page_checksum=True, write_statistics=False)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
@@ -82,38 +111,6 @@ def write_atomic(table: Any, path: Path) -> None:
     fsync_dir(path.parent)
 
 
-def row_table(row: dict[str, Any]) -> Any:
-    import pyarrow as pa
-
-    table = pa.Table.from_pylist([row])
-    return table.replace_schema_metadata({"ckptsim.store": STORE_FORMAT})
-
-
-def read_row(path: Path) -> dict[str, Any]:
-    """The row of one run file, checked.
-
-    Raises:
-        ValueError: the file is not a valid run file (the message says why).
-    """
-    import pyarrow.parquet as pq
-
-    try:
-        table = pq.ParquetFile(path, page_checksum_verification=True).read(use_threads=False)
-    except Exception as exc:  # pyarrow raises several types for damaged files
-        raise ValueError(f"unreadable Parquet ({type(exc).__name__}: {exc})") from None
-    if table.num_rows != 1:
-        raise ValueError(f"expected 1 row, found {table.num_rows}")
-    missing = [c for c in REQUIRED if c not in table.column_names]
-    if missing:
-        raise ValueError(f"missing columns {', '.join(missing)}")
-    row: dict[str, Any] = table.to_pylist()[0]
-    if row["run_id"] != path.stem:
-        raise ValueError(f"holds run {row['run_id']!r}, not the run its name says")
-    if row["status"] not in STATUSES:
-        raise ValueError(f"unknown status {row['status']!r}")
-    return row
-
-
 class Store:
     """A results store folder (see the module docstring for the layout)."""
 
@@ -121,12 +118,14 @@ class Store:
         self.root = Path(root)
         self.runs_dir = self.root / "runs"
         self.jobs_dir = self.root / "jobs"
+        self.log_dir = self.root / "log"
+        self.damaged_dir = self.root / "damaged"
 
     # --- writing --------------------------------------------------------------------------
     def prepare(self, spec_text: str, manifest: dict[str, Any]) -> None:
         """Create the folders, copy the spec and record the run matrix of this sweep."""
-        self.runs_dir.mkdir(parents=True, exist_ok=True)
-        self.jobs_dir.mkdir(parents=True, exist_ok=True)
+        for folder in (self.runs_dir, self.jobs_dir, self.log_dir):
+            folder.mkdir(parents=True, exist_ok=True)
         self._write_text(self.root / "spec.toml", spec_text)
         self._write_text(self.root / "sweep.json", json.dumps(manifest, indent=1) + "\n")
 
@@ -161,7 +160,7 @@ class Store:
     def remove_temporaries(self) -> int:
         """Delete files left under temporary names by a sweep that was killed mid-write."""
         n = 0
-        for folder in (self.runs_dir, self.jobs_dir, self.root):
+        for folder in (self.runs_dir, self.jobs_dir, self.log_dir, self.root):
             if folder.is_dir():
                 for entry in os.scandir(folder):
                     if entry.name.startswith(_TMP):
@@ -170,37 +169,138 @@ class Store:
                             n += 1
         return n
 
-    def write_run(self, row: dict[str, Any], jobs: Any = None) -> None:
-        """Record a finished run: its per-job records first, then its row (the row is what
-        marks the run finished, so a row never refers to missing records)."""
-        run_id = row["run_id"]
-        if jobs is not None:
-            write_atomic(jobs, self.jobs_dir / f"{run_id}.parquet")
-        write_atomic(row_table(row), self.runs_dir / f"{run_id}.parquet")
+    def next_seq(self) -> int:
+        """A number above every run table's and run log's: the next file is the newest."""
+        return 1 + max((s.seq for s in self.sources()), default=0)
+
+    def compact(self) -> list[tuple[str, str]]:
+        """Move the rows of run logs and single-run files into run tables, then delete them;
+        set damaged files aside in DIR/damaged.  Returns the damaged files (file, reason).
+
+        Safe at any moment of a crash: a table is complete before any file it replaces is
+        deleted, and it is numbered after them, so a leftover is an older copy of its rows.
+        """
+        contents = self.read(verify_jobs=False)
+        merge = [s for s in contents.sources if s.kind in ("log", "single")]
+        if not merge and not contents.damaged:
+            return []
+        entries = []
+        for run_id, src in contents.origin.items():
+            if src.kind == "log":
+                entries.append(Entry(contents.rows[run_id], contents.jobs.get(run_id)))
+            elif src.kind == "single":
+                entries.append(Entry(contents.rows[run_id], self._legacy_jobs(run_id)))
+        if entries:
+            seq = self.next_seq()
+            for k, table in enumerate(fmt.tables_of(entries)):
+                write_atomic(table, self.runs_dir / f"part-{seq:06d}-{k}.parquet")
+        damaged_paths = {s.path for s in contents.damaged}
+        for src in contents.damaged:
+            self.damaged_dir.mkdir(exist_ok=True)
+            target = self.damaged_dir / src.path.name
+            if target.exists():
+                target = target.with_name(f"{target.name}.{uuid.uuid4().hex[:8]}")
+            with contextlib.suppress(FileNotFoundError):
+                os.replace(src.path, target)
+        for src in merge:
+            if src.path not in damaged_paths:
+                with contextlib.suppress(FileNotFoundError):
+                    src.path.unlink()
+        for folder in (self.runs_dir, self.log_dir, self.damaged_dir):
+            fsync_dir(folder)
+        return contents.corrupt
+
+    def _legacy_jobs(self, run_id: str) -> JobsRef | None:
+        """The reference of a format-1 run's per-job file, when it has an intact one."""
+        path = self.jobs_dir / f"{run_id}.parquet"
+        if not path.is_file():
+            return None
+        try:
+            fmt.check_jobs(str(path), None, {})
+            data = path.read_bytes()
+        except (Damaged, OSError):
+            return None
+        return (len(data), fmt.crc(data))
 
     # --- reading --------------------------------------------------------------------------
     def exists(self) -> bool:
         return self.runs_dir.is_dir()
 
-    def read(self) -> Contents:
-        """Every valid row, and the files that are damaged (never read silently)."""
-        out = Contents()
-        if not self.runs_dir.is_dir():
-            return out
-        names = sorted(e.name for e in os.scandir(self.runs_dir)
-                       if e.name.endswith(".parquet") and not e.name.startswith(_TMP))
-        for name in names:
-            path = self.runs_dir / name
+    def sources(self) -> list[Source]:
+        """The files that hold rows, oldest first."""
+        out = []
+        if self.runs_dir.is_dir():
+            for e in os.scandir(self.runs_dir):
+                if m := _PART.fullmatch(e.name):
+                    out.append(Source(Path(e.path), "part", int(m.group(1))))
+                elif _SINGLE.fullmatch(e.name):
+                    out.append(Source(Path(e.path), "single", 0))
+        if self.log_dir.is_dir():
+            for e in os.scandir(self.log_dir):
+                if m := _LOG.fullmatch(e.name):
+                    out.append(Source(Path(e.path), "log", int(m.group(1))))
+        return sorted(out, key=lambda s: s.order)
+
+    def read(self, *, verify_jobs: bool = True) -> Contents:
+        """Every valid row, and the files that are damaged (never read silently).
+
+        A file that disappears while it is read (a concurrent sweep compacted it) makes the
+        read start over, so a reader never misses rows that are being moved.
+        """
+        for _ in range(20):
             try:
-                row = read_row(path)
-            except ValueError as exc:
-                out.corrupt.append((str(path), str(exc)))
+                contents = self._read_once()
+                break
+            except FileNotFoundError:
                 continue
-            out.rows[row["run_id"]] = row
+        else:
+            raise StoreError(f"{self.root}: files keep changing while being read; retry")
+        if verify_jobs:
+            self._verify_jobs(contents)
+        return contents
+
+    def _read_once(self) -> Contents:
+        out = Contents()
+        out.sources = self.sources()
+        for src in out.sources:
+            try:
+                entries = self._entries(src, out)
+            except Damaged as exc:
+                out.corrupt.append((str(src.path), str(exc)))
+                out.damaged.append(src)
+                continue
+            for e in entries:
+                run_id = e.row["run_id"]
+                out.rows[run_id] = e.row
+                out.jobs[run_id] = e.jobs
+                out.origin[run_id] = src
         return out
 
-    def has_jobs(self, run_id: str) -> bool:
-        return (self.jobs_dir / f"{run_id}.parquet").is_file()
+    def _entries(self, src: Source, out: Contents) -> list[Entry]:
+        if src.kind == "part":
+            return fmt.read_table(str(src.path))
+        if src.kind == "single":
+            return [fmt.read_single(str(src.path), src.path.stem)]
+        with open(src.path, "rb") as f:
+            data = f.read()
+        entries, damage, torn = fmt.read_log(data)
+        out.torn += torn
+        if damage is not None:
+            out.corrupt.append((str(src.path), damage))
+            out.damaged.append(src)
+        return entries
+
+    def _verify_jobs(self, contents: Contents) -> None:
+        for run_id, row in contents.rows.items():
+            ref = contents.jobs.get(run_id)
+            path = self.jobs_dir / f"{run_id}.parquet"
+            if row["status"] != "ok" or (ref is None and (
+                    contents.origin[run_id].kind != "single" or not path.is_file())):
+                continue
+            try:
+                fmt.check_jobs(str(path), ref, row)
+            except Damaged as exc:
+                contents.bad_jobs[run_id] = (str(path), str(exc))
 
     def read_jobs(self, run_id: str) -> Any:
         import pyarrow.parquet as pq
@@ -216,11 +316,53 @@ class Store:
         except (OSError, ValueError) as exc:
             raise StoreError(f"{path}: unreadable ({exc}); rerun the sweep to rewrite it"
                              ) from None
+        fmt_version = str(doc.get("store_format", "1"))
+        if fmt_version not in (fmt.LEGACY_FORMAT, STORE_FORMAT):
+            raise StoreError(f"{self.root}: written by another ckptsim version (store format "
+                             f"{fmt_version}; this one reads formats 1 and {STORE_FORMAT}); "
+                             "use that version, or sweep into a new --out")
         return doc
 
     def spec_text(self) -> str | None:
         path = self.root / "spec.toml"
         return path.read_text(encoding="utf-8") if path.is_file() else None
+
+
+@dataclass
+class Loaded:
+    """The rows of a store in matrix order, its manifest, and its damaged per-job files."""
+
+    rows: list[dict[str, Any]]
+    manifest: dict[str, Any]
+    damaged_jobs: list[tuple[str, str]]
+
+
+def load_store(root: str | Path, *, all_runs: bool = False) -> Loaded:
+    """The rows of a store in matrix order (see `load_results`), and the per-job files that
+    are damaged or missing (the rows are sound; a sweep recomputes those runs).
+
+    Raises:
+        StoreError: the folder is not a store, or holds damaged run files (named).
+    """
+    store = Store(root)
+    if not store.exists():
+        raise StoreError(f"{root}: not a results store (no runs/ folder); run `ckptsim sweep "
+                         "SPEC --out DIR` first")
+    manifest = store.manifest() or {}
+    contents = store.read()
+    if contents.corrupt:
+        listed = "\n".join(f"  - {f}: {why}" for f, why in contents.corrupt)
+        raise StoreError(f"{root}: {len(contents.corrupt)} damaged run file(s):\n{listed}\n"
+                         "rerun the sweep to recompute their runs (it sets damaged files "
+                         "aside in DIR/damaged)")
+    order = manifest.get("runs", [])
+    if all_runs or not order:
+        rank = {rid: i for i, rid in enumerate(order)}
+        ids = sorted(contents.rows, key=lambda r: (rank.get(r, len(rank)), r))
+    else:
+        ids = [r for r in order if r in contents.rows]
+    bad = [contents.bad_jobs[r] for r in ids if r in contents.bad_jobs]
+    return Loaded([contents.rows[r] for r in ids], manifest, bad)
 
 
 def load_results(root: str | Path, *, all_runs: bool = False) -> tuple[list[dict[str, Any]],
@@ -231,22 +373,8 @@ def load_results(root: str | Path, *, all_runs: bool = False) -> tuple[list[dict
     the rows of earlier versions of a spec too).
 
     Raises:
-        StoreError: the folder is not a store, or holds damaged files (named in the message).
+        StoreError: the folder is not a store, or holds damaged run files (named in the
+            message).
     """
-    store = Store(root)
-    if not store.exists():
-        raise StoreError(f"{root}: not a results store (no runs/ folder); run `ckptsim sweep "
-                         "SPEC --out DIR` first")
-    contents = store.read()
-    if contents.corrupt:
-        listed = "\n".join(f"  - {f}: {why}" for f, why in contents.corrupt)
-        raise StoreError(f"{root}: {len(contents.corrupt)} damaged run file(s):\n{listed}\n"
-                         "rerun the sweep to recompute them (it replaces damaged files)")
-    manifest = store.manifest() or {}
-    order = manifest.get("runs", [])
-    if all_runs or not order:
-        rank = {rid: i for i, rid in enumerate(order)}
-        ids = sorted(contents.rows, key=lambda r: (rank.get(r, len(rank)), r))
-    else:
-        ids = [r for r in order if r in contents.rows]
-    return [contents.rows[r] for r in ids], manifest
+    loaded = load_store(root, all_runs=all_runs)
+    return loaded.rows, loaded.manifest

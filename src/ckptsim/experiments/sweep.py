@@ -9,6 +9,7 @@ however often a sweep is interrupted and restarted, no row is ever duplicated.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import time
 from collections.abc import Callable
@@ -21,6 +22,7 @@ from ckptsim.experiments.execute import Executor
 from ckptsim.experiments.matrix import Run, build_matrix
 from ckptsim.experiments.spec import Spec, load_spec
 from ckptsim.experiments.store import STORE_FORMAT, Store
+from ckptsim.experiments.writer import StoreWriter
 
 
 @dataclass
@@ -32,7 +34,7 @@ class Plan:
     todo: list[Run]
     done: int = 0  # finished runs found in the store
     retry: int = 0  # runs recorded as failed, to be run again
-    corrupt: list[tuple[str, str]] = field(default_factory=list)  # damaged files, replaced
+    corrupt: list[tuple[str, str]] = field(default_factory=list)  # damaged files (file, why)
 
 
 @dataclass
@@ -55,13 +57,15 @@ def plan_sweep(spec_path: str | Path, out: str | Path | None = None, *,
     if out is None:
         return plan
     store = Store(out)
+    store.manifest()  # refuses a store of another format
     contents = store.read()
-    plan.corrupt = contents.corrupt
+    plan.corrupt = contents.corrupt + sorted(contents.bad_jobs.values())
     todo = []
     for run in runs:
-        row = contents.rows.get(run.run_id)
-        if row is not None and row["status"] == "ok" and (
-                not run.keep_jobs or store.has_jobs(run.run_id)):
+        rid = run.run_id
+        row = contents.rows.get(rid)
+        if row is not None and row["status"] == "ok" and rid not in contents.bad_jobs and (
+                not run.keep_jobs or contents.jobs_ok(rid)):
             plan.done += 1
             continue
         if row is not None and row["status"] == "failed":
@@ -99,7 +103,10 @@ def _figure_doc(fig: Any) -> dict[str, Any]:
 
 def run_sweep(plan: Plan, out: str | Path, executor: Executor,
               on_row: Callable[[dict[str, Any]], None] | None = None) -> SweepResult:
-    """Run what the plan left to do, writing each run to the store as it finishes."""
+    """Run what the plan left to do, recording each run in the store as it finishes.
+
+    Before and after, run logs are compacted into run tables and damaged files are set
+    aside (their runs are in `plan.todo`)."""
     store = Store(out)
     result = SweepResult(skipped=plan.done)
     t0 = time.perf_counter()
@@ -116,7 +123,13 @@ def run_sweep(plan: Plan, out: str | Path, executor: Executor,
     with store.lock():
         store.remove_temporaries()
         store.prepare(plan.spec.text, manifest(plan.spec, plan.runs))
+        store.compact()
         if plan.todo:
-            executor.execute(plan.todo, store, record)
+            try:
+                with StoreWriter(store) as writer:
+                    executor.execute(plan.todo, writer, record)
+            finally:
+                with contextlib.suppress(Exception):
+                    store.compact()
     result.seconds = time.perf_counter() - t0
     return result

@@ -77,8 +77,15 @@ def _read_text(path: str | PathLike[str]) -> tuple[str, str]:
             raw = gzip.decompress(raw)
         except (OSError, EOFError, zlib.error) as exc:
             raise WorkloadError(f"gzip data is corrupt or truncated: {exc}", path=where) from None
+    from ckptsim.workload.swf import not_text
+
+    what = not_text(raw)
+    if what is None and b"\0" in raw[:65536]:
+        what = "binary data (NUL bytes), not text"
+    if what is not None:
+        raise WorkloadError(f"not a failure log: the file is {what}", path=where)
     # Undecodable bytes become U+FFFD, which then fails the field's check with a line number.
-    return raw.decode("utf-8", errors="replace"), where
+    return raw.decode("utf-8-sig", errors="replace"), where
 
 
 def _norm(name: str) -> str:

@@ -40,6 +40,10 @@ _KEYS = {
 }
 TRACE_KINDS = ("lanl", "fta")
 
+#: Most failures a synthetic source may be expected to draw (nodes x span / mtbf): beyond
+#: that a run would spend its time and memory on failures, e.g. for an mtbf typed in hours.
+MAX_SYNTHETIC_FAILURES = 10_000_000
+
 #: Logs kept per process: a sweep of 100 runs over one log parses it once.
 _CACHE_SIZE = 4
 _READS: OrderedDict[tuple[Any, ...], FailureTrace] = OrderedDict()
@@ -134,7 +138,10 @@ def _bound(value: str | None) -> float | str | None:
 def _read(kind: str, opt: dict[str, str]) -> FailureTrace:
     """The selected records of a log, read once per process for the same file and selection."""
     path = opt["path"]
-    st = os.stat(path)
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        raise ConfigError("failures.path", f"cannot read {path}: {exc.strerror or exc}") from None
     selection = tuple(opt.get(k) for k in ("system", "platform", "start", "end"))
     key = (kind, os.path.abspath(path), st.st_size, st.st_mtime_ns, selection)
     trace = _READS.get(key)
@@ -166,9 +173,25 @@ def load_failures(spec: str, *, n_nodes: int, span: float, offset: float = 0.0,
     `seed` is used when the spec names none; `count` (a sweep's `failure_count`) rescales a
     log to that many failures, overriding a `count=` in the spec.
     """
+    kind, opt = parse_failure_spec(spec)
+    try:
+        return _load(kind, opt, spec, n_nodes=n_nodes, span=span, offset=offset, seed=seed,
+                     count=count)
+    except ConfigError as exc:  # a reader's or a model's key, as the option that sets it
+        key = _OPTION_OF.get(exc.key, exc.key)
+        if key.startswith("failures") or key not in _KEYS[kind]:
+            raise
+        raise ConfigError(f"failures.{key}", exc.message) from None
+
+
+#: Keys of the readers, models and transforms -> the options of a source string.
+_OPTION_OF = {"distribution": "dist", "method": "map", "target": "count"}
+
+
+def _load(kind: str, opt: dict[str, str], spec: str, *, n_nodes: int, span: float,
+          offset: float, seed: int, count: int | None) -> FailureTrace:
     from ckptsim.failures import transforms
 
-    kind, opt = parse_failure_spec(spec)
     seed = parse_int("failures.seed", opt.get("seed", seed), low=0)
     if kind == "synthetic":
         from ckptsim.failures.synthetic import synthetic_failures
@@ -177,15 +200,20 @@ def load_failures(spec: str, *, n_nodes: int, span: float, offset: float = 0.0,
         if count is not None:
             raise ConfigError("failure_count", "applies to failure logs (lanl, fta); a "
                                                "synthetic source sets its rate with mtbf")
+        mtbf = _float("failures.mtbf", opt["mtbf"])
+        expected = n_nodes * span / mtbf if mtbf > 0 else 0.0
+        if expected > MAX_SYNTHETIC_FAILURES:
+            raise ConfigError("failures.mtbf", f"{mtbf:g} s on {n_nodes} nodes over "
+                              f"{span:g} s means about {expected:.3g} failures; at most "
+                              f"{MAX_SYNTHETIC_FAILURES:,} are drawn (a larger mtbf?)")
         trace = synthetic_failures(
-            n_nodes, span, mtbf=_float("failures.mtbf", opt["mtbf"]),
+            n_nodes, span, mtbf=mtbf,
             distribution=opt.get("dist", "weibull"),
             shape=_float("failures.shape", opt.get("shape", 0.7)),
             repair_mean=_float("failures.repair_mean", opt.get("repair_mean", 0.0)),
             repair_cv=_float("failures.repair_cv", opt.get("repair_cv", 1.0)), seed=seed)
     else:
-        if "path" not in opt:
-            raise ConfigError("failures.path", f"{kind} failures need path=FILE")
+        check_failure_spec(spec)  # every option, before the log is read
         trace = _read(kind, opt)
         if count is None and "count" in opt:
             count = parse_int("failures.count", opt["count"], low=0)

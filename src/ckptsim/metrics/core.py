@@ -14,6 +14,13 @@ from ckptsim.records.jobs import JobTable
 
 DAY = 86400.0
 
+#: Longest span, in days, whose daily series is computed (about 274 years); longer spans (only
+#: absurd workloads have them) get an empty series saying why, instead of millions of days.
+DAILY_MAX_DAYS = 100_000
+
+#: The wait-time percentiles of `summary`, as (key, percent).
+WAIT_PERCENTILES = (("median_wait", 50.0), ("p95_wait", 95.0), ("p99_wait", 99.0))
+
 
 def span(table: JobTable) -> tuple[float, float]:
     """The simulated period: first submission to last end."""
@@ -89,6 +96,7 @@ def summary(table: JobTable) -> dict[str, Any]:
         "machine_size": table.machine_size,
         "mean_wait": _mean(table["wait"]),
         "max_wait": float(np.max(table["wait"])) if n else 0.0,
+        **wait_percentiles(table["wait"]),
         "mean_response": _mean(table["response"]),
         "mean_bsld": _mean(table["bsld"]),
         "max_bsld": float(np.max(table["bsld"])) if n else 0.0,
@@ -122,6 +130,24 @@ def summary(table: JobTable) -> dict[str, Any]:
     return out
 
 
+def percentile(values: np.ndarray, percent: float) -> float:
+    """The `percent` percentile of `values` by linear interpolation between order statistics
+    (numpy's default "linear" method, Hyndman and Fan's type 7): with the values sorted as
+    x[0] <= ... <= x[n-1] and h = (n - 1) * percent / 100, it is
+    x[floor(h)] + (h - floor(h)) * (x[floor(h) + 1] - x[floor(h)]).  0 for no values."""
+    if len(values) == 0:
+        return 0.0
+    return float(np.percentile(values, percent))
+
+
+def wait_percentiles(wait: np.ndarray) -> dict[str, float]:
+    """`median_wait`, `p95_wait` and `p99_wait` of the jobs' wait times (see `percentile`)."""
+    if len(wait) == 0:
+        return {key: 0.0 for key, _ in WAIT_PERCENTILES}
+    values = np.percentile(wait, [p for _, p in WAIT_PERCENTILES])
+    return {key: float(v) for (key, _), v in zip(WAIT_PERCENTILES, values, strict=True)}
+
+
 def capacity(table: JobTable) -> dict[str, float]:
     """Capacity utilised, unused and lost (seed 004 section 6.1) over the span T.
 
@@ -152,19 +178,25 @@ def capacity(table: JobTable) -> dict[str, float]:
             "capacity_lost": 1.0 - util - unused}
 
 
-def daily_series(table: JobTable, day: float = DAY) -> dict[str, list[float]]:
+def daily_series(table: JobTable, day: float = DAY) -> dict[str, Any]:
     """Per-day utilisation and mean queue length (seed 000 Figs. 1 and 5).
 
     Days are [k*day, (k+1)*day) in trace time (time 0 = the trace's start).  Utilisation is the
     node-seconds held in the day over machine_size * day; queue length is the time-averaged
     number of waiting jobs in the day.  Partial first / last days are averaged over the part
-    inside the simulated span.
+    inside the simulated span.  A span of more than `DAILY_MAX_DAYS` days gives empty lists
+    and an `omitted` entry saying why.
     """
+    empty: dict[str, Any] = {"day": [], "utilization": [], "queue_length": [], "submitted": []}
     if len(table) == 0:
-        return {"day": [], "utilization": [], "queue_length": [], "submitted": []}
+        return empty
     t0, t1 = span(table)
     k0 = math.floor(t0 / day)
     k1 = max(math.ceil(t1 / day), k0 + 1)
+    if k1 - k0 > DAILY_MAX_DAYS:
+        empty["omitted"] = (f"the simulated span covers {k1 - k0:,} days, more than the "
+                            f"{DAILY_MAX_DAYS:,} a daily series is computed for")
+        return empty
     edges = np.arange(k0, k1 + 1, dtype=np.float64) * day
     lo = np.maximum(edges[:-1], t0)
     hi = np.minimum(edges[1:], t1)

@@ -7,12 +7,49 @@ from pathlib import Path
 
 import numpy as np
 
+from ckptsim.errors import ConfigError, OutputError
 from ckptsim.workload.model import Workload
 from ckptsim.workload.stats import ratio_histogram, runtime_estimate_ratio
 
 
+def image_types() -> list[str]:
+    """The file name suffixes matplotlib can write (png, svg, pdf, ...), sorted."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    return sorted(FigureCanvasBase.get_supported_filetypes())
+
+
+def check_image_path(path: str | Path) -> None:
+    """Raise unless `path` names an image type matplotlib writes, in an existing folder, so
+    that a figure fails before the work that draws it, not after.
+
+    Raises:
+        ConfigError: (key "path") the suffix is missing or not an image type.
+        OutputError: the folder does not exist or is not a folder.
+    """
+    p = Path(path)
+    suffix = p.suffix.lower().lstrip(".")
+    accepted = image_types()
+    if suffix not in accepted:
+        what = f"unknown image type '.{suffix}'" if suffix else "no image type suffix"
+        raise ConfigError("path", f"{path}: {what}; accepted: "
+                                  f"{', '.join('.' + t for t in accepted)}")
+    folder = p.parent
+    if not folder.is_dir():
+        raise OutputError(str(path), f"cannot write: the folder {folder} does not exist"
+                          if not folder.exists() else f"cannot write: {folder} is not a folder")
+
+
 def plot_runtime_estimate_ratio(workloads: Mapping[str, Workload], path: str | Path) -> None:
-    """Grouped bars of the fraction of jobs per runtime / estimate bin, one group per trace."""
+    """Grouped bars of the fraction of jobs per runtime / estimate bin, one group per trace.
+
+    Raises:
+        ConfigError, OutputError: see `check_image_path`; OutputError also when writing fails.
+    """
+    check_image_path(path)
     import matplotlib
 
     matplotlib.use("Agg")
@@ -34,5 +71,9 @@ def plot_runtime_estimate_ratio(workloads: Mapping[str, Workload], path: str | P
     ax.set_title("Accuracy of runtime estimates")
     ax.legend(fontsize="small")
     fig.tight_layout()
-    fig.savefig(path, metadata={"Software": None} if str(path).endswith(".png") else None)
-    plt.close(fig)
+    try:
+        fig.savefig(path, metadata={"Software": None} if str(path).endswith(".png") else None)
+    except OSError as exc:
+        raise OutputError(str(path), f"cannot write: {exc.strerror or exc}") from None
+    finally:
+        plt.close(fig)

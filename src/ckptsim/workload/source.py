@@ -4,12 +4,17 @@ One function used by the command line and by experiment specs, so both accept th
 
 - a path to an SWF trace (`.swf` or `.swf.gz`);
 - `builtin`: the demo workload (Lublin-Feitelson model, 3,000 jobs, 128 nodes, seed 1);
-- `lublin:n=N,seed=S,machine=P,typed=false,estimates=tsafrir` (any subset of the options).
+- `lublin:n=N,seed=S,machine=P,typed=false,estimates=tsafrir` (any subset of the options);
+- `htc:days=D,seed=S,...`: bursty HTC submissions of a desktop pool (`ckptsim.workload.htc`,
+  options in `htc.OPTIONS`).
+- `grid:clusters=4,nodes=100,n=N,ppbw=300,error=0.5,info=1.0,load=0.7,seed=S,...`: the
+  multi-cluster workload of seed 001 (`ckptsim.workload.grid`; `trace=PATH` gives a trace
+  home clusters and bandwidths instead).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ckptsim.errors import ConfigError
@@ -41,11 +46,41 @@ def generate(options: Mapping[str, Any]) -> Workload:
         raise ConfigError(f"lublin.{unknown[0]}",
                           f"unknown option; accepted: {', '.join(sorted(BUILTIN))}")
     opts = {**BUILTIN, **options}
-    return generate_lublin(parse_int("lublin.n", opts["n"]),
-                           machine_size=parse_int("lublin.machine", opts["machine"]),
-                           seed=parse_int("lublin.seed", opts["seed"]),
-                           typed=parse_bool("lublin.typed", opts["typed"]),
-                           estimates=str(opts["estimates"]))
+    n = parse_int("lublin.n", opts["n"], low=1)  # no jobs would give all-zero metrics
+    machine = parse_int("lublin.machine", opts["machine"], low=1)
+    try:
+        return generate_lublin(n, machine_size=machine,
+                               seed=parse_int("lublin.seed", opts["seed"]),
+                               typed=parse_bool("lublin.typed", opts["typed"]),
+                               estimates=str(opts["estimates"]))
+    except ConfigError as exc:  # the model's own checks, under the option's name
+        key = _GENERATOR_KEYS.get(exc.key, exc.key)
+        raise ConfigError(key if key.startswith("lublin.") else f"lublin.{key}",
+                          exc.message) from None
+
+
+#: The generator's parameter names -> the options of `lublin:...`.
+_GENERATOR_KEYS = {"n_jobs": "lublin.n", "machine_size": "lublin.machine"}
+
+
+def _grid(options: Mapping[str, Any]) -> Workload:
+    from ckptsim.workload.grid import from_options
+
+    return from_options(options)
+
+
+#: Workload generators by name: `NAME:key=value,...` -> NAME's function of the options.
+def _htc(options: Mapping[str, Any]) -> Workload:
+    from ckptsim.workload.htc import generate_from_options
+
+    return generate_from_options(options)
+
+
+GENERATORS: dict[str, Callable[[Mapping[str, Any]], Workload]] = {
+    "lublin": generate,
+    "grid": _grid,
+    "htc": _htc,
+}
 
 
 def load_workload(
@@ -62,10 +97,15 @@ def load_workload(
 ) -> Workload:
     """Read or generate a workload, then apply, in this order: the time window, the first-N
     selection, the estimate interpolation alpha and the load scale."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise ConfigError("workload", f"expected an SWF trace path, 'builtin' or a "
+                                      f"generator ('lublin:n=N,...', 'htc:days=D,...', "
+                                      f"'grid:n=N,...'), got {spec!r}")
+    name = spec.partition(":")[0]
     if spec == "builtin":
         w = generate({})
-    elif spec == "lublin" or spec.startswith("lublin:"):
-        w = generate(parse_generator(spec))
+    elif name in GENERATORS and (spec == name or spec.startswith(name + ":")):
+        w = GENERATORS[name](parse_generator(spec))
     else:
         from ckptsim.workload.swf import read_swf
 

@@ -7,15 +7,15 @@ that a summary can say what happened to the trace.
 
 Speed matters: a simulation command has a budget of a few seconds and the largest traces have
 hundreds of thousands of lines.  Well-formed files are therefore parsed by a vectorised numpy
-tokenizer (`_fast_parse`); a file it does not accept is re-read by a line-by-line parser
-(`_parse_lines`), which is slower but names the exact line and field of the first problem.  Both
-apply the same grammar and checks, so the fast path never accepts a file that the line-by-line
-parser would reject.
+tokenizer (`_fast_parse`, with the number parsing of `ckptsim.workload.swf_numbers`); a file it
+does not accept is re-read by a line-by-line parser (`_parse_lines`), which is slower but names
+the exact line and field of the first problem.  Both apply the same grammar and checks, so the
+fast path never accepts a file that the line-by-line parser would reject.  Writing is in
+`ckptsim.workload.swf_write` (`write_swf` is importable from here too).
 """
 
 from __future__ import annotations
 
-import gzip
 import math
 import operator
 import re
@@ -28,8 +28,11 @@ import numpy as np
 
 from ckptsim.errors import ConfigError, WorkloadError
 from ckptsim.workload.model import SWF_FIELDS, SWF_INDEX, Workload
+from ckptsim.workload.swf_numbers import parse_number, parse_numbers
+from ckptsim.workload.swf_write import write_swf
 
-__all__ = ["COUNT_KEYS", "field_label", "parse_header", "read_swf", "write_swf"]
+__all__ = ["COUNT_KEYS", "MAX_SECONDS", "field_label", "not_text", "parse_header", "read_swf",
+           "write_swf"]
 
 N_FIELDS = len(SWF_FIELDS)
 
@@ -53,16 +56,10 @@ _SIZE_FROM = ("requested", "allocated")
 
 _GZIP_MAGIC = b"\x1f\x8b"
 
-#: A number as the SWF allows it: an optional sign, digits with an optional decimal point, and an
-#: optional exponent.  Spelled out because float() also accepts "nan", "inf" and "1_000", which
-#: are not SWF numbers.
-_NUMBER = re.compile(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
-
 #: A header line: `;`, at most one space, `Key:`.  Deeper-indented comment lines (a tab or
 #: several spaces) continue the value of the key above them, as in the Parallel Workloads
 #: Archive logs (e.g. the second URL under `; Information:`).
 _HEADER_KEY = re.compile(r"; ?([A-Za-z][A-Za-z0-9_]*):(.*)")
-_VALID_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 _LEADING_INT = re.compile(r"\s*([0-9]+)")
 
 _I_JOB = SWF_INDEX["job_number"]
@@ -75,6 +72,41 @@ _I_REQ_TIME = SWF_INDEX["requested_time"]
 #: Fields that must hold whole numbers: the job number and the processor counts become integer
 #: columns, and silently truncating 2.5 processors would hide a broken trace.
 _INTEGRAL_FIELDS = (_I_JOB, _I_ALLOC, _I_REQ_PROCS)
+
+#: Fields the simulator reads in which -1 marks an unknown value: any other negative value is
+#: malformed (a requested time of -400 is not "unknown", it is broken).
+_MINUS_ONE_FIELDS = (_I_RUNTIME, _I_ALLOC, _I_REQ_PROCS, _I_REQ_TIME)
+
+#: Largest value of a time field the simulator reads (submit, run and requested time): 1e10 s,
+#: about 317 years; real traces stay below 3e9.  Larger values are unit mistakes (milliseconds)
+#: or corruption, and the simulated clock, its metrics and the daily series grow with them.
+MAX_SECONDS = 1e10
+_TIME_FIELDS = (_I_SUBMIT, _I_RUNTIME, _I_REQ_TIME)
+
+#: Largest job number: up to 2**53 every whole number is exact as a float64 and fits an int64.
+MAX_JOB_NUMBER = 2**53
+
+_UTF8_BOM = b"\xef\xbb\xbf"
+
+#: What a file that is not SWF text is, by its first bytes (SWF text starts with ';', a digit,
+#: a sign, a point or whitespace, so none of these prefixes can start a valid trace).
+_NOT_TEXT = (
+    (b"\x89PNG", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF8", "a GIF image"),
+    (b"%PDF", "a PDF document"),
+    (b"PK\x03\x04", "a zip archive (or an office document): unpack it first"),
+    (b"BZh", "bzip2-compressed data: decompress it (or recompress it with gzip)"),
+    (b"\xfd7zXZ", "xz-compressed data: decompress it (or recompress it with gzip)"),
+    (b"\x28\xb5\x2f\xfd", "zstd-compressed data: decompress it (or recompress it with gzip)"),
+    (b"7z\xbc\xaf", "a 7-zip archive: unpack it first"),
+    (b"PAR1", "a Parquet file"),
+    (b"SQLite format 3", "an SQLite database"),
+    (b"\x7fELF", "an executable program"),
+    (b"\xff\xfe", "UTF-16 text: save it as ASCII or UTF-8"),
+    (b"\xfe\xff", "UTF-16 text: save it as ASCII or UTF-8"),
+    (b"<", "HTML or XML (a web page saved instead of the trace?)"),
+)
 
 #: Bytes of text parsed at once by the vectorised parser: large
 #: enough to amortise numpy's per-call overhead, small enough for the temporaries to stay in
@@ -115,6 +147,15 @@ def read_swf(
         size_from: `"requested"` sizes jobs by the requested processors (field 8), falling back
             to the allocated ones (field 5) when unknown; `"allocated"` does the reverse.
 
+    Every data line must hold 18 finite numbers; the job number and the processor counts must
+    be whole; job numbers must be unique (each line is a job of its own) and at most 2**53; in
+    the run time, processor counts and requested time -1 (unknown) is the only negative value
+    allowed; the submit, run and requested times must be at most `MAX_SECONDS` (1e10 s); a job
+    with a known run time must have a submit time >= 0.  A line that breaks a rule is an error
+    naming its line and field, or with `skip_bad_lines` a skipped, counted bad line (of two
+    lines with one job number, the later one).  A UTF-8 byte-order mark is ignored; a file that
+    is not text (an image, an archive, a web page, binary data) is refused as such.
+
     Loader rules, applied in this order; each one's count is in `Workload.counts` (every key of
     `COUNT_KEYS` is present, 0 when the rule never applied):
 
@@ -145,8 +186,8 @@ def read_swf(
 
     Raises:
         WorkloadError: the file is missing or unreadable, a truncated or corrupt gzip stream,
-            has no jobs, has a malformed data line (naming the line and the field), or the
-            machine size is unknown.
+            not text, has no jobs, has a malformed data line (naming the line and the field),
+            or the machine size is unknown.
         ConfigError: an option has a value outside the accepted ones.
     """
     _check_choice("oversize", oversize, _OVERSIZE)
@@ -161,6 +202,7 @@ def read_swf(
     fields, comments = _fast_parse(text)
     n_bad = 0
     if fields is None:
+        _refuse_binary(text, where)
         fields, n_bad, comments = _parse_lines(text, where, skip_bad_lines)
     header = parse_header(comments)
     n_records = fields.shape[0] + n_bad
@@ -231,8 +273,34 @@ def _read_text(path: str | PathLike[str], where: str) -> bytes:
     except OSError as exc:
         raise WorkloadError(f"cannot read the file: {exc.strerror or exc}", path=where) from None
     if raw.startswith(_GZIP_MAGIC):
-        return _gunzip(raw, where)
+        raw = _gunzip(raw, where)
+    if raw.startswith(_UTF8_BOM):  # a byte-order mark some editors write: not part of the text
+        raw = raw[len(_UTF8_BOM):]
+    what = not_text(raw)
+    if what is not None:
+        raise WorkloadError(f"not an SWF trace: the file is {what}", path=where)
     return raw
+
+
+def not_text(raw: bytes) -> str | None:
+    """What a file is when its first bytes show it is not text (`"a PNG image"`), else None.
+
+    Only formats whose signature cannot start a text trace or log are recognised (see
+    `_NOT_TEXT`); a file with NUL bytes further on is caught by the callers' parsers."""
+    head = raw[:64].lstrip()
+    for magic, what in _NOT_TEXT:
+        if head.startswith(magic):
+            return what
+    return None
+
+
+def _refuse_binary(text: bytes, where: str) -> None:
+    """A WorkloadError if the text holds NUL bytes, which no text file has."""
+    at = text.find(b"\0")
+    if at >= 0:
+        line = text.count(b"\n", 0, at) + 1
+        raise WorkloadError("not an SWF trace: binary data (NUL bytes) where text is expected",
+                            path=where, line=line)
 
 
 def _gunzip(raw: bytes, where: str) -> bytes:
@@ -266,23 +334,6 @@ def _gunzip(raw: bytes, where: str) -> bytes:
 # the vectorised parser
 # --------------------------------------------------------------------------------------------
 
-#: Most digits a decimal number may have for the vectorised parser: below 2**53 the digits form
-#: an exact float64 integer, so one division by a power of ten is correctly rounded and gives
-#: exactly what float() gives.  Longer numbers are parsed one by one with float().
-_MAX_FAST_DIGITS = 15
-_PAD = 16  # blank bytes before a block, so that every token has 16 readable bytes up to its end
-_ASCII_ZEROS = np.uint64(0x3030303030303030)
-_ADD_118 = np.uint64(0x7676767676767676)  # a byte > 9 plus 118 has its high bit set
-_HIGH_BITS = np.uint64(0x8080808080808080)
-#: _KEEP[n] keeps the last n bytes of a little-endian 8-byte word (the highest addresses)
-_KEEP = np.array([0] + [((1 << 64) - 1) ^ ((1 << (8 * (8 - n))) - 1) for n in range(1, 9)],
-                 dtype=np.uint64)
-_POW10_UINT = 10 ** np.arange(17, dtype=np.uint64)
-#: (shift, factor, mask) of the three SWAR steps: digit pairs, then quads, then all eight
-_SWAR_STEPS = tuple((np.uint64(s), np.uint64(f), np.uint64(m)) for s, f, m in (
-    (8, 10, 0x00FF00FF00FF00FF), (16, 100, 0x0000FFFF0000FFFF), (32, 10000, 0x00000000FFFFFFFF)))
-_POW10_FLOAT = 10.0 ** np.arange(17)
-_SIGN = np.array([1.0, -1.0])
 
 
 def _fast_parse(text: bytes) -> tuple[np.ndarray | None, list[bytes]]:
@@ -302,6 +353,7 @@ def _fast_parse(text: bytes) -> tuple[np.ndarray | None, list[bytes]]:
     out = np.empty(len(text) // 2 + N_FIELDS)
     filled = 0
     pos, n = 0, len(text)
+    last_id, increasing = -math.inf, True
     while pos < n:
         cut = text.rfind(b"\n", pos, pos + _CHUNK) + 1
         if cut <= pos:  # no line end in this block: a last line without one, or a long line
@@ -309,17 +361,24 @@ def _fast_parse(text: bytes) -> tuple[np.ndarray | None, list[bytes]]:
         values = _parse_block(text[pos:cut], comments)
         if values is None:
             return None, comments
+        if values.size:
+            rows = values.reshape(-1, N_FIELDS)
+            if not _records_valid(rows):
+                return None, comments
+            ids = rows[:, _I_JOB]
+            increasing = increasing and _increasing(ids, last_id)
+            last_id = float(ids[-1])
         out[filled:filled + values.size] = values
         filled += values.size
         pos = cut
     fields = out[:filled].reshape(-1, N_FIELDS)
-    if not _records_valid(fields):
+    if not increasing and not _unique(fields[:, _I_JOB]):
         return None, comments
     return fields, comments
 
 
 def _parse_block(block: bytes, comments: list[bytes]) -> np.ndarray | None:
-    """`_parse_chunk` of a block of whole lines, after moving its comment lines to `comments`."""
+    """`parse_numbers` of a block of whole lines, after moving its comment lines to `comments`."""
     if b";" in block:
         lines = []
         for line in block.split(b"\n"):
@@ -328,142 +387,39 @@ def _parse_block(block: bytes, comments: list[bytes]) -> np.ndarray | None:
             else:
                 lines.append(line)
         block = b"\n".join(lines)
-    return _parse_chunk(block)
+    return parse_numbers(block)
 
 
-def _parse_chunk(chunk: bytes) -> np.ndarray | None:
-    """The numbers of a run of whole lines, in order, or None (see `_fast_parse`).
-
-    Tokens are runs of non-whitespace bytes.  The common ones -- an optional '-' then up to 16
-    digits, or up to 15 digits with one decimal point -- are evaluated eight bytes at a time:
-    the eight bytes that end a token are read as one 64-bit word, checked to be digits and
-    combined into their decimal value with three multiply-and-shift steps.  This needs a few
-    arrays of one word per token; a per-character method needs several arrays of eight bytes
-    per character, and memory traffic costs more than the arithmetic.  A number with a decimal
-    point is (integer part * 10**f + fraction digits) / 10**f: exact integers divided once,
-    hence the correctly rounded value, identical to float().  Every other token is checked
-    against the SWF number grammar and evaluated with float().
+def _records_valid(rows: np.ndarray) -> bool:
+    """The record checks of `_parse_record` on a block of rows, run while the block is in the
+    processor caches (on the whole array, each column pass would read every row from memory).
     """
-    n = len(chunk)
-    if n == 0:
-        return np.empty(0)
-    buf = np.empty(n + _PAD, dtype=np.uint8)
-    buf[:_PAD] = 32
-    buf[_PAD:] = np.frombuffer(chunk, dtype=np.uint8)
-    u = buf[_PAD:]
-
-    # token edges; whitespace as bytes.split() sees it: space and \t \n \v \f \r (9..13)
-    padded = np.zeros(n + 2, dtype=np.int8)
-    nonws = padded[1:-1].view(np.bool_)
-    np.greater_equal(u - np.uint8(9), 5, out=nonws)
-    nonws &= u != 32
-    edge = np.diff(padded)
-    starts = np.flatnonzero(edge > 0)
-    ends = np.flatnonzero(edge < 0)
-    ntok = starts.size
-
-    # every non-blank line must hold exactly 18 tokens
-    bounds = np.flatnonzero(u == 10)
-    if u[-1] != 10:
-        bounds = np.append(bounds, n)
-    per_line = np.diff(np.searchsorted(starts, bounds), prepend=0)
-    if ntok % N_FIELDS or np.any((per_line != 0) & (per_line != N_FIELDS)):
-        return None
-    if ntok == 0:
-        return np.empty(0)
-
-    # words[i] = the 8 bytes of buf from i on (an overlapping, unaligned view; no copy)
-    words = np.ndarray(shape=(buf.size - 7,), dtype="<u8", buffer=buf, strides=(1,))
-    neg = np.take(u, starts) == 45  # '-'
-    length = ends - starts - neg
-    ints, ok = _parse_digits(words, ends + _PAD, np.minimum(length, 16))
-    ok &= length > 0
-    ok &= length <= 16
-    values = ints.astype(np.float64)
-    if not ok.all() and b"." in chunk:
-        _parse_decimals(u, words, starts, ends, neg, values, ok)
-    values *= _SIGN[neg.view(np.uint8)]  # faster than np.negative(..., where=neg)
-
-    for k in np.flatnonzero(~ok).tolist():
-        value = _parse_number(chunk[starts[k]:ends[k]])
-        if value is None:
-            return None
-        values[k] = value
-    return values
-
-
-def _word_digits(word: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Value of the last `count` (0..8) bytes of each word read as decimal digits, and whether
-    they all are digits.
-
-    The first character is the word's lowest byte; the classic SWAR steps combine neighbouring
-    digits into pairs, the pairs into quads and the quads into the value.
-    """
-    x = word ^ _ASCII_ZEROS
-    x &= _KEEP[count]
-    t = x + _ADD_118
-    t |= x
-    t &= _HIGH_BITS
-    ok = t == 0
-    for shift, factor, mask in _SWAR_STEPS:
-        np.right_shift(x, shift, out=t)
-        x *= factor
-        x += t
-        x &= mask
-    return x, ok
-
-
-def _parse_digits(words: np.ndarray, end: np.ndarray,
-                  count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Value of the `count` (0..16) bytes before each `end` (an index into the padded block)
-    read as decimal digits, and whether they all are digits."""
-    value, ok = _word_digits(words[end - 8], np.minimum(count, 8))
-    long_ = np.flatnonzero(count > 8)
-    if long_.size:
-        high, high_ok = _word_digits(words[end[long_] - 16], count[long_] - 8)
-        value[long_] += high * _POW10_UINT[8]
-        ok[long_] &= high_ok
-    return value, ok
-
-
-def _parse_decimals(u: np.ndarray, words: np.ndarray, starts: np.ndarray, ends: np.ndarray,
-                    neg: np.ndarray, values: np.ndarray, ok: np.ndarray) -> None:
-    """Evaluate the tokens with one decimal point and at most 15 digits (in place)."""
-    dots = np.flatnonzero(u == 46)
-    tok = np.searchsorted(starts, dots, side="right") - 1
-    single = np.ones(tok.size, dtype=bool)  # tok is sorted: a repeat means a second point
-    single[1:] &= tok[1:] != tok[:-1]
-    single[:-1] &= tok[:-1] != tok[1:]
-    tok, dots = tok[single], dots[single]
-    int_len = dots - starts[tok] - neg[tok]
-    frac_len = ends[tok] - dots - 1
-    total = int_len + frac_len
-    usable = (total >= 1) & (total <= _MAX_FAST_DIGITS)
-    tok, dots = tok[usable], dots[usable]
-    int_len, frac_len = int_len[usable], frac_len[usable]
-    whole, whole_ok = _parse_digits(words, dots + _PAD, int_len)
-    frac, frac_ok = _parse_digits(words, ends[tok] + _PAD, frac_len)
-    good = whole_ok & frac_ok
-    mantissa = whole * _POW10_UINT[frac_len] + frac
-    tok = tok[good]
-    values[tok] = mantissa[good].astype(np.float64) / _POW10_FLOAT[frac_len[good]]
-    ok[tok] = True
-
-
-def _parse_number(token: bytes) -> float | None:
-    """The token's value if it is a finite SWF number, else None."""
-    if _NUMBER.fullmatch(token) is None:
-        return None
-    value = float(token)
-    return value if math.isfinite(value) else None  # 1e999 is inf
-
-
-def _records_valid(fields: np.ndarray) -> bool:
-    """The record checks of `_parse_record`, on all rows at once."""
-    if np.any((fields[:, _I_SUBMIT] < 0) & (fields[:, _I_RUNTIME] >= 0)):
+    submit = rows[:, _I_SUBMIT]
+    if submit.min() < 0 and np.any((submit < 0) & (rows[:, _I_RUNTIME] >= 0)):
         return False
-    ints = fields[:, _INTEGRAL_FIELDS]
-    return bool(np.all(ints == np.trunc(ints)))
+    ints = rows[:, _INTEGRAL_FIELDS]  # job number, then the processor counts
+    if not np.array_equal(ints, np.trunc(ints)):
+        return False
+    if ints[:, 1:].min() < -1:  # whole processor counts: negative other than -1 is below -1
+        return False
+    if np.abs(ints[:, 0]).max() > MAX_JOB_NUMBER:
+        return False
+    times = rows[:, _TIME_FIELDS]  # submit, then the run and requested times
+    if times.max() > MAX_SECONDS:
+        return False
+    known = times[:, 1:]
+    return not (known.min() < 0 and np.any((known < 0) & (known != -1.0)))
+
+
+def _increasing(ids: np.ndarray, previous_id: float) -> bool:
+    """Whether job numbers increase from `previous_id` on: then they are unique, as in every
+    real trace, and the whole file needs no sort to look for repeats."""
+    return bool(ids[0] > previous_id and np.all(ids[1:] > ids[:-1]))
+
+
+def _unique(ids: np.ndarray) -> bool:
+    ordered = np.sort(ids)
+    return not np.any(ordered[1:] == ordered[:-1])
 
 
 # --------------------------------------------------------------------------------------------
@@ -480,6 +436,7 @@ def _parse_lines(data: bytes, where: str,
     rows: list[list[float]] = []
     comments: list[bytes] = []
     n_bad = 0
+    line_of_job: dict[float, int] = {}
     for lineno, line in enumerate(data.split(b"\n"), start=1):
         stripped = line.strip()
         if not stripped:
@@ -488,7 +445,13 @@ def _parse_lines(data: bytes, where: str,
             comments.append(stripped)
             continue
         try:
-            rows.append(_parse_record(stripped, where, lineno))
+            row = _parse_record(stripped, where, lineno)
+            first = line_of_job.setdefault(row[_I_JOB], lineno)
+            if first != lineno:
+                raise WorkloadError(f"job number {row[_I_JOB]:.0f} is already used on line "
+                                    f"{first}: every line must be a job of its own",
+                                    path=where, line=lineno, field=field_label(_I_JOB))
+            rows.append(row)
         except WorkloadError:
             if not skip_bad_lines:
                 raise
@@ -509,7 +472,7 @@ def _parse_record(line: bytes, where: str, lineno: int) -> list[float]:
                             path=where, line=lineno)
     row = []
     for i, token in enumerate(tokens):
-        value = _parse_number(token)
+        value = parse_number(token)
         if value is None:
             raise WorkloadError(f"not a finite number: {_show(token)}",
                                 path=where, line=lineno, field=field_label(i))
@@ -523,6 +486,20 @@ def _parse_record(line: bytes, where: str, lineno: int) -> list[float]:
         if row[i] != int(row[i]):
             raise WorkloadError(f"must be a whole number, got {row[i]!r}",
                                 path=where, line=lineno, field=field_label(i))
+    for i in _MINUS_ONE_FIELDS:
+        if row[i] < 0 and row[i] != -1:
+            raise WorkloadError(f"negative value {row[i]:g}: SWF marks an unknown value with -1 "
+                                "and no other negative value", path=where, line=lineno,
+                                field=field_label(i))
+    for i in _TIME_FIELDS:
+        if row[i] > MAX_SECONDS:
+            raise WorkloadError(f"{row[i]:g} s is beyond the largest time accepted, "
+                                f"{MAX_SECONDS:g} s (317 years): a unit mistake?",
+                                path=where, line=lineno, field=field_label(i))
+    if abs(row[_I_JOB]) > MAX_JOB_NUMBER:
+        raise WorkloadError(f"job number {row[_I_JOB]:g} is too large (at most 2**53 = "
+                            f"{MAX_JOB_NUMBER})", path=where, line=lineno,
+                            field=field_label(_I_JOB))
     return row
 
 
@@ -597,131 +574,3 @@ def _apply_rules(fields: np.ndarray, n_records: int, n_bad: int, machine_size: i
         source=where,
         counts=counts,
     )
-
-
-# --------------------------------------------------------------------------------------------
-# writing
-# --------------------------------------------------------------------------------------------
-
-
-def write_swf(
-    path: str | PathLike[str],
-    fields: np.ndarray,
-    header: dict[str, str] | None = None,
-    comments: list[str] | None = None,
-) -> None:
-    """Write an (n, 18) array of SWF fields as an SWF file (gzip if the name ends in `.gz`).
-
-    The header comes first as `; Key: value` lines (a multi-line value becomes one line per
-    value line, which `read_swf` joins back), then a `;` separator and the free `comments`
-    (`; text`), then one line per row.  Whole numbers are written as integers and other values
-    as `repr(float)`, the shortest text that reads back as the same float, so that `read_swf`
-    recovers the array exactly.  A comment of the form `Key: value` reads back as a header
-    entry.  Gzip output has a zero timestamp, so the same input gives byte-identical files.
-
-    Raises:
-        WorkloadError: `fields` is not (n, 18), holds NaN/infinite values, or the file cannot
-            be written.
-        ConfigError: a header key is not a word (letters, digits, underscores).
-    """
-    where = str(path)
-    arr = np.asarray(fields, dtype=np.float64)
-    if arr.ndim != 2 or arr.shape[1] != N_FIELDS:
-        raise WorkloadError(f"fields must have shape (n, {N_FIELDS}), got {arr.shape}",
-                            path=where)
-    if not np.all(np.isfinite(arr)):
-        raise WorkloadError("fields hold NaN or infinite values, which SWF cannot represent",
-                            path=where)
-    lines: list[str] = []
-    for key, value in (header or {}).items():
-        if not _VALID_KEY.fullmatch(str(key)):
-            raise ConfigError("header", f"key {key!r} is not a valid SWF header key "
-                              "(letters, digits and underscores, starting with a letter)")
-        for part in str(value).split("\n"):
-            lines.append(f"; {key}: {part.strip()}".rstrip())
-    if comments:
-        if lines:
-            lines.append(";")  # keeps indented comments from continuing the last header value
-        for comment in comments:
-            for part in str(comment).split("\n"):
-                lines.append(f"; {part}".rstrip())
-    parts: list[bytes | memoryview] = ["".join(line + "\n" for line in lines).encode("utf-8"),
-                                       _format_rows(arr)]
-    if where.endswith(".gz"):
-        # level 1: four times faster than the default for a slightly larger file
-        parts = [gzip.compress(parts[0] + parts[1], compresslevel=1, mtime=0)]
-    try:
-        with open(path, "wb") as fh:  # header and rows written as they are, without a copy
-            for part in parts:
-                fh.write(part)
-    except OSError as exc:
-        raise WorkloadError(f"cannot write the file: {exc.strerror or exc}",
-                            path=where) from None
-
-
-def _format_rows(arr: np.ndarray) -> bytes | memoryview:
-    """The data lines: columns right-aligned to their widest value, as in the archive's files.
-
-    The text is assembled as one (rows, line length) byte matrix, column by column, so the
-    cost is a few numpy operations per digit position instead of a Python call per value.
-    """
-    n = arr.shape[0]
-    if n == 0:
-        return b""
-    # beyond 2**53 not every integer is a float, so such values keep the float notation
-    # (one temporary array for both tests: the largest allocations of the writer)
-    tmp = np.trunc(arr)
-    integral = arr == tmp
-    np.abs(arr, out=tmp)
-    integral &= tmp < 2.0**53
-    del tmp
-    columns = [_column_text(arr[:, j], integral[:, j]) for j in range(N_FIELDS)]
-    width = sum(c.shape[1] for c in columns) + N_FIELDS  # a space after each, \n after the last
-    lines = np.full((n, width), 32, dtype=np.uint8)
-    pos = 0
-    for text in columns:
-        lines[:, pos:pos + text.shape[1]] = text
-        pos += text.shape[1] + 1
-    lines[:, -1] = 10
-    return memoryview(lines).cast("B")
-
-
-def _column_text(col: np.ndarray, whole: np.ndarray) -> np.ndarray:
-    """One column as a right-aligned (rows, width) ASCII matrix: whole numbers as integers,
-    others as repr(float), the shortest text that reads back as the same float."""
-    text = _int_text(np.where(whole, col, 0.0).astype(np.int64))
-    if whole.all():
-        return text
-    rows = np.flatnonzero(~whole)
-    strings = [repr(v) for v in col[rows].tolist()]
-    width = max(text.shape[1], max(map(len, strings)))
-    if width > text.shape[1]:
-        text = np.concatenate([np.full((text.shape[0], width - text.shape[1]), 32, np.uint8),
-                               text], axis=1)
-    block = "".join(s.rjust(width) for s in strings).encode("ascii")
-    text[rows] = np.frombuffer(block, dtype=np.uint8).reshape(-1, width)
-    return text
-
-
-def _int_text(values: np.ndarray) -> np.ndarray:
-    """Integers as a right-aligned (rows, width) ASCII matrix."""
-    negative = values < 0
-    rest = np.abs(values)
-    n_digits = len(str(int(rest.max())))
-    width = n_digits + int(negative.any())
-    text = np.full((values.size, width), 32, dtype=np.uint8)
-    length = np.ones(values.size, dtype=np.int64)  # digits of each value
-    if n_digits <= 9:
-        rest = rest.astype(np.uint32)  # faster arithmetic
-    for k in range(n_digits):
-        q = rest // 10  # division by a constant is fast in numpy, divmod and % are not
-        present = (rest - q * 10).astype(np.uint8) + np.uint8(48)
-        if k:
-            shown = rest > 0  # the value has a digit here
-            length += shown
-            present[~shown] = 32
-        text[:, width - 1 - k] = present
-        rest = q
-    rows = np.flatnonzero(negative)
-    text[rows, width - 1 - length[rows]] = 45  # '-'
-    return text

@@ -19,8 +19,9 @@ import numpy as np
 
 from ckptsim.errors import ConfigError
 from ckptsim.workload.model import SWF_INDEX, Workload
+from ckptsim.workload.swf import MAX_SECONDS
 
-__all__ = ["first_n", "interpolate_estimates", "scale_load", "time_window"]
+__all__ = ["first_n", "interpolate_estimates", "scale_load", "time_window", "underestimates"]
 
 _I_SUBMIT = SWF_INDEX["submit_time"]
 _I_RUNTIME = SWF_INDEX["run_time"]
@@ -67,6 +68,15 @@ def interpolate_estimates(w: Workload, alpha: float) -> Workload:
     return w.with_columns(note, estimate=estimate)
 
 
+def underestimates(w: Workload, alpha: float) -> tuple[int, int]:
+    """(jobs that requested less time than they ran, those of them whose estimate
+    `interpolate_estimates(w, alpha)` clamps to 0): what alpha > 1 does to underestimates."""
+    requested = w.fields[:, _I_REQ_TIME]
+    under = (requested >= 0) & (requested < w.runtime)
+    clamped = under & (w.runtime + alpha * (requested - w.runtime) < 0)
+    return int(np.count_nonzero(under)), int(np.count_nonzero(clamped))
+
+
 def scale_load(w: Workload, c: float) -> Workload:
     """Multiply every job's run time and estimate by c (seed 004, section 6.2).
 
@@ -75,12 +85,18 @@ def scale_load(w: Workload, c: float) -> Workload:
     `interpolate_estimates` and an SWF copy of the workload see the scaled job.
 
     Raises:
-        ConfigError: c is not a finite number > 0.
+        ConfigError: c is not a finite number > 0, or makes a run time or estimate longer than
+            `MAX_SECONDS` (the limit of `read_swf`).
     """
     accepted = "> 0 (the factor applied to run times and estimates)"
     factor = _real("c", c, accepted)
     if not (0.0 < factor < math.inf):
         raise ConfigError("c", f"must be a number {accepted}, got {c!r}")
+    longest = float(max(np.max(w.runtime, initial=0.0), np.max(w.estimate, initial=0.0)))
+    if longest * factor > MAX_SECONDS:
+        raise ConfigError("c", f"{factor:g} makes the longest run time or estimate "
+                          f"{longest * factor:g} s, beyond the {MAX_SECONDS:g} s (317 years) "
+                          "a workload may hold")
     fields = w.fields.copy()
     for i in (_I_RUNTIME, _I_CPU, _I_REQ_TIME):
         known = fields[:, i] >= 0

@@ -1,0 +1,261 @@
+"""The local process pool of a sweep.
+
+Each worker process has a pipe to the sweep: it receives runs, executes them, writes their
+per-job files (the store is on its disk) and sends back each row; the sweep records the rows
+(one writer, `StoreWriter`).  Two runs are queued per worker, so a worker never waits for the
+next one.  Runs on the same trace go to the same worker while others are left (`Dispatch`),
+so a trace is read by about one worker instead of by every worker.
+
+Workers die with the sweep: on Linux the kernel kills a worker whose parent process dies
+(`PR_SET_PDEATHSIG`; the parent is the fork server, which exits as soon as the sweep does),
+and everywhere a thread of the worker waits on a pipe that only the sweep holds open and ends
+the worker when it closes.  A worker that dies (killed, out of memory) fails the runs it had
+and is replaced, so the sweep goes on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
+from pathlib import Path
+from typing import Any
+
+from ckptsim.experiments.execute import ExecStats, OnRow, crashed_row, execute_run, load_key
+from ckptsim.experiments.matrix import Run
+from ckptsim.experiments.writer import StoreWriter, write_jobs_file
+
+#: Runs sent to a worker ahead of its results.
+QUEUE_PER_WORKER = 2
+
+DIED = ("the worker process running this run died (killed or out of memory); runs queued "
+        "on it are failed too")
+
+
+def die_with_parent(lifeline: Connection) -> None:
+    """Make this process end when the sweep does (see the module docstring)."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(Exception):
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+    # The pipe's writing end is held by the sweep alone: reading it returns only when the
+    # sweep is gone (before prctl above, too).
+
+    def watch() -> None:
+        with contextlib.suppress(BaseException):
+            lifeline.recv_bytes()
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="ckptsim-lifeline").start()
+
+
+def worker_main(conn: Connection, lifeline: Connection, jobs_dir: str) -> None:
+    """A worker: run what arrives until told to stop, then report the CPU it used."""
+    die_with_parent(lifeline)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the sweep decides what stops
+    conn.send(("ready",))
+    while True:
+        try:
+            run = conn.recv()
+        except EOFError:
+            return
+        if run is None:
+            break
+        outcome = execute_run(run)
+        ref = None
+        if outcome.jobs is not None:
+            try:
+                ref = write_jobs_file(Path(jobs_dir), run.run_id, outcome.jobs)
+            except OSError as exc:
+                outcome.row.update(crashed_row(run, f"writing its per-job records failed: "
+                                                    f"{exc}"))
+        conn.send(("done", run.run_id, outcome.row, ref, outcome.cpu))
+    t = os.times()
+    conn.send(("bye", t.user + t.system))
+
+
+def context() -> Any:
+    # forkserver: workers fork from a clean process that has ckptsim imported (fast starts,
+    # no locks inherited from the parent's threads); spawn where there is no fork.
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(["ckptsim.experiments.preload"])
+        return ctx
+    return multiprocessing.get_context("spawn")
+
+
+class Dispatch:
+    """Which run a worker gets next: one on the trace it read last if any is left, else one
+    on a trace no worker is on, else one on the trace with the most runs left."""
+
+    def __init__(self, runs: Sequence[Run]) -> None:
+        self.queues: dict[Any, deque[Run]] = {}
+        for run in runs:
+            self.queues.setdefault(load_key(run), deque()).append(run)
+        self.busy: dict[Any, int] = {}  # key -> workers on it
+
+    def __bool__(self) -> bool:
+        return bool(self.queues)
+
+    def next(self, last: Any) -> Run:
+        key = last if last in self.queues and last is not None else None
+        if key is None:
+            idle = [k for k in self.queues if not self.busy.get(k)]
+            key = idle[0] if idle else max(self.queues, key=lambda k: len(self.queues[k]))
+        queue = self.queues[key]
+        run = queue.popleft()
+        if not queue:
+            del self.queues[key]
+        return run
+
+    def move(self, old: Any, new: Any) -> None:
+        if old == new:
+            return
+        if old is not None:
+            self.busy[old] -= 1
+        if new is not None:
+            self.busy[new] = self.busy.get(new, 0) + 1
+
+
+@dataclass
+class _Worker:
+    process: Any
+    conn: Connection
+    queued: deque[Run] = field(default_factory=deque)
+    key: Any = None
+    ready: bool = False
+    cpu: float | None = None
+
+
+class PoolExecutor:
+    """A local pool of `workers` processes (all cores by default)."""
+
+    def __init__(self, workers: int | None = None) -> None:
+        self.workers = max(1, workers or os.cpu_count() or 1)
+        self.stats = ExecStats()
+
+    def execute(self, runs: Sequence[Run], writer: StoreWriter, on_row: OnRow) -> None:
+        self.stats = ExecStats(worker_cpu=0.0)
+        if not runs:
+            return
+        t0 = time.perf_counter()
+        ctx = context()
+        life_r, life_w = ctx.Pipe(duplex=False)
+        dispatch = Dispatch(runs)
+        jobs_dir = str(writer.store.jobs_dir)
+        pool: list[_Worker] = []
+
+        def start() -> _Worker:
+            ours, theirs = ctx.Pipe()
+            p = ctx.Process(target=worker_main, args=(theirs, life_r, jobs_dir), daemon=True,
+                            name="ckptsim-worker")
+            p.start()
+            theirs.close()
+            w = _Worker(p, ours)
+            pool.append(w)
+            return w
+
+        def feed(w: _Worker) -> None:
+            while dispatch and len(w.queued) < QUEUE_PER_WORKER:
+                run = dispatch.next(w.key)
+                key = load_key(run)
+                dispatch.move(w.key, key)
+                w.key = key
+                try:
+                    w.conn.send(run)
+                except OSError:  # the worker is gone; its sentinel says so next
+                    w.queued.append(run)
+                    return
+                w.queued.append(run)
+
+        def deliver(w: _Worker, msg: tuple[Any, ...]) -> None:
+            if msg[0] == "ready":
+                w.ready = True
+                if all(x.ready for x in pool):
+                    self.stats.startup_seconds = self.stats.startup_seconds or (
+                        time.perf_counter() - t0)
+            elif msg[0] == "done":
+                _, run_id, row, ref, cpu = msg
+                run = w.queued.popleft()
+                assert run.run_id == run_id, "worker answered out of order"
+                if ref is not None:
+                    writer.written_jobs(run_id)
+                writer.record(row, ref)
+                self.stats.runs += 1
+                self.stats.run_cpu += cpu
+                on_row(row)
+            elif msg[0] == "bye":
+                w.cpu = msg[1]
+
+        def bury(w: _Worker) -> None:
+            pool.remove(w)
+            dispatch.move(w.key, None)
+            with contextlib.suppress(Exception):
+                w.conn.close()
+            w.process.join(timeout=5)
+            for run in w.queued:
+                row = crashed_row(run, DIED)
+                writer.record(row)
+                on_row(row)
+
+        try:
+            for _ in range(min(self.workers, len(runs))):
+                feed(start())
+            while any(w.queued for w in pool):
+                ready = wait([w.conn for w in pool] + [w.process.sentinel for w in pool])
+                for w in list(pool):
+                    dead = w.process.sentinel in ready
+                    if w.conn in ready or dead:
+                        try:
+                            while w.conn.poll():
+                                deliver(w, w.conn.recv())
+                        except (EOFError, OSError, ValueError, TypeError):
+                            dead = True
+                        except Exception:  # a message that does not unpickle
+                            dead = True
+                    if dead:
+                        bury(w)
+                        if dispatch:
+                            feed(start())
+                    else:
+                        feed(w)
+            self._finish(pool, deliver)
+        except BaseException:
+            for w in pool:
+                with contextlib.suppress(Exception):
+                    w.process.terminate()
+            for w in pool:
+                w.process.join(timeout=5)
+            raise
+        finally:
+            life_w.close()
+            life_r.close()
+
+    def _finish(self, pool: list[_Worker], deliver: Any) -> None:
+        """Stop the workers and collect the CPU time they report."""
+        for w in pool:
+            with contextlib.suppress(OSError):
+                w.conn.send(None)
+        for w in pool:
+            with contextlib.suppress(EOFError, OSError):
+                while w.cpu is None:
+                    deliver(w, w.conn.recv())
+            w.process.join(timeout=5)
+            if w.process.is_alive():
+                w.process.terminate()
+                w.process.join()
+            if w.cpu is not None and self.stats.worker_cpu is not None:
+                self.stats.worker_cpu += w.cpu
+            else:
+                self.stats.worker_cpu = None
+            w.conn.close()

@@ -1,0 +1,392 @@
+"""Malformed input on the command line: one clear line naming the file, line and field or the
+flag the user typed, never a traceback; and what the run table shows."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from helpers import TRACES
+
+from ckptsim.cli import main
+from ckptsim.errors import ConfigError
+
+LANL = TRACES.parent / "failures" / "lanl_cfdr" / "LA-UR-05-7318-failure-data-1996-2005.csv.gz"
+
+
+def line(job: int, submit: float, run: float, procs: int, request: float) -> str:
+    return f"{job} {submit} -1 {run} {procs} -1 -1 {procs} {request} -1 1 1 1 -1 1 -1 -1 -1"
+
+
+def swf(tmp_path: Path, lines: list[str], machine: int = 8, name: str = "t.swf") -> Path:
+    path = tmp_path / name
+    path.write_text(f"; MaxProcs: {machine}\n" + "".join(x + "\n" for x in lines))
+    return path
+
+
+@pytest.fixture
+def small(tmp_path: Path) -> Path:
+    return swf(tmp_path, [line(1, 0, 10, 4, 10), line(2, 1, 30, 8, 30), line(3, 2, 20, 2, 40)])
+
+
+def error_of(capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:
+    """The one line a failing command prints (it must print exactly one and exit with 2)."""
+    code = main(argv)
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert err.count("\n") == 1 and err.startswith("ckptsim: error: "), err
+    assert "Traceback" not in err
+    return err.removeprefix("ckptsim: error: ").rstrip("\n")
+
+
+def table(text: str) -> dict[str, str]:
+    """The metric -> value rows of a printed table."""
+    rows = {}
+    for row in text.splitlines():
+        cells = [c.strip() for c in row.split("│")]
+        if len(cells) == 4:
+            rows[cells[1]] = cells[2]
+    return rows
+
+
+# ------------------------------------------------------------------------ used to be tracebacks
+
+
+@pytest.mark.parametrize("kind", ["lanl:path=/nonexistent.csv,system=20",
+                                  "fta:path=/nonexistent.csv"])
+def test_missing_failure_log(capsys: pytest.CaptureFixture[str], small: Path, kind: str) -> None:
+    err = error_of(capsys, ["run", "--workload", str(small), "--failures", kind])
+    assert err == "--failures path: no such file or folder: /nonexistent.csv"
+
+
+def test_failure_log_gone_between_the_check_and_the_read() -> None:
+    from ckptsim.failures.source import _read
+
+    with pytest.raises(ConfigError) as info:
+        _read("lanl", {"path": "/nonexistent.csv", "system": "20"})
+    assert str(info.value) == ("failures.path: cannot read /nonexistent.csv: No such file or "
+                               "directory")
+
+
+def test_out_that_cannot_be_a_folder(capsys: pytest.CaptureFixture[str], small: Path,
+                                     tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    for argv in (["run", "--workload", str(small)], ["demo", "--jobs", "20"]):
+        err = error_of(capsys, [*argv, "--out", str(blocker / "x")])
+        assert err.startswith(f"--out: cannot create the folder {blocker / 'x'}: ")
+
+
+def test_plot_of_an_unknown_image_type_fails_before_reading(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    missing = tmp_path / "absent.swf"  # never read: the plot name is checked first
+    err = error_of(capsys, ["inspect", str(missing), "--plot", str(tmp_path / "out.txt")])
+    assert err.startswith(f"--plot: {tmp_path / 'out.txt'}: unknown image type '.txt'; "
+                          "accepted: ")
+    assert ".png" in err and ".svg" in err and ".pdf" in err
+    err = error_of(capsys, ["inspect", str(missing), "--plot", str(tmp_path / "out")])
+    assert "no image type suffix" in err
+
+
+def test_plot_that_cannot_be_written(capsys: pytest.CaptureFixture[str], small: Path,
+                                     tmp_path: Path) -> None:
+    err = error_of(capsys, ["inspect", str(small), "--plot", str(tmp_path / "no" / "x.png")])
+    assert err == f"{tmp_path / 'no' / 'x.png'}: cannot write: the folder {tmp_path / 'no'} " \
+                  "does not exist"
+    taken = tmp_path / "taken.png"
+    taken.mkdir()  # the folder exists, the file cannot be created
+    err = error_of(capsys, ["inspect", str(small), "--plot", str(taken)])
+    assert err.startswith(f"{taken}: cannot write: ")
+
+
+def test_spec_that_is_not_utf8(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    spec = tmp_path / "latin1.toml"
+    spec.write_bytes(b'name = "x"\ndescription = "caf\xe9"\n')
+    assert main(["sweep", str(spec), "--dry-run"]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert "line 2: byte 0xe9 is not UTF-8" in err and str(spec) in err
+
+
+def test_spec_with_a_byte_order_mark_is_read(capsys: pytest.CaptureFixture[str],
+                                             tmp_path: Path) -> None:
+    text = (Path(__file__).resolve().parents[1] / "examples" / "backfilling.toml").read_bytes()
+    spec = tmp_path / "bom.toml"
+    spec.write_bytes(b"\xef\xbb\xbf" + text)
+    assert main(["sweep", str(spec), "--dry-run"]) == 0
+    assert "runs (" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("bad", "where"), [
+    (line(2, 1, 1e13, 2, 20), "line 3, field 4 (run_time): 1e+13 s is beyond the largest time"),
+    (line(2, 1e23, 10, 2, 20), "line 3, field 2 (submit_time): 1e+23 s is beyond"),
+    (line(1, 1, 10, 2, 20), "line 3, field 1 (job_number): job number 1 is already used on "
+                            "line 2"),
+    (line(2, 1, 10, 2, 20).replace("2", "1e26", 1), "line 3, field 1 (job_number): job number "
+                                                    "1e+26 is too large"),
+    (line(2, 1, 10, 2, -400), "line 3, field 9 (requested_time): negative value -400: SWF "
+                              "marks an unknown value with -1"),
+])
+def test_trace_values_the_simulator_cannot_use(capsys: pytest.CaptureFixture[str],
+                                               tmp_path: Path, bad: str, where: str) -> None:
+    path = swf(tmp_path, [line(1, 0, 10, 2, 20), bad])
+    err = error_of(capsys, ["run", "--workload", str(path)])
+    assert err.startswith(f"{path}, {where}"), err
+    assert main(["run", "--workload", str(path), "--skip-bad-lines"]) == 0
+    assert "skipped_bad_lines=1" in capsys.readouterr().out
+
+
+def test_a_png_given_as_the_workload(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    png = tmp_path / "figure.png"
+    png.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00")
+    err = error_of(capsys, ["run", "--workload", str(png)])
+    assert err == f"{png}: not an SWF trace: the file is a PNG image"
+
+
+def test_a_trace_with_a_byte_order_mark_runs(capsys: pytest.CaptureFixture[str],
+                                             small: Path) -> None:
+    small.write_bytes(b"\xef\xbb\xbf" + small.read_bytes())
+    assert main(["run", "--workload", str(small)]) == 0
+    assert "3 jobs" in capsys.readouterr().out
+
+
+def test_other_file_errors_are_one_line(capsys: pytest.CaptureFixture[str],
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from ckptsim.cli import single
+
+    def fail(args: object) -> int:
+        raise PermissionError(13, "Permission denied", "/some/file.csv")
+
+    monkeypatch.setattr(single, "cmd_schedulers", fail)
+    assert error_of(capsys, ["schedulers"]) == "/some/file.csv: Permission denied"
+
+
+# ---------------------------------------------------------------------------- silently wrong
+
+
+@pytest.mark.parametrize("argv", [["run", "--workload", "lublin:n=0"], ["demo", "--jobs", "0"]])
+def test_no_jobs_is_refused(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
+    # both used to print a table of zeros
+    err = error_of(capsys, argv)
+    assert err.startswith(("--workload lublin.n: expected an integer >= 1", "--jobs: "))
+
+
+def test_a_parameter_given_twice_is_refused(capsys: pytest.CaptureFixture[str],
+                                           small: Path) -> None:
+    err = error_of(capsys, ["run", "--workload", str(small), "--scheduler", "ckpt-backfill",
+                            "--set", "p=0.2", "--set", "t_extend=60", "--set", "p=0.3"])
+    assert err == "--set p: given twice (p=0.2 and p=0.3): give each parameter once"
+
+
+def test_alpha_above_one_says_what_happens_to_underestimates(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    # Job 1 ran 100 s of a 60 s request: alpha 2 gives 100 + 2 (60 - 100) = 20 s.  Job 2 ran
+    # 100 s of 40 s: 100 + 2 (40 - 100) = -20, clamped to 0.  Job 3 asked more than it used.
+    path = swf(tmp_path, [line(1, 0, 100, 1, 60), line(2, 0, 100, 1, 40),
+                          line(3, 0, 10, 1, 50)])
+    for overrun, fate in (("extend", "they run on past their estimates to completion"),
+                          ("kill", "they are killed when their estimate runs out")):
+        assert main(["run", "--workload", str(path), "--alpha", "2", "--overrun", overrun,
+                     "--out", str(tmp_path / overrun)]) == 0
+        err = capsys.readouterr().err
+        assert "--alpha 2 > 1 exaggerates the users' errors: the 2 jobs that requested less " \
+               "time than they ran get estimates further below their run time (1 of them " \
+               "clamped to 0 s)" in err
+        assert fate in err
+        rows = (tmp_path / overrun / "jobs.csv").read_text().splitlines()[1:]
+        assert [r.split(",")[6] for r in rows] == ["20", "0", "90"]  # the estimates
+    assert main(["run", "--workload", str(path), "--alpha", "1"]) == 0
+    assert "exaggerates" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("argv", "flag"), [
+    (["--first", "0"], "--first"),
+    (["--load-scale", "0"], "--load-scale"),
+    (["--load-scale", "1e12"], "--load-scale"),
+    (["--alpha", "-1"], "--alpha"),
+    (["--window", "5", "1"], "--window END"),
+    (["--window", "1e6", "2e6"], "--window"),
+    (["--machine-size", "0"], "--machine-size"),
+    (["--scheduler", "nope"], "--scheduler"),
+    (["--failures", "synthetic:mtbf=-5"], "--failures mtbf"),
+    (["--failures", "synthetic:mtbf=100,shape=0"], "--failures shape"),
+    (["--failures", "synthetic:mtbf=100,dist=gamma"], "--failures dist"),
+    (["--failures", f"lanl:path={__file__},system=20,map=nope"], "--failures map"),
+])
+def test_errors_name_the_flag_not_an_internal_key(capsys: pytest.CaptureFixture[str],
+                                                  small: Path, argv: list[str],
+                                                  flag: str) -> None:
+    err = error_of(capsys, ["run", "--workload", str(small), *argv])
+    assert err.startswith(f"{flag}: "), err
+
+
+@pytest.mark.parametrize(("argv", "flag"), [
+    (["run", "--workload", "lublin:n=100,machine=0"], "--workload lublin.machine"),
+    (["run", "--workload", "lublin:n=100,estimates=nope"], "--workload lublin.estimates"),
+    (["demo", "--jobs", "10", "--machine-size", "0"], "--machine-size"),
+    (["run", "--workload", "lublin:n=300", "--machine-size", "4"], "--machine-size"),
+])
+def test_generator_errors_name_the_flag(capsys: pytest.CaptureFixture[str], argv: list[str],
+                                        flag: str) -> None:
+    err = error_of(capsys, argv)
+    assert err.startswith(f"{flag}: "), err
+
+
+def test_inspect_errors_name_the_flag(capsys: pytest.CaptureFixture[str], small: Path) -> None:
+    err = error_of(capsys, ["inspect", str(small), "--machine-size", "0"])
+    assert err.startswith("--machine-size: ")
+
+
+def test_system_not_in_the_log_names_the_option(capsys: pytest.CaptureFixture[str],
+                                                small: Path) -> None:
+    if not LANL.exists():
+        pytest.skip(f"LANL failure records not available at {LANL}")
+    err = error_of(capsys, ["run", "--workload", str(small), "--failures",
+                            f"lanl:path={LANL},system=999"])
+    assert err.startswith("--failures system: no system 999 in ")
+
+
+# ------------------------------------------------------------------------------ the run table
+
+
+def test_run_table_shows_wait_percentiles_and_max_slowdown(capsys: pytest.CaptureFixture[str],
+                                                           tmp_path: Path) -> None:
+    # One node, eleven 10 s jobs submitted at 0, FCFS: waits 0, 10, ..., 100 s.
+    path = swf(tmp_path, [line(k + 1, 0, 10, 1, 10) for k in range(11)], machine=1)
+    out = tmp_path / "out"
+    assert main(["run", "--workload", str(path), "--scheduler", "fcfs", "--out",
+                 str(out)]) == 0
+    rows = table(capsys.readouterr().out)
+    assert rows["mean wait (s)"] == "50.0"
+    assert rows["median wait (s)"] == "50.0"
+    assert rows["95th percentile wait (s)"] == "95.0"
+    assert rows["max wait (s)"] == "100.0"
+    assert rows["max bounded slowdown"] == "11.0"  # (100 + 10) / 10
+    metrics = json.loads((out / "summary.json").read_text())["metrics"]
+    assert (metrics["median_wait"], metrics["p95_wait"], metrics["p99_wait"],
+            metrics["max_wait"]) == (50.0, 95.0, 99.0, 100.0)
+
+
+def test_demo_table_shows_them_too(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "--jobs", "50"]) == 0
+    text = capsys.readouterr().out
+    for label in ("median wait (s)", "95th percentile wait (s)", "max wait (s)",
+                  "max bounded slowdown"):
+        assert label in text
+
+
+def test_kill_labels_are_unambiguous(capsys: pytest.CaptureFixture[str], small: Path) -> None:
+    assert main(["run", "--workload", str(small), "--failures", "synthetic:mtbf=20,seed=3"]) == 0
+    rows = table(capsys.readouterr().out)
+    assert "jobs killed" not in rows and "jobs killed by failures" not in rows
+    assert rows["jobs ended unfinished (killed for good)"] == "0"
+    assert int(rows["job kills by failures (each job requeued)"]) > 0
+
+
+def test_bgl_table_names_the_simulated_machine_and_the_size_changes(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    # A 512-processor trace on the 128-supernode torus: sizes scaled by 1/4 (100 -> 25,
+    # 8 -> 2), then rounded up to box volumes (25 -> a box of 32 nodes).
+    path = swf(tmp_path, [line(1, 0, 10, 100, 10), line(2, 1, 10, 8, 10),
+                          line(3, 2, 10, 512, 10)], machine=512)
+    assert main(["run", "--workload", str(path), "--scheduler", "bgl-fcfs"]) == 0
+    text = capsys.readouterr().out
+    assert "(3 jobs, 128 nodes; the trace's machine has 512)" in text
+    loader = next(x for x in text.splitlines() if x.startswith("loader: "))
+    assert "3 records read" in loader and "sizes_scaled=3" in loader
+    assert "sizes_rounded_to_box=" in loader
+    workload = next(x for x in text.splitlines() if x.startswith("workload: "))
+    assert "sizes scaled by 0.25 (512 -> 128)" in workload
+
+
+def test_absurd_span_warns_that_the_daily_series_is_omitted(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = swf(tmp_path, [line(1, 0, 10, 1, 10), line(2, 9e9, 10, 1, 10)], machine=1)
+    out = tmp_path / "out"
+    assert main(["run", "--workload", str(path), "--out", str(out)]) == 0
+    assert "ckptsim: note: no daily series in summary.json: the simulated span covers " \
+           "104,167 days" in capsys.readouterr().err
+    daily = json.loads((out / "summary.json").read_text())["daily"]
+    assert daily["day"] == [] and "104,167 days" in daily["omitted"]
+
+
+# ------------------------------------------------------------------------------ paper wording
+
+
+def test_paper_oliner_on_a_fresh_folder_does_not_mention_earlier_runs(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    if not LANL.exists() or not (TRACES / "NASA-iPSC-1993-3.1-cln.swf.gz").exists():
+        pytest.skip("needs the NASA trace and the LANL failure records in ../shared/data")
+    argv = ["paper", "oliner", "balancing", "--trace-dir", str(TRACES), "--out",
+            str(tmp_path), "--traces", "NASA", "--first", "60", "--levels", "0", "--loads",
+            "1.0", "--jobs", "0"]
+    assert main(argv) == 0
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last.startswith("1 run simulated in ") and "already" not in last
+    assert main(argv) == 0
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last.startswith("0 runs simulated in ")
+    assert last.endswith(f"; 1 run was already in {tmp_path / 'store'}")
+
+
+@pytest.mark.parametrize(("argv", "expected"), [
+    (["run", "--workload", ""], "--workload: expected an SWF trace path, 'builtin' or "),
+    (["run", "--workload", "builtin", "--failures", "synthetic:mtbf=1"],
+     "--failures mtbf: 1 s on 128 nodes over "),
+    (["paper", "niu", "fig4", "--out", "x", "--first", "0"],
+     "--first: expected a number of jobs >= 1, got 0"),
+    (["paper", "oliner", "fig3", "--out", "x", "--jobs", "-1"],
+     "--jobs: expected a number of processes >= 0"),
+])
+def test_more_bad_arguments(capsys: pytest.CaptureFixture[str], argv: list[str],
+                            expected: str) -> None:
+    # mtbf=1 s on 128 nodes used to draw ~4e8 failures (minutes and gigabytes)
+    assert error_of(capsys, argv).startswith(expected)
+
+
+def test_paper_out_that_cannot_be_a_folder(capsys: pytest.CaptureFixture[str],
+                                           tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    err = error_of(capsys, ["paper", "niu", "fig4", "--out", str(blocker / "x")])
+    assert err.startswith("--out: cannot create the folder ")
+
+
+def test_out_of_memory_is_one_line(capsys: pytest.CaptureFixture[str],
+                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from ckptsim.cli import single
+
+    def fail(args: object) -> int:
+        raise MemoryError("Unable to allocate 745. GiB for an array")
+
+    monkeypatch.setattr(single, "cmd_demo", fail)
+    assert error_of(capsys, ["demo"]) == ("not enough memory: Unable to allocate 745. GiB for "
+                                          "an array")
+
+
+@pytest.mark.parametrize("kind", ["lanl", "fta"])
+def test_a_failure_log_that_is_not_text(capsys: pytest.CaptureFixture[str], small: Path,
+                                        tmp_path: Path, kind: str) -> None:
+    png = tmp_path / "log.png"
+    png.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00")
+    err = error_of(capsys, ["run", "--workload", str(small), "--failures",
+                            f"{kind}:path={png}" + (",system=20" if kind == "lanl" else "")])
+    assert err == f"{png}: not a failure log: the file is a PNG image"
+    binary = tmp_path / "log.csv"
+    binary.write_bytes(b"System,nodenum\n\x00\x01\x02")
+    err = error_of(capsys, ["run", "--workload", str(small), "--failures",
+                            f"{kind}:path={binary}" + (",system=20" if kind == "lanl" else "")])
+    assert err == f"{binary}: not a failure log: the file is binary data (NUL bytes), not text"
+
+
+def test_a_lanl_log_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    from helpers import LANL_HEADER, lanl_row
+
+    from ckptsim.failures.readers import read_lanl_cfdr
+
+    rows = [LANL_HEADER, lanl_row(20, 3, "1/5/2004 10:00", "1/5/2004 11:00")]
+    path = tmp_path / "bom.csv"
+    path.write_bytes(b"\xef\xbb\xbf" + "".join(r + "\n" for r in rows).encode())
+    trace = read_lanl_cfdr(path, system=20)
+    assert len(trace.time) == 1
