@@ -80,6 +80,8 @@ class InvariantChecker:
         if cluster.n_free != cluster.free_mask.bit_count():
             raise InvariantError(f"free-node count {cluster.n_free} does not match the free "
                                  f"set ({cluster.free_mask.bit_count()})")
+        if not cluster.block_counts_consistent():
+            raise InvariantError("the per-block free counts do not match the free set")
 
     def at_end(self) -> None:
         sim = self.sim

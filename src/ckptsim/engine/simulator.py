@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import time as _time
 from collections.abc import Callable
-from heapq import heappop, heappush
+from heapq import heapify, heappop, heappush
 from typing import TYPE_CHECKING, Any
 
 from ckptsim.engine.events import PRIO_END, PRIO_FAILURE, PRIO_OVERHEAD, PRIO_SUBMIT, PRIO_TIMER
@@ -66,6 +66,10 @@ class Simulator:
         self.n_ended = 0
         self.n_events = 0
         self.active: dict[int, Job] = {}  # jobs holding nodes, by workload index
+        # Indices of the jobs that were restarted, checkpointed, killed, migrated or had their
+        # rate changed: only those hold values other than the defaults in their rarely used
+        # fields and more than one node-holding segment (`ckptsim.records` reads them).
+        self.marked: set[int] = set()
         self.jobs = self._make_jobs(workload, n_nodes)
         self._progress = progress
         self.checker: InvariantChecker | None = None
@@ -87,75 +91,86 @@ class Simulator:
                                               f"the machine has {n_nodes}")
         runtime = w.runtime.tolist()
         estimate = w.estimate.tolist()
-        kill = self.overrun == "kill"
-        return [
-            Job(i, jid, sub, rt, est, sz, min(rt, est) if kill else rt)
-            for i, (jid, sub, rt, est, sz) in enumerate(
-                zip(w.job_id.tolist(), w.submit.tolist(), runtime, estimate, sizes, strict=True))
-        ]
+        # The work after which a job ends: its runtime, or at most its estimate when the
+        # run-time limit is enforced.
+        target = list(map(min, runtime, estimate)) if self.overrun == "kill" else runtime
+        self._submits = w.submit.tolist()  # the jobs' submit times, in order, for `run`
+        return list(map(Job, range(len(sizes)), w.job_id.tolist(), self._submits, runtime,
+                        estimate, sizes, target))
 
     # ------------------------------------------------------------------ main loop
     def run(self) -> Simulator:
         """Run until every job has ended. Returns self (records via `ckptsim.records`)."""
         t0 = _time.perf_counter()
         jobs = self.jobs
-        submits = [j.submit for j in jobs]
+        submits = self._submits
         n = len(jobs)
         i = 0
         heap = self._heap
         policy = self.policy
         on_submit = policy.on_submit
         schedule = policy.schedule
+        finish = self._finish
         checker = self.checker
         progress = self._progress
+        events = 0
         tick = 0
-        while True:
-            if heap:
-                t = heap[0][0]
-                if i < n and submits[i] < t:
-                    t = submits[i]
-            elif i < n:
-                t = submits[i]
-            else:
-                break
-            if checker is not None:
-                checker.on_time(t)
-            self.now = t
-            # Ends, failures and overhead completions at t (priorities below submission).
-            while heap and heap[0][0] == t and heap[0][1] < PRIO_SUBMIT:
-                ev = heappop(heap)
-                prio = ev[1]
-                job = ev[3]
-                if job.version != ev[4]:
-                    continue  # superseded (rate change, kill, ...)
-                if prio == PRIO_END:
-                    self._finish(job, t)
-                elif prio == PRIO_OVERHEAD:
-                    self._overhead_done(job, t)
-                else:  # PRIO_FAILURE: callback events of the failure layer
-                    ev[5](t)
-                self.n_events += 1
-            while i < n and submits[i] == t:
-                job = jobs[i]
-                job.state = QUEUED
-                job.queued_since = t
-                i += 1
-                self.n_events += 1
-                on_submit(job)
-            while heap and heap[0][0] == t and heap[0][1] == PRIO_TIMER:
-                ev = heappop(heap)
-                if ev[2] in self._cancelled:
-                    self._cancelled.discard(ev[2])
-                    continue
-                self.n_events += 1
-                policy.on_timer(t, ev[5])
-            schedule(t)
-            if checker is not None:
-                checker.after_pass()
-            if progress is not None:
-                tick += 1
-                if tick & 1023 == 0:
-                    progress(self.n_ended, n, t)
+        # A sentinel at infinity, after everything, keeps the heap from ever being empty.
+        heappush(heap, _SENTINEL)
+        try:
+            while True:
+                top = heap[0]
+                t = top[0]
+                if i < n:
+                    if submits[i] < t:
+                        t = submits[i]
+                elif top is _SENTINEL:
+                    break
+                if checker is not None:
+                    checker.on_time(t)
+                self.now = t
+                # Ends, failures and overhead completions at t (priorities below submission).
+                while top[0] == t and top[1] < PRIO_SUBMIT:
+                    heappop(heap)
+                    job = top[3]
+                    if job.version == top[4]:  # else superseded (rate change, kill, ...)
+                        prio = top[1]
+                        if prio == PRIO_END:
+                            finish(job, t)
+                        elif prio == PRIO_OVERHEAD:
+                            self._overhead_done(job, t)
+                        else:  # PRIO_FAILURE: callback events of the failure layer
+                            top[5](t)
+                        events += 1
+                    top = heap[0]
+                # Submissions at t (a job's `queued_since` is its submit time from the start).
+                while i < n and submits[i] == t:
+                    job = jobs[i]
+                    job.state = QUEUED
+                    i += 1
+                    events += 1
+                    on_submit(job)
+                top = heap[0]
+                while top[0] == t and top[1] == PRIO_TIMER:
+                    heappop(heap)
+                    if top[2] in self._cancelled:
+                        self._cancelled.discard(top[2])
+                    else:
+                        events += 1
+                        policy.on_timer(t, top[5])
+                    top = heap[0]
+                schedule(t)
+                if checker is not None:
+                    checker.after_pass()
+                if progress is not None:
+                    tick += 1
+                    if tick & 1023 == 0:
+                        self.n_events = events
+                        progress(self.n_ended, n, t)
+        finally:
+            heap.remove(_SENTINEL)
+            heapify(heap)
+        self.n_events = events
         self.wall_seconds = _time.perf_counter() - t0
         if self.n_ended != n:
             stuck = [j for j in jobs if j.state not in (DONE, KILLED)]
@@ -202,9 +217,17 @@ class Simulator:
 
     def _release(self, job: Job, now: float) -> None:
         self.cluster.give(job.mask, job.size)
-        job.segments.append((job.seg_start, now))
+        job.seg_end = now
         job.mask = 0
         del self.active[job.index]
+
+    @staticmethod
+    def _close_segment(job: Job, now: float) -> None:
+        """End the job's node-holding interval at `now` while it keeps holding nodes."""
+        if job.past_segments is None:
+            job.past_segments = []
+        job.past_segments.append((job.seg_start, now))
+        job.seg_start = now
 
     def _finish(self, job: Job, now: float) -> None:
         job.work_done = job.work_target
@@ -216,7 +239,11 @@ class Simulator:
             job.status = "completed"
         job.end = now
         job.version += 1
-        self._release(job, now)
+        # Inline _release: this is the hot path.
+        self.cluster.give(job.mask, job.size)
+        job.seg_end = now
+        job.mask = 0
+        del self.active[job.index]
         self.n_ended += 1
         if self.checker is not None:
             self.checker.on_end(job)
@@ -248,8 +275,7 @@ class Simulator:
         elif job.state == MIGRATING:
             old = job.mask & ~job.new_mask
             self.cluster.give(old, old.bit_count())
-            job.segments.append((job.seg_start, now))
-            job.seg_start = now
+            self._close_segment(job, now)
             job.mask = job.new_mask
             job.new_mask = 0
             job.work_saved = job.pending_save
@@ -262,7 +288,7 @@ class Simulator:
             raise InvariantError(f"overhead completion for {job!r} in state {job.state.name}")
 
     # ------------------------------------------------------------------ verbs
-    def start(self, job: Job, mask: int | None = None, *, overhead: float = 0.0,
+    def start(self, job: Job, mask: int | None = None, overhead: float = 0.0,
               backfilled: bool = False) -> None:
         """Start (or resume) a QUEUED or SUSPENDED job on `mask` (default: first fit).
 
@@ -271,8 +297,8 @@ class Simulator:
         """
         state = job.state
         now = self.now
-        if state != QUEUED and state != SUSPENDED:
-            if state == PENDING:
+        if state is not QUEUED and state is not SUSPENDED:  # states are the enum's members
+            if state is PENDING:
                 raise DecisionError(job.id, f"start at {now:g} before its submission at "
                                             f"{job.submit:g}", now)
             raise DecisionError(job.id, f"cannot start a job that is {job.state.name}", now)
@@ -285,36 +311,52 @@ class Simulator:
             if size > cluster.n_free:
                 raise DecisionError(job.id, f"needs {size} nodes but only {cluster.n_free} are "
                                             f"free", now)
-            mask = cluster.first_fit(size)
+            if overhead != 0.0 and not overhead > 0.0:
+                raise DecisionError(job.id, f"restart overhead must be >= 0, got {overhead}",
+                                    now)
+            mask = cluster.allocate(size)
         else:
-            if mask & ~cluster.free_mask:
-                busy = Cluster.node_ids(mask & ~cluster.free_mask)
+            free = cluster.free_mask
+            if mask & free != mask:
+                busy = Cluster.node_ids(mask ^ (mask & free))
                 raise DecisionError(job.id, f"nodes {busy[:8]} are not free", now)
             if mask.bit_count() != size:
                 raise DecisionError(job.id, f"given {mask.bit_count()} nodes but needs {size}",
                                     now)
-        if overhead < 0 or overhead != overhead:
-            raise DecisionError(job.id, f"restart overhead must be >= 0, got {overhead}", now)
-        cluster.take(mask, size)
+            if overhead != 0.0 and not overhead > 0.0:
+                raise DecisionError(job.id, f"restart overhead must be >= 0, got {overhead}",
+                                    now)
+            cluster.take(mask, size)
         job.mask = mask
         job.state = RUNNING
         job.wait += now - job.queued_since
         if job.start is None:
             job.start = now
-            job.backfilled = backfilled
+            if backfilled:
+                job.backfilled = True
         else:
             job.n_restarts += 1
+            self.marked.add(job.index)
+            if job.seg_end is not None:  # the interval before the stop is closed
+                if job.past_segments is None:
+                    job.past_segments = []
+                job.past_segments.append((job.seg_start, job.seg_end))
+                job.seg_end = None
         job.seg_start = now
-        job.anchor = now + overhead
         if overhead:
+            self.marked.add(job.index)
             job.overhead += overhead
+            anchor = job.anchor = now + overhead
+        else:
+            anchor = job.anchor = now
         self.active[job.index] = job
         # Inline _schedule_end: this is the hot path.
-        job.version += 1
-        if job.rate > 0.0:
+        version = job.version = job.version + 1
+        rate = job.rate
+        if rate > 0.0:
             self._seq += 1
-            heappush(self._heap, (job.anchor + (job.work_target - job.work_done) / job.rate,
-                                  PRIO_END, self._seq, job, job.version, None))
+            heappush(self._heap, (anchor + (job.work_target - job.work_done) / rate,
+                                  PRIO_END, self._seq, job, version, None))
         if self.checker is not None:
             self.checker.on_start(job)
 
@@ -336,6 +378,7 @@ class Simulator:
             raise DecisionError(job.id, f"checkpoint duration must be >= 0, got {duration}",
                                 self.now)
         now = self.now
+        self.marked.add(job.index)
         self._sync(job, now)
         self._cut_overhead(job, now)  # a checkpoint during restart overhead ends it
         job.pending_save = job.work_done
@@ -357,6 +400,7 @@ class Simulator:
         if state != RUNNING and state != CHECKPOINTING and state != MIGRATING:
             raise DecisionError(job.id, f"cannot kill a job that is {job.state.name}", self.now)
         now = self.now
+        self.marked.add(job.index)
         if state == RUNNING:
             self._sync(job, now)
         self._cut_overhead(job, now)
@@ -404,6 +448,7 @@ class Simulator:
             raise DecisionError(job.id, f"migration duration must be >= 0, got {duration}",
                                 self.now)
         now = self.now
+        self.marked.add(job.index)
         self._sync(job, now)
         self._cut_overhead(job, now)
         self.cluster.take(fresh, fresh.bit_count())
@@ -451,8 +496,8 @@ class Simulator:
             cluster.give(job.mask, job.size)
         for job, mask in moves:
             cluster.take(mask, job.size)
-            job.segments.append((job.seg_start, now))
-            job.seg_start = now
+            self.marked.add(job.index)
+            self._close_segment(job, now)
             job.mask = mask
             job.work_saved = job.work_done
             job.n_migrations += 1
@@ -469,6 +514,7 @@ class Simulator:
         if not 0.0 <= rate < INF:
             raise DecisionError(job.id, f"rate must be finite and >= 0, got {rate}", self.now)
         self._sync(job, self.now)
+        self.marked.add(job.index)
         job.rate = float(rate)
         job.rate_changed = True
         self._schedule_end(job)
@@ -490,6 +536,10 @@ class Simulator:
                                 self.now)
         self._seq += 1
         heappush(self._heap, (t, PRIO_FAILURE, self._seq, _NO_JOB, 0, callback))
+
+
+#: Ends the event heap (time infinity, after every priority): never processed.
+_SENTINEL: tuple[Any, ...] = (INF, PRIO_TIMER + 1, -1, None, 0, None)
 
 
 class _NoJob:
