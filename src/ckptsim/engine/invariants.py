@@ -243,6 +243,8 @@ class InvariantChecker:
         if platform.n_free != platform.free_mask.bit_count():
             raise InvariantError(f"free-node count {platform.n_free} does not match the free "
                                  f"set ({platform.free_mask.bit_count()})")
+        if not platform.block_counts_consistent():
+            raise InvariantError("the per-block free counts do not match the free set")
 
     def at_end(self) -> None:
         sim = self.sim

@@ -94,8 +94,8 @@ class Migration(Verbs):
             else:
                 platform.take(mask, job.size)
                 job.mask = mask
-            job.segments.append((job.seg_start, now))
-            job.seg_start = now
+            self.marked.add(job.index)
+            self._close_segment(job, now)
             job.work_saved = job.work_done
             job.n_migrations += 1
             if checker is not None:

@@ -13,9 +13,10 @@ workload's sorted columns instead of being pushed on the heap, which keeps the h
 
 from __future__ import annotations
 
+import math
 import time as _time
 from collections.abc import Callable, Sequence
-from heapq import heappop, heappush
+from heapq import heapify, heappop, heappush
 from typing import TYPE_CHECKING, Any
 
 from ckptsim.engine.components import HOOKS, Component, overridden
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
     from ckptsim.workload.model import Workload
 
 OVERRUN_MODES = ("extend", "kill")
+INF = math.inf
 
 
 class Simulator(Migration):
@@ -85,6 +87,10 @@ class Simulator(Migration):
         self.n_ended = 0
         self.n_events = 0
         self.active: dict[int, Job] = {}  # jobs holding nodes, by workload index
+        # Indices of the jobs that were restarted, checkpointed, killed, migrated or had their
+        # rate changed: only those hold values other than the defaults in their rarely used
+        # fields and more than one node-holding segment (`ckptsim.records` reads them).
+        self.marked: set[int] = set()
         self.jobs = self._make_jobs(workload, n_nodes)
         self._progress = progress
         self.checker: InvariantChecker | None = None
@@ -158,89 +164,101 @@ class Simulator(Migration):
                                               f"the machine has {n_nodes}")
         runtime = w.runtime.tolist()
         estimate = w.estimate.tolist()
-        kill = self.overrun == "kill"
-        return [
-            Job(i, jid, sub, rt, est, sz, min(rt, est) if kill else rt)
-            for i, (jid, sub, rt, est, sz) in enumerate(
-                zip(w.job_id.tolist(), w.submit.tolist(), runtime, estimate, sizes, strict=True))
-        ]
+        # The work after which a job ends: its runtime, or at most its estimate when the
+        # run-time limit is enforced.
+        target = list(map(min, runtime, estimate)) if self.overrun == "kill" else runtime
+        self._submits = w.submit.tolist()  # the jobs' submit times, in order, for `run`
+        return list(map(Job, range(len(sizes)), w.job_id.tolist(), self._submits, runtime,
+                        estimate, sizes, target))
 
     # ------------------------------------------------------------------ main loop
     def run(self) -> Simulator:
         """Run until every job has ended. Returns self (records via `ckptsim.records`)."""
         t0 = _time.perf_counter()
         jobs = self.jobs
-        submits = [j.submit for j in jobs]
+        submits = self._submits
         n = len(jobs)
         i = 0
         heap = self._heap
         policy = self.policy
         on_submit = policy.on_submit
         schedule = policy.schedule
+        finish = self._finish
         checker = self.checker
         progress = self._progress
         cancelled = self._cancelled
         # After each pass: the rate model, then the components' after_pass (None: nothing).
         post = self._post_pass if self.rate_model is not None or self._after_pass else None
+        events = 0
         tick = 0
-        while True:
-            if heap:
-                t = heap[0][0]
-                if i < n and submits[i] < t:
-                    t = submits[i]
-            elif i < n:
-                t = submits[i]
-            else:
-                break
-            if checker is not None:
-                checker.on_time(t)
-            self.now = t
-            # Ends, failures and overhead completions at t (priorities below submission).
-            while heap and heap[0][0] == t and heap[0][1] < PRIO_SUBMIT:
-                ev = heappop(heap)
-                prio = ev[1]
-                job = ev[3]
-                if job.version != ev[4]:
-                    continue  # superseded (rate change, kill, ...)
-                if prio == PRIO_END:
-                    self._finish(job, t)
-                elif prio == PRIO_OVERHEAD:
-                    self._overhead_done(job, t)
-                else:  # callbacks of components (failures, ...)
-                    if ev[2] in cancelled:
-                        cancelled.discard(ev[2])
-                        continue
-                    ev[5](t)
-                self.n_events += 1
-            while i < n and submits[i] == t:
-                job = jobs[i]
-                if QUEUED not in ALLOWED[job.state]:  # state.move, inlined
-                    bad_transition(job, QUEUED)
-                job.state = QUEUED
-                job.queued_since = t
-                i += 1
-                self.n_events += 1
-                on_submit(job)
-            # Timers and the kinds after submissions.
-            while heap and heap[0][0] == t and heap[0][1] > PRIO_SUBMIT:
-                ev = heappop(heap)
-                if ev[2] in cancelled:
-                    cancelled.discard(ev[2])
-                    continue
-                self.n_events += 1
-                if ev[1] == PRIO_TIMER:
-                    policy.on_timer(t, ev[5])
-                else:
-                    ev[5](t)
-            schedule(t)
-            if post is not None:
-                post(t)
-            if checker is not None:
-                checker.after_pass()
-            if progress is not None:
-                tick += 1
-                if tick & 1023 == 0:
-                    progress(self.n_ended, n, t)
+        # A sentinel at infinity, after everything, keeps the heap from ever being empty.
+        heappush(heap, _SENTINEL)
+        try:
+            while True:
+                top = heap[0]
+                t = top[0]
+                if i < n:
+                    if submits[i] < t:
+                        t = submits[i]
+                elif top is _SENTINEL:
+                    break
+                if checker is not None:
+                    checker.on_time(t)
+                self.now = t
+                # Ends, overhead completions and the kinds before submissions (failures...).
+                while top[0] == t and top[1] < PRIO_SUBMIT:
+                    heappop(heap)
+                    job = top[3]
+                    if job.version == top[4]:  # else superseded (rate change, kill, ...)
+                        prio = top[1]
+                        if prio == PRIO_END:
+                            finish(job, t)
+                            events += 1
+                        elif prio == PRIO_OVERHEAD:
+                            self._overhead_done(job, t)
+                            events += 1
+                        elif top[2] in cancelled:
+                            cancelled.discard(top[2])
+                        else:  # a component's callback
+                            top[5](t)
+                            events += 1
+                    top = heap[0]
+                # Submissions at t (a job's `queued_since` is its submit time from the start).
+                while i < n and submits[i] == t:
+                    job = jobs[i]
+                    if QUEUED not in ALLOWED[job.state]:  # state.move, inlined
+                        bad_transition(job, QUEUED)
+                    job.state = QUEUED
+                    i += 1
+                    events += 1
+                    on_submit(job)
+                # Policy timers and the kinds after submissions.
+                top = heap[0]
+                while top[0] == t and top[1] > PRIO_SUBMIT:
+                    heappop(heap)
+                    if top[2] in cancelled:
+                        cancelled.discard(top[2])
+                    else:
+                        events += 1
+                        if top[1] == PRIO_TIMER:
+                            policy.on_timer(t, top[5])
+                        else:
+                            top[5](t)
+                    top = heap[0]
+                schedule(t)
+                if post is not None:
+                    post(t)
+                if checker is not None:
+                    checker.after_pass()
+                if progress is not None:
+                    tick += 1
+                    if tick & 1023 == 0:
+                        self.n_events = events
+                        progress(self.n_ended, n, t)
+        finally:
+            heap.remove(_SENTINEL)
+            heapify(heap)
+        self.n_events = events
         self.wall_seconds = _time.perf_counter() - t0
         if self.n_ended != n:
             stuck = [j for j in jobs if j.state not in (DONE, KILLED)]
@@ -258,7 +276,7 @@ class Simulator(Migration):
 
     def wake_at(self, t: float, tag: Any = None) -> int:
         """Ask for `policy.on_timer(t, tag)` at time t (>= now). Returns a cancel handle."""
-        if not t >= self.now:
+        if not self.now <= t < INF:
             raise DecisionError(None, f"timer at {t:g} is in the past (now {self.now:g})",
                                 self.now)
         return self._push(t, PRIO_TIMER, None, 0, tag)
@@ -269,7 +287,7 @@ class Simulator(Migration):
     def at(self, t: float, callback: Callable[[float], None], kind: str = "failure") -> int:
         """`callback(t)` at time t (>= now), ordered by the priority of event `kind` (see
         `ckptsim.engine.events`; default: node failures).  Returns a handle for `cancel`."""
-        if not t >= self.now:
+        if not self.now <= t < INF:
             raise DecisionError(None, f"event at {t:g} is in the past (now {self.now:g})",
                                 self.now)
         prio = event_kind(kind).priority
@@ -291,6 +309,8 @@ class _NoJob:
 
 
 _NO_JOB = _NoJob()
+#: Ends the event heap (time infinity, after every priority): never processed.
+_SENTINEL: tuple[Any, ...] = (INF, INF, -1, None, 0, None)
 _ENGINE_PRIORITIES = frozenset({PRIO_END, PRIO_OVERHEAD, PRIO_SUBMIT, PRIO_TIMER})
 
 __all__ = ["Simulator", "OVERRUN_MODES", "PENDING", "SUSPENDED"]

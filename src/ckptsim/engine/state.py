@@ -94,6 +94,14 @@ DONE = JobState.DONE
 KILLED = JobState.KILLED
 
 
+#: Per-job values a job keeps unless the engine restarts, checkpoints, kills, migrates or slows
+#: it down (see `Simulator.marked`): the defaults of `Job`'s rarely written fields.
+RARE_DEFAULTS: dict[str, float | int] = {
+    "overhead": 0.0, "lost_work": 0.0, "n_checkpoints": 0, "n_preemptions": 0, "n_kills": 0,
+    "n_restarts": 0, "n_migrations": 0,
+}
+
+
 class Job:
     """One job's simulation state. Created by the engine from a workload row.
 
@@ -109,7 +117,7 @@ class Job:
     __slots__ = (
         "index", "id", "submit", "runtime", "estimate", "size", "work_target",
         "state", "mask", "start", "end", "status", "work_done", "rate", "anchor",
-        "segments", "seg_start", "queued_since", "wait", "backfilled", "version",
+        "seg_start", "seg_end", "queued_since", "wait", "backfilled", "version",
         "pred_end", "tag", "__dict__",
     )
 
@@ -133,6 +141,7 @@ class Job:
     ovh_left = 0.0
     ovh_mark = 0.0
     ovh_start = 0.0
+    past_segments: list[tuple[float, float]] | None = None  # closed before the last one
 
     def __init__(self, index: int, job_id: int, submit: float, runtime: float,
                  estimate: float, size: int, work_target: float) -> None:
@@ -153,14 +162,25 @@ class Job:
         self.work_done = 0.0
         self.rate = 1.0
         self.anchor = 0.0
-        self.segments: list[tuple[float, float]] = []  # node-holding intervals
+        # The node-holding interval in progress or last closed: [seg_start, seg_end), with
+        # seg_end None while the job holds nodes (or never did); earlier ones in
+        # `past_segments`.  See `segments`.
         self.seg_start = 0.0
+        self.seg_end: float | None = None
         self.queued_since = submit
         self.wait = 0.0
         self.backfilled = False
         self.version = 0  # bumped to invalidate a scheduled end / overhead event
         self.pred_end = 0.0  # the policy's predicted end time
         self.tag: object = None  # free for the policy
+
+    @property
+    def segments(self) -> list[tuple[float, float]]:
+        """The closed node-holding intervals (start, end), in time order."""
+        out = list(self.past_segments or ())
+        if self.seg_end is not None:
+            out.append((self.seg_start, self.seg_end))
+        return out
 
     def progress(self, now: float) -> float:
         """Useful work done by time `now` (valid in any state)."""

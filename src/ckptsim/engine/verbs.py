@@ -53,6 +53,7 @@ class Verbs:
     policy: Scheduler
     checker: InvariantChecker | None
     active: dict[int, Job]
+    marked: set[int]
     n_ended: int
     _heap: list[tuple[Any, ...]]
     _seq: int
@@ -92,9 +93,17 @@ class Verbs:
             job.new_mask = 0
         else:
             self.platform.give(job.mask, job.size)
-        job.segments.append((job.seg_start, now))
+        job.seg_end = now
         job.mask = 0
         del self.active[job.index]
+
+    @staticmethod
+    def _close_segment(job: Job, now: float) -> None:
+        """End the job's node-holding interval at `now` while it keeps holding nodes."""
+        if job.past_segments is None:
+            job.past_segments = []
+        job.past_segments.append((job.seg_start, now))
+        job.seg_start = now
 
     def _ended(self, job: Job) -> None:
         """Notify that the job ended for good."""
@@ -117,8 +126,11 @@ class Verbs:
         job.status = "killed" if new is KILLED else "completed"
         job.end = now
         job.version += 1
-        self._release(job, now)
-        # Inline _ended: this is the hot path.
+        # Inline _release and _ended: this is the hot path.
+        self.platform.give(job.mask, job.size)
+        job.seg_end = now
+        job.mask = 0
+        del self.active[job.index]
         self.n_ended += 1
         if self.checker is not None:
             self.checker.on_end(job)
@@ -180,8 +192,8 @@ class Verbs:
             policy.on_requeue(job, "checkpoint")
 
     # ------------------------------------------------------------------ verbs
-    def start(self, job: Job, mask: int | None = None, *, overhead: float = 0.0,
-              backfilled: bool = False, amount: float | None = None) -> None:
+    def start(self, job: Job, mask: int | None = None, overhead: float = 0.0,
+              backfilled: bool = False, *, amount: float | None = None) -> None:
         """Start (or resume) a QUEUED or SUSPENDED job on `mask` (default: first fit).
 
         A restart overhead is charged on the job's nodes before it makes progress again:
@@ -189,7 +201,7 @@ class Verbs:
         """
         state = job.state
         now = self.now
-        if state is not QUEUED and state is not SUSPENDED:
+        if state is not QUEUED and state is not SUSPENDED:  # states are the enum's members
             if state is PENDING:
                 raise DecisionError(job.id, f"start at {now:g} before its submission at "
                                             f"{job.submit:g}", now)
@@ -197,26 +209,31 @@ class Verbs:
         if now < job.submit:
             raise DecisionError(job.id, f"start at {now:g} before its submission at "
                                         f"{job.submit:g}", now)
+        if amount is not None and not (amount >= 0 and overhead == 0):
+            raise DecisionError(job.id, f"restart overhead amount must be >= 0 and given "
+                                        f"without a duration, got {amount}", now)
         size = job.size
-        cluster = self.cluster
+        cluster = self.platform
         if mask is None:
             if size > cluster.n_free:
                 raise DecisionError(job.id, f"needs {size} nodes but only {cluster.n_free} are "
                                             f"free", now)
-            mask = cluster.first_fit(size)
+            if overhead != 0.0 and not overhead > 0.0:
+                raise DecisionError(job.id, f"restart overhead must be >= 0, got {overhead}",
+                                    now)
+            mask = cluster.allocate(size)
         else:
-            if mask & ~cluster.free_mask:
-                busy = Cluster.node_ids(mask & ~cluster.free_mask)
+            free = cluster.free_mask
+            if mask & free != mask:
+                busy = Cluster.node_ids(mask ^ (mask & free))
                 raise DecisionError(job.id, f"nodes {busy[:8]} are not free", now)
             if mask.bit_count() != size:
                 raise DecisionError(job.id, f"given {mask.bit_count()} nodes but needs {size}",
                                     now)
-        if overhead < 0 or overhead != overhead:
-            raise DecisionError(job.id, f"restart overhead must be >= 0, got {overhead}", now)
-        if amount is not None and not (amount >= 0 and overhead == 0):
-            raise DecisionError(job.id, f"restart overhead amount must be >= 0 and given "
-                                        f"without a duration, got {amount}", now)
-        cluster.take(mask, size)
+            if overhead != 0.0 and not overhead > 0.0:
+                raise DecisionError(job.id, f"restart overhead must be >= 0, got {overhead}",
+                                    now)
+            cluster.take(mask, size)
         job.mask = mask
         if RUNNING not in ALLOWED[state]:  # state.move, inlined
             bad_transition(job, RUNNING)
@@ -224,24 +241,36 @@ class Verbs:
         job.wait += now - job.queued_since
         if job.start is None:
             job.start = now
-            job.backfilled = backfilled
+            if backfilled:
+                job.backfilled = True
         else:
             job.n_restarts += 1
+            self.marked.add(job.index)
+            if job.seg_end is not None:  # the interval before the stop is closed
+                if job.past_segments is None:
+                    job.past_segments = []
+                job.past_segments.append((job.seg_start, job.seg_end))
+                job.seg_end = None
         job.seg_start = now
         self.active[job.index] = job
         if amount:
+            self.marked.add(job.index)
             self._started(job, 0.0, amount)
             self._schedule_phase_end(job, begin_phase(job, now, 0.0, amount))
             return
-        job.anchor = now + overhead
         if overhead:
+            self.marked.add(job.index)
             job.overhead += overhead
+            anchor = job.anchor = now + overhead
+        else:
+            anchor = job.anchor = now
         # Inline _schedule_end: this is the hot path.
-        job.version += 1
-        if job.rate > 0.0:
+        version = job.version = job.version + 1
+        rate = job.rate
+        if rate > 0.0:
             self._seq += 1
-            heappush(self._heap, (job.anchor + (job.work_target - job.work_done) / job.rate,
-                                  PRIO_END, self._seq, job, job.version, None))
+            heappush(self._heap, (anchor + (job.work_target - job.work_done) / rate,
+                                  PRIO_END, self._seq, job, version, None))
         if self.checker is not None or self._on_start:
             self._started(job, overhead, None)
 
@@ -274,6 +303,7 @@ class Verbs:
             raise DecisionError(job.id, f"checkpoint amount must be >= 0 and given without a "
                                         f"duration, got {amount}", self.now)
         now = self.now
+        self.marked.add(job.index)
         sync(job, now)
         cut_overhead(job, now)  # a checkpoint during restart overhead ends it
         job.pending_save = job.work_done
@@ -295,6 +325,7 @@ class Verbs:
         if state is not RUNNING and state is not CHECKPOINTING and state is not MIGRATING:
             raise DecisionError(job.id, f"cannot kill a job that is {job.state.name}", self.now)
         now = self.now
+        self.marked.add(job.index)
         if state is RUNNING:
             sync(job, now)
         cut_overhead(job, now)
@@ -334,6 +365,7 @@ class Verbs:
             raise DecisionError(job.id, f"rate must be finite and >= 0, got {rate}", self.now)
         now = self.now
         rate = float(rate)
+        self.marked.add(job.index)
         job.rate_changed = True
         if job.ovh_rated:  # in an overhead phase that progresses at the rate
             end = rescale_phase(job, now, rate)
