@@ -35,6 +35,7 @@ class RunResult:
     daily: dict[str, list[float]] = field(default_factory=dict)
     wall_seconds: float = 0.0
     events: int = 0
+    components: tuple[str, ...] = ()  # names of the run's components, in order
 
     def summary_document(self) -> dict[str, Any]:
         """Everything `summary.json` holds: deterministic (no wall-clock times)."""
@@ -122,6 +123,7 @@ def simulate(
         daily=daily_series(table) if daily else {},
         wall_seconds=sim.wall_seconds,
         events=sim.n_events,
+        components=tuple(c.name for c in sim.components),
     )
 
 

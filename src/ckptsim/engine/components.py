@@ -89,6 +89,12 @@ class Component:
         return make_params(cls.Params, values, where=cls.name)
 
     @classmethod
+    def check_value(cls, param: str, value: Any, *, base: Path | None = None) -> Any:
+        """One parameter's value checked alone (a spec checks each value of a grid axis, then
+        every combination with `make_params`); returns it converted."""
+        return getattr(make_params(cls.Params, {param: value}, where=cls.name), param)
+
+    @classmethod
     def identity(cls, params: Any) -> dict[str, Any]:
         """What determines the component's behaviour, hashed into experiment run ids."""
         return dataclasses.asdict(params)

@@ -108,6 +108,15 @@ class Failures(Component):
         return dataclasses.replace(prm, source=source)
 
     @classmethod
+    def check_value(cls, param: str, value: Any, *, base: Path | None = None) -> Any:
+        value = super().check_value(param, value, base=base)
+        if param == "source":
+            from ckptsim.failures.source import check_failure_spec
+
+            return check_failure_spec(value, base=base)  # a relative log path resolved
+        return value
+
+    @classmethod
     def identity(cls, params: FailureParams) -> dict[str, Any]:
         """The source's options, with the log named by the SHA-256 of its bytes instead of its
         path (moving a log keeps the run), and the count."""

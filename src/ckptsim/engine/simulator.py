@@ -86,6 +86,7 @@ class Simulator(Migration):
         self._cancelled: set[int] = set()
         self.n_ended = 0
         self.n_events = 0
+        self._next_submit = 0  # index of the next job to submit
         self.active: dict[int, Job] = {}  # jobs holding nodes, by workload index
         # Indices of the jobs that were restarted, checkpointed, killed, migrated or had their
         # rate changed: only those hold values other than the defaults in their rarely used
@@ -174,11 +175,31 @@ class Simulator(Migration):
     # ------------------------------------------------------------------ main loop
     def run(self) -> Simulator:
         """Run until every job has ended. Returns self (records via `ckptsim.records`)."""
+        self.advance(INF)
+        n = len(self.jobs)
+        if self.n_ended != n:
+            stuck = [j for j in self.jobs if j.state not in (DONE, KILLED)]
+            raise InvariantError(
+                f"the simulation stopped with {len(stuck)} job(s) unfinished (first: "
+                f"{stuck[0]!r}); the policy {type(self.policy).__name__} left them waiting "
+                f"with nothing scheduled to happen")
+        if self.checker is not None:
+            self.checker.at_end()
+        for hook in self._hooks["at_end"]:
+            hook(self.now)
+        if self._progress is not None:
+            self._progress(self.n_ended, n, self.now)
+        return self
+
+    def advance(self, until: float) -> None:
+        """Process every timestamp up to `until` (each with its scheduling pass), then stand
+        at `until` (verbs called now act then).  `run` is `advance(inf)` and the final checks;
+        stepping is for tests and interactive use."""
         t0 = _time.perf_counter()
         jobs = self.jobs
         submits = self._submits
         n = len(jobs)
-        i = 0
+        i = self._next_submit
         heap = self._heap
         policy = self.policy
         on_submit = policy.on_submit
@@ -189,7 +210,7 @@ class Simulator(Migration):
         cancelled = self._cancelled
         # After each pass: the rate model, then the components' after_pass (None: nothing).
         post = self._post_pass if self.rate_model is not None or self._after_pass else None
-        events = 0
+        events = self.n_events
         tick = 0
         # A sentinel at infinity, after everything, keeps the heap from ever being empty.
         heappush(heap, _SENTINEL)
@@ -201,6 +222,8 @@ class Simulator(Migration):
                     if submits[i] < t:
                         t = submits[i]
                 elif top is _SENTINEL:
+                    break
+                if t > until:
                     break
                 if checker is not None:
                     checker.on_time(t)
@@ -259,20 +282,10 @@ class Simulator(Migration):
             heap.remove(_SENTINEL)
             heapify(heap)
         self.n_events = events
-        self.wall_seconds = _time.perf_counter() - t0
-        if self.n_ended != n:
-            stuck = [j for j in jobs if j.state not in (DONE, KILLED)]
-            raise InvariantError(
-                f"the simulation stopped with {len(stuck)} job(s) unfinished (first: "
-                f"{stuck[0]!r}); the policy {type(policy).__name__} left them waiting with "
-                f"nothing scheduled to happen")
-        if checker is not None:
-            checker.at_end()
-        for hook in self._hooks["at_end"]:
-            hook(self.now)
-        if progress is not None:
-            progress(self.n_ended, n, self.now)
-        return self
+        self._next_submit = i
+        self.wall_seconds += _time.perf_counter() - t0
+        if self.now < until < INF:
+            self.now = until
 
     def wake_at(self, t: float, tag: Any = None) -> int:
         """Ask for `policy.on_timer(t, tag)` at time t (>= now). Returns a cancel handle."""
