@@ -71,9 +71,10 @@ class Migration(Verbs):
                 raise DecisionError(job.id, "migration target nodes are not free", now)
             new_union |= mask
             old_union |= job.mask
-        if not hold_source and new_union & ~(self.platform.free_mask | old_union):
+        if not hold_source and new_union & ~(self.platform.free_mask |
+                                             (old_union & ~self.platform.down_mask)):
             raise DecisionError(first, "migration targets nodes that are neither free nor "
-                                       "vacated", now)
+                                       "vacated (nodes out of service are neither)", now)
         platform = self.platform
         for job, _ in pairs:
             if job.state is RUNNING:

@@ -32,8 +32,9 @@ def sync(job: Job, now: float) -> None:
 
 def begin_phase(job: Job, now: float, duration: float, amount: float | None) -> float:
     """Start an overhead phase at `now`: `duration` seconds, or `amount` of work at the job's
-    rate when given.  Returns when it ends (inf while the rate is 0)."""
-    if amount is None:
+    rate when given (an amount of 0 is no phase at all, whatever the rate).  Returns when it
+    ends (inf while the rate is 0)."""
+    if not amount:
         job.anchor = now + duration
         job.overhead += duration
         return job.anchor
