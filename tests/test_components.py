@@ -229,3 +229,16 @@ def test_cancelled_component_events_do_not_fire():
     sim.cancel(drop)
     sim.run()
     assert fired == [3.0] and keep != drop
+
+
+def test_the_failures_table_is_the_failures_key(counting, tmp_path):
+    source = "synthetic:mtbf=2000000,repair_mean=86400"
+    table = parse_spec(SPEC.format(extra=f'[workloads.m.components.failures]\nsource = '
+                                         f'"{source}"'), tmp_path / "t.toml")
+    alias = parse_spec(SPEC.format(extra=f'failures = "{source}"'), tmp_path / "a.toml")
+    a, b = build_matrix(table), build_matrix(alias)
+    assert [r.run_id for r in a] == [r.run_id for r in b]
+    assert a[0].columns == b[0].columns and a[0].columns["workload.failures"] == source
+    with pytest.raises(SpecError, match="given twice"):
+        parse_spec(SPEC.format(extra=f'failures = "{source}"\n[workloads.m.components.failures]'
+                                     f'\nsource = "{source}"'), tmp_path / "b.toml")
