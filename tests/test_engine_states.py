@@ -254,3 +254,24 @@ def test_transition_table_covers_the_verbs():
     assert {JobState.QUEUED, JobState.SUSPENDED, JobState.RUNNING} <= \
         TRANSITIONS[JobState.CHECKPOINTING]
     assert TRANSITIONS[JobState.DONE] == frozenset() == TRANSITIONS[JobState.KILLED]
+
+
+def test_every_state_change_is_checked_against_the_transitions(monkeypatch):
+    from ckptsim.engine import simulator, state, verbs
+
+    for target in ("QUEUED", "RUNNING", "DONE", "KILLED"):
+        table = getattr(state, f"TO_{target}")
+        assert table == tuple(JobState[target] in TRANSITIONS[s] for s in JobState)
+    job = one_job()
+    sim = scripted(job, [start_at(0)])
+    with pytest.raises(InvariantError, match="DONE -> RUNNING is not a transition"):
+        sim.jobs[0].state = JobState.DONE
+        state.move(sim.jobs[0], JobState.RUNNING)
+    # The inlined tests of the hot paths use the same tables.
+    for module, name, match in ((verbs, "TO_RUNNING", "QUEUED -> RUNNING"),
+                                (verbs, "TO_DONE", "RUNNING -> DONE"),
+                                (simulator, "TO_QUEUED", "PENDING -> QUEUED")):
+        with monkeypatch.context() as m:
+            m.setattr(module, name, (False,) * len(JobState))
+            with pytest.raises(InvariantError, match=match):
+                scripted(one_job(), [start_at(0)]).run()

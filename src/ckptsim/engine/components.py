@@ -128,6 +128,16 @@ class Component:
         pass
 
 
+class HookLists:
+    """Per hook, the bound methods of the components that override it (`sim.hooks.on_end`)."""
+
+    __slots__ = HOOKS
+
+    def __init__(self, components: list[Component] = ()) -> None:  # type: ignore[assignment]
+        for hook in HOOKS:
+            setattr(self, hook, [getattr(c, hook) for c in components if overridden(c, hook)])
+
+
 def overridden(component: Component, hook: str) -> bool:
     """True when the component's class overrides `hook`."""
     return getattr(type(component), hook) is not getattr(Component, hook)

@@ -118,9 +118,9 @@ class Migration(Verbs):
         """Hooks of a move: nodes given back and taken at once, completion if untimed."""
         for job, _ in pairs:
             if not hold_source:
-                for hook in self._on_release:
+                for hook in self.hooks.on_release:
                     hook(job)
-            for hook in self._on_start:
+            for hook in self.hooks.on_start:
                 hook(job)
         if not timed:
             for job, _ in pairs:
@@ -132,7 +132,7 @@ class Migration(Verbs):
         self.platform.give(old, old.bit_count())
         job.mask = job.new_mask
         job.new_mask = 0
-        for hook in self._on_release:
+        for hook in self.hooks.on_release:
             hook(job)
 
     def _migration_done(self, job: Job, now: float) -> None:
@@ -144,6 +144,6 @@ class Migration(Verbs):
         self._notify_migrated(job)
 
     def _notify_migrated(self, job: Job) -> None:
-        for hook in self._on_migrated:
+        for hook in self.hooks.on_migrated:
             hook(job)
         self.policy.on_migrated(job)

@@ -19,17 +19,17 @@ from collections.abc import Callable, Sequence
 from heapq import heapify, heappop, heappush
 from typing import TYPE_CHECKING, Any
 
-from ckptsim.engine.components import HOOKS, Component, overridden
+from ckptsim.engine.components import Component, HookLists
 from ckptsim.engine.events import PRIO_END, PRIO_OVERHEAD, PRIO_SUBMIT, PRIO_TIMER, event_kind
 from ckptsim.engine.migration import Migration
 from ckptsim.engine.rates import RateModel, apply_rates
 from ckptsim.engine.state import (
-    ALLOWED,
     DONE,
     KILLED,
     PENDING,
     QUEUED,
     SUSPENDED,
+    TO_QUEUED,
     Job,
     bad_transition,
 )
@@ -77,7 +77,6 @@ class Simulator(Migration):
         n_nodes = platform.n_nodes
         self.workload = workload
         self.platform = platform
-        self.cluster = platform  # the same object, under the name policies have always used
         self.overrun = overrun
         self.seed = seed
         self.now = 0.0
@@ -99,12 +98,11 @@ class Simulator(Migration):
             from ckptsim.engine.invariants import InvariantChecker
 
             self.checker = InvariantChecker(self)
-        self.policy: Scheduler = scheduler(self)
         self.wall_seconds = 0.0
         self.components: list[Component] = []
         self.rate_model: RateModel | None = None
-        self._hooks: dict[str, list[Callable[..., None]]] = {h: [] for h in HOOKS}
         self._bind_hooks()
+        self.policy: Scheduler = scheduler(self)
         for c in components:
             self.add_component(c)
 
@@ -131,29 +129,25 @@ class Simulator(Migration):
 
     def _bind_hooks(self) -> None:
         """Per hook, the components that override it: an unused hook costs one test."""
-        for hook in HOOKS:
-            self._hooks[hook][:] = [getattr(c, hook) for c in self.components
-                                    if overridden(c, hook)]
-        h = self._hooks
-        self._on_start = h["on_start"]
-        self._on_release = h["on_release"]
-        self._on_end = h["on_end"]
-        self._on_requeue = h["on_requeue"]
-        self._on_checkpointed = h["on_checkpointed"]
-        self._on_migrated = h["on_migrated"]
-        self._on_nodes_changed = h["on_nodes_changed"]
-        self._after_pass = h["after_pass"]
+        h = self.hooks = HookLists(self.components)  # type: HookLists
+        self._watch_start = self.checker is not None or bool(h.on_start)
+        self._watch_end = self.checker is not None or bool(h.on_release or h.on_end)
+
+    @property
+    def cluster(self) -> Platform:
+        """The platform, under the name policies have always used."""
+        return self.platform
 
     def _post_pass(self, now: float) -> None:
         if self.rate_model is not None:
             apply_rates(self, self.rate_model, now)
-        for hook in self._after_pass:
+        for hook in self.hooks.after_pass:
             hook(now)
 
     def nodes_changed(self) -> None:
         """Tell the components and the policy that nodes left or rejoined service."""
         now = self.now
-        for hook in self._on_nodes_changed:
+        for hook in self.hooks.on_nodes_changed:
             hook(now)
         self.policy.on_nodes_changed(now)
 
@@ -185,7 +179,7 @@ class Simulator(Migration):
                 f"with nothing scheduled to happen")
         if self.checker is not None:
             self.checker.at_end()
-        for hook in self._hooks["at_end"]:
+        for hook in self.hooks.at_end:
             hook(self.now)
         if self._progress is not None:
             self._progress(self.n_ended, n, self.now)
@@ -209,7 +203,7 @@ class Simulator(Migration):
         progress = self._progress
         cancelled = self._cancelled
         # After each pass: the rate model, then the components' after_pass (None: nothing).
-        post = self._post_pass if self.rate_model is not None or self._after_pass else None
+        post = self._post_pass if self.rate_model is not None or self.hooks.after_pass else None
         events = self.n_events
         tick = 0
         # A sentinel at infinity, after everything, keeps the heap from ever being empty.
@@ -249,7 +243,7 @@ class Simulator(Migration):
                 # Submissions at t (a job's `queued_since` is its submit time from the start).
                 while i < n and submits[i] == t:
                     job = jobs[i]
-                    if QUEUED not in ALLOWED[job.state]:  # state.move, inlined
+                    if not TO_QUEUED[job.state]:  # state.move, inlined
                         bad_transition(job, QUEUED)
                     job.state = QUEUED
                     i += 1

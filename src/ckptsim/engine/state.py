@@ -60,12 +60,26 @@ TRANSITIONS: dict[JobState, frozenset[JobState]] = {
 ALLOWED: list[frozenset[JobState]] = [TRANSITIONS[s] for s in sorted(TRANSITIONS)]
 
 
+def _entries(target: JobState) -> tuple[bool, ...]:
+    """`_entries(t)[s]`: whether TRANSITIONS allows s -> t (a tuple test is the cheapest)."""
+    return tuple(target in ALLOWED[s] for s in range(len(ALLOWED)))
+
+
+#: The transitions of the hottest paths, from TRANSITIONS: `TO_RUNNING[state]` is True when
+#: `state -> RUNNING` is allowed (submission, start, end).
+TO_QUEUED = _entries(JobState.QUEUED)
+TO_RUNNING = _entries(JobState.RUNNING)
+TO_DONE = _entries(JobState.DONE)
+TO_KILLED = _entries(JobState.KILLED)
+
+
 def move(job: Job, new: JobState) -> None:
     """Change a job's state, refusing a transition `TRANSITIONS` does not list.
 
     The one place the engine changes a job's state (its hottest paths -- submission, start,
-    end -- inline this same test on `ALLOWED`).  A refused transition is an engine bug, not a
-    policy's mistake: the verbs refuse bad requests before getting here.
+    end -- inline the same test, on `TO_QUEUED`, `TO_RUNNING`, `TO_DONE`, `TO_KILLED`).  A
+    refused transition is an engine bug, not a policy's mistake: the verbs refuse bad requests
+    before getting here.
     """
     if new not in ALLOWED[job.state]:
         bad_transition(job, new)

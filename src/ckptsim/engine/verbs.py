@@ -10,14 +10,12 @@ the components' hooks are called, then the policy's.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from heapq import heappush
 from typing import TYPE_CHECKING, Any
 
 from ckptsim.engine.events import PRIO_END, PRIO_OVERHEAD
 from ckptsim.engine.overheads import begin_phase, cut_overhead, end_phase, rescale_phase, sync
 from ckptsim.engine.state import (
-    ALLOWED,
     CHECKPOINTING,
     DONE,
     KILLED,
@@ -26,6 +24,9 @@ from ckptsim.engine.state import (
     QUEUED,
     RUNNING,
     SUSPENDED,
+    TO_DONE,
+    TO_KILLED,
+    TO_RUNNING,
     Job,
     bad_transition,
     move,
@@ -34,13 +35,13 @@ from ckptsim.errors import DecisionError, InvariantError
 from ckptsim.platform.cluster import Cluster
 
 if TYPE_CHECKING:
+    from ckptsim.engine.components import HookLists
     from ckptsim.engine.invariants import InvariantChecker
     from ckptsim.platform.base import Platform
     from ckptsim.policies.base import Scheduler
 
 THEN_MODES = ("requeue", "suspend", "continue")
 INF = math.inf
-Hooks = list[Callable[..., None]]
 
 
 class Verbs:
@@ -57,12 +58,9 @@ class Verbs:
     n_ended: int
     _heap: list[tuple[Any, ...]]
     _seq: int
-    _on_start: Hooks
-    _on_release: Hooks
-    _on_end: Hooks
-    _on_requeue: Hooks
-    _on_checkpointed: Hooks
-    _on_migrated: Hooks
+    hooks: HookLists
+    _watch_start: bool  # the checker or a component watches starts
+    _watch_end: bool  # ... or ends
 
     # ------------------------------------------------------------------ internals
     def _push(self, t: float, prio: int, job: Any, version: int, payload: Any = None) -> int:
@@ -108,22 +106,22 @@ class Verbs:
     def _ended(self, job: Job) -> None:
         """Notify that the job ended for good."""
         self.n_ended += 1
-        if self.checker is not None:
-            self.checker.on_end(job)
-        for hook in self._on_release:
-            hook(job)
-        for hook in self._on_end:
-            hook(job)
+        self._end_observed(job)
         self.policy.on_end(job)
 
     def _finish(self, job: Job, now: float) -> None:
         """A job end event: the job did its work (or reached its run-time limit)."""
         job.work_done = job.work_target
-        new = KILLED if job.work_target < job.runtime else DONE
-        if new not in ALLOWED[job.state]:  # state.move, inlined
-            bad_transition(job, new)
-        job.state = new
-        job.status = "killed" if new is KILLED else "completed"
+        if job.work_target < job.runtime:
+            if not TO_KILLED[job.state]:  # state.move, inlined
+                bad_transition(job, KILLED)
+            job.state = KILLED
+            job.status = "killed"
+        else:
+            if not TO_DONE[job.state]:  # state.move, inlined
+                bad_transition(job, DONE)
+            job.state = DONE
+            job.status = "completed"
         job.end = now
         job.version += 1
         # Inline _release and _ended: this is the hot path.
@@ -132,15 +130,17 @@ class Verbs:
         job.mask = 0
         del self.active[job.index]
         self.n_ended += 1
+        if self._watch_end:  # the checker or a component's on_release / on_end
+            self._end_observed(job)
+        self.policy.on_end(job)
+
+    def _end_observed(self, job: Job) -> None:
         if self.checker is not None:
             self.checker.on_end(job)
-        if self._on_release:
-            for hook in self._on_release:
-                hook(job)
-        if self._on_end:
-            for hook in self._on_end:
-                hook(job)
-        self.policy.on_end(job)
+        for hook in self.hooks.on_release:
+            hook(job)
+        for hook in self.hooks.on_end:
+            hook(job)
 
     def _overhead_done(self, job: Job, now: float) -> None:
         """An overhead phase ended: a checkpoint or a migration completed, or a restart
@@ -173,7 +173,7 @@ class Verbs:
             move(job, RUNNING)
             job.anchor = now
             self._schedule_end(job)
-            for hook in self._on_checkpointed:
+            for hook in self.hooks.on_checkpointed:
                 hook(job)
             policy.on_checkpointed(job)
             return
@@ -181,19 +181,19 @@ class Verbs:
         job.queued_since = now
         job.n_preemptions += 1
         move(job, QUEUED if then == "requeue" else SUSPENDED)
-        for hook in self._on_release:
+        for hook in self.hooks.on_release:
             hook(job)
-        for hook in self._on_checkpointed:
+        for hook in self.hooks.on_checkpointed:
             hook(job)
         policy.on_checkpointed(job)
         if then == "requeue":
-            for hook in self._on_requeue:
+            for hook in self.hooks.on_requeue:
                 hook(job, "checkpoint")
             policy.on_requeue(job, "checkpoint")
 
     # ------------------------------------------------------------------ verbs
     def start(self, job: Job, mask: int | None = None, overhead: float = 0.0,
-              backfilled: bool = False, *, amount: float | None = None) -> None:
+              backfilled: bool = False, amount: float | None = None) -> None:
         """Start (or resume) a QUEUED or SUSPENDED job on `mask` (default: first fit).
 
         A restart overhead is charged on the job's nodes before it makes progress again:
@@ -235,7 +235,7 @@ class Verbs:
                                     now)
             cluster.take(mask, size)
         job.mask = mask
-        if RUNNING not in ALLOWED[state]:  # state.move, inlined
+        if not TO_RUNNING[state]:  # state.move, inlined
             bad_transition(job, RUNNING)
         job.state = RUNNING
         job.wait += now - job.queued_since
@@ -271,13 +271,13 @@ class Verbs:
             self._seq += 1
             heappush(self._heap, (anchor + (job.work_target - job.work_done) / rate,
                                   PRIO_END, self._seq, job, version, None))
-        if self.checker is not None or self._on_start:
+        if self._watch_start:  # the checker or a component's on_start
             self._started(job, overhead, None)
 
     def _started(self, job: Job, overhead: float, amount: float | None) -> None:
         if self.checker is not None:
             self.checker.on_start(job, overhead, amount)
-        for hook in self._on_start:
+        for hook in self.hooks.on_start:
             hook(job)
 
     def checkpoint(self, job: Job, duration: float = 0.0, then: str = "requeue", *,
@@ -343,9 +343,9 @@ class Verbs:
         if requeue:
             move(job, QUEUED)
             job.queued_since = now
-            for hook in self._on_release:
+            for hook in self.hooks.on_release:
                 hook(job)
-            for hook in self._on_requeue:
+            for hook in self.hooks.on_requeue:
                 hook(job, reason)
             self.policy.on_requeue(job, reason)
         else:
