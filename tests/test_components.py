@@ -242,3 +242,10 @@ def test_the_failures_table_is_the_failures_key(counting, tmp_path):
     with pytest.raises(SpecError, match="given twice"):
         parse_spec(SPEC.format(extra=f'failures = "{source}"\n[workloads.m.components.failures]'
                                      f'\nsource = "{source}"'), tmp_path / "b.toml")
+
+
+def test_every_hook_has_a_list():
+    from ckptsim.engine.components import HOOKS, HookLists
+
+    assert HookLists.__slots__ == HOOKS
+    assert all(hasattr(Component, hook) for hook in HOOKS)

@@ -33,7 +33,7 @@ and one line of `_load_builtin` below.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -131,11 +131,22 @@ class Component:
 class HookLists:
     """Per hook, the bound methods of the components that override it (`sim.hooks.on_end`)."""
 
-    __slots__ = HOOKS
+    __slots__ = ("on_start", "on_release", "on_end", "on_requeue", "on_checkpointed",
+                 "on_migrated", "on_nodes_changed", "after_pass", "at_end")
 
-    def __init__(self, components: list[Component] = ()) -> None:  # type: ignore[assignment]
-        for hook in HOOKS:
-            setattr(self, hook, [getattr(c, hook) for c in components if overridden(c, hook)])
+    def __init__(self, components: Sequence[Component] = ()) -> None:
+        def bound(hook: str) -> list[Callable[..., None]]:
+            return [getattr(c, hook) for c in components if overridden(c, hook)]
+
+        self.on_start = bound("on_start")
+        self.on_release = bound("on_release")
+        self.on_end = bound("on_end")
+        self.on_requeue = bound("on_requeue")
+        self.on_checkpointed = bound("on_checkpointed")
+        self.on_migrated = bound("on_migrated")
+        self.on_nodes_changed = bound("on_nodes_changed")
+        self.after_pass = bound("after_pass")
+        self.at_end = bound("at_end")
 
 
 def overridden(component: Component, hook: str) -> bool:

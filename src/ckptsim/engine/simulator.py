@@ -129,7 +129,7 @@ class Simulator(Migration):
 
     def _bind_hooks(self) -> None:
         """Per hook, the components that override it: an unused hook costs one test."""
-        h = self.hooks = HookLists(self.components)  # type: HookLists
+        h = self.hooks = HookLists(self.components)
         self._watch_start = self.checker is not None or bool(h.on_start)
         self._watch_end = self.checker is not None or bool(h.on_release or h.on_end)
 

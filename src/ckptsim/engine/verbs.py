@@ -50,7 +50,6 @@ class Verbs:
     # Set by Simulator.__init__.
     now: float
     platform: Platform
-    cluster: Platform
     policy: Scheduler
     checker: InvariantChecker | None
     active: dict[int, Job]

@@ -47,6 +47,7 @@ from ckptsim.errors import ConfigError
 from ckptsim.experiments import grid
 from ckptsim.experiments.columns import PARAM_PREFIX, WORKLOAD_PREFIX, resolve
 from ckptsim.experiments.speccomp import check_combinations, component_axes
+from ckptsim.experiments.speclines import key_lines, line_of
 
 #: Metrics shown by `ckptsim results` and the report when a spec names none.
 DEFAULT_METRICS = ("mean_wait", "mean_bsld", "utilization", "makespan")
@@ -248,10 +249,10 @@ def _summary_keys() -> list[str]:
 class _Problems:
     def __init__(self, text: str) -> None:
         self.items: list[tuple[str, str]] = []
-        self.lines = _key_lines(text)
+        self.lines = key_lines(text)
 
     def add(self, loc: str, msg: str) -> None:
-        line = _line_of(self.lines, loc)
+        line = line_of(self.lines, loc)
         item = (f"{loc} (line {line})" if line else loc, msg)
         if item not in self.items:  # e.g. one refused combination in several grid points
             self.items.append(item)
@@ -668,65 +669,3 @@ def _figure_where(problems: _Problems, loc: str, table: Any, columns: list[str]
             continue
         out[column] = tuple(value) if isinstance(value, list) else (value,)
     return out
-
-
-# ----------------------------------------------------------------------------- locations
-_HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
-_KEY = re.compile(r"^\s*([A-Za-z0-9_.\-\"' ]+?)\s*=")
-
-
-def _split_key(key: str) -> list[str]:
-    return [part.strip().strip("\"'") for part in key.split(".")]
-
-
-def _key_lines(text: str) -> dict[tuple[str, ...], int]:
-    """Line numbers of tables and keys, by path (array tables get their index), so that a
-    problem can say where in the file it is.  tomllib keeps no positions; this scan covers
-    what specs use (headers, `key = value`, dotted keys) and gives up quietly otherwise."""
-    lines: dict[tuple[str, ...], int] = {}
-    counters: dict[tuple[str, ...], int] = {}
-    table: tuple[str, ...] = ()
-    depth = 0  # open brackets of a multi-line value: its lines hold no keys
-    for number, line in enumerate(text.splitlines(), start=1):
-        stripped = line.split("#", 1)[0] if '"' not in line and "'" not in line else line
-        if depth == 0:
-            m = _HEADER.match(line)
-            if m and "=" not in m.group(2):
-                parts = tuple(_split_key(m.group(2)))
-                if m.group(1) == "[[":
-                    counters[parts] = counters.get(parts, -1) + 1
-                    parts = (*parts[:-1], f"{parts[-1]}[{counters[parts]}]")
-                table = tuple(_expand_arrays(parts, counters))
-                lines.setdefault(table, number)
-                continue
-            m = _KEY.match(line)
-            if m:
-                lines.setdefault((*table, *_split_key(m.group(1))), number)
-        depth += stripped.count("[") - stripped.count("]")
-        depth = max(depth, 0)
-    return lines
-
-
-def _expand_arrays(parts: tuple[str, ...], counters: dict[tuple[str, ...], int]) -> list[str]:
-    """A sub-table of an array table (`[schedulers.params]`) belongs to its last element."""
-    out: list[str] = []
-    for i, part in enumerate(parts):
-        prefix = tuple(p.split("[")[0] for p in parts[: i + 1])
-        if "[" not in part and prefix in counters and i < len(parts) - 1:
-            out.append(f"{part}[{counters[prefix]}]")
-        else:
-            out.append(part)
-    return out
-
-
-def _line_of(lines: dict[tuple[str, ...], int], loc: str) -> int | None:
-    """The line of `loc` (e.g. `schedulers[1].params.p[2]`), or of its nearest parent."""
-    parts = loc.split(".")
-    while parts:
-        bare = [*parts[:-1], re.sub(r"(\[\d+\])+$", "", parts[-1])]
-        for candidate in (parts, bare):
-            found = lines.get(tuple(candidate))
-            if found is not None:
-                return found
-        parts = parts[:-1]
-    return None

@@ -61,7 +61,8 @@ class Scheduler:
         """A timer requested with `sim.wake_at` fired."""
 
     def on_nodes_changed(self, now: float) -> None:
-        """Nodes failed or were repaired: the capacity the policy plans with changed."""
+        """Nodes left or rejoined service (`sim.nodes_changed()`: failures, repairs, owners...):
+        the capacity the policy plans with changed."""
 
     def schedule(self, now: float) -> None:
         """The scheduling pass, once after all events of a timestamp."""
