@@ -281,8 +281,8 @@ class DaskExecutor:
 
     @staticmethod
     def _nthreads(client: Any) -> dict[str, int]:
-        info = client.scheduler_info(n_workers=-1)
-        return {addr: int(w.get("nthreads", 1)) for addr, w in info.get("workers", {}).items()}
+        """The cluster's workers now: address -> threads."""
+        return {str(addr): int(n) for addr, n in client.nthreads().items()}
 
     @staticmethod
     def _worker_cpu(client: Any) -> dict[str, float] | None:
