@@ -3,9 +3,9 @@
 The naive policy recomputes everything from its definition (docs/schedulers.md) at every pass:
 the free nodes at an instant are summed over the running jobs (released at start + estimate,
 or now once that is past) and the reservations, and a job's earliest slot is found by trying
-every instant at which that sum changes.  The real policy keeps its profile from pass to pass
-and re-places only the jobs whose reservation can change; both must give the same schedule,
-with and without failures, requeues and overrun kills.
+every instant at which that sum changes.  The real policy keeps its profile from pass to pass,
+skips rebuilds that cannot move a reservation and places runs of like jobs together; both must
+give the same schedule, with and without failures, requeues and overrun kills.
 """
 
 from __future__ import annotations
@@ -128,10 +128,7 @@ class NaiveConservative(QueueScheduler):
 
 class CheckedConservative(Conservative):
     """The real policy, checking after every pass that its kept profile is the one built
-    afresh from the running jobs and the reservations.  Every rebuild takes the incremental
-    path (the real policy re-places short queues afresh)."""
-
-    short_queue = 0
+    afresh from the running jobs and the reservations."""
 
     def schedule(self, now):
         super().schedule(now)
@@ -165,12 +162,6 @@ def failures(machine):
                               st.sampled_from([0, 0, 5, 30])), max_size=6)
 
 
-class SwitchingConservative(CheckedConservative):
-    """Rebuilds afresh up to 3 waiting jobs, incrementally beyond."""
-
-    short_queue = 3
-
-
 def simulate(w, policy, overrun, requeue, fails):
     sim = Simulator(w, lambda s: policy(s, QueueParams(requeue=requeue)), overrun=overrun,
                     check=True)
@@ -187,10 +178,9 @@ def simulate(w, policy, overrun, requeue, fails):
 def test_conservative_matches_a_naive_implementation(w, overrun, requeue, data):
     fails = data.draw(failures(w.machine_size)) if data.draw(st.booleans()) else []
     slow, naive = simulate(w, NaiveConservative, overrun, requeue, fails)
-    for policy_class in (CheckedConservative, SwitchingConservative):
-        fast, policy = simulate(w, policy_class, overrun, requeue, fails)
-        assert fast == slow
-        assert policy.first_resv == naive.first_resv
+    fast, policy = simulate(w, CheckedConservative, overrun, requeue, fails)
+    assert fast == slow
+    assert policy.first_resv == naive.first_resv
 
 
 @SETTINGS
@@ -204,8 +194,7 @@ def test_conservative_matches_naive_on_crowded_queues(n, machine, data):
     w = from_columns(submit=submit, runtime=runtime, size=size, estimate=estimate,
                      machine_size=machine)
     slow, _ = simulate(w, NaiveConservative, "extend", "front", [])
-    for policy_class in (CheckedConservative, SwitchingConservative):
-        assert simulate(w, policy_class, "extend", "front", [])[0] == slow
+    assert simulate(w, CheckedConservative, "extend", "front", [])[0] == slow
 
 
 def test_zero_length_reservation_gives_way_at_a_rebuild_where_nothing_changed():
@@ -219,7 +208,7 @@ def test_zero_length_reservation_gives_way_at_a_rebuild_where_nothing_changed():
     w = from_columns(submit=sub, runtime=runtime, size=size, estimate=estimate,
                      machine_size=3)
     slow, _ = simulate(w, NaiveConservative, "extend", "front", [])
-    for policy_class in (CheckedConservative, SwitchingConservative, Conservative):
+    for policy_class in (CheckedConservative, Conservative):
         assert simulate(w, policy_class, "extend", "front", [])[0] == slow
     assert [b for i, _, _, b, _ in slow if i in (27, 28)] == [True, True]
 

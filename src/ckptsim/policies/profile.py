@@ -6,8 +6,10 @@ any policy that plans several reservations ahead.
 
 Every question asked of a profile depends only on the step function, not on where its
 breakpoints happen to lie: a breakpoint between two steps of equal value changes no answer.
-So the profile is kept up to date in place (reservations added and removed, nodes released
-early) instead of being rebuilt, and breakpoints are only dropped once they are in the past.
+So the profile is kept up to date in place (reservations added, nodes released early) instead
+of being rebuilt, and breakpoints are only dropped once they are in the past.  Searches start
+from a given time (found by bisection), so a caller that knows a lower bound for an answer
+does not pay for the steps before it.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import math
 from bisect import bisect_left, bisect_right
 
 INF = math.inf
+#: Copies of a zero-length job that fit at an instant: they hold no nodes, so all of them.
+UNBOUNDED = 1 << 62
 
 
 class Profile:
@@ -43,26 +47,42 @@ class Profile:
         """The step holding time t (t >= the profile's start)."""
         return bisect_right(self.times, t) - 1
 
-    def earliest(self, size: int, duration: float, k: int = 0) -> float:
-        """The earliest breakpoint, from step k on, from which `size` nodes stay free for
-        `duration` (for a zero duration: at which `size` nodes are free)."""
+    def fit(self, size: int, duration: float, t: float) -> tuple[float, int]:
+        """The earliest breakpoint at or after the step holding t from which `size` nodes stay
+        free for `duration` (for a zero duration: at which `size` nodes are free), and how
+        many such jobs fit there side by side (INF, 0 if none ever fits)."""
         times = self.times
         free = self.free
         n = len(times)
+        k = bisect_right(times, t) - 1
+        if k < 0:
+            k = 0
         while k < n:
-            if free[k] >= size:
-                end = times[k] + duration
-                j = k + 1
-                while j < n and times[j] < end:
-                    if free[j] < size:
-                        break
-                    j += 1
-                else:
-                    return times[k]
-                k = j + 1
-            else:
+            f = free[k]
+            if f < size:
                 k += 1
-        return INF  # more nodes than the machine will ever have free
+                continue
+            if duration <= 0:
+                return times[k], UNBOUNDED
+            end = times[k] + duration
+            low = f
+            j = k + 1
+            while j < n and times[j] < end:
+                g = free[j]
+                if g < size:
+                    break
+                if g < low:
+                    low = g
+                j += 1
+            else:
+                return times[k], low // size
+            k = j + 1
+        return INF, 0  # more nodes than the machine will ever have free
+
+    def earliest(self, size: int, duration: float) -> float:
+        """The earliest breakpoint from which `size` nodes stay free for `duration` (for a
+        zero duration: at which `size` nodes are free)."""
+        return self.fit(size, duration, self.times[0])[0]
 
     def split(self, t: float) -> int:
         """Make t a breakpoint (t >= the profile's start); returns its index."""
@@ -79,8 +99,11 @@ class Profile:
         k = self.split(start)
         j = self.split(end) if end < INF else len(self.times)
         free = self.free
-        for m in range(k, j):
-            free[m] += nodes
+        if j - k > 8:
+            free[k:j] = [f + nodes for f in free[k:j]]
+        else:
+            for m in range(k, j):
+                free[m] += nodes
         return k, j
 
     def reserve(self, start: float, size: int, duration: float) -> None:
@@ -102,6 +125,12 @@ class Profile:
             del times[:drop]
             del self.free[:drop]
         times[0] = now
+
+    def most_free(self, start: float, end: float) -> int:
+        """The most nodes free at any instant of [start, end) (start >= the profile's start)."""
+        k = bisect_right(self.times, start) - 1
+        j = bisect_left(self.times, end) if end < INF else len(self.times)
+        return max(self.free[k:j]) if j > k else self.free[k]
 
     def steps(self) -> list[tuple[float, int]]:
         """The step function with equal neighbouring steps merged (for comparisons)."""
