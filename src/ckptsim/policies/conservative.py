@@ -139,9 +139,7 @@ class Conservative(QueueScheduler):
             for job in self._new:
                 s = job.size
                 d = job.estimate
-                t = profile.fit(s, d, now)[0]
-                if d > 0 and t < INF:
-                    profile.add(t, t + d, -s)
+                t = profile.place(s, d, now, 1)[0]
                 first.setdefault(job.index, t)
                 insort(entries, (t, d > 0, job.index, job))
         self._new.clear()
@@ -154,8 +152,7 @@ class Conservative(QueueScheduler):
         """Re-place every waiting job, in rebuild order, into a profile built afresh."""
         releases = [(j.pred_end, j.size) for j in self.running.values()]
         profile = self._profile = Profile(now, self.cluster.n_free, releases)
-        fit = profile.fit
-        add = profile.add
+        place = profile.place
         entries = self._entries
         first = self.first_resv
         # (size, estimate) -> start of the last job of that kind placed: a lower bound for
@@ -175,16 +172,12 @@ class Conservative(QueueScheduler):
                 j += 1
             kind = (s, d)
             t = bound.get(kind, now)
-            copies = 0
             while i < j:
                 if t < INF:
-                    t, copies = fit(s, d, t)
-                if t == INF:
-                    stop = j
+                    t, copies = place(s, d, t, j - i)
+                    stop = i + copies
                 else:
-                    stop = i + copies if copies < j - i else j
-                    if d > 0:
-                        add(t, t + d, -(stop - i) * s)
+                    stop = j
                 for k in range(i, stop):
                     e = entries[k]
                     r = e[0]

@@ -47,42 +47,66 @@ class Profile:
         """The step holding time t (t >= the profile's start)."""
         return bisect_right(self.times, t) - 1
 
-    def fit(self, size: int, duration: float, t: float) -> tuple[float, int]:
-        """The earliest breakpoint at or after the step holding t from which `size` nodes stay
-        free for `duration` (for a zero duration: at which `size` nodes are free), and how
-        many such jobs fit there side by side (INF, 0 if none ever fits)."""
+    def place(self, size: int, duration: float, t: float, count: int) -> tuple[float, int]:
+        """Reserve up to `count` jobs of `size` nodes for `duration` side by side at the
+        earliest breakpoint, at or after the step holding t, from which `size` nodes stay free
+        for `duration` (for a zero duration: at which `size` nodes are free); returns that
+        breakpoint and how many jobs it took (INF and `count` if none ever fits).
+
+        Zero-length jobs hold no nodes: all `count` fit at once."""
         times = self.times
         free = self.free
         n = len(times)
         k = bisect_right(times, t) - 1
         if k < 0:
             k = 0
-        while k < n:
-            f = free[k]
-            if f < size:
+        while True:
+            while k < n and free[k] < size:
                 k += 1
-                continue
+            if k == n:
+                return INF, count  # more nodes than the machine will ever have free
             if duration <= 0:
-                return times[k], UNBOUNDED
+                return times[k], count
             end = times[k] + duration
-            low = f
-            j = k + 1
-            while j < n and times[j] < end:
-                g = free[j]
-                if g < size:
-                    break
-                if g < low:
-                    low = g
-                j += 1
-            else:
-                return times[k], low // size
-            k = j + 1
-        return INF, 0  # more nodes than the machine will ever have free
+            j = bisect_left(times, end, k + 1)
+            low = min(free[k:j])
+            if low >= size:
+                break
+            # No start up to the step lacking nodes fits: its window holds that step.
+            k = free.index(low, k, j) + 1
+        copies = low // size
+        if copies > count:
+            copies = count
+        take = copies * size
+        if j == n or times[j] != end:
+            times.insert(j, end)
+            free.insert(j, free[j - 1])
+        if j - k > 4:
+            free[k:j] = [f - take for f in free[k:j]]
+        else:
+            for m in range(k, j):
+                free[m] -= take
+        return times[k], copies
 
     def earliest(self, size: int, duration: float) -> float:
         """The earliest breakpoint from which `size` nodes stay free for `duration` (for a
         zero duration: at which `size` nodes are free)."""
-        return self.fit(size, duration, self.times[0])[0]
+        times = self.times
+        free = self.free
+        n = len(times)
+        k = 0
+        while k < n:
+            if free[k] < size:
+                k += 1
+                continue
+            if duration <= 0:
+                return times[k]
+            j = bisect_left(times, times[k] + duration, k + 1)
+            low = min(free[k:j])
+            if low >= size:
+                return times[k]
+            k = free.index(low, k, j) + 1
+        return INF
 
     def split(self, t: float) -> int:
         """Make t a breakpoint (t >= the profile's start); returns its index."""
