@@ -33,17 +33,13 @@ from bisect import insort
 from typing import TYPE_CHECKING, Any
 
 from ckptsim.policies.base import register
+from ckptsim.policies.compression import Entry, add_interval, compress
 from ckptsim.policies.profile import INF, Profile
 from ckptsim.policies.queue import QueueScheduler
 
 if TYPE_CHECKING:
     from ckptsim.engine.simulator import Simulator
     from ckptsim.engine.state import Job
-
-# A reservation: (start, estimate > 0, queue key, job); tuples sort in rebuild order
-# (zero-length reservations first at equal times, then queue order).
-Entry = tuple[float, bool, int, "Job"]
-
 
 @register
 class Conservative(QueueScheduler):
@@ -121,13 +117,11 @@ class Conservative(QueueScheduler):
         if not rebuild and self._released:
             assert profile is not None
             profile.advance(now)
-            min_size = self._min_size
+            hot: list[list[Any]] = []
             for pred_end, size in self._released:
                 profile.add(now, pred_end, size)
-            for pred_end, _ in self._released:
-                if profile.most_free(now, pred_end) >= min_size:
-                    rebuild = True
-                    break
+                add_interval(hot, now, pred_end)
+            compress(profile, entries, hot, self._min_size)
         if rebuild:
             for job in self._new:
                 insort(entries, (INF, job.estimate > 0, job.index, job))
