@@ -202,31 +202,37 @@ class Conservative(QueueScheduler):
         while m < n and entries[m][0] <= now:
             m += 1
         zero_running = self._n_zero > 0
-        started: set[int] = set()
-        for _, positive, _, job in entries[:m]:
+        started: list[tuple[int, Job]] = []
+        for _, positive, key, job in entries[:m]:
             if job.size > free:
                 if not positive and zero_running:
                     break
                 continue
-            started.add(job.index)
+            started.append((key, job))
             free -= job.size
             if job.estimate <= 0:
                 zero_running = True
         if not started:
             return
-        entries[:m] = [x for x in entries[:m] if x[3].index not in started]
-        waiting_ahead = False
-        keep: list[Job] = []
-        for job in self.queue:
-            if job.index in started:
-                self.sim.start(job, backfilled=waiting_ahead)
-                job.pred_end = now + job.estimate
-                self.running[job.index] = job
-                if job.estimate <= 0:
-                    self._n_zero += 1
-                    self._n_zero_waiting -= 1
-                self._removed(job)
-            else:
-                waiting_ahead = True
-                keep.append(job)
-        self.queue[:] = keep
+        chosen = {job.index for _, job in started}
+        entries[:m] = [x for x in entries[:m] if x[3].index not in chosen]
+        # Queue keys follow queue order: the jobs started from the head of the queue are not
+        # backfilled, the others are; all start in queue order.
+        started.sort()
+        q = self.queue
+        head = 0
+        while head < len(q) and q[head].index in chosen:
+            head += 1
+        del q[:head]
+        if len(started) > head:
+            rest = {job.index for _, job in started[head:]}
+            q[:] = [job for job in q if job.index not in rest]
+        sim = self.sim
+        for k, (_, job) in enumerate(started):
+            sim.start(job, backfilled=k >= head)
+            job.pred_end = now + job.estimate
+            self.running[job.index] = job
+            if job.estimate <= 0:
+                self._n_zero += 1
+                self._n_zero_waiting -= 1
+            self._removed(job)
