@@ -40,8 +40,9 @@ Entry = tuple[float, bool, int, "Job"]
 
 
 def add_interval(hot: list[list[Any]], lo: float, hi: float) -> None:
-    """Add [lo, hi) to a sorted list of disjoint intervals [lo, hi, failed searches],
-    merging those it meets (the merged interval starts with no failed search)."""
+    """Add [lo, hi) to a sorted list of disjoint intervals [lo, hi, failed searches, most
+    nodes free there or -1 if not yet known], merging those it meets (the merged interval
+    starts afresh)."""
     k = bisect_left(hot, [lo])
     if k > 0 and hot[k - 1][1] >= lo:
         k -= 1
@@ -53,7 +54,7 @@ def add_interval(hot: list[list[Any]], lo: float, hi: float) -> None:
         if hot[m][1] > hi:
             hi = hot[m][1]
         m += 1
-    hot[k:m] = [[lo, hi, []]]
+    hot[k:m] = [[lo, hi, [], -1]]
 
 
 def _trim(profile: Profile, hot: list[list[Any]], lo: float, hi: float, min_size: int) -> None:
@@ -108,16 +109,25 @@ def _earlier(profile: Profile, hot: list[list[Any]], r: float, s: int, e: float,
     run that fits gives the answer."""
     times = profile.times
     free = profile.free
-    for a, b, failed in hot:
+    floor = bisect_right(times, low) - 1 if low > times[0] else 0
+    for iv in hot:
+        a, b, failed, top = iv
         if a >= r:
             break
         if b <= low:
             continue
+        if top < s:
+            if top >= 0:
+                continue
+            # An upper bound from then on: F only loses nodes in the interval.
+            top = iv[3] = max(free[bisect_right(times, a) - 1:bisect_left(times, b)])
+            if top < s:
+                continue
         for fs, fe, fr, whole in failed:
             if fs <= s and fe <= e and (fr == r or (whole and fr <= r)):
                 break
         else:
-            t = _run(times, free, a if a > low else low, b, r, s, e)
+            t = _run(times, free, a if a > low else low, b, r, s, e, floor)
             if t < INF:
                 return t
             if len(failed) > 3:
@@ -127,8 +137,9 @@ def _earlier(profile: Profile, hot: list[list[Any]], r: float, s: int, e: float,
 
 
 def _run(times: list[float], free: list[int], a: float, b: float, r: float, s: int,
-         e: float) -> float:
-    """The earliest fitting window of `_earlier` in a run meeting [a, b), or INF."""
+         e: float, floor: int) -> float:
+    """The earliest fitting window of `_earlier` in a run meeting [a, b), or INF.  Runs are
+    not followed back below step `floor`: one starting before the lower bound cannot fit."""
     n = len(times)
     hi = b if b < r else r
     i = bisect_right(times, a) - 1
@@ -137,18 +148,20 @@ def _run(times: list[float], free: list[int], a: float, b: float, r: float, s: i
             i += 1
             continue
         u = i
-        while u > 0 and free[u - 1] >= s:
+        while u > floor and free[u - 1] >= s:
             u -= 1
         t = times[u]
         end = t + e
         if end > r:
             end = r
-        v = i + 1
-        while v < n and times[v] < end and free[v] >= s:
-            v += 1
-        if v == n or times[v] >= end:
+        j = bisect_left(times, end, i + 1)
+        if j == i + 1:
             return t
-        i = v + 1
+        least = min(free[i + 1:j])
+        if least >= s:
+            return t
+        # No start in this run up to that step fits: their windows hold it.
+        i = free.index(least, i + 1, j) + 1
     return INF
 
 

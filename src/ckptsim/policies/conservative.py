@@ -136,6 +136,8 @@ class Conservative(QueueScheduler):
                 t = profile.place(s, d, now, 1)[0]
                 first.setdefault(job.index, t)
                 insort(entries, (t, d > 0, job.index, job))
+        assert self._profile is not None
+        self._profile.tidy()
         self._new.clear()
         self._released.clear()
         self._stale = False

@@ -23,7 +23,7 @@ UNBOUNDED = 1 << 62
 
 
 class Profile:
-    __slots__ = ("times", "free")
+    __slots__ = ("times", "free", "limit")
 
     def __init__(self, now: float, free_now: int, releases: list[tuple[float, int]]) -> None:
         """Free nodes from `now` on: `free_now`, plus each (time, nodes) release after it.
@@ -42,6 +42,7 @@ class Profile:
                 free.append(free[-1] + n)
         self.times = times
         self.free = free
+        self.limit = 2 * len(times) + 64  # breakpoints beyond which `tidy` merges steps
 
     def index(self, t: float) -> int:
         """The step holding time t (t >= the profile's start)."""
@@ -150,11 +151,23 @@ class Profile:
             del self.free[:drop]
         times[0] = now
 
-    def most_free(self, start: float, end: float) -> int:
-        """The most nodes free at any instant of [start, end) (start >= the profile's start)."""
-        k = bisect_right(self.times, start) - 1
-        j = bisect_left(self.times, end) if end < INF else len(self.times)
-        return max(self.free[k:j]) if j > k else self.free[k]
+    def tidy(self) -> None:
+        """Merge neighbouring steps of equal value once the breakpoints have doubled since
+        the last merge (a profile kept from pass to pass gathers breakpoints that no longer
+        change anything, which slows every search)."""
+        if len(self.times) <= self.limit:
+            return
+        times: list[float] = []
+        free: list[int] = []
+        last = None
+        for t, f in zip(self.times, self.free, strict=True):
+            if f != last:
+                times.append(t)
+                free.append(f)
+                last = f
+        self.times[:] = times
+        self.free[:] = free
+        self.limit = 2 * len(times) + 64
 
     def steps(self) -> list[tuple[float, int]]:
         """The step function with equal neighbouring steps merged (for comparisons)."""
