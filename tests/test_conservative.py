@@ -232,3 +232,53 @@ def test_a_job_overrunning_its_estimate_pushes_reservations_later():
     slow, _ = simulate(w, NaiveConservative, "extend", "front", [])
     assert [(i, s, e) for i, s, e, _, _ in slow] == [(k, *v) for k, v in sorted(fast.items())]
     assert fast[2] == (30, 35)
+
+
+@SETTINGS
+@given(n=st.integers(2, 40), machine=st.integers(1, 6), data=st.data())
+def test_conservative_matches_naive_on_runs_of_like_jobs(n, machine, data):
+    # Two kinds of jobs (size, estimate), early ends and overruns: runs of like jobs are placed
+    # several at a time and searched from the last one's start, and chains of moves after an
+    # early end cross many of them.
+    kinds = data.draw(st.lists(st.tuples(st.integers(1, machine), st.sampled_from([5, 20, 60])),
+                               min_size=2, max_size=2))
+    pick = data.draw(st.lists(st.integers(0, 1), min_size=n, max_size=n))
+    submit = sorted(data.draw(st.lists(st.integers(0, 30), min_size=n, max_size=n)))
+    runtime = [data.draw(st.integers(1, kinds[k][1] + 10)) for k in pick]
+    w = from_columns(submit=submit, runtime=runtime, size=[kinds[k][0] for k in pick],
+                     estimate=[kinds[k][1] for k in pick], machine_size=machine)
+    slow, naive = simulate(w, NaiveConservative, "extend", "front", [])
+    fast, policy = simulate(w, CheckedConservative, "extend", "front", [])
+    assert fast == slow
+    assert policy.first_resv == naive.first_resv
+
+
+def test_profile_places_several_like_jobs_at_the_earliest_fit():
+    # 4 nodes: 1 free now, 3 more at 10, 2 of them taken again over [20, 30).
+    p = Profile(0, 1, [(10, 3)])
+    p.reserve(20, 2, 10)
+    assert p.steps() == [(0, 1), (10, 4), (20, 2), (30, 4)]
+    # Two-node jobs of 15 s: none fits at 0; at 10 only one fits side by side (2 free at 20).
+    assert p.place(2, 15, 0, 3) == (10, 1)
+    assert p.steps() == [(0, 1), (10, 2), (20, 0), (25, 2), (30, 4)]
+    # The next ones search on from there: 20 has no free node, 25 has 2 up to 40, and so
+    # has 30 (then 2 of 4 are taken up to 40).
+    assert p.place(2, 15, 10, 3) == (25, 1)
+    assert p.place(2, 15, 25, 3) == (30, 1)
+    assert p.steps() == [(0, 1), (10, 2), (20, 0), (40, 2), (45, 4)]
+    # Zero-length jobs hold no nodes: all fit at the first instant with enough free nodes.
+    assert p.place(3, 0, 0, 5) == (45, 5)
+    # More nodes than ever free: never.
+    assert p.place(5, 1, 0, 2) == (INF, 2)
+
+
+def test_profile_tidy_merges_equal_steps_and_keeps_the_step_function():
+    p = Profile(0, 2, [])
+    for k in range(100):
+        p.add(k, k + 1, 1)
+        p.add(k, k + 1, -1)
+    before = p.steps()
+    assert len(p.times) > p.limit
+    p.tidy()
+    assert p.steps() == before == [(0, 2)]
+    assert p.times == [0] and p.free == [2]

@@ -22,6 +22,9 @@ interval given back (`hot`: the nodes of the jobs that ended early, and the part
 windows of the jobs that moved that their new windows do not cover) where F >= s.  Jobs
 reserved before the first such point keep their reservations without being looked at, and
 points where fewer nodes are free than the smallest waiting job needs are dropped from `hot`.
+As in a rebuild, a job cannot start before an earlier-looked-at job of the same size and
+estimate, which bounds its search from below and settles the rest of a group reserved at one
+time without a search.
 """
 
 from __future__ import annotations

@@ -15,10 +15,11 @@ start are found at its front.  Two facts keep passes cheap:
   start (the part of the window after it lies inside the job's own window), and the jobs ahead
   only lost nodes before it since.  So if the predicted free nodes did not grow before a
   reservation and it has not passed, re-placing the queue gives every positive-length job the
-  slot it has.  The profile is then kept from pass to pass, and a job ending early only
-  prompts a rebuild if some waiting job is small enough for the nodes it gives back.
+  slot it has.  The profile is therefore kept from pass to pass, and after jobs end early only
+  the jobs that can use the nodes given back are looked at (`ckptsim.policies.compression`).
   Zero-length reservations hold no nodes, so jobs placed after one may take its instant:
-  while any waits, every end rebuilds.
+  while any waits, every end rebuilds.  So does a pass where a reservation has passed (a job
+  overran its estimate), nodes failed or came back, or a job was requeued.
 * Within a rebuild the profile only loses nodes.  If a job placed earlier is no larger and no
   longer than the one being placed, the latter cannot start before it (wherever it fits, the
   earlier one fitted too, in a profile with more free nodes).  Jobs of the same size and
