@@ -20,7 +20,7 @@ from ckptsim.engine.simulator import Simulator
 from ckptsim.errors import ConfigError
 from ckptsim.metrics.core import daily_series, summary
 from ckptsim.platform.base import Platform
-from ckptsim.platform.description import Description
+from ckptsim.platform.description import Description, load_description, resolve_platform
 from ckptsim.policies.base import scheduler_factory
 from ckptsim.records.jobs import JobTable, from_simulation
 from ckptsim.workload.model import Workload
@@ -99,17 +99,16 @@ def simulate(
     comps = _components(components, failures, failure_count)
     described = None
     if isinstance(platform, (str, PathLike, Description)):
-        from ckptsim.platform.description import load_description, resolve_platform
-
         described = platform if isinstance(platform, Description) else \
-            load_description(platform)
-        platform = resolve_platform(described, workload, machine_size)
+            load_description(str(platform))
+    built: Platform | None = (resolve_platform(described, workload, machine_size)
+                              if described is not None else platform)  # type: ignore[assignment]
     # The run allocates hundreds of thousands of long-lived objects and frees them by
     # reference counting; the cyclic collector would only rescan them over and over.
     gc_enabled = gc.isenabled()
     gc.disable()
     try:
-        sim = Simulator(workload, factory, platform=platform, components=comps,
+        sim = Simulator(workload, factory, platform=built, components=comps,
                         machine_size=machine_size, overrun=overrun, check=check,
                         progress=progress, seed=seed)
         sim.run()

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ckptsim.platform.base import Platform
 
@@ -21,7 +22,8 @@ if TYPE_CHECKING:
     from ckptsim.platform.description import Description, Group
 
 
-class Machine(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class Machine:
     """One machine: its index, its first engine node, its cores, its group's index and its
     type's name."""
 
@@ -39,7 +41,7 @@ class Machine(NamedTuple):
 
 def layout(desc: Description) -> tuple[Machine, ...]:
     """Every machine of a description, in order."""
-    out = []
+    out: list[Machine] = []
     node = 0
     for g_index, g in enumerate(desc.groups):
         cores = desc.type_of(g.type).cores
@@ -119,7 +121,7 @@ class GroupedPlatform(Platform):
 
     def machines_in(self, mask: int) -> list[int]:
         """The machines with at least one engine node in `mask`, ascending."""
-        out = []
+        out: list[int] = []
         for node in self.node_ids(mask):
             m = self.machine_of(node)
             if not out or out[-1] != m:
