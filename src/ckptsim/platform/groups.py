@@ -138,9 +138,12 @@ def machines_of(platform: Platform) -> tuple[Machine, ...]:
 
 
 def group_names(platform: Platform) -> list[str]:
-    """The names of a platform's groups (one group, "machine", on a homogeneous one)."""
+    """The names of a platform's groups (one group, "machine", on a homogeneous machine;
+    "torus" on the BG/L one)."""
     groups = getattr(platform, "groups", ())
-    return [g.name for g in groups] if groups else [platform.kind]
+    if groups:
+        return [g.name for g in groups]
+    return ["machine" if platform.kind == "cluster" else platform.kind]
 
 
 __all__ = ["GroupedPlatform", "Machine", "group_names", "layout", "machines_of",
