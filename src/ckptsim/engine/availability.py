@@ -18,7 +18,7 @@ What happens to a job whose machine becomes unavailable:
 
 Reboots and maintenance windows are known in advance: `lead` seconds before one, the hook
 `before_unavailable(now, mask, at, reason)` of the components and of the policy is called
-(only when one of them overrides it), so that a policy may checkpoint or move the jobs on
+(counted when one of them overrides it), so that a policy may checkpoint or move the jobs on
 those nodes before they go.
 
 Failures (`failures`, a failure source string as `--failures` takes) are applied exactly as
@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -169,7 +170,6 @@ class Availability(Component):
         last = float(submit[-1]) if len(submit) else 0.0
         self.days = prm.days if prm.days is not None else int(math.ceil(last / DAY)) + 30
         self.horizon = self.days * DAY
-        self.listening = bool(sim.hooks.before_unavailable) or overridden_policy(sim)
         self._static(sim, first)
         if prm.failures:
             self._failures(sim, first, last)
@@ -360,13 +360,16 @@ class Availability(Component):
 
     # --- known interruptions ---------------------------------------------------------------
     def _notice(self, at: float, mask: int, reason: str) -> None:
-        if not self.listening or not mask:
+        if not mask:
             return
         sim = self.sim
         assert sim is not None
         when = max(sim.now, at - self.params.lead)
 
         def notice(now: float) -> None:
+            # Components attached after this one are known only now.
+            if not sim.hooks.before_unavailable and not overridden_policy(sim):
+                return
             self.counts["unavailable_notices"] += 1
             for hook in sim.hooks.before_unavailable:
                 hook(now, mask, at, reason)
@@ -408,6 +411,10 @@ class Availability(Component):
         trace = load_failures(self.params.failures, n_nodes=self.n_machines,
                               span=last - first, offset=first, seed=sim.seed)
         self.failure_trace = trace
+        order = sorted(range(len(trace.time)), key=lambda k: (float(trace.time[k]),
+                                                              int(trace.node[k])))
+        self.fail_times = [float(trace.time[k]) for k in order]
+        self.fail_bits = [self.masks[int(trace.node[k])] for k in order]
         for t, node, repair in zip(trace.time.tolist(), trace.node.tolist(),
                                    trace.repair.tolist(), strict=True):
             sim.at(t, self._make_failure(int(node), float(repair)))
@@ -458,6 +465,14 @@ class Availability(Component):
                 self.sim.nodes_changed()
 
         return repair
+
+    def failing_nodes(self, start: float, end: float) -> int:
+        """Mask of the nodes with a failure in [start, end] (as the failures component's)."""
+        times = getattr(self, "fail_times", [])
+        mask = 0
+        for k in range(bisect_left(times, start), bisect_right(times, end)):
+            mask |= self.fail_bits[k]
+        return mask
 
     # --- outputs ---------------------------------------------------------------------------
     def counters(self) -> dict[str, int]:

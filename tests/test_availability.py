@@ -1,0 +1,217 @@
+"""The availability component: hand-checked schedules (kill, suspend then resume, suspend then
+kill, a reboot with the lead hook, maintenance), bad input, and a property: no job holding an
+unavailable node makes progress."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from helpers import examples, jobs
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ckptsim.engine.availability import Availability
+from ckptsim.engine.components import Component
+from ckptsim.engine.simulator import Simulator
+from ckptsim.engine.state import RUNNING
+from ckptsim.errors import ConfigError
+from ckptsim.platform.description import resolve_platform
+from ckptsim.policies.base import scheduler_factory
+
+
+def sessions(tmp_path: Path, rows: list[tuple[str, float, float]]) -> str:
+    path = tmp_path / "owners.csv"
+    path.write_text("machine,login,logout\n" + "".join(f"{m},{a},{b}\n" for m, a, b in rows))
+    return str(path)
+
+
+def run(workload, values, *, platform=None, extra=(), scheduler="easy"):
+    comp = Availability(Availability.make_params(values))
+    sim = Simulator(workload, scheduler_factory(scheduler), platform=platform,
+                    components=[comp, *extra], check=True)
+    sim.run()
+    return sim, comp
+
+
+def one(sim):
+    (job,) = sim.jobs
+    return job
+
+
+def test_an_owner_kills_the_job(tmp_path):
+    # One machine, one 100 s job from 0.  The owner sits down at 30 and leaves at 50: the job
+    # loses its 30 s, waits, restarts at 50 from scratch and ends at 150.
+    w = jobs([(0.0, 100.0, 1, 100.0)], 1)
+    sim, comp = run(w, {"owners": sessions(tmp_path, [("machine:0", 30, 50)]),
+                        "on_unavailable": "kill"})
+    job = one(sim)
+    assert (job.start, job.end, job.lost_work, job.n_kills) == (0.0, 150.0, 30.0, 1)
+    assert comp.counters()["jobs_killed_unavailable"] == 1
+
+
+def test_an_owner_suspends_the_job_which_resumes_when_the_owner_leaves(tmp_path):
+    # Frozen from 30 to 50 (20 s < max_suspend 600 s): nothing lost, it ends 20 s later, at 120.
+    w = jobs([(0.0, 100.0, 1, 100.0)], 1)
+    sim, comp = run(w, {"owners": sessions(tmp_path, [("machine:0", 30, 50)])})
+    job = one(sim)
+    assert (job.start, job.end, job.lost_work, job.n_kills) == (0.0, 120.0, 0.0, 0)
+    c = comp.counters()
+    assert (c["jobs_suspended"], c["jobs_resumed"], c["jobs_killed_after_suspend"]) == (1, 1, 0)
+
+
+def test_a_suspended_job_is_killed_after_max_suspend(tmp_path):
+    # The owner stays from 30 to 1000: the job waits suspended until 30 + 600 = 630, is killed
+    # (30 s lost), and restarts when the owner leaves at 1000: it ends at 1100.
+    w = jobs([(0.0, 100.0, 1, 100.0)], 1)
+    sim, comp = run(w, {"owners": sessions(tmp_path, [("machine:0", 30, 1000)]),
+                        "max_suspend": 600})
+    job = one(sim)
+    assert (job.end, job.lost_work, job.n_kills) == (1100.0, 30.0, 1)
+    c = comp.counters()
+    assert (c["jobs_suspended"], c["jobs_resumed"], c["jobs_killed_after_suspend"]) == (1, 0, 1)
+
+
+def test_a_suspended_job_waits_for_every_one_of_its_machines(tmp_path):
+    # A 2-node job; owners on node 0 (30-50) and node 1 (40-70): frozen from 30 to 70, ends at
+    # 140.
+    w = jobs([(0.0, 100.0, 2, 100.0)], 2)
+    sim, _ = run(w, {"owners": sessions(tmp_path, [("machine:0", 30, 50),
+                                                   ("machine:1", 40, 70)])})
+    assert (one(sim).end, one(sim).lost_work) == (140.0, 0.0)
+
+
+class Saver(Component):
+    """Checkpoints (50 s, then continue) every running job on nodes a known interruption will
+    take, when told."""
+
+    name = "saver"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.notices: list[tuple[float, int, float, str]] = []
+
+    def before_unavailable(self, now, mask, at, reason):
+        self.notices.append((now, mask, at, reason))
+        sim = self.sim
+        for job in sorted(sim.active.values(), key=lambda j: j.index):
+            if job.mask & mask and job.state is RUNNING:
+                sim.checkpoint(job, 50.0, then="continue")
+
+
+def test_a_reboot_kills_the_job_and_the_lead_hook_lets_it_checkpoint_first():
+    # Time 0 is midnight; the machine reboots daily at 00:10 (600 s) for 300 s.  A 1000 s job
+    # starts at 0.  Without the hook: killed at 600 (600 s lost), restarts at 900, ends 1900.
+    w = jobs([(0.0, 1000.0, 1, 1000.0)], 1)
+    values = {"reboot": "00:10", "reboot_duration": 300, "days": 1}
+    sim, comp = run(w, values)
+    assert (one(sim).end, one(sim).lost_work) == (1900.0, 600.0)
+    assert comp.counters()["unavailable_notices"] == 0  # nobody listens: no notice events
+    # With lead 100 the hook is called at 500: a 50 s checkpoint saves 500 s of work at 550;
+    # killed at 600, 50 s lost; restarts at 900 from 500 s: ends at 1400.
+    saver = Saver()
+    sim, comp = run(w, {**values, "lead": 100}, extra=[saver])
+    assert saver.notices == [(500.0, 1, 600.0, "reboot")]
+    assert (one(sim).end, one(sim).lost_work, one(sim).overhead) == (1400.0, 50.0, 50.0)
+    assert comp.counters()["reboots"] == 1
+
+
+def test_maintenance_of_one_group_and_reboots_from_the_platform_file(tmp_path):
+    path = tmp_path / "two.toml"
+    path.write_text('[types.n]\ncores = 2\n[[groups]]\nname = "a"\nmachines = 1\ntype = "n"\n'
+                    '[[groups]]\nname = "b"\nmachines = 1\ntype = "n"\nreboot = "00:05"\n')
+    # Group b (nodes 2-3) is down for maintenance over [10, 20) and reboots at 300 for 300 s;
+    # group a never.  A 2-node job at 0 (on a) runs through.  One at 5 starts on b, is killed
+    # by the maintenance at 10 (5 s lost), restarts on b at 20, is killed by b's reboot at 300
+    # (280 s lost), and restarts on a at 400 when the first ends: it ends at 1400.
+    w = jobs([(0.0, 400.0, 2, 400.0), (5.0, 1000.0, 2, 1000.0)], 4)
+    p = resolve_platform(str(path), w)
+    sim, comp = run(w, {"maintenance": "10-20@b", "days": 1}, platform=p)
+    first, second = sim.jobs
+    assert (first.start, first.end) == (0.0, 400.0)
+    assert (second.end, second.lost_work, second.n_kills) == (1400.0, 285.0, 2)
+    assert comp.counters()["reboots"] == 1
+
+
+def test_an_avt_trace_on_machines(tmp_path):
+    # Two trace nodes: a up over [0, 100) and [150, 400); b up throughout [0, 400).  Machine 0
+    # replays a (map=first): down over [100, 150).  A 2-node 200 s job at 0 is killed at 100
+    # and restarts at 150: it ends at 350.  A 1-node job (on node 0, the lowest) is killed at
+    # 100 and restarts at once on node 1: it ends at 300.
+    path = tmp_path / "t.avt"
+    path.write_text("# two nodes\na 2 0 100 150 400\nb 1 0 400\n")
+    values = {"trace": f"avt:path={path}", "on_unavailable": "kill"}
+    sim, _ = run(jobs([(0.0, 200.0, 2, 200.0)], 2), values)
+    assert (one(sim).end, one(sim).lost_work) == (350.0, 100.0)
+    sim, _ = run(jobs([(0.0, 200.0, 1, 200.0)], 2), values)
+    assert (one(sim).end, one(sim).lost_work) == (300.0, 100.0)
+
+
+@pytest.mark.parametrize("values, key, accepted", [
+    ({"on_unavailable": "pause"}, "availability.on_unavailable", "kill, suspend"),
+    ({"max_suspend": -1}, "availability.max_suspend", ">= 0"),
+    ({"reboot": "5am"}, "availability.reboot", "HH:MM"),
+    ({"maintenance": "20-10"}, "availability.maintenance", "START-END"),
+    ({"trace": "avt:path=/nonexistent.avt"}, "availability.trace", "no such file"),
+    ({"trace": "avt:path=/dev/null,colour=red"}, "availability.trace",
+     "accepted: path, map, start"),
+    ({"trace": "csv:path=x"}, "availability.trace", "avt:path=FILE"),
+    ({"owners": "/nonexistent.csv"}, "availability.owners", "'model' or a session CSV"),
+    ({"epoch": "yesterday"}, "availability.epoch", "2010-01-01"),
+    ({"lead": -5}, "availability.lead", ">= 0"),
+    ({"colour": 1}, "availability", "colour"),
+])
+def test_bad_parameters_are_refused(values, key, accepted):
+    with pytest.raises(ConfigError) as err:
+        Availability.make_params(values)
+    assert err.value.key.startswith(key) or str(err.value).startswith(key)
+    assert accepted in str(err.value)
+
+
+def test_an_unknown_maintenance_group_is_refused():
+    w = jobs([(0.0, 1.0, 1, 1.0)], 2)
+    with pytest.raises(ConfigError, match="unknown group 'x'; accepted: machine"):
+        run(w, {"maintenance": "0-10@x"})
+
+
+class NoProgressOnDownNodes(Component):
+    """After every pass: a job holding a node out of service does not progress."""
+
+    name = "watch"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.checked = 0
+
+    def after_pass(self, now):
+        down = self.sim.platform.down_mask
+        for job in self.sim.active.values():
+            if job.mask & down:
+                assert job.rate == 0.0, (now, job)
+                self.checked += 1
+
+
+@settings(max_examples=examples(40))
+@given(rows=st.lists(st.tuples(st.integers(0, 200), st.integers(1, 150), st.integers(1, 3)),
+                     min_size=1, max_size=8),
+       owners=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 400), st.integers(0, 200)),
+                       max_size=8),
+       mode=st.sampled_from(["kill", "suspend"]), max_suspend=st.sampled_from([0, 30, 600]),
+       scheduler=st.sampled_from(["fcfs", "easy", "conservative"]))
+def test_no_job_progresses_on_an_unavailable_node(tmp_path_factory, rows, owners, mode,
+                                                  max_suspend, scheduler):
+    w = jobs([(float(s), float(r), n, float(r)) for s, r, n in rows], 4)
+    # Sessions on one machine must not overlap: keep each machine's first of overlapping ones.
+    kept: list[tuple[str, float, float]] = []
+    for m, a, d in sorted(owners):
+        if all(not (x == f"machine:{m}" and a < b) for x, _, b in kept):
+            kept.append((f"machine:{m}", float(a), float(a + d)))
+    path = sessions(tmp_path_factory.mktemp("o"), kept)
+    watch = NoProgressOnDownNodes()
+    sim, comp = run(w, {"owners": path, "on_unavailable": mode, "max_suspend": max_suspend},
+                    extra=[watch], scheduler=scheduler)
+    assert all(j.end is not None for j in sim.jobs)
+    for job in sim.jobs:  # work done = the job's runtime, whatever it lost
+        assert job.work_done == pytest.approx(job.runtime)
+    if mode == "kill":
+        assert comp.counters()["jobs_suspended"] == 0
