@@ -215,3 +215,57 @@ def test_no_job_progresses_on_an_unavailable_node(tmp_path_factory, rows, owners
         assert job.work_done == pytest.approx(job.runtime)
     if mode == "kill":
         assert comp.counters()["jobs_suspended"] == 0
+
+
+# -- availability traces -----------------------------------------------------------------------
+def test_avt_gaps_are_the_unavailability(tmp_path):
+    from ckptsim.platform.avt import map_onto, read_avt
+
+    path = tmp_path / "t.avt"
+    path.write_text("# c\n\nx 2 10 20 30 50\ny 0\nz 1 0 40\n")
+    t = read_avt(path)
+    assert (t.names, t.span) == (("x", "y", "z"), 50.0)
+    got = list(zip(t.node.tolist(), t.start.tolist(), t.end.tolist(), strict=True))
+    # x: down before 10 and between 20 and 30; y: down throughout; z: down after 40.
+    assert got == [(0, 0.0, 10.0), (0, 20.0, 30.0), (1, 0.0, 50.0), (2, 40.0, 50.0)]
+    m, s, e = map_onto(t, 4, offset=100.0, skip=5.0)  # machine 3 replays x again
+    assert list(zip(m.tolist(), s.tolist(), e.tolist(), strict=True)) == [
+        (0, 100.0, 105.0), (1, 100.0, 145.0), (3, 100.0, 105.0), (0, 115.0, 125.0),
+        (3, 115.0, 125.0), (2, 135.0, 145.0)]
+    a = map_onto(t, 2, method="random", seed=7)
+    b = map_onto(t, 2, method="random", seed=7)
+    assert all((x == y).all() for x, y in zip(a, b, strict=True))
+
+
+@pytest.mark.parametrize("line, field, message", [
+    ("x 2 10 20 30", "n", "2 sessions need 4 times"),
+    ("x -1", "n", "number of sessions >= 0"),
+    ("x 1 10 5", "end_1", "ends before it starts"),
+    ("x 2 10 20 15 30", "start_2", "starts before the previous ends"),
+    ("x 1 a 5", "start_1", "expected a time >= 0"),
+])
+def test_malformed_avt_lines_are_refused_naming_file_line_field(tmp_path, line, field,
+                                                                 message):
+    from ckptsim.errors import WorkloadError
+    from ckptsim.platform.avt import read_avt
+
+    path = tmp_path / "bad.avt"
+    path.write_text(f"# ok\ny 1 0 5\n{line}\n")
+    with pytest.raises(WorkloadError) as err:
+        read_avt(path)
+    assert str(err.value).startswith(f"{path}, line 3, field {field}: ")
+    assert message in str(err.value)
+
+
+def test_the_microsoft_desktop_trace():
+    from helpers import TRACES
+
+    from ckptsim.platform.avt import read_avt
+
+    path = TRACES.parent / "failures" / "availability_godfrey" / "microsoft.avt.gz"
+    if not path.exists():
+        pytest.skip(f"the Microsoft availability trace is not available ({path})")
+    t = read_avt(path)
+    # Bolosky et al.: 51,662 PCs pinged hourly for 35 days (3,024,000 s); the file lists 51,663.
+    assert (t.n_nodes, t.span) == (51_663, 35 * 86_400.0)
+    assert (t.end > t.start).all() and (t.end <= t.span).all()

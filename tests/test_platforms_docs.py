@@ -43,3 +43,14 @@ def test_command_runs(command, tmp_path):
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "out" / "summary.json").exists()
+
+
+def test_every_availability_parameter_and_counter_is_documented():
+    from dataclasses import fields
+
+    from ckptsim.engine.availability import COUNTERS, AvailabilityParams
+
+    for f in fields(AvailabilityParams):
+        assert f"| `{f.name}` |" in TEXT, f.name
+    for counter in COUNTERS:
+        assert f"`{counter}`" in TEXT, counter

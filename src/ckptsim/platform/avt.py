@@ -83,7 +83,7 @@ def read_avt(path: str | PathLike[str]) -> AvailabilityTrace:
         if len(parts) != 2 + 2 * n:
             raise WorkloadError(f"{n} sessions need {2 * n} times, the line has "
                                 f"{len(parts) - 2}", path=where, line=number, field="n")
-        times = []
+        times: list[float] = []
         for i, value in enumerate(parts[2:]):
             name = f"{'end' if i % 2 else 'start'}_{i // 2 + 1}"
             try:
