@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from bisect import bisect_right
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -211,7 +212,7 @@ class Availability(Interruptions):
                                            offset=first, skip=float(opt.get("start", 0)))))
         self.reasons = [p[0] for p in parts]
         if not parts:
-            self.ev_time = np.empty(0)
+            self.ev_time = []
             return
         t, delta, machine, code = [], [], [], []
         for i, (_, m, a, b) in enumerate(parts):
@@ -224,26 +225,27 @@ class Availability(Interruptions):
         times = np.concatenate(t)
         deltas = np.concatenate(delta)
         order = np.lexsort((-deltas, times))  # at one instant, machines leave before others return
-        self.ev_time = times[order]
-        self.ev_delta = deltas[order]
-        self.ev_machine = np.concatenate(machine)[order]
-        self.ev_code = np.concatenate(code)[order]
+        self.ev_time = times[order].tolist()
+        codes = np.concatenate(code)[order].tolist()
+        self.ev_change = [(self.reasons[c], m, d) for c, m, d in
+                          zip(codes, np.concatenate(machine)[order].tolist(),
+                              deltas[order].tolist(), strict=True)]
         self.cursor = 0
-        if len(self.ev_time):
-            sim.at(float(self.ev_time[0]), self._replay, kind="availability")
+        if self.ev_time:
+            sim.at(self.ev_time[0], self._replay, kind="availability")
 
     def _replay(self, now: float) -> None:
         """Apply every change of the static timelines at `now`, then wait for the next."""
         times = self.ev_time
         i = self.cursor
-        j = int(np.searchsorted(times, now, side="right"))
+        j = bisect_right(times, now, i)
         self.cursor = j
-        changes = [(self.reasons[int(c)], int(m), int(d)) for c, m, d in
-                   zip(self.ev_code[i:j], self.ev_machine[i:j], self.ev_delta[i:j], strict=True)]
-        self._apply(now, changes)
-        if j < len(times):
-            assert self.sim is not None
-            self.sim.at(float(times[j]), self._replay, kind="availability")
+        self._apply(now, self.ev_change[i:j])
+        sim = self.sim
+        assert sim is not None
+        # Once every job has ended nothing is left to interrupt: the replay stops there.
+        if j < len(times) and sim.n_ended < len(sim.jobs):
+            sim.at(times[j], self._replay, kind="availability")
 
     # --- known interruptions ---------------------------------------------------------------
     def _notice(self, at: float, mask: int, reason: str) -> None:
@@ -287,7 +289,8 @@ class Availability(Interruptions):
             self._apply(now, [(REBOOT, m, 1) for m in members])
             sim.at(now + duration, lambda t: self._apply(t, [(REBOOT, m, -1) for m in members]),
                    kind="availability")
-            self._next_reboot(g, now)
+            if sim.n_ended < len(sim.jobs):  # else nothing is left to interrupt
+                self._next_reboot(g, now)
 
         sim.at(at, reboot, kind="availability")
 
