@@ -269,3 +269,17 @@ def test_the_microsoft_desktop_trace():
     # Bolosky et al.: 51,662 PCs pinged hourly for 35 days (3,024,000 s); the file lists 51,663.
     assert (t.n_nodes, t.span) == (51_663, 35 * 86_400.0)
     assert (t.end > t.start).all() and (t.end <= t.span).all()
+
+
+def test_run_identity_names_trace_files_by_their_bytes(tmp_path):
+    import hashlib
+
+    path = tmp_path / "t.avt"
+    path.write_text("a 1 0 10\n")
+    other = tmp_path / "copy.avt"
+    other.write_text("a 1 0 10\n")
+    ids = [Availability.identity(Availability.make_params({"trace": f"avt:path={p}"}))
+           for p in (path, other)]
+    assert ids[0] == ids[1]
+    assert ids[0]["trace"] == {"kind": "avt", "sha256": hashlib.sha256(b"a 1 0 10\n")
+                               .hexdigest()}

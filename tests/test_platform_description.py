@@ -218,3 +218,28 @@ def test_machine_blocks_tile_the_engine_nodes(groups):
         node += m.cores
     assert node == p.n_nodes
     assert sum(p.group_mask(g) for g in range(len(groups))) == p.all_mask
+
+
+def test_platform_in_a_spec_is_an_axis_hashed_only_when_given(tmp_path):
+    from ckptsim.experiments.matrix import build_matrix
+    from ckptsim.experiments.spec import parse_spec
+
+    (tmp_path / "t.swf").write_text("1 0 0 10 2 -1 -1 2 10 -1 1 1 1 1 1 1 -1 -1\n")
+    (tmp_path / "lab.toml").write_text(POOL)
+    base = '[workloads.w]\ntrace = "t.swf"\n{}\n[[schedulers]]\nname = "easy"\n'
+    plain = build_matrix(parse_spec(base.format(""), tmp_path / "s.toml"))
+    runs = build_matrix(parse_spec(base.format(
+        'platform = ["machine", "grid:clusters=2,nodes=4", "lab.toml"]'), tmp_path / "s.toml"))
+    assert "workload.platform" not in plain[0].columns and plain[0].platform is None
+    assert [r.columns["workload.platform"] for r in runs] == [
+        "machine", "grid:clusters=2,nodes=4", "lab.toml"]
+    assert runs[2].platform == str(tmp_path / "lab.toml")
+    assert len({r.run_id for r in [*plain, *runs]}) == 4
+    # The file is hashed by its text: moving it keeps the run id.
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "lab.toml").write_text(POOL)
+    moved = build_matrix(parse_spec(base.format('platform = "sub/lab.toml"'),
+                                    tmp_path / "s.toml"))
+    assert moved[0].run_id == runs[2].run_id
+    with pytest.raises(ConfigError, match=r"workloads.w.platform .*unknown platform 'nope'"):
+        parse_spec(base.format('platform = "nope"'), tmp_path / "s.toml")

@@ -141,6 +141,28 @@ class Availability(Interruptions):
     def check_value(cls, param: str, value: Any, *, base: Path | None = None) -> Any:
         return getattr(cls.make_params({param: value}, base=base), param)
 
+    @classmethod
+    def identity(cls, params: AvailabilityParams) -> dict[str, Any]:
+        """The parameters, with files named by the SHA-256 of their bytes (moving a trace or a
+        session file keeps the run) and failures as the failures component names them."""
+        from ckptsim.experiments.matrix import file_sha256
+        from ckptsim.failures.readers import fta_event_trace_path
+        from ckptsim.platform.avt import parse_source
+
+        doc: dict[str, Any] = dataclasses.asdict(params)
+        if params.trace:
+            kind, opt = parse_source(params.trace)
+            path = Path(opt.pop("path"))
+            data = fta_event_trace_path(path) if path.is_dir() else path
+            doc["trace"] = {"kind": kind, **opt, "sha256": file_sha256(str(data))}
+        if params.owners and params.owners != "model":
+            doc["owners"] = {"sha256": file_sha256(params.owners)}
+        if params.failures:
+            from ckptsim.engine.failures import FailureParams, Failures
+
+            doc["failures"] = Failures.identity(FailureParams(source=params.failures))
+        return doc
+
     def __init__(self, params: Any = None) -> None:
         super().__init__(params)
         self.counts: dict[str, int] = dict.fromkeys(COUNTERS + FAILURE_COUNTERS, 0)
