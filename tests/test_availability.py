@@ -283,3 +283,36 @@ def test_run_identity_names_trace_files_by_their_bytes(tmp_path):
     assert ids[0] == ids[1]
     assert ids[0]["trace"] == {"kind": "avt", "sha256": hashlib.sha256(b"a 1 0 10\n")
                                .hexdigest()}
+
+
+@settings(max_examples=examples(30))
+@given(rows=st.lists(st.tuples(st.integers(0, 3000), st.integers(1, 2000), st.integers(1, 6)),
+                     min_size=1, max_size=8),
+       owners=st.lists(st.tuples(st.integers(0, 2), st.integers(0, 4000), st.integers(0, 900)),
+                       max_size=6),
+       windows=st.lists(st.tuples(st.integers(0, 4000), st.integers(1, 500),
+                                  st.sampled_from(["", "@a", "@b"])), max_size=2),
+       mode=st.sampled_from(["kill", "suspend"]), lead=st.sampled_from([0, 100]))
+def test_no_job_progresses_on_an_unavailable_machine_of_a_pool(tmp_path_factory, rows, owners,
+                                                               windows, mode, lead):
+    """Two-core machines in two groups, one rebooting every day at 00:30 (1800 s) for 300 s,
+    with owners and maintenance windows; the invariant checker is on, a saver checkpoints
+    ahead of known interruptions."""
+    folder = tmp_path_factory.mktemp("p")
+    (folder / "p.toml").write_text(
+        '[types.d]\ncores = 2\n[[groups]]\nname = "a"\nmachines = 2\ntype = "d"\n'
+        '[[groups]]\nname = "b"\nmachines = 1\ntype = "d"\nreboot = "00:30"\n')
+    w = jobs([(float(s), float(r), n, float(r)) for s, r, n in rows], 6)
+    kept: list[tuple[str, float, float]] = []
+    names = ["a:0", "a:1", "b:0"]
+    for m, a, d in sorted(owners):
+        if all(not (x == names[m] and a < b) for x, _, b in kept):
+            kept.append((names[m], float(a), float(a + d)))
+    values = {"owners": sessions(folder, kept), "on_unavailable": mode, "lead": lead,
+              "maintenance": ";".join(f"{a}-{a + d}{g}" for a, d, g in windows), "days": 2}
+    watch = NoProgressOnDownNodes()
+    sim, comp = run(w, values, platform=resolve_platform(str(folder / "p.toml"), w),
+                    extra=[watch, Saver()])
+    for job in sim.jobs:
+        assert job.end is not None and job.work_done == pytest.approx(job.runtime)
+    assert comp.counters()["reboots"] >= 1
