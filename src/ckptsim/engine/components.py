@@ -20,8 +20,9 @@ components were given, before the policy's hook of the same name):
 ``on_checkpointed(job)``    a checkpoint completed
 ``on_migrated(job)``        a migration completed
 ``on_nodes_changed(now)``   nodes left or rejoined service (``sim.nodes_changed()``)
-``before_unavailable(now,   nodes `mask` will leave service at `at` for `reason` (a known
-mask, at, reason)``         interruption: a reboot, maintenance), `lead` seconds ahead
+``before_unavailable(...)`` ``(now, mask, at, reason)``: nodes `mask` will leave service
+                            at `at` (a reboot, maintenance; the availability component's
+                            `lead` seconds ahead)
 ``after_pass(now)``         after the scheduling pass of a timestamp
 ``at_end(now)``             the run is over
 ==========================  ==========================================================
