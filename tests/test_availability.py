@@ -316,3 +316,29 @@ def test_no_job_progresses_on_an_unavailable_machine_of_a_pool(tmp_path_factory,
     for job in sim.jobs:
         assert job.end is not None and job.work_done == pytest.approx(job.runtime)
     assert comp.counters()["reboots"] >= 1
+
+
+def test_a_bad_failure_source_is_refused_as_this_component_parameter():
+    with pytest.raises(ConfigError) as err:
+        Availability.make_params({"failures": "lanl:path=/nonexistent.csv"})
+    assert err.value.key == "availability.failures"
+    assert "failures.path: no such file" in str(err.value)
+    w = jobs([(0.0, 1.0, 1, 1.0)], 2)
+    with pytest.raises(ConfigError) as err:  # found when the run loads it
+        run(w, {"failures": "synthetic:mtbf=-1"})
+    assert err.value.key == "availability.failures"
+    assert "failures.mtbf: must be a positive" in str(err.value)
+
+
+def test_same_seed_same_run():
+    from ckptsim.runner import simulate
+    from ckptsim.workload.lublin import generate_lublin
+
+    w = generate_lublin(300, machine_size=64, seed=2)
+    comps = {"availability": {"owners": "model", "reboot": "03:00-05:00"}}
+    a, b = (simulate(w, "easy", platform="grid:clusters=2,nodes=32", components=comps,
+                     seed=4, check=True) for _ in range(2))
+    c = simulate(w, "easy", platform="grid:clusters=2,nodes=32", components=comps, seed=5)
+    assert a.table["end"].tolist() == b.table["end"].tolist()
+    assert a.summary == b.summary
+    assert a.summary["unavailability_events"] != c.summary["unavailability_events"]

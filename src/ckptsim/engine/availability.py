@@ -117,7 +117,11 @@ class Availability(Interruptions):
         if prm.failures:
             from ckptsim.failures.source import check_failure_spec
 
-            resolved = check_failure_spec(prm.failures, base=base)
+            try:
+                resolved = check_failure_spec(prm.failures, base=base)
+            except ConfigError as exc:  # as this component's parameter, not --failures
+                raise ConfigError("availability.failures", f"{exc.key}: {exc.message}"
+                                  ) from None
             if base is not None:
                 changes["failures"] = resolved
         if prm.owners and prm.owners != "model":

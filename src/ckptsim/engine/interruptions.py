@@ -14,6 +14,7 @@ import numpy as np
 
 from ckptsim.engine.components import Component
 from ckptsim.engine.state import RUNNING
+from ckptsim.errors import ConfigError
 from ckptsim.platform.base import FAILURE, MAINTENANCE, REBOOT
 
 if TYPE_CHECKING:
@@ -148,8 +149,11 @@ class Interruptions(Component):
     def _failures(self, sim: Simulator, first: float, last: float) -> None:
         from ckptsim.failures.source import load_failures
 
-        trace = load_failures(self.params.failures, n_nodes=self.n_machines,
-                              span=last - first, offset=first, seed=sim.seed)
+        try:
+            trace = load_failures(self.params.failures, n_nodes=self.n_machines,
+                                  span=last - first, offset=first, seed=sim.seed)
+        except ConfigError as exc:
+            raise ConfigError("availability.failures", f"{exc.key}: {exc.message}") from None
         self.failure_trace = trace
         order = sorted(range(len(trace.time)), key=lambda k: (float(trace.time[k]),
                                                               int(trace.node[k])))
