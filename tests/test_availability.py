@@ -342,3 +342,20 @@ def test_same_seed_same_run():
     assert a.table["end"].tolist() == b.table["end"].tolist()
     assert a.summary == b.summary
     assert a.summary["unavailability_events"] != c.summary["unavailability_events"]
+
+
+def test_the_policy_hears_of_a_maintenance_window_ahead():
+    from ckptsim.policies.easy import Easy
+
+    heard: list[tuple[float, int, float, str]] = []
+
+    class Told(Easy):
+        def before_unavailable(self, now, mask, at, reason):
+            heard.append((now, mask, at, reason))
+
+    w = jobs([(0.0, 10.0, 1, 10.0)], 3)
+    comp = Availability(Availability.make_params({"maintenance": "500-600", "lead": 50}))
+    sim = Simulator(w, lambda s: Told(s), components=[comp], check=True)
+    sim.run()
+    assert heard == [(450.0, 0b111, 500.0, "maintenance")]
+    assert comp.counters()["unavailable_notices"] == 1
