@@ -11,6 +11,7 @@ import dataclasses
 import gc
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from os import PathLike
 from typing import Any
 
 from ckptsim import __version__
@@ -19,6 +20,7 @@ from ckptsim.engine.simulator import Simulator
 from ckptsim.errors import ConfigError
 from ckptsim.metrics.core import daily_series, summary
 from ckptsim.platform.base import Platform
+from ckptsim.platform.description import Description, load_description, resolve_platform
 from ckptsim.policies.base import scheduler_factory
 from ckptsim.records.jobs import JobTable, from_simulation
 from ckptsim.workload.model import Workload
@@ -68,7 +70,7 @@ def simulate(
     daily: bool = True,
     progress: Callable[[int, int, float], None] | None = None,
     seed: int = 0,
-    platform: Platform | None = None,
+    platform: Platform | str | PathLike[str] | Description | None = None,
     components: Mapping[str, Mapping[str, Any]] | Sequence[Component] = (),
     failures: Any = None,
     failure_seed: int | None = None,
@@ -77,10 +79,12 @@ def simulate(
     """Simulate `workload` under the named scheduler and compute its metrics.
 
     `platform`: what to simulate on (default: the scheduler's, else a homogeneous cluster of
-    `machine_size` or the workload's nodes).  `components`: `{name: {parameter: value}}`
-    (validated like `--component NAME:key=value`), or `Component` objects; their counters join
-    the metrics and their options summary.json.  `seed`: the run's seed, used by components
-    whose sources name none (a sweep passes each run's seed).
+    `machine_size` or the workload's nodes): a `Platform`, or a built-in name or platform file
+    (`ckptsim.platform.description`), then recorded in summary.json's options.
+    `components`: `{name: {parameter: value}}` (validated like `--component NAME:key=value`),
+    or `Component` objects; their counters join the metrics and their options summary.json.
+    `seed`: the run's seed, used by components whose sources name none (a sweep passes each
+    run's seed).
 
     `failures`, `failure_count` and `failure_seed` are shorthands for the failures component
     and the seed: `failures` is a source string (`lanl:path=...`, see
@@ -93,12 +97,18 @@ def simulate(
     if failure_seed is not None:
         seed = failure_seed
     comps = _components(components, failures, failure_count)
+    described = None
+    if isinstance(platform, (str, PathLike, Description)):
+        described = platform if isinstance(platform, Description) else \
+            load_description(str(platform))
+    built: Platform | None = (resolve_platform(described, workload, machine_size)
+                              if described is not None else platform)  # type: ignore[assignment]
     # The run allocates hundreds of thousands of long-lived objects and frees them by
     # reference counting; the cyclic collector would only rescan them over and over.
     gc_enabled = gc.isenabled()
     gc.disable()
     try:
-        sim = Simulator(workload, factory, platform=platform, components=comps,
+        sim = Simulator(workload, factory, platform=built, components=comps,
                         machine_size=machine_size, overrun=overrun, check=check,
                         progress=progress, seed=seed)
         sim.run()
@@ -117,6 +127,7 @@ def simulate(
         scheduler=scheduler,
         params=resolved,
         options={"machine_size": sim.platform.n_nodes, "overrun": overrun,
+                 **_platform_option(described),
                  **{c.name: c.options() for c in sim.components}},
         table=table,
         summary=metrics,
@@ -125,6 +136,15 @@ def simulate(
         events=sim.n_events,
         components=tuple(c.name for c in sim.components),
     )
+
+
+def _platform_option(described: Description | None) -> dict[str, Any]:
+    """summary.json's record of a platform of groups given by name or file (none for the
+    trace's homogeneous machine and the BG/L torus, whose size `machine_size` records, so that
+    naming the default platform changes no output)."""
+    if described is None or described.kind != "groups":
+        return {}
+    return {"platform": described.summary()}
 
 
 def _components(components: Mapping[str, Mapping[str, Any]] | Sequence[Component],

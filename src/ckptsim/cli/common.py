@@ -25,7 +25,7 @@ WORKLOAD_FLAGS = {
 }
 SIMULATION_FLAGS = {
     "machine_size": "--machine-size", "overrun": "--overrun", "scheduler": "--scheduler",
-    "failures": "--failures", "method": "--failures map",
+    "failures": "--failures", "method": "--failures map", "platform": "--platform",
 }
 
 

@@ -31,6 +31,9 @@ from ckptsim.errors import ConfigError
 DEMO_JOBS = 3000  # the built-in workload: see ckptsim.workload.source.BUILTIN
 DEMO_SEED = 1
 DEMO_MACHINE = 128
+PLATFORM_HELP = ("the platform: machine (the trace's homogeneous machine, the default), bgl, "
+                 "grid:clusters=4,nodes=100[,link=1e9], newcastle, smallpool, or a platform "
+                 "file (.toml, see docs/platforms.md)")
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -49,6 +52,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         if "failures" in components:
             raise ConfigError("--failures", "failures are also given with --component "
                                             "failures:...; keep one of them")
+    platform = None
+    if args.platform is not None:
+        from ckptsim.platform.description import load_description
+
+        with flag_names({"platform": "--platform"}):
+            platform = load_description(args.platform)
     w = load_workload(args)
     if args.alpha is not None and args.alpha > 1:
         note(_alpha_note(w, args.alpha, args.overrun))
@@ -59,7 +68,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                                            "failures.": "--failures "}):
             result = simulate(w, args.scheduler, params, machine_size=args.machine_size,
                               overrun=args.overrun, check=args.check, progress=progress,
-                              components=components, failures=args.failures)
+                              components=components, failures=args.failures,
+                              platform=platform)
     finally:
         progress.close()
     if out is not None:
@@ -116,9 +126,16 @@ def cmd_demo(args: argparse.Namespace) -> int:
     out = output_folder(args.out)
     with flag_names({"n_jobs": "--jobs", "machine_size": "--machine-size", "seed": "--seed"}):
         w = generate_lublin(args.jobs, machine_size=args.machine_size, seed=args.seed)
+    platform = None
+    if args.platform is not None:
+        from ckptsim.platform.description import load_description
+
+        with flag_names({"platform": "--platform"}):
+            platform = load_description(args.platform)
     results = {}
     for name in ("fcfs", "easy", "conservative"):
-        results[name] = simulate(w, name, check=args.check)
+        with flag_names({"platform": "--platform", "machine_size": "--machine-size"}):
+            results[name] = simulate(w, name, check=args.check, platform=platform)
         if out is not None:
             write_outputs(results[name], out / name)
     rows = [[label] + [fmt(results[n].summary[key]) for n in results]
@@ -210,6 +227,7 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--machine-size", type=int, default=DEMO_MACHINE, help="nodes")
     p.add_argument("--out", default=None, help="write each scheduler's outputs under DIR")
     p.add_argument("--check", action="store_true", help="run the invariant checker")
+    p.add_argument("--platform", default=None, metavar="NAME|FILE", help=PLATFORM_HELP)
     p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser("run", help="simulate one workload under one scheduler")
@@ -240,6 +258,7 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--component", action="append", metavar="NAME:KEY=VALUE,...",
                    help="a component of the run with its parameters (repeatable; see "
                         "`ckptsim components`)")
+    p.add_argument("--platform", default=None, metavar="NAME|FILE", help=PLATFORM_HELP)
     p.add_argument("--out", default=None, help="write jobs.csv, summary.json, schedule.swf")
     _add_workload_options(p)
     p.set_defaults(func=cmd_run)

@@ -20,6 +20,9 @@ components were given, before the policy's hook of the same name):
 ``on_checkpointed(job)``    a checkpoint completed
 ``on_migrated(job)``        a migration completed
 ``on_nodes_changed(now)``   nodes left or rejoined service (``sim.nodes_changed()``)
+``before_unavailable(...)`` ``(now, mask, at, reason)``: nodes `mask` will leave service
+                            at `at` (a reboot, maintenance; the availability component's
+                            `lead` seconds ahead)
 ``after_pass(now)``         after the scheduling pass of a timestamp
 ``at_end(now)``             the run is over
 ==========================  ==========================================================
@@ -46,7 +49,7 @@ if TYPE_CHECKING:
 
 #: The notification hooks a component may override.
 HOOKS = ("on_start", "on_release", "on_end", "on_requeue", "on_checkpointed", "on_migrated",
-         "on_nodes_changed", "after_pass", "at_end")
+         "on_nodes_changed", "before_unavailable", "after_pass", "at_end")
 
 
 class Component:
@@ -121,6 +124,9 @@ class Component:
     def on_nodes_changed(self, now: float) -> None:
         pass
 
+    def before_unavailable(self, now: float, mask: int, at: float, reason: str) -> None:
+        pass
+
     def after_pass(self, now: float) -> None:
         pass
 
@@ -132,7 +138,7 @@ class HookLists:
     """Per hook, the bound methods of the components that override it (`sim.hooks.on_end`)."""
 
     __slots__ = ("on_start", "on_release", "on_end", "on_requeue", "on_checkpointed",
-                 "on_migrated", "on_nodes_changed", "after_pass", "at_end")
+                 "on_migrated", "on_nodes_changed", "before_unavailable", "after_pass", "at_end")
 
     def __init__(self, components: Sequence[Component] = ()) -> None:
         def bound(hook: str) -> list[Callable[..., None]]:
@@ -145,6 +151,7 @@ class HookLists:
         self.on_checkpointed = bound("on_checkpointed")
         self.on_migrated = bound("on_migrated")
         self.on_nodes_changed = bound("on_nodes_changed")
+        self.before_unavailable = bound("before_unavailable")
         self.after_pass = bound("after_pass")
         self.at_end = bound("at_end")
 
@@ -219,4 +226,4 @@ def merge_counters(components: list[Component], into: dict[str, Any]) -> dict[st
 
 def _load_builtin() -> None:
     # Importing the modules registers their components.
-    from ckptsim.engine import failures  # noqa: F401
+    from ckptsim.engine import availability, failures  # noqa: F401

@@ -153,7 +153,7 @@ def execute_run(run: Run) -> Outcome:
         w = load_run_workload(run)
         result = simulate(w, run.scheduler_name, run.params, overrun=run.overrun,
                           check=run.check, daily=False, seed=run.seed,
-                          components=run.components)
+                          components=run.components, platform=run.platform)
         row.update(status="ok", error_message=None)
         for key, value in result.summary.items():
             row[key if key not in row else f"metric.{key}"] = value

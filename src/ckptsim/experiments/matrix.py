@@ -21,7 +21,13 @@ from typing import Any
 from ckptsim import __version__
 from ckptsim.experiments import grid
 from ckptsim.experiments.columns import PARAM_PREFIX, WORKLOAD_PREFIX
-from ckptsim.experiments.spec import TRANSFORM_OPTIONS, Spec, SpecError, WorkloadSpec
+from ckptsim.experiments.spec import (
+    PLATFORM,
+    TRANSFORM_OPTIONS,
+    Spec,
+    SpecError,
+    WorkloadSpec,
+)
 from ckptsim.experiments.speccomp import component_identity, component_option, split_components
 
 
@@ -43,6 +49,8 @@ class Run:
     overrun: str
     # Components by name, with the parameters the spec gives them (failures: source, count).
     components: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
+    # The platform given (a built-in name or a resolved file path), None for the default.
+    platform: str | None = None
     check: bool = False
     keep_jobs: bool = False
     columns: dict[str, Any] = dataclasses.field(default_factory=dict)
@@ -91,16 +99,17 @@ def _format(key: str, value: Any) -> Any:
 
 
 def workload_points(w: WorkloadSpec
-                    ) -> list[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]]:
-    """(source options, transforms, component options) for every point of a workload's option
-    grid (component options as given: ``failures``, ``dummy.step``...)."""
+                    ) -> list[tuple[dict[str, Any], dict[str, Any], dict[str, Any], Any]]:
+    """(source options, transforms, component options, platform or None) for every point of
+    a workload's option grid (component options as given: ``failures``, ``dummy.step``...)."""
     out = []
     for point in grid.expand(w.options, w.zip):
         source = {k: v for k, v in point.items()
-                  if k not in TRANSFORM_OPTIONS and component_option(k) is None}
+                  if k not in TRANSFORM_OPTIONS and k != PLATFORM
+                  and component_option(k) is None}
         transforms = {k: point[k] for k in TRANSFORM_OPTIONS if k in point}
         components = {k: v for k, v in point.items() if component_option(k) is not None}
-        out.append((source, transforms, components))
+        out.append((source, transforms, components, point.get(PLATFORM)))
     return out
 
 
@@ -119,13 +128,18 @@ def build_matrix(spec: Spec) -> list[Run]:
         if w.kind == "trace":
             assert w.path is not None
             identity["sha256"] = file_sha256(w.path)
-        for source, transforms, options in workload_points(w):
+        for source, transforms, options, platform in workload_points(w):
             wcols: dict[str, Any] = {"workload": w.name}
             wcols.update({WORKLOAD_PREFIX + k: _format(k, v) for k, v in
                           {**source, **transforms, **options}.items()})
+            if platform is not None:
+                wcols[WORKLOAD_PREFIX + PLATFORM] = platform.written
             components = split_components(options)
-            # Runs without components keep the identities they had before components existed.
+            # Runs without components (or a platform) keep the identities they had before
+            # components (and platforms) existed.
             wid = {**identity, **source, **component_identity(components)}
+            if platform is not None:
+                wid[PLATFORM] = platform.identity
             tid = {k: list(v) if k == "window" else v for k, v in transforms.items()}
             for s in spec.schedulers:
                 if w.name not in s.workloads:
@@ -143,6 +157,7 @@ def build_matrix(spec: Spec) -> list[Run]:
                             run_id=run_identity(wid, tid, s.name, params, seed, s.overrun),
                             experiment=spec.name, workload=w.name, kind=w.kind, path=w.path,
                             source=source, transforms=transforms, components=components,
+                            platform=None if platform is None else platform.value,
                             scheduler=s.label,
                             scheduler_name=s.name, params=params, seed=seed,
                             overrun=s.overrun, check=spec.check, keep_jobs=spec.keep_jobs,

@@ -209,6 +209,45 @@ GENERATOR_OPTIONS: dict[str, Callable[[Any], Any]] = {
 }
 
 
+#: The workload option naming the platform (a built-in name or a platform file).
+PLATFORM = "platform"
+
+
+@dataclass(frozen=True)
+class PlatformChoice:
+    """A platform given in a spec: as written, as passed to the run (a file resolved against
+    the trace folder), and what run ids hash (a file by the SHA-256 of its text)."""
+
+    written: str
+    value: str
+    identity: str
+
+    def __str__(self) -> str:
+        return self.written
+
+
+def _platform(folder: Path) -> Callable[[Any], PlatformChoice]:
+    def check(v: Any) -> PlatformChoice:
+        import hashlib
+
+        from ckptsim.platform.description import load_description
+
+        if not isinstance(v, str) or not v.strip():
+            raise Bad(f"expected a platform name or file, got {v!r}")
+        value = v.strip()
+        if value.lower().endswith(".toml"):
+            value = str((folder / Path(value).expanduser()).resolve())
+        try:
+            desc = load_description(value)
+        except ConfigError as exc:
+            raise Bad(str(exc).removeprefix("platform: ")) from None
+        identity = (f"sha256:{hashlib.sha256(desc.text.encode()).hexdigest()}"
+                    if desc.text and desc.source not in ("newcastle", "smallpool")
+                    else value)
+        return PlatformChoice(v, value, identity)
+    return check
+
+
 def known_metrics() -> list[str]:
     """The summary metrics runs record (the keys of `metrics.core.summary`, found by asking
     the metrics code itself so that a new metric is accepted as soon as it exists), and the
@@ -477,6 +516,7 @@ def _workload(problems: _Problems, loc: str, name: str, w: dict[str, Any],
         if "seed" in w:
             problems.add(f"{loc}.seed", "a generator's seed is the run's seed: set seeds or "
                                         "replications at the top of the spec")
+    options = {**options, PLATFORM: _platform(folder)}
     accepted = ("trace" if kind == "trace" else "generator", *options, *alias_keys(),
                 "components", "zip")
     _unknown(problems, f"{loc}.", {k: v for k, v in w.items()

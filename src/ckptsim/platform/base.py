@@ -13,8 +13,9 @@ has to recompute it.  Nodes a job holds when a reason takes them stay with the j
 component that took them decides whether to kill it); they go out of service when the job
 gives them back.
 
-Node groups (clusters of a grid), node types (cores, speed, power profile) and links are data
-a platform will carry; `groups` and `node_group` are where they will be found.
+Node groups (clusters of a grid), node types (cores, speed, power profile) and links are the
+data of a `ckptsim.platform.groups.GroupedPlatform`, read from a platform file or a built-in
+name (`ckptsim.platform.description`); `groups` and `node_group` answer on every platform.
 """
 
 from __future__ import annotations

@@ -64,6 +64,11 @@ class Scheduler:
         """Nodes left or rejoined service (`sim.nodes_changed()`: failures, repairs, owners...):
         the capacity the policy plans with changed."""
 
+    def before_unavailable(self, now: float, mask: int, at: float, reason: str) -> None:
+        """Nodes `mask` will leave service at `at` for `reason` (a known interruption such as
+        a scheduled reboot; the availability component's `lead` seconds ahead): a chance to
+        checkpoint or move the jobs on them."""
+
     def schedule(self, now: float) -> None:
         """The scheduling pass, once after all events of a timestamp."""
         raise NotImplementedError

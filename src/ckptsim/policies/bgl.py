@@ -356,9 +356,12 @@ class BglFcfs(QueueScheduler):
 
 def _failing(sim: Simulator, now: float, estimate: float) -> int:
     """The nodes with a failure in [now, now + estimate] (the failure schedule of the run's
-    failures component; none without it)."""
+    failures component, or of its availability component's failures; none without)."""
     failures = sim.component("failures")
-    return failures.failing_nodes(now, now + estimate) if isinstance(failures, Failures) else 0
+    if isinstance(failures, Failures):
+        return failures.failing_nodes(now, now + estimate)
+    avail = sim.component("availability")
+    return avail.failing_nodes(now, now + estimate) if avail is not None else 0  # type: ignore[attr-defined]
 
 
 @register

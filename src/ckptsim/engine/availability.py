@@ -1,0 +1,336 @@
+"""Node availability from outside the scheduler, as a component of a run ("availability").
+
+The component takes machines (`ckptsim.platform.groups`: every core of a machine together) out
+of service for a reason and hands them back, through the platform's hold-by-reason API, from
+the timelines of `ckptsim.platform.availability`: owners (reason `owner`), daily reboots
+(`reboot`), maintenance windows (`maintenance`), a real availability trace (`trace`), and node
+failures (`failure`), which are one more kind of availability event.
+
+What happens to a job whose machine becomes unavailable:
+
+- reasons `reboot`, `maintenance` and `failure`: the job is killed (its unsaved work is lost)
+  and requeued -- a reboot or a failure ends the job's processes;
+- reasons `owner` and `trace`: `on_unavailable` decides.  `kill` as above; `suspend` (the
+  default, HTCondor's): a RUNNING job is frozen in place (rate 0, it keeps its nodes) and
+  resumes at its former rate when none of its nodes is out of service any more, if that is
+  within `max_suspend` seconds (600, HTCondor's MaxSuspendTime); otherwise it is killed then.
+  A job checkpointing or moving at that instant is killed (the checkpoint or move is lost).
+
+Reboots and maintenance windows are known in advance: `lead` seconds before one, the hook
+`before_unavailable(now, mask, at, reason)` of the components and of the policy is called
+(counted when one of them overrides it), so that a policy may checkpoint or move the jobs on
+those nodes before they go.
+
+Failures (`failures`, a failure source string as `--failures` takes) are applied exactly as
+the failures component applies them -- same events, same order, same kills, same counters --
+so a run gives byte-identical jobs.csv and schedule.swf with either (tests prove it).
+Events: kind "availability" (priority 1.5: after failures at 1, before checkpoint completions
+at 2, so an interruption at the instant a checkpoint completes loses it) and "notice" (1.4);
+failures keep the kind "failure".
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from bisect import bisect_right
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ckptsim.engine.components import register_component
+from ckptsim.engine.events import register_event_kind
+from ckptsim.engine.failures import FAILURE_COUNTERS
+from ckptsim.engine.interruptions import KILLING, Interruptions
+from ckptsim.errors import ConfigError
+from ckptsim.params import make_params, param
+from ckptsim.platform.base import MAINTENANCE, OWNER, REBOOT
+
+if TYPE_CHECKING:
+    from ckptsim.engine.simulator import Simulator
+    from ckptsim.engine.state import Job
+
+TRACE = "trace"
+MODES = ("kill", "suspend")
+DAY = 86_400.0
+
+register_event_kind("notice", 1.4, "known interruption ahead (before_unavailable)",
+                    "before the machines leave at that instant (a lead of 0)")
+register_event_kind("availability", 1.5, "machines leave / rejoin service (owner, reboot, "
+                    "maintenance, trace); a suspension's time limit",
+                    "after failures, before checkpoint completions: an interruption at that "
+                    "instant loses the checkpoint")
+
+COUNTERS = ("unavailability_events", "jobs_killed_unavailable", "jobs_suspended",
+            "jobs_resumed", "jobs_killed_after_suspend", "reboots", "unavailable_notices")
+
+
+@dataclasses.dataclass(frozen=True)
+class AvailabilityParams:
+    owners: str = param("", "interactive owners: 'model' (the pool's user model, docs/pool.md) "
+                            "or a session CSV (machines <group>:<i> or indices)")
+    reboot: str = param("", "daily reboot of every group without its own reboot key: 'HH:MM', "
+                            "'HH:MM-HH:MM' or 'mon-fri HH:MM' (empty: none)")
+    reboot_duration: float = param(300.0, "seconds a reboot keeps the machines down", low=0.0)
+    maintenance: str = param("", "maintenance windows START-END[@GROUP];... in seconds")
+    trace: str = param("", "availability trace: avt:path=FILE[,map=first|random][,start=S] or "
+                           "fta:path=DIR[,platform=N][,map=...][,start=S]")
+    failures: str = param("", "node failures as availability events: a failure source as "
+                              "--failures takes (lanl:..., fta:..., synthetic:...)")
+    on_unavailable: str = param("suspend", "a job whose machine an owner or the trace takes: "
+                                           "kill, or suspend (resume within max_suspend)",
+                                choices=MODES)
+    max_suspend: float = param(600.0, "seconds a suspended job waits for its machines before "
+                                      "it is killed (HTCondor's MaxSuspendTime)", low=0.0)
+    lead: float = param(0.0, "seconds before a reboot or maintenance window that "
+                             "before_unavailable is called", low=0.0)
+    epoch: str = param("2010-01-01", "wall-clock date-time of time 0 (reboot times, opening "
+                                     "hours, the owner model, session date-times)")
+    days: int | None = param(None, "days from time 0 with owners (model) and reboots (default: "
+                                   "the last submission + 30 days)", low=1)
+
+
+@register_component
+class Availability(Interruptions):
+    """Applies availability timelines to the platform's machines (see the module docstring)."""
+
+    name = "availability"
+    description = ("machines unavailable by reason (owners, reboots, maintenance, traces, "
+                   "failures): kill or suspend the jobs on them")
+    Params = AvailabilityParams
+    counter_names = COUNTERS + FAILURE_COUNTERS
+
+    # --- configuration -------------------------------------------------------------------
+    @classmethod
+    def make_params(cls, values: Any, *, base: Path | None = None) -> AvailabilityParams:
+        from ckptsim.platform.availability import parse_maintenance
+        from ckptsim.platform.avt import parse_source
+        from ckptsim.platform.calendar import Calendar
+        from ckptsim.platform.reboots import RebootSchedule
+
+        prm: AvailabilityParams = make_params(AvailabilityParams, values, where=cls.name)
+        changes: dict[str, Any] = {}
+        if prm.trace:
+            kind, opt = parse_source(prm.trace, base)
+            changes["trace"] = f"{kind}:" + ",".join(f"{k}={v}" for k, v in opt.items())
+        if prm.failures:
+            from ckptsim.failures.source import check_failure_spec
+
+            try:
+                resolved = check_failure_spec(prm.failures, base=base)
+            except ConfigError as exc:  # as this component's parameter, not --failures
+                raise ConfigError("availability.failures", f"{exc.key}: {exc.message}"
+                                  ) from None
+            if base is not None:
+                changes["failures"] = resolved
+        if prm.owners and prm.owners != "model":
+            path = Path(prm.owners).expanduser()
+            if base is not None and not path.is_absolute():
+                path = (base / path).resolve()
+            if not path.is_file():
+                raise ConfigError("availability.owners", f"expected 'model' or a session CSV; "
+                                                         f"no such file: {path}")
+            changes["owners"] = str(path)
+        if prm.reboot:
+            RebootSchedule.parse(prm.reboot, "availability.reboot")
+        parse_maintenance(prm.maintenance)
+        try:
+            Calendar(prm.epoch)
+        except ConfigError as exc:
+            raise ConfigError("availability.epoch", exc.message) from None
+        return dataclasses.replace(prm, **changes)
+
+    @classmethod
+    def check_value(cls, param: str, value: Any, *, base: Path | None = None) -> Any:
+        return getattr(cls.make_params({param: value}, base=base), param)
+
+    @classmethod
+    def identity(cls, params: AvailabilityParams) -> dict[str, Any]:
+        """The parameters, with files named by the SHA-256 of their bytes (moving a trace or a
+        session file keeps the run) and failures as the failures component names them."""
+        from ckptsim.experiments.matrix import file_sha256
+        from ckptsim.failures.readers import fta_event_trace_path
+        from ckptsim.platform.avt import parse_source
+
+        doc: dict[str, Any] = dataclasses.asdict(params)
+        if params.trace:
+            kind, opt = parse_source(params.trace)
+            path = Path(opt.pop("path"))
+            data = fta_event_trace_path(path) if path.is_dir() else path
+            doc["trace"] = {"kind": kind, **opt, "sha256": file_sha256(str(data))}
+        if params.owners and params.owners != "model":
+            doc["owners"] = {"sha256": file_sha256(params.owners)}
+        if params.failures:
+            from ckptsim.engine.failures import FailureParams, Failures
+
+            doc["failures"] = Failures.identity(FailureParams(source=params.failures))
+        return doc
+
+    def __init__(self, params: Any = None) -> None:
+        super().__init__(params)
+        self.counts: dict[str, int] = dict.fromkeys(COUNTERS + FAILURE_COUNTERS, 0)
+        self.suspended: dict[int, tuple[Job, float, int, int]] = {}
+        self.log: list[tuple[float, str, str, int]] = []  # (time, reason, down|up, machine)
+
+    # --- the run -------------------------------------------------------------------------
+    def attach(self, sim: Simulator) -> None:
+        from ckptsim.platform.calendar import Calendar
+        from ckptsim.platform.groups import machines_of
+
+        super().attach(sim)
+        prm: AvailabilityParams = self.params
+        if prm.failures and sim.component("failures") is not None:
+            raise ConfigError("availability.failures", "the failures component is in the run "
+                                                       "too; give the failures once")
+        machines = machines_of(sim.platform)
+        self.masks = [m.mask for m in machines]
+        self.n_machines = len(machines)
+        self.held: dict[str, np.ndarray] = {}
+        self.calendar = Calendar(prm.epoch)
+        submit = sim.workload.submit
+        first = float(submit[0]) if len(submit) else 0.0
+        last = float(submit[-1]) if len(submit) else 0.0
+        self.days = prm.days if prm.days is not None else int(math.ceil(last / DAY)) + 30
+        self.horizon = self.days * DAY
+        self._static(sim, first)
+        if prm.failures:
+            self._failures(sim, first, last)
+        self.reboot_plan: list[tuple[str, list[int], Any]] = []
+        if prm.reboot or any(getattr(g, "reboot", None)
+                             for g in getattr(sim.platform, "groups", ())):
+            from ckptsim.platform.availability import reboot_schedules
+
+            for name, members, schedule in reboot_schedules(sim.platform, prm.reboot,
+                                                            prm.reboot_duration):
+                self.reboot_plan.append((name, members, schedule))
+                self._next_reboot(len(self.reboot_plan) - 1, -math.inf)
+
+    def _static(self, sim: Simulator, first: float) -> None:
+        """Owners, maintenance and the trace: one sorted array of changes, replayed lazily."""
+        from ckptsim.platform.availability import (
+            maintenance_intervals,
+            owner_intervals,
+            parse_maintenance,
+        )
+
+        prm: AvailabilityParams = self.params
+        parts: list[tuple[str, np.ndarray, np.ndarray, np.ndarray]] = []
+        if prm.owners:
+            parts.append((OWNER, *owner_intervals(prm.owners, sim.platform,
+                                                  calendar=self.calendar, seed=sim.seed,
+                                                  days=self.days)))
+        windows = parse_maintenance(prm.maintenance)
+        if windows:
+            parts.append((MAINTENANCE, *maintenance_intervals(windows, sim.platform)))
+            for w in windows:
+                mask = 0
+                for m in maintenance_intervals([w], sim.platform)[0].tolist():
+                    mask |= self.masks[m]
+                self._notice(w.start, mask, MAINTENANCE)
+        if prm.trace:
+            from ckptsim.platform.avt import load_source, map_onto, parse_source
+
+            _, opt = parse_source(prm.trace)
+            trace = load_source(prm.trace)
+            parts.append((TRACE, *map_onto(trace, self.n_machines,
+                                           method=opt.get("map", "first"), seed=sim.seed,
+                                           offset=first, skip=float(opt.get("start", 0)))))
+        self.reasons = [p[0] for p in parts]
+        if not parts:
+            self.ev_time = []
+            return
+        t, delta, machine, code = [], [], [], []
+        for i, (_, m, a, b) in enumerate(parts):
+            keep = b > a  # an empty interval takes nothing
+            m, a, b = m[keep], a[keep], b[keep]
+            t += [a, b]
+            delta += [np.ones(len(a), np.int8), -np.ones(len(a), np.int8)]
+            machine += [m, m]
+            code += [np.full(2 * len(a), i, np.int8)]
+        times = np.concatenate(t)
+        deltas = np.concatenate(delta)
+        order = np.lexsort((-deltas, times))  # at one instant, machines leave before others return
+        self.ev_time = times[order].tolist()
+        codes = np.concatenate(code)[order].tolist()
+        self.ev_change = [(self.reasons[c], m, d) for c, m, d in
+                          zip(codes, np.concatenate(machine)[order].tolist(),
+                              deltas[order].tolist(), strict=True)]
+        self.cursor = 0
+        if self.ev_time:
+            sim.at(self.ev_time[0], self._replay, kind="availability")
+
+    def _replay(self, now: float) -> None:
+        """Apply every change of the static timelines at `now`, then wait for the next."""
+        times = self.ev_time
+        i = self.cursor
+        j = bisect_right(times, now, i)
+        self.cursor = j
+        self._apply(now, self.ev_change[i:j])
+        sim = self.sim
+        assert sim is not None
+        # Once every job has ended nothing is left to interrupt: the replay stops there.
+        if j < len(times) and sim.n_ended < len(sim.jobs):
+            sim.at(times[j], self._replay, kind="availability")
+
+    # --- known interruptions ---------------------------------------------------------------
+    def _notice(self, at: float, mask: int, reason: str) -> None:
+        if not mask:
+            return
+        sim = self.sim
+        assert sim is not None
+        when = max(sim.now, at - self.params.lead)
+
+        def notice(now: float) -> None:
+            # Components attached after this one are known only now.
+            if not sim.hooks.before_unavailable and not overridden_policy(sim):
+                return
+            self.counts["unavailable_notices"] += 1
+            for hook in sim.hooks.before_unavailable:
+                hook(now, mask, at, reason)
+            sim.policy.before_unavailable(now, mask, at, reason)
+
+        sim.at(when, notice, kind="notice")
+
+    def _next_reboot(self, g: int, after: float) -> None:
+        """Schedule group g's first reboot after `after` (within the horizon)."""
+        sim = self.sim
+        assert sim is not None
+        name, members, schedule = self.reboot_plan[g]
+        t0 = max(after, sim.now, 0.0)
+        times = schedule.times(self.calendar, t0, min(t0 + 8 * DAY, self.horizon),
+                               cluster=name, seed=sim.seed)
+        times = times[times > after]
+        if not len(times):
+            return
+        at = float(times[0])
+        mask = 0
+        for m in members:
+            mask |= self.masks[m]
+        self._notice(at, mask, REBOOT)
+        duration = self.params.reboot_duration
+
+        def reboot(now: float) -> None:
+            self.counts["reboots"] += 1
+            self._apply(now, [(REBOOT, m, 1) for m in members])
+            sim.at(now + duration, lambda t: self._apply(t, [(REBOOT, m, -1) for m in members]),
+                   kind="availability")
+            if sim.n_ended < len(sim.jobs):  # else nothing is left to interrupt
+                self._next_reboot(g, now)
+
+        sim.at(at, reboot, kind="availability")
+
+    # --- outputs ---------------------------------------------------------------------------
+    def counters(self) -> dict[str, int]:
+        keys = COUNTERS + (FAILURE_COUNTERS if self.params.failures else ())
+        return {k: self.counts[k] for k in keys}
+
+
+def overridden_policy(sim: Simulator) -> bool:
+    """True when the run's policy overrides `before_unavailable`."""
+    from ckptsim.policies.base import Scheduler
+
+    return type(sim.policy).before_unavailable is not Scheduler.before_unavailable
+
+
+__all__ = ["KILLING", "MODES", "TRACE", "Availability", "AvailabilityParams", "overridden_policy"]

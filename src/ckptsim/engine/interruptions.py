@@ -1,0 +1,220 @@
+"""What an interruption does to the jobs on the machines it takes: kill, or suspend and resume
+or kill after `max_suspend`; and node failures applied as availability events, exactly as the
+failures component applies them.  The base of the availability component
+(`ckptsim.engine.availability`), which holds the timelines and the configuration.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ckptsim.engine.components import Component
+from ckptsim.engine.state import RUNNING
+from ckptsim.errors import ConfigError
+from ckptsim.platform.base import FAILURE, MAINTENANCE, REBOOT
+
+if TYPE_CHECKING:
+    from ckptsim.engine.simulator import Simulator
+    from ckptsim.engine.state import Job
+
+#: Reasons whose interruptions always kill; the others follow `on_unavailable`.
+KILLING = (REBOOT, MAINTENANCE, FAILURE)
+
+
+class Interruptions(Component):
+    """Applies machines leaving and rejoining service to the jobs on them."""
+
+    counts: dict[str, int]
+    suspended: dict[int, tuple[Job, float, int, int]]
+    log: list[tuple[float, str, str, int]]
+    held: dict[str, np.ndarray]
+    masks: list[int]
+    n_machines: int
+
+    # --- changes ---------------------------------------------------------------------------
+    def _apply(self, now: float, changes: list[tuple[str, int, int]]) -> None:
+        """Machines leave (+1) or rejoin (-1) service for reasons; then the jobs on machines
+        that left are killed or suspended, suspended jobs whose nodes are back resume."""
+        sim = self.sim
+        assert sim is not None
+        platform = sim.platform
+        down: dict[str, int] = {}
+        up: dict[str, int] = {}
+        for reason, m, d in changes:
+            held = self.held.get(reason)
+            if held is None:
+                held = self.held[reason] = np.zeros(self.n_machines, np.int32)
+            before = held[m]
+            held[m] = before + d
+            if before == 0 and d > 0:
+                down[reason] = down.get(reason, 0) | self.masks[m]
+                self.counts["unavailability_events"] += 1
+                self.log.append((now, reason, "down", m))
+            elif before == 1 and d < 0:
+                up[reason] = up.get(reason, 0) | self.masks[m]
+                self.log.append((now, reason, "up", m))
+        if not down and not up:
+            return
+        for reason, mask in down.items():
+            platform.hold(reason, mask)
+        for reason, mask in up.items():
+            platform.release_hold(reason, mask)
+        if down:
+            hit = 0
+            for mask in down.values():
+                hit |= mask
+            kill_mask = 0
+            for reason, mask in down.items():
+                if reason in KILLING or self.params.on_unavailable == "kill":
+                    kill_mask |= mask
+            victims = sorted((j for j in sim.active.values() if j.mask & hit),
+                             key=lambda j: j.index)
+            for job in victims:
+                if job.mask & kill_mask or job.state is not RUNNING:
+                    self.counts["jobs_killed_unavailable"] += 1
+                    self._unsuspend(job)
+                    sim.kill(job, "eviction")
+                else:
+                    self._suspend(job, now)
+        if up and self.suspended:
+            self._resume(now)
+        sim.nodes_changed()
+
+    def _suspend(self, job: Job, now: float) -> None:
+        sim = self.sim
+        assert sim is not None
+        entry = self.suspended.get(job.index)
+        if entry is not None:
+            if entry[3] == job.version:
+                return  # already waiting
+            sim.cancel(entry[2])
+        if self.params.max_suspend <= 0:
+            self.counts["jobs_killed_after_suspend"] += 1
+            sim.kill(job, "eviction")
+            return
+        rate = job.rate
+        sim.set_rate(job, 0.0)
+        handle = sim.at(now + self.params.max_suspend, self._make_expiry(job.index),
+                        kind="availability")
+        self.suspended[job.index] = (job, rate, handle, job.version)
+        self.counts["jobs_suspended"] += 1
+
+    def _unsuspend(self, job: Job) -> None:
+        """Forget a suspension (the job is about to be killed): its rate is restored, so that
+        it runs at it when it starts again."""
+        entry = self.suspended.pop(job.index, None)
+        if entry is not None:
+            assert self.sim is not None
+            self.sim.cancel(entry[2])
+            if entry[3] == job.version and job.state is RUNNING:
+                self.sim.set_rate(job, entry[1])
+
+    def _make_expiry(self, index: int) -> Callable[[float], None]:
+        def expire(now: float) -> None:
+            entry = self.suspended.pop(index, None)
+            if entry is None:
+                return
+            job, _, _, version = entry
+            if job.version != version or job.state is not RUNNING:
+                return
+            self.counts["jobs_killed_after_suspend"] += 1
+            assert self.sim is not None
+            self.sim.set_rate(job, entry[1])  # a job waits again at the rate it had
+            self.sim.kill(job, "eviction")
+            self.sim.nodes_changed()
+
+        return expire
+
+    def _resume(self, now: float) -> None:
+        sim = self.sim
+        assert sim is not None
+        down = sim.platform.down_mask
+        for index in sorted(self.suspended):
+            job, rate, handle, version = self.suspended[index]
+            if job.version != version or job.state is not RUNNING:
+                del self.suspended[index]
+                sim.cancel(handle)
+            elif not job.mask & down:
+                del self.suspended[index]
+                sim.cancel(handle)
+                sim.set_rate(job, rate)
+                self.counts["jobs_resumed"] += 1
+
+
+    # --- failures, as the failures component applies them ----------------------------------
+    def _failures(self, sim: Simulator, first: float, last: float) -> None:
+        from ckptsim.failures.source import load_failures
+
+        try:
+            trace = load_failures(self.params.failures, n_nodes=self.n_machines,
+                                  span=last - first, offset=first, seed=sim.seed)
+        except ConfigError as exc:
+            raise ConfigError("availability.failures", f"{exc.key}: {exc.message}") from None
+        self.failure_trace = trace
+        order = sorted(range(len(trace.time)), key=lambda k: (float(trace.time[k]),
+                                                              int(trace.node[k])))
+        self.fail_times = [float(trace.time[k]) for k in order]
+        self.fail_bits = [self.masks[int(trace.node[k])] for k in order]
+        for t, node, repair in zip(trace.time.tolist(), trace.node.tolist(),
+                                   trace.repair.tolist(), strict=True):
+            sim.at(t, self._make_failure(int(node), float(repair)))
+
+    def _make_failure(self, m: int, repair: float) -> Callable[[float], None]:
+        def fail(now: float) -> None:
+            self._fail(now, m, repair)
+
+        return fail
+
+    def _fail(self, now: float, m: int, repair: float) -> None:
+        sim = self.sim
+        assert sim is not None
+        c = self.counts
+        c["failures"] += 1
+        held = self.held.get(FAILURE)
+        if held is not None and held[m] > 0:
+            c["failures_on_down_nodes"] += 1
+        bit = self.masks[m]
+        victims = sorted((j for j in sim.active.values() if j.mask & bit),
+                         key=lambda j: j.index)
+        if repair > 0:
+            if held is None:
+                held = self.held[FAILURE] = np.zeros(self.n_machines, np.int32)
+            if held[m] == 0:
+                sim.platform.hold(FAILURE, bit)
+                self.log.append((now, FAILURE, "down", m))
+            held[m] += 1
+            sim.at(now + repair, self._make_repair(m))
+        if victims:
+            c["failures_hitting_jobs"] += 1
+            c["jobs_killed_by_failures"] += len(victims)
+        for job in victims:
+            self._unsuspend(job)
+            sim.kill(job, "failure")
+        sim.nodes_changed()
+
+    def _make_repair(self, m: int) -> Callable[[float], None]:
+        def repair(now: float) -> None:
+            held = self.held[FAILURE]
+            held[m] -= 1
+            if held[m] == 0:
+                assert self.sim is not None
+                self.sim.platform.release_hold(FAILURE, self.masks[m])
+                self.log.append((now, FAILURE, "up", m))
+                if self.suspended:
+                    self._resume(now)
+                self.sim.nodes_changed()
+
+        return repair
+
+    def failing_nodes(self, start: float, end: float) -> int:
+        """Mask of the nodes with a failure in [start, end] (as the failures component's)."""
+        times = getattr(self, "fail_times", [])
+        mask = 0
+        for k in range(bisect_left(times, start), bisect_right(times, end)):
+            mask |= self.fail_bits[k]
+        return mask
+

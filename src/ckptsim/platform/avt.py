@@ -1,0 +1,209 @@
+"""Real availability traces: Godfrey's `.avt` format and FTA event traces, as unavailability
+intervals, and their seeded mapping onto a platform's machines.
+
+**`.avt`** (B. Godfrey, *Repository of Availability Traces*; the Microsoft desktop trace of
+Bolosky et al. 2000 in ../shared/data/failures/availability_godfrey/): plain or gzip text,
+lines starting with `#` are comments; every other line is
+
+    <node> <n> <start_1> <end_1> ... <start_n> <end_n>
+
+a node name (any non-blank text), the number n of its *sessions* (intervals during which it
+was available) and their start and end times (seconds from the trace's start).  The machine
+is **unavailable** in the gaps: before its first session, between sessions, and after its last
+one up to the trace's end (the latest end of any node); a node with no session is unavailable
+throughout.  Sessions must be sorted and disjoint; anything else is refused naming the file,
+the line and the field.
+
+**FTA** (Failure Trace Archive, e.g. fta_g5k06): the `event_trace` rows of event type 0 are
+the unavailability intervals (`ckptsim.failures.readers.read_fta`), times from the first one.
+
+**Mapping onto machines** (`map_onto`): the trace's nodes are numbered 0..k-1 (file order for
+`.avt`, ascending node id for FTA); machine m (0..M-1) replays trace node `order[m mod k]`,
+where `order` is 0..k-1 (`map=first`: the first M nodes of the trace) or a permutation drawn
+from the stream `availability.mapping` of the run's seed (`map=random`).  With k >= M every
+machine has its own trace node; with k < M trace nodes are reused cyclically.  Trace time 0
+goes to the simulated time `offset` (the workload's first submission); `start=S` skips the
+trace's first S seconds.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from os import PathLike
+from pathlib import Path
+
+import numpy as np
+
+from ckptsim.errors import ConfigError, WorkloadError
+from ckptsim.failures.readers import _read_text
+from ckptsim.rng import RandomStreams
+
+KINDS = ("avt", "fta")
+MAPS = ("first", "random")
+KEYS = {"avt": ("path", "map", "start"), "fta": ("path", "map", "start", "platform")}
+
+
+@dataclass(frozen=True, eq=False)
+class AvailabilityTrace:
+    """Unavailability intervals of k trace nodes: `node` (0..k-1), `start`, `end` (seconds
+    from the trace's start), sorted by (node, start); `names` of the nodes; `span`."""
+
+    node: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    names: tuple[str, ...]
+    span: float
+    source: str = ""
+
+    @property
+    def n_nodes(self) -> int:
+        return len(self.names)
+
+
+def read_avt(path: str | PathLike[str]) -> AvailabilityTrace:
+    """Read a `.avt` file (format in the module docstring)."""
+    text, where = _read_text(path)
+    names: list[str] = []
+    sessions: list[list[float]] = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        parts = line.split()
+        if len(parts) < 2:
+            raise WorkloadError("expected <node> <n> <start> <end> ...", path=where, line=number)
+        try:
+            n = int(parts[1])
+        except ValueError:
+            n = -1
+        if n < 0:
+            raise WorkloadError(f"expected a number of sessions >= 0, got {parts[1]!r}",
+                                path=where, line=number, field="n")
+        if len(parts) != 2 + 2 * n:
+            raise WorkloadError(f"{n} sessions need {2 * n} times, the line has "
+                                f"{len(parts) - 2}", path=where, line=number, field="n")
+        times: list[float] = []
+        for i, value in enumerate(parts[2:]):
+            name = f"{'end' if i % 2 else 'start'}_{i // 2 + 1}"
+            try:
+                t = float(value)
+            except ValueError:
+                t = math.nan
+            if not math.isfinite(t) or t < 0:
+                raise WorkloadError(f"expected a time >= 0, got {value!r}", path=where,
+                                    line=number, field=name)
+            if times and t < times[-1]:
+                what = "ends before it starts" if i % 2 else "starts before the previous ends"
+                raise WorkloadError(f"session {i // 2 + 1} {what} ({value} < {times[-1]:g}): "
+                                    "sessions must be sorted and disjoint", path=where,
+                                    line=number, field=name)
+            times.append(t)
+        names.append(parts[0])
+        sessions.append(times)
+    if not names:
+        raise WorkloadError("no nodes (only comments or blank lines)", path=where)
+    span = max((s[-1] for s in sessions if s), default=0.0)
+    node, start, end = [], [], []
+    for k, times in enumerate(sessions):
+        edges = [0.0, *times, span]  # gaps: (0, s1), (e1, s2), ..., (en, span)
+        for a, b in zip(edges[::2], edges[1::2], strict=True):
+            if b > a:
+                node.append(k)
+                start.append(a)
+                end.append(b)
+    return AvailabilityTrace(np.asarray(node, dtype=np.int64), np.asarray(start, dtype=float),
+                             np.asarray(end, dtype=float), tuple(names), float(span),
+                             f"avt:{where}")
+
+
+def read_fta_availability(path: str | PathLike[str], platform: int | None = None
+                          ) -> AvailabilityTrace:
+    """The unavailability intervals (event type 0) of an FTA trace."""
+    from ckptsim.failures.readers import read_fta
+
+    ft = read_fta(path, platform=platform)
+    ids, dense = np.unique(ft.node, return_inverse=True)
+    order = np.lexsort((ft.time, dense))
+    return AvailabilityTrace(dense[order].astype(np.int64), ft.time[order].astype(float),
+                             (ft.time + ft.repair)[order].astype(float),
+                             tuple(str(i) for i in ids.tolist()), float(ft.span), ft.source)
+
+
+def parse_source(text: str, base: Path | None = None) -> tuple[str, dict[str, str]]:
+    """`avt:path=FILE[,map=first|random][,start=S]` or `fta:path=DIR[,platform=N][,...]`,
+    checked (the file exists, options known); a relative path resolves against `base`."""
+    kind, sep, rest = str(text).strip().partition(":")
+    if kind not in KINDS or not sep:
+        raise ConfigError("availability.trace", f"expected avt:path=FILE[,map=first|random]"
+                                                f"[,start=S] or fta:path=DIR[,platform=N]..., "
+                                                f"got {text!r}")
+    opt: dict[str, str] = {}
+    for part in filter(None, (p.strip() for p in rest.split(","))):
+        key, eq, value = part.partition("=")
+        key = key.strip()
+        if not eq or key not in KEYS[kind]:
+            raise ConfigError("availability.trace", f"unknown option {part!r} of {kind}; "
+                                                    f"accepted: {', '.join(KEYS[kind])}")
+        opt[key] = value.strip()
+    if "path" not in opt:
+        raise ConfigError("availability.trace", f"{kind} needs path=...")
+    p = Path(opt["path"]).expanduser()
+    if base is not None and not p.is_absolute():
+        p = (base / p).resolve()
+    if not p.exists():
+        raise ConfigError("availability.trace", f"no such file or folder: {p}")
+    opt["path"] = str(p)
+    if opt.get("map", "first") not in MAPS:
+        raise ConfigError("availability.trace", f"map={opt['map']!r}; accepted: "
+                                                f"{', '.join(MAPS)}")
+    for key in ("start", "platform"):
+        if key in opt:
+            try:
+                ok = float(opt[key]) >= 0 and math.isfinite(float(opt[key]))
+            except ValueError:
+                ok = False
+            if not ok:
+                raise ConfigError("availability.trace", f"{key}={opt[key]!r}: expected a "
+                                                        "number >= 0")
+    return kind, opt
+
+
+def load_source(text: str) -> AvailabilityTrace:
+    kind, opt = parse_source(text)
+    if kind == "avt":
+        return read_avt(opt["path"])
+    platform = int(float(opt["platform"])) if "platform" in opt else None
+    return read_fta_availability(opt["path"], platform)
+
+
+def map_onto(trace: AvailabilityTrace, n_machines: int, *, method: str = "first",
+             seed: int = 0, offset: float = 0.0, skip: float = 0.0
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(machine, start, end) of the unavailability intervals replayed by the machines
+    (mapping in the module docstring), on the simulated clock, sorted by start."""
+    if method not in MAPS:
+        raise ConfigError("availability.trace", f"map={method!r}; accepted: {', '.join(MAPS)}")
+    k = trace.n_nodes
+    order = (np.arange(k) if method == "first"
+             else RandomStreams(seed).stream("availability.mapping").permutation(k))
+    node_of = order[np.arange(n_machines) % k]
+    bounds = np.searchsorted(trace.node, np.arange(k + 1))
+    machine, start, end = [], [], []
+    for m, node in enumerate(node_of.tolist()):
+        lo, hi = bounds[node], bounds[node + 1]
+        s = np.maximum(trace.start[lo:hi], skip)
+        e = trace.end[lo:hi]
+        keep = e > s
+        machine.append(np.full(int(keep.sum()), m, dtype=np.int64))
+        start.append(s[keep] - skip + offset)
+        end.append(e[keep] - skip + offset)
+    if not machine:
+        return np.empty(0, np.int64), np.empty(0), np.empty(0)
+    mc, st, en = np.concatenate(machine), np.concatenate(start), np.concatenate(end)
+    idx = np.lexsort((mc, st))
+    return mc[idx], st[idx], en[idx]
+
+
+__all__ = ["AvailabilityTrace", "load_source", "map_onto", "parse_source", "read_avt",
+           "read_fta_availability"]

@@ -1,0 +1,56 @@
+"""Failures are one kind of availability event: given to the availability component they give
+byte-identical jobs.csv and schedule.swf, and the same failure counters, as the failures
+component, on a real-trace slice with a real failure log (repairs and transient) and with a
+synthetic model, for every scheduler."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from helpers import trace
+
+from ckptsim.cli.common import write_outputs
+from ckptsim.engine.failures import FAILURE_COUNTERS
+from ckptsim.policies.base import scheduler_names
+from ckptsim.runner import simulate
+from ckptsim.workload.swf import read_swf
+from ckptsim.workload.transforms import first_n
+
+ROOT = Path(__file__).resolve().parents[1]
+LANL = ROOT.parent / "shared" / "data" / "failures" / "lanl_cfdr" / \
+    "LA-UR-05-7318-failure-data-1996-2005.csv.gz"
+SOURCES = {
+    "lanl-repairs": f"lanl:path={LANL},system=20,count=300",
+    "lanl-transient": f"lanl:path={LANL},system=20,count=300,transient=true",
+    "synthetic": "synthetic:mtbf=2000000,repair_mean=86400",
+}
+PARAMS = {"ckpt-backfill": {"p": 0.2}, "bgl-tiebreak": {"accuracy": 0.5},
+          "bgl-balancing": {"confidence": 0.1}}
+
+
+@pytest.fixture(scope="module")
+def workload():
+    return first_n(read_swf(trace("NASA-iPSC-1993-3.1-cln.swf.gz")), 1500)
+
+
+@pytest.mark.parametrize("source", list(SOURCES))
+@pytest.mark.parametrize("scheduler", scheduler_names())
+def test_failures_as_availability_events_give_identical_results(workload, scheduler, source,
+                                                                tmp_path):
+    if source.startswith("lanl") and not LANL.exists():
+        pytest.skip("the LANL failure log is not available")
+    spec = SOURCES[source]
+    params = PARAMS.get(scheduler, {})
+    a = simulate(workload, scheduler, params, failures=spec, check=True)
+    b = simulate(workload, scheduler, params, check=True,
+                 components={"availability": {"failures": spec}})
+    write_outputs(a, tmp_path / "a")
+    write_outputs(b, tmp_path / "b")
+    for name in ("jobs.csv", "schedule.swf"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+    for key in FAILURE_COUNTERS:
+        assert a.summary[key] == b.summary[key], key
+    assert a.summary["failures"] > 0
+    same = {k: v for k, v in a.summary.items() if k in b.summary}
+    assert same == {k: b.summary[k] for k in same}
