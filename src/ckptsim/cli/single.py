@@ -9,6 +9,7 @@ from typing import Any
 
 from ckptsim.cli.common import (
     CHECKPOINT_ROWS,
+    CLASS_ROWS,
     FAILURE_ROWS,
     SIMULATION_FLAGS,
     SUMMARY_ROWS,
@@ -63,6 +64,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         shown += FAILURE_ROWS
     if s.get("checkpoints"):
         shown += CHECKPOINT_ROWS
+    if "arrt" in s:
+        shown += CLASS_ROWS
     rows = [[label, fmt(s[key])] for key, label in shown]
     print_table(f"{args.scheduler} on {w.source} ({_size_text(w, result)})", ["metric", "value"],
                 rows)

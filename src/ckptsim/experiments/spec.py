@@ -211,14 +211,16 @@ GENERATOR_OPTIONS: dict[str, Callable[[Any], Any]] = {
 
 def known_metrics() -> list[str]:
     """The summary metrics runs record (the keys of `metrics.core.summary`, found by asking
-    the metrics code itself so that a new metric is accepted as soon as it exists), and the
-    failure counters of runs with failures."""
+    the metrics code itself so that a new metric is accepted as soon as it exists), the
+    failure counters of runs with failures and the class metrics of `scojo-pect` runs."""
     global _METRICS
     if _METRICS is None:
         from ckptsim.engine.failures import FAILURE_COUNTERS
+        from ckptsim.metrics.classes import CLASS_METRIC_NAMES
 
         keys = _summary_keys()
-        _METRICS = keys + [k for k in FAILURE_COUNTERS if k not in keys]
+        extra = [*FAILURE_COUNTERS, *CLASS_METRIC_NAMES]
+        _METRICS = keys + [k for k in extra if k not in keys]
     return list(_METRICS)
 
 

@@ -156,6 +156,11 @@ class Scheduler:
         """The scheduling pass, once after all events of a timestamp."""
         raise NotImplementedError
 
+    def job_columns(self) -> dict[str, Any]:
+        """Per-job columns of this policy's own (numpy arrays in workload order), written
+        after the standard ones in jobs.csv and the per-job records; none by default."""
+        return {}
+
     @classmethod
     def prepare_workload(cls, workload: Any, params: Any) -> Any:
         """Adapt a workload to the platform this policy needs (e.g. box-shaped job sizes).
@@ -213,4 +218,4 @@ def scheduler_factory(name: str, values: Mapping[str, Any] | None = None) -> Sch
 
 def _load_builtin() -> None:
     # Importing the modules registers their schedulers.
-    from ckptsim.policies import bgl, ckpt_backfill, conservative, easy, fcfs  # noqa: F401
+    from ckptsim.policies import bgl, ckpt_backfill, conservative, easy, fcfs, scojo  # noqa: F401
