@@ -53,7 +53,10 @@ class AlcPlan:
         else:
             self.ckpt_cost = alc.checkpoint_cost(self.s_app, p.ckpt_bandwidth,
                                                  p.ckpt_coordination)
-        self.mig_cost = alc.migration_cost(self.s_app, p.migration_bandwidth, p.t_min)
+        if p.migration_fixed is not None:
+            self.mig_cost = np.full(n, float(p.migration_fixed))
+        else:
+            self.mig_cost = alc.migration_cost(self.s_app, p.migration_bandwidth, p.t_min)
         if p.interval == "young":
             t_opt = alc.young_interval(self.ckpt_cost, p.mtbf)
         elif p.interval == "literal":

@@ -49,6 +49,10 @@ class ScojoParams:
     migration: bool = param(True, "a checkpointed job may restart on other nodes (false: "
                                   "only on its own)")
     ckpt_classes: str = param("medium-long", "classes that checkpoint, joined by '-'")
+    reserve_pass: str = param("checkpoint", "when reserved jobs try to restart: at checkpoint "
+                                            "instants (all of them) and at their class's slice "
+                                            "boundaries (the thesis), or after every pass",
+                              choices=("checkpoint", "every"))
     interval: str = param("young", "checkpoint interval: young = sqrt(2 delta mtbf), literal "
                                    "= 20 sqrt(delta) as printed in the thesis, fixed = "
                                    "fixed_interval", choices=("young", "literal", "fixed"))
@@ -67,6 +71,8 @@ class ScojoParams:
                                      low=0.0)
     migration_bandwidth: float = param(30.0, "migration transfer bandwidth W, MB/s",
                                        low=0.0, low_open=True)
+    migration_fixed: float | None = param(None, "fixed migration cost, s, instead of the "
+                                                "model (none: S_app / W + t_min)", low=0.0)
     t_min: float = param(1.0, "base migration time T_min, s", low=0.0)
     t_restart: float = param(1.0, "restart cost on the job's own nodes, s", low=0.0)
     ratio_low: float = param(0.2, "smallest S_app / S_sys", low=0.0, high=1.0)

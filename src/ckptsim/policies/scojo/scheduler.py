@@ -94,7 +94,9 @@ class ScojoPect(Scheduler):
         self.pending = 0  # zero-length suspensions in flight
         self.suspending: dict[int, int] = {}  # index -> mask, suspensions in flight
         self.resume_due = False
-        self.reserve_due = False
+        # Reserve pass due: 0 no, 1 for the current class's reserved jobs (a slice boundary),
+        # 2 for all of them (a checkpoint instant).
+        self.reserve_due = 0
         self.idle_cycles = 0.0  # time of the last start / end / resume (stuck detection)
         self.seq = 0
         self.shadow: tuple[float, int] = (INF, 0)  # the class pass's blocked head
@@ -106,7 +108,6 @@ class ScojoPect(Scheduler):
         self.next_ck: dict[int, int] = {}
         self.token: dict[int, int] = {}
         self.ckpt_mask: dict[int, int] = {}
-        self.after_ckpt_suspend: set[int] = set()
         if p.checkpoint == "alc":
             wanted = p.checkpoint_classes()
             eligible = np.isin(np.asarray(self.cls), list(wanted))
@@ -166,20 +167,14 @@ class ScojoPect(Scheduler):
                 self._retrack(job, self.vtime(c, now) + self._remaining(job))
             self.plans[c].stale = True
             return
+        # An ALC checkpoint: the job joins the reserve queue.
         self.n_alc[i] += 1
-        if job.state is SUSPENDED:  # an ALC checkpoint in its own slice: to the reserve queue
-            self.holders.pop(i, None)
-            self.foreign.discard(i)
-            self.states[c].forget(job)
-            self.plans[c].stale = True
-            self.reserved[i] = (job, self.ckpt_mask.pop(i))
-            self.reserve_due = True
-        elif i in self.after_ckpt_suspend:  # its slice ended during the checkpoint
-            self.after_ckpt_suspend.discard(i)
-            self._suspend(job)
-        else:
-            self.ckpt_mask.pop(i, None)
-            self._arm(job, now, 0.0)
+        self.holders.pop(i, None)
+        self.foreign.discard(i)
+        self.states[c].forget(job)
+        self.plans[c].stale = True
+        self.reserved[i] = (job, self.ckpt_mask.pop(i))
+        self.reserve_due = 2
 
     def on_timer(self, now: float, tag: Any) -> None:
         if tag == "slice":
@@ -215,18 +210,24 @@ class ScojoPect(Scheduler):
                                  f"{STUCK_CYCLES} cycles while jobs wait (e.g. {stuck[:1]})")
         if nxt.cls != self.cur:
             for job in list(self.holders.values()):
-                self._suspend(job)
+                c = self.cls[job.index]
+                if c != nxt.cls:
+                    self._suspend(job)
+                elif job.index in self.foreign:  # its own slice comes: it runs on
+                    self.foreign.discard(job.index)
+                    self._retrack(job, self.vtime(c, now) + self._wait(job, now)
+                                  + self._remaining(job))
             self._begin(nxt, now)
         else:
             self._arm_slice(nxt.end)
-            self.reserve_due = bool(self.reserved)
+            self.reserve_due = max(self.reserve_due, 1)
 
     def _begin(self, s: Slice, now: float) -> None:
         self._switch_clocks(s.cls, now)
         self.cur = s.cls
         self._arm_slice(s.end)
         self.resume_due = True
-        self.reserve_due = bool(self.reserved)
+        self.reserve_due = max(self.reserve_due, 1)
         for plan in self.plans:
             plan.stale = True
 
@@ -236,18 +237,22 @@ class ScojoPect(Scheduler):
         self._wake(end, "slice")
 
     def _suspend(self, job: Job) -> None:
-        """Suspend a holder at its slice's end (an ALC checkpoint in flight finishes first)."""
+        """Suspend a holder at its slice's end (a job writing an ALC checkpoint finishes it and
+        joins the reserve queue)."""
         i = job.index
-        self.token.pop(i, None)
+        self.token[i] = self.token.get(i, 0) + 1  # its timer is void
         if job.state is CHECKPOINTING:
-            if job.then == "continue":
-                self.after_ckpt_suspend.add(i)
             return
         self.suspending[i] = job.mask
         self.pending += 1
         self._eng_suspend(job)
 
     # ------------------------------------------------------------------ bookkeeping
+    @staticmethod
+    def _wait(job: Job, now: float) -> float:
+        """Seconds of overhead the job still has to pay before it progresses."""
+        return job.anchor - now if job.state is RUNNING and job.anchor > now else 0.0
+
     def _remaining(self, job: Job) -> float:
         """Estimated seconds of work left (at least 0)."""
         left = job.estimate - job.progress(self.sim.now)
@@ -264,8 +269,7 @@ class ScojoPect(Scheduler):
     def leave_time(self, job: Job, now: float, vnow: float) -> float:
         """When, in the current class's time, a holder of another class leaves its nodes:
         at its predicted end or at the slice's end."""
-        wait = job.anchor - now if job.anchor > now else 0.0
-        return vnow + min(wait + self._remaining(job), self.slice_end - now)
+        return vnow + min(self._wait(job, now) + self._remaining(job), self.slice_end - now)
 
     def started(self, job: Job, now: float, overhead: float, foreign: bool) -> None:
         """Bookkeeping after any start, resume or restart."""
@@ -291,9 +295,9 @@ class ScojoPect(Scheduler):
         self._class_pass(now)
         if self.params.nontype:
             nontype.backfill(self, now)
-        if self.reserve_due:
-            self.reserve_due = False
-            reserve.restart(self, now)
+        if self.reserved and (self.reserve_due or self.params.reserve_pass == "every"):
+            reserve.restart(self, now, self.reserve_due == 1)
+        self.reserve_due = 0
 
     def _resume(self, now: float) -> None:
         c = self.cur
@@ -368,10 +372,9 @@ class ScojoPect(Scheduler):
         assert alc is not None
         i = job.index
         self.next_ck[i] += 1
-        self.token.pop(i, None)
-        own = self.cls[i] == self.cur and i not in self.foreign
+        self.token[i] = self.token.get(i, 0) + 1  # its timer is void
         self.ckpt_mask[i] = job.mask
-        self._eng_checkpoint(job, alc.checkpoint_cost(i), keep=not own)
+        self._eng_checkpoint(job, alc.checkpoint_cost(i))
 
     # ------------------------------------------------------------------ records
     def job_columns(self) -> dict[str, np.ndarray]:
@@ -399,9 +402,10 @@ class ScojoPect(Scheduler):
         """Suspend to disk at a slice end: all work kept, nodes released, no cost."""
         self.sim.checkpoint(job, 0.0, "suspend")
 
-    def _eng_checkpoint(self, job: Job, cost: float, keep: bool) -> None:
-        """An ALC checkpoint: the job keeps running on its nodes (`keep`) or stops."""
-        self.sim.checkpoint(job, cost, "continue" if keep else "suspend")
+    def _eng_checkpoint(self, job: Job, cost: float) -> None:
+        """An ALC checkpoint: the job holds its nodes for `cost` s, then stops (all its work
+        saved) and gives them back."""
+        self.sim.checkpoint(job, cost, "suspend")
 
     def _wake(self, t: float, tag: Any) -> None:
         self.sim.wake_at(t, tag)

@@ -123,11 +123,9 @@ class Timeline:
         if b is None:
             base = k * self.cycle
             shares = self.shares_at(k)
-            cum = 0.0
             b = [base]
-            for pos in range(2):
-                cum += shares[self.order[pos]]
-                b.append(base + cum * self.cycle)
+            for pos in range(2):  # lengths summed (not shares), so 0.4 + 0.2 of 3000 is 1800
+                b.append(b[-1] + shares[self.order[pos]] * self.cycle)
             b.append((k + 1) * self.cycle)
             if len(self._bounds) > 64:
                 self._bounds.clear()
