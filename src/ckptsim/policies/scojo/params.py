@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 from ckptsim.errors import ConfigError
-from ckptsim.policies.base import param
+from ckptsim.policies.base import param, validate_params
 from ckptsim.policies.scojo.slices import check_shares, parse_order, parse_schedule
 
 NAME = "scojo-pect"
@@ -84,9 +84,17 @@ class ScojoParams:
     seed: int = param(1, "seed of the checkpoint draws (with the workload's jobs)", low=0)
 
     def __post_init__(self) -> None:
+        validate_params(self, where=NAME)  # each value's own range first
         check_shares(f"{NAME}.share_short/share_medium/share_long",
                      (self.share_short, self.share_medium, self.share_long))
-        parse_schedule(f"{NAME}.share_schedule", self.share_schedule)
+        schedule = parse_schedule(f"{NAME}.share_schedule", self.share_schedule)
+        vectors = [v for _, v in schedule] or [self.shares()]
+        shortest = self.cycle * min(min(v) for v in vectors)
+        if self.switch_overhead >= shortest:
+            # A job resumed in a slice no longer than the overhead never progresses.
+            raise ConfigError(f"{NAME}.switch_overhead",
+                              f"got {self.switch_overhead:g} s; accepted: less than the "
+                              f"shortest slice (smallest share x cycle = {shortest:g} s)")
         parse_order(f"{NAME}.order", self.order)
         self.checkpoint_classes()
         if self.long_limit < self.short_limit:
