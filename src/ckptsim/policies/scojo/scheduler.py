@@ -177,13 +177,13 @@ class ScojoPect(Scheduler):
         self.reserve_due = 2
 
     def on_timer(self, now: float, tag: Any) -> None:
-        if tag == "slice":
-            self.timer = False
-            self._boundary(now)
-        else:
-            _, job, token = tag
-            if self.token.get(job.index) == token and job.state is RUNNING:
-                self._alc_checkpoint(job)
+        _, job, token = tag
+        if self.token.get(job.index) == token and job.state is RUNNING:
+            self._alc_checkpoint(job)
+
+    def _on_slice_end(self, now: float) -> None:
+        self.timer = False
+        self._boundary(now)
 
     # ------------------------------------------------------------------ slices
     def _next_slice(self, t: float) -> Slice | None:
@@ -234,7 +234,7 @@ class ScojoPect(Scheduler):
     def _arm_slice(self, end: float) -> None:
         self.slice_end = end
         self.timer = True
-        self._wake(end, "slice")
+        self.sim.at(end, self._on_slice_end, kind="slice")
 
     def _suspend(self, job: Job) -> None:
         """Suspend a holder at its slice's end (a job writing an ALC checkpoint finishes it and
@@ -392,7 +392,8 @@ class ScojoPect(Scheduler):
         }
 
     # ------------------------------------------------------------------ engine verbs
-    # Everything the scheduler asks of the engine goes through these five methods.
+    # Everything the scheduler asks of the engine goes through these methods and `sim.at`
+    # (slice boundaries, events of the kind "slice").
     def _eng_start(self, job: Job, mask: int | None, overhead: float,
                    backfilled: bool) -> None:
         """Start, resume (switch overhead) or restart (restart / migration cost) a job."""
