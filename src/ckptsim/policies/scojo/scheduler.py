@@ -234,7 +234,7 @@ class ScojoPect(Scheduler):
     def _arm_slice(self, end: float) -> None:
         self.slice_end = end
         self.timer = True
-        self.sim.at(end, self._on_slice_end, kind="slice")
+        self.sim.at(end, self._on_slice_end, kind="slice-boundary")
 
     def _suspend(self, job: Job) -> None:
         """Suspend a holder at its slice's end (a job writing an ALC checkpoint finishes it and
@@ -393,7 +393,7 @@ class ScojoPect(Scheduler):
 
     # ------------------------------------------------------------------ engine verbs
     # Everything the scheduler asks of the engine goes through these methods and `sim.at`
-    # (slice boundaries, events of the kind "slice").
+    # (slice boundaries, events of the kind "slice-boundary").
     def _eng_start(self, job: Job, mask: int | None, overhead: float,
                    backfilled: bool) -> None:
         """Start, resume (switch overhead) or restart (restart / migration cost) a job."""
