@@ -139,7 +139,7 @@ def run_figures(figure: str, out: str | Path, opt: Options,
     out_path.mkdir(parents=True, exist_ok=True)
     outputs: list[FigureOutput] = []
     if "table3" in wanted:
-        outputs.append(table3_figure(table3_rows(opt), out_path))
+        outputs.append(table3_figure(table3_rows(opt), out_path, opt.n))
     seeds = opt.seeds(wanted)
     if seeds:
         rows = run_spec("lublin", spec_text("lublin", opt, seeds), out_path, opt.trace_dir,

@@ -88,7 +88,7 @@ class ClassState:
         if key is None:
             return
         r = self.running
-        del r[bisect_left(r, key)]  # type: ignore[arg-type]
+        del r[bisect_left(r, key)]  # type: ignore[arg-type, call-overload]
         job.tag = None
         self.held -= job.size
         if job.estimate <= 0:
