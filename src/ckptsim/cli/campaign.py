@@ -174,6 +174,8 @@ def cmd_paper(args: argparse.Namespace) -> int:
     output_folder(args.out)
     if args.paper == "oliner":
         return _paper_oliner(args)
+    if args.paper == "shi":
+        return _paper_shi(args)
     from ckptsim.experiments.papers import niu
 
     if args.figure not in (*niu.FIGURES, "all"):
@@ -210,6 +212,33 @@ def _paper_oliner(args: argparse.Namespace) -> int:
     bar = SweepProgress(total, 0)
     try:
         outputs = oliner.run_figures(args.figure, args.out, opt, on_row=bar.update)
+    finally:
+        bar.close()
+    for out in outputs:
+        print(f"{out.csv.stem}: {out.csv} and {out.png} ({len(out.rows)} rows)")
+    reused = total - bar.count
+    runs = f"{bar.count} run{'' if bar.count == 1 else 's'}"
+    print(f"{runs} simulated in {time.perf_counter() - t0:.1f} s"
+          + (f"; {reused} {'run was' if reused == 1 else 'runs were'} already in "
+             f"{Path(args.out) / 'store'}" if reused > 0 else ""))
+    return 0
+
+
+def _paper_shi(args: argparse.Namespace) -> int:
+    from ckptsim.experiments.papers import shi
+
+    shi.wanted_figures(args.figure)
+    defaults = shi.Options()
+    opt = shi.Options(
+        n=args.first if args.first is not None else defaults.n,
+        estimates=args.estimates, ci_seeds=args.ci_seeds,
+        traces=tuple(args.traces) if args.traces else defaults.traces,
+        trace_dir=Path(args.trace_dir), first=args.first, jobs=args.jobs)
+    t0 = time.perf_counter()
+    total = shi.runs_of(args.figure, opt)
+    bar = SweepProgress(total, 0)
+    try:
+        outputs = shi.run_figures(args.figure, args.out, opt, on_row=bar.update)
     finally:
         bar.close()
     for out in outputs:
@@ -268,19 +297,22 @@ def add_parsers(sub: Any) -> None:
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("paper", help="reproduce a seed paper's figure (CSV + PNG)")
-    p.add_argument("paper", choices=("niu", "oliner"),
-                   help="niu: seed 000, checkpoint-based backfilling; oliner: seed 004, "
+    p.add_argument("paper", choices=("niu", "oliner", "shi"),
+                   help="niu: seed 000, checkpoint-based backfilling; shi: seed 002, "
+                        "Scojo-PECT with checkpoints and migration; oliner: seed 004, "
                         "fault-aware BG/L scheduling")
     p.add_argument("figure", help="niu: fig2 fig4 fig5 fig6 fig7 all; oliner: fig3 ... fig10, "
                                   "a family (failures = figs 3-5, balancing = 6-8, tiebreak = "
-                                  "9-10) or all")
+                                  "9-10) or all; shi: table3 fig11 ... fig16 traces all")
     p.add_argument("--out", required=True, help="output folder (figN.csv, figN.png, the sweep)")
     p.add_argument("--trace-dir", default="../shared/data/traces",
                    help="folder holding the PWA traces (default ../shared/data/traces)")
     p.add_argument("--traces", nargs="+", default=None,
                    help="trace names (niu default: SDSC-BLUE CTC-SP2 HPC2N SDSC-SP2 KTH-SP2; "
-                        "oliner default: SDSC NASA LUBLIN-256)")
-    p.add_argument("--first", type=int, default=None, help="only the first N jobs of each trace")
+                        "oliner default: SDSC NASA LUBLIN-256; shi default: SDSC-SP2 KTH-SP2)")
+    p.add_argument("--first", type=int, default=None,
+                   help="only the first N jobs of each trace (shi: also N jobs per generated "
+                        "workload instead of 10,000)")
     p.add_argument("--jobs", type=int, default=None, help="processes (default: all cores)")
     g = p.add_argument_group("oliner only")
     g.add_argument("--failure-log", default=None,
@@ -297,4 +329,11 @@ def add_parsers(sub: Any) -> None:
     g.add_argument("--replications", type=int, default=1,
                    help="seeds per point (each thins the failure log differently); figures "
                         "show the mean")
+    g = p.add_argument_group("shi only")
+    g.add_argument("--ci-seeds", type=int, default=30, metavar="N",
+                   help="fig16: seeds of the confidence intervals, the thesis's five first "
+                        "(default 30)")
+    g.add_argument("--estimates", default="exact", choices=("exact", "tsafrir", "f"),
+                   help="user estimates of the generated jobs (default exact: the thesis's "
+                        "jobs have none and are classified by their runtimes)")
     p.set_defaults(func=cmd_paper)

@@ -202,6 +202,12 @@ CHECKPOINT_ROWS = (
     ("preempt_ratio", "preempt ratio"), ("checkpoints", "checkpoints"),
     ("wasted_ratio", "wasted ratio"),
 )
+CLASS_ROWS = (
+    ("arrt_short", "ARRT short jobs"), ("arrt_medium", "ARRT medium jobs"),
+    ("arrt_long", "ARRT long jobs"), ("arrt_medium_long", "ARRT medium and long jobs"),
+    ("slice_suspensions", "slice suspensions"), ("alc_checkpoints", "ALC checkpoints"),
+    ("alc_migrations", "ALC migrations"),
+)
 
 
 def print_table(title: str, columns: list[str], rows: list[list[str]]) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 
 from ckptsim.cli.common import (
     CHECKPOINT_ROWS,
+    CLASS_ROWS,
     SIMULATION_FLAGS,
     SUMMARY_ROWS,
     WORKLOAD_FLAGS,
@@ -81,6 +82,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         shown += [row for row in component if row[0] in s and row not in shown]
     if s.get("checkpoints"):
         shown += CHECKPOINT_ROWS
+    if "arrt" in s:
+        shown += CLASS_ROWS
     rows = [[label, fmt(s[key])] for key, label in shown]
     print_table(f"{args.scheduler} on {w.source} ({_size_text(w, result)})", ["metric", "value"],
                 rows)

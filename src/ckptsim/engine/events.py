@@ -97,5 +97,8 @@ register_event_kind("overhead", PRIO_OVERHEAD, "restart / checkpoint / migration
                     "after failures: a failure at that instant loses the checkpoint")
 register_event_kind("submit", PRIO_SUBMIT, "job submission",
                     "arrivals see the nodes freed at the same instant")
+register_event_kind("slice-boundary", 3.5, "time-slice boundary",
+                    "after submissions, so a slice's class counts the jobs arriving at its "
+                    "start; before timers, so a timer at that instant sees the switch done")
 register_event_kind("timer", PRIO_TIMER, "policy timer",
                     "wake-ups the policy asked for (e.g. a reservation time)")

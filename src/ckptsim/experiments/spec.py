@@ -250,13 +250,15 @@ def _platform(folder: Path) -> Callable[[Any], PlatformChoice]:
 
 def known_metrics() -> list[str]:
     """The summary metrics runs record (the keys of `metrics.core.summary`, found by asking
-    the metrics code itself so that a new metric is accepted as soon as it exists), and the
-    counters of the components (failures...)."""
+    the metrics code itself so that a new metric is accepted as soon as it exists), the
+    counters of the components (failures...) and the class metrics of `scojo-pect` runs."""
     from ckptsim.experiments.speccomp import counter_names
+    from ckptsim.metrics.classes import CLASS_METRIC_NAMES
 
     global _METRICS
     if _METRICS is None:
-        _METRICS = _summary_keys()
+        keys = _summary_keys()
+        _METRICS = keys + [k for k in CLASS_METRIC_NAMES if k not in keys]
     return _METRICS + [k for k in counter_names() if k not in _METRICS]
 
 

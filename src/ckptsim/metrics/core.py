@@ -127,6 +127,10 @@ def summary(table: JobTable) -> dict[str, Any]:
                                  if n else 0.0)
     out.update(capacity(table))
     out["lost_ratio"] = out["lost_node_seconds"] / cap if cap > 0 else 0.0
+    if "job_class" in table.columns:
+        from ckptsim.metrics.classes import class_summary
+
+        out.update(class_summary(table))
     return out
 
 

@@ -73,6 +73,11 @@ class Scheduler:
         """The scheduling pass, once after all events of a timestamp."""
         raise NotImplementedError
 
+    def job_columns(self) -> dict[str, Any]:
+        """Per-job columns of this policy's own (numpy arrays in workload order), written
+        after the standard ones in jobs.csv and the per-job records; none by default."""
+        return {}
+
     @classmethod
     def default_platform(cls, workload: Any, params: Any,
                          machine_size: int | None = None) -> Platform:
@@ -141,7 +146,7 @@ def scheduler_factory(name: str, values: Mapping[str, Any] | None = None) -> Sch
 
 def _load_builtin() -> None:
     # Importing the modules registers their schedulers.
-    from ckptsim.policies import bgl, ckpt_backfill, conservative, easy, fcfs  # noqa: F401
+    from ckptsim.policies import bgl, ckpt_backfill, conservative, easy, fcfs, scojo  # noqa: F401
 
 
 __all__ = ["NoParams", "Scheduler", "SchedulerFactory", "describe_range", "get_scheduler",

@@ -1,8 +1,9 @@
 """Per-job records of a run: one immutable row per job, stored as columns.
 
 The columns below `JOB_COLUMNS` are the stable contract of `jobs.csv`; `EXTRA_COLUMNS` follow
-them.  Node-holding segments (one per start / stop interval) are kept in three parallel arrays
-so that metrics over time (utilisation, queue length) can be recomputed from a saved run.
+them, then the policy's own columns if it has any (`Scheduler.job_columns`).  Node-holding
+segments (one per start / stop interval) are kept in three parallel arrays so that metrics
+over time (utilisation, queue length) can be recomputed from a saved run.
 """
 
 from __future__ import annotations
@@ -95,6 +96,12 @@ class JobTable:
     def __len__(self) -> int:
         return len(self.columns["job_id"])
 
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every column in file order: `ALL_COLUMNS`, then the policy's own (see
+        `Scheduler.job_columns`)."""
+        return tuple(self.columns)
+
     def __getitem__(self, name: str) -> np.ndarray:
         return self.columns[name]
 
@@ -156,6 +163,10 @@ def from_simulation(sim: Simulator) -> JobTable:
     cols["response"] = cols["end"] - cols["submit"]
     cols["bsld"] = bounded_slowdown(cols["response"], cols["useful_work"])
     ordered = {c: cols[c] for c in ALL_COLUMNS}
+    for name, values in sim.policy.job_columns().items():
+        if name in ordered:
+            raise ValueError(f"policy column {name!r} clashes with a standard column")
+        ordered[name] = np.asarray(values)
     for arr in ordered.values():
         arr.flags.writeable = False
     # Segments: a job the engine did not mark held nodes once, from its start to its end (or

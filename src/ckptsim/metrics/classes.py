@@ -1,0 +1,54 @@
+"""Metrics by job class and size class, for runs whose records carry them (the `scojo-pect`
+scheduler's `job_class` and `size_class` columns).
+
+The relative response time of a job is its response time over its runtime (at least 1 s, so
+that zero-length jobs stay finite); the average relative response time (ARRT) of a group is
+the mean over its jobs (NaN for an empty group).  Seed 002 reports it by class (short < 10 min,
+medium, long >= 3 h) and size class (narrow <= 10% of the machine, medium-size, wide >= 50%).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ckptsim.records.jobs import JobTable
+
+CLASSES = ("short", "medium", "long")
+SIZES = ("narrow", "midsize", "wide")
+#: Totals of the per-job counters.
+COUNTERS = ("slice_suspensions", "alc_checkpoints", "alc_migrations")
+
+#: Every key `class_summary` returns, in order.
+CLASS_METRIC_NAMES: tuple[str, ...] = (
+    "arrt", *(f"arrt_{c}" for c in CLASSES), "arrt_medium_long",
+    *(f"arrt_{s}" for s in SIZES), *(f"arrt_{c}_{s}" for c in CLASSES for s in SIZES),
+    *(f"jobs_{c}" for c in CLASSES), *COUNTERS,
+)
+
+
+def _mean(values: np.ndarray) -> float:
+    return float(np.mean(values)) if len(values) else float("nan")
+
+
+def class_summary(table: JobTable) -> dict[str, Any]:
+    """ARRT overall, per class, per size class and per (class, size class); jobs per class;
+    totals of slice suspensions, ALC checkpoints and migrations."""
+    rrt = np.asarray(table["relative_response"], dtype=np.float64)
+    cls = np.asarray(table["job_class"])
+    size = np.asarray(table["size_class"])
+    out: dict[str, Any] = {"arrt": _mean(rrt)}
+    for c in CLASSES:
+        out[f"arrt_{c}"] = _mean(rrt[cls == c])
+    out["arrt_medium_long"] = _mean(rrt[(cls == "medium") | (cls == "long")])
+    for s in SIZES:
+        out[f"arrt_{s}"] = _mean(rrt[size == s])
+    for c in CLASSES:
+        for s in SIZES:
+            out[f"arrt_{c}_{s}"] = _mean(rrt[(cls == c) & (size == s)])
+    for c in CLASSES:
+        out[f"jobs_{c}"] = int(np.count_nonzero(cls == c))
+    for name in COUNTERS:
+        out[name] = int(np.sum(table[name]))
+    return out

@@ -1,0 +1,9 @@
+"""Scojo-PECT time slicing (`scojo-pect`) and seed 002's application-level checkpoints with
+migration: the scheduler (`scheduler`), its parameters (`params`), job classes and the slice
+timeline (`slices`), backfilling within a class (`planner`), non-type backfilling (`nontype`),
+the reserve pass (`reserve`), and the ALC cost model (`alc`) with its driver (`checkpoints`)."""
+
+from ckptsim.policies.scojo.params import ScojoParams
+from ckptsim.policies.scojo.scheduler import ScojoPect
+
+__all__ = ["ScojoParams", "ScojoPect"]

@@ -1,0 +1,412 @@
+"""Scojo-PECT: coarse-grain time slicing with one slice per job class (Esbaugh & Sodan 2007,
+as described in seed 002 chapter 3), and seed 002's extension with periodic application-level
+checkpoints, a reserve queue and migration.
+
+At a slice's end every job holding nodes is suspended to disk (a checkpoint of no cost that
+keeps all its work) and keeps a claim on its nodes; it resumes on the same nodes in its class's
+next slice, paying the switch overhead there.  Within a slice, in this order (seed 002 3.2):
+
+1. resume the class's suspended jobs on their nodes;
+2. start its waiting jobs from the head while they fit, then 3. backfill within the class,
+   EASY or conservative (`ckptsim.policies.scojo.planner`);
+4. safe non-type backfilling of other classes' waiting or suspended jobs
+   (`ckptsim.policies.scojo.nontype`);
+5. with `checkpoint=alc`, after an ALC checkpoint or at a slice start, the reserve pass
+   (`ckptsim.policies.scojo.reserve`).
+
+The engine is used through the verbs of the "engine verbs" section at the end only.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ckptsim.engine.state import CHECKPOINTING, RUNNING, SUSPENDED
+from ckptsim.errors import InvariantError
+from ckptsim.policies.base import Scheduler, register
+from ckptsim.policies.scojo import nontype, reserve
+from ckptsim.policies.scojo.checkpoints import AlcPlan
+from ckptsim.policies.scojo.params import ScojoParams
+from ckptsim.policies.scojo.planner import (
+    INF,
+    ClassState,
+    ConservativePlan,
+    easy_pass,
+    lowest,
+)
+from ckptsim.policies.scojo.slices import (
+    CLASS_NAMES,
+    SIZE_NAMES,
+    Slice,
+    Timeline,
+    classify,
+    parse_order,
+    parse_schedule,
+    size_class,
+)
+
+if TYPE_CHECKING:
+    from ckptsim.engine.simulator import Simulator
+    from ckptsim.engine.state import Job
+
+#: Cycles in a row in which nothing starts, ends or resumes while jobs wait: a stuck run.
+STUCK_CYCLES = 50
+
+
+@register
+class ScojoPect(Scheduler):
+    name = "scojo-pect"
+    description = ("Scojo-PECT coarse-grain time slicing, with seed 002's application-level "
+                   "checkpoints and migration (checkpoint=alc)")
+    Params = ScojoParams
+
+    def __init__(self, sim: Simulator, params: Any = None) -> None:
+        super().__init__(sim, params)
+        p: ScojoParams = self.params
+        w = sim.workload
+        n = len(sim.jobs)
+        n_nodes = self.cluster.n_nodes
+        by = w.estimate if p.classify_by == "estimate" else w.runtime
+        self.cls: list[int] = classify(by, p.short_limit, p.long_limit).tolist()
+        self.size_cls = size_class(w.size, n_nodes)
+        self.order = parse_order("order", p.order)
+        self.timeline = Timeline(p.cycle, p.shares(), parse_schedule("share_schedule",
+                                                                     p.share_schedule),
+                                 self.order)
+        self.conservative = p.backfill == "conservative"
+        self.states = [ClassState(n_nodes) for _ in range(3)]
+        self.plans = [ConservativePlan() for _ in range(3)]
+        self.members = [0, 0, 0]  # jobs of each class submitted and not ended
+        self.suspended: list[dict[int, tuple[Job, int]]] = [{}, {}, {}]  # index -> (job, mask)
+        self.claims = [0, 0, 0]  # nodes claimed by each class's suspended jobs
+        self.holders: dict[int, Job] = {}  # jobs holding nodes
+        self.foreign: set[int] = set()  # holders running outside their class's slice
+        self.reserved: dict[int, tuple[Job, int]] = {}  # ALC-checkpointed, waiting to restart
+        # Class clocks: class time = now - off[c], frozen from paused_at[c] while another
+        # class's slice runs (None: running).
+        self.off = [0.0, 0.0, 0.0]
+        self.paused_at: list[float | None] = [None, None, None]
+        self.cur = -1  # class of the current slice (-1: none yet)
+        self.slice_end = INF
+        self.timer = False  # a slice-end timer is pending
+        self.pending = 0  # zero-length suspensions in flight
+        self.suspending: dict[int, int] = {}  # index -> mask, suspensions in flight
+        self.resume_due = False
+        # Reserve pass due: 0 no, 1 for the current class's reserved jobs (a slice boundary),
+        # 2 for all of them (a checkpoint instant).
+        self.reserve_due = 0
+        self.idle_cycles = 0.0  # time of the last start / end / resume (stuck detection)
+        self.seq = 0
+        self.shadow: tuple[float, int] = (INF, 0)  # the class pass's blocked head
+        self.n_susp = [0] * n
+        self.n_alc = [0] * n
+        self.n_mig = [0] * n
+        # Application-level checkpoints.
+        self.alc: AlcPlan | None = None
+        self.next_ck: dict[int, int] = {}
+        self.token: dict[int, int] = {}
+        self.ckpt_mask: dict[int, int] = {}
+        if p.checkpoint == "alc":
+            wanted = p.checkpoint_classes()
+            eligible = np.isin(np.asarray(self.cls), list(wanted))
+            targets = np.fromiter((j.work_target for j in sim.jobs), np.float64, n)
+            self.alc = AlcPlan(w, targets, eligible, p)
+            self.next_ck = {i: self.alc.first(i) for i in np.flatnonzero(eligible).tolist()}
+
+    # ------------------------------------------------------------------ class clocks
+    def vtime(self, c: int, now: float) -> float:
+        """Class c's clock at real time `now`."""
+        paused = self.paused_at[c]
+        return (now if paused is None else paused) - self.off[c]
+
+    def _switch_clocks(self, c: int, now: float) -> None:
+        for k in range(3):
+            if k != c and self.paused_at[k] is None:
+                self.paused_at[k] = now
+        paused = self.paused_at[c]
+        if paused is not None:
+            self.off[c] += now - paused
+            self.paused_at[c] = None
+
+    # ------------------------------------------------------------------ hooks
+    def on_submit(self, job: Job) -> None:
+        c = self.cls[job.index]
+        self.members[c] += 1
+        cs = self.states[c]
+        cs.queue.append(job)
+        cs.added(job)
+        if self.conservative:
+            self.plans[c].submitted(job)
+
+    def on_end(self, job: Job) -> None:
+        i = job.index
+        c = self.cls[i]
+        self.members[c] -= 1
+        self.holders.pop(i, None)
+        self.foreign.discard(i)
+        self.states[c].forget(job)
+        self.plans[c].stale = True
+        self.token.pop(i, None)
+        self.idle_cycles = self.sim.now
+
+    def on_checkpointed(self, job: Job) -> None:
+        i = job.index
+        c = self.cls[i]
+        now = self.sim.now
+        mask = self.suspending.pop(i, None)
+        if mask is not None:  # a slice-end suspension
+            self.pending -= 1
+            self.holders.pop(i, None)
+            self.n_susp[i] += 1
+            self.suspended[c][i] = (job, mask)
+            self.claims[c] |= mask
+            if i in self.foreign:  # it progressed while its class's clock stood still
+                self.foreign.discard(i)
+                self._retrack(job, self.vtime(c, now) + self._remaining(job))
+            self.plans[c].stale = True
+            return
+        # An ALC checkpoint: the job joins the reserve queue.
+        self.n_alc[i] += 1
+        self.holders.pop(i, None)
+        self.foreign.discard(i)
+        self.states[c].forget(job)
+        self.plans[c].stale = True
+        self.reserved[i] = (job, self.ckpt_mask.pop(i))
+        self.reserve_due = 2
+
+    def on_timer(self, now: float, tag: Any) -> None:
+        _, job, token = tag
+        if self.token.get(job.index) == token and job.state is RUNNING:
+            self._alc_checkpoint(job)
+
+    def _on_slice_end(self, now: float) -> None:
+        self.timer = False
+        self._boundary(now)
+
+    # ------------------------------------------------------------------ slices
+    def _next_slice(self, t: float) -> Slice | None:
+        """The slice to run from t: the timeline's, or with empty_slice=skip the first one
+        from there whose class has jobs (None: no jobs at all)."""
+        s = self.timeline.at(t)
+        if self.params.empty_slice == "keep":
+            return s if sum(self.members) else None
+        for _ in range(3):
+            if self.members[s.cls]:
+                return s
+            s = self.timeline.after(s)
+        return None
+
+    def _boundary(self, now: float) -> None:
+        nxt = self._next_slice(now)
+        if nxt is None:
+            return  # no jobs: the next submission starts the slices again
+        if self.holders:
+            self.idle_cycles = now
+        elif now - self.idle_cycles > STUCK_CYCLES * self.params.cycle:
+            stuck = [j for j in self.sim.jobs if j.state is SUSPENDED or j.index in self.reserved]
+            raise InvariantError(f"scojo-pect: nothing started, ended or resumed for "
+                                 f"{STUCK_CYCLES} cycles while jobs wait (e.g. {stuck[:1]})")
+        if nxt.cls != self.cur:
+            for job in list(self.holders.values()):
+                c = self.cls[job.index]
+                if c != nxt.cls:
+                    self._suspend(job)
+                elif job.index in self.foreign:  # its own slice comes: it runs on
+                    self.foreign.discard(job.index)
+                    self._retrack(job, self.vtime(c, now) + self._wait(job, now)
+                                  + self._remaining(job))
+            self._begin(nxt, now)
+        else:
+            self._arm_slice(nxt.end)
+            self.reserve_due = max(self.reserve_due, 1)
+
+    def _begin(self, s: Slice, now: float) -> None:
+        self._switch_clocks(s.cls, now)
+        self.cur = s.cls
+        self._arm_slice(s.end)
+        self.resume_due = True
+        self.reserve_due = max(self.reserve_due, 1)
+        for plan in self.plans:
+            plan.stale = True
+
+    def _arm_slice(self, end: float) -> None:
+        self.slice_end = end
+        self.timer = True
+        self.sim.at(end, self._on_slice_end, kind="slice-boundary")
+
+    def _suspend(self, job: Job) -> None:
+        """Suspend a holder at its slice's end (a job writing an ALC checkpoint finishes it and
+        joins the reserve queue)."""
+        i = job.index
+        self.token[i] = self.token.get(i, 0) + 1  # its timer is void
+        if job.state is CHECKPOINTING:
+            return
+        self.suspending[i] = job.mask
+        self.pending += 1
+        self._eng_suspend(job)
+
+    # ------------------------------------------------------------------ bookkeeping
+    @staticmethod
+    def _wait(job: Job, now: float) -> float:
+        """Seconds of overhead the job still has to pay before it progresses."""
+        return job.anchor - now if job.state is RUNNING and job.anchor > now else 0.0
+
+    def _remaining(self, job: Job) -> float:
+        """Estimated seconds of work left (at least 0)."""
+        left = job.estimate - job.progress(self.sim.now)
+        return left if left > 0.0 else 0.0
+
+    def _track(self, job: Job, pred: float) -> None:
+        self.seq += 1
+        self.states[self.cls[job.index]].track(job, (pred, self.seq, job))
+
+    def _retrack(self, job: Job, pred: float) -> None:
+        self.states[self.cls[job.index]].forget(job)
+        self._track(job, pred)
+
+    def leave_time(self, job: Job, now: float, vnow: float) -> float:
+        """When, in the current class's time, a holder of another class leaves its nodes:
+        at its predicted end or at the slice's end."""
+        return vnow + min(self._wait(job, now) + self._remaining(job), self.slice_end - now)
+
+    def started(self, job: Job, now: float, overhead: float, foreign: bool) -> None:
+        """Bookkeeping after any start, resume or restart."""
+        i = job.index
+        self.holders[i] = job
+        if foreign:
+            self.foreign.add(i)
+        self.idle_cycles = now
+        if self.alc is not None and i in self.next_ck:
+            self._arm(job, now, overhead)
+
+    # ------------------------------------------------------------------ the pass
+    def schedule(self, now: float) -> None:
+        if self.pending:
+            return  # suspensions of a slice end still in flight (they complete at `now`)
+        if not self.timer:
+            s = self._next_slice(now)
+            if s is None:
+                return
+            self._begin(s, now)
+        if self.resume_due:
+            self._resume(now)
+        self._class_pass(now)
+        if self.params.nontype:
+            nontype.backfill(self, now)
+        if self.reserved and (self.reserve_due or self.params.reserve_pass == "every"):
+            reserve.restart(self, now, self.reserve_due == 1)
+        self.reserve_due = 0
+
+    def _resume(self, now: float) -> None:
+        c = self.cur
+        suspended = self.suspended[c]
+        free = self.cluster.free_mask
+        overhead = self.params.switch_overhead
+        blocked = False
+        for i, (job, mask) in list(suspended.items()):
+            if mask & ~free:
+                blocked = True  # its nodes are still finishing a checkpoint: next pass
+                continue
+            del suspended[i]
+            self.claims[c] ^= mask
+            self._eng_start(job, mask, overhead, False)
+            free = self.cluster.free_mask
+            key = job.tag
+            assert isinstance(key, tuple)
+            self._retrack(job, key[0] + overhead)
+            self.started(job, now, overhead, False)
+        self.resume_due = blocked
+
+    def _class_pass(self, now: float) -> None:
+        """Steps 2 and 3: the class's own jobs, from the head and by backfilling."""
+        c = self.cur
+        cs = self.states[c]
+        vnow = self.vtime(c, now)
+        claims = self.claims[c]
+        free = self.cluster.n_free if not claims else (
+            self.cluster.free_mask & ~claims).bit_count()
+
+        def start(job: Job, backfilled: bool) -> None:
+            mask = None if not self.claims[c] else lowest(
+                self.cluster.free_mask & ~self.claims[c], job.size)
+            self._eng_start(job, mask, 0.0, backfilled)
+            cs.removed(job)
+            self._track(job, vnow + job.estimate)
+            self.started(job, now, 0.0, False)
+
+        if self.conservative:
+            releases = [(k[0], k[2].size) for k in cs.running]
+            releases += [(self.leave_time(self.holders[i], now, vnow), self.holders[i].size)
+                         for i in self.foreign]
+            self.plans[c].run(cs, vnow, free, releases, start)
+            return
+        if not cs.queue:
+            self.shadow = (INF, 0)
+            return
+        foreign = [(self.leave_time(self.holders[i], now, vnow), -1 - i, self.holders[i])
+                   for i in self.foreign]
+        self.shadow = easy_pass(cs.queue, cs.running, foreign, free, vnow, cs.min_size, start)
+
+    # ------------------------------------------------------------------ ALC
+    def _arm(self, job: Job, now: float, overhead: float) -> None:
+        """Set the timer of the job's next checkpoint (positions are in useful work)."""
+        alc = self.alc
+        assert alc is not None
+        i = job.index
+        k = self.next_ck[i]
+        end = alc.end(i)
+        done = job.work_done
+        while k < end and alc.position(k) <= done:
+            k += 1
+        self.next_ck[i] = k
+        if k >= end:
+            return
+        token = self.token.get(i, 0) + 1
+        self.token[i] = token
+        self._wake(now + overhead + (alc.position(k) - done), ("ckpt", job, token))
+
+    def _alc_checkpoint(self, job: Job) -> None:
+        alc = self.alc
+        assert alc is not None
+        i = job.index
+        self.next_ck[i] += 1
+        self.token[i] = self.token.get(i, 0) + 1  # its timer is void
+        self.ckpt_mask[i] = job.mask
+        self._eng_checkpoint(job, alc.checkpoint_cost(i))
+
+    # ------------------------------------------------------------------ records
+    def job_columns(self) -> dict[str, np.ndarray]:
+        jobs = self.sim.jobs
+        response = np.array([np.nan if j.end is None else j.end - j.submit for j in jobs])
+        runtime = np.maximum(self.sim.workload.runtime, 1.0)
+        return {
+            "job_class": np.array([CLASS_NAMES[c] for c in self.cls], dtype=object),
+            "size_class": np.array([SIZE_NAMES[s] for s in self.size_cls.tolist()],
+                                   dtype=object),
+            "relative_response": response / runtime,
+            "slice_suspensions": np.array(self.n_susp, dtype=np.int64),
+            "alc_checkpoints": np.array(self.n_alc, dtype=np.int64),
+            "alc_migrations": np.array(self.n_mig, dtype=np.int64),
+        }
+
+    # ------------------------------------------------------------------ engine verbs
+    # Everything the scheduler asks of the engine goes through these methods and `sim.at`
+    # (slice boundaries, events of the kind "slice-boundary").
+    def _eng_start(self, job: Job, mask: int | None, overhead: float,
+                   backfilled: bool) -> None:
+        """Start, resume (switch overhead) or restart (restart / migration cost) a job."""
+        self.sim.start(job, mask, overhead, backfilled)
+
+    def _eng_suspend(self, job: Job) -> None:
+        """Suspend to disk at a slice end: all work kept, nodes released, no cost."""
+        self.sim.checkpoint(job, 0.0, "suspend")
+
+    def _eng_checkpoint(self, job: Job, cost: float) -> None:
+        """An ALC checkpoint: the job holds its nodes for `cost` s, then stops (all its work
+        saved) and gives them back."""
+        self.sim.checkpoint(job, cost, "suspend")
+
+    def _wake(self, t: float, tag: Any) -> None:
+        self.sim.wake_at(t, tag)
