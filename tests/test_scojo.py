@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers import jobs
+from helpers import inject_failures, jobs
 
 from ckptsim.engine.simulator import Simulator
 from ckptsim.errors import ConfigError
@@ -305,3 +305,30 @@ def test_run_summary_has_class_metrics():
                                         "slice_suspensions", "alc_checkpoints",
                                         "alc_migrations"]
     assert r.table["job_class"].tolist() == ["short", "medium", "long"]
+
+
+# ----------------------------------------------------------------------------- failures
+@pytest.mark.parametrize(("repair", "end"), [(0.0, 500.0), (300.0, 800.0)])
+def test_failure_kills_a_holder_which_waits_again_and_restarts_from_scratch(repair, end):
+    # One medium job on all 4 nodes from 0; a failure on node 0 at 100 kills it (100 s lost,
+    # no checkpoint). Transient: it restarts at once, 100 + 400 = 500. Repaired after 300 s:
+    # it waits for its 4 nodes until 400 and ends at 800.
+    prm = make_params(ScojoParams, dict(CYCLE), where="scojo-pect")
+    sim = Simulator(jobs([(0, 400, 4, 400)], 4), lambda s: Logged(s, prm), check=True)
+    inject_failures(sim, [100.0], [0], [repair])
+    sim.run()
+    job = sim.jobs[0]
+    assert job.end == end and job.lost_work == 100.0
+    assert [(t, o) for t, _, _, o in sim.policy.starts] == [(0.0, 0.0), (end - 400.0, 0.0)]
+
+
+def test_failure_during_a_slice_end_suspension_and_on_a_waiting_class():
+    # Failures hit jobs of two classes around slice ends; every job still completes with its
+    # whole runtime of useful work (the checker is on) and none is lost by the scheduler.
+    rows = THREE + [(10, 300, 2, 300), (20, 1500, 2, 1500)]
+    prm = make_params(ScojoParams, dict(CYCLE, switch_overhead=5.0), where="scojo-pect")
+    sim = Simulator(jobs(rows, 4), lambda s: Logged(s, prm), check=True)
+    inject_failures(sim, [95.0, 600.0, 1300.0], [1, 3, 0], [50.0, 0.0, 200.0])
+    sim.run()
+    assert all(j.end is not None and j.work_done == j.runtime for j in sim.jobs)
+    assert sum(j.lost_work for j in sim.jobs) > 0  # the failures did hit running jobs

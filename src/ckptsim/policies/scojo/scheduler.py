@@ -19,6 +19,7 @@ The engine is used through the verbs of the "engine verbs" section at the end on
 
 from __future__ import annotations
 
+from bisect import insort
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -53,6 +54,10 @@ if TYPE_CHECKING:
 
 #: Cycles in a row in which nothing starts, ends or resumes while jobs wait: a stuck run.
 STUCK_CYCLES = 50
+
+
+def _submission_order(job: Job) -> int:
+    return job.index
 
 
 @register
@@ -176,6 +181,26 @@ class ScojoPect(Scheduler):
         self.reserved[i] = (job, self.ckpt_mask.pop(i))
         self.reserve_due = 2
 
+    def on_requeue(self, job: Job, reason: str) -> None:
+        """A holder lost its nodes (a failure or an eviction): it waits again in its class's
+        queue at its submission position, restarting from its saved work when its class's
+        pass starts it. A slice-end suspension or an ALC checkpoint it was writing is lost."""
+        i = job.index
+        c = self.cls[i]
+        if self.suspending.pop(i, None) is not None:
+            self.pending -= 1
+        self.ckpt_mask.pop(i, None)
+        self.token[i] = self.token.get(i, 0) + 1  # its checkpoint timer is void
+        self.holders.pop(i, None)
+        self.foreign.discard(i)
+        cs = self.states[c]
+        cs.forget(job)
+        insort(cs.queue, job, key=_submission_order)
+        cs.added(job)
+        self.plans[c].submitted(job)
+        self.plans[c].stale = True
+        self.idle_cycles = self.sim.now
+
     def on_timer(self, now: float, tag: Any) -> None:
         _, job, token = tag
         if self.token.get(job.index) == token and job.state is RUNNING:
@@ -202,8 +227,8 @@ class ScojoPect(Scheduler):
         nxt = self._next_slice(now)
         if nxt is None:
             return  # no jobs: the next submission starts the slices again
-        if self.holders:
-            self.idle_cycles = now
+        if self.holders or self.cluster.down_mask:
+            self.idle_cycles = now  # running, or waiting for nodes out of service
         elif now - self.idle_cycles > STUCK_CYCLES * self.params.cycle:
             stuck = [j for j in self.sim.jobs if j.state is SUSPENDED or j.index in self.reserved]
             raise InvariantError(f"scojo-pect: nothing started, ended or resumed for "
