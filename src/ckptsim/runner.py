@@ -93,6 +93,7 @@ def simulate(
     if failure_seed is not None:
         seed = failure_seed
     comps = _components(components, failures, failure_count)
+    comps = _with_energy(comps, platform)
     # The run allocates hundreds of thousands of long-lived objects and frees them by
     # reference counting; the cyclic collector would only rescan them over and over.
     gc_enabled = gc.isenabled()
@@ -103,6 +104,11 @@ def simulate(
                         progress=progress, seed=seed)
         sim.run()
         table = from_simulation(sim)
+        added: dict[str, Any] = {}
+        for c in sim.components:
+            added.update(c.job_columns())
+        if added:
+            table = table.with_columns(added)
     finally:
         if gc_enabled:
             # Move the run's objects out of the collector's generations before re-enabling
@@ -125,6 +131,24 @@ def simulate(
         events=sim.n_events,
         components=tuple(c.name for c in sim.components),
     )
+
+
+def _with_energy(comps: list[Component], platform: Platform | None) -> list[Component]:
+    """The energy meter joins a run whose platform has power profiles, and must come with
+    the power manager."""
+    from ckptsim.platform.power import has_power_profiles
+
+    names = [c.name for c in comps]
+    if "energy" not in names:
+        if platform is not None and has_power_profiles(platform):
+            from ckptsim.engine.energy import EnergyMeter
+
+            return [*comps, EnergyMeter()]
+        if "power" in names:
+            raise ConfigError("power", "the power manager needs power profiles: give "
+                                       "--component energy:active=W,idle=W,sleep=W (or a "
+                                       "platform with power tables)")
+    return comps
 
 
 def _components(components: Mapping[str, Mapping[str, Any]] | Sequence[Component],

@@ -130,10 +130,8 @@ def jobs_table(table: Any) -> Any:
     """A run's per-job records as a pyarrow Table (the columns of jobs.csv)."""
     import pyarrow as pa
 
-    from ckptsim.records.jobs import ALL_COLUMNS
-
     cols = {c: pa.array(table[c].tolist() if c == "status" else table[c])
-            for c in ALL_COLUMNS}
+            for c in table.names}
     return pa.table(cols)
 
 

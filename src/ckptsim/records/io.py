@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ckptsim.records.jobs import ALL_COLUMNS, JobTable
+from ckptsim.records.jobs import JobTable
 from ckptsim.records.text import float_repr_text, int_text, join_rows, labels_text
 from ckptsim.workload.model import SWF_INDEX, Workload
 
@@ -63,17 +63,19 @@ def _column_text(arr: np.ndarray) -> np.ndarray | None:
 
 
 def write_jobs_csv(table: JobTable, path: str | Path) -> None:
-    """One row per job with the columns of `ckptsim.records.jobs.ALL_COLUMNS`.
+    """One row per job with the columns of `ckptsim.records.jobs.ALL_COLUMNS` (then those
+    the run's components added, `JobTable.extra`).
 
     No value needs quoting (numbers and single-word statuses), so rows are assembled as byte
     matrices column by column (`ckptsim.records.text`), which is several times faster than
     formatting value by value; text that does not fit that form is joined value by value.
     """
     n = len(table)
+    names = table.names
     with open(path, "wb") as fh:
-        fh.write((",".join(ALL_COLUMNS) + "\n").encode("ascii"))
+        fh.write((",".join(names) + "\n").encode("ascii"))
         for lo in range(0, n, CSV_CHUNK):
-            chunk = [table[c][lo:lo + CSV_CHUNK] for c in ALL_COLUMNS]
+            chunk = [table[c][lo:lo + CSV_CHUNK] for c in names]
             mats = [_column_text(a) for a in chunk]
             if all(m is not None for m in mats):
                 fh.write(join_rows(mats))  # type: ignore[arg-type]

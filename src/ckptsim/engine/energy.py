@@ -1,0 +1,344 @@
+"""The energy meter: power states of every machine, integrated into energy (component
+"energy").
+
+A machine (`ckptsim.platform.power.machine_blocks`: a block of consecutive engine nodes; one
+node per machine on the homogeneous machine of a trace) is *active* while a job holds any of
+its cores -- checkpoints, restarts and wake-up delays included --, *idle* when awake and
+unused, *sleep* or *off* when the power manager (`ckptsim.engine.powermgr`) put it there, and
+*waking* / *to_sleep* during the transitions.  Nodes held out of service by a reason (failure,
+owner, reboot, ...) keep the state their jobs give them: an owner's machine is idle unless a
+job runs on it.  The meter follows occupancy through `on_start` / `on_release` and integrates
+each machine's power per state from the workload's first submission to the last job end.
+
+Profiles: one for every machine from the component's parameters (``--component
+energy:active=200,idle=100,sleep=5``), otherwise the platform's per-machine profiles
+(`ckptsim.platform.power.platform_profiles`).
+
+Outputs (counters, merged into summary.json and sweep rows): total energy in J and kWh, energy
+by state, mean power, the energy of the jobs, of work later lost (the node time since a job's
+last save, thrown away by a kill or an eviction) and of checkpoints (written or interrupted);
+in jobs.csv an ``energy`` column: each job's share of its machines' active power (its cores /
+the machine's cores) over the time it held them.  With ``log = true`` every closed state
+interval is kept as ``(machine, state, start, end)`` in `log`: the energy of a machine is the
+integral of its power over them (tests recompute it so).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ckptsim.engine.components import Component, register_component
+from ckptsim.engine.state import KILLED, RUNNING
+from ckptsim.errors import ConfigError
+from ckptsim.params import make_params, param
+from ckptsim.platform.power import (
+    KEYS,
+    STATES,
+    PowerProfile,
+    machine_blocks,
+    parse_power,
+    platform_profiles,
+)
+
+if TYPE_CHECKING:
+    from ckptsim.engine.simulator import Simulator
+    from ckptsim.engine.state import Job
+
+ACTIVE, IDLE, SLEEP, OFF, WAKING, TO_SLEEP = range(6)  # indices into STATES
+JOULES_PER_KWH = 3.6e6
+
+#: The counters of a run with the energy meter.
+ENERGY_COUNTERS = ("energy_j", "energy_kwh", "mean_power_w", *(f"energy_{s}_j" for s in STATES),
+                   "energy_jobs_j", "energy_lost_j", "energy_checkpoint_j", "energy_wakeups")
+
+
+@dataclasses.dataclass(frozen=True)
+class EnergyParams:
+    active: float | None = param(None, "watts of an active machine (with idle and sleep: one "
+                                       "profile for every machine; default: the platform's)",
+                                 low=0.0)
+    idle: float | None = param(None, "watts of an idle machine", low=0.0)
+    sleep: float | None = param(None, "watts of a sleeping machine", low=0.0)
+    off: float | None = param(None, "watts of a machine switched off (default 0)", low=0.0)
+    wake_time: float | None = param(None, "seconds to wake up (default 0)", low=0.0)
+    wake_energy: float | None = param(None, "joules of a wake-up (default 0)", low=0.0)
+    sleep_time: float | None = param(None, "seconds to go to sleep (default 0)", low=0.0)
+    sleep_energy: float | None = param(None, "joules of going to sleep (default 0)", low=0.0)
+    log: bool = param(False, "keep every machine's state intervals (for checks)")
+
+    def profile(self) -> PowerProfile | None:
+        """The profile the parameters give, or None when they give none."""
+        table = {k: getattr(self, k) for k in KEYS if getattr(self, k) is not None}
+        return parse_power(table, "energy") if table else None
+
+
+@register_component
+class EnergyMeter(Component):
+    """Integrates every machine's power over its power states."""
+
+    name = "energy"
+    description = "power states of every machine integrated into energy (J, kWh, by state)"
+    Params = EnergyParams
+    counter_names = ENERGY_COUNTERS
+    rows = (("energy_kwh", "energy (kWh)"), ("mean_power_w", "mean power (W)"),
+            ("energy_lost_j", "energy of lost work (J)"),
+            ("energy_checkpoint_j", "energy of checkpoints (J)"))
+
+    @classmethod
+    def make_params(cls, values: Any, *, base: Path | None = None) -> EnergyParams:
+        prm: EnergyParams = make_params(EnergyParams, values, where=cls.name)
+        prm.profile()  # a partial profile is refused now, naming what is missing
+        return prm
+
+    def __init__(self, params: Any = None) -> None:
+        super().__init__(params)
+        self.manager: Any = None  # the power manager, when the run has one
+        self.log: list[tuple[int, str, float, float]] | None = [] if self.params.log else None
+        self.wakeups = 0
+        self.lost = 0.0
+        self.checkpoint_energy = 0.0
+
+    # --- set-up -------------------------------------------------------------------------------
+    def attach(self, sim: Simulator) -> None:
+        super().attach(sim)
+        profile = self.params.profile()
+        blocks = machine_blocks(sim.platform)
+        if profile is not None:
+            profiles = [profile] * len(blocks)
+        else:
+            found = platform_profiles(sim.platform, sim.seed)
+            if found is None:
+                raise ConfigError("energy", "no power profile: give one (energy:active=W,"
+                                            "idle=W,sleep=W) or a platform whose node types "
+                                            "have power tables")
+            profiles = found
+        self.profiles = profiles
+        n = len(blocks)
+        self.n_machines = n
+        self.node_machine = [0] * sim.platform.n_nodes
+        self.node_watts = [0.0] * sim.platform.n_nodes  # a core's share of active power
+        for m, (first, cores) in enumerate(blocks):
+            for node in range(first, first + cores):
+                self.node_machine[node] = m
+                self.node_watts[node] = profiles[m].active / cores
+        self.watts = [[p.power(s) for p in profiles] for s in STATES]
+        self.lumps = [[p.lump(s) for p in profiles] for s in STATES]
+        self.wake_time = [p.wake_time for p in profiles]
+        self.sleep_time = [p.sleep_time for p in profiles]
+        submit = sim.workload.submit
+        self.start = float(submit[0]) if len(submit) else 0.0
+        self.last_end = self.start
+        self.busy = [0] * n
+        self.state = [IDLE] * n
+        self.since = [self.start] * n
+        self.until = [0.0] * n  # end of a transition in progress
+        self.wake_after = [False] * n  # wake up as soon as the sleep transition ends
+        self.energy = [[0.0] * n for _ in STATES]
+        self.job_energy = [0.0] * len(sim.jobs)
+        self.held: dict[int, int] = {}  # job index -> node mask the meter accounted
+        self.weight: dict[int, float] = {}  # job index -> watts charged to it
+        self.job_since: dict[int, float] = {}
+        self.mark: dict[int, float] = {}  # job index -> start of its unsaved node time
+        self.ckpt: dict[int, tuple[float, float]] = {}  # checkpoint in flight: (begin, W)
+        self.unsaved: dict[int, float] = {}  # energy of unsaved work at the last release
+        manager = sim.component("power")
+        if manager is not None:
+            manager.link(self)  # type: ignore[attr-defined]
+
+    # --- machine states -----------------------------------------------------------------------
+    def _close(self, m: int, t: float, new: int) -> None:
+        """Machine m leaves its state at t for `new`: the interval's energy is added."""
+        s = self.state[m]
+        t0 = self.since[m]
+        e = self.watts[s][m] * (t - t0) + self.lumps[s][m]
+        self.energy[s][m] += e
+        if self.log is not None and (t > t0 or e):
+            self.log.append((m, STATES[s], t0, t))
+        self.state[m] = new
+        self.since[m] = t
+
+    def _settle(self, m: int, t: float) -> None:
+        """Complete the transitions of machine m that ended by t."""
+        s = self.state[m]
+        while (s == WAKING or s == TO_SLEEP) and self.until[m] <= t:
+            u = self.until[m]
+            if s == WAKING:
+                s = ACTIVE if self.busy[m] else IDLE
+                self._close(m, u, s)
+                if s == IDLE and self.manager is not None:
+                    self.manager.idle(m, u)
+            elif self.wake_after[m]:
+                self.wake_after[m] = False
+                self._close(m, u, WAKING)
+                self.until[m] = u + self.wake_time[m]
+                s = WAKING
+            else:
+                s = SLEEP if self.until_state is SLEEP else OFF
+                self._close(m, u, s)
+
+    until_state = SLEEP  # where a sleep transition leads (the power manager sets it)
+
+    def _wake(self, m: int, now: float) -> float:
+        """A job took a core of machine m, which is not awake: when the machine is ready."""
+        s = self.state[m]
+        if s == SLEEP or s == OFF:
+            self.wakeups += 1
+            self._close(m, now, WAKING)
+            self.until[m] = now + self.wake_time[m]
+            self._settle(m, now)
+            return now + self.wake_time[m]
+        if s == TO_SLEEP:
+            if not self.wake_after[m]:
+                self.wakeups += 1
+                self.wake_after[m] = True
+            return self.until[m] + self.wake_time[m]
+        return self.until[m]  # already waking
+
+    def sleep(self, m: int, now: float) -> bool:
+        """Put idle machine m to sleep (the power manager's verb).  False if it is not idle."""
+        self._settle(m, now)
+        if self.state[m] != IDLE or self.busy[m]:
+            return False
+        self._close(m, now, TO_SLEEP)
+        self.until[m] = now + self.sleep_time[m]
+        self._settle(m, now)
+        return True
+
+    # --- occupancy ----------------------------------------------------------------------------
+    def _occupancy(self, job: Job) -> float:
+        """Account the job's change of nodes now; returns when its machines are all awake."""
+        idx = job.index
+        now = self.sim.now  # type: ignore[union-attr]
+        old = self.held.get(idx, 0)
+        new = job.mask
+        w = 0.0
+        if old:
+            w = self.weight[idx]
+            self.job_energy[idx] += w * (now - self.job_since[idx])
+        ready = now
+        nm = self.node_machine
+        nw = self.node_watts
+        busy = self.busy
+        state = self.state
+        bits = new & ~old
+        while bits:
+            low = bits & -bits
+            node = low.bit_length() - 1
+            bits ^= low
+            m = nm[node]
+            w += nw[node]
+            s = state[m]
+            if s >= WAKING:  # a transition that may have ended (before busy changes)
+                self._settle(m, now)
+                s = state[m]
+            b = busy[m]
+            busy[m] = b + 1
+            if s == IDLE:
+                self._close(m, now, ACTIVE)
+            elif s != ACTIVE:
+                r = self._wake(m, now)
+                if r > ready:
+                    ready = r
+        bits = old & ~new
+        while bits:
+            low = bits & -bits
+            node = low.bit_length() - 1
+            bits ^= low
+            m = nm[node]
+            w -= nw[node]
+            if state[m] >= WAKING:
+                self._settle(m, now)
+            b = busy[m] - 1
+            busy[m] = b
+            if b == 0:
+                if state[m] == ACTIVE:
+                    self._close(m, now, IDLE)
+                    if self.manager is not None:
+                        self.manager.idle(m, now)
+        if new:
+            self.held[idx] = new
+            self.weight[idx] = w
+            self.job_since[idx] = now
+            if not old:
+                self.mark[idx] = now
+                self.unsaved.pop(idx, None)
+        else:
+            del self.held[idx]
+            w = self.weight.pop(idx)
+            del self.job_since[idx]
+            cut = now
+            ck = self.ckpt.pop(idx, None)
+            if ck is not None:
+                self.checkpoint_energy += ck[1] * (now - ck[0])
+                cut = ck[0]
+            self.unsaved[idx] = w * (cut - self.mark.pop(idx))
+        return ready
+
+    def on_start(self, job: Job) -> None:
+        ready = self._occupancy(job)
+        now = self.sim.now  # type: ignore[union-attr]
+        if ready > now and job.mask and not job.ovh_rated and job.state is RUNNING:
+            self.sim.delay(job, ready - now)  # type: ignore[union-attr]
+
+    def on_release(self, job: Job) -> None:
+        self._occupancy(job)
+
+    def on_checkpoint(self, job: Job) -> None:
+        self.ckpt[job.index] = (self.sim.now, self.weight.get(job.index, 0.0))  # type: ignore
+
+    def on_checkpointed(self, job: Job) -> None:
+        ck = self.ckpt.pop(job.index, None)
+        now = self.sim.now  # type: ignore[union-attr]
+        if ck is not None:
+            self.checkpoint_energy += ck[1] * (now - ck[0])
+        if job.index in self.mark:
+            self.mark[job.index] = now
+
+    def on_migrated(self, job: Job) -> None:
+        if job.index in self.mark:  # a move saved the progress at its start
+            self.mark[job.index] = self.sim.now  # type: ignore[union-attr]
+
+    def on_requeue(self, job: Job, reason: str) -> None:
+        unsaved = self.unsaved.pop(job.index, 0.0)
+        if reason != "checkpoint":
+            self.lost += unsaved
+
+    def on_end(self, job: Job) -> None:
+        unsaved = self.unsaved.pop(job.index, 0.0)
+        if job.state is KILLED and job.status != "killed":  # a kill, not the run-time limit
+            self.lost += unsaved
+        if job.end is not None and job.end > self.last_end:
+            self.last_end = job.end
+
+    def at_end(self, now: float) -> None:
+        end = self.last_end
+        for m in range(self.n_machines):
+            self._settle(m, end)
+            self._close(m, end, self.state[m])
+
+    # --- outputs ------------------------------------------------------------------------------
+    def machine_energy(self, m: int) -> float:
+        return sum(e[m] for e in self.energy)
+
+    def counters(self) -> dict[str, Any]:
+        by_state = {f"energy_{s}_j": sum(self.energy[k]) for k, s in enumerate(STATES)}
+        total = sum(by_state.values())
+        span = self.last_end - self.start
+        return {"energy_j": total, "energy_kwh": total / JOULES_PER_KWH,
+                "mean_power_w": total / span if span > 0 else 0.0, **by_state,
+                "energy_jobs_j": sum(self.job_energy), "energy_lost_j": self.lost,
+                "energy_checkpoint_j": self.checkpoint_energy,
+                "energy_wakeups": self.wakeups}
+
+    def options(self) -> dict[str, Any]:
+        doc = {k: v for k, v in dataclasses.asdict(self.params).items() if v is not None}
+        doc["machines"] = getattr(self, "n_machines", 0)
+        doc["profiles"] = "parameters" if self.params.profile() is not None else "platform"
+        return doc
+
+    def job_columns(self) -> dict[str, Any]:
+        import numpy as np
+
+        return {"energy": np.array(self.job_energy, dtype=np.float64)}
