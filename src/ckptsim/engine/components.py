@@ -229,4 +229,5 @@ def merge_counters(components: list[Component], into: dict[str, Any]) -> dict[st
 
 def _load_builtin() -> None:
     # Importing the modules registers their components.
+    from ckptsim.checkpointing import component  # noqa: F401
     from ckptsim.engine import energy, failures, powermgr  # noqa: F401

@@ -26,6 +26,7 @@ integral of its power over them (tests recompute it so).
 from __future__ import annotations
 
 import dataclasses
+import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -47,11 +48,13 @@ if TYPE_CHECKING:
     from ckptsim.engine.state import Job
 
 ACTIVE, IDLE, SLEEP, OFF, WAKING, TO_SLEEP = range(6)  # indices into STATES
+INF = math.inf
 JOULES_PER_KWH = 3.6e6
 
 #: The counters of a run with the energy meter.
 ENERGY_COUNTERS = ("energy_j", "energy_kwh", "mean_power_w", *(f"energy_{s}_j" for s in STATES),
-                   "energy_jobs_j", "energy_lost_j", "energy_checkpoint_j", "energy_wakeups")
+                   "energy_jobs_j", "energy_lost_j", "energy_checkpoint_j", "energy_wakeups",
+                   "energy_sleeps")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -97,6 +100,7 @@ class EnergyMeter(Component):
         self.manager: Any = None  # the power manager, when the run has one
         self.log: list[tuple[int, str, float, float]] | None = [] if self.params.log else None
         self.wakeups = 0
+        self.slept = 0
         self.lost = 0.0
         self.checkpoint_energy = 0.0
 
@@ -137,17 +141,30 @@ class EnergyMeter(Component):
         self.wake_after = [False] * n  # wake up as soon as the sleep transition ends
         self.energy = [[0.0] * n for _ in STATES]
         self.job_energy = [0.0] * len(sim.jobs)
-        self.held: dict[int, int] = {}  # job index -> node mask the meter accounted
-        self.weight: dict[int, float] = {}  # job index -> watts charged to it
-        self.job_since: dict[int, float] = {}
-        self.mark: dict[int, float] = {}  # job index -> start of its unsaved node time
+        # job index -> (node mask accounted, watts charged to it, since, start of its
+        # unsaved node time)
+        self.jobs: dict[int, tuple[int, float, float, float]] = {}
         self.ckpt: dict[int, tuple[float, float]] = {}  # checkpoint in flight: (begin, W)
         self.unsaved: dict[int, float] = {}  # energy of unsaved work at the last release
+        self.e_active = self.energy[ACTIVE]
+        self.e_idle = self.energy[IDLE]
+        self.w_active = self.watts[ACTIVE]
+        self.w_idle = self.watts[IDLE]
+        self.pinned = [False] * n
+        self.masks = [((1 << cores) - 1) << first for first, cores in blocks]
+        self.down = 0
         manager = sim.component("power")
         if manager is not None:
             manager.link(self)  # type: ignore[attr-defined]
 
     # --- machine states -----------------------------------------------------------------------
+    # An idle machine that no reason holds (not `pinned`) goes to sleep `sleep_after` seconds
+    # after it became idle (the power manager's timeout; inf without one).  That moment is
+    # known when it becomes idle, so the sleep is applied lazily, the next time the machine is
+    # looked at (a job takes it, a reason holds it, the run ends): no event per machine.
+    sleep_after = INF
+    until_state = SLEEP  # where a sleep transition leads (the power manager sets it)
+
     def _close(self, m: int, t: float, new: int) -> None:
         """Machine m leaves its state at t for `new`: the interval's energy is added."""
         s = self.state[m]
@@ -160,28 +177,36 @@ class EnergyMeter(Component):
         self.since[m] = t
 
     def _settle(self, m: int, t: float) -> None:
-        """Complete the transitions of machine m that ended by t."""
+        """Apply the transitions of machine m due by t (wake-up and sleep completions, the
+        idle timeout)."""
         s = self.state[m]
-        while (s == WAKING or s == TO_SLEEP) and self.until[m] <= t:
+        while True:
+            if s == IDLE:
+                at = self.since[m] + self.sleep_after
+                if at > t or self.pinned[m]:
+                    return
+                self.slept += 1
+                self._close(m, at, TO_SLEEP)
+                self.until[m] = at + self.sleep_time[m]
+                s = TO_SLEEP
+                continue
+            if (s != WAKING and s != TO_SLEEP) or self.until[m] > t:
+                return
             u = self.until[m]
             if s == WAKING:
                 s = ACTIVE if self.busy[m] else IDLE
                 self._close(m, u, s)
-                if s == IDLE and self.manager is not None:
-                    self.manager.idle(m, u)
             elif self.wake_after[m]:
                 self.wake_after[m] = False
                 self._close(m, u, WAKING)
                 self.until[m] = u + self.wake_time[m]
                 s = WAKING
             else:
-                s = SLEEP if self.until_state is SLEEP else OFF
+                s = self.until_state
                 self._close(m, u, s)
 
-    until_state = SLEEP  # where a sleep transition leads (the power manager sets it)
-
     def _wake(self, m: int, now: float) -> float:
-        """A job took a core of machine m, which is not awake: when the machine is ready."""
+        """Machine m (settled at now) is needed: when it is awake."""
         s = self.state[m]
         if s == SLEEP or s == OFF:
             self.wakeups += 1
@@ -194,34 +219,58 @@ class EnergyMeter(Component):
                 self.wakeups += 1
                 self.wake_after[m] = True
             return self.until[m] + self.wake_time[m]
-        return self.until[m]  # already waking
+        if s == WAKING:
+            return self.until[m]
+        return now
 
-    def sleep(self, m: int, now: float) -> bool:
-        """Put idle machine m to sleep (the power manager's verb).  False if it is not idle."""
-        self._settle(m, now)
-        if self.state[m] != IDLE or self.busy[m]:
-            return False
-        self._close(m, now, TO_SLEEP)
-        self.until[m] = now + self.sleep_time[m]
-        self._settle(m, now)
-        return True
+    def on_nodes_changed(self, now: float) -> None:
+        """A reason took or gave back nodes: a held machine is awake and does not sleep (an
+        owner at the keyboard); once free again its idle time counts from now."""
+        if self.sleep_after == INF:
+            return
+        down = self.sim.platform.down_mask  # type: ignore[union-attr]
+        changed = down ^ self.down
+        self.down = down
+        nm = self.node_machine
+        seen = set()
+        while changed:
+            low = changed & -changed
+            changed ^= low
+            seen.add(nm[low.bit_length() - 1])
+        for m in sorted(seen):
+            self._settle(m, now)
+            held = bool(self.masks[m] & down)
+            self.pinned[m] = held
+            s = self.state[m]
+            if held and s != ACTIVE:
+                self._wake(m, now)
+            elif not held and s == IDLE:
+                self._close(m, now, IDLE)  # the idle timeout restarts now
 
     # --- occupancy ----------------------------------------------------------------------------
     def _occupancy(self, job: Job) -> float:
         """Account the job's change of nodes now; returns when its machines are all awake."""
         idx = job.index
         now = self.sim.now  # type: ignore[union-attr]
-        old = self.held.get(idx, 0)
+        rec = self.jobs.get(idx)
         new = job.mask
-        w = 0.0
-        if old:
-            w = self.weight[idx]
-            self.job_energy[idx] += w * (now - self.job_since[idx])
+        if rec is not None:
+            old, w, since, mark = rec
+            self.job_energy[idx] += w * (now - since)
+            w_old = w
+        else:
+            old = 0
+            w = w_old = 0.0
+            mark = now
+            self.unsaved.pop(idx, None)
         ready = now
         nm = self.node_machine
         nw = self.node_watts
         busy = self.busy
         state = self.state
+        stamp = self.since
+        log = self.log
+        sleep_after = self.sleep_after
         bits = new & ~old
         while bits:
             low = bits & -bits
@@ -229,18 +278,27 @@ class EnergyMeter(Component):
             bits ^= low
             m = nm[node]
             w += nw[node]
-            s = state[m]
-            if s >= WAKING:  # a transition that may have ended (before busy changes)
-                self._settle(m, now)
-                s = state[m]
             b = busy[m]
-            busy[m] = b + 1
-            if s == IDLE:
-                self._close(m, now, ACTIVE)
-            elif s != ACTIVE:
-                r = self._wake(m, now)
-                if r > ready:
-                    ready = r
+            s = state[m]
+            if s == IDLE and now < stamp[m] + sleep_after:  # the common case, inlined
+                t0 = stamp[m]
+                self.e_idle[m] += self.w_idle[m] * (now - t0)
+                if log is not None and now > t0:
+                    log.append((m, "idle", t0, now))
+                state[m] = ACTIVE
+                stamp[m] = now
+                busy[m] = b + 1
+            elif s == ACTIVE:
+                busy[m] = b + 1
+            else:
+                self._settle(m, now)
+                busy[m] = b + 1
+                if state[m] == IDLE:
+                    self._close(m, now, ACTIVE)
+                else:
+                    r = self._wake(m, now)
+                    if r > ready:
+                        ready = r
         bits = old & ~new
         while bits:
             low = bits & -bits
@@ -248,32 +306,31 @@ class EnergyMeter(Component):
             bits ^= low
             m = nm[node]
             w -= nw[node]
-            if state[m] >= WAKING:
-                self._settle(m, now)
             b = busy[m] - 1
-            busy[m] = b
-            if b == 0:
-                if state[m] == ACTIVE:
+            if state[m] == ACTIVE:
+                busy[m] = b
+                if b == 0:  # inlined _close(m, now, IDLE)
+                    t0 = stamp[m]
+                    self.e_active[m] += self.w_active[m] * (now - t0)
+                    if log is not None and now > t0:
+                        log.append((m, "active", t0, now))
+                    state[m] = IDLE
+                    stamp[m] = now
+            else:
+                self._settle(m, now)
+                busy[m] = b
+                if b == 0 and state[m] == ACTIVE:
                     self._close(m, now, IDLE)
-                    if self.manager is not None:
-                        self.manager.idle(m, now)
         if new:
-            self.held[idx] = new
-            self.weight[idx] = w
-            self.job_since[idx] = now
-            if not old:
-                self.mark[idx] = now
-                self.unsaved.pop(idx, None)
+            self.jobs[idx] = (new, w, now, mark)
         else:
-            del self.held[idx]
-            w = self.weight.pop(idx)
-            del self.job_since[idx]
+            del self.jobs[idx]
             cut = now
             ck = self.ckpt.pop(idx, None)
             if ck is not None:
                 self.checkpoint_energy += ck[1] * (now - ck[0])
                 cut = ck[0]
-            self.unsaved[idx] = w * (cut - self.mark.pop(idx))
+            self.unsaved[idx] = w_old * (cut - mark)
         return ready
 
     def on_start(self, job: Job) -> None:
@@ -286,19 +343,22 @@ class EnergyMeter(Component):
         self._occupancy(job)
 
     def on_checkpoint(self, job: Job) -> None:
-        self.ckpt[job.index] = (self.sim.now, self.weight.get(job.index, 0.0))  # type: ignore
+        rec = self.jobs.get(job.index)
+        self.ckpt[job.index] = (self.sim.now, rec[1] if rec else 0.0)  # type: ignore
+
+    def _saved(self, job: Job) -> None:
+        rec = self.jobs.get(job.index)
+        if rec is not None:  # the unsaved node time starts again now
+            self.jobs[job.index] = (*rec[:3], self.sim.now)  # type: ignore[union-attr]
 
     def on_checkpointed(self, job: Job) -> None:
         ck = self.ckpt.pop(job.index, None)
-        now = self.sim.now  # type: ignore[union-attr]
         if ck is not None:
-            self.checkpoint_energy += ck[1] * (now - ck[0])
-        if job.index in self.mark:
-            self.mark[job.index] = now
+            self.checkpoint_energy += ck[1] * (self.sim.now - ck[0])  # type: ignore
+        self._saved(job)
 
     def on_migrated(self, job: Job) -> None:
-        if job.index in self.mark:  # a move saved the progress at its start
-            self.mark[job.index] = self.sim.now  # type: ignore[union-attr]
+        self._saved(job)  # a move saved the progress at its start
 
     def on_requeue(self, job: Job, reason: str) -> None:
         unsaved = self.unsaved.pop(job.index, 0.0)
@@ -330,7 +390,7 @@ class EnergyMeter(Component):
                 "mean_power_w": total / span if span > 0 else 0.0, **by_state,
                 "energy_jobs_j": sum(self.job_energy), "energy_lost_j": self.lost,
                 "energy_checkpoint_j": self.checkpoint_energy,
-                "energy_wakeups": self.wakeups}
+                "energy_wakeups": self.wakeups, "energy_sleeps": self.slept}
 
     def options(self) -> dict[str, Any]:
         doc = {k: v for k, v in dataclasses.asdict(self.params).items() if v is not None}
