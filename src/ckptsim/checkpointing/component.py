@@ -97,17 +97,9 @@ class Checkpointer(Component):
         self.recover: set[int] = set()  # jobs killed after a save: their restart pays R
         self.restarting: dict[int, float] = {}  # job index -> end of the restart it pays
         self.per_job: dict[int, tuple[float, float]] = {}  # job index -> (delta, tau)
-        self.system_mtbf = INF  # mtbf per node (s) derived from the failures, x nodes
 
     def attach(self, sim: Simulator) -> None:
         super().attach(sim)
-        if self.policy.needs_mtbf and self.policy.params.mtbf is None:
-            failures = sim.component("failures")
-            if failures is None:
-                raise ConfigError("checkpoint.mtbf", f"{self.policy.name} needs the mean "
-                                                     "time between failures: give mtbf=S or "
-                                                     "run with failures")
-            self._failures = failures
         if self.policy.name in ("young", "daly") and self.policy.params.cost == 0:
             raise ConfigError("checkpoint.cost", "must be > 0 for young and daly (their "
                                                  "interval is 0 for a free checkpoint)")
@@ -119,7 +111,12 @@ class Checkpointer(Component):
             return float(m)
         sim = self.sim
         assert sim is not None
-        n_failures = len(self._failures.times)  # type: ignore[attr-defined]
+        failures = sim.component("failures")
+        if failures is None:
+            raise ConfigError("checkpoint.mtbf", f"{self.policy.name} needs the mean time "
+                                                 "between failures: give mtbf=S or run with "
+                                                 "failures")
+        n_failures = len(failures.times)  # type: ignore[attr-defined]
         submit = sim.workload.submit
         span = float(submit[-1] - submit[0]) if len(submit) else 0.0
         if n_failures == 0 or span <= 0:
