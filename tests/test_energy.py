@@ -311,3 +311,4 @@ def test_profile_and_params_types():
     assert p.power("waking") == 50.0 and p.lump("waking") == 0.0
     assert EnergyParams().profile() is None and PowerParams().idle_timeout == 900.0
     assert isinstance(PowerManager(), PowerManager)
+
