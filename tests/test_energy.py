@@ -44,13 +44,16 @@ def day() -> Any:
 
 
 # --- hand-checked ----------------------------------------------------------------------------
-def test_a_day_without_power_management():
-    sim = run(day(), {"energy": dict(PROFILE)})
+@pytest.mark.parametrize("log", [True, False])
+def test_a_day_without_power_management(log):
+    sim = run(day(), {"energy": {**PROFILE, "log": log}})
     meter = sim.component("energy")
     assert isinstance(meter, EnergyMeter)
-    # machine 0: active 6 h, idle 18 h; machine 1: active 24 h.
-    assert meter.machine_energy(0) == pytest.approx(100 * 6 * H + 40 * 18 * H)
-    assert meter.machine_energy(1) == pytest.approx(100 * DAY)
+    assert (meter.bulk is None) == log  # per machine with a log, node sets without
+    if log:
+        # machine 0: active 6 h, idle 18 h; machine 1: active 24 h.
+        assert meter.machine_energy(0) == pytest.approx(100 * 6 * H + 40 * 18 * H)
+        assert meter.machine_energy(1) == pytest.approx(100 * DAY)
     c = meter.counters()
     assert c["energy_j"] == pytest.approx(13_392_000.0)
     assert c["energy_kwh"] == pytest.approx(3.72)
@@ -312,3 +315,33 @@ def test_profile_and_params_types():
     assert EnergyParams().profile() is None and PowerParams().idle_timeout == 900.0
     assert isinstance(PowerManager(), PowerManager)
 
+
+
+@settings(max_examples=examples(40))
+@given(st.lists(st.tuples(st.integers(0, 3000), st.integers(1, 2000), st.integers(1, 8)),
+                min_size=1, max_size=30),
+       st.integers(0, 1500), st.sampled_from(["easy", "conservative"]),
+       st.lists(st.tuples(st.integers(0, 4000), st.integers(0, 7), st.sampled_from([0, 500])),
+                max_size=6),
+       st.sampled_from(["sleep", "off"]))
+def test_property_node_sets_match_the_per_machine_accounting(rows, timeout, scheduler, fails,
+                                                             state):
+    # Without a log, one-core machines of one profile with instantaneous transitions are
+    # accounted as node sets (`energybulk`); with one, machine by machine (the accounting the
+    # integral test checks).  Failures with repairs hold nodes: they pin machines awake.
+    w = jobs([(float(s), float(r), z, float(r)) for s, r, z in sorted(rows)], 8)
+    profile = {"active": 90, "idle": 30, "sleep": 3, "off": 1, "wake_energy": 7,
+               "sleep_energy": 2}
+    fl = ([float(t) for t, _, _ in fails], [n for _, n, _ in fails],
+          [float(r) for _, _, r in fails]) if fails else None
+    out = []
+    for log in (False, True):
+        sim = run(w, {"energy": {**profile, "log": log},
+                      "power": {"idle_timeout": timeout, "state": state}}, scheduler,
+                  failures=fl)
+        meter = sim.component("energy")
+        assert isinstance(meter, EnergyMeter) and (meter.bulk is None) == log
+        out.append((meter.counters(), meter.job_energy, sim.component("power").counters()))
+    assert out[0][0] == pytest.approx(out[1][0], rel=1e-9, abs=1e-6)
+    assert out[0][1] == pytest.approx(out[1][1], rel=1e-9, abs=1e-6)
+    assert out[0][2] == out[1][2]

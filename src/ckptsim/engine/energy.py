@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ckptsim.engine.components import Component, register_component
+from ckptsim.engine.energybulk import Bulk
 from ckptsim.engine.state import KILLED, RUNNING
 from ckptsim.errors import ConfigError
 from ckptsim.params import make_params, param
@@ -153,9 +154,23 @@ class EnergyMeter(Component):
         self.pinned = [False] * n
         self.masks = [((1 << cores) - 1) << first for first, cores in blocks]
         self.down = 0
+        # One-core machines of one profile, instantaneous transitions, no log: node sets
+        # (`ckptsim.engine.energybulk`) instead of one state per machine.
+        p0 = profiles[0] if profiles else None
+        self.uniform = (self.log is None and p0 is not None and p0.wake_time == 0
+                        and p0.sleep_time == 0 and blocks == [(i, 1) for i in range(n)]
+                        and all(p == p0 for p in profiles))
+        self.core_watts = p0.active if p0 is not None else 0.0
+        self.bulk: Bulk | None = Bulk(n, self.start, INF) if self.uniform else None
         manager = sim.component("power")
         if manager is not None:
             manager.link(self)  # type: ignore[attr-defined]
+
+    def set_sleep_after(self, seconds: float) -> None:
+        """The power manager's idle timeout (before the run)."""
+        self.sleep_after = seconds
+        if self.uniform:
+            self.bulk = Bulk(self.n_machines, self.start, seconds)
 
     # --- machine states -----------------------------------------------------------------------
     # An idle machine that no reason holds (not `pinned`) goes to sleep `sleep_after` seconds
@@ -226,9 +241,15 @@ class EnergyMeter(Component):
     def on_nodes_changed(self, now: float) -> None:
         """A reason took or gave back nodes: a held machine is awake and does not sleep (an
         owner at the keyboard); once free again its idle time counts from now."""
-        if self.sleep_after == INF:
+        sim = self.sim
+        assert sim is not None
+        if self.sleep_after == INF or sim.n_ended == len(sim.jobs):
+            return  # no power manager, or past the last job end: the span is over
+        now = max(now, self.start)
+        down = sim.platform.down_mask
+        if self.bulk is not None:
+            self.bulk.nodes_changed(down, now)
             return
-        down = self.sim.platform.down_mask  # type: ignore[union-attr]
         changed = down ^ self.down
         self.down = down
         nm = self.node_machine
@@ -264,6 +285,15 @@ class EnergyMeter(Component):
             mark = now
             self.unsaved.pop(idx, None)
         ready = now
+        bulk = self.bulk
+        if bulk is not None:
+            if new & ~old:
+                bulk.take(new & ~old, now)
+            if old & ~new:
+                bulk.give(old & ~new, now)
+            w = self.core_watts * new.bit_count()
+            self._job_nodes(idx, new, w, now, mark, w_old)
+            return now
         nm = self.node_machine
         nw = self.node_watts
         busy = self.busy
@@ -321,6 +351,12 @@ class EnergyMeter(Component):
                 busy[m] = b
                 if b == 0 and state[m] == ACTIVE:
                     self._close(m, now, IDLE)
+        self._job_nodes(idx, new, w, now, mark, w_old)
+        return ready
+
+    def _job_nodes(self, idx: int, new: int, w: float, now: float, mark: float,
+                   w_old: float) -> None:
+        """The job holds `new` from now, charged `w` watts (none: it let go of its nodes)."""
         if new:
             self.jobs[idx] = (new, w, now, mark)
         else:
@@ -331,7 +367,6 @@ class EnergyMeter(Component):
                 self.checkpoint_energy += ck[1] * (now - ck[0])
                 cut = ck[0]
             self.unsaved[idx] = w_old * (cut - mark)
-        return ready
 
     def on_start(self, job: Job) -> None:
         ready = self._occupancy(job)
@@ -374,16 +409,37 @@ class EnergyMeter(Component):
 
     def at_end(self, now: float) -> None:
         end = self.last_end
+        if self.bulk is not None:
+            self.bulk.advance(end)
+            return
         for m in range(self.n_machines):
             self._settle(m, end)
             self._close(m, end, self.state[m])
 
     # --- outputs ------------------------------------------------------------------------------
     def machine_energy(self, m: int) -> float:
+        """Machine m's energy (per machine only without the bulk accounting: with a log,
+        several cores per machine, several profiles or timed transitions)."""
+        if self.bulk is not None:
+            raise ValueError("per-machine energy needs log = true")
         return sum(e[m] for e in self.energy)
 
+    def _state_totals(self) -> list[float]:
+        bulk = self.bulk
+        if bulk is None:
+            return [sum(e) for e in self.energy]
+        p = self.profiles[0]
+        asleep = p.sleep if self.until_state == SLEEP else p.off
+        return [p.active * bulk.active_time, p.idle * bulk.idle_time,
+                asleep * bulk.sleep_time if self.until_state == SLEEP else 0.0,
+                asleep * bulk.sleep_time if self.until_state == OFF else 0.0,
+                p.wake_energy * bulk.wakeups, p.sleep_energy * bulk.sleeps]
+
     def counters(self) -> dict[str, Any]:
-        by_state = {f"energy_{s}_j": sum(self.energy[k]) for k, s in enumerate(STATES)}
+        if self.bulk is not None:
+            self.wakeups, self.slept = self.bulk.wakeups, self.bulk.sleeps
+        by_state = {f"energy_{s}_j": e for s, e in zip(STATES, self._state_totals(),
+                                                        strict=True)}
         total = sum(by_state.values())
         span = self.last_end - self.start
         return {"energy_j": total, "energy_kwh": total / JOULES_PER_KWH,

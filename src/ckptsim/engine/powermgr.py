@@ -63,8 +63,11 @@ class PowerManager(Component):
 
         self.meter = meter
         meter.manager = self
-        meter.sleep_after = float(self.params.idle_timeout)
+        meter.set_sleep_after(float(self.params.idle_timeout))
         meter.until_state = SLEEP if self.params.state == "sleep" else OFF
 
     def counters(self) -> dict[str, Any]:
-        return {"machines_slept": self.meter.slept if self.meter is not None else 0}
+        if self.meter is None:
+            return {"machines_slept": 0}
+        bulk = self.meter.bulk
+        return {"machines_slept": bulk.sleeps if bulk is not None else self.meter.slept}
