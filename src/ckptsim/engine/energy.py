@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from ckptsim.engine.components import Component, register_component
 from ckptsim.engine.energybulk import Bulk
-from ckptsim.engine.state import KILLED, RUNNING
+from ckptsim.engine.state import KILLED, QUEUED, RUNNING
 from ckptsim.errors import ConfigError
 from ckptsim.params import make_params, param
 from ckptsim.platform.power import (
@@ -283,7 +283,6 @@ class EnergyMeter(Component):
             old = 0
             w = w_old = 0.0
             mark = now
-            self.unsaved.pop(idx, None)
         ready = now
         bulk = self.bulk
         if bulk is not None:
@@ -292,7 +291,7 @@ class EnergyMeter(Component):
             if old & ~new:
                 bulk.give(old & ~new, now)
             w = self.core_watts * new.bit_count()
-            self._job_nodes(idx, new, w, now, mark, w_old)
+            self._job_nodes(job, new, w, now, mark, w_old)
             return now
         nm = self.node_machine
         nw = self.node_watts
@@ -351,12 +350,13 @@ class EnergyMeter(Component):
                 busy[m] = b
                 if b == 0 and state[m] == ACTIVE:
                     self._close(m, now, IDLE)
-        self._job_nodes(idx, new, w, now, mark, w_old)
+        self._job_nodes(job, new, w, now, mark, w_old)
         return ready
 
-    def _job_nodes(self, idx: int, new: int, w: float, now: float, mark: float,
+    def _job_nodes(self, job: Job, new: int, w: float, now: float, mark: float,
                    w_old: float) -> None:
         """The job holds `new` from now, charged `w` watts (none: it let go of its nodes)."""
+        idx = job.index
         if new:
             self.jobs[idx] = (new, w, now, mark)
         else:
@@ -366,7 +366,16 @@ class EnergyMeter(Component):
             if ck is not None:
                 self.checkpoint_energy += ck[1] * (now - ck[0])
                 cut = ck[0]
-            self.unsaved[idx] = w_old * (cut - mark)
+            self._unsaved(job, w_old * (cut - mark))
+
+    def _unsaved(self, job: Job, energy: float) -> None:
+        """The energy of the job's unsaved node time when it let go of its nodes: lost if a
+        kill ended it, decided by `on_requeue` if it waits again."""
+        state = job.state
+        if state is QUEUED:
+            self.unsaved[job.index] = energy
+        elif state is KILLED and job.status != "killed":  # a kill, not the run-time limit
+            self.lost += energy
 
     def on_start(self, job: Job) -> None:
         ready = self._occupancy(job)
@@ -400,15 +409,9 @@ class EnergyMeter(Component):
         if reason != "checkpoint":
             self.lost += unsaved
 
-    def on_end(self, job: Job) -> None:
-        unsaved = self.unsaved.pop(job.index, 0.0)
-        if job.state is KILLED and job.status != "killed":  # a kill, not the run-time limit
-            self.lost += unsaved
-        if job.end is not None and job.end > self.last_end:
-            self.last_end = job.end
-
     def at_end(self, now: float) -> None:
-        end = self.last_end
+        ends = [j.end for j in self.sim.jobs if j.end is not None]  # type: ignore[union-attr]
+        end = self.last_end = max(ends, default=self.start)
         if self.bulk is not None:
             self.bulk.advance(end)
             return
