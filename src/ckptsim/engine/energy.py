@@ -377,13 +377,42 @@ class EnergyMeter(Component):
         elif state is KILLED and job.status != "killed":  # a kill, not the run-time limit
             self.lost += energy
 
+    def _bulk_change(self, job: Job) -> None:
+        """`_occupancy` with node-set accounting (no wake latency: nothing to return)."""
+        idx = job.index
+        now = self.sim.now  # type: ignore[union-attr]
+        new = job.mask
+        rec = self.jobs.get(idx)
+        bulk = self.bulk
+        assert bulk is not None
+        if rec is None:
+            bulk.take(new, now)
+            self.jobs[idx] = (new, self.core_watts * new.bit_count(), now, now)
+            return
+        old, w_old, since, mark = rec
+        self.job_energy[idx] += w_old * (now - since)
+        if new & ~old:
+            bulk.take(new & ~old, now)
+        if old & ~new:
+            bulk.give(old & ~new, now)
+        if new:
+            self.jobs[idx] = (new, self.core_watts * new.bit_count(), now, mark)
+        else:
+            self._job_nodes(job, 0, 0.0, now, mark, w_old)
+
     def on_start(self, job: Job) -> None:
+        if self.bulk is not None:
+            self._bulk_change(job)
+            return
         ready = self._occupancy(job)
         now = self.sim.now  # type: ignore[union-attr]
         if ready > now and job.mask and not job.ovh_rated and job.state is RUNNING:
             self.sim.delay(job, ready - now)  # type: ignore[union-attr]
 
     def on_release(self, job: Job) -> None:
+        if self.bulk is not None:
+            self._bulk_change(job)
+            return
         self._occupancy(job)
 
     def on_checkpoint(self, job: Job) -> None:
