@@ -103,6 +103,7 @@ def simulate(
             load_description(str(platform))
     built: Platform | None = (resolve_platform(described, workload, machine_size)
                               if described is not None else platform)  # type: ignore[assignment]
+    comps = _with_energy(comps, built)
     # The run allocates hundreds of thousands of long-lived objects and frees them by
     # reference counting; the cyclic collector would only rescan them over and over.
     gc_enabled = gc.isenabled()
@@ -113,6 +114,11 @@ def simulate(
                         progress=progress, seed=seed)
         sim.run()
         table = from_simulation(sim)
+        added: dict[str, Any] = {}
+        for c in sim.components:
+            added.update(c.job_columns())
+        if added:
+            table = table.with_columns(added)
     finally:
         if gc_enabled:
             # Move the run's objects out of the collector's generations before re-enabling
@@ -145,6 +151,24 @@ def _platform_option(described: Description | None) -> dict[str, Any]:
     if described is None or described.kind != "groups":
         return {}
     return {"platform": described.summary()}
+
+
+def _with_energy(comps: list[Component], platform: Platform | None) -> list[Component]:
+    """The energy meter joins a run whose platform has power profiles, and must come with
+    the power manager."""
+    from ckptsim.platform.power import has_power_profiles
+
+    names = [c.name for c in comps]
+    if "energy" not in names:
+        if platform is not None and has_power_profiles(platform):
+            from ckptsim.engine.energy import EnergyMeter
+
+            return [*comps, EnergyMeter()]
+        if "power" in names:
+            raise ConfigError("power", "the power manager needs power profiles: give "
+                                       "--component energy:active=W,idle=W,sleep=W (or a "
+                                       "platform with power tables)")
+    return comps
 
 
 def _components(components: Mapping[str, Mapping[str, Any]] | Sequence[Component],

@@ -59,6 +59,15 @@ def cmd_run(args: argparse.Namespace) -> int:
 
         with flag_names({"platform": "--platform"}):
             platform = load_description(args.platform)
+    if args.checkpoint is not None:
+        if "checkpoint" in components:
+            raise ConfigError("--checkpoint", "also given with --component checkpoint:...; "
+                                              "keep one of them")
+        from ckptsim.checkpointing.base import parse_policy
+
+        with flag_names({"checkpoint": "--checkpoint"}, {"checkpoint.": "--checkpoint "}):
+            parse_policy(args.checkpoint)
+        components["checkpoint"] = {"policy": args.checkpoint}
     w = load_workload(args)
     if args.alpha is not None and args.alpha > 1:
         note(_alpha_note(w, args.alpha, args.overrun))
@@ -66,7 +75,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         with flag_names(SIMULATION_FLAGS, {f"{args.scheduler}.": "--set ",
                                            **component_flags(components),
-                                           "failures.": "--failures "}):
+                                           "failures.": "--failures ",
+                                           "checkpoint.": "--checkpoint "}):
             result = simulate(w, args.scheduler, params, machine_size=args.machine_size,
                               overrun=args.overrun, check=args.check, progress=progress,
                               components=components, failures=args.failures,
@@ -258,6 +268,11 @@ def add_parsers(sub: Any) -> None:
                         "random][,transient=true], fta:path=..., or synthetic:mtbf=S[,dist="
                         "weibull|exponential][,shape=0.7][,repair_mean=S] (the failures "
                         "component)")
+    p.add_argument("--checkpoint", default=None, metavar="POLICY:OPTIONS",
+                   help="periodic checkpoints of every job: none, fixed:interval=S,cost=S, "
+                        "young:cost=S[,mtbf=S], daly:cost=S[,mtbf=S], with cost=S or "
+                        "bandwidth=GB/s[,memory=GB,constant=S] and restart=S (the checkpoint "
+                        "component; see docs/energy.md)")
     p.add_argument("--component", action="append", metavar="NAME:KEY=VALUE,...",
                    help="a component of the run with its parameters (repeatable; see "
                         "`ckptsim components`)")

@@ -17,6 +17,7 @@ components were given, before the policy's hook of the same name):
                             or suspend, the source nodes of a migration)
 ``on_end(job)``             the job ended for good (DONE or KILLED)
 ``on_requeue(job, reason)`` the job lost its nodes and waits again
+``on_checkpoint(job)``      a checkpoint began (the job is CHECKPOINTING)
 ``on_checkpointed(job)``    a checkpoint completed
 ``on_migrated(job)``        a migration completed
 ``on_nodes_changed(now)``   nodes left or rejoined service (``sim.nodes_changed()``)
@@ -48,8 +49,8 @@ if TYPE_CHECKING:
     from ckptsim.engine.state import Job
 
 #: The notification hooks a component may override.
-HOOKS = ("on_start", "on_release", "on_end", "on_requeue", "on_checkpointed", "on_migrated",
-         "on_nodes_changed", "before_unavailable", "after_pass", "at_end")
+HOOKS = ("on_start", "on_release", "on_end", "on_requeue", "on_checkpoint", "on_checkpointed",
+         "on_migrated", "on_nodes_changed", "before_unavailable", "after_pass", "at_end")
 
 
 class Component:
@@ -84,6 +85,11 @@ class Component:
         """What summary.json records of this component (its resolved parameters)."""
         return dataclasses.asdict(self.params)
 
+    def job_columns(self) -> dict[str, Any]:
+        """Per-job columns (name -> array in workload order) added to the run's records after
+        the standard ones (jobs.csv); none by default."""
+        return {}
+
     # --- what configures it -----------------------------------------------------------------
     @classmethod
     def make_params(cls, values: Mapping[str, Any], *, base: Path | None = None) -> Any:
@@ -115,6 +121,9 @@ class Component:
     def on_requeue(self, job: Job, reason: str) -> None:
         pass
 
+    def on_checkpoint(self, job: Job) -> None:
+        pass
+
     def on_checkpointed(self, job: Job) -> None:
         pass
 
@@ -137,8 +146,9 @@ class Component:
 class HookLists:
     """Per hook, the bound methods of the components that override it (`sim.hooks.on_end`)."""
 
-    __slots__ = ("on_start", "on_release", "on_end", "on_requeue", "on_checkpointed",
-                 "on_migrated", "on_nodes_changed", "before_unavailable", "after_pass", "at_end")
+    __slots__ = ("on_start", "on_release", "on_end", "on_requeue", "on_checkpoint",
+                 "on_checkpointed", "on_migrated", "on_nodes_changed", "before_unavailable",
+                 "after_pass", "at_end")
 
     def __init__(self, components: Sequence[Component] = ()) -> None:
         def bound(hook: str) -> list[Callable[..., None]]:
@@ -148,6 +158,7 @@ class HookLists:
         self.on_release = bound("on_release")
         self.on_end = bound("on_end")
         self.on_requeue = bound("on_requeue")
+        self.on_checkpoint = bound("on_checkpoint")
         self.on_checkpointed = bound("on_checkpointed")
         self.on_migrated = bound("on_migrated")
         self.on_nodes_changed = bound("on_nodes_changed")
@@ -226,4 +237,5 @@ def merge_counters(components: list[Component], into: dict[str, Any]) -> dict[st
 
 def _load_builtin() -> None:
     # Importing the modules registers their components.
-    from ckptsim.engine import availability, failures  # noqa: F401
+    from ckptsim.checkpointing import component  # noqa: F401
+    from ckptsim.engine import availability, energy, failures, powermgr  # noqa: F401

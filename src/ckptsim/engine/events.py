@@ -81,7 +81,11 @@ def event_kinds() -> list[EventKind]:
 
 
 def priority_table() -> list[tuple[str, str, str]]:
-    """(priority, event, why) rows, by priority, ending with the scheduling pass."""
+    """(priority, event, why) rows, by priority, ending with the scheduling pass (the
+    built-in components' kinds included)."""
+    from ckptsim.engine.components import _load_builtin
+
+    _load_builtin()
     rows = [(f"{k.priority:g}", k.event, k.why) for k in event_kinds()]
     rows.append(("last", "scheduling pass, then rate model",
                  "once per timestamp, after all of the above"))

@@ -133,6 +133,14 @@ class InvariantChecker:
             led.ovh += overhead
             led.progress_from = now + overhead
 
+    def on_delay(self, job: Job, seconds: float) -> None:
+        """The job's progress starts `seconds` later than planned (`sim.delay`)."""
+        led = self._ledger(job)
+        now = self.sim.now
+        led.progress_from = max(led.progress_from, now) + seconds
+        led.restart_end = led.progress_from
+        led.ovh += seconds
+
     def on_phase(self, job: Job, phase: str, duration: float, amount: float | None) -> None:
         """A checkpoint or a migration begins now."""
         led = self._ledger(job)

@@ -312,6 +312,31 @@ class Verbs:
         if self.checker is not None:
             self.checker.on_phase(job, "checkpoint", duration, amount)
         self._schedule_phase_end(job, end)
+        for hook in self.hooks.on_checkpoint:
+            hook(job)
+
+    def delay(self, job: Job, seconds: float) -> None:
+        """Hold a RUNNING job's progress `seconds` longer on its nodes (e.g. while a sleeping
+        machine it was given wakes up), charged as restart overhead; its end moves."""
+        if job.state is not RUNNING:
+            raise DecisionError(job.id, f"cannot delay a job that is {job.state.name}",
+                                self.now)
+        if not 0.0 <= seconds < INF:
+            raise DecisionError(job.id, f"delay must be finite and >= 0, got {seconds}",
+                                self.now)
+        if job.ovh_rated:
+            raise DecisionError(job.id, "cannot delay a restart overhead given as an amount",
+                                self.now)
+        if not seconds:
+            return
+        now = self.now
+        self.marked.add(job.index)
+        sync(job, now)
+        job.anchor = (job.anchor if job.anchor > now else now) + seconds
+        job.overhead += seconds
+        if self.checker is not None:
+            self.checker.on_delay(job, seconds)
+        self._schedule_end(job)
 
     def kill(self, job: Job, reason: str = "preempt", *, requeue: bool = True) -> None:
         """Stop a job that holds nodes, losing its unsaved work.

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ckptsim.engine.failures import Failures
+from ckptsim.engine.state import CHECKPOINTING
 from ckptsim.errors import ConfigError
 from ckptsim.platform.base import TorusPlatform
 from ckptsim.platform.torus import Torus, scale_sizes
@@ -330,11 +331,13 @@ class BglFcfs(QueueScheduler):
         if key == self._repack_failed:
             return False  # nothing changed since the same re-packing last failed
         ok = self._try_repack(head)
+        if ok is None:
+            return False  # a job to move is writing a checkpoint: try again later
         if not ok:
             self._repack_failed = key
         return ok
 
-    def _try_repack(self, head: Job) -> bool:
+    def _try_repack(self, head: Job) -> bool | None:
         jobs = sorted(self.running.values(), key=lambda j: (-j.size, j.index))
         free = self.torus.all_mask & ~self.cluster.down_mask
         layout = []
@@ -349,6 +352,8 @@ class BglFcfs(QueueScheduler):
         moves = [(job, mask) for job, mask in layout if mask != job.mask]
         if not moves:
             return False
+        if any(job.state is CHECKPOINTING for job, _ in moves):
+            return None  # a checkpoint component's checkpoint in flight: not movable now
         self.sim.migrate(moves, self.params.migration_cost)
         self.migrations += 1
         return True

@@ -63,8 +63,8 @@ def _column_text(arr: np.ndarray) -> np.ndarray | None:
 
 
 def write_jobs_csv(table: JobTable, path: str | Path) -> None:
-    """One row per job with the columns of `ckptsim.records.jobs.ALL_COLUMNS` (and the
-    policy's own after them).
+    """One row per job with the columns of `ckptsim.records.jobs.ALL_COLUMNS` (the policy's
+    own after them, then those the run's components added, `JobTable.extra`).
 
     No value needs quoting (numbers and single-word statuses), so rows are assembled as byte
     matrices column by column (`ckptsim.records.text`), which is several times faster than

@@ -58,6 +58,11 @@ COLUMN_DOCS: dict[str, str] = {
     "n_restarts": "times the job was started again after its first start",
     "n_migrations": "completed migrations",
 }
+#: Columns components add when they run (not written otherwise).
+COMPONENT_COLUMN_DOCS: dict[str, str] = {
+    "energy": "energy meter only: the job's share of its machines' active power (its cores / "
+              "the machine's cores) over the time it held them, J",
+}
 
 
 class JobRecord(NamedTuple):
@@ -92,6 +97,27 @@ class JobTable:
     seg_start: np.ndarray
     seg_end: np.ndarray
     machine_size: int
+    #: Columns added by the run's components (e.g. the energy meter's ``energy``), written
+    #: after `ALL_COLUMNS`; none unless a component adds them.
+    extra: tuple[str, ...] = ()
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every column, in jobs.csv order."""
+        return ALL_COLUMNS + self.extra
+
+    def with_columns(self, added: dict[str, np.ndarray]) -> JobTable:
+        """The table with `added` columns after the others (names must be new)."""
+        for name in added:
+            if name in self.columns:
+                raise ValueError(f"column {name!r} exists already")
+        cols = dict(self.columns)
+        for name, arr in added.items():
+            arr = np.asarray(arr)
+            arr.flags.writeable = False
+            cols[name] = arr
+        return JobTable(cols, self.seg_row, self.seg_start, self.seg_end, self.machine_size,
+                        self.extra + tuple(added))
 
     def __len__(self) -> int:
         return len(self.columns["job_id"])

@@ -1,0 +1,131 @@
+"""The checkpoint-interval policy family: base class, shared cost parameters, registry.
+
+Every policy has the cost parameters of `CostParams`:
+
+* checkpoint cost delta: `cost` seconds, or `size * memory / bandwidth + constant` (memory in
+  GB per processor: the `memory` parameter, else the job's SWF used memory, else its requested
+  memory, in KB per processor; bandwidth in GB/s);
+* restart cost R: `restart` seconds (default: the checkpoint cost, the image read back);
+* M, the mean time between failures hitting a job: `mtbf` seconds, else derived from the run's
+  failure list as (span * nodes) / (failures * job size), span being the workload's submit
+  span (see docs/energy.md).
+
+`interval(delta, M, R)` is the compute time between two checkpoints (inf: never).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from ckptsim.errors import ConfigError
+from ckptsim.params import make_params, param
+
+INF = math.inf
+
+
+@dataclasses.dataclass(frozen=True)
+class CostParams:
+    cost: float | None = param(None, "checkpoint duration, s (else memory / bandwidth + "
+                                     "constant)", low=0.0)
+    bandwidth: float | None = param(None, "GB/s a checkpoint is written at (with memory)",
+                                    low=0.0, low_open=True)
+    memory: float | None = param(None, "GB per processor to save (default: the SWF used, "
+                                       "else requested, memory)", low=0.0)
+    constant: float = param(0.0, "seconds added to memory / bandwidth", low=0.0)
+    restart: float | None = param(None, "restart duration, s (default: the checkpoint cost)",
+                                  low=0.0)
+    mtbf: float | None = param(None, "mean time between failures of a job, s (default: "
+                                     "from the run's failures)", low=0.0, low_open=True)
+
+
+class CheckpointPolicy:
+    """Base class: subclasses set `name`, `Params` (extending CostParams), `interval`."""
+
+    name: ClassVar[str] = ""
+    description: ClassVar[str] = ""
+    Params: ClassVar[type] = CostParams
+    needs_mtbf: ClassVar[bool] = False
+
+    def __init__(self, params: Any = None) -> None:
+        self.params = params if params is not None else self.Params()
+        p = self.params
+        if p.cost is None and p.bandwidth is None and type(self).name != "none":
+            raise ConfigError("checkpoint.cost", "give the checkpoint cost: cost=S, or "
+                                                 "bandwidth=GB/s (+ memory=GB, constant=S)")
+        if p.cost is not None and p.bandwidth is not None:
+            raise ConfigError("checkpoint.cost", "give cost or bandwidth, not both")
+
+    def interval(self, delta: float, mtbf: float, restart: float) -> float:
+        """Compute seconds between checkpoints for a checkpoint cost `delta`."""
+        raise NotImplementedError
+
+    def cost(self, size: int, memory_kb: float) -> float:
+        """A job's checkpoint cost in seconds (`memory_kb`: its SWF memory per processor,
+        KB; < 0 when unknown)."""
+        p = self.params
+        if p.cost is not None:
+            return float(p.cost)
+        if p.bandwidth is None:
+            return 0.0
+        gb = p.memory if p.memory is not None else memory_kb / 2**20
+        if gb < 0:
+            raise ConfigError("checkpoint.memory", "the trace gives no memory for a job; "
+                                                   "give memory=GB per processor")
+        return size * gb / p.bandwidth + p.constant
+
+    def restart_cost(self, delta: float) -> float:
+        return float(self.params.restart) if self.params.restart is not None else delta
+
+
+_REGISTRY: dict[str, type[CheckpointPolicy]] = {}
+
+
+def register_policy(cls: type[CheckpointPolicy]) -> type[CheckpointPolicy]:
+    if not cls.name or cls.name in _REGISTRY:
+        raise ValueError(f"checkpoint policy {cls.name!r} has no name or is registered twice")
+    _REGISTRY[cls.name] = cls
+    return cls
+
+
+def policy_names() -> list[str]:
+    _load_builtin()
+    return sorted(_REGISTRY)
+
+
+def parse_policy(spec: str) -> CheckpointPolicy:
+    """A policy from ``NAME[:key=value,...]`` (`young:cost=600`), validated.
+
+    Raises:
+        ConfigError: unknown policy (naming the accepted ones), unknown key (naming the
+            accepted keys), out-of-range value, missing cost.
+    """
+    _load_builtin()
+    if not isinstance(spec, str):
+        raise ConfigError("checkpoint", f"expected a string such as young:cost=600, got "
+                                        f"{spec!r}")
+    name, _, rest = spec.partition(":")
+    name = name.strip()
+    cls = _REGISTRY.get(name)
+    if cls is None:
+        raise ConfigError("checkpoint", f"unknown checkpoint policy {name!r}; accepted: "
+                                        f"{', '.join(sorted(_REGISTRY))}")
+    values: dict[str, str] = {}
+    for part in filter(None, (p.strip() for p in rest.split(","))):
+        key, sep, value = part.partition("=")
+        if not sep:
+            raise ConfigError("checkpoint", f"expected key=value in {spec!r}, got {part!r}")
+        if key.strip() in values:
+            raise ConfigError(f"checkpoint.{key.strip()}", f"is given twice in {spec!r}")
+        values[key.strip()] = value.strip()
+    return cls(make_params(cls.Params, values, where="checkpoint"))
+
+
+def policy_params(values: Mapping[str, Any], cls: type[CheckpointPolicy]) -> Any:
+    return make_params(cls.Params, values, where="checkpoint")
+
+
+def _load_builtin() -> None:
+    from ckptsim.checkpointing import daly, fixed, none, young  # noqa: F401

@@ -1,0 +1,320 @@
+"""The energy meter: power states of every machine, integrated into energy (component
+"energy").
+
+A machine (`ckptsim.platform.power.machine_blocks`: a block of consecutive engine nodes; one
+node per machine on the homogeneous machine of a trace) is *active* while a job holds any of
+its cores -- checkpoints, restarts and wake-up delays included --, *idle* when awake and
+unused, *sleep* or *off* when the power manager (`ckptsim.engine.powermgr`) put it there, and
+*waking* / *to_sleep* during the transitions.  Nodes held out of service by a reason (failure,
+owner, reboot, ...) keep the state their jobs give them: an owner's machine is idle unless a
+job runs on it.  The meter follows occupancy through `on_start` / `on_release` and integrates
+each machine's power per state from the workload's first submission to the last job end.
+
+Profiles: one for every machine from the component's parameters (``--component
+energy:active=200,idle=100,sleep=5``), otherwise the platform's per-machine profiles
+(`ckptsim.platform.power.platform_profiles`).
+
+Outputs (counters, merged into summary.json and sweep rows): total energy in J and kWh, energy
+by state, mean power, the energy of the jobs, of work later lost (the node time since a job's
+last save, thrown away by a kill or an eviction) and of checkpoints (written or interrupted);
+in jobs.csv an ``energy`` column: each job's share of its machines' active power (its cores /
+the machine's cores) over the time it held them.  With ``log = true`` every closed state
+interval is kept as ``(machine, state, start, end)`` in `log`: the energy of a machine is the
+integral of its power over them (tests recompute it so).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ckptsim.engine.components import Component, register_component
+from ckptsim.engine.energybulk import Bulk
+from ckptsim.engine.state import KILLED, QUEUED, RUNNING
+from ckptsim.errors import ConfigError
+from ckptsim.params import make_params, param
+from ckptsim.platform.power import (
+    KEYS,
+    STATES,
+    PowerProfile,
+    machine_blocks,
+    parse_power,
+    platform_profiles,
+)
+
+if TYPE_CHECKING:
+    from ckptsim.engine.simulator import Simulator
+    from ckptsim.engine.state import Job
+
+from ckptsim.engine.machines import (  # noqa: F401 - the states, for the power manager
+    ACTIVE,
+    IDLE,
+    OFF,
+    SLEEP,
+    TO_SLEEP,
+    WAKING,
+    MachineStates,
+)
+
+INF = math.inf
+JOULES_PER_KWH = 3.6e6
+
+#: The counters of a run with the energy meter.
+ENERGY_COUNTERS = ("energy_j", "energy_kwh", "mean_power_w", *(f"energy_{s}_j" for s in STATES),
+                   "energy_jobs_j", "energy_lost_j", "energy_checkpoint_j", "energy_wakeups",
+                   "energy_sleeps")
+
+
+@dataclasses.dataclass(frozen=True)
+class EnergyParams:
+    active: float | None = param(None, "watts of an active machine (with idle and sleep: one "
+                                       "profile for every machine; default: the platform's)",
+                                 low=0.0)
+    idle: float | None = param(None, "watts of an idle machine", low=0.0)
+    sleep: float | None = param(None, "watts of a sleeping machine", low=0.0)
+    off: float | None = param(None, "watts of a machine switched off (default 0)", low=0.0)
+    wake_time: float | None = param(None, "seconds to wake up (default 0)", low=0.0)
+    wake_energy: float | None = param(None, "joules of a wake-up (default 0)", low=0.0)
+    sleep_time: float | None = param(None, "seconds to go to sleep (default 0)", low=0.0)
+    sleep_energy: float | None = param(None, "joules of going to sleep (default 0)", low=0.0)
+    log: bool = param(False, "keep every machine's state intervals (for checks)")
+
+    def profile(self) -> PowerProfile | None:
+        """The profile the parameters give, or None when they give none."""
+        table = {k: getattr(self, k) for k in KEYS if getattr(self, k) is not None}
+        return parse_power(table, "energy") if table else None
+
+
+@register_component
+class EnergyMeter(MachineStates, Component):
+    """Integrates every machine's power over its power states."""
+
+    name = "energy"
+    description = "power states of every machine integrated into energy (J, kWh, by state)"
+    Params = EnergyParams
+    counter_names = ENERGY_COUNTERS
+    rows = (("energy_kwh", "energy (kWh)"), ("mean_power_w", "mean power (W)"),
+            ("energy_lost_j", "energy of lost work (J)"),
+            ("energy_checkpoint_j", "energy of checkpoints (J)"))
+
+    @classmethod
+    def make_params(cls, values: Any, *, base: Path | None = None) -> EnergyParams:
+        prm: EnergyParams = make_params(EnergyParams, values, where=cls.name)
+        prm.profile()  # a partial profile is refused now, naming what is missing
+        return prm
+
+    def __init__(self, params: Any = None) -> None:
+        super().__init__(params)
+        self.manager: Any = None  # the power manager, when the run has one
+        self.log: list[tuple[int, str, float, float]] | None = [] if self.params.log else None
+        self.wakeups = 0
+        self.slept = 0
+        self.lost = 0.0
+        self.checkpoint_energy = 0.0
+
+    # --- set-up -------------------------------------------------------------------------------
+    def attach(self, sim: Simulator) -> None:
+        super().attach(sim)
+        profile = self.params.profile()
+        blocks = machine_blocks(sim.platform)
+        if profile is not None:
+            profiles = [profile] * len(blocks)
+        else:
+            found = platform_profiles(sim.platform, sim.seed)
+            if found is None:
+                raise ConfigError("energy", "no power profile: give one (energy:active=W,"
+                                            "idle=W,sleep=W) or a platform whose node types "
+                                            "have power tables")
+            profiles = found
+        self.profiles = profiles
+        n = len(blocks)
+        self.n_machines = n
+        self.node_machine = [0] * sim.platform.n_nodes
+        self.node_watts = [0.0] * sim.platform.n_nodes  # a core's share of active power
+        for m, (first, cores) in enumerate(blocks):
+            for node in range(first, first + cores):
+                self.node_machine[node] = m
+                self.node_watts[node] = profiles[m].active / cores
+        self.watts = [[p.power(s) for p in profiles] for s in STATES]
+        self.lumps = [[p.lump(s) for p in profiles] for s in STATES]
+        self.wake_time = [p.wake_time for p in profiles]
+        self.sleep_time = [p.sleep_time for p in profiles]
+        submit = sim.workload.submit
+        self.start = float(submit[0]) if len(submit) else 0.0
+        self.last_end = self.start
+        self.busy = [0] * n
+        self.state = [IDLE] * n
+        self.since = [self.start] * n
+        self.until = [0.0] * n  # end of a transition in progress
+        self.wake_after = [False] * n  # wake up as soon as the sleep transition ends
+        self.energy = [[0.0] * n for _ in STATES]
+        self.job_energy = [0.0] * len(sim.jobs)
+        # job index -> (node mask accounted, watts charged to it, since, start of its
+        # unsaved node time)
+        self.jobs: dict[int, tuple[int, float, float, float]] = {}
+        self.ckpt: dict[int, tuple[float, float]] = {}  # checkpoint in flight: (begin, W)
+        self.unsaved: dict[int, float] = {}  # energy of unsaved work at the last release
+        self.e_active = self.energy[ACTIVE]
+        self.e_idle = self.energy[IDLE]
+        self.w_active = self.watts[ACTIVE]
+        self.w_idle = self.watts[IDLE]
+        self.pinned = [False] * n
+        self.masks = [((1 << cores) - 1) << first for first, cores in blocks]
+        self.down = 0
+        # One-core machines of one profile, instantaneous transitions, no log: node sets
+        # (`ckptsim.engine.energybulk`) instead of one state per machine.
+        p0 = profiles[0] if profiles else None
+        self.uniform = (self.log is None and p0 is not None and p0.wake_time == 0
+                        and p0.sleep_time == 0 and blocks == [(i, 1) for i in range(n)]
+                        and all(p == p0 for p in profiles))
+        self.core_watts = p0.active if p0 is not None else 0.0
+        self.bulk: Bulk | None = Bulk(n, self.start, INF) if self.uniform else None
+        manager = sim.component("power")
+        if manager is not None:
+            manager.link(self)  # type: ignore[attr-defined]
+
+    def set_sleep_after(self, seconds: float) -> None:
+        """The power manager's idle timeout (before the run)."""
+        self.sleep_after = seconds
+        if self.uniform:
+            self.bulk = Bulk(self.n_machines, self.start, seconds)
+
+    def _job_nodes(self, job: Job, new: int, w: float, now: float, mark: float,
+                   w_old: float) -> None:
+        """The job holds `new` from now, charged `w` watts (none: it let go of its nodes)."""
+        idx = job.index
+        if new:
+            self.jobs[idx] = (new, w, now, mark)
+        else:
+            del self.jobs[idx]
+            cut = now
+            ck = self.ckpt.pop(idx, None)
+            if ck is not None:
+                self.checkpoint_energy += ck[1] * (now - ck[0])
+                cut = ck[0]
+            self._unsaved(job, w_old * (cut - mark))
+
+    def _unsaved(self, job: Job, energy: float) -> None:
+        """The energy of the job's unsaved node time when it let go of its nodes: lost if a
+        kill ended it, decided by `on_requeue` if it waits again."""
+        state = job.state
+        if state is QUEUED:
+            self.unsaved[job.index] = energy
+        elif state is KILLED and job.status != "killed":  # a kill, not the run-time limit
+            self.lost += energy
+
+    def _bulk_change(self, job: Job) -> None:
+        """`_occupancy` with node-set accounting (no wake latency: nothing to return)."""
+        idx = job.index
+        now = self.sim.now  # type: ignore[union-attr]
+        new = job.mask
+        rec = self.jobs.get(idx)
+        bulk = self.bulk
+        assert bulk is not None
+        if rec is None:
+            bulk.take(new, now)
+            self.jobs[idx] = (new, self.core_watts * new.bit_count(), now, now)
+            return
+        old, w_old, since, mark = rec
+        self.job_energy[idx] += w_old * (now - since)
+        if new & ~old:
+            bulk.take(new & ~old, now)
+        if old & ~new:
+            bulk.give(old & ~new, now)
+        if new:
+            self.jobs[idx] = (new, self.core_watts * new.bit_count(), now, mark)
+        else:
+            self._job_nodes(job, 0, 0.0, now, mark, w_old)
+
+    def on_start(self, job: Job) -> None:
+        if self.bulk is not None:
+            self._bulk_change(job)
+            return
+        ready = self._occupancy(job)
+        now = self.sim.now  # type: ignore[union-attr]
+        if ready > now and job.mask and not job.ovh_rated and job.state is RUNNING:
+            self.sim.delay(job, ready - now)  # type: ignore[union-attr]
+
+    def on_release(self, job: Job) -> None:
+        if self.bulk is not None:
+            self._bulk_change(job)
+            return
+        self._occupancy(job)
+
+    def on_checkpoint(self, job: Job) -> None:
+        rec = self.jobs.get(job.index)
+        self.ckpt[job.index] = (self.sim.now, rec[1] if rec else 0.0)  # type: ignore
+
+    def _saved(self, job: Job) -> None:
+        rec = self.jobs.get(job.index)
+        if rec is not None:  # the unsaved node time starts again now
+            self.jobs[job.index] = (*rec[:3], self.sim.now)  # type: ignore[union-attr]
+
+    def on_checkpointed(self, job: Job) -> None:
+        ck = self.ckpt.pop(job.index, None)
+        if ck is not None:
+            self.checkpoint_energy += ck[1] * (self.sim.now - ck[0])  # type: ignore
+        self._saved(job)
+
+    def on_migrated(self, job: Job) -> None:
+        self._saved(job)  # a move saved the progress at its start
+
+    def on_requeue(self, job: Job, reason: str) -> None:
+        unsaved = self.unsaved.pop(job.index, 0.0)
+        if reason != "checkpoint":
+            self.lost += unsaved
+
+    def at_end(self, now: float) -> None:
+        ends = [j.end for j in self.sim.jobs if j.end is not None]  # type: ignore[union-attr]
+        end = self.last_end = max(ends, default=self.start)
+        if self.bulk is not None:
+            self.bulk.advance(end)
+            return
+        for m in range(self.n_machines):
+            self._settle(m, end)
+            self._close(m, end, self.state[m])
+
+    # --- outputs ------------------------------------------------------------------------------
+    def machine_energy(self, m: int) -> float:
+        """Machine m's energy (per machine only without the bulk accounting: with a log,
+        several cores per machine, several profiles or timed transitions)."""
+        if self.bulk is not None:
+            raise ValueError("per-machine energy needs log = true")
+        return sum(e[m] for e in self.energy)
+
+    def _state_totals(self) -> list[float]:
+        bulk = self.bulk
+        if bulk is None:
+            return [sum(e) for e in self.energy]
+        p = self.profiles[0]
+        asleep = p.sleep if self.until_state == SLEEP else p.off
+        return [p.active * bulk.active_time, p.idle * bulk.idle_time,
+                asleep * bulk.sleep_time if self.until_state == SLEEP else 0.0,
+                asleep * bulk.sleep_time if self.until_state == OFF else 0.0,
+                p.wake_energy * bulk.wakeups, p.sleep_energy * bulk.sleeps]
+
+    def counters(self) -> dict[str, Any]:
+        if self.bulk is not None:
+            self.wakeups, self.slept = self.bulk.wakeups, self.bulk.sleeps
+        by_state = {f"energy_{s}_j": e for s, e in zip(STATES, self._state_totals(),
+                                                        strict=True)}
+        total = sum(by_state.values())
+        span = self.last_end - self.start
+        return {"energy_j": total, "energy_kwh": total / JOULES_PER_KWH,
+                "mean_power_w": total / span if span > 0 else 0.0, **by_state,
+                "energy_jobs_j": sum(self.job_energy), "energy_lost_j": self.lost,
+                "energy_checkpoint_j": self.checkpoint_energy,
+                "energy_wakeups": self.wakeups, "energy_sleeps": self.slept}
+
+    def options(self) -> dict[str, Any]:
+        doc = {k: v for k, v in dataclasses.asdict(self.params).items() if v is not None}
+        doc["machines"] = getattr(self, "n_machines", 0)
+        doc["profiles"] = "parameters" if self.params.profile() is not None else "platform"
+        return doc
+
+    def job_columns(self) -> dict[str, Any]:
+        import numpy as np
+
+        return {"energy": np.array(self.job_energy, dtype=np.float64)}

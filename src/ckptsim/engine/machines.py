@@ -1,0 +1,242 @@
+"""Per-machine power states of the energy meter (`ckptsim.engine.energy`): one state per
+machine, its transitions and the energy of every closed interval (and the state log).
+
+A machine is ACTIVE, IDLE, SLEEP, OFF, WAKING or TO_SLEEP (`ckptsim.platform.power.STATES`).
+`MachineStates` is the part of `EnergyMeter` that keeps them; the meter uses it whenever the
+node-set accounting (`ckptsim.engine.energybulk`) does not apply: a state log, machines of
+several cores or profiles, timed transitions.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+from ckptsim.platform.power import STATES, PowerProfile
+
+if TYPE_CHECKING:
+    from ckptsim.engine.energybulk import Bulk
+    from ckptsim.engine.state import Job
+
+ACTIVE, IDLE, SLEEP, OFF, WAKING, TO_SLEEP = range(6)  # indices into STATES
+INF = math.inf
+
+
+class MachineStates:
+    """One power state per machine (a part of `EnergyMeter`)."""
+
+    sim: Any
+    log: list[tuple[int, str, float, float]] | None
+    profiles: list[PowerProfile]
+    bulk: Bulk | None
+    node_machine: list[int]
+    node_watts: list[float]
+    core_watts: float
+    watts: list[list[float]]
+    lumps: list[list[float]]
+    wake_time: list[float]
+    sleep_time: list[float]
+    start: float
+    busy: list[int]
+    state: list[int]
+    since: list[float]
+    until: list[float]
+    wake_after: list[bool]
+    energy: list[list[float]]
+    e_idle: list[float]
+    e_active: list[float]
+    w_idle: list[float]
+    w_active: list[float]
+    pinned: list[bool]
+    masks: list[int]
+    down: int
+    wakeups: int
+    slept: int
+    jobs: dict[int, tuple[int, float, float, float]]
+    job_energy: list[float]
+    unsaved: dict[int, float]
+
+    def _job_nodes(self, job: Job, new: int, w: float, now: float, mark: float,
+                   w_old: float) -> None:
+        raise NotImplementedError
+
+    # --- machine states -----------------------------------------------------------------------
+    # An idle machine that no reason holds (not `pinned`) goes to sleep `sleep_after` seconds
+    # after it became idle (the power manager's timeout; inf without one).  That moment is
+    # known when it becomes idle, so the sleep is applied lazily, the next time the machine is
+    # looked at (a job takes it, a reason holds it, the run ends): no event per machine.
+    sleep_after = INF
+    until_state = SLEEP  # where a sleep transition leads (the power manager sets it)
+
+    def _close(self, m: int, t: float, new: int) -> None:
+        """Machine m leaves its state at t for `new`: the interval's energy is added."""
+        s = self.state[m]
+        t0 = self.since[m]
+        e = self.watts[s][m] * (t - t0) + self.lumps[s][m]
+        self.energy[s][m] += e
+        if self.log is not None and (t > t0 or e):
+            self.log.append((m, STATES[s], t0, t))
+        self.state[m] = new
+        self.since[m] = t
+
+    def _settle(self, m: int, t: float) -> None:
+        """Apply the transitions of machine m due by t (wake-up and sleep completions, the
+        idle timeout)."""
+        s = self.state[m]
+        while True:
+            if s == IDLE:
+                at = self.since[m] + self.sleep_after
+                if at > t or self.pinned[m]:
+                    return
+                self.slept += 1
+                self._close(m, at, TO_SLEEP)
+                self.until[m] = at + self.sleep_time[m]
+                s = TO_SLEEP
+                continue
+            if (s != WAKING and s != TO_SLEEP) or self.until[m] > t:
+                return
+            u = self.until[m]
+            if s == WAKING:
+                s = ACTIVE if self.busy[m] else IDLE
+                self._close(m, u, s)
+            elif self.wake_after[m]:
+                self.wake_after[m] = False
+                self._close(m, u, WAKING)
+                self.until[m] = u + self.wake_time[m]
+                s = WAKING
+            else:
+                s = self.until_state
+                self._close(m, u, s)
+
+    def _wake(self, m: int, now: float) -> float:
+        """Machine m (settled at now) is needed: when it is awake."""
+        s = self.state[m]
+        if s == SLEEP or s == OFF:
+            self.wakeups += 1
+            self._close(m, now, WAKING)
+            self.until[m] = now + self.wake_time[m]
+            self._settle(m, now)
+            return now + self.wake_time[m]
+        if s == TO_SLEEP:
+            if not self.wake_after[m]:
+                self.wakeups += 1
+                self.wake_after[m] = True
+            return self.until[m] + self.wake_time[m]
+        if s == WAKING:
+            return self.until[m]
+        return now
+
+    def on_nodes_changed(self, now: float) -> None:
+        """A reason took or gave back nodes: a held machine is awake and does not sleep (an
+        owner at the keyboard); once free again its idle time counts from now."""
+        sim = self.sim
+        assert sim is not None
+        if self.sleep_after == INF or sim.n_ended == len(sim.jobs):
+            return  # no power manager, or past the last job end: the span is over
+        now = max(now, self.start)
+        down = sim.platform.down_mask
+        if self.bulk is not None:
+            self.bulk.nodes_changed(down, now)
+            return
+        changed = down ^ self.down
+        self.down = down
+        nm = self.node_machine
+        seen = set()
+        while changed:
+            low = changed & -changed
+            changed ^= low
+            seen.add(nm[low.bit_length() - 1])
+        for m in sorted(seen):
+            self._settle(m, now)
+            held = bool(self.masks[m] & down)
+            self.pinned[m] = held
+            s = self.state[m]
+            if held and s != ACTIVE:
+                self._wake(m, now)
+            elif not held and s == IDLE:
+                self._close(m, now, IDLE)  # the idle timeout restarts now
+
+    # --- occupancy ----------------------------------------------------------------------------
+    def _occupancy(self, job: Job) -> float:
+        """Account the job's change of nodes now; returns when its machines are all awake."""
+        idx = job.index
+        now = self.sim.now  # type: ignore[union-attr]
+        rec = self.jobs.get(idx)
+        new = job.mask
+        if rec is not None:
+            old, w, since, mark = rec
+            self.job_energy[idx] += w * (now - since)
+            w_old = w
+        else:
+            old = 0
+            w = w_old = 0.0
+            mark = now
+        ready = now
+        bulk = self.bulk
+        if bulk is not None:
+            if new & ~old:
+                bulk.take(new & ~old, now)
+            if old & ~new:
+                bulk.give(old & ~new, now)
+            w = self.core_watts * new.bit_count()
+            self._job_nodes(job, new, w, now, mark, w_old)  # type: ignore[attr-defined]
+            return now
+        nm = self.node_machine
+        nw = self.node_watts
+        busy = self.busy
+        state = self.state
+        stamp = self.since
+        log = self.log
+        sleep_after = self.sleep_after
+        bits = new & ~old
+        while bits:
+            low = bits & -bits
+            node = low.bit_length() - 1
+            bits ^= low
+            m = nm[node]
+            w += nw[node]
+            b = busy[m]
+            s = state[m]
+            if s == IDLE and now < stamp[m] + sleep_after:  # the common case, inlined
+                t0 = stamp[m]
+                self.e_idle[m] += self.w_idle[m] * (now - t0)
+                if log is not None and now > t0:
+                    log.append((m, "idle", t0, now))
+                state[m] = ACTIVE
+                stamp[m] = now
+                busy[m] = b + 1
+            elif s == ACTIVE:
+                busy[m] = b + 1
+            else:
+                self._settle(m, now)
+                busy[m] = b + 1
+                if state[m] == IDLE:
+                    self._close(m, now, ACTIVE)
+                else:
+                    r = self._wake(m, now)
+                    if r > ready:
+                        ready = r
+        bits = old & ~new
+        while bits:
+            low = bits & -bits
+            node = low.bit_length() - 1
+            bits ^= low
+            m = nm[node]
+            w -= nw[node]
+            b = busy[m] - 1
+            if state[m] == ACTIVE:
+                busy[m] = b
+                if b == 0:  # inlined _close(m, now, IDLE)
+                    t0 = stamp[m]
+                    self.e_active[m] += self.w_active[m] * (now - t0)
+                    if log is not None and now > t0:
+                        log.append((m, "active", t0, now))
+                    state[m] = IDLE
+                    stamp[m] = now
+            else:
+                self._settle(m, now)
+                busy[m] = b
+                if b == 0 and state[m] == ACTIVE:
+                    self._close(m, now, IDLE)
+        self._job_nodes(job, new, w, now, mark, w_old)  # type: ignore[attr-defined]
+        return ready

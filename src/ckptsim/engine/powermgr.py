@@ -1,0 +1,73 @@
+"""The power manager: machines idle longer than a timeout go to sleep (component "power").
+
+Works with the energy meter (`ckptsim.engine.energy`, component "energy"), which keeps the
+machines' power states: a machine that has been idle for `idle_timeout` seconds while no
+reason (failure, owner, reboot, ...) held any of its nodes goes to sleep (``state = "sleep"``)
+or is switched off (``"off"``), through the profile's sleep transition.  A reason taking the
+nodes of a sleeping machine wakes it (an owner sits down at it) and keeps it awake; when the
+reason lets go, the machine's idle time counts from then.
+
+Sleeping machines stay in the platform's free set: every scheduler sees them as available
+(after a wake-up) and needs no change.  A job given a core of a sleeping machine wakes it; its
+progress starts when all its machines are awake (`sim.delay`: the wake latency, plus the rest
+of a sleep transition in progress, is charged as restart overhead on its nodes).  A restart
+overhead given as an amount of work, or a move's new nodes, overlap the wake-up instead.
+
+The moment an idle machine falls asleep is known when it becomes idle, so the meter applies
+it lazily, the next time it looks at the machine: the manager schedules no events, and the
+run ends with its last job as without it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Any
+
+from ckptsim.engine.components import Component, register_component
+from ckptsim.params import param
+
+if TYPE_CHECKING:
+    from ckptsim.engine.energy import EnergyMeter
+    from ckptsim.engine.simulator import Simulator
+
+
+@dataclasses.dataclass(frozen=True)
+class PowerParams:
+    idle_timeout: float = param(900.0, "seconds a machine stays idle before it sleeps",
+                                low=0.0)
+    state: str = param("sleep", "where idle machines go", choices=("sleep", "off"))
+
+
+@register_component
+class PowerManager(Component):
+    """Puts machines idle longer than `idle_timeout` to sleep."""
+
+    name = "power"
+    description = "idle machines sleep after a timeout and wake for jobs (needs energy)"
+    Params = PowerParams
+    counter_names = ("machines_slept",)
+
+    def __init__(self, params: Any = None) -> None:
+        super().__init__(params)
+        self.meter: EnergyMeter | None = None
+
+    def attach(self, sim: Simulator) -> None:
+        super().attach(sim)
+        meter = sim.component("energy")
+        if meter is not None:
+            self.link(meter)  # type: ignore[arg-type]
+
+    def link(self, meter: EnergyMeter) -> None:
+        """Called once the energy meter and the manager are both attached."""
+        from ckptsim.engine.energy import OFF, SLEEP
+
+        self.meter = meter
+        meter.manager = self
+        meter.set_sleep_after(float(self.params.idle_timeout))
+        meter.until_state = SLEEP if self.params.state == "sleep" else OFF
+
+    def counters(self) -> dict[str, Any]:
+        if self.meter is None:
+            return {"machines_slept": 0}
+        bulk = self.meter.bulk
+        return {"machines_slept": bulk.sleeps if bulk is not None else self.meter.slept}
