@@ -12,9 +12,10 @@ Two kinds of occupancy are measured:
 For each, per-call microseconds of: ``mfp`` (maximal_free_partition on a free mask not seen
 before), ``mfp_hit`` (a mask asked before, from the cache), ``parts`` (free_partitions of a
 random feasible size on a new mask), ``losses`` (L_MFP of every candidate of that size once
-the mask's free boxes are known, per call and per candidate) and ``place`` (one whole
-MFP-heuristic decision on a new mask: candidates, their losses, the best one).  Best of
---repeat passes.
+the mask's free boxes are known, per call and per candidate), ``place`` (one whole
+MFP-heuristic decision on a new mask the straightforward way: candidates, their losses, the
+best one) and ``best`` (the same decision by ``Torus.best_partition``, the schedulers' path;
+``best_hit`` when the same decision was asked before).  Best of --repeat passes.
 """
 
 from __future__ import annotations
@@ -111,12 +112,29 @@ def bench(t: Torus, masks: list[int], sizes: list[int], repeat: int) -> dict[str
             t.clear_cache()
             place(t, m, s)
 
+    def best_cold() -> None:
+        for m, s in pairs:
+            t.clear_cache()
+            t.best_partition(m, s)
+
+    def best_hit() -> None:
+        for _ in range(laps):
+            for m, s in warm:
+                t.best_partition(m, s)
+
+    for m, s in pairs:  # the fast path must agree with the straightforward one
+        assert t.best_partition(m, s) == place(t, m, s)
+
     row = {
         "mfp_us": timed(mfp_cold, calls, repeat),
         "mfp_hit_us": timed(mfp_hit, laps * len(warm), repeat),
         "parts_us": timed(parts_cold, calls, repeat),
         "place_us": timed(place_cold, calls, repeat),
+        "best_us": timed(best_cold, calls, repeat),
     }
+    for m, s in warm:
+        t.best_partition(m, s)
+    row["best_hit_us"] = timed(best_hit, laps * len(warm), repeat)
     for m, _c in cands:
         t.maximal_free_partition(m)
     losses_us = timed(losses_warm, len(cands), repeat)
@@ -146,14 +164,14 @@ def main() -> int:
     scenarios["packed"] = packed_masks(t, args.calls, rng)
     feasible = [s for s in SIZES if s <= t.n_nodes]
     cols = ["mfp_us", "mfp_hit_us", "parts_us", "losses_us", "losses_per_cand_us", "cands",
-            "place_us"]
-    print(f"{'scenario':<12}" + "".join(f"{c:>20}" for c in cols))
+            "place_us", "best_us", "best_hit_us"]
+    print(f"{'scenario':<12}" + "".join(f"{c:>19}" for c in cols))
     rows = {}
     for name, masks in scenarios.items():
         sizes = [t.feasible_size(rng.choice(feasible)) for _ in masks]
         row = bench(t, masks, sizes, args.repeat)
         rows[name] = row
-        print(f"{name:<12}" + "".join(f"{row[c]:>20.2f}" for c in cols))
+        print(f"{name:<12}" + "".join(f"{row[c]:>19.2f}" for c in cols))
     if args.json:
         args.json.write_text(json.dumps({"torus": repr(t), "build_ms": build_ms,
                                          "calls": args.calls, "rows": rows}, indent=2))

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+from unittest.mock import patch
+
 import pytest
-from helpers import jobs, starts
-from hypothesis import given
+from bgl_reference import RefBalancing, RefFcfs, RefTiebreak
+from helpers import examples, jobs, starts, trace
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_properties import SETTINGS
 
 from ckptsim.engine.failures import FailureInjector
 from ckptsim.engine.simulator import Simulator
 from ckptsim.errors import ConfigError
+from ckptsim.platform import placement
+from ckptsim.platform import torus as torus_module
 from ckptsim.platform.torus import Torus
-from ckptsim.policies.base import scheduler_factory
+from ckptsim.policies.base import SchedulerFactory, scheduler_factory
 from ckptsim.runner import simulate
 from ckptsim.workload.model import from_columns
 
@@ -99,7 +104,7 @@ def test_balancing_trades_mfp_for_stability_above_the_threshold():
                                                       "confidence": conf})
         sim = Simulator(w, factory)
         FailureInjector(sim, [5.0], [node])
-        mask = sim.policy._pick(sim.jobs[0], free, parts, 0.0)
+        mask = sim.policy.choose(sim.jobs[0], free, 0.0)
         assert bool(mask >> node & 1) == expect_failing, conf
 
 
@@ -113,7 +118,7 @@ def test_tiebreak_prefers_a_partition_predicted_not_to_fail():
     for accuracy, expect_first in ((0.0, True), (1.0, False)):
         sim = Simulator(w, scheduler_factory("bgl-tiebreak", {**TINY, "accuracy": accuracy}))
         FailureInjector(sim, [5.0], [node])
-        mask = sim.policy._pick(sim.jobs[0], free, parts, 0.0)
+        mask = sim.policy.choose(sim.jobs[0], free, 0.0)
         assert (mask == first) == expect_first
         assert accuracy == 0.0 or not mask >> node & 1
 
@@ -153,3 +158,145 @@ def test_fault_aware_schedulers_equal_fcfs_without_failures(w):
 def test_capacity_metrics_on_the_torus():
     s = simulate(jobs([(0, 10, 4, 10), (0, 10, 8, 10)], 8), "bgl-fcfs", TINY).summary
     assert s["capacity_utilized"] == (4 * 10 + 8 * 10) / (8 * 20)
+
+
+# ----------------------------------------------------------------------------- fast vs reference
+
+REFERENCE = {"bgl-fcfs": RefFcfs, "bgl-balancing": RefBalancing, "bgl-tiebreak": RefTiebreak}
+
+
+def schedule_of(sim):
+    return ([(j.start, j.end, j.mask, tuple(j.segments), j.n_migrations, j.lost_work)
+             for j in sim.jobs], sim.policy.migrations)
+
+
+def fast_and_reference(w, name, params, fails=None):
+    """The schedule of the registered scheduler and of its straightforward reference."""
+    factory = scheduler_factory(name, params)
+    w = factory.prepare(w)
+    out = []
+    for f in (factory, SchedulerFactory(REFERENCE[name], factory.params)):
+        sim = Simulator(w, f, check=True)
+        if fails is not None:
+            FailureInjector(sim, *fails)
+        out.append(schedule_of(sim.run()))
+    return out
+
+
+@st.composite
+def busy_torus_cases(draw):
+    """Small tori, bursts of jobs (long queues), failures that kill and (some) take nodes
+    down, and every scheduler option."""
+    dims = draw(st.sampled_from([(2, 2, 2), (2, 2, 4), (1, 3, 5), (2, 3, 4)]))
+    n_nodes = dims[0] * dims[1] * dims[2]
+    n = draw(st.integers(1, 40))
+    submit = sorted(draw(st.lists(st.integers(0, 120), min_size=n, max_size=n)))
+    runtime = draw(st.lists(st.integers(1, 60), min_size=n, max_size=n))
+    size = draw(st.lists(st.integers(1, n_nodes), min_size=n, max_size=n))
+    extra = draw(st.lists(st.integers(0, 40), min_size=n, max_size=n))
+    w = from_columns(submit=submit, runtime=runtime, size=size,
+                     estimate=[r + e for r, e in zip(runtime, extra, strict=True)],
+                     machine_size=n_nodes)
+    name = draw(st.sampled_from(sorted(REFERENCE)))
+    params = {"x": dims[0], "y": dims[1], "z": dims[2],
+              "wraparound": draw(st.booleans()), "backfill": draw(st.booleans()),
+              "migration": draw(st.booleans()),
+              "migration_cost": draw(st.sampled_from([0.0, 5.0])),
+              "requeue": draw(st.sampled_from(["front", "order"]))}
+    level = draw(st.sampled_from([0.0, 0.3, 1.0]))
+    if name == "bgl-balancing":
+        params["confidence"] = level
+    elif name == "bgl-tiebreak":
+        params["accuracy"] = level
+    # Failures at a few instants, so that several jobs are killed and requeued together
+    # (requeued jobs then wait behind each other), some taking their node down for a while.
+    instants = draw(st.lists(st.integers(0, 200), min_size=1, max_size=4))
+    k = draw(st.integers(0, 12))
+    times = [float(t) for t in draw(st.lists(st.sampled_from(instants), min_size=k,
+                                             max_size=k))]
+    nodes = draw(st.lists(st.integers(0, n_nodes - 1), min_size=k, max_size=k))
+    repairs = [float(r) for r in draw(st.lists(st.sampled_from([0, 0, 15, 80]), min_size=k,
+                                               max_size=k))]
+    return w, name, params, (times, nodes, repairs)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(case=busy_torus_cases(), scan=st.sampled_from([48, 2, 0]),
+       small=st.sampled_from([64, 0]))
+def test_schedules_equal_the_straightforward_reference(case, scan, small):
+    """Every fast path (bitset candidate walks, memoised choices, lazy and remembered
+    reservations, passes that look only at new arrivals, the queue by size) gives the
+    schedule of the scheduler as first written, including kills, requeues and migrations."""
+    w, name, params, fails = case
+    # SMALL 0: every volume goes through numpy; _SCAN 0 or 2: walks fall back early.
+    with patch.object(placement, "SMALL", small), patch.object(torus_module, "_SCAN", scan):
+        fast, reference = fast_and_reference(w, name, params, fails)
+    assert fast == reference
+
+
+@pytest.mark.parametrize("name, params, with_failures", [
+    ("bgl-fcfs", {}, False),
+    ("bgl-balancing", {"confidence": 0.1}, True),
+    ("bgl-tiebreak", {"accuracy": 0.5}, True),
+])
+def test_sdsc_slice_equals_the_reference(name, params, with_failures):
+    """The first 3,000 jobs of SDSC-SP2 on the 4x4x8 torus, with LANL system-20 failures
+    rescaled onto their span: the same schedule as the reference."""
+    from ckptsim.failures.source import load_failures
+    from ckptsim.workload.source import load_workload
+
+    w = load_workload(str(trace("SDSC-SP2-1998-4.2-cln.swf.gz")), first=3000)
+    fails = None
+    if with_failures:
+        lanl = trace("../failures/lanl_cfdr/LA-UR-05-7318-failure-data-1996-2005.csv.gz")
+        f = load_failures(f"lanl:path={lanl},system=20,count=600,transient=true", n_nodes=128,
+                          span=float(w.submit[-1] - w.submit[0]), offset=float(w.submit[0]))
+        fails = (f.time, f.node, f.repair)
+    fast, reference = fast_and_reference(w, name, params, fails)
+    assert fast == reference
+    jobs_, migrations = fast
+    assert migrations > 0 and any(j[0] > s for j, s in zip(jobs_, w.submit, strict=True))
+    assert not with_failures or any(j[5] > 0 for j in jobs_)  # failures killed running jobs
+
+
+def test_jobs_requeued_together_keep_their_queue_order():
+    """Two jobs killed at the same instant go back to the queue front, the later one first;
+    the one behind it may then start by backfilling while the head waits for its nodes."""
+    w = jobs([(0, 500, 4, 500), (0, 100, 1, 100), (0, 100, 2, 100), (0, 500, 1, 500)], 8)
+    factory = scheduler_factory("bgl-fcfs", TINY)
+    dry = Simulator(w, factory)
+    masks = {}
+    original = dry.start
+
+    def spy(job, mask=None, **kw):
+        masks.setdefault(job.index, mask)
+        return original(job, mask=mask, **kw)
+
+    dry.start = spy  # type: ignore[method-assign]
+    dry.run()
+    assert all(j.start == 0 for j in dry.jobs)  # 4 + 1 + 2 + 1 nodes: the torus is full
+    two = [n for n in range(8) if masks[2] >> n & 1]
+    one = [n for n in range(8) if masks[1] >> n & 1]
+    # At t=5 the 1-node job dies (its node stays usable) and both nodes of the 2-node job go
+    # down for 50 s: queue = [2-node job, 1-node job]; the head cannot fit before t=55.
+    fails = ([5.0, 5.0, 5.0], [one[0], *two], [0.0, 50.0, 50.0])
+    fast, reference = fast_and_reference(w, "bgl-fcfs", TINY, fails)
+    assert fast == reference
+    starts_ = [(j[0], j[1]) for j in fast[0]]
+    assert starts_[1] == (0, 105)  # restarted at 5 on its own node: 100 s of work again
+    assert starts_[2] == (0, 155)  # restarted at 55 when its nodes came back
+
+
+def test_size_groups_keep_queue_order_per_size():
+    from ckptsim.policies.bgl_queue import SizeGroups
+
+    w = jobs([(0, 1, s, 1) for s in (4, 2, 4, 1, 2)], 8)
+    js = Simulator(w, scheduler_factory("bgl-fcfs", TINY)).jobs
+    g = SizeGroups()
+    for key, job in zip([5, 7, 1, 3, -2], js, strict=True):
+        g.add(job, key)
+    assert g.sizes == [1, 2, 4] and len(g) == 5
+    assert g.groups[4] == ([1, 5], [js[2], js[0]]) and g.groups[2] == ([-2, 7], [js[4], js[1]])
+    g.remove(js[3])
+    g.remove(js[0])
+    assert g.sizes == [2, 4] and g.groups[4] == ([1], [js[2]]) and len(g) == 3

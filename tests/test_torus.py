@@ -392,3 +392,78 @@ def test_a_4x4x8_sample_matches_naive():
             for size in (1, 4, 8, 12, 16):
                 assert set(t.free_partitions(free, size)) == {
                     m for m in free_boxes if m.bit_count() == size}
+
+
+# ----------------------------------------------------------------------------- placement fast paths
+
+
+def straightforward_best(t, free, size, avoid):
+    """The MFP heuristic as written in the seed: list the candidates, their losses, the first
+    with the smallest loss."""
+    parts = [m for m in t.free_partitions(free, size) if not m & avoid]
+    losses = t.losses(free, parts)
+    return parts, losses, (parts[losses.index(min(losses))] if parts else None)
+
+
+@PROPERTY
+@given(case=occupancies(), data=st.data(), scan=st.sampled_from([48, 3, 0]),
+       small=st.sampled_from([64, 0]))
+def test_placement_queries_match_the_straightforward_ones(case, data, scan, small):
+    """best_partition, partition_losses and has_free_box against free_partitions + losses,
+    with and without a box or any node set to avoid, through the Python and the numpy paths
+    and walks that hand over to the blockwise search at once (scan 0) or early (scan 3)."""
+    from unittest.mock import patch
+
+    from ckptsim.platform import placement
+
+    dims, wrap, free = case
+    with patch.object(placement, "SMALL", small):
+        t = Torus(dims, wraparound=wrap)
+        t._scan = scan
+        for _ in range(3):
+            size = data.draw(st.sampled_from(t.feasible_sizes))
+            avoid = data.draw(st.one_of(
+                st.just(0), st.integers(0, t.all_mask),
+                st.sampled_from(t.free_partitions(t.all_mask, size))))
+            parts, losses, best = straightforward_best(t, free, size, avoid)
+            assert t.best_partition(free, size, avoid) == best
+            assert t.best_partition(free, size, avoid) == best  # remembered answer
+            assert t.partition_losses(free, size, avoid) == (parts, losses)
+            assert t.has_free_box(free, size, avoid) == bool(parts)
+            fresh = Torus(dims, wraparound=wrap)  # a mask never seen before
+            assert fresh.has_free_box(free, size) == bool(t.free_partitions(free, size))
+            assert t.fit_test(free)(size) == bool(t.free_partitions(free, size))
+        # Releasing node sets one by one until a box of the size is free.
+        size = data.draw(st.integers(1, t.n_nodes))
+        releases = data.draw(st.lists(st.integers(0, t.all_mask), max_size=4))
+        expected, grown = (-1, free)
+        for k, m in enumerate(releases, 1):
+            grown |= m
+            if t.free_partitions(grown, size):
+                expected = k
+                break
+        assert t.release_until_free(free, iter(releases), size) == (expected, grown)
+
+
+def test_placement_on_4x4x8_matches_the_straightforward_ones():
+    """The production torus, on occupancies met while packing jobs, for sizes with many
+    candidates (the bitset walk) and few (large boxes, the blockwise search), and with walks
+    cut short so that ties are settled by the blockwise search."""
+    rng = np.random.default_rng(11)
+    for wrap, scan in ((True, 48), (False, 48), (True, 2)):
+        t = Torus((4, 4, 8), wraparound=wrap)
+        t._scan = scan  # 2: most walks hand over to the blockwise search
+        free = t.all_mask
+        for _ in range(150):
+            size = int(rng.choice([1, 2, 4, 6, 8, 16, 24, 32, 48, 64, 96, 128]))
+            avoid = 0 if rng.random() < 0.5 else t.best_partition(t.all_mask, 16) or 0
+            parts, losses, best = straightforward_best(t, free, size, avoid)
+            assert t.best_partition(free, size, avoid) == best
+            assert t.partition_losses(free, size, avoid) == (parts, losses)
+            assert t.has_free_box(free, size, avoid) == bool(parts)
+            chosen = t.best_partition(free, size)
+            if chosen is not None and rng.random() < 0.7:
+                free &= ~chosen
+            else:  # free a random node set
+                free |= int(rng.integers(0, 1 << 62)) << int(rng.integers(0, 66))
+                free &= t.all_mask

@@ -5,8 +5,10 @@ blocks, so the scheduler sees a 4x4x8 torus of 128 supernodes (Oliner et al., af
 al.).  This module answers the questions the fault-aware schedulers ask at every decision:
 
 * which free boxes of exactly ``s`` supernodes exist (:meth:`Torus.free_partitions`),
-* how large the biggest free box is (:meth:`Torus.maximal_free_partition`, the MFP), and
-* how much a placement shrinks it (:meth:`Torus.loss`, the seed's L_MFP).
+* how large the biggest free box is (:meth:`Torus.maximal_free_partition`, the MFP),
+* how much a placement shrinks it (:meth:`Torus.loss`, the seed's L_MFP), and
+* which free box of a size the MFP heuristic picks (:meth:`Torus.best_partition`, the same
+  choice as listing the candidates and their losses, computed on bitsets of candidates).
 
 Supernode ``(x, y, z)`` has id ``x + X*(y + Y*z)`` (x varies fastest), and a set of supernodes
 is a Python int bitmask with bit ``id`` set, exactly like the engine's node masks, so a
@@ -14,179 +16,36 @@ partition can be handed to ``sim.start(job, mask=...)`` unchanged.
 
 Every box of every volume is enumerated once per (dims, wraparound) -- shapes in the order of
 the seed's appendix, base corners in increasing x, then y, then z -- and kept both as Python
-ints and as a ``(words, boxes)`` uint64 array.  Testing all boxes against an occupancy is then
-one vectorised ``box & busy == 0`` pass whose result is cached by free mask; the queries
-slice it.  See docs/torus.md for the algorithms and the interpretations chosen.
+ints and as a ``(words, boxes)`` uint64 array (``platform/boxes.py``).  Testing boxes against
+an occupancy is a vectorised ``box & busy == 0`` pass, made when a query first needs it and
+remembered per free mask (``platform/freeboxes.py``); the MFP heuristic's evaluation of
+candidates is in ``platform/placement.py``.  See docs/torus.md for the algorithms and the
+interpretations chosen.
 """
 
 from __future__ import annotations
 
-import functools
 import math
 import operator
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import NamedTuple
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from ckptsim.errors import ConfigError
+from ckptsim.platform.boxes import MAX_BOXES, Coord, Shape, arcs, box_tables, scale_sizes
+from ckptsim.platform.freeboxes import FreeBoxes, Mfp
+from ckptsim.platform.placement import VolumeBoxes, afters_from, walk_afters, walk_best
 
-Coord = tuple[int, int, int]
-Shape = tuple[int, int, int]
+__all__ = ["BEST_CACHE_SIZE", "CACHE_SIZE", "MAX_BOXES", "Mfp", "Torus", "scale_sizes"]
 
 #: Free masks whose box tests are remembered (a scheduling pass revisits the same few).
 CACHE_SIZE = 256
-#: Largest number of boxes a torus may have: every box is kept in memory (4x4x8: 9,633).
-MAX_BOXES = 1_000_000
+#: MFP-heuristic choices remembered per (free mask, size) (a re-packing repeats many).
+BEST_CACHE_SIZE = 1 << 15
 #: Free boxes tried one by one, largest first, before a vectorised search takes over.
 _SCAN = 48
-
-
-class Mfp(NamedTuple):
-    """A maximal free partition: its volume and one box achieving it (0, 0 when none)."""
-
-    volume: int
-    mask: int
-
-
-def _arcs(length: int, wraparound: bool) -> list[tuple[int, int, tuple[int, ...]]]:
-    """Every (extent, start, cells) run along one dimension, in the appendix's base order.
-
-    With wrap-around a run of extent ``a < length`` may start anywhere and continues modulo
-    the length; a run covering the whole ring is the same set whatever its start, so only
-    start 0 is kept (the partitions returned are distinct masks).  Without wrap-around a run
-    must end inside the dimension: starts stop at ``length - a``, the appendix's early exit.
-    """
-    runs = []
-    for a in range(1, length + 1):
-        if wraparound:
-            starts = range(1) if a == length else range(length)
-        else:
-            starts = range(length - a + 1)
-        for b in starts:
-            runs.append((a, b, tuple((b + i) % length for i in range(a))))
-    return runs
-
-
-def _shapes(dims: Coord, size: int) -> list[Shape]:
-    """All (a, b, c) with a*b*c == size fitting the dims, as the appendix enumerates them:
-    three nested loops over the divisors of ``size`` in increasing order."""
-    divisors = [d for d in range(1, size + 1) if size % d == 0]
-    out = []
-    for a in divisors:
-        if a > dims[0]:
-            break
-        for b in divisors:
-            if b > dims[1] or a * b > size:
-                break
-            if size % (a * b):
-                continue
-            c = size // (a * b)
-            if c <= dims[2]:
-                out.append((a, b, c))
-    return out
-
-
-@dataclass(frozen=True)
-class _Tables:
-    """Every box of a torus, largest volume first (shared by all Torus objects of one kind)."""
-
-    masks: list[int]                  # box masks, volume descending, then shape, then base
-    objects: np.ndarray               # the same masks as an object array, for fancy indexing
-    words: np.ndarray                 # (n_words, n_boxes) uint64: the same masks, 64 bits a word
-    volume: np.ndarray                # (n_boxes,) int64
-    base: list[Coord]
-    shape: list[Shape]
-    shapes: dict[int, list[Shape]]    # feasible volume -> shapes in appendix order
-    span: dict[int, tuple[int, int]]  # feasible volume -> [start, end) in the box arrays
-    index: dict[int, int]             # box mask -> its index
-    feasible: np.ndarray              # (n + 1,) smallest feasible volume >= s (index s)
-    first_at_most: np.ndarray         # (n + 1,) index of the first box of volume <= v (index v)
-
-
-@functools.lru_cache(maxsize=16)
-def _tables(dims: Coord, wraparound: bool) -> _Tables:
-    X, Y, Z = dims
-    n = X * Y * Z
-    runs = [_arcs(length, wraparound) for length in dims]
-    by_extent: list[dict[int, list[tuple[int, tuple[int, ...]]]]] = []
-    for dim_runs in runs:
-        table: dict[int, list[tuple[int, tuple[int, ...]]]] = {}
-        for a, b, cells in dim_runs:
-            table.setdefault(a, []).append((b, cells))
-        by_extent.append(table)
-
-    # Masks are built separably: a run along x, repeated along y into a plane, then along z.
-    line = {(a, b): sum(1 << x for x in cells) for a, b, cells in runs[0]}
-    plane: dict[tuple[int, int, int, int], int] = {}
-    for (a, bx), xs in line.items():
-        for b, by, ys in runs[1]:
-            plane[(a, bx, b, by)] = sum(xs << (X * y) for y in ys)
-
-    masks: list[int] = []
-    volume: list[int] = []
-    base: list[Coord] = []
-    shape: list[Shape] = []
-    shapes: dict[int, list[Shape]] = {}
-    span: dict[int, tuple[int, int]] = {}
-    for v in range(n, 0, -1):
-        vs = _shapes(dims, v)
-        if not vs:
-            continue
-        shapes[v] = vs
-        start = len(masks)
-        for a, b, c in vs:
-            for bx, _ in by_extent[0][a]:
-                for by, _ in by_extent[1][b]:
-                    p = plane[(a, bx, b, by)]
-                    for bz, zs in by_extent[2][c]:
-                        masks.append(sum(p << (X * Y * z) for z in zs))
-                        volume.append(v)
-                        base.append((bx, by, bz))
-                        shape.append((a, b, c))
-        span[v] = (start, len(masks))
-
-    n_words = (n + 63) // 64
-    raw = b"".join(m.to_bytes(8 * n_words, "little") for m in masks)
-    words = np.frombuffer(raw, dtype="<u8").reshape(len(masks), n_words).T.copy()
-    feasible = np.zeros(n + 1, dtype=np.int64)
-    nxt = 0
-    for s in range(n, 0, -1):
-        if s in shapes:
-            nxt = s
-        feasible[s] = nxt
-    vol = np.asarray(volume, dtype=np.int64)
-    first_at_most = np.searchsorted(-vol, -np.arange(n + 1), side="left").astype(np.int64)
-    objects = np.empty(len(masks), dtype=object)
-    objects[:] = masks
-    return _Tables(
-        masks=masks,
-        objects=objects,
-        words=words,
-        volume=vol,
-        base=base,
-        shape=shape,
-        shapes=shapes,
-        span=span,
-        index={m: i for i, m in enumerate(masks)},
-        feasible=feasible,
-        first_at_most=first_at_most,
-    )
-
-
-class _FreeBoxes:
-    """The boxes free under one free mask: indices into the tables, largest volume first."""
-
-    __slots__ = ("idx", "head", "mfp", "parts")
-
-    def __init__(self, idx: np.ndarray, head: list[int], mfp: Mfp) -> None:
-        self.idx = idx
-        self.head = head  # masks of the first few free boxes, for early-exit scans
-        self.mfp = mfp
-        self.parts: dict[int, list[int]] = {}  # size -> free partitions, filled on demand
 
 
 class Torus:
@@ -210,7 +69,7 @@ class Torus:
             raise ConfigError("dims", f"expected three positive integers, got {dims!r}")
         if not isinstance(wraparound, bool | np.bool_):
             raise ConfigError("wraparound", f"expected true or false, got {wraparound!r}")
-        n_boxes = math.prod(len(_arcs(d, bool(wraparound))) for d in values)
+        n_boxes = math.prod(len(arcs(d, bool(wraparound))) for d in values)
         if n_boxes > MAX_BOXES:
             raise ConfigError("dims", f"{dims!r} has {n_boxes} boxes; the torus is meant for "
                                       f"supernodes (BG/L: 4x4x8) and keeps every box, at most "
@@ -219,8 +78,10 @@ class Torus:
         self.wraparound = bool(wraparound)
         self.n_nodes = values[0] * values[1] * values[2]
         self.all_mask = (1 << self.n_nodes) - 1
-        self._t = _tables(self.dims, self.wraparound)
-        self._cache: OrderedDict[int, _FreeBoxes] = OrderedDict()
+        self._t = box_tables(self.dims, self.wraparound)
+        self._cache: OrderedDict[int, FreeBoxes] = OrderedDict()
+        self._best: dict[tuple[int, int], int] = {}
+        self._volumes: dict[int, VolumeBoxes] = {}
         self._scan = _SCAN
 
     def __repr__(self) -> str:
@@ -228,8 +89,10 @@ class Torus:
         return f"Torus(({X}, {Y}, {Z}), wraparound={self.wraparound})"
 
     def clear_cache(self) -> None:
-        """Forget the free-box lists remembered per free mask (answers do not change)."""
+        """Forget the free-box lists and choices remembered per free mask (answers do not
+        change)."""
         self._cache.clear()
+        self._best.clear()
 
     # ----------------------------------------------------------------- ids and boxes
 
@@ -335,32 +198,14 @@ class Torus:
         return rounded, int(np.count_nonzero(rounded != arr))
 
     # ----------------------------------------------------------------- free boxes
-
-    def _free_boxes(self, free_mask: int) -> _FreeBoxes:
-        """Every free box under ``free_mask``, tested in one vectorised pass and cached."""
-        free_mask &= self.all_mask
+    def _free_boxes(self, free_mask: int) -> FreeBoxes:
+        """The free boxes under ``free_mask`` (already within the machine), cached per mask;
+        they are tested lazily, as the queries need them."""
         hit = self._cache.get(free_mask)
         if hit is not None:
             self._cache.move_to_end(free_mask)
             return hit
-        t = self._t
-        n_free = free_mask.bit_count()
-        if n_free == 0:
-            entry = _FreeBoxes(np.zeros(0, dtype=np.int64), [], Mfp(0, 0))
-        else:
-            # No box larger than the free count can be free: start at that volume.
-            lo = int(t.first_at_most[n_free])
-            busy = self.all_mask & ~free_mask
-            n_words = t.words.shape[0]
-            bw = np.frombuffer(busy.to_bytes(8 * n_words, "little"), dtype="<u8")
-            acc = t.words[0, lo:] & bw[0]
-            for w in range(1, n_words):
-                acc |= t.words[w, lo:] & bw[w]
-            idx = np.flatnonzero(acc == 0) + lo
-            head = t.objects[idx[:self._scan]].tolist()
-            first = int(idx[0])  # a free supernode is a free 1x1x1 box, so idx is not empty
-            mfp = Mfp(int(t.volume[first]), t.masks[first])
-            entry = _FreeBoxes(idx, head, mfp)
+        entry = FreeBoxes(self._t, free_mask, self.all_mask, self._scan)
         self._cache[free_mask] = entry
         if len(self._cache) > CACHE_SIZE:
             self._cache.popitem(last=False)
@@ -380,9 +225,8 @@ class Torus:
         fb = self._free_boxes(free_mask)
         parts = fb.parts.get(s)
         if parts is None:
-            start, end = t.span[s]
-            parts = t.objects[fb.idx[fb.idx.searchsorted(start):fb.idx.searchsorted(end)]].tolist()
-            fb.parts[s] = parts
+            vb = self._volume(s)
+            parts = fb.parts[s] = [vb.masks[j] for j in vb.positions(fb.set_of(vb))]
         return list(parts)
 
     def maximal_free_partition(self, free_mask: int) -> Mfp:
@@ -390,7 +234,7 @@ class Torus:
 
         (0, 0) when no supernode is free.
         """
-        return self._free_boxes(free_mask).mfp
+        return self._free_boxes(free_mask & self.all_mask).mfp()
 
     def mfp_after(self, free_mask: int, partition_mask: int) -> int:
         """MFP volume once ``partition_mask`` is taken out of ``free_mask``.
@@ -402,87 +246,162 @@ class Torus:
 
     def loss(self, free_mask: int, partition_mask: int) -> int:
         """L_MFP = MFP before - MFP after placing a job on ``partition_mask``."""
-        return self._free_boxes(free_mask).mfp.volume - self.mfp_after(free_mask, partition_mask)
+        return self.maximal_free_partition(free_mask).volume - self.mfp_after(free_mask,
+                                                                             partition_mask)
 
     def mfp_after_many(self, free_mask: int, partitions: Iterable[int]) -> list[int]:
-        """:meth:`mfp_after` for many candidate partitions at once (the MFP heuristic asks it
-        for every candidate of a job), sharing one free-box list."""
-        fb = self._free_boxes(free_mask)
+        """:meth:`mfp_after` for many candidate partitions at once (any node sets), sharing
+        one free-box list: each is tried against the first few free boxes, the rest of the
+        list is searched with numpy."""
+        fb = self._free_boxes(free_mask & self.all_mask)
         everything = self.all_mask
         cands = [p & everything for p in partitions]
         out = [0] * len(cands)
         rest: list[int] = []
+        head = fb.head()
         for k, p in enumerate(cands):
             # The largest free boxes usually include one that misses a small partition.
-            for m in fb.head:
+            for m in head:
                 if not m & p:
                     out[k] = m.bit_count()
                     break
             else:
-                if len(fb.idx) > len(fb.head):
-                    rest.append(k)
+                rest.append(k)
         if rest:
-            self._mfp_after_vectorised(fb, cands, rest, out)
+            afters = afters_from(self._t, fb.idx(), len(head), [cands[k] for k in rest])
+            for k, v in zip(rest, afters, strict=True):
+                out[k] = v
         return out
 
     def losses(self, free_mask: int, partitions: Iterable[int]) -> list[int]:
         """:meth:`loss` for many candidate partitions at once."""
-        before = self._free_boxes(free_mask).mfp.volume
+        before = self.maximal_free_partition(free_mask).volume
         return [before - after for after in self.mfp_after_many(free_mask, partitions)]
 
-    def _mfp_after_vectorised(self, fb: _FreeBoxes, cands: list[int], rest: list[int],
-                              out: list[int]) -> None:
-        """First free box missing each remaining candidate, in doubling blocks of the list."""
-        t = self._t
-        n_words = t.words.shape[0]
-        raw = b"".join(cands[k].to_bytes(8 * n_words, "little") for k in rest)
-        cw = np.frombuffer(raw, dtype="<u8").reshape(len(rest), n_words)
-        pending = np.asarray(rest, dtype=np.int64)
-        rows = np.arange(len(rest))
-        pos = len(fb.head)
-        block = 256
-        while len(rows) and pos < len(fb.idx):
-            blk = fb.idx[pos:pos + block]
-            hit = t.words[0, blk][None, :] & cw[rows, 0][:, None]
-            for w in range(1, n_words):
-                hit |= t.words[w, blk][None, :] & cw[rows, w][:, None]
-            miss = hit == 0
-            found = miss.any(axis=1)
-            if found.any():
-                first = miss.argmax(axis=1)[found]
-                vols = t.volume[blk[first]]
-                for k, v in zip(pending[found].tolist(), vols.tolist(), strict=True):
-                    out[k] = v
-                rows = rows[~found]
-                pending = pending[~found]
-            pos += block
-            # Grow the blocks, but keep a block's candidates x boxes matrix near a million.
-            block = max(256, min(2 * block, (1 << 20) // max(len(rows), 1)))
+    # ----------------------------------------------------------------- placement
 
+    def _volume(self, s: int) -> VolumeBoxes:
+        vb = self._volumes.get(s)
+        if vb is None:
+            vb = self._volumes[s] = VolumeBoxes(self._t, s)
+        return vb
 
-def scale_sizes(sizes: ArrayLike, from_machine: int, to_machine: int) -> tuple[np.ndarray, float]:
-    """Job sizes of a trace recorded on ``from_machine`` nodes, scaled to ``to_machine``.
+    def fit_test(self, free_mask: int) -> Callable[[int], bool]:
+        """``fits(size)``: whether a box of exactly ``size`` supernodes is free under
+        ``free_mask``, for asking about many sizes under one mask (answers remembered)."""
+        fb = self._free_boxes(free_mask & self.all_mask)
+        sets = fb.sets
+        check = self._check_size
+        span = self._t.span
 
-    Each size becomes ``ceil(size * to / from)``, at least 1, computed in integers so that a
-    256-node job lands on exactly 128 supernodes.  Returns the new sizes and the factor
-    ``to / from``.  Sizes beyond the recorded machine stay proportionally beyond the new one
-    (round_sizes then refuses them) instead of being silently clipped.
-    """
-    try:
-        f, t = operator.index(from_machine), operator.index(to_machine)
-    except TypeError:
-        raise ConfigError("machine_size", f"expected whole node counts, got {from_machine!r}, "
-                                          f"{to_machine!r}") from None
-    if f < 1 or t < 1:
-        raise ConfigError("machine_size", f"machine sizes must be >= 1, got {f} and {t}")
-    arr = np.asarray(sizes)
-    if arr.size and not np.issubdtype(arr.dtype, np.integer):
-        if not np.all(np.isfinite(arr)) or not np.all(arr == np.floor(arr)):
-            raise ConfigError("sizes", "job sizes must be whole numbers")
-    arr = arr.astype(np.int64)
-    if arr.size and int(arr.min()) < 1:
-        raise ConfigError("sizes", f"job sizes must be >= 1, got {int(arr.min())}")
-    g = math.gcd(f, t)
-    num, den = t // g, f // g
-    scaled = np.maximum(1, -((-arr * num) // den))
-    return scaled.astype(np.int64), t / f
+        def fits(size: int) -> bool:
+            c = sets.get(size)
+            if c is None:
+                s = check(size)
+                c = fb.set_of(self._volume(s)) if s in span else 0
+                sets[s] = c
+            return c != 0
+
+        return fits
+
+    def release_until_free(self, free_mask: int, releases: Iterable[int],
+                           size: int) -> tuple[int, int]:
+        """Add the node sets ``releases`` to ``free_mask`` one by one until a box of ``size``
+        supernodes is free: ``(how many were added, free mask then)``, tested after each
+        addition; ``(-1, free mask with all of them)`` if none is free even then."""
+        s = self._check_size(size)
+        free_mask &= self.all_mask
+        if s not in self._t.span:
+            for m in releases:
+                free_mask |= m
+            return -1, free_mask & self.all_mask
+        vb = self._volume(s)
+        k = 0
+        for m in releases:
+            k += 1
+            free_mask |= m
+            if free_mask.bit_count() >= s and vb.any_within(free_mask & self.all_mask):
+                return k, free_mask & self.all_mask
+        return -1, free_mask & self.all_mask
+
+    def has_free_box(self, free_mask: int, size: int, avoid: int = 0) -> bool:
+        """Whether some box of exactly ``size`` supernodes not meeting ``avoid`` is free
+        (``free_partitions`` filtered is not empty); without ``avoid`` and on a mask not seen
+        before, only the boxes of that volume are tested."""
+        s = self._check_size(size)
+        free_mask &= self.all_mask
+        if s not in self._t.span or s > free_mask.bit_count():
+            return False
+        vb = self._volume(s)
+        if not avoid and free_mask not in self._cache:
+            return vb.any_within(free_mask)  # no need to remember a mask asked once
+        cands = self._free_boxes(free_mask).set_of(vb)
+        if avoid and cands:
+            cands &= ~vb.meets_mask(avoid & self.all_mask)
+        return bool(cands)
+
+    def best_partition(self, free_mask: int, size: int, avoid: int = 0) -> int | None:
+        """The MFP heuristic: the free box of ``size`` supernodes, not meeting ``avoid``,
+        that leaves the largest MFP; ties go to the first in finder order.  None if none.
+
+        The same choice as ``parts[losses.index(min(losses))]`` over ``free_partitions``
+        (filtered), computed by peeling candidates off the free boxes largest first.
+        """
+        s = self._check_size(size)
+        free_mask &= self.all_mask
+        if s not in self._t.span or s > free_mask.bit_count():
+            return None
+        key = (free_mask, s)
+        if not avoid:
+            got = self._best.get(key)
+            if got is not None:
+                return got or None
+        fb = self._free_boxes(free_mask)
+        vb = self._volume(s)
+        cands = fb.set_of(vb)
+        if avoid and cands:
+            cands &= ~vb.meets_mask(avoid & self.all_mask)
+        mask = vb.masks[self._best_position(fb, vb, cands)] if cands else 0
+        if not avoid:
+            if len(self._best) >= BEST_CACHE_SIZE:
+                self._best.clear()
+            self._best[key] = mask
+        return mask or None
+
+    def _best_position(self, fb: FreeBoxes, vb: VolumeBoxes, cands: int) -> int:
+        order, idx, end = fb.within(fb.n_free - vb.size)
+        best, volume, pending = walk_best(order, self._t.volumes, vb, cands)
+        if pending:
+            # Candidates that missed none of the first free boxes: the rest of the list.
+            js = vb.positions(pending)
+            afters = afters_from(self._t, idx, end, [vb.masks[j] for j in js])
+            top = max(afters)
+            if best < 0 or top == volume:  # js are all below best
+                return js[afters.index(top)]
+        if best < 0:
+            return (cands & -cands).bit_length() - 1  # every candidate leaves an MFP of 0
+        return best
+
+    def partition_losses(self, free_mask: int, size: int,
+                         avoid: int = 0) -> tuple[list[int], list[int]]:
+        """``(parts, losses)``: the free boxes of ``size`` supernodes not meeting ``avoid``,
+        in finder order, and the L_MFP of each (``free_partitions`` then ``losses``)."""
+        s = self._check_size(size)
+        free_mask &= self.all_mask
+        if s not in self._t.span or s > free_mask.bit_count():
+            return [], []
+        fb = self._free_boxes(free_mask)
+        vb = self._volume(s)
+        cands = fb.set_of(vb)
+        if avoid and cands:
+            cands &= ~vb.meets_mask(avoid & self.all_mask)
+        after: dict[int, int] = {}
+        order, idx, end = fb.within(fb.n_free - vb.size)
+        rest = walk_afters(order, self._t.volumes, vb, cands, after)
+        if rest:
+            js = vb.positions(rest)
+            afters = afters_from(self._t, idx, end, [vb.masks[j] for j in js])
+            after.update(zip(js, afters, strict=True))
+        before = fb.mfp()[0]
+        js = vb.positions(cands)
+        return [vb.masks[j] for j in js], [before - after.get(j, 0) for j in js]

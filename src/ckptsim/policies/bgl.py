@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from bisect import bisect_left, bisect_right, insort
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -36,6 +37,7 @@ import numpy as np
 from ckptsim.errors import ConfigError
 from ckptsim.platform.torus import Torus, scale_sizes
 from ckptsim.policies.base import param, register
+from ckptsim.policies.bgl_queue import Reservation, SizeGroups, queue_key
 from ckptsim.policies.queue import QueueParams, QueueScheduler
 
 if TYPE_CHECKING:
@@ -87,9 +89,17 @@ class BglFcfs(QueueScheduler):
                                               f"has {self.cluster.n_nodes}; run with "
                                               f"--machine-size {self.torus.n_nodes}")
         self.running: dict[int, Job] = {}
+        # The running jobs by (estimated end, index): the order the shadow time releases them.
+        self._by_end: list[tuple[float, int, Job]] = []
         self.migrations = 0
         self._version = 0  # bumped whenever the set of running jobs changes
         self._repack_failed: tuple[int, int, int] | None = None  # (version, size, down nodes)
+        # (state, queue length, head) after a pass that examined every waiting job and
+        # started none by backfilling; state = (version, migrations, free mask, down mask)
+        self._settled: tuple[tuple[int, int, int, int], int, Job] | None = None
+        self._res: Reservation | None = None  # the last reservation computed
+        self._waiting = SizeGroups()  # the queue by size, keys in job.tag
+        self._front_key = 0  # key of the last job requeued at the front
 
     # --- workload preparation ------------------------------------------------------------
     @classmethod
@@ -114,28 +124,48 @@ class BglFcfs(QueueScheduler):
             counts=new_counts, transforms=workload.transforms + tuple(notes))
 
     # --- placement ------------------------------------------------------------------------
-    def choose(self, job: Job, free: int, now: float) -> int | None:
-        """The partition for `job` among the free boxes (MFP heuristic), or None."""
-        parts = self.torus.free_partitions(free, job.size)
-        if not parts:
-            return None
-        return self._pick(job, free, parts, now)
+    def choose(self, job: Job, free: int, now: float, avoid: int = 0) -> int | None:
+        """The partition for `job` among the free boxes not meeting `avoid`, or None."""
+        return self.torus.best_partition(free, job.size, avoid)  # the MFP heuristic
+
+    def pick(self, job: Job, parts: list[int], losses: list[int], failing: int) -> int:
+        """The partition for `job` among candidates `parts` with L_MFP `losses`, when the
+        nodes `failing` will fail during its estimated run (what `choose` decides)."""
+        return parts[losses.index(min(losses))]
 
     def _start(self, job: Job, mask: int, now: float, backfilled: bool) -> None:
         self.sim.start(job, mask=mask, backfilled=backfilled)
         job.pred_end = now + job.estimate
         self.running[job.index] = job
+        insort(self._by_end, (job.pred_end, job.index, job))
         self._version += 1
         self._removed(job)
+        self._waiting.remove(job)
+
+    def _stopped(self, job: Job) -> None:
+        if self.running.pop(job.index, None) is not None:
+            by_end = self._by_end
+            del by_end[bisect_left(by_end, (job.pred_end, job.index))]
+        self._version += 1
 
     def on_end(self, job: Job) -> None:
-        self.running.pop(job.index, None)
-        self._version += 1
+        self._stopped(job)
+
+    def on_submit(self, job: Job) -> None:
+        super().on_submit(job)
+        self._waiting.add(job, job.index)
 
     def on_requeue(self, job: Job, reason: str) -> None:
-        self.running.pop(job.index, None)
-        self._version += 1
+        self._stopped(job)
         super().on_requeue(job, reason)
+        # Queue keys increase along the queue: arrivals are appended in index order, a job
+        # requeued in submit order goes back to its index's place, one requeued at the front
+        # goes before every key given so far.
+        if self._requeue_front:
+            self._front_key -= 1
+            self._waiting.add(job, self._front_key)
+        else:
+            self._waiting.add(job, job.index)
 
     # --- the pass -------------------------------------------------------------------------
     def schedule(self, now: float) -> None:
@@ -143,6 +173,21 @@ class BglFcfs(QueueScheduler):
         if not q:
             return
         prm: BglParams = self.params
+        cluster = self.cluster
+        state = (self._version, self.migrations, cluster.free_mask, cluster.down_mask)
+        settled = self._settled
+        self._settled = None
+        if settled is not None and settled[0] == state and settled[2] is q[0]:
+            # Only arrivals since a pass that started nothing by backfilling: the jobs it
+            # examined would be turned down again (same free boxes, same reservation, and a
+            # later now only moves more jobs past the shadow time), so only the new ones at
+            # the tail are examined.
+            first = settled[1]
+            if first < len(q) and prm.backfill and cluster.n_free >= self._min_size:
+                self._backfill(q, now, first)
+            else:
+                self._settled = settled
+            return
         # 1. FCFS from the head while a partition exists.
         k = 0
         while k < len(q):
@@ -157,65 +202,111 @@ class BglFcfs(QueueScheduler):
             k += 1
         if k:
             del q[:k]
-        if not q or not prm.backfill or self.cluster.n_free < self._min_size:
+        if not q:
             return
-        # 2. Spatial reservation for the blocked head, then backfilling.
+        if not prm.backfill or cluster.n_free < self._min_size:
+            self._settle(q)
+            return
+        self._backfill(q, now, 1)
+
+    def _settle(self, q: list[Job]) -> None:
+        """Record that every waiting job was examined in the current state."""
+        cluster = self.cluster
+        self._settled = ((self._version, self.migrations, cluster.free_mask, cluster.down_mask),
+                         len(q), q[0])
+
+    def _backfill(self, q: list[Job], now: float, first: int) -> None:
+        """Spatial reservation for the blocked head, then backfilling in queue order from
+        ``q[first]``: repeatedly start the first job that has a free box (clear of the
+        reserved box if it would run past the shadow time).
+
+        Jobs are visited by size (`SizeGroups`): a size with no free box is skipped whole, and
+        within a size that fits, jobs are taken in queue order.  The shadow time and the
+        reserved box are computed only once a waiting job has a free box at all (most passes
+        of a busy machine start nothing).
+        """
         head = q[0]
-        shadow, release = self._shadow(head, now)
-        reserved: int | None = None  # the reserved box, chosen only when a job needs it
-        started = []
-        # Candidate boxes per (size, must avoid the reservation), valid until a job starts:
-        # many waiting jobs share a size, and a busy queue is scanned in full at every pass.
-        boxes: dict[tuple[int, bool], list[int]] = {}
+        after = queue_key(q[first - 1])  # examine the jobs after this queue key
+        shadow = -INF
+        res: Reservation | None = None
+        started: list[Job] = []
+        torus = self.torus
+        groups = self._waiting.groups
+        sizes = self._waiting.sizes
         free = self.cluster.free_mask
         n_free = free.bit_count()
-        for job in q[1:]:
-            if job.size > n_free:
-                continue
-            avoid = now + job.estimate > shadow
-            parts = boxes.get((job.size, avoid))
-            if parts is None:
-                parts = self.torus.free_partitions(free, job.size)
-                if avoid and parts:
-                    if reserved is None:
-                        reserved = self._reserved_box(head, release)
-                    parts = [m for m in parts if not m & reserved]
-                boxes[(job.size, avoid)] = parts
-            if not parts:
-                continue
-            mask = self._pick(job, free, parts, now)
-            self._start(job, mask, now, True)
-            started.append(job)
-            boxes.clear()
+        fits = torus.fit_test(free)  # size -> a box of that size is free
+        fits_avoiding: dict[int, bool] = {}  # size -> a free box clear of the reservation
+        while True:
+            best_key: float = INF
+            best: Job | None = None
+            best_avoid = 0
+            for size in sizes:
+                if size > n_free:
+                    break
+                keys, jobs = groups[size]
+                i = bisect_right(keys, after)
+                if i == len(keys) or keys[i] >= best_key:
+                    continue
+                if not fits(size):
+                    continue
+                if res is None:
+                    res = self._reservation(head)
+                    shadow = max(res.end, now)
+                clear: bool | None = None  # a free box of this size misses the reserved box
+                for j in range(i, len(keys)):
+                    if keys[j] >= best_key:
+                        break
+                    job = jobs[j]
+                    avoid = 0
+                    if now + job.estimate > shadow:
+                        if res.box is None:  # the reserved box, chosen only when needed
+                            res.box = torus.best_partition(res.release, head.size) or 0
+                        avoid = res.box
+                        if clear is None:
+                            clear = fits_avoiding.get(size)
+                            if clear is None:
+                                clear = fits_avoiding[size] = torus.has_free_box(free, size,
+                                                                                 avoid)
+                        if not clear:
+                            continue
+                    best_key, best, best_avoid = keys[j], job, avoid
+                    break
+            if best is None:
+                break
+            mask = self.choose(best, free, now, best_avoid)
+            assert mask is not None
+            self._start(best, mask, now, True)
+            started.append(best)
+            after = queue_key(best)
             free = self.cluster.free_mask
             n_free = free.bit_count()
             if n_free < self._min_size:
                 break
-        if started:
-            done = {j.index for j in started}
-            q[:] = [j for j in q if j.index not in done]
+            fits = torus.fit_test(free)
+            fits_avoiding.clear()
+        if not started:
+            self._settle(q)
+        for job in started:
+            del q[bisect_left(q, queue_key(job), key=queue_key)]
 
-    def _pick(self, job: Job, free: int, parts: list[int], now: float) -> int:
-        losses = self.torus.losses(free, parts)
-        return parts[losses.index(min(losses))]
+    def _reservation(self, head: Job) -> Reservation:
+        """The head's reservation in the current state (remembered while it lasts)."""
+        cluster = self.cluster
+        key = (self._version, self.migrations, cluster.free_mask, head.index)
+        res = self._res
+        if res is None or res.key != key:
+            res = self._res = Reservation(key, *self._shadow(head))
+        return res
 
-    def _shadow(self, head: Job, now: float) -> tuple[float, int]:
-        """(shadow time, free mask then) for the head: release running jobs in order of
-        estimated end onto a copy of the occupancy until a box of its size is free."""
-        free = self.cluster.free_mask
-        for job in sorted(self.running.values(), key=lambda j: (j.pred_end, j.index)):
-            free |= job.mask
-            if self.torus.free_partitions(free, head.size):
-                return max(job.pred_end, now), free
-        return INF, free
-
-    def _reserved_box(self, head: Job, release: int) -> int:
-        """The box reserved for the head at the shadow time (MFP heuristic); 0 if none."""
-        parts = self.torus.free_partitions(release, head.size)
-        if not parts:
-            return 0
-        losses = self.torus.losses(release, parts)
-        return parts[losses.index(min(losses))]
+    def _shadow(self, head: Job) -> tuple[float, int]:
+        """(estimated end of the job whose release lets the head start, free mask then):
+        running jobs are released in order of estimated end onto a copy of the occupancy
+        until a box of the head's size is free; (inf, all released) if none is."""
+        by_end = self._by_end
+        k, free = self.torus.release_until_free(self.cluster.free_mask,
+                                                (job.mask for _, _, job in by_end), head.size)
+        return (by_end[k - 1][0] if k > 0 else INF), free
 
     def _repack(self, head: Job, now: float) -> bool:
         """Re-place every running job, largest first, with the MFP heuristic on an empty torus;
@@ -233,14 +324,12 @@ class BglFcfs(QueueScheduler):
         free = self.torus.all_mask & ~self.cluster.down_mask
         layout = []
         for job in jobs:
-            parts = self.torus.free_partitions(free, job.size)
-            if not parts:
+            mask = self.torus.best_partition(free, job.size)
+            if mask is None:
                 return False
-            losses = self.torus.losses(free, parts)
-            mask = parts[losses.index(min(losses))]
             layout.append((job, mask))
             free &= ~mask
-        if not self.torus.free_partitions(free, head.size):
+        if not self.torus.has_free_box(free, head.size):
             return False
         moves = [(job, mask) for job, mask in layout if mask != job.mask]
         if not moves:
@@ -261,11 +350,16 @@ class BglBalancing(BglFcfs):
     description = "BG/L: minimise L_MFP + P_f * size with the balancing predictor (seed 004)"
     Params = BalancingParams
 
-    def _pick(self, job: Job, free: int, parts: list[int], now: float) -> int:
-        losses = self.torus.losses(free, parts)
+    def choose(self, job: Job, free: int, now: float, avoid: int = 0) -> int | None:
+        failing = _failing(self.sim, now, job.estimate) if self.params.confidence > 0 else 0
+        if not failing:  # L_PF is 0 everywhere: the MFP heuristic
+            return self.torus.best_partition(free, job.size, avoid)
+        parts, losses = self.torus.partition_losses(free, job.size, avoid)
+        return self.pick(job, parts, losses, failing) if parts else None
+
+    def pick(self, job: Job, parts: list[int], losses: list[int], failing: int) -> int:
         a = self.params.confidence
-        failing = _failing(self.sim, now, job.estimate) if a > 0 else 0
-        if not failing:
+        if not failing or a <= 0:
             return parts[losses.index(min(losses))]
         best, best_e = parts[0], INF
         for mask, loss in zip(parts, losses, strict=True):
@@ -288,15 +382,18 @@ class BglTiebreak(BglFcfs):
 
         self.rng = RandomStreams(self.params.seed).stream("policy.tiebreak")
 
-    def _pick(self, job: Job, free: int, parts: list[int], now: float) -> int:
-        losses = self.torus.losses(free, parts)
+    def choose(self, job: Job, free: int, now: float, avoid: int = 0) -> int | None:
+        failing = _failing(self.sim, now, job.estimate) if self.params.accuracy > 0 else 0
+        if not failing:  # no partition is predicted to fail: the first best-MFP one
+            return self.torus.best_partition(free, job.size, avoid)
+        parts, losses = self.torus.partition_losses(free, job.size, avoid)
+        return self.pick(job, parts, losses, failing) if parts else None
+
+    def pick(self, job: Job, parts: list[int], losses: list[int], failing: int) -> int:
         low = min(losses)
         ties = [m for m, loss in zip(parts, losses, strict=True) if loss == low]
         a = self.params.accuracy
-        if len(ties) == 1 or a <= 0:
-            return ties[0]
-        failing = _failing(self.sim, now, job.estimate)
-        if not failing:
+        if len(ties) == 1 or a <= 0 or not failing:
             return ties[0]
         for mask in ties:
             # A real failure is predicted with probability a; no false positives.

@@ -3,13 +3,16 @@
 A workload is a set of rigid jobs held as numpy columns (one entry per job, in submit
 order).  The columns the engine uses are `job_id`, `submit`, `runtime`, `estimate` and
 `size`; `fields` keeps the 18 SWF fields of every job so that an SWF file of the simulated
-schedule can carry the trace's other fields (user, group, queue...) unchanged.
+schedule can carry the trace's other fields (user, group, queue...) unchanged.  `extra` holds
+further named per-job columns that some models need (e.g. the home cluster and bandwidth of
+the multi-cluster grid workload, `ckptsim.workload.grid`); job selections carry them along.
 
 Transforms (`ckptsim.workload.transforms`) return new workloads and never modify one in place.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -54,6 +57,9 @@ class Workload:
         header: the `; Key: value` header comments of the source file.
         source: a short description of the origin (a path, or a generator and its seed).
         counts: how many records each loader rule and transform touched (reported in summaries).
+        transforms: the notes of the transforms applied, in order.
+        extra: further per-job columns by name (numpy arrays whose first axis has one entry
+            per job), e.g. a job's home cluster or bandwidth; empty for plain traces.
     """
 
     job_id: np.ndarray
@@ -67,6 +73,7 @@ class Workload:
     source: str = ""
     counts: dict[str, int] = field(default_factory=dict)
     transforms: tuple[str, ...] = ()
+    extra: Mapping[str, np.ndarray] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         n = len(self.job_id)
@@ -76,6 +83,10 @@ class Workload:
                                  f"entries, expected {n}")
         if self.fields.shape != (n, len(SWF_FIELDS)):
             raise ValueError(f"workload fields must have shape ({n}, 18), got {self.fields.shape}")
+        for name, column in self.extra.items():
+            if not isinstance(column, np.ndarray) or column.ndim < 1 or len(column) != n:
+                raise ValueError(f"extra workload column {name!r} must be a numpy array with "
+                                 f"{n} entries")
 
     def __len__(self) -> int:
         return len(self.job_id)
@@ -101,11 +112,18 @@ class Workload:
             fields=self.fields[idx],
             counts=new_counts,
             transforms=self.transforms + ((note,) if note else ()),
+            extra={name: column[idx] for name, column in self.extra.items()},
         )
 
     def with_columns(self, note: str, **columns: np.ndarray) -> Workload:
         """A workload with some columns replaced (runtime, estimate, submit, size...)."""
         return replace(self, transforms=self.transforms + (note,), **columns)  # type: ignore[arg-type]
+
+    def with_extra(self, note: str | None = None, **columns: np.ndarray) -> Workload:
+        """A workload with extra per-job columns added or replaced (the others are kept)."""
+        extra = {**self.extra, **{k: np.asarray(v) for k, v in columns.items()}}
+        return replace(self, extra=extra,
+                       transforms=self.transforms + ((note,) if note else ()))
 
     def offered_load(self) -> float:
         """Processor-seconds of work divided by machine capacity over the submit span."""
@@ -127,11 +145,13 @@ def from_columns(
     machine_size: int,
     source: str = "inline",
     header: dict[str, str] | None = None,
+    extra: Mapping[str, Any] | None = None,
 ) -> Workload:
     """Build a workload from plain sequences (hand-made schedules in tests, generators).
 
-    Jobs are sorted stably by submit time.  `estimate` defaults to the runtime and `job_id`
-    to 1..n.  The SWF fields are filled from the columns, -1 elsewhere.
+    Jobs are sorted stably by submit time (the `extra` columns with them).  `estimate`
+    defaults to the runtime and `job_id` to 1..n.  The SWF fields are filled from the
+    columns, -1 elsewhere.
     """
     submit_a = np.asarray(submit, dtype=np.float64)
     n = len(submit_a)
@@ -159,4 +179,5 @@ def from_columns(
         machine_size=int(machine_size),
         header=dict(header or {}),
         source=source,
+        extra={name: np.asarray(column)[order] for name, column in (extra or {}).items()},
     )

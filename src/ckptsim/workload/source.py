@@ -4,12 +4,17 @@ One function used by the command line and by experiment specs, so both accept th
 
 - a path to an SWF trace (`.swf` or `.swf.gz`);
 - `builtin`: the demo workload (Lublin-Feitelson model, 3,000 jobs, 128 nodes, seed 1);
-- `lublin:n=N,seed=S,machine=P,typed=false,estimates=tsafrir` (any subset of the options).
+- `lublin:n=N,seed=S,machine=P,typed=false,estimates=tsafrir` (any subset of the options);
+- `htc:days=D,seed=S,...`: bursty HTC submissions of a desktop pool (`ckptsim.workload.htc`,
+  options in `htc.OPTIONS`).
+- `grid:clusters=4,nodes=100,n=N,ppbw=300,error=0.5,info=1.0,load=0.7,seed=S,...`: the
+  multi-cluster workload of seed 001 (`ckptsim.workload.grid`; `trace=PATH` gives a trace
+  home clusters and bandwidths instead).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ckptsim.errors import ConfigError
@@ -58,6 +63,26 @@ def generate(options: Mapping[str, Any]) -> Workload:
 _GENERATOR_KEYS = {"n_jobs": "lublin.n", "machine_size": "lublin.machine"}
 
 
+def _grid(options: Mapping[str, Any]) -> Workload:
+    from ckptsim.workload.grid import from_options
+
+    return from_options(options)
+
+
+#: Workload generators by name: `NAME:key=value,...` -> NAME's function of the options.
+def _htc(options: Mapping[str, Any]) -> Workload:
+    from ckptsim.workload.htc import generate_from_options
+
+    return generate_from_options(options)
+
+
+GENERATORS: dict[str, Callable[[Mapping[str, Any]], Workload]] = {
+    "lublin": generate,
+    "grid": _grid,
+    "htc": _htc,
+}
+
+
 def load_workload(
     spec: str,
     *,
@@ -73,12 +98,14 @@ def load_workload(
     """Read or generate a workload, then apply, in this order: the time window, the first-N
     selection, the estimate interpolation alpha and the load scale."""
     if not isinstance(spec, str) or not spec.strip():
-        raise ConfigError("workload", f"expected an SWF trace path, 'builtin' or "
-                                      f"'lublin:n=N,...', got {spec!r}")
+        raise ConfigError("workload", f"expected an SWF trace path, 'builtin' or a "
+                                      f"generator ('lublin:n=N,...', 'htc:days=D,...', "
+                                      f"'grid:n=N,...'), got {spec!r}")
+    name = spec.partition(":")[0]
     if spec == "builtin":
         w = generate({})
-    elif spec == "lublin" or spec.startswith("lublin:"):
-        w = generate(parse_generator(spec))
+    elif name in GENERATORS and (spec == name or spec.startswith(name + ":")):
+        w = GENERATORS[name](parse_generator(spec))
     else:
         from ckptsim.workload.swf import read_swf
 
