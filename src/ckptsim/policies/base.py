@@ -213,4 +213,4 @@ def scheduler_factory(name: str, values: Mapping[str, Any] | None = None) -> Sch
 
 def _load_builtin() -> None:
     # Importing the modules registers their schedulers.
-    from ckptsim.policies import bgl, ckpt_backfill, conservative, easy, fcfs  # noqa: F401
+    from ckptsim.policies import bgl, bgl_fault, ckpt_backfill, conservative, easy, fcfs  # noqa: F401
