@@ -290,10 +290,10 @@ def add_parsers(sub: Any) -> None:
                    help="niu: seed 000, checkpoint-based backfilling; oliner: seed 004, "
                         "fault-aware BG/L scheduling")
     p.add_argument("figure", help="niu: fig1 fig2 fig4 fig5 fig6 fig7 readings all; oliner: "
-                                  "fig3 ... fig10, "
-                                  "a family (failures = figs 3-5, balancing = 6-8, tiebreak = "
-                                  "9-10) or all; tables: rewrite the tables of the page "
-                                  "OUT.md from the CSVs in OUT")
+                                  "fig3 ... fig10, a family (failures = figs 3-5, balancing = "
+                                  "6-8, tiebreak = 9-10), options (the seed's readings as "
+                                  "scheduler options) or all; tables: rewrite the tables of "
+                                  "the page OUT.md from the CSVs in OUT")
     p.add_argument("--out", required=True, help="output folder (figN.csv, figN.png, the sweep)")
     p.add_argument("--trace-dir", default="../shared/data/traces",
                    help="folder holding the PWA traces (default ../shared/data/traces)")

@@ -54,8 +54,9 @@ COUNTS = tuple(range(0, 4001, 500))
 PREDICTION = (0.0, 0.1, 0.9)
 LEVELS = tuple(round(0.1 * k, 1) for k in range(11))
 FAMILIES = {"failures": ("fig3", "fig4", "fig5"), "balancing": ("fig6", "fig7", "fig8"),
-            "tiebreak": ("fig9", "fig10")}
-FIGURES = tuple(f for figs in FAMILIES.values() for f in figs)
+            "tiebreak": ("fig9", "fig10"), "options": ("options",)}
+#: The seed's figures (`all`); `options` compares the seed's readings offered as options.
+FIGURES = tuple(f for family, figs in FAMILIES.items() if family != "options" for f in figs)
 #: The workload each capacity figure shows, as in the seed.
 CAPACITY_TRACE = {"fig7": "NASA", "fig8": "LUBLIN-256", "fig10": "LUBLIN-256"}
 METRICS = ("mean_response_bsld", "mean_wait", "mean_response", "capacity_utilized",
@@ -134,6 +135,7 @@ def spec_text(family: str, opt: Options, counts: dict[str, int] | None = None) -
              "metrics = [" + ", ".join(f'"{m}"' for m in METRICS) + "]", ""]
     if family != "failures" and counts is None:
         counts = level_counts(opt)
+    loads = opt.loads[:1] if family == "options" else opt.loads
     for t in opt.traces:
         sweep = opt.counts if family == "failures" else (counts[t],)  # type: ignore[index]
         lines += [f'[workloads."{t}"]', f'trace = "{TRACES[t]}"']
@@ -141,8 +143,12 @@ def spec_text(family: str, opt: Options, counts: dict[str, int] | None = None) -
             lines.append(f"first = {opt.first}")
         if opt.estimates == "exact":
             lines.append("alpha = 0.0")
-        lines += [f"load_scale = {_list(opt.loads)}", f'failures = "{source}"',
+        lines += [f"load_scale = {_list(loads)}", f'failures = "{source}"',
                   f"failure_count = {_list(sweep)}", ""]
+    if family == "options":
+        from ckptsim.experiments.papers.oliner_options import schedulers_text
+
+        return "\n".join(lines) + "\n" + schedulers_text(_list(opt.levels))
     lines += ["[[schedulers]]"]
     if family == "failures":
         lines += ['name = "bgl-balancing"', f"params = {{ confidence = {_list(PREDICTION)} }}"]
@@ -304,6 +310,10 @@ def run_figures(figure: str, out: str | Path, opt: Options,
                         on_row)
         if family == "failures":
             outputs += failures_figures(rows, out_path, opt, wanted)
+        elif family == "options":
+            from ckptsim.experiments.papers.oliner_options import options_figure
+
+            outputs.append(options_figure(rows, out_path, opt))
         else:
             outputs += level_figures(family, rows, out_path, opt, wanted)
     return outputs
@@ -311,12 +321,18 @@ def run_figures(figure: str, out: str | Path, opt: Options,
 
 def runs_of(figure: str, opt: Options) -> int:
     """How many runs a figure's families hold (for progress bars)."""
+    from ckptsim.experiments.papers.oliner_options import VARIANTS
+
     wanted = list(FIGURES) if figure == "all" else [figure]
     families = {family_of(f) for f in wanted}
     n = 0
     for family in families:
-        per_trace = len(opt.loads) * opt.replications * (
-            len(opt.counts) * len(PREDICTION) if family == "failures" else len(opt.levels))
+        if family == "options":
+            per_trace = opt.replications * len(opt.levels) * len(VARIANTS)
+        else:
+            per_trace = len(opt.loads) * opt.replications * (
+                len(opt.counts) * len(PREDICTION) if family == "failures"
+                else len(opt.levels))
         n += per_trace * len(opt.traces)
     return n
 

@@ -55,6 +55,7 @@ def line_figure(points: list[dict[str, Any]], traces: Sequence[str], x: str, xla
                     ax.fill_between(xs, bottom, ys + half, where=open_low, color=color,
                                     alpha=0.0, hatch="///", edgecolor=color, lw=0,
                                     interpolate=True)
+        _plain_log_ticks(ax)
         ax.set_title(t)
         ax.set_xlabel(xlabel)
         ax.set_ylabel("average bounded slowdown (log)")
@@ -62,6 +63,15 @@ def line_figure(points: list[dict[str, Any]], traces: Sequence[str], x: str, xla
     legend_below(fig, axes[0][0], min(len(series), 4))
     fig.suptitle(title, fontsize="medium")
     save(fig, path)
+
+
+def _plain_log_ticks(ax: Any) -> None:
+    """Ticks of a log axis at 1, 2, 5 x 10^k, written as plain numbers (2,000, not 2x10^3)."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}" if v >= 1 else f"{v:g}"))
+    ax.yaxis.set_minor_formatter(NullFormatter())
 
 
 def capacity_figure(points: list[dict[str, Any]], trace: str, x: str, xlabel: str,
