@@ -247,3 +247,15 @@ def test_reserved_head_never_later_than_easy_reservation_plus_checkpoint(w, t_ck
     sim = Simulator(w, lambda s: RecordingCkpt(s, params), check=True).run()
     for index, easy_time in sim.policy.easy_reservations:
         assert sim.jobs[index].start <= easy_time + t_ckpt + 1e-9
+
+
+@SETTINGS
+@given(w=workloads(), scaled=st.sampled_from(["all", "backfilled"]),
+       t_ckpt=st.sampled_from([0.0, 3.0]))
+def test_reservation_reading_completes_every_job(w, scaled, t_ckpt):
+    # Jobs held to their reservation are checkpointed there or fall back to their estimate:
+    # the engine's invariants hold after every event and every job does all its work.
+    sim = run(w, t_thr=5, p=0.2, t_checkpoint=t_ckpt, t_extend=2 * t_ckpt,
+              overdue="reservation", scaled=scaled)
+    assert all(j.work_done == j.runtime for j in sim.jobs)
+    assert all(not j.n_checkpoints or j.backfilled for j in sim.jobs)

@@ -73,11 +73,12 @@ def change(ratio: float, digits: int = 0) -> str:
     """A ratio to a baseline as a signed percentage: 0.74 -> "−26%", 1.166 -> "+17%"."""
     if not math.isfinite(ratio):
         return "-"
-    value = round((ratio - 1.0) * 100, digits)
-    if value == 0:
+    value = (ratio - 1.0) * 100
+    scale = 10 ** digits
+    magnitude = math.floor(abs(value) * scale + 0.5) / scale  # halves away from zero
+    if magnitude == 0:
         return "0%"
-    text = f"{abs(value):,.{digits}f}%"
-    return (MINUS if value < 0 else "+") + text
+    return (MINUS if value < 0 else "+") + f"{magnitude:,.{digits}f}%"
 
 
 def percent(share: float, digits: int = 1) -> str:
