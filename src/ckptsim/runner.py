@@ -110,7 +110,7 @@ def simulate(
     resolved = dataclasses.asdict(sim.policy.params)
     metrics = summary(table)
     metrics.update(sim.counters())
-    return RunResult(
+    result = RunResult(
         workload=workload,
         scheduler=scheduler,
         params=resolved,
@@ -122,6 +122,12 @@ def simulate(
         wall_seconds=sim.wall_seconds,
         events=sim.n_events,
     )
+    if gc_enabled:
+        # Frozen objects are never collected: the simulator, its policy and its jobs refer to
+        # one another, so without this each run's objects would stay in memory for the rest of
+        # the process (a sweep worker grew by ~17 MB per run of NASA-iPSC).
+        gc.unfreeze()
+    return result
 
 
 def _failure_origin(failures: Any) -> dict[str, Any]:
