@@ -87,8 +87,8 @@ def simulate(
             failures, n_nodes=machine_size or workload.machine_size,
             span=float(workload.submit[-1]) - start if n else 0.0, offset=start,
             seed=failure_seed, count=failure_count)
-    # The run allocates hundreds of thousands of long-lived objects and frees them by
-    # reference counting; the cyclic collector would only rescan them over and over.
+    # The run allocates hundreds of thousands of long-lived objects; the cyclic collector would
+    # only rescan them over and over while it runs.
     gc_enabled = gc.isenabled()
     gc.disable()
     try:
@@ -100,34 +100,40 @@ def simulate(
             FailureInjector(sim, failures.time, failures.node, failures.repair)
         sim.run()
         table = from_simulation(sim)
+        resolved = dataclasses.asdict(sim.policy.params)
+        counters = sim.counters()
+        n_nodes, wall, events = sim.cluster.n_nodes, sim.wall_seconds, sim.n_events
+        _break_cycles(sim)
+        del sim
     finally:
         if gc_enabled:
-            # Move the run's objects out of the collector's generations before re-enabling
-            # it, so that computing metrics and writing outputs does not rescan them all
-            # (they are still freed by reference counting).
-            gc.freeze()
             gc.enable()
-    resolved = dataclasses.asdict(sim.policy.params)
     metrics = summary(table)
-    metrics.update(sim.counters())
-    result = RunResult(
+    metrics.update(counters)
+    return RunResult(
         workload=workload,
         scheduler=scheduler,
         params=resolved,
-        options={"machine_size": sim.cluster.n_nodes, "overrun": overrun,
+        options={"machine_size": n_nodes, "overrun": overrun,
                  **({"failures": _failure_origin(failures)} if failures is not None else {})},
         table=table,
         summary=metrics,
         daily=daily_series(table) if daily else {},
-        wall_seconds=sim.wall_seconds,
-        events=sim.n_events,
+        wall_seconds=wall,
+        events=events,
     )
-    if gc_enabled:
-        # Frozen objects are never collected: the simulator, its policy and its jobs refer to
-        # one another, so without this each run's objects would stay in memory for the rest of
-        # the process (a sweep worker grew by ~17 MB per run of NASA-iPSC).
-        gc.unfreeze()
-    return result
+
+
+def _break_cycles(sim: Simulator) -> None:
+    """Drop the references that make a finished run a reference cycle (the policy and the
+    failure injector point back at the simulator), so that reference counting frees the
+    simulator, its policy and its jobs as soon as the run is over.  Left to the cyclic
+    collector they would stay in a sweep worker for good: they were created while the collector
+    was off and never count towards its thresholds.  Whatever cycle remains is still in the
+    youngest generation, which the collector scans (now small) at its next pass."""
+    sim.policy.sim = None  # type: ignore[assignment]
+    if sim.failures is not None:
+        sim.failures.sim = None  # type: ignore[assignment]
 
 
 def _failure_origin(failures: Any) -> dict[str, Any]:
