@@ -120,6 +120,22 @@ name = "easy"
     return text, f"Lublin-Feitelson, 2000 jobs, {runs} seeds"
 
 
+def children_cpu() -> float | None:
+    """CPU seconds of every process this one started, start-ups included: the fork server
+    (stopped here, so that it and the workers it forked are accounted) and its workers."""
+    import multiprocessing.forkserver
+    import resource
+
+    server = getattr(multiprocessing.forkserver, "_forkserver", None)
+    stop = getattr(server, "_stop", None)  # the fork server has no public way to stop
+    if server is not None and getattr(server, "_forkserver_pid", None) is not None:
+        if stop is None:
+            return None
+        stop()
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
 def child(executor: str, spec: Path, out: Path) -> dict[str, Any]:
     """One sweep in this process (a fresh one per measurement); what it cost."""
     from ckptsim.experiments.execute import make_executor
@@ -127,19 +143,22 @@ def child(executor: str, spec: Path, out: Path) -> dict[str, Any]:
     from ckptsim.experiments.sweep import plan_sweep, run_sweep
 
     jobs = {"serial": 0, "pool1": 1, "pool2": 2, "dask2": 2}[executor]
+    c0, t0 = time.process_time(), time.perf_counter()
+    # From the executor's creation: a Dask executor starts its workers' fork server there.
     ex = make_executor(jobs, "local" if executor.startswith("dask") else None)
     plan = plan_sweep(spec, out)
-    c0, t0 = time.process_time(), time.perf_counter()
     result = run_sweep(plan, out, ex)
     wall = time.perf_counter() - t0
     cpu = time.process_time() - c0
+    kids = children_cpu()
+    tree_cpu = None if kids is None else cpu + kids
     if result.failed:
         raise SystemExit(f"{result.failed} runs failed: {result.failures[0]['error']}")
     rows, _ = load_results(out)
     st = ex.stats
     return {"runs": len(rows), "wall_s": wall, "parent_cpu_s": cpu,
             "worker_cpu_s": st.worker_cpu, "run_cpu_s": st.run_cpu,
-            "startup_s": st.startup_seconds,
+            "startup_s": st.startup_seconds, "total_cpu_s": tree_cpu,
             "run_wall_s": sum(r["run_seconds"] for r in rows),
             "sim_wall_s": sum(r["sim_seconds"] for r in rows)}
 
@@ -172,8 +191,10 @@ def summarise(name: str, workers: int, ms: list[dict[str, Any]]) -> dict[str, An
         spent = m["parent_cpu_s"] + (m["worker_cpu_s"] or m["run_cpu_s"])
         return m["startup_s"] + spent / workers
 
+    totals = [m["total_cpu_s"] for m in ms if m.get("total_cpu_s") is not None]
     return {"executor": name, "workers": workers, "runs": n, "wall_s": round(best["wall_s"], 3),
             "cpu_estimate_wall_s": round(statistics.median(map(cpu_wall, ms)), 3),
+            "total_cpu_s": round(statistics.median(totals), 3) if totals else None,
             "runs_per_s": round(n / best["wall_s"], 2),
             "mean_run_wall_ms": round(best["run_wall_s"] / n * 1000, 1),
             "mean_run_cpu_ms": round(best["run_cpu_s"] / n * 1000, 1),
@@ -228,14 +249,16 @@ def main() -> int:
                 measured[name].append(measure(name, spec, Path(tmp) / "store"))
     results = {}
     print(f"{'executor':30s} {'wall s':>7s} {'runs/s':>7s} {'run ms':>7s} {'run cpu':>8s} "
-          f"{'start s':>7s} {'ovh cpu ms':>10s} {'ovh wall ms':>11s}")
+          f"{'start s':>7s} {'ovh cpu ms':>10s} {'ovh wall ms':>11s} {'all cpu s':>9s}")
     for name in names:
         label, workers = EXECUTORS[name]
         r = summarise(label, workers, measured[name])
         results[name] = r
+        total = "-" if r["total_cpu_s"] is None else f"{r['total_cpu_s']:.2f}"
         print(f"{label:30s} {r['wall_s']:7.2f} {r['runs_per_s']:7.2f} "
               f"{r['mean_run_wall_ms']:7.1f} {r['mean_run_cpu_ms']:8.1f} {r['startup_s']:7.2f} "
-              f"{r['cpu_overhead_per_run_ms']:10.2f} {r['wall_overhead_per_run_ms']:11.2f}")
+              f"{r['cpu_overhead_per_run_ms']:10.2f} {r['wall_overhead_per_run_ms']:11.2f} "
+              f"{total:>9s}")
     doc: dict[str, Any] = {"spec": args.spec, "sweep": what, "repeat": repeat,
                            "load_before": load0[:2], "executors": results}
     if "pool1" in results and "pool2" in results:
@@ -251,8 +274,19 @@ def main() -> int:
                                            / results["pool2"]["wall_s"], 2)
         doc["dask_over_pool_cpu_estimate"] = round(
             results["dask2"]["cpu_estimate_wall_s"] / results["pool2"]["cpu_estimate_wall_s"], 2)
+        # Each Dask sweep ran right after a pool sweep: the ratio within each pair is less
+        # affected by the load drifting over the benchmark than the ratio of the best walls.
+        pairs = [d["wall_s"] / p["wall_s"]
+                 for p, d in zip(measured["pool2"], measured["dask2"], strict=True)]
+        doc["dask_over_pool_wall_paired"] = [round(x, 2) for x in pairs]
         print(f"Dask LocalCluster / pool, 2 workers each: {doc['dask_over_pool_wall']:.2f} "
-              f"(wall), {doc['dask_over_pool_cpu_estimate']:.2f} (estimate from CPU times)")
+              f"(best walls; per pair {', '.join(f'{x:.2f}' for x in pairs)}), "
+              f"{doc['dask_over_pool_cpu_estimate']:.2f} (estimate from CPU times)")
+        p_cpu, d_cpu = results["pool2"]["total_cpu_s"], results["dask2"]["total_cpu_s"]
+        if p_cpu and d_cpu:
+            doc["dask_over_pool_total_cpu"] = round(d_cpu / p_cpu, 3)
+            print(f"Dask LocalCluster / pool, CPU of all processes (start-ups included): "
+                  f"{doc['dask_over_pool_total_cpu']:.3f}")
     load1 = os.getloadavg()
     doc["load_after"] = load1[:2]
     print(f"load average after: {load1[0]:.2f} {load1[1]:.2f}")

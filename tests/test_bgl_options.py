@@ -4,12 +4,11 @@ P_f, the balancing variant that holds the head back, per-node tie-break draws.""
 from __future__ import annotations
 
 import pytest
-from helpers import jobs, starts
+from helpers import inject_failures, jobs, starts
 from hypothesis import given
 from test_bgl import TINY, run, torus_workloads
 from test_properties import SETTINGS
 
-from ckptsim.engine.failures import FailureInjector
 from ckptsim.engine.simulator import Simulator
 from ckptsim.platform.torus import Torus
 from ckptsim.policies.base import scheduler_factory
@@ -68,7 +67,7 @@ def test_max_form_keeps_a_partition_the_product_form_leaves():
     for pf in ("product", "max"):
         sim = Simulator(w, scheduler_factory("bgl-balancing", {"x": 2, "y": 2, "z": 4,
                                                                "confidence": a, "pf": pf}))
-        FailureInjector(sim, [5.0, 6.0], nodes)
+        inject_failures(sim, [5.0, 6.0], nodes)
         chosen[pf] = sim.policy.choose(sim.jobs[0], free, 0.0)
     assert chosen["max"] == best and chosen["product"] != best
 
@@ -116,7 +115,7 @@ def _tiebreak_choice(draws, seed, fails):
     w = jobs([(0, 10, 4, 10)], 8)
     sim = Simulator(w, scheduler_factory("bgl-tiebreak", {**TINY, "accuracy": 0.5,
                                                           "draws": draws, "seed": seed}))
-    FailureInjector(sim, [5.0] * len(fails), fails)
+    inject_failures(sim, [5.0] * len(fails), fails)
     return sim.policy.choose(sim.jobs[0], torus.all_mask, 0.0), torus.free_partitions(
         torus.all_mask, 4)
 

@@ -3,20 +3,19 @@
 The naive policy recomputes everything from its definition (docs/schedulers.md) at every pass:
 the free nodes at an instant are summed over the running jobs (released at start + estimate,
 or now once that is past) and the reservations, and a job's earliest slot is found by trying
-every instant at which that sum changes.  The real policy keeps its profile from pass to pass
-and re-places only the jobs whose reservation can change; both must give the same schedule,
-with and without failures, requeues and overrun kills.
+every instant at which that sum changes.  The real policy keeps its profile from pass to pass,
+skips rebuilds that cannot move a reservation and places runs of like jobs together; both must
+give the same schedule, with and without failures, requeues and overrun kills.
 """
 
 from __future__ import annotations
 
 import math
 
-from helpers import examples, jobs, starts
+from helpers import examples, inject_failures, jobs, starts
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ckptsim.engine.failures import FailureInjector
 from ckptsim.engine.simulator import Simulator
 from ckptsim.policies.base import scheduler_factory
 from ckptsim.policies.conservative import Conservative
@@ -128,10 +127,7 @@ class NaiveConservative(QueueScheduler):
 
 class CheckedConservative(Conservative):
     """The real policy, checking after every pass that its kept profile is the one built
-    afresh from the running jobs and the reservations.  Every rebuild takes the incremental
-    path (the real policy re-places short queues afresh)."""
-
-    short_queue = 0
+    afresh from the running jobs and the reservations."""
 
     def schedule(self, now):
         super().schedule(now)
@@ -165,17 +161,11 @@ def failures(machine):
                               st.sampled_from([0, 0, 5, 30])), max_size=6)
 
 
-class SwitchingConservative(CheckedConservative):
-    """Rebuilds afresh up to 3 waiting jobs, incrementally beyond."""
-
-    short_queue = 3
-
-
 def simulate(w, policy, overrun, requeue, fails):
     sim = Simulator(w, lambda s: policy(s, QueueParams(requeue=requeue)), overrun=overrun,
                     check=True)
     if fails:
-        FailureInjector(sim, [float(t) for t, _, _ in fails], [n for _, n, _ in fails],
+        inject_failures(sim, [float(t) for t, _, _ in fails], [n for _, n, _ in fails],
                         [float(r) for _, _, r in fails])
     sim.run()
     return [(j.id, j.start, j.end, j.backfilled, j.n_kills) for j in sim.jobs], sim.policy
@@ -187,10 +177,9 @@ def simulate(w, policy, overrun, requeue, fails):
 def test_conservative_matches_a_naive_implementation(w, overrun, requeue, data):
     fails = data.draw(failures(w.machine_size)) if data.draw(st.booleans()) else []
     slow, naive = simulate(w, NaiveConservative, overrun, requeue, fails)
-    for policy_class in (CheckedConservative, SwitchingConservative):
-        fast, policy = simulate(w, policy_class, overrun, requeue, fails)
-        assert fast == slow
-        assert policy.first_resv == naive.first_resv
+    fast, policy = simulate(w, CheckedConservative, overrun, requeue, fails)
+    assert fast == slow
+    assert policy.first_resv == naive.first_resv
 
 
 @SETTINGS
@@ -204,8 +193,7 @@ def test_conservative_matches_naive_on_crowded_queues(n, machine, data):
     w = from_columns(submit=submit, runtime=runtime, size=size, estimate=estimate,
                      machine_size=machine)
     slow, _ = simulate(w, NaiveConservative, "extend", "front", [])
-    for policy_class in (CheckedConservative, SwitchingConservative):
-        assert simulate(w, policy_class, "extend", "front", [])[0] == slow
+    assert simulate(w, CheckedConservative, "extend", "front", [])[0] == slow
 
 
 def test_zero_length_reservation_gives_way_at_a_rebuild_where_nothing_changed():
@@ -219,7 +207,7 @@ def test_zero_length_reservation_gives_way_at_a_rebuild_where_nothing_changed():
     w = from_columns(submit=sub, runtime=runtime, size=size, estimate=estimate,
                      machine_size=3)
     slow, _ = simulate(w, NaiveConservative, "extend", "front", [])
-    for policy_class in (CheckedConservative, SwitchingConservative, Conservative):
+    for policy_class in (CheckedConservative, Conservative):
         assert simulate(w, policy_class, "extend", "front", [])[0] == slow
     assert [b for i, _, _, b, _ in slow if i in (27, 28)] == [True, True]
 
@@ -243,3 +231,53 @@ def test_a_job_overrunning_its_estimate_pushes_reservations_later():
     slow, _ = simulate(w, NaiveConservative, "extend", "front", [])
     assert [(i, s, e) for i, s, e, _, _ in slow] == [(k, *v) for k, v in sorted(fast.items())]
     assert fast[2] == (30, 35)
+
+
+@SETTINGS
+@given(n=st.integers(2, 40), machine=st.integers(1, 6), data=st.data())
+def test_conservative_matches_naive_on_runs_of_like_jobs(n, machine, data):
+    # Two kinds of jobs (size, estimate), early ends and overruns: runs of like jobs are placed
+    # several at a time and searched from the last one's start, and chains of moves after an
+    # early end cross many of them.
+    kinds = data.draw(st.lists(st.tuples(st.integers(1, machine), st.sampled_from([5, 20, 60])),
+                               min_size=2, max_size=2))
+    pick = data.draw(st.lists(st.integers(0, 1), min_size=n, max_size=n))
+    submit = sorted(data.draw(st.lists(st.integers(0, 30), min_size=n, max_size=n)))
+    runtime = [data.draw(st.integers(1, kinds[k][1] + 10)) for k in pick]
+    w = from_columns(submit=submit, runtime=runtime, size=[kinds[k][0] for k in pick],
+                     estimate=[kinds[k][1] for k in pick], machine_size=machine)
+    slow, naive = simulate(w, NaiveConservative, "extend", "front", [])
+    fast, policy = simulate(w, CheckedConservative, "extend", "front", [])
+    assert fast == slow
+    assert policy.first_resv == naive.first_resv
+
+
+def test_profile_places_several_like_jobs_at_the_earliest_fit():
+    # 4 nodes: 1 free now, 3 more at 10, 2 of them taken again over [20, 30).
+    p = Profile(0, 1, [(10, 3)])
+    p.reserve(20, 2, 10)
+    assert p.steps() == [(0, 1), (10, 4), (20, 2), (30, 4)]
+    # Two-node jobs of 15 s: none fits at 0; at 10 only one fits side by side (2 free at 20).
+    assert p.place(2, 15, 0, 3) == (10, 1)
+    assert p.steps() == [(0, 1), (10, 2), (20, 0), (25, 2), (30, 4)]
+    # The next ones search on from there: 20 has no free node, 25 has 2 up to 40, and so
+    # has 30 (then 2 of 4 are taken up to 40).
+    assert p.place(2, 15, 10, 3) == (25, 1)
+    assert p.place(2, 15, 25, 3) == (30, 1)
+    assert p.steps() == [(0, 1), (10, 2), (20, 0), (40, 2), (45, 4)]
+    # Zero-length jobs hold no nodes: all fit at the first instant with enough free nodes.
+    assert p.place(3, 0, 0, 5) == (45, 5)
+    # More nodes than ever free: never.
+    assert p.place(5, 1, 0, 2) == (INF, 2)
+
+
+def test_profile_tidy_merges_equal_steps_and_keeps_the_step_function():
+    p = Profile(0, 2, [])
+    for k in range(100):
+        p.add(k, k + 1, 1)
+        p.add(k, k + 1, -1)
+    before = p.steps()
+    assert len(p.times) > p.limit
+    p.tidy()
+    assert p.steps() == before == [(0, 2)]
+    assert p.times == [0] and p.free == [2]

@@ -20,6 +20,13 @@ from ckptsim.experiments.sweep import plan_sweep, run_sweep
 
 ROOT = Path(__file__).resolve().parents[1]
 
+SWF = """; MaxProcs: 8
+1 0 -1 10 4 -1 -1 4 10 -1 1 1 1 -1 1 -1 -1 -1
+2 0 -1 30 4 -1 -1 4 30 -1 1 1 1 -1 1 -1 -1 -1
+3 1 -1 20 8 -1 -1 8 20 -1 1 2 1 -1 1 -1 -1 -1
+4 2 -1 15 2 -1 -1 2 40 -1 1 3 1 -1 1 -1 -1 -1
+"""
+
 SPEC = """name = "dask"
 seeds = [1, 2]
 keep_jobs = true
@@ -27,6 +34,9 @@ keep_jobs = true
 generator = "lublin"
 n = [120, 200]
 machine = 64
+[workloads.trace]
+trace = "small.swf"
+alpha = [0.0, 1.0]
 [[schedulers]]
 name = "easy"
 [[schedulers]]
@@ -45,6 +55,9 @@ def test_sweep_on_a_separately_started_scheduler_and_worker(tmp_path, capsys):
                                                             "'ckptsim[dask]')")
     spec = tmp_path / "dask.toml"
     spec.write_text(SPEC)
+    # The worker reads the trace itself, at the path the sweep resolved (it sees the same
+    # files); it never sees the results folder.
+    (tmp_path / "small.swf").write_text(SWF)
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     info = tmp_path / "scheduler.json"
     procs = []
@@ -68,7 +81,7 @@ def test_sweep_on_a_separately_started_scheduler_and_worker(tmp_path, capsys):
         assert main(["sweep", str(spec), "--out", str(out), "--dask", address]) == 0
         captured = capsys.readouterr()
         assert f"the Dask scheduler at {address}" in captured.err
-        assert "8 succeeded, 0 failed" in captured.out
+        assert "16 succeeded, 0 failed" in captured.out
     finally:
         for p in reversed(procs):
             p.terminate()
@@ -94,6 +107,7 @@ def test_an_unreachable_scheduler_fails_fast_with_one_line(tmp_path, capsys):
     pytest.importorskip("distributed", reason="Dask's distributed is not installed")
     spec = tmp_path / "dask.toml"
     spec.write_text(SPEC)
+    (tmp_path / "small.swf").write_text(SWF)
     t0 = time.monotonic()
     code = main(["sweep", str(spec), "--out", str(tmp_path / "out"), "--dask",
                  "tcp://127.0.0.1:1", "--dask-timeout", "1"])

@@ -64,10 +64,14 @@ def session_processes(sid: int) -> list[int]:
     return pids
 
 
-def start(spec: Path, out: Path) -> subprocess.Popen[bytes]:
+POOL = ("--jobs", "2")
+DASK = ("--dask", "local", "--jobs", "2")
+
+
+def start(spec: Path, out: Path, executor: tuple[str, ...] = POOL) -> subprocess.Popen[bytes]:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     return subprocess.Popen([sys.executable, "-m", "ckptsim", "sweep", str(spec), "--out",
-                             str(out), "--jobs", "2"], cwd=ROOT, env=env,
+                             str(out), *executor], cwd=ROOT, env=env,
                             start_new_session=True, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
 
@@ -105,7 +109,12 @@ def kill_when(proc: subprocess.Popen[bytes], out: Path, target: int, delay: floa
     return seen, gone
 
 
-def test_sigkill_at_random_points_then_resume(tmp_path, record_property):
+@pytest.mark.parametrize("executor", [POOL, DASK], ids=["pool", "dask"])
+def test_sigkill_at_random_points_then_resume(tmp_path, record_property, executor):
+    """With Dask, runs come back in batches of a few: a kill loses the batches running, and
+    rows already recorded stay as they are."""
+    if executor == DASK:
+        pytest.importorskip("distributed", reason="Dask's distributed is not installed")
     spec = tmp_path / "kill.toml"
     spec.write_text(SPEC)
     reference = tmp_path / "reference"
@@ -119,7 +128,7 @@ def test_sigkill_at_random_points_then_resume(tmp_path, record_property):
     kept: dict[str, dict] = {}
     gone_times = []
     for target in targets:
-        proc = start(spec, out)
+        proc = start(spec, out, executor)
         try:
             seen, gone = kill_when(proc, out, target, rng.uniform(0, 0.03))
         finally:
@@ -141,7 +150,7 @@ def test_sigkill_at_random_points_then_resume(tmp_path, record_property):
 
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     done = subprocess.run([sys.executable, "-m", "ckptsim", "sweep", str(spec), "--out",
-                           str(out), "--jobs", "2"], cwd=ROOT, env=env, capture_output=True,
+                           str(out), *executor], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert f"{len(kept)} already done" in done.stdout

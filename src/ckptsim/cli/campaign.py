@@ -33,6 +33,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         raise ConfigError("--jobs", f"expected a number of processes >= 0, got {args.jobs}")
     if args.dask_timeout is not None and not args.dask_timeout > 0:
         raise ConfigError("--dask-timeout", f"expected seconds > 0, got {args.dask_timeout}")
+    # Before planning: `--dask local` starts its workers' fork server here, which imports Dask
+    # and ckptsim while the spec is checked and the store read.
+    executor = None if args.dry_run else make_executor(args.jobs, args.dask,
+                                                        dask_timeout=args.dask_timeout)
     plan = plan_sweep(args.spec, args.out, trace_dir=args.trace_dir, keep_jobs=args.keep_jobs)
     spec = plan.spec
     shape = (f"{len(spec.workloads)} workload(s), {len(spec.schedulers)} scheduler "
@@ -49,7 +53,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                   if args.out else "")
         print(f"{len(plan.runs)} runs ({shape}){status}")
         return 0
-    executor = make_executor(args.jobs, args.dask, dask_timeout=args.dask_timeout)
+    assert executor is not None
     where = (f"a Dask LocalCluster of {executor.workers} workers" if args.dask == "local" else
              f"the Dask scheduler at {args.dask}" if args.dask else
              "this process" if args.jobs == 0 else f"{executor.workers} local processes")

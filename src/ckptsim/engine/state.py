@@ -25,6 +25,8 @@ from __future__ import annotations
 
 from enum import IntEnum
 
+from ckptsim.errors import InvariantError
+
 
 class JobState(IntEnum):
     PENDING = 0  # not yet submitted
@@ -54,6 +56,41 @@ TRANSITIONS: dict[JobState, frozenset[JobState]] = {
     JobState.KILLED: frozenset(),
 }
 
+#: `ALLOWED[state]`: the states reachable from `state` (TRANSITIONS as a list, for speed).
+ALLOWED: list[frozenset[JobState]] = [TRANSITIONS[s] for s in sorted(TRANSITIONS)]
+
+
+def _entries(target: JobState) -> tuple[bool, ...]:
+    """`_entries(t)[s]`: whether TRANSITIONS allows s -> t (a tuple test is the cheapest)."""
+    return tuple(target in ALLOWED[s] for s in range(len(ALLOWED)))
+
+
+#: The transitions of the hottest paths, from TRANSITIONS: `TO_RUNNING[state]` is True when
+#: `state -> RUNNING` is allowed (submission, start, end).
+TO_QUEUED = _entries(JobState.QUEUED)
+TO_RUNNING = _entries(JobState.RUNNING)
+TO_DONE = _entries(JobState.DONE)
+TO_KILLED = _entries(JobState.KILLED)
+
+
+def move(job: Job, new: JobState) -> None:
+    """Change a job's state, refusing a transition `TRANSITIONS` does not list.
+
+    The one place the engine changes a job's state (its hottest paths -- submission, start,
+    end -- inline the same test, on `TO_QUEUED`, `TO_RUNNING`, `TO_DONE`, `TO_KILLED`).  A
+    refused transition is an engine bug, not a policy's mistake: the verbs refuse bad requests
+    before getting here.
+    """
+    if new not in ALLOWED[job.state]:
+        bad_transition(job, new)
+    job.state = new
+
+
+def bad_transition(job: Job, new: JobState) -> None:
+    raise InvariantError(f"job {job.id}: {job.state.name} -> {new.name} is not a transition "
+                         "of the job state machine")
+
+
 #: States in which a job holds nodes.
 HOLDS_NODES = frozenset({JobState.RUNNING, JobState.CHECKPOINTING, JobState.MIGRATING})
 #: States in which a job waits for the scheduler (counted in wait time and queue length).
@@ -71,6 +108,14 @@ DONE = JobState.DONE
 KILLED = JobState.KILLED
 
 
+#: Per-job values a job keeps unless the engine restarts, checkpoints, kills, migrates or slows
+#: it down (see `Simulator.marked`): the defaults of `Job`'s rarely written fields.
+RARE_DEFAULTS: dict[str, float | int] = {
+    "overhead": 0.0, "lost_work": 0.0, "n_checkpoints": 0, "n_preemptions": 0, "n_kills": 0,
+    "n_restarts": 0, "n_migrations": 0,
+}
+
+
 class Job:
     """One job's simulation state. Created by the engine from a workload row.
 
@@ -86,12 +131,12 @@ class Job:
     __slots__ = (
         "index", "id", "submit", "runtime", "estimate", "size", "work_target",
         "state", "mask", "start", "end", "status", "work_done", "rate", "anchor",
-        "segments", "seg_start", "queued_since", "wait", "backfilled", "version",
+        "seg_start", "seg_end", "queued_since", "wait", "backfilled", "version",
         "pred_end", "tag", "__dict__",
     )
 
     # Defaults of the rarely written fields (see the class docstring).
-    new_mask = 0  # destination nodes while MIGRATING
+    new_mask = 0  # destination nodes while MIGRATING and still holding its source nodes
     work_saved = 0.0  # progress at the last completed checkpoint
     pending_save = 0.0  # progress captured by a checkpoint in flight
     overhead = 0.0  # seconds of checkpoint / restart / migration overhead
@@ -103,6 +148,14 @@ class Job:
     n_migrations = 0
     rate_changed = False
     then = ""  # what follows the checkpoint in flight
+    # An overhead given as an amount of work progressing at the job's rate (restart,
+    # checkpoint or migration): `ovh_left` is what remained at time `ovh_mark`, the phase
+    # began at `ovh_start`, and `anchor` is its projected end (inf while the rate is 0).
+    ovh_rated = False
+    ovh_left = 0.0
+    ovh_mark = 0.0
+    ovh_start = 0.0
+    past_segments: list[tuple[float, float]] | None = None  # closed before the last one
 
     def __init__(self, index: int, job_id: int, submit: float, runtime: float,
                  estimate: float, size: int, work_target: float) -> None:
@@ -123,14 +176,25 @@ class Job:
         self.work_done = 0.0
         self.rate = 1.0
         self.anchor = 0.0
-        self.segments: list[tuple[float, float]] = []  # node-holding intervals
+        # The node-holding interval in progress or last closed: [seg_start, seg_end), with
+        # seg_end None while the job holds nodes (or never did); earlier ones in
+        # `past_segments`.  See `segments`.
         self.seg_start = 0.0
+        self.seg_end: float | None = None
         self.queued_since = submit
         self.wait = 0.0
         self.backfilled = False
         self.version = 0  # bumped to invalidate a scheduled end / overhead event
         self.pred_end = 0.0  # the policy's predicted end time
         self.tag: object = None  # free for the policy
+
+    @property
+    def segments(self) -> list[tuple[float, float]]:
+        """The closed node-holding intervals (start, end), in time order."""
+        out = list(self.past_segments or ())
+        if self.seg_end is not None:
+            out.append((self.seg_start, self.seg_end))
+        return out
 
     def progress(self, now: float) -> float:
         """Useful work done by time `now` (valid in any state)."""

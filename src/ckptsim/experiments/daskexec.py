@@ -1,22 +1,33 @@
 """Running a sweep on Dask: an existing scheduler's address, or a `LocalCluster`.
 
-Workers only compute (`execute_run`, per-job records encoded to Parquet bytes there) and send
-each outcome back; this process records it (`StoreWriter`), so workers need to see the traces
-but not the results folder.  Each trace is read once for the whole cluster, by a task whose
-result the runs on that trace take as an argument: Dask runs them where the trace already is,
-or copies it (faster than parsing it again).
+Workers only compute and send outcomes back; this process records them (`StoreWriter`), so
+workers need to see the traces (at the same absolute path: each worker reads them itself and
+keeps the last few in memory, as a pool worker does) but not the results folder.
+
+Runs travel in batches: a task runs a few runs on one trace and returns their outcomes
+together, which divides Dask's cost per task (scheduler, worker and client bookkeeping, a few
+milliseconds of CPU) among them.  Batches are fed to each worker as the pool feeds its
+workers: two batches per worker thread at a time (one running, one waiting), on the trace the
+worker read last while runs on it are left (`Dispatch`).  A batch holds about
+`BATCH_SECONDS` of runs, judged from the runs finished so far (one run until the first one
+finishes), at most `MAX_BATCH`, and fewer near the end so that workers finish together.
+What a killed sweep loses is the runs of the batches that were running: at most `MAX_BATCH`
+runs per worker thread, about `BATCH_SECONDS` of each thread's work.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
+import itertools
+import multiprocessing
 import os
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ckptsim.errors import CkptsimError, ConfigError
+from ckptsim.experiments.dispatch import Dispatch
 from ckptsim.experiments.execute import (
     ExecStats,
     OnRow,
@@ -24,13 +35,43 @@ from ckptsim.experiments.execute import (
     crashed_row,
     execute_run,
     load_key,
-    read_base,
 )
-from ckptsim.experiments.matrix import Run, canonical_json
+from ckptsim.experiments.matrix import Run
 from ckptsim.experiments.writer import StoreWriter
 
 #: Seconds to wait for a Dask scheduler to answer before giving up.
 DEFAULT_TIMEOUT = 5.0
+#: Seconds of runs a batch aims at, and the most runs in one batch.
+BATCH_SECONDS = 0.5
+MAX_BATCH = 8
+#: Batches sent to a worker thread ahead of its results.
+QUEUE_PER_THREAD = 2
+#: Seconds between two looks at which workers the cluster has.
+WORKERS_REFRESH = 1.0
+
+#: Settings of the clusters `--dask local` starts.  Runs are long, pure-Python tasks, so the
+#: worker's sampling profiler and the fast monitoring ticks of the scheduler, nannies and
+#: workers cost CPU and tell nothing (idle, the cluster costs 10 ms of CPU a second instead
+#: of 14); batches are given to workers by this process and hold no data to move, so the
+#: scheduler need not steal them nor manage replicas; workers fork from a server that has
+#: Dask and ckptsim imported.
+LOCAL_CONFIG = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.system-monitor.gil.enabled": False,
+    "distributed.admin.tick.interval": "2s",
+    "distributed.admin.tick.cycle": "10s",
+    "distributed.admin.system-monitor.interval": "10s",
+    "distributed.worker.memory.monitor-interval": "2s",
+    "distributed.scheduler.active-memory-manager.start": False,
+    "distributed.scheduler.work-stealing": False,
+    "distributed.worker.multiprocessing-method": "forkserver",
+    # Workers get this process's environment, as pool workers do: no allocator settings (Dask
+    # sets glibc's MALLOC_TRIM_THRESHOLD_ to 64 KiB by default, which made runs about 5%
+    # slower here by giving memory back to the system after every large array).
+    "distributed.nanny.pre-spawn-environ": {},
+}
+#: What the workers of `--dask local` have imported before they start.
+LOCAL_PRELOAD = ["distributed", "ckptsim.experiments.preload"]
 
 
 class DaskConnectError(CkptsimError):
@@ -46,15 +87,83 @@ def _preload() -> None:
     """Import what a run needs, once per worker, before the first run arrives."""
     import ckptsim.experiments.preload  # noqa: F401
 
-#: Settings of the clusters `--dask local` starts: runs are long, pure-Python tasks, so the
-#: worker's sampling profiler and fast monitoring ticks cost CPU and tell nothing.
-LOCAL_CONFIG = {
-    "distributed.worker.profile.enabled": False,
-    "distributed.admin.system-monitor.gil.enabled": False,
-    "distributed.admin.tick.interval": "200ms",
-    "distributed.admin.system-monitor.interval": "2s",
-    "distributed.worker.memory.monitor-interval": "1s",
-}
+
+def execute_batch(runs: list[Run]) -> list[Outcome]:
+    """A Dask task: the runs of a batch, one after the other (each on the worker's cached
+    trace after the first)."""
+    return [execute_run(run) for run in runs]
+
+
+def _start_forkserver() -> bool:
+    """Start the fork server that LocalCluster workers fork from, with `LOCAL_PRELOAD`
+    imported, while this process goes on (False where the platform has none)."""
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return False
+    from multiprocessing import forkserver
+
+    multiprocessing.get_context("forkserver").set_forkserver_preload(LOCAL_PRELOAD)
+    forkserver.ensure_running()  # returns at once; the server imports in its own process
+    return True
+
+
+@dataclass
+class _Slot:
+    """A worker (None: any worker, while the cluster has none) and what it has been sent."""
+
+    threads: int
+    key: Any = None  # the trace of its last batch
+    queued: int = 0  # batches sent, not yet finished
+
+
+class _Feeder:
+    """Cuts runs into batches and keeps every worker's queue full."""
+
+    def __init__(self, runs: Sequence[Run]) -> None:
+        self.dispatch = Dispatch(runs)
+        self.slots: dict[str | None, _Slot] = {}
+        self.finished = 0
+        self.seconds = 0.0  # CPU seconds of the finished runs
+
+    def workers(self, nthreads: dict[str, int]) -> None:
+        """The cluster's workers now (address -> threads)."""
+        for addr in [a for a in self.slots if a not in nthreads]:
+            if addr is not None or nthreads:
+                self.dispatch.move(self.slots.pop(addr).key, None)
+        for addr, n in nthreads.items():
+            self.slots.setdefault(addr, _Slot(max(1, n))).threads = max(1, n)
+        if not self.slots:
+            self.slots[None] = _Slot(1)  # runs wait for a worker to join
+
+    def batch_size(self) -> int:
+        if not self.finished:
+            return 1
+        mean = self.seconds / self.finished
+        by_time = int(BATCH_SECONDS / mean) if mean > 0 else MAX_BATCH
+        threads = sum(s.threads for s in self.slots.values())
+        by_tail = self.dispatch.left // (QUEUE_PER_THREAD * threads)
+        return max(1, min(MAX_BATCH, by_time, by_tail))
+
+    def batches(self) -> list[tuple[str | None, list[Run]]]:
+        """Batches to send now, with the worker each is meant for."""
+        out = []
+        for addr, slot in self.slots.items():
+            while self.dispatch and slot.queued < QUEUE_PER_THREAD * slot.threads:
+                runs = self.dispatch.take(slot.key, self.batch_size())
+                key = load_key(runs[0])
+                self.dispatch.move(slot.key, key)
+                slot.key = key
+                slot.queued += 1
+                out.append((addr, runs))
+        return out
+
+    def done(self, addr: str | None, outcomes: Sequence[Outcome]) -> None:
+        slot = self.slots.get(addr)
+        if slot is not None:
+            slot.queued -= 1
+        for o in outcomes:
+            if o.row.get("pid") is not None:  # ran (not lost with its worker)
+                self.finished += 1
+                self.seconds += o.cpu
 
 
 class DaskExecutor:
@@ -63,6 +172,10 @@ class DaskExecutor:
 
     def __init__(self, address: str, workers: int | None = None, *,
                  timeout: float = DEFAULT_TIMEOUT) -> None:
+        self._created: float | None = time.perf_counter()
+        # The fork server imports Dask and ckptsim on another core while this process
+        # imports Dask.
+        self.forkserver = address == "local" and _start_forkserver()
         try:
             import distributed  # noqa: F401
         except ImportError:
@@ -81,7 +194,10 @@ class DaskExecutor:
         import distributed
 
         if self.address == "local":
-            stack.enter_context(dask.config.set(LOCAL_CONFIG))
+            config = dict(LOCAL_CONFIG)
+            if not self.forkserver:
+                del config["distributed.worker.multiprocessing-method"]
+            stack.enter_context(dask.config.set(config))
             cluster = stack.enter_context(distributed.LocalCluster(
                 n_workers=self.workers, threads_per_worker=1, processes=True,
                 dashboard_address=None, silence_logs=logging.ERROR))
@@ -100,49 +216,73 @@ class DaskExecutor:
         import distributed
 
         self.stats = ExecStats()
-        t0 = time.perf_counter()
+        # Start-up counts from the executor's creation, when the fork server started.
+        t0, self._created = self._created or time.perf_counter(), None
         with contextlib.ExitStack() as stack:
             client = self.connect(stack)
             if not runs:
                 return
-            with contextlib.suppress(Exception):  # a worker without ckptsim fails its runs
-                client.run(_preload)
+            # Workers forked from the preloaded server have imported everything, and their
+            # CPU time counts from the fork: no round trip to them before the first batch.
+            forked = self.address == "local" and self.forkserver
+            if not forked:
+                with contextlib.suppress(Exception):  # a worker without ckptsim fails its runs
+                    client.run(_preload)
             self.stats.startup_seconds = time.perf_counter() - t0
-            cpu0 = self._worker_cpu(client)
-            bases: dict[Any, Any] = {}
-            for run in runs:
-                k = load_key(run)
-                if k is not None and k not in bases:
-                    digest = hashlib.sha256(canonical_json(list(k)).encode()).hexdigest()
-                    bases[k] = client.submit(read_base, run, key=f"ckptsim-trace-{digest}",
-                                             retries=0, pure=False)
-            futures = client.map(execute_run, list(runs),
-                                 [bases.get(load_key(r)) for r in runs],
-                                 key=[f"ckptsim-run-{r.run_id}" for r in runs], retries=0,
-                                 pure=False)
-            bases.clear()  # each trace is released once its runs are done
-            by_key = {f.key: r for f, r in zip(futures, runs, strict=True)}
+            cpu0 = {} if forked else self._worker_cpu(client)
+            feeder = _Feeder(runs)
+            pending: dict[Any, tuple[str | None, list[Run]]] = {}
+            ids = itertools.count()
+            queue = distributed.as_completed()
+            seen = -WORKERS_REFRESH
+
+            def feed() -> None:
+                nonlocal seen
+                if time.monotonic() - seen >= WORKERS_REFRESH:
+                    feeder.workers(self._nthreads(client))
+                    seen = time.monotonic()
+                for addr, batch in feeder.batches():
+                    where = {} if addr is None else {"workers": [addr],
+                                                     "allow_other_workers": True}
+                    fut = client.submit(execute_batch, batch, key=f"ckptsim-batch-{next(ids)}",
+                                        retries=0, pure=False, **where)
+                    pending[fut] = (addr, batch)
+                    queue.add(fut)
+
             try:
-                for fut in distributed.as_completed(futures):
+                feed()
+                for fut in queue:
+                    addr, batch = pending.pop(fut)
                     try:
-                        outcome: Outcome = fut.result()
+                        outcomes: list[Outcome] = fut.result()
                     except Exception as exc:  # the worker died: KilledWorker and friends
-                        run = by_key[fut.key]
-                        outcome = Outcome(crashed_row(run, f"{type(exc).__name__}: {exc}"))
+                        reason = f"{type(exc).__name__}: {exc}"
+                        outcomes = [Outcome(crashed_row(run, reason)) for run in batch]
                     fut.release()
-                    run_id = outcome.row["run_id"]
-                    ref = None if outcome.jobs is None else writer.write_jobs(run_id,
-                                                                              outcome.jobs)
-                    writer.record(outcome.row, ref)
-                    self.stats.runs += 1
-                    self.stats.run_cpu += outcome.cpu
-                    on_row(outcome.row)
+                    feeder.done(addr, outcomes)
+                    if feeder.dispatch:
+                        feed()
+                    for outcome in outcomes:
+                        self._record(outcome, writer, on_row)
             except BaseException:
-                client.cancel(futures)
+                client.cancel(list(pending))
                 raise
             cpu1 = self._worker_cpu(client)
             if cpu0 is not None and cpu1 is not None:
                 self.stats.worker_cpu = sum(v - cpu0.get(k, 0.0) for k, v in cpu1.items())
+
+    def _record(self, outcome: Outcome, writer: StoreWriter, on_row: OnRow) -> None:
+        run_id = outcome.row["run_id"]
+        ref = None if outcome.jobs is None else writer.write_jobs(run_id, outcome.jobs)
+        writer.record(outcome.row, ref)
+        self.stats.runs += 1
+        self.stats.run_cpu += outcome.cpu
+        on_row(outcome.row)
+
+    @staticmethod
+    def _nthreads(client: Any) -> dict[str, int]:
+        """The cluster's workers now: address -> threads."""
+        return {str(addr): int(n) for addr, n in client.nthreads().items()}
 
     @staticmethod
     def _worker_cpu(client: Any) -> dict[str, float] | None:

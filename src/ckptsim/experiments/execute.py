@@ -85,31 +85,15 @@ def load_key(run: Run) -> tuple[Any, ...] | None:
     return ("trace", run.path, canonical_json(run.source))
 
 
-def read_base(run: Run) -> Workload | None:
-    """The whole trace a trace run reads, before its transforms: what the runs that share its
-    `load_key` can share (None when it cannot be read: each run then reads it itself, and
-    fails with its own traceback)."""
-    from ckptsim.workload.swf import read_swf
-
-    try:
-        return read_swf(run.path or "", **run.source)
-    except Exception:
-        return None
-
-
-def load_run_workload(run: Run, base: Workload | None = None) -> Workload:
+def load_run_workload(run: Run) -> Workload:
     """The run's workload: read (or generated) once per process, then transformed.
-
-    `base` is the trace already read (`read_base`), when the executor shares it.
 
     Transforms are applied in `load_workload`'s order -- window, first N, alpha, load scale --
     so that a spec and `ckptsim run` with the same options simulate the same jobs.
     """
     from ckptsim.workload import transforms as tf
 
-    if base is not None:
-        w = base
-    elif run.kind == "trace":
+    if run.kind == "trace":
         from ckptsim.workload.swf import read_swf
 
         assert run.path is not None
@@ -156,9 +140,8 @@ def jobs_table(table: Any) -> Any:
 _FAILED_KEYS = ("run_id", "status", "error_message", "events", "sim_seconds")
 
 
-def execute_run(run: Run, base: Workload | None = None) -> Outcome:
-    """Run one simulation; any exception is recorded in the row, never raised.  `base`: the
-    run's trace already read (see `load_run_workload`)."""
+def execute_run(run: Run) -> Outcome:
+    """Run one simulation; any exception is recorded in the row, never raised."""
     from ckptsim.runner import simulate
 
     t0 = time.perf_counter()
@@ -167,10 +150,10 @@ def execute_run(run: Run, base: Workload | None = None) -> Outcome:
     jobs = None
     cpu = None
     try:
-        w = load_run_workload(run, base)
+        w = load_run_workload(run)
         result = simulate(w, run.scheduler_name, run.params, overrun=run.overrun,
-                          check=run.check, daily=False, failures=run.failures.get("failures"),
-                          failure_seed=run.seed, failure_count=run.failures.get("failure_count"))
+                          check=run.check, daily=False, seed=run.seed,
+                          components=run.components)
         row.update(status="ok", error_message=None)
         for key, value in result.summary.items():
             row[key if key not in row else f"metric.{key}"] = value

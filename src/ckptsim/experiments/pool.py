@@ -29,6 +29,7 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
 
+from ckptsim.experiments.dispatch import Dispatch
 from ckptsim.experiments.execute import ExecStats, OnRow, crashed_row, execute_run, load_key
 from ckptsim.experiments.matrix import Run
 from ckptsim.experiments.writer import StoreWriter, write_jobs_file
@@ -92,39 +93,6 @@ def context() -> Any:
         ctx.set_forkserver_preload(["ckptsim.experiments.preload"])
         return ctx
     return multiprocessing.get_context("spawn")
-
-
-class Dispatch:
-    """Which run a worker gets next: one on the trace it read last if any is left, else one
-    on a trace no worker is on, else one on the trace with the most runs left."""
-
-    def __init__(self, runs: Sequence[Run]) -> None:
-        self.queues: dict[Any, deque[Run]] = {}
-        for run in runs:
-            self.queues.setdefault(load_key(run), deque()).append(run)
-        self.busy: dict[Any, int] = {}  # key -> workers on it
-
-    def __bool__(self) -> bool:
-        return bool(self.queues)
-
-    def next(self, last: Any) -> Run:
-        key = last if last in self.queues and last is not None else None
-        if key is None:
-            idle = [k for k in self.queues if not self.busy.get(k)]
-            key = idle[0] if idle else max(self.queues, key=lambda k: len(self.queues[k]))
-        queue = self.queues[key]
-        run = queue.popleft()
-        if not queue:
-            del self.queues[key]
-        return run
-
-    def move(self, old: Any, new: Any) -> None:
-        if old == new:
-            return
-        if old is not None:
-            self.busy[old] -= 1
-        if new is not None:
-            self.busy[new] = self.busy.get(new, 0) + 1
 
 
 @dataclass

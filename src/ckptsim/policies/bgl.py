@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ckptsim.errors import ConfigError
+from ckptsim.platform.base import TorusPlatform
 from ckptsim.platform.torus import Torus, scale_sizes
 from ckptsim.policies.base import param, register
 from ckptsim.policies.bgl_queue import Reservation, SizeGroups, queue_key
@@ -62,10 +63,10 @@ class BalancingParams(BglParams):
     confidence: float = param(0.0, "balancing predictor confidence a", low=0.0, high=1.0)
     pf: str = param("product", "partition failure probability from the nodes' p_n: "
                                "1 - prod(1 - p_n) (product, section 5.2.1) or max p_n (max, "
-                               "section 4.1)", choices=("product", "max"))
+                               "section 4.1)", choices=("product", "max"), added=True)
     hold: float | None = param(None, "the head waits rather than start on a partition whose "
                                      "P_f is at least this (none: never waits)",
-                               low=0.0, low_open=True, high=1.0)
+                               low=0.0, low_open=True, high=1.0, added=True)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -74,7 +75,7 @@ class TiebreakParams(BglParams):
     seed: int = param(0, "seed of the predictor's random draws", low=0)
     draws: str = param("box", "the predictor's draws: one per tied partition with a failure "
                               "(box) or one per failing node, shared by the partitions "
-                              "(node)", choices=("box", "node"))
+                              "(node)", choices=("box", "node"), added=True)
 
 
 @register
@@ -86,12 +87,12 @@ class BglFcfs(QueueScheduler):
     def __init__(self, sim: Simulator, params: Any = None) -> None:
         super().__init__(sim, params)
         prm: BglParams = self.params
-        self.torus = Torus(prm.dims(), wraparound=prm.wraparound)
-        if self.cluster.n_nodes != self.torus.n_nodes:
-            raise ConfigError("machine_size", f"the {prm.x}x{prm.y}x{prm.z} torus has "
-                                              f"{self.torus.n_nodes} supernodes but the machine "
-                                              f"has {self.cluster.n_nodes}; run with "
-                                              f"--machine-size {self.torus.n_nodes}")
+        torus = getattr(sim.platform, "torus", None)
+        if torus is None or torus.dims != prm.dims() or torus.wraparound != prm.wraparound:
+            raise ConfigError("platform", f"{self.name} runs on the {prm.x}x{prm.y}x{prm.z} "
+                                          f"torus, not on a {sim.platform.kind} of "
+                                          f"{sim.platform.n_nodes} nodes")
+        self.torus: Torus = torus
         self.running: dict[int, Job] = {}
         # The running jobs by (estimated end, index): the order the shadow time releases them.
         self._by_end: list[tuple[float, int, Job]] = []
@@ -106,7 +107,20 @@ class BglFcfs(QueueScheduler):
         self._front_key = 0  # key of the last job requeued at the front
         self.held = False  # the last pass held its head back although a partition was free
 
-    # --- workload preparation ------------------------------------------------------------
+    # --- platform and workload preparation --------------------------------------------------
+    @classmethod
+    def default_platform(cls, workload: Workload, params: Any,
+                         machine_size: int | None = None) -> TorusPlatform:
+        """The torus of the `x`, `y`, `z` and `wraparound` parameters."""
+        torus = Torus(params.dims(), wraparound=params.wraparound)
+        n = machine_size if machine_size is not None else workload.machine_size
+        if n != torus.n_nodes:
+            raise ConfigError("machine_size", f"the {params.x}x{params.y}x{params.z} torus has "
+                                              f"{torus.n_nodes} supernodes but the machine "
+                                              f"has {n}; run with --machine-size "
+                                              f"{torus.n_nodes}")
+        return TorusPlatform(torus)
+
     @classmethod
     def prepare_workload(cls, workload: Workload, params: Any) -> Workload:
         """Scale sizes of a trace from a larger machine, round up to box volumes."""
@@ -350,6 +364,6 @@ class BglFcfs(QueueScheduler):
         moves = [(job, mask) for job, mask in layout if mask != job.mask]
         if not moves:
             return False
-        self.sim.relocate(moves, self.params.migration_cost)
+        self.sim.migrate(moves, self.params.migration_cost)
         self.migrations += 1
         return True

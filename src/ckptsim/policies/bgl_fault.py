@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from ckptsim.engine.failures import Failures
 from ckptsim.policies.base import register
 from ckptsim.policies.bgl import BalancingParams, BglFcfs, TiebreakParams
 
@@ -36,9 +37,11 @@ if TYPE_CHECKING:
 INF = math.inf
 
 
-def _failing(sim: Simulator, now: float, estimate: float) -> int:
-    failures = sim.failures
-    return failures.failing_nodes(now, now + estimate) if failures is not None else 0
+def _failing(sim: Simulator, start: float, end: float) -> int:
+    """The nodes with a failure in [start, end] (the failure schedule of the run's failures
+    component; none without it)."""
+    failures = sim.component("failures")
+    return failures.failing_nodes(start, end) if isinstance(failures, Failures) else 0
 
 
 @register
@@ -59,7 +62,7 @@ class BglBalancing(BglFcfs):
         return a if self._max_form else 1.0 - (1.0 - a) ** k
 
     def choose(self, job: Job, free: int, now: float, avoid: int = 0) -> int | None:
-        failing = _failing(self.sim, now, job.estimate) if self.params.confidence > 0 else 0
+        failing = _failing(self.sim, now, now + job.estimate) if self.params.confidence > 0 else 0
         if not failing:  # L_PF is 0 everywhere: the MFP heuristic
             return self.torus.best_partition(free, job.size, avoid)
         parts, losses = self.torus.partition_losses(free, job.size, avoid)
@@ -80,9 +83,7 @@ class BglBalancing(BglFcfs):
         hold = self.params.hold
         if hold is None or self.params.confidence <= 0:
             return self.choose(job, free, now)
-        failures = self.sim.failures
-        failing = (failures.failing_nodes(math.nextafter(now, INF), now + job.estimate)
-                   if failures is not None else 0)
+        failing = _failing(self.sim, math.nextafter(now, INF), now + job.estimate)
         parts, losses = self.torus.partition_losses(free, job.size, 0)
         if not parts:
             return None
@@ -108,7 +109,7 @@ class BglTiebreak(BglFcfs):
         self._per_node = self.params.draws == "node"
 
     def choose(self, job: Job, free: int, now: float, avoid: int = 0) -> int | None:
-        failing = _failing(self.sim, now, job.estimate) if self.params.accuracy > 0 else 0
+        failing = _failing(self.sim, now, now + job.estimate) if self.params.accuracy > 0 else 0
         if not failing:  # no partition is predicted to fail: the first best-MFP one
             return self.torus.best_partition(free, job.size, avoid)
         parts, losses = self.torus.partition_losses(free, job.size, avoid)

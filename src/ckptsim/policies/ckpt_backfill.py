@@ -134,15 +134,18 @@ class CkptBackfill(Easy):
 
     # --- Algorithm 2 --------------------------------------------------------------------------
     def _at_cap(self, job: Job) -> bool:
-        return self.cap is not None and job.n_checkpoints >= self.cap
+        cap = self.cap
+        return cap is not None and job.n_checkpoints >= cap
 
     def predict_runtime(self, job: Job) -> float:
         est = job.estimate
         if est < self.t_thr:
             return est
-        if job.n_checkpoints:
+        n_checkpoints = job.n_checkpoints
+        if n_checkpoints:
             return max(est - job.work_done, 0.0) + self.t_extend
-        if self._at_cap(job):
+        cap = self.cap
+        if cap is not None and n_checkpoints >= cap:  # inline _at_cap: this is the hot path
             return est
         return est * self.p
 
@@ -234,7 +237,7 @@ class CkptBackfill(Easy):
         free = self.cluster.n_free
         if free >= head.size:
             return
-        candidates = [key[2] for key in self.running if self._preemptible(key[2])]
+        candidates = self._preemptible()
         candidates.sort(key=lambda j: (-j.size, j.index))
         chosen = []
         for job in candidates:
@@ -252,12 +255,22 @@ class CkptBackfill(Easy):
             self.preemptions += 1
             self._waiting_on = len(self._pending)
 
-    def _preemptible(self, job: Job) -> bool:
-        if job.state != RUNNING or self._at_cap(job):
-            return False
-        if self._preempt_any:
-            return job.estimate >= self.t_thr or job.index in self._backfilled
-        return job.index in self._backfilled
+    def _preemptible(self) -> list[Job]:
+        """The running jobs Algorithm 3 may checkpoint, in predicted-end order: those started
+        by backfilling (with preempt=any also those whose prediction was scaled), not at the
+        checkpoint cap."""
+        cap = self.cap
+        backfilled = self._backfilled
+        scaled_too = self._preempt_any
+        t_thr = self.t_thr
+        out = []
+        for key in self.running:
+            job = key[2]
+            if job.state is not RUNNING or (cap is not None and job.n_checkpoints >= cap):
+                continue
+            if job.index in backfilled or (scaled_too and job.estimate >= t_thr):
+                out.append(job)
+        return out
 
     def on_requeue(self, job: Job, reason: str) -> None:
         if job.index in self._pending:

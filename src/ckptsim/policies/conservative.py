@@ -8,10 +8,24 @@ rebuilt in order of their current start times (ties: queue order), so each can o
 earlier (compression); new arrivals are simply placed into the existing profile.
 
 Waiting jobs are kept sorted in rebuild order, so the passed reservations and the jobs due to
-start are found at its front.  For long queues the profile can be kept from pass to pass (a
-job ending early gives its nodes back from now to its predicted end, nodes failing or coming
-back change every step from now on) and a rebuild can look closely only at the jobs whose
-reservation can change (`ckptsim.policies.compression`, `short_queue`).
+start are found at its front.  Two facts keep passes cheap:
+
+* A rebuild that nothing prompted is skipped.  A positive-length reservation is the earliest
+  slot left by the jobs placed before it; a reservation starting later never blocks an earlier
+  start (the part of the window after it lies inside the job's own window), and the jobs ahead
+  only lost nodes before it since.  So if the predicted free nodes did not grow before a
+  reservation and it has not passed, re-placing the queue gives every positive-length job the
+  slot it has.  The profile is therefore kept from pass to pass, and after jobs end early only
+  the jobs that can use the nodes given back are looked at (`ckptsim.policies.compression`).
+  Zero-length reservations hold no nodes, so jobs placed after one may take its instant:
+  while any waits, every end rebuilds.  So does a pass where a reservation has passed (a job
+  overran its estimate), nodes failed or came back, or a job was requeued.
+* Within a rebuild the profile only loses nodes.  If a job placed earlier is no larger and no
+  longer than the one being placed, the latter cannot start before it (wherever it fits, the
+  earlier one fitted too, in a profile with more free nodes).  Jobs of the same size and
+  estimate therefore search on from where the last one of their kind was placed, and a run of
+  such jobs next to each other in rebuild order is placed several at a time where the free
+  nodes allow.
 """
 
 from __future__ import annotations
@@ -20,7 +34,7 @@ from bisect import insort
 from typing import TYPE_CHECKING, Any
 
 from ckptsim.policies.base import register
-from ckptsim.policies.compression import Compression, Entry
+from ckptsim.policies.compression import Entry, add_interval, compress
 from ckptsim.policies.profile import INF, Profile
 from ckptsim.policies.queue import QueueScheduler
 
@@ -28,34 +42,30 @@ if TYPE_CHECKING:
     from ckptsim.engine.simulator import Simulator
     from ckptsim.engine.state import Job
 
-
 @register
 class Conservative(QueueScheduler):
     name = "conservative"
     description = "conservative backfilling: a reservation for every waiting job"
-    # Up to this many waiting jobs a rebuild re-places them all in a fresh profile; beyond,
-    # the profile is kept and only the jobs whose reservation can change are looked at
-    # closely (`ckptsim.policies.compression`).  Both give the same reservations; measured on
-    # SDSC-SP2, CTC-SP2 and HPC2N the incremental path is still slower (its search for the
-    # jobs that can move into released nodes scans long windows), so it is off by default
-    # (docs/performance.md).
-    short_queue = 1 << 62
 
     def __init__(self, sim: Simulator, params: Any = None) -> None:
         super().__init__(sim, params)
         self.running: dict[int, Job] = {}
-        self.resv: dict[int, float] = {}  # job index -> reserved start
         self.first_resv: dict[int, float] = {}  # job index -> reservation at submission
         self._profile: Profile | None = None
-        self._dirty = True
+        self._stale = True  # nodes failed or came back, or a job was requeued
+        self._ended = False  # a job ended since the last pass
         self._new: list[Job] = []
         # Waiting jobs in rebuild order: (reserved start or INF, estimate > 0, queue key, job).
         self._entries: list[Entry] = []
         self._front = 0  # queue keys of jobs requeued at the front: -1, -2, ...
-        self._released: list[tuple[float, int]] = []  # (predicted end, size) since last pass
-        self._expect_free = 0  # free nodes after the last pass
+        self._released: list[tuple[float, int]] = []  # (predicted end, size): early ends
         self._n_zero = 0  # running jobs with a zero estimate
         self._n_zero_waiting = 0  # waiting jobs with a zero estimate
+
+    @property
+    def resv(self) -> dict[int, float]:
+        """Job index -> reserved start, for every waiting job placed."""
+        return {e[3].index: e[0] for e in self._entries}
 
     def on_submit(self, job: Job) -> None:
         super().on_submit(job)
@@ -63,22 +73,24 @@ class Conservative(QueueScheduler):
         if job.estimate <= 0:
             self._n_zero_waiting += 1
 
-    def _stopped(self, job: Job) -> None:
-        if self.running.pop(job.index, None) is not None:
-            self._released.append((job.pred_end, job.size))
-            if job.estimate <= 0:
-                self._n_zero -= 1
+    def _stopped(self, job: Job) -> bool:
+        if self.running.pop(job.index, None) is None:
+            return False
+        if job.estimate <= 0:
+            self._n_zero -= 1
+        return True
 
     def on_end(self, job: Job) -> None:
-        self._stopped(job)
-        self._dirty = True
+        if self._stopped(job):
+            self._ended = True
+            if job.pred_end > self.sim.now:
+                self._released.append((job.pred_end, job.size))
 
     def on_nodes_changed(self, now: float) -> None:
-        self._dirty = True
+        self._stale = True
 
     def on_requeue(self, job: Job, reason: str) -> None:
         self._stopped(job)
-        self.resv.pop(job.index, None)
         super().on_requeue(job, reason)
         if self._requeue_front:
             self._front -= 1
@@ -88,7 +100,7 @@ class Conservative(QueueScheduler):
         insort(self._entries, (INF, job.estimate > 0, key, job))
         if job.estimate <= 0:
             self._n_zero_waiting += 1
-        self._dirty = True
+        self._stale = True
 
     def schedule(self, now: float) -> None:
         if not self.queue:
@@ -97,71 +109,82 @@ class Conservative(QueueScheduler):
             self._profile = None
             self._entries.clear()
             self._released.clear()
+            self._ended = False
             return
         entries = self._entries
         profile = self._profile
-        if profile is None:
-            releases = [(j.pred_end, j.size) for j in self.running.values()]
-            profile = self._profile = Profile(now, self.cluster.n_free, releases)
-            self._released.clear()
-            self._expect_free = self.cluster.n_free
-            rebuild = True
-        else:
+        rebuild = (profile is None or self._stale or (bool(entries) and entries[0][0] < now)
+                   or (self._ended and self._n_zero_waiting > 0))
+        if not rebuild and self._released:
+            assert profile is not None
             profile.advance(now)
-            rebuild = self._dirty or (bool(entries) and entries[0][0] < now)
+            hot: list[list[Any]] = []
+            for pred_end, size in self._released:
+                profile.add(now, pred_end, size)
+                add_interval(hot, now, pred_end)
+            compress(profile, entries, hot, self._min_size)
         if rebuild:
             for job in self._new:
                 insort(entries, (INF, job.estimate > 0, job.index, job))
-            self._rebuild(profile, now)
+            self._rebuild(now)
         else:
-            resv = self.resv
+            assert profile is not None
+            profile.advance(now)
             first = self.first_resv
             for job in self._new:
-                t = profile.earliest(job.size, job.estimate)
-                profile.reserve(t, job.size, job.estimate)
-                resv[job.index] = t
+                s = job.size
+                d = job.estimate
+                t = profile.place(s, d, now, 1)[0]
                 first.setdefault(job.index, t)
-                insort(entries, (t, job.estimate > 0, job.index, job))
+                insort(entries, (t, d > 0, job.index, job))
+        assert self._profile is not None
+        self._profile.tidy()
         self._new.clear()
-        self._dirty = False
-        self._start_due(now)
-        self._expect_free = self.cluster.n_free
-
-    def _rebuild(self, profile: Profile, now: float) -> None:
-        entries = self._entries
-        if len(entries) <= self.short_queue:
-            # Few jobs wait: re-placing them all in a profile built afresh is cheapest.
-            releases = [(j.pred_end, j.size) for j in self.running.values()]
-            profile = self._profile = Profile(now, self.cluster.n_free, releases)
-            self._released.clear()
-            resv = self.resv
-            first = self.first_resv
-            for k, (_, flag, key, job) in enumerate(entries):
-                t = profile.earliest(job.size, job.estimate)
-                profile.reserve(t, job.size, job.estimate)
-                resv[job.index] = t
-                first.setdefault(job.index, t)
-                entries[k] = (t, flag, key, job)
-            entries.sort()
-            return
-        comp = Compression(profile, entries, now, self._min_size)
-        # What changed since the last pass: nodes released before their predicted end, and
-        # nodes lost or back (failures, repairs).
-        delta = self.cluster.n_free - self._expect_free
-        for pred_end, size in self._released:
-            delta -= size
-            if pred_end > now:
-                comp.give(now, pred_end, size)
         self._released.clear()
-        if delta > 0:
-            comp.give(now, INF, delta)
-        elif delta < 0:
-            comp.take(now, INF, -delta)
-        # A zero-length reservation claims no nodes: a job placed after it may take its
-        # instant, so it can move at any rebuild.
-        if (comp.inc or comp.neg or entries[0][0] < now or entries[-1][0] == INF
-                or self._n_zero_waiting):
-            self._entries = comp.run(self.resv, self.first_resv)
+        self._stale = False
+        self._ended = False
+        self._start_due(now)
+
+    def _rebuild(self, now: float) -> None:
+        """Re-place every waiting job, in rebuild order, into a profile built afresh."""
+        releases = [(j.pred_end, j.size) for j in self.running.values()]
+        profile = self._profile = Profile(now, self.cluster.n_free, releases)
+        place = profile.place
+        entries = self._entries
+        first = self.first_resv
+        # (size, estimate) -> start of the last job of that kind placed: a lower bound for
+        # the next one.
+        bound: dict[tuple[int, float], float] = {}
+        n = len(entries)
+        i = 0
+        while i < n:
+            job = entries[i][3]
+            s = job.size
+            d = job.estimate
+            j = i + 1
+            while j < n:
+                other = entries[j][3]
+                if other.size != s or other.estimate != d:
+                    break
+                j += 1
+            kind = (s, d)
+            t = bound.get(kind, now)
+            while i < j:
+                if t < INF:
+                    t, copies = place(s, d, t, j - i)
+                    stop = i + copies
+                else:
+                    stop = j
+                for k in range(i, stop):
+                    e = entries[k]
+                    r = e[0]
+                    if r != t:
+                        entries[k] = (t, e[1], e[2], e[3])
+                    if r == INF:
+                        first.setdefault(e[3].index, t)
+                i = stop
+            bound[kind] = t
+        entries.sort()
 
     def _start_due(self, now: float) -> None:
         """Start the jobs whose reservation has come, in order of reservation.
@@ -182,33 +205,37 @@ class Conservative(QueueScheduler):
         while m < n and entries[m][0] <= now:
             m += 1
         zero_running = self._n_zero > 0
-        started: set[int] = set()
-        for _, positive, _, job in entries[:m]:
+        started: list[tuple[int, Job]] = []
+        for _, positive, key, job in entries[:m]:
             if job.size > free:
                 if not positive and zero_running:
                     break
                 continue
-            started.add(job.index)
+            started.append((key, job))
             free -= job.size
             if job.estimate <= 0:
                 zero_running = True
         if not started:
             return
-        entries[:m] = [x for x in entries[:m] if x[3].index not in started]
-        waiting_ahead = False
-        keep: list[Job] = []
-        resv = self.resv
-        for job in self.queue:
-            if job.index in started:
-                self.sim.start(job, backfilled=waiting_ahead)
-                job.pred_end = now + job.estimate
-                self.running[job.index] = job
-                if job.estimate <= 0:
-                    self._n_zero += 1
-                    self._n_zero_waiting -= 1
-                del resv[job.index]
-                self._removed(job)
-            else:
-                waiting_ahead = True
-                keep.append(job)
-        self.queue[:] = keep
+        chosen = {job.index for _, job in started}
+        entries[:m] = [x for x in entries[:m] if x[3].index not in chosen]
+        # Queue keys follow queue order: the jobs started from the head of the queue are not
+        # backfilled, the others are; all start in queue order.
+        started.sort()
+        q = self.queue
+        head = 0
+        while head < len(q) and q[head].index in chosen:
+            head += 1
+        del q[:head]
+        if len(started) > head:
+            rest = {job.index for _, job in started[head:]}
+            q[:] = [job for job in q if job.index not in rest]
+        sim = self.sim
+        for k, (_, job) in enumerate(started):
+            sim.start(job, backfilled=k >= head)
+            job.pred_end = now + job.estimate
+            self.running[job.index] = job
+            if job.estimate <= 0:
+                self._n_zero += 1
+                self._n_zero_waiting -= 1
+            self._removed(job)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left, insort
+from heapq import heappush
 from typing import TYPE_CHECKING, Any
 
 from ckptsim.policies.base import register
@@ -48,6 +49,13 @@ class Easy(QueueScheduler):
         self._shadow_end = INF  # predicted end of the job that completes the reservation
         self._extra = 0
         self._blocked = False  # the last pass ended with a blocked head and a reservation
+        self._start = sim.start
+        # Plain EASY plans with the estimate, charges no restart overhead and has nothing to
+        # do after a start: the pass then skips those calls (subclasses keep them).
+        cls = type(self)
+        self._plain = all(getattr(cls, hook) is getattr(Easy, hook) for hook in (
+            "predict_runtime", "restart_overhead", "_started", "_before_reservation",
+            "_after_reservation", "_forget", "_added", "_removed"))
 
     # --- what a job is predicted to need ------------------------------------------------
     def predict_runtime(self, job: Job) -> float:
@@ -57,11 +65,28 @@ class Easy(QueueScheduler):
     # --- hooks ----------------------------------------------------------------------------
     def on_submit(self, job: Job) -> None:
         self.queue.append(job)
-        self._added(job)
         self._new += 1
+        if not self._plain:
+            self._added(job)
+            return
+        s = job.size  # inline _added: this is the hot path
+        count = self._size_count
+        if count[s] == 0:
+            heappush(self._size_heap, s)
+        count[s] += 1
+        if s < self._min_size:
+            self._min_size = s
 
     def on_end(self, job: Job) -> None:
-        self._forget(job)
+        if not self._plain:
+            self._forget(job)
+            return
+        key: Any = job.tag  # inline _forget: this is the hot path
+        if key is not None:
+            r = self.running
+            del r[bisect_left(r, key)]
+            job.tag = None
+        self._dirty = True
 
     def on_nodes_changed(self, now: float) -> None:
         self._dirty = True
@@ -83,7 +108,21 @@ class Easy(QueueScheduler):
         return 0.0
 
     def _run(self, job: Job, now: float, backfilled: bool) -> None:
-        self.sim.start(job, overhead=self.restart_overhead(job), backfilled=backfilled)
+        if self._plain:
+            # _track and _removed inlined: this is the hot path.
+            self._start(job, None, 0.0, backfilled)
+            pred_end = job.pred_end = now + job.estimate
+            self._seq += 1
+            key = (pred_end, self._seq, job)
+            job.tag = key
+            insort(self.running, key)
+            s = job.size
+            count = self._size_count
+            count[s] -= 1
+            if count[s] == 0 and s == self._min_size:
+                self._next_min_size()
+            return
+        self._start(job, None, overhead=self.restart_overhead(job), backfilled=backfilled)
         job.pred_end = now + self.predict_runtime(job)
         self._track(job)
         self._removed(job)
@@ -113,7 +152,8 @@ class Easy(QueueScheduler):
             self._blocked = False
             self._dirty = False
             self._new = 0
-            self._after_reservation(now)
+            if not self._plain:
+                self._after_reservation(now)
             return
         if not self._dirty and self._blocked:
             new = self._new
@@ -137,10 +177,12 @@ class Easy(QueueScheduler):
             del q[:k]
             if not q:
                 self._blocked = False
-                self._after_reservation(now)
+                if not self._plain:
+                    self._after_reservation(now)
                 return
         # 2. Reservation for the blocked head.
-        self._before_reservation(now)
+        if not self._plain:
+            self._before_reservation(now)
         head_size = q[0].size
         future = cluster.n_free
         shadow_end = INF
@@ -152,7 +194,8 @@ class Easy(QueueScheduler):
         self._shadow_end = shadow_end
         self._extra = future - head_size if shadow_end < INF else 0
         self._blocked = True
-        self._after_reservation(now)
+        if not self._plain:
+            self._after_reservation(now)
         # 3. Backfill.
         self._backfill(now, 1)
 
@@ -165,12 +208,13 @@ class Easy(QueueScheduler):
         shadow_end = self._shadow_end
         shadow = shadow_end if shadow_end > now else now
         extra = self._extra
-        predict = self.predict_runtime
-        while i < len(q):
+        predict = None if self._plain else self.predict_runtime
+        n = len(q)
+        while i < n:
             job = q[i]
             size = job.size
             if size <= free:
-                end = now + predict(job)
+                end = now + (job.estimate if predict is None else predict(job))
                 if end <= shadow:
                     if end >= shadow_end:
                         # Ties the reservation's job in the predicted-end order: the next
@@ -182,6 +226,7 @@ class Easy(QueueScheduler):
                     i += 1
                     continue
                 del q[i]
+                n -= 1
                 self._run(job, now, True)
                 free -= size
                 if free < self._min_size:

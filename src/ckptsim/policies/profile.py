@@ -6,8 +6,10 @@ any policy that plans several reservations ahead.
 
 Every question asked of a profile depends only on the step function, not on where its
 breakpoints happen to lie: a breakpoint between two steps of equal value changes no answer.
-So the profile is kept up to date in place (reservations added and removed, nodes released
-early) instead of being rebuilt, and breakpoints are only dropped once they are in the past.
+So the profile is kept up to date in place (reservations added, nodes released early) instead
+of being rebuilt, and breakpoints are only dropped once they are in the past.  Searches start
+from a given time (found by bisection), so a caller that knows a lower bound for an answer
+does not pay for the steps before it.
 """
 
 from __future__ import annotations
@@ -16,10 +18,12 @@ import math
 from bisect import bisect_left, bisect_right
 
 INF = math.inf
+#: Copies of a zero-length job that fit at an instant: they hold no nodes, so all of them.
+UNBOUNDED = 1 << 62
 
 
 class Profile:
-    __slots__ = ("times", "free")
+    __slots__ = ("times", "free", "limit")
 
     def __init__(self, now: float, free_now: int, releases: list[tuple[float, int]]) -> None:
         """Free nodes from `now` on: `free_now`, plus each (time, nodes) release after it.
@@ -38,31 +42,72 @@ class Profile:
                 free.append(free[-1] + n)
         self.times = times
         self.free = free
+        self.limit = 2 * len(times) + 64  # breakpoints beyond which `tidy` merges steps
 
     def index(self, t: float) -> int:
         """The step holding time t (t >= the profile's start)."""
         return bisect_right(self.times, t) - 1
 
-    def earliest(self, size: int, duration: float, k: int = 0) -> float:
-        """The earliest breakpoint, from step k on, from which `size` nodes stay free for
-        `duration` (for a zero duration: at which `size` nodes are free)."""
+    def place(self, size: int, duration: float, t: float, count: int) -> tuple[float, int]:
+        """Reserve up to `count` jobs of `size` nodes for `duration` side by side at the
+        earliest breakpoint, at or after the step holding t, from which `size` nodes stay free
+        for `duration` (for a zero duration: at which `size` nodes are free); returns that
+        breakpoint and how many jobs it took (INF and `count` if none ever fits).
+
+        Zero-length jobs hold no nodes: all `count` fit at once."""
         times = self.times
         free = self.free
         n = len(times)
-        while k < n:
-            if free[k] >= size:
-                end = times[k] + duration
-                j = k + 1
-                while j < n and times[j] < end:
-                    if free[j] < size:
-                        break
-                    j += 1
-                else:
-                    return times[k]
-                k = j + 1
-            else:
+        k = bisect_right(times, t) - 1
+        if k < 0:
+            k = 0
+        while True:
+            while k < n and free[k] < size:
                 k += 1
-        return INF  # more nodes than the machine will ever have free
+            if k == n:
+                return INF, count  # more nodes than the machine will ever have free
+            if duration <= 0:
+                return times[k], count
+            end = times[k] + duration
+            j = bisect_left(times, end, k + 1)
+            low = min(free[k:j])
+            if low >= size:
+                break
+            # No start up to the step lacking nodes fits: its window holds that step.
+            k = free.index(low, k, j) + 1
+        copies = low // size
+        if copies > count:
+            copies = count
+        take = copies * size
+        if j == n or times[j] != end:
+            times.insert(j, end)
+            free.insert(j, free[j - 1])
+        if j - k > 4:
+            free[k:j] = [f - take for f in free[k:j]]
+        else:
+            for m in range(k, j):
+                free[m] -= take
+        return times[k], copies
+
+    def earliest(self, size: int, duration: float) -> float:
+        """The earliest breakpoint from which `size` nodes stay free for `duration` (for a
+        zero duration: at which `size` nodes are free)."""
+        times = self.times
+        free = self.free
+        n = len(times)
+        k = 0
+        while k < n:
+            if free[k] < size:
+                k += 1
+                continue
+            if duration <= 0:
+                return times[k]
+            j = bisect_left(times, times[k] + duration, k + 1)
+            low = min(free[k:j])
+            if low >= size:
+                return times[k]
+            k = free.index(low, k, j) + 1
+        return INF
 
     def split(self, t: float) -> int:
         """Make t a breakpoint (t >= the profile's start); returns its index."""
@@ -79,8 +124,11 @@ class Profile:
         k = self.split(start)
         j = self.split(end) if end < INF else len(self.times)
         free = self.free
-        for m in range(k, j):
-            free[m] += nodes
+        if j - k > 8:
+            free[k:j] = [f + nodes for f in free[k:j]]
+        else:
+            for m in range(k, j):
+                free[m] += nodes
         return k, j
 
     def reserve(self, start: float, size: int, duration: float) -> None:
@@ -102,6 +150,24 @@ class Profile:
             del times[:drop]
             del self.free[:drop]
         times[0] = now
+
+    def tidy(self) -> None:
+        """Merge neighbouring steps of equal value once the breakpoints have doubled since
+        the last merge (a profile kept from pass to pass gathers breakpoints that no longer
+        change anything, which slows every search)."""
+        if len(self.times) <= self.limit:
+            return
+        times: list[float] = []
+        free: list[int] = []
+        last = None
+        for t, f in zip(self.times, self.free, strict=True):
+            if f != last:
+                times.append(t)
+                free.append(f)
+                last = f
+        self.times[:] = times
+        self.free[:] = free
+        self.limit = 2 * len(times) + 64
 
     def steps(self) -> list[tuple[float, int]]:
         """The step function with equal neighbouring steps merged (for comparisons)."""

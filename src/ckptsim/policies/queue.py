@@ -37,7 +37,6 @@ class QueueScheduler(Scheduler):
         n = self.cluster.n_nodes
         self._size_count = [0] * (n + 2)
         self._min_size = n + 1  # smallest size in the queue; n+1 when empty
-        self._n_waiting = 0
         self._size_heap: list[int] = []  # sizes waiting (lazy: may hold absent ones)
         self._requeue_front = getattr(self.params, "requeue", "front") == "front"
 
@@ -48,7 +47,6 @@ class QueueScheduler(Scheduler):
         if count[s] == 0:
             heappush(self._size_heap, s)
         count[s] += 1
-        self._n_waiting += 1
         if s < self._min_size:
             self._min_size = s
 
@@ -56,17 +54,17 @@ class QueueScheduler(Scheduler):
         s = job.size
         count = self._size_count
         count[s] -= 1
-        self._n_waiting -= 1
         if s == self._min_size and count[s] == 0:
-            if self._n_waiting == 0:
-                self._min_size = len(count) - 1
-                self._size_heap.clear()
-            else:
-                # The next smallest size present: drop heap entries of absent sizes.
-                heap = self._size_heap
-                while count[heap[0]] == 0:
-                    heappop(heap)
-                self._min_size = heap[0]
+            self._next_min_size()
+
+    def _next_min_size(self) -> None:
+        """The smallest size left waiting, once none of the current smallest is: drop heap
+        entries of absent sizes."""
+        count = self._size_count
+        heap = self._size_heap
+        while heap and count[heap[0]] == 0:
+            heappop(heap)
+        self._min_size = heap[0] if heap else len(count) - 1
 
     def on_submit(self, job: Job) -> None:
         self.queue.append(job)

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ckptsim.records.jobs import ALL_COLUMNS, JobTable
+from ckptsim.records.text import float_repr_text, int_text, join_rows, labels_text
 from ckptsim.workload.model import SWF_INDEX, Workload
 
 
@@ -32,23 +33,54 @@ def _column_strings(arr: np.ndarray) -> list[str]:
     return list(map(str, arr.tolist()))
 
 
-CSV_CHUNK = 16384  # rows formatted at a time: bounds the memory of the text being built
+CSV_CHUNK = 16384  # rows formatted at a time: bounds memory; floats are formatted per chunk
+
+
+def _column_text(arr: np.ndarray) -> np.ndarray | None:
+    """`_column_strings(arr)` as a text matrix (`ckptsim.records.text`), or None for text
+    that form cannot hold (spaces, non-ASCII)."""
+    n = len(arr)
+    if n > 1 and arr.dtype != object and arr.min() == arr.max():
+        one = _column_text(arr[:1])
+        return None if one is None else np.broadcast_to(one, (one.shape[0], n))
+    if arr.dtype == np.bool_:
+        return int_text(arr.astype(np.int8))
+    if arr.dtype.kind == "f":
+        finite = np.isfinite(arr)
+        if finite.all() and np.all(arr == np.round(arr)) and np.all(np.abs(arr) < 2**53):
+            return int_text(arr.astype(np.int64))
+        return float_repr_text(arr)
+    if arr.dtype.kind in "iu":
+        return int_text(arr)
+    strings = arr.tolist()
+    distinct = set(strings)
+    if not all(type(s) is str for s in distinct):
+        strings = list(map(str, strings))
+        distinct = set(strings)
+    if not all(s.isascii() and " " not in s for s in distinct):
+        return None
+    return labels_text(strings, sorted(distinct))
 
 
 def write_jobs_csv(table: JobTable, path: str | Path) -> None:
     """One row per job with the columns of `ckptsim.records.jobs.ALL_COLUMNS`.
 
-    No value needs quoting (numbers and single-word statuses), so rows are joined directly,
-    which is several times faster than the csv module on large runs.
+    No value needs quoting (numbers and single-word statuses), so rows are assembled as byte
+    matrices column by column (`ckptsim.records.text`), which is several times faster than
+    formatting value by value; text that does not fit that form is joined value by value.
     """
     n = len(table)
-    with open(path, "w", newline="") as fh:
-        fh.write(",".join(ALL_COLUMNS))
-        fh.write("\n")
+    with open(path, "wb") as fh:
+        fh.write((",".join(ALL_COLUMNS) + "\n").encode("ascii"))
         for lo in range(0, n, CSV_CHUNK):
-            cols = [_column_strings(table[c][lo:lo + CSV_CHUNK]) for c in ALL_COLUMNS]
-            fh.write("\n".join(map(",".join, zip(*cols, strict=True))))
-            fh.write("\n")
+            chunk = [table[c][lo:lo + CSV_CHUNK] for c in ALL_COLUMNS]
+            mats = [_column_text(a) for a in chunk]
+            if all(m is not None for m in mats):
+                fh.write(join_rows(mats))  # type: ignore[arg-type]
+            else:
+                cols = [_column_strings(a) for a in chunk]
+                text = "\n".join(map(",".join, zip(*cols, strict=True))) + "\n"
+                fh.write(text.encode("utf-8"))
 
 
 def _jsonable(obj: Any) -> Any:

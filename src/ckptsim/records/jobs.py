@@ -8,11 +8,12 @@ so that metrics over time (utilisation, queue length) can be recomputed from a s
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import chain
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
+
+from ckptsim.engine.state import RARE_DEFAULTS
 
 if TYPE_CHECKING:
     from ckptsim.engine.simulator import Simulator
@@ -113,22 +114,33 @@ def bounded_slowdown(response: np.ndarray, useful: np.ndarray,
 
 
 def from_simulation(sim: Simulator) -> JobTable:
-    """Freeze a finished simulation into records."""
+    """Freeze a finished simulation into records.
+
+    Fields every job sets are read from every job; the rarely used ones (overhead, lost work,
+    counters, more than one node-holding segment) only from the jobs the engine marked as
+    having used them (`Simulator.marked`), the others keeping their defaults.
+    """
     jobs = sim.jobs
     w = sim.workload
     n = len(jobs)
+    marked = sorted(sim.marked)
+    special = [jobs[i] for i in marked]
 
     def col(name: str, dtype: Any) -> np.ndarray:
         return np.fromiter(map(attrgetter(name), jobs), dtype, n)
 
-    nan = float("nan")
+    def rare(name: str, dtype: Any) -> np.ndarray:
+        values = np.full(n, RARE_DEFAULTS[name], dtype)
+        if marked:
+            values[marked] = [getattr(j, name) for j in special]
+        return values
+
     cols: dict[str, np.ndarray] = {
         "job_id": w.job_id.copy(),
         "submit": w.submit.copy(),
-        "start": np.fromiter((nan if x is None else x for x in map(attrgetter("start"), jobs)),
-                             np.float64, n),
-        "end": np.fromiter((nan if x is None else x for x in map(attrgetter("end"), jobs)),
-                           np.float64, n),
+        # None (never started / not ended) becomes NaN
+        "start": np.array(list(map(attrgetter("start"), jobs)), dtype=np.float64),
+        "end": np.array(list(map(attrgetter("end"), jobs)), dtype=np.float64),
         "wait": col("wait", np.float64),
         "runtime": w.runtime.copy(),
         "estimate": w.estimate.copy(),
@@ -136,20 +148,38 @@ def from_simulation(sim: Simulator) -> JobTable:
         "backfilled": col("backfilled", np.bool_),
         "status": np.array(list(map(attrgetter("status"), jobs)), dtype=object),
         "useful_work": col("work_done", np.float64),
-        "overhead": col("overhead", np.float64),
-        "lost_work": col("lost_work", np.float64),
+        "overhead": rare("overhead", np.float64),
+        "lost_work": rare("lost_work", np.float64),
     }
     for name in ("n_checkpoints", "n_preemptions", "n_kills", "n_restarts", "n_migrations"):
-        cols[name] = col(name, np.int64)
+        cols[name] = rare(name, np.int64)
     cols["response"] = cols["end"] - cols["submit"]
     cols["bsld"] = bounded_slowdown(cols["response"], cols["useful_work"])
     ordered = {c: cols[c] for c in ALL_COLUMNS}
     for arr in ordered.values():
         arr.flags.writeable = False
-    # Segments: almost every job has exactly one, so build them in one sweep.
-    segments = list(map(attrgetter("segments"), jobs))
-    counts = np.fromiter(map(len, segments), np.int64, n)
+    # Segments: a job the engine did not mark held nodes once, from its start to its end (or
+    # never, or still does); the marked ones list theirs.
+    counts = (~np.isnan(cols["start"]) & ~np.isnan(cols["end"])).astype(np.int64)
+    seg_first = cols["start"].copy()
+    seg_last = cols["end"].copy()
+    segs = [j.segments for j in special]
+    if marked:
+        counts[marked] = [len(sg) for sg in segs]
     seg_row = np.repeat(np.arange(n), counts)
-    flat = np.fromiter(chain.from_iterable(chain.from_iterable(segments)), np.float64,
-                       2 * len(seg_row))
-    return JobTable(ordered, seg_row, flat[0::2].copy(), flat[1::2].copy(), sim.cluster.n_nodes)
+    seg_start = seg_first[seg_row]
+    seg_end = seg_last[seg_row]
+    if marked:
+        offsets = np.concatenate(([0], np.cumsum(counts)))[marked]
+        pos = np.repeat(offsets, counts[marked]) + _ranks(counts[marked])
+        flat = np.array([x for sg in segs for x in sg], dtype=np.float64).reshape(-1, 2)
+        seg_start[pos] = flat[:, 0]
+        seg_end[pos] = flat[:, 1]
+    return JobTable(ordered, seg_row, seg_start, seg_end, sim.cluster.n_nodes)
+
+
+def _ranks(counts: np.ndarray) -> np.ndarray:
+    """0, 1, ..., c-1 for every c of `counts`, concatenated."""
+    total = int(counts.sum())
+    starts = np.repeat(np.cumsum(counts) - counts, counts)
+    return np.arange(total) - starts

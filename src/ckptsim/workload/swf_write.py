@@ -6,7 +6,6 @@ from __future__ import annotations
 import gzip
 import re
 from os import PathLike
-from pathlib import Path
 
 import numpy as np
 
@@ -60,18 +59,21 @@ def write_swf(
         for comment in comments:
             for part in str(comment).split("\n"):
                 lines.append(f"; {part}".rstrip())
-    data = "".join(line + "\n" for line in lines).encode("utf-8") + _format_rows(arr)
+    parts: list[bytes | memoryview] = ["".join(line + "\n" for line in lines).encode("utf-8"),
+                                       _format_rows(arr)]
     if where.endswith(".gz"):
         # level 1: four times faster than the default for a slightly larger file
-        data = gzip.compress(data, compresslevel=1, mtime=0)
+        parts = [gzip.compress(parts[0] + parts[1], compresslevel=1, mtime=0)]
     try:
-        Path(path).write_bytes(data)
+        with open(path, "wb") as fh:  # header and rows written as they are, without a copy
+            for part in parts:
+                fh.write(part)
     except OSError as exc:
         raise WorkloadError(f"cannot write the file: {exc.strerror or exc}",
                             path=where) from None
 
 
-def _format_rows(arr: np.ndarray) -> bytes:
+def _format_rows(arr: np.ndarray) -> bytes | memoryview:
     """The data lines: columns right-aligned to their widest value, as in the archive's files.
 
     The text is assembled as one (rows, line length) byte matrix, column by column, so the
@@ -81,7 +83,12 @@ def _format_rows(arr: np.ndarray) -> bytes:
     if n == 0:
         return b""
     # beyond 2**53 not every integer is a float, so such values keep the float notation
-    integral = (arr == np.trunc(arr)) & (np.abs(arr) < 2.0**53)
+    # (one temporary array for both tests: the largest allocations of the writer)
+    tmp = np.trunc(arr)
+    integral = arr == tmp
+    np.abs(arr, out=tmp)
+    integral &= tmp < 2.0**53
+    del tmp
     columns = [_column_text(arr[:, j], integral[:, j]) for j in range(N_FIELDS)]
     width = sum(c.shape[1] for c in columns) + N_FIELDS  # a space after each, \n after the last
     lines = np.full((n, width), 32, dtype=np.uint8)
@@ -90,7 +97,7 @@ def _format_rows(arr: np.ndarray) -> bytes:
         lines[:, pos:pos + text.shape[1]] = text
         pos += text.shape[1] + 1
     lines[:, -1] = 10
-    return lines.tobytes()
+    return memoryview(lines).cast("B")
 
 
 def _column_text(col: np.ndarray, whole: np.ndarray) -> np.ndarray:
@@ -118,14 +125,17 @@ def _int_text(values: np.ndarray) -> np.ndarray:
     width = n_digits + int(negative.any())
     text = np.full((values.size, width), 32, dtype=np.uint8)
     length = np.ones(values.size, dtype=np.int64)  # digits of each value
+    if n_digits <= 9:
+        rest = rest.astype(np.uint32)  # faster arithmetic
     for k in range(n_digits):
-        rest, digit = np.divmod(rest, 10)
-        present = digit.astype(np.uint8) + np.uint8(48)
+        q = rest // 10  # division by a constant is fast in numpy, divmod and % are not
+        present = (rest - q * 10).astype(np.uint8) + np.uint8(48)
         if k:
-            shown = (rest > 0) | (digit > 0)
+            shown = rest > 0  # the value has a digit here
             length += shown
             present[~shown] = 32
         text[:, width - 1 - k] = present
+        rest = q
     rows = np.flatnonzero(negative)
     text[rows, width - 1 - length[rows]] = 45  # '-'
     return text

@@ -1,0 +1,58 @@
+"""Which runs a worker gets next, so that each trace is read by as few workers as possible.
+
+Shared by the local pool (one run at a time) and Dask (batches of runs on one trace).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Hashable, Sequence
+from typing import Any
+
+from ckptsim.experiments.execute import load_key
+from ckptsim.experiments.matrix import Run
+
+
+class Dispatch:
+    """Runs still to give out, by trace (`load_key`).  A worker gets runs on the trace it read
+    last if any are left, else on a trace no worker is on, else on the trace with the most
+    runs left.  Runs of generated workloads (key None) share one queue."""
+
+    def __init__(self, runs: Sequence[Run]) -> None:
+        self.queues: dict[Any, deque[Run]] = {}
+        for run in runs:
+            self.queues.setdefault(load_key(run), deque()).append(run)
+        self.busy: dict[Any, int] = {}  # key -> workers on it
+        self.left = len(runs)
+
+    def __bool__(self) -> bool:
+        return bool(self.queues)
+
+    def _key(self, last: Any) -> Any:
+        if last is not None and last in self.queues:
+            return last
+        idle = [k for k in self.queues if not self.busy.get(k)]
+        return idle[0] if idle else max(self.queues, key=lambda k: len(self.queues[k]))
+
+    def take(self, last: Any, n: int = 1) -> list[Run]:
+        """Up to `n` runs (at least one, while any are left), all on one trace."""
+        key = self._key(last)
+        queue = self.queues[key]
+        runs = [queue.popleft() for _ in range(min(n, len(queue)))]
+        if not queue:
+            del self.queues[key]
+        self.left -= len(runs)
+        return runs
+
+    def next(self, last: Any) -> Run:
+        """One run (see `take`)."""
+        return self.take(last, 1)[0]
+
+    def move(self, old: Hashable, new: Hashable) -> None:
+        """A worker moved from trace `old` to trace `new` (None: none)."""
+        if old == new:
+            return
+        if old is not None:
+            self.busy[old] -= 1
+        if new is not None:
+            self.busy[new] = self.busy.get(new, 0) + 1
