@@ -29,6 +29,9 @@ def test_formats():
     assert change(0.74) == "\u221226%" and change(1.166, 1) == "+16.6%" and change(1.0) == "0%"
     assert change(float("nan")) == "-"
     assert percent(0.0175) == "1.8%"
+    # Seed 004's rise of the slowdown with failures: a change below ten times, then a factor.
+    assert oliner_tables._rise(1.5) == "+50%" and oliner_tables._rise(9.994) == "+899%"
+    assert oliner_tables._rise(49.4) == "\u00d749" and oliner_tables._rise(1215.8) == "\u00d71,216"
 
 
 def test_a_table_computed_from_a_hand_made_csv(tmp_path):

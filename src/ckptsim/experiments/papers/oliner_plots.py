@@ -26,8 +26,9 @@ def line_figure(points: list[dict[str, Any]], traces: Sequence[str], x: str, xla
                 path: Path) -> None:
     """One panel per trace: bounded slowdown vs `x`, one line per (label, selection, style),
     with the 95% interval over replications as a band when there are several.  The axis is
-    logarithmic; where an interval reaches 0 or below, its band runs down to the bottom edge of
-    the panel (hatched), so a reader sees that the interval says nothing there."""
+    logarithmic and spans every band; where an interval reaches 0 or below, its band runs down
+    to the bottom edge of the panel (hatched), so a reader sees that the interval says nothing
+    there."""
     fig, axes = figure(1, len(traces), 4.4 * len(traces), 4.0)
     for ax, t in zip(axes[0], traces, strict=True):
         drawn = []
@@ -44,8 +45,10 @@ def line_figure(points: list[dict[str, Any]], traces: Sequence[str], x: str, xla
                     if v > 0] + [float(p["mean_response_bsld"]) for p in points
                                  if p["trace"] == t and p["mean_response_bsld"] > 0]
         if positive:
+            # Both ends from the bands too: a band is never cut off at the panel's edge.
             bottom = min(positive) / 2
-            ax.set_ylim(bottom=bottom)
+            top = max([*positive, *(v for _, ys, half, _ in drawn for v in ys + half)]) * 1.25
+            ax.set_ylim(bottom, top)
             for xs, ys, half, color in drawn:
                 low = ys - half
                 open_low = low <= 0

@@ -38,6 +38,11 @@ def _at(rows: list[dict[str, Any]], **match: float | str) -> dict[str, Any] | No
     return None
 
 
+def _rise(ratio: float) -> str:
+    """A ratio to the slowdown without failures: a change, or "×N" from ten times on."""
+    return f"×{ratio:,.0f}" if ratio >= 10 else change(ratio)
+
+
 def _excludes(r: dict[str, Any], base: dict[str, Any]) -> bool:
     """The 95% interval of `r`'s slowdown lies wholly on one side of `base`'s mean."""
     half = r["mean_response_bsld_ci95"]
@@ -56,7 +61,7 @@ def failures(folder: Path) -> str:
             base = zero[0]["mean_response_bsld"]
             cells = [t, f"{c:g}", _pm(base, zero[0]["mean_response_bsld_ci95"], 1)]
             for n in (500, 1000, 2000):
-                cells.append(change(zero[n]["mean_response_bsld"] / base) if n in zero else "-")
+                cells.append(_rise(zero[n]["mean_response_bsld"] / base) if n in zero else "-")
             if 1000 in pred:
                 r, b = pred[1000], zero[1000]
                 cells.append(change(r["mean_response_bsld"] / b["mean_response_bsld"])
