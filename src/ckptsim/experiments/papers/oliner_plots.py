@@ -93,7 +93,7 @@ def capacity_figure(points: list[dict[str, Any]], trace: str, x: str, xlabel: st
             if len(half) and np.isfinite(half).all():
                 ax.fill_between(xs, ys - half, ys + half, color=color, alpha=0.18, lw=0)
         ax.set_ylim(0, 1)
-        if len(xs):
+        if len(xs) and xs.min() < xs.max():
             ax.set_xlim(xs.min(), xs.max())
         ax.set_title(f"{trace}, c = {c:g}")
         ax.set_xlabel(xlabel)

@@ -114,7 +114,7 @@ def _levels(folder: Path, figure: str, level: str) -> str:
             mean_on = sum(r["mean_response_bsld"] for r in on) / len(on)
             clear = sum(_excludes(r, base) for r in on)
             out.append([t, f"{c:g}", f"{int(base['failure_count']):,}",
-                        _pm(b, base["mean_response_bsld_ci95"]),
+                        _pm(b, base["mean_response_bsld_ci95"], 1 if b < 100 else 0),
                         change(first["mean_response_bsld"] / b) if first else "-",
                         f"{change(best['mean_response_bsld'] / b)} ({best[level]:g})",
                         change(last["mean_response_bsld"] / b) if last else "-",
