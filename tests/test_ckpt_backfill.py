@@ -51,6 +51,38 @@ def test_fig3_default_reading_plans_overdue_jobs_with_their_estimate():
     assert all(j.n_checkpoints == 0 for j in sim.jobs)
 
 
+def test_fig3_reservation_reading_checkpoints_at_the_reservation_e_was_backfilled_under():
+    # overdue=reservation: E, backfilled at 10 to end by C's reservation (30), is past its
+    # 10 s prediction at 25 and is then predicted to end at 30, where it is checkpointed:
+    # the seed's Fig. 3c.
+    sim = run(jobs(FIG3, 8), t_thr=35, p=0.2, overhead=False, overdue="reservation")
+    assert starts(sim) == {1: (0, 10), 2: (0, 30), 3: (30, 50), 4: (10, 25), 5: (10, 70)}
+    assert sim.jobs[4].segments == [(10, 30), (50, 70)]
+
+
+# B ends early (22 < its 30 s estimate): the three readings of an overdue E then differ.
+EARLY_B = [
+    (0.0, 10.0, 4, 10.0),   # A
+    (0.0, 22.0, 4, 30.0),   # B: C's reservation is its estimated end, 30
+    (1.0, 20.0, 8, 20.0),   # C: the head, needs the whole machine
+    (3.0, 40.0, 4, 50.0),   # E: backfilled at 10, predicted 10 s, promised to end by 30
+]
+
+
+@pytest.mark.parametrize(("overdue", "c", "e_segments"), [
+    # Past its prediction at 22, E is predicted to end now: checkpointed at once, C starts.
+    ("now", (22, 42), [(10, 22), (42, 70)]),
+    # E is held to the reservation it was backfilled under: checkpointed at 30.
+    ("reservation", (30, 50), [(10, 30), (50, 70)]),
+    # E is planned with its estimate (10 + 50 = 60): C waits for E to finish at 50.
+    ("estimate", (50, 70), [(10, 50)]),
+])
+def test_overdue_readings_when_the_reservation_comes_early(overdue, c, e_segments):
+    sim = run(jobs(EARLY_B, 8), t_thr=35, p=0.2, overhead=False, overdue=overdue)
+    assert starts(sim)[3] == c
+    assert sim.jobs[3].segments == e_segments
+
+
 def test_fig3_with_checkpoint_and_restart_overhead():
     sim = run(jobs(FIG3, 8), t_thr=35, p=0.2, t_checkpoint=5, t_extend=10, overdue="now")
     # E's checkpoint holds its nodes 30-35, so C starts at 35 (delayed by exactly the
@@ -215,3 +247,15 @@ def test_reserved_head_never_later_than_easy_reservation_plus_checkpoint(w, t_ck
     sim = Simulator(w, lambda s: RecordingCkpt(s, params), check=True).run()
     for index, easy_time in sim.policy.easy_reservations:
         assert sim.jobs[index].start <= easy_time + t_ckpt + 1e-9
+
+
+@SETTINGS
+@given(w=workloads(), scaled=st.sampled_from(["all", "backfilled"]),
+       t_ckpt=st.sampled_from([0.0, 3.0]))
+def test_reservation_reading_completes_every_job(w, scaled, t_ckpt):
+    # Jobs held to their reservation are checkpointed there or fall back to their estimate:
+    # the engine's invariants hold after every event and every job does all its work.
+    sim = run(w, t_thr=5, p=0.2, t_checkpoint=t_ckpt, t_extend=2 * t_ckpt,
+              overdue="reservation", scaled=scaled)
+    assert all(j.work_done == j.runtime for j in sim.jobs)
+    assert all(not j.n_checkpoints or j.backfilled for j in sim.jobs)

@@ -132,3 +132,59 @@ def test_daily_series_of_an_absurd_span_is_omitted_not_allocated():
     d = simulate(jobs([(0, 10, 1, 10), (near, 10, 1, 10)], 1), "fcfs").daily
     assert len(d["day"]) == DAILY_MAX_DAYS - 4 and "omitted" not in d
     assert d["submitted"][0] == 1 and d["submitted"][-1] == 1
+
+
+def test_size_classes_are_fractions_of_the_machine():
+    from ckptsim.metrics.core import SIZE_CLASSES, size_class
+
+    assert [name for name, _ in SIZE_CLASSES] == ["small", "medium", "large", "wide"]
+    # 32 nodes: small up to 2 (1/16), medium up to 8 (1/4), large up to 16 (1/2), wide above.
+    sizes = np.array([1, 2, 3, 8, 9, 16, 17, 32])
+    assert list(size_class(sizes, 32)) == [0, 0, 1, 1, 2, 2, 3, 3]
+    # 338 nodes (CTC-SP2): 338/16 = 21.125, 338/4 = 84.5, 338/2 = 169.
+    assert list(size_class(np.array([21, 22, 84, 85, 169, 170]), 338)) == [0, 1, 1, 2, 2, 3]
+
+
+def test_mean_wait_and_slowdown_by_size_class_by_hand():
+    # Machine 16: small is 1 node (<= 16/16), medium up to 4, large up to 8, wide above.
+    # FCFS: job 1 (1 node) 0-100; job 2 (16 nodes) waits 100 s for it, runs 100-200; job 3
+    # (4 nodes, submitted at 10) and job 4 (8 nodes, at 20) wait behind job 2 and start at 200
+    # (waits 190 and 180).
+    w = jobs([(0, 100, 1, 100), (0, 100, 16, 100), (10, 50, 4, 50), (20, 20, 8, 20)], 16)
+    r = simulate(w, "fcfs")
+    assert list(r.table["start"]) == [0, 100, 200, 200]
+    s = r.summary
+    assert (s["jobs_small"], s["jobs_medium"], s["jobs_large"], s["jobs_wide"]) == (1, 1, 1, 1)
+    assert s["mean_wait_small"] == 0 and s["mean_wait_wide"] == 100
+    assert s["mean_wait_medium"] == 190 and s["mean_wait_large"] == 180
+    assert s["mean_bsld_wide"] == (100 + 100) / 100
+    assert s["mean_bsld_medium"] == (190 + 50) / 50
+    assert s["mean_bsld_large"] == (180 + 20) / 20
+    assert s["mean_bsld_small"] == 1.0
+
+
+def test_an_empty_size_class_has_zero_means():
+    s = simulate(jobs([(0, 10, 1, 10), (0, 10, 1, 10)], 64), "fcfs").summary
+    assert s["jobs_small"] == 2 and s["jobs_wide"] == 0
+    assert s["mean_wait_wide"] == 0.0 and s["mean_bsld_large"] == 0.0
+
+
+def test_node_checkpoints_per_node_day_weights_a_checkpoint_by_its_nodes():
+    from helpers import scripted
+
+    from ckptsim.records.jobs import from_simulation
+
+    day = 86400.0
+
+    def ckpt(sim, js):
+        sim.checkpoint(js[1], 0.0, then="requeue")
+
+    # Machine 4: a 2-node job of 2 days - 10 s, checkpointed at 5 s, restarted at 15 s, ends at
+    # exactly 2 days; a 1-node job alongside. One checkpoint of 2 nodes over 4 nodes x 2 days.
+    sim = scripted(jobs([(0, 2 * day - 10, 2, 2 * day), (0, 10, 1, 10)], 4),
+                   [(0, lambda s, js: s.start(js[1])), (0, lambda s, js: s.start(js[2])),
+                    (5, ckpt), (15, lambda s, js: s.start(js[1]))]).run()
+    s = summary(from_simulation(sim))
+    assert s["checkpoints"] == 1 and s["makespan"] == 2 * day
+    assert s["checkpoints_per_node_day"] == 1 / 8
+    assert s["node_checkpoints_per_node_day"] == 2 / 8

@@ -32,23 +32,46 @@ def read(path: Path) -> list[dict[str, str]]:
 def figures(tmp_path_factory):
     needs_data()
     out = tmp_path_factory.mktemp("oliner")
-    code = main(["paper", "oliner", "all", "--out", str(out), "--trace-dir", str(TRACES),
-                 "--first", "150", "--counts", "0", "300", "--levels", "0", "0.5", "1",
-                 "--jobs", "2"])
-    assert code == 0
+    common = ["--out", str(out), "--trace-dir", str(TRACES), "--first", "150", "--levels", "0",
+              "0.5", "1", "--replications", "2", "--jobs", "2"]
+    assert main(["paper", "oliner", "all", "--counts", "0", "300", *common]) == 0
+    assert main(["paper", "oliner", "options", *common]) == 0
     return out
 
 
-@pytest.mark.slow  # the figures fixture runs every family (~25 s)
+@pytest.mark.slow  # the figures fixture runs every family (~40 s)
 def test_every_figure_writes_csv_and_png(figures):
-    for figure in oliner.FIGURES:
+    for figure in (*oliner.FIGURES, "options"):
         assert read(figures / f"{figure}.csv"), figure
         assert (figures / f"{figure}.png").stat().st_size > 10_000
     for family in oliner.FAMILIES:
         assert (figures / f"{family}.toml").exists()
+    # Two replications: every point has its spread, capacity included.
+    for r in read(figures / "fig7.csv"):
+        assert r["seeds"] == "2"
+        assert all(r[f"{m}_ci95"] != "" for m in oliner.SPREAD)
 
 
-@pytest.mark.slow  # the figures fixture runs every family (~25 s)
+@pytest.mark.slow  # the figures fixture runs every family (~40 s)
+def test_options_share_the_default_runs_and_cover_every_variant(figures):
+    from ckptsim.experiments.papers.oliner_options import VARIANTS
+
+    rows = read(figures / "options.csv")
+    assert {r["variant"] for r in rows} == {label for label, _, _ in VARIANTS}
+    assert {float(r["load_scale"]) for r in rows} == {1.0}
+    # The default variants are the runs of Figs. 6 and 9 at c = 1.0.
+    fig6 = {(r["trace"], float(r["confidence"])): r["mean_response_bsld"]
+            for r in read(figures / "fig6.csv") if float(r["load_scale"]) == 1.0}
+    for r in rows:
+        if r["variant"] == VARIANTS[0][0]:
+            assert r["mean_response_bsld"] == fig6[(r["trace"], float(r["level"]))]
+    # Without prediction (a = 0) every variant gives the same schedule.
+    for t in oliner.TRACES:
+        assert len({r["mean_response_bsld"] for r in rows
+                    if r["trace"] == t and float(r["level"]) == 0.0}) == 1
+
+
+@pytest.mark.slow  # the figures fixture runs every family (~40 s)
 def test_failure_sweep_counts_and_zero_failures(figures):
     rows = read(figures / "fig4.csv")
     assert {r["trace"] for r in rows} == set(oliner.TRACES)
@@ -63,7 +86,7 @@ def test_failure_sweep_counts_and_zero_failures(figures):
             assert len(zero) == 1
 
 
-@pytest.mark.slow  # the figures fixture runs every family (~25 s)
+@pytest.mark.slow  # the figures fixture runs every family (~40 s)
 def test_level_sweeps_use_the_seed_counts_and_capacity_adds_up(figures):
     for figure in ("fig6", "fig9"):
         for r in read(figures / f"{figure}.csv"):
@@ -79,11 +102,12 @@ def test_level_sweeps_use_the_seed_counts_and_capacity_adds_up(figures):
     assert {r["trace"] for r in fig5} == {"SDSC"} and {r["confidence"] for r in fig5} == {"0.1"}
 
 
-@pytest.mark.slow  # the figures fixture runs every family (~25 s)
+@pytest.mark.slow  # the figures fixture runs every family (~40 s)
 def test_rerun_reuses_the_store_and_gives_the_same_csv(figures, capsys):
     before = (figures / "fig9.csv").read_bytes()
     assert main(["paper", "oliner", "tiebreak", "--out", str(figures), "--trace-dir",
-                 str(TRACES), "--first", "150", "--levels", "0", "0.5", "1"]) == 0
+                 str(TRACES), "--first", "150", "--levels", "0", "0.5", "1",
+                 "--replications", "2"]) == 0
     assert "0 runs simulated" in capsys.readouterr().out
     assert (figures / "fig9.csv").read_bytes() == before
 
@@ -91,19 +115,43 @@ def test_rerun_reuses_the_store_and_gives_the_same_csv(figures, capsys):
 def test_specs_hold_the_seed_grid(tmp_path):
     needs_data()
     opt = oliner.Options(trace_dir=TRACES)
-    sizes = {"failures": 3 * 2 * 9 * 3, "balancing": 3 * 2 * 11, "tiebreak": 3 * 2 * 11}
+    sizes = {"failures": 3 * 2 * 9 * 3, "balancing": 3 * 2 * 11, "tiebreak": 3 * 2 * 11,
+             "options": 3 * 1 * 11 * 5}
     for family, n in sizes.items():
         path = tmp_path / f"{family}.toml"
         path.write_text(oliner.spec_text(family, opt))
-        assert len(plan_sweep(path, trace_dir=TRACES).runs) == n
+        runs = plan_sweep(path, trace_dir=TRACES).runs
+        assert len(runs) == n
         assert oliner.runs_of(family, opt) == n
+        # Every workload is scheduled with exact estimates (alpha = 0) by default.
+        assert {r.columns["workload.alpha"] for r in runs} == {0.0}
+    path = tmp_path / "requested.toml"
+    path.write_text(oliner.spec_text("balancing", oliner.Options(trace_dir=TRACES,
+                                                                 estimates="requested")))
+    assert all("workload.alpha" not in r.columns for r in plan_sweep(path, trace_dir=TRACES).runs)
+
+
+def test_log_rate_counts_follow_the_failure_log():
+    needs_data()
+    # LANL system 20: 2,478 failures of its 512 nodes (400 of which fail at least once) over
+    # the 1,358.9 days between its first and last failure: 0.00356 failures per node-day,
+    # 0.456 a day on 128 supernodes.
+    opt = oliner.Options(trace_dir=TRACES, rate="log")
+    rate = oliner.log_rate(opt)
+    assert rate == pytest.approx(2478 / (512 * 1358.894), rel=1e-4)
+    counts = oliner.level_counts(opt)
+    days = oliner._span_days(opt)
+    for t, count in counts.items():
+        assert count == round(rate * 128 * days[t])
+    assert 300 < counts["SDSC"] < 360 and counts["NASA"] < 50
+    assert oliner.level_counts(oliner.Options(trace_dir=TRACES)) == oliner.FAILURE_COUNTS
 
 
 def test_bad_arguments(tmp_path, capsys):
     with pytest.raises(ConfigError, match="unknown figure 'fig11'"):
         oliner.family_of("fig11")
     assert main(["paper", "oliner", "fig11", "--out", str(tmp_path)]) == 2
-    assert "accepted: failures, balancing, tiebreak, fig3" in capsys.readouterr().err
+    assert "accepted: failures, balancing, tiebreak, options, fig3" in capsys.readouterr().err
     with pytest.raises(ConfigError, match="--trace-dir"):
         oliner.run_figures("fig3", tmp_path, oliner.Options(trace_dir=tmp_path))
     needs_data()
@@ -115,3 +163,7 @@ def test_bad_arguments(tmp_path, capsys):
                                                             traces=("LLNL",)))
     with pytest.raises(ConfigError, match="--levels"):
         oliner.run_figures("fig6", tmp_path, oliner.Options(trace_dir=TRACES, levels=(1.5,)))
+    with pytest.raises(ConfigError, match="--estimates"):
+        oliner.run_figures("fig6", tmp_path, oliner.Options(trace_dir=TRACES, estimates="x"))
+    with pytest.raises(ConfigError, match="--failure-rate"):
+        oliner.run_figures("fig6", tmp_path, oliner.Options(trace_dir=TRACES, rate="x"))

@@ -26,14 +26,23 @@ class NoParams:
 
 def param(default: Any, help: str, *, low: float | None = None, high: float | None = None,
           low_open: bool = False, high_open: bool = False,
-          choices: tuple[Any, ...] | None = None) -> Any:
+          choices: tuple[Any, ...] | None = None, added: bool = False) -> Any:
     """A parameter with its documentation and accepted range.
 
     `low`/`high` are inclusive unless `low_open`/`high_open`; `choices` lists accepted values.
+    `added`: the parameter came after runs were recorded without it; at its default it is left
+    out of experiment run identities (`identity_params`), so those runs keep their ids.
     """
     return dataclasses.field(default=default, metadata={
         "help": help, "low": low, "high": high, "low_open": low_open, "high_open": high_open,
-        "choices": choices})
+        "choices": choices, "added": added})
+
+
+def identity_params(params: Any) -> dict[str, Any]:
+    """A parameter set as it enters a run identity: every field, except the `added` ones at
+    their default."""
+    return {f.name: getattr(params, f.name) for f in dataclasses.fields(params)
+            if not (f.metadata.get("added") and getattr(params, f.name) == f.default)}
 
 
 def describe_range(meta: Mapping[str, Any]) -> str:

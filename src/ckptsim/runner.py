@@ -104,8 +104,8 @@ def simulate(
     built: Platform | None = (resolve_platform(described, workload, machine_size)
                               if described is not None else platform)  # type: ignore[assignment]
     comps = _with_energy(comps, built)
-    # The run allocates hundreds of thousands of long-lived objects and frees them by
-    # reference counting; the cyclic collector would only rescan them over and over.
+    # The run allocates hundreds of thousands of long-lived objects; the cyclic collector would
+    # only rescan them over and over while it runs.
     gc_enabled = gc.isenabled()
     gc.disable()
     try:
@@ -119,28 +119,29 @@ def simulate(
             added.update(c.job_columns())
         if added:
             table = table.with_columns(added)
+        resolved = dataclasses.asdict(sim.policy.params)
+        metrics = merge_counters(sim.components, summary(table))
+        options = {"machine_size": sim.platform.n_nodes, "overrun": overrun,
+                   **_platform_option(described),
+                   **{c.name: c.options() for c in sim.components}}
+        names = tuple(c.name for c in sim.components)
+        wall, events = sim.wall_seconds, sim.n_events
+        _break_cycles(sim)
+        del sim
     finally:
         if gc_enabled:
-            # Move the run's objects out of the collector's generations before re-enabling
-            # it, so that computing metrics and writing outputs does not rescan them all
-            # (they are still freed by reference counting).
-            gc.freeze()
             gc.enable()
-    resolved = dataclasses.asdict(sim.policy.params)
-    metrics = merge_counters(sim.components, summary(table))
     return RunResult(
         workload=workload,
         scheduler=scheduler,
         params=resolved,
-        options={"machine_size": sim.platform.n_nodes, "overrun": overrun,
-                 **_platform_option(described),
-                 **{c.name: c.options() for c in sim.components}},
+        options=options,
         table=table,
         summary=metrics,
         daily=daily_series(table) if daily else {},
-        wall_seconds=sim.wall_seconds,
-        events=sim.n_events,
-        components=tuple(c.name for c in sim.components),
+        wall_seconds=wall,
+        events=events,
+        components=names,
     )
 
 
@@ -169,6 +170,20 @@ def _with_energy(comps: list[Component], platform: Platform | None) -> list[Comp
                                        "--component energy:active=W,idle=W,sleep=W (or a "
                                        "platform with power tables)")
     return comps
+
+
+def _break_cycles(sim: Simulator) -> None:
+    """Empty the finished run's simulator, policy, components and checker (drop their
+    attributes), so that reference counting frees them and the jobs as soon as the run is over.
+    They refer to one another -- the policy and the components point back at the simulator,
+    directly or through bound methods (a policy keeps `sim.start`), and the simulator's hook
+    lists and event heap point at them -- and left to the cyclic collector they would stay in a
+    sweep worker for good: they were created while the collector was off and never count
+    towards its thresholds.  Every cycle through one of these objects is cut."""
+    objects = [sim.policy, *sim.components, sim.checker, sim]
+    for obj in objects:
+        if obj is not None and hasattr(obj, "__dict__"):
+            obj.__dict__.clear()
 
 
 def _components(components: Mapping[str, Mapping[str, Any]] | Sequence[Component],

@@ -171,6 +171,8 @@ def cmd_paper(args: argparse.Namespace) -> int:
     if args.jobs is not None and args.jobs < 0:
         raise ConfigError("--jobs", f"expected a number of processes >= 0 (0: in this "
                                     f"process), got {args.jobs}")
+    if args.figure == "tables":
+        return _paper_tables(args)
     output_folder(args.out)
     if args.paper == "oliner":
         return _paper_oliner(args)
@@ -192,6 +194,25 @@ def cmd_paper(args: argparse.Namespace) -> int:
     return 0
 
 
+def _paper_tables(args: argparse.Namespace) -> int:
+    """Rewrite the tables of the results page FOLDER.md from the CSVs in FOLDER (--out)."""
+    from ckptsim.experiments.papers.tables import marked, render_page
+
+    if args.paper == "oliner":
+        from ckptsim.experiments.papers.oliner_tables import TABLES
+    else:
+        from ckptsim.experiments.papers.niu_tables import TABLES
+    folder = Path(args.out)
+    page = folder.with_suffix(".md")
+    if not page.is_file():
+        raise ConfigError("--out", f"{page} does not exist: 'tables' rewrites the page "
+                                   f"FOLDER.md from the CSVs in FOLDER")
+    text = page.read_text()
+    page.write_text(render_page(text, folder, TABLES))
+    print(f"{page}: {len(marked(text))} tables from the CSVs in {folder}")
+    return 0
+
+
 def _paper_oliner(args: argparse.Namespace) -> int:
     from ckptsim.experiments.papers import oliner
 
@@ -206,7 +227,8 @@ def _paper_oliner(args: argparse.Namespace) -> int:
         loads=tuple(args.loads) if args.loads else defaults.loads,
         counts=tuple(args.counts) if args.counts else defaults.counts,
         levels=tuple(args.levels) if args.levels else defaults.levels,
-        replications=args.replications, jobs=args.jobs)
+        replications=args.replications, jobs=args.jobs, estimates=args.estimates,
+        rate=args.failure_rate)
     t0 = time.perf_counter()
     total = oliner.runs_of(args.figure, opt)
     bar = SweepProgress(total, 0)
@@ -301,15 +323,19 @@ def add_parsers(sub: Any) -> None:
                    help="niu: seed 000, checkpoint-based backfilling; shi: seed 002, "
                         "Scojo-PECT with checkpoints and migration; oliner: seed 004, "
                         "fault-aware BG/L scheduling")
-    p.add_argument("figure", help="niu: fig2 fig4 fig5 fig6 fig7 all; oliner: fig3 ... fig10, "
-                                  "a family (failures = figs 3-5, balancing = 6-8, tiebreak = "
-                                  "9-10) or all; shi: table3 fig11 ... fig16 traces all")
+    p.add_argument("figure", help="niu: fig1 fig2 fig4 fig5 fig6 fig7 readings all; oliner: "
+                                  "fig3 ... fig10, a family (failures = figs 3-5, balancing = "
+                                  "6-8, tiebreak = 9-10), options (the seed's readings as "
+                                  "scheduler options) or all; shi: table3 fig11 ... fig16 "
+                                  "traces all; tables: rewrite the tables of the page OUT.md "
+                                  "from the CSVs in OUT")
     p.add_argument("--out", required=True, help="output folder (figN.csv, figN.png, the sweep)")
     p.add_argument("--trace-dir", default="../shared/data/traces",
                    help="folder holding the PWA traces (default ../shared/data/traces)")
     p.add_argument("--traces", nargs="+", default=None,
-                   help="trace names (niu default: SDSC-BLUE CTC-SP2 HPC2N SDSC-SP2 KTH-SP2; "
-                        "oliner default: SDSC NASA LUBLIN-256; shi default: SDSC-SP2 KTH-SP2)")
+                   help="trace names (niu default: SDSC-BLUE CTC-SP2 HPC2N SDSC-SP2 KTH-SP2 "
+                        "CEA-Curie; oliner default: SDSC NASA LUBLIN-256; shi default: SDSC-SP2 "
+                        "KTH-SP2)")
     p.add_argument("--first", type=int, default=None,
                    help="only the first N jobs of each trace (shi: also N jobs per generated "
                         "workload instead of 10,000)")
@@ -326,6 +352,12 @@ def add_parsers(sub: Any) -> None:
                    help="failure counts of figs 3-5 (default 0 500 ... 4000)")
     g.add_argument("--levels", type=float, nargs="+", default=None,
                    help="confidence / accuracy values of figs 6-10 (default 0.0 0.1 ... 1.0)")
+    g.add_argument("--estimates", default="exact",
+                   help="exact (default): every workload is scheduled with its run times; "
+                        "requested: with the requested times where the trace has them (SDSC)")
+    g.add_argument("--failure-rate", default="seed",
+                   help="failures of figs 6-10: seed (default: 4,000 for SDSC and NASA, 1,000 "
+                        "for LUBLIN-256) or log (the failure log's own rate per node-day)")
     g.add_argument("--replications", type=int, default=1,
                    help="seeds per point (each thins the failure log differently); figures "
                         "show the mean")

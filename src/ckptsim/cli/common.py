@@ -200,6 +200,7 @@ SUMMARY_ROWS = (
 )
 CHECKPOINT_ROWS = (
     ("preempt_ratio", "preempt ratio"), ("checkpoints", "checkpoints"),
+    ("node_checkpoints_per_node_day", "node-checkpoints per node-day"),
     ("wasted_ratio", "wasted ratio"),
 )
 CLASS_ROWS = (

@@ -4,7 +4,8 @@ Order: workloads in spec order, then each workload's option grid, then scheduler
 order and each one's parameter grid, then seeds (fastest).  A run's identity (`run_id`) is the
 SHA-256 of the canonical JSON of what determines its result -- the workload (a trace by the
 SHA-256 of its bytes, a generator by its options), the transforms, the scheduler, its
-resolved parameters, the overrun rule, the seed and the ckptsim version -- so the same run is
+resolved parameters (those added to a policy later left out at their default, so older runs
+keep their ids), the overrun rule, the seed and the ckptsim version -- so the same run is
 recognised whatever the workload is called, wherever the trace lies and whichever spec asks for
 it.  Labels, metric choices and figures do not change a run's identity.
 """
@@ -29,6 +30,7 @@ from ckptsim.experiments.spec import (
     WorkloadSpec,
 )
 from ckptsim.experiments.speccomp import component_identity, component_option, split_components
+from ckptsim.params import identity_params
 
 
 @dataclass(frozen=True, eq=False)
@@ -146,7 +148,9 @@ def build_matrix(spec: Spec) -> list[Run]:
                     continue
                 cls = get_scheduler(s.name)
                 for point in grid.expand(s.params, s.zip):
-                    params = dataclasses.asdict(make_params(cls.Params, point))
+                    prm = make_params(cls.Params, point)
+                    params = dataclasses.asdict(prm)
+                    key = identity_params(prm)
                     for seed in spec.seeds:
                         columns = {
                             "experiment": spec.name, **wcols, "scheduler": s.label,
@@ -154,7 +158,7 @@ def build_matrix(spec: Spec) -> list[Run]:
                             **{PARAM_PREFIX + k: v for k, v in params.items()},
                             "overrun": s.overrun, "seed": seed}
                         runs.append(Run(
-                            run_id=run_identity(wid, tid, s.name, params, seed, s.overrun),
+                            run_id=run_identity(wid, tid, s.name, key, seed, s.overrun),
                             experiment=spec.name, workload=w.name, kind=w.kind, path=w.path,
                             source=source, transforms=transforms, components=components,
                             platform=None if platform is None else platform.value,

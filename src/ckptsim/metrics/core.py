@@ -21,6 +21,11 @@ DAILY_MAX_DAYS = 100_000
 #: The wait-time percentiles of `summary`, as (key, percent).
 WAIT_PERCENTILES = (("median_wait", 50.0), ("p95_wait", 95.0), ("p99_wait", 99.0))
 
+#: Job-size classes by the fraction of the machine a job uses, as (name, upper bound): a job of
+#: size s on N nodes is in the first class whose bound b has s <= b * N (small: up to 1/16 of
+#: the machine, medium: up to 1/4, large: up to 1/2, wide: more than half).
+SIZE_CLASSES = (("small", 1 / 16), ("medium", 1 / 4), ("large", 1 / 2), ("wide", 1.0))
+
 
 def span(table: JobTable) -> tuple[float, float]:
     """The simulated period: first submission to last end."""
@@ -117,8 +122,12 @@ def summary(table: JobTable) -> dict[str, Any]:
     # Seed 000 section 5.2: preempt ratio, checkpoints per node per day, wasted resources.
     out["preempt_ratio"] = (float(np.count_nonzero(table["n_preemptions"])) / n if n else 0.0)
     days = makespan / DAY
-    out["checkpoints_per_node_day"] = (out["checkpoints"] / (table.machine_size * days)
-                                       if days > 0 else 0.0)
+    node_days = table.machine_size * days
+    out["checkpoints_per_node_day"] = out["checkpoints"] / node_days if days > 0 else 0.0
+    # A checkpoint of a job on k nodes checkpoints k nodes (seed 000's "checkpoint number per
+    # node in a day").
+    out["node_checkpoints_per_node_day"] = (float(np.sum(table["n_checkpoints"] * size))
+                                            / node_days if days > 0 else 0.0)
     out["wasted_ratio"] = out["overhead_node_seconds"] / cap if cap > 0 else 0.0
     out["mean_restarts"] = float(np.mean(table["n_restarts"])) if n else 0.0
     # Seed 004's bounded slowdown: max(response, 10) / max(runtime, 10).
@@ -126,6 +135,7 @@ def summary(table: JobTable) -> dict[str, Any]:
     out["mean_response_bsld"] = (float(np.mean(np.maximum(table["response"], 10.0) / useful))
                                  if n else 0.0)
     out.update(capacity(table))
+    out.update(by_size_class(table))
     out["lost_ratio"] = out["lost_node_seconds"] / cap if cap > 0 else 0.0
     if "job_class" in table.columns:
         from ckptsim.metrics.classes import class_summary
@@ -150,6 +160,30 @@ def wait_percentiles(wait: np.ndarray) -> dict[str, float]:
         return {key: 0.0 for key, _ in WAIT_PERCENTILES}
     values = np.percentile(wait, [p for _, p in WAIT_PERCENTILES])
     return {key: float(v) for (key, _), v in zip(WAIT_PERCENTILES, values, strict=True)}
+
+
+def size_class(size: np.ndarray, machine_size: int) -> np.ndarray:
+    """The index in `SIZE_CLASSES` of each job size: the first class whose bound b has
+    size <= b * machine_size (compared as size * den <= num * machine_size, exactly)."""
+    size = np.asarray(size, dtype=np.int64)
+    out = np.full(len(size), len(SIZE_CLASSES) - 1, dtype=np.int64)
+    for k in range(len(SIZE_CLASSES) - 2, -1, -1):
+        num, den = SIZE_CLASSES[k][1].as_integer_ratio()
+        out[size * den <= num * machine_size] = k
+    return out
+
+
+def by_size_class(table: JobTable) -> dict[str, Any]:
+    """Jobs, mean wait and mean bounded slowdown per size class (`SIZE_CLASSES`):
+    `jobs_CLASS`, `mean_wait_CLASS`, `mean_bsld_CLASS`; the means are 0 for an empty class."""
+    cls = size_class(table["size"], table.machine_size)
+    out: dict[str, Any] = {}
+    for k, (name, _) in enumerate(SIZE_CLASSES):
+        sel = cls == k
+        out[f"jobs_{name}"] = int(np.count_nonzero(sel))
+        out[f"mean_wait_{name}"] = _mean(table["wait"][sel])
+        out[f"mean_bsld_{name}"] = _mean(table["bsld"][sel])
+    return out
 
 
 def capacity(table: JobTable) -> dict[str, float]:

@@ -55,7 +55,7 @@ def plot_runtime_estimate_ratio(workloads: Mapping[str, Workload], path: str | P
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7, 3.8), dpi=150)
+    fig, ax = plt.subplots(figsize=(8, 3.8), dpi=150, layout="constrained")
     names = list(workloads)
     width = 0.8 / max(len(names), 1)
     labels: list[str] = []
@@ -69,8 +69,10 @@ def plot_runtime_estimate_ratio(workloads: Mapping[str, Workload], path: str | P
     ax.set_xlabel("actual runtime / user estimate")
     ax.set_ylabel("jobs (%)")
     ax.set_title("Accuracy of runtime estimates")
-    ax.legend(fontsize="small")
-    fig.tight_layout()
+    ax.grid(axis="y", alpha=0.3)
+    ax.set_axisbelow(True)
+    # Beside the axes, so that it covers no bar.
+    fig.legend(loc="outside right center", fontsize="small")
     try:
         fig.savefig(path, metadata={"Software": None} if str(path).endswith(".png") else None)
     except OSError as exc:

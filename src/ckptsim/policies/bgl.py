@@ -13,16 +13,11 @@ Jobs run on contiguous rectangular boxes of supernodes of a 3-D torus (`ckptsim.
   enough nodes are free, the running jobs are re-packed largest first with the MFP heuristic
   onto an empty torus; the new layout is taken if the head then fits.  A migration costs
   `migration_cost` seconds per moved job (default free, as in Krevat).
-* `bgl-balancing`: the placement minimises E_loss = L_MFP + P_f * s_j, where P_f = 1 -
-  prod(1 - p_n) over the partition's nodes and p_n = `confidence` if the failure schedule has a
-  failure of node n within the job's estimated run, else 0 (seed 004 section 4.1 / 5.2.1).
-* `bgl-tiebreak`: among the partitions with the best MFP, prefer the first one predicted not to
-  fail; a partition with a failure in the job's window is predicted to fail with probability
-  `accuracy` (false negatives 1 - accuracy, no false positives; section 4.2 / 5.2.2).
+* `bgl-balancing`, `bgl-tiebreak` (`ckptsim.policies.bgl_fault`): the fault-aware placements of
+  seed 004 on this framework; their parameters are defined here.
 
-Both predictors read the future failure schedule, as the seed does.  Without failures both
-produce exactly the `bgl-fcfs` schedule.  Job sizes are rounded up to the smallest volume with a
-box shape and, for traces from larger machines, scaled first (`prepare_workload`).
+Job sizes are rounded up to the smallest volume with a box shape and, for traces from larger
+machines, scaled first (`prepare_workload`).
 """
 
 from __future__ import annotations
@@ -34,7 +29,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ckptsim.engine.failures import Failures
 from ckptsim.engine.state import CHECKPOINTING
 from ckptsim.errors import ConfigError
 from ckptsim.platform.base import TorusPlatform
@@ -68,12 +62,21 @@ class BglParams(QueueParams):
 @dataclasses.dataclass(frozen=True)
 class BalancingParams(BglParams):
     confidence: float = param(0.0, "balancing predictor confidence a", low=0.0, high=1.0)
+    pf: str = param("product", "partition failure probability from the nodes' p_n: "
+                               "1 - prod(1 - p_n) (product, section 5.2.1) or max p_n (max, "
+                               "section 4.1)", choices=("product", "max"), added=True)
+    hold: float | None = param(None, "the head waits rather than start on a partition whose "
+                                     "P_f is at least this (none: never waits)",
+                               low=0.0, low_open=True, high=1.0, added=True)
 
 
 @dataclasses.dataclass(frozen=True)
 class TiebreakParams(BglParams):
     accuracy: float = param(0.0, "tie-break predictor accuracy a", low=0.0, high=1.0)
     seed: int = param(0, "seed of the predictor's random draws", low=0)
+    draws: str = param("box", "the predictor's draws: one per tied partition with a failure "
+                              "(box) or one per failing node, shared by the partitions "
+                              "(node)", choices=("box", "node"), added=True)
 
 
 @register
@@ -103,6 +106,7 @@ class BglFcfs(QueueScheduler):
         self._res: Reservation | None = None  # the last reservation computed
         self._waiting = SizeGroups()  # the queue by size, keys in job.tag
         self._front_key = 0  # key of the last job requeued at the front
+        self.held = False  # the last pass held its head back although a partition was free
 
     # --- platform and workload preparation --------------------------------------------------
     @classmethod
@@ -148,6 +152,11 @@ class BglFcfs(QueueScheduler):
         """The partition for `job` among candidates `parts` with L_MFP `losses`, when the
         nodes `failing` will fail during its estimated run (what `choose` decides)."""
         return parts[losses.index(min(losses))]
+
+    def place_head(self, job: Job, free: int, now: float) -> int | None:
+        """The partition for a job started in queue order, or None; a scheduler that holds a
+        job back although a partition is free sets `held` (see `bgl-balancing`'s `hold`)."""
+        return self.choose(job, free, now)
 
     def _start(self, job: Job, mask: int, now: float, backfilled: bool) -> None:
         self.sim.start(job, mask=mask, backfilled=backfilled)
@@ -206,12 +215,14 @@ class BglFcfs(QueueScheduler):
             return
         # 1. FCFS from the head while a partition exists.
         k = 0
+        self.held = False
         while k < len(q):
             job = q[k]
-            mask = self.choose(job, self.cluster.free_mask, now)
-            if mask is None and prm.migration and self.cluster.n_free >= job.size:
+            mask = self.place_head(job, self.cluster.free_mask, now)
+            if (mask is None and not self.held and prm.migration
+                    and self.cluster.n_free >= job.size):
                 if self._repack(job, now):
-                    mask = self.choose(job, self.cluster.free_mask, now)
+                    mask = self.place_head(job, self.cluster.free_mask, now)
             if mask is None:
                 break
             self._start(job, mask, now, False)
@@ -219,6 +230,10 @@ class BglFcfs(QueueScheduler):
         if k:
             del q[:k]
         if not q:
+            return
+        if self.held:
+            # The head waits for a stable partition (`hold`): nothing else may take one, and
+            # the next pass looks again (its verdict changes with time, not only with state).
             return
         if not prm.backfill or cluster.n_free < self._min_size:
             self._settle(q)
@@ -357,71 +372,3 @@ class BglFcfs(QueueScheduler):
         self.sim.migrate(moves, self.params.migration_cost)
         self.migrations += 1
         return True
-
-
-def _failing(sim: Simulator, now: float, estimate: float) -> int:
-    """The nodes with a failure in [now, now + estimate] (the failure schedule of the run's
-    failures component, or of its availability component's failures; none without)."""
-    failures = sim.component("failures")
-    if isinstance(failures, Failures):
-        return failures.failing_nodes(now, now + estimate)
-    avail = sim.component("availability")
-    return avail.failing_nodes(now, now + estimate) if avail is not None else 0  # type: ignore[attr-defined]
-
-
-@register
-class BglBalancing(BglFcfs):
-    name = "bgl-balancing"
-    description = "BG/L: minimise L_MFP + P_f * size with the balancing predictor (seed 004)"
-    Params = BalancingParams
-
-    def choose(self, job: Job, free: int, now: float, avoid: int = 0) -> int | None:
-        failing = _failing(self.sim, now, job.estimate) if self.params.confidence > 0 else 0
-        if not failing:  # L_PF is 0 everywhere: the MFP heuristic
-            return self.torus.best_partition(free, job.size, avoid)
-        parts, losses = self.torus.partition_losses(free, job.size, avoid)
-        return self.pick(job, parts, losses, failing) if parts else None
-
-    def pick(self, job: Job, parts: list[int], losses: list[int], failing: int) -> int:
-        a = self.params.confidence
-        if not failing or a <= 0:
-            return parts[losses.index(min(losses))]
-        best, best_e = parts[0], INF
-        for mask, loss in zip(parts, losses, strict=True):
-            k = (mask & failing).bit_count()
-            e_loss = loss + (1.0 - (1.0 - a) ** k) * job.size
-            if e_loss < best_e:
-                best, best_e = mask, e_loss
-        return best
-
-
-@register
-class BglTiebreak(BglFcfs):
-    name = "bgl-tiebreak"
-    description = "BG/L: among best-MFP partitions prefer one predicted not to fail (seed 004)"
-    Params = TiebreakParams
-
-    def __init__(self, sim: Simulator, params: Any = None) -> None:
-        super().__init__(sim, params)
-        from ckptsim.rng import RandomStreams
-
-        self.rng = RandomStreams(self.params.seed).stream("policy.tiebreak")
-
-    def choose(self, job: Job, free: int, now: float, avoid: int = 0) -> int | None:
-        failing = _failing(self.sim, now, job.estimate) if self.params.accuracy > 0 else 0
-        if not failing:  # no partition is predicted to fail: the first best-MFP one
-            return self.torus.best_partition(free, job.size, avoid)
-        parts, losses = self.torus.partition_losses(free, job.size, avoid)
-        return self.pick(job, parts, losses, failing) if parts else None
-
-    def pick(self, job: Job, parts: list[int], losses: list[int], failing: int) -> int:
-        low = min(losses)
-        ties = [m for m, loss in zip(parts, losses, strict=True) if loss == low]
-        a = self.params.accuracy
-        if len(ties) == 1 or a <= 0 or not failing:
-            return ties[0]
-        for mask in ties:
-            # A real failure is predicted with probability a; no false positives.
-            if not (mask & failing and self.rng.random() < a):
-                return mask
-        return ties[0]

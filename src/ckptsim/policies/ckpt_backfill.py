@@ -23,7 +23,10 @@ the seed's section 4.
 Points the seed leaves open are options (docs/schedulers.md):
 
 * `overdue`: a job that runs past its p-scaled prediction is from then on predicted with its
-  user estimate (`estimate`, default) or to end now (`now`, the literal reading);
+  user estimate (`estimate`, default), to end now (`now`, the literal reading), or, if it was
+  backfilled to end by the head's reservation, to end at that reservation, where Algorithm 3
+  checkpoints it if the head needs its nodes (`reservation`; with its estimate once that
+  reservation has passed);
 * `preempt`: only jobs started by backfilling may be checkpointed (`backfilled`, default), or
   any running job whose prediction was scaled (`any`);
 * `scaled`: which running jobs use scaled predictions in the reservation walk: all (`all`,
@@ -78,7 +81,7 @@ class CkptBackfillParams(QueueParams):
     max_checkpoints: int | None = param(None, "per-job cap on checkpoints (none: unlimited)",
                                         low=0)
     overdue: str = param("estimate", "predicted end of a job past its scaled prediction",
-                         choices=("estimate", "now"))
+                         choices=("estimate", "now", "reservation"))
     preempt: str = param("backfilled", "which running jobs may be checkpointed",
                          choices=("backfilled", "any"))
     scaled: str = param("all", "which running jobs use scaled predictions in the reservation",
@@ -112,7 +115,10 @@ class CkptBackfill(Easy):
         self.t_thr = prm.t_thr
         self.t_checkpoint, self.t_extend, self.t_restart = prm.costs()
         self.cap = prm.max_checkpoints
-        self._overdue_estimate = prm.overdue == "estimate"
+        self._overdue_estimate = prm.overdue != "now"
+        self._keep_promise = prm.overdue == "reservation"
+        # Backfilled jobs admitted to end by the head's reservation: that reservation time.
+        self._promise: dict[int, float] = {}
         self._preempt_any = prm.preempt == "any"
         self._scale_all = prm.scaled == "all"
         self._partial = prm.partial
@@ -149,6 +155,12 @@ class CkptBackfill(Easy):
     def _started(self, job: Job, backfilled: bool) -> None:
         if backfilled:
             self._backfilled.add(job.index)
+            if self._keep_promise:
+                # Admitted by the window test (predicted end <= the reservation), not by the
+                # extra nodes: it promised to be gone by the reservation.
+                shadow = max(self._shadow_end, job.seg_start)
+                if job.pred_end <= shadow:
+                    self._promise[job.index] = shadow
         if job.estimate >= self.t_thr and not job.n_checkpoints and not self._at_cap(job):
             if self._scale_all or backfilled:
                 self._scaled.add(job.index)
@@ -160,6 +172,7 @@ class CkptBackfill(Easy):
         super()._forget(job)
         self._backfilled.discard(job.index)
         self._scaled.discard(job.index)
+        self._promise.pop(job.index, None)
 
     def _retrack(self, job: Job, pred_end: float) -> None:
         r = self.running
@@ -169,7 +182,8 @@ class CkptBackfill(Easy):
         self._track(job)
 
     def _before_reservation(self, now: float) -> None:
-        """Jobs past their scaled prediction are predicted with their user estimate."""
+        """Jobs past their scaled prediction are predicted with their user estimate (or, under
+        `overdue=reservation`, first with the reservation they were backfilled under)."""
         if not self._overdue_estimate or not self._scaled:
             return
         r = self.running
@@ -180,8 +194,14 @@ class CkptBackfill(Easy):
             if key[2].index in self._scaled:
                 overdue.append(key[2])
         for job in overdue:
+            promise = self._promise.pop(job.index, None)
+            estimated = job.seg_start + job.estimate
+            if promise is not None and promise >= now and promise < estimated:
+                # Still scaled: once past the promise too, it falls back to its estimate.
+                self._retrack(job, promise)
+                continue
             self._scaled.discard(job.index)
-            self._retrack(job, job.seg_start + job.estimate)
+            self._retrack(job, estimated)
 
     # --- the reservation timer and Algorithm 3 ---------------------------------------------------
     def _after_reservation(self, now: float) -> None:

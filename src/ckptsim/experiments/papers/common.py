@@ -67,11 +67,60 @@ def plt() -> Any:
     return pyplot
 
 
+def figure(nrows: int, ncols: int, width: float, height: float, **kw: Any) -> tuple[Any, Any]:
+    """A figure of nrows x ncols panels (a 2-D array of axes) laid out by matplotlib's
+    constrained layout, which leaves room for a legend placed outside the panels."""
+    return plt().subplots(nrows, ncols, figsize=(width, height), dpi=130, squeeze=False,
+                          layout="constrained", **kw)
+
+
+def legend_below(fig: Any, ax: Any, ncol: int) -> None:
+    """One legend for the whole figure, below its panels, so that it covers no data."""
+    handles, labels = ax.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=ncol, fontsize="small",
+               frameon=False)
+
+
+def log_ratio_axis(ax: Any) -> None:
+    """A log y axis for ratios, ticked at plain numbers (0.5, 0.75, 1, 1.5, 2, ...; finer when
+    the data span less than a factor of 2).  Call it once the data are drawn."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
+
+    ax.set_yscale("log")
+    low, high = ax.get_ylim()
+    ticks = ([0.7, 0.8, 0.9, 0.95, 1, 1.05, 1.1, 1.2, 1.3, 1.4] if high / low < 2 else
+             [0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2, 3, 5, 7.5, 10, 20])
+    ax.yaxis.set_major_locator(FixedLocator(ticks))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.yaxis.set_minor_formatter(NullFormatter())
+
+
 def save(fig: Any, path: Path) -> None:
     """Save without a timestamp or software tag, so the same figure gives the same bytes."""
-    fig.tight_layout()
+    if fig.get_layout_engine() is None:
+        fig.tight_layout()
     fig.savefig(path, metadata={"Software": None})
     plt().close(fig)
+
+
+def bars(ax: Any, groups: list[str], series: dict[str, list[float]], ylabel: str,
+         reference: float | None = None) -> None:
+    """Grouped bars, one group per entry of `groups` and one bar per series; the first series
+    (the reference variant) in grey, the others along a colour ramp; an optional dotted
+    reference line (e.g. 1.0 for values normalised to a baseline)."""
+    import numpy as np
+
+    width = 0.8 / max(len(series), 1)
+    ramp = plt().get_cmap("viridis")(np.linspace(0.0, 0.9, max(len(series) - 1, 1)))
+    for k, (label, values) in enumerate(series.items()):
+        x = np.arange(len(groups)) + (k - (len(series) - 1) / 2) * width
+        ax.bar(x, values, width=width, label=label, color="0.55" if k == 0 else ramp[k - 1])
+    ax.set_xticks(np.arange(len(groups)), groups)
+    ax.set_ylabel(ylabel)
+    ax.grid(axis="y", alpha=0.3)
+    ax.set_axisbelow(True)
+    if reference is not None:
+        ax.axhline(reference, color="k", ls=":", lw=1)
 
 
 def find(rows: list[dict[str, Any]], **match: Any) -> dict[str, Any]:

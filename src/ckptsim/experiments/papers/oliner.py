@@ -18,8 +18,11 @@ Lublin-Feitelson model output `lublin_256` (256 nodes) takes its place, its size
 one system (default 20: 400 nodes, the closest to the seed's 350-node log), rescaled to the
 count over each workload's submit span keeping the log's timings, mapped onto the supernodes by
 node number modulo 128, and transient (the seed's model); the seed's counts are 4,000 for NASA
-and SDSC and 1,000 for LLNL (here: lublin_256).  The sweep's seed is the rescaling's seed, so
-replications (`replications`) draw different thinnings of the log.
+and SDSC and 1,000 for LLNL (here: lublin_256), or (`rate="log"`) the log's own rate per node
+and day.  Every workload is scheduled with exact estimates (its run times) by default, as the
+seed's utilisation formula implies, or with its requested times (`estimates="requested"`).  The
+sweep's seed is the rescaling's seed, so replications (`replications`) draw different thinnings
+of the log.
 """
 
 from __future__ import annotations
@@ -32,7 +35,8 @@ from typing import Any
 import numpy as np
 
 from ckptsim.errors import ConfigError
-from ckptsim.experiments.papers.common import FigureOutput, OnRow, plt, run_spec, save, write_csv
+from ckptsim.experiments.papers.common import FigureOutput, OnRow, run_spec, write_csv
+from ckptsim.experiments.papers.oliner_plots import capacity_figure, line_figure
 from ckptsim.experiments.stats import mean_ci
 
 TRACES: dict[str, str] = {
@@ -50,15 +54,23 @@ COUNTS = tuple(range(0, 4001, 500))
 PREDICTION = (0.0, 0.1, 0.9)
 LEVELS = tuple(round(0.1 * k, 1) for k in range(11))
 FAMILIES = {"failures": ("fig3", "fig4", "fig5"), "balancing": ("fig6", "fig7", "fig8"),
-            "tiebreak": ("fig9", "fig10")}
-FIGURES = tuple(f for figs in FAMILIES.values() for f in figs)
+            "tiebreak": ("fig9", "fig10"), "options": ("options",)}
+#: The seed's figures (`all`); `options` compares the seed's readings offered as options.
+FIGURES = tuple(f for family, figs in FAMILIES.items() if family != "options" for f in figs)
 #: The workload each capacity figure shows, as in the seed.
 CAPACITY_TRACE = {"fig7": "NASA", "fig8": "LUBLIN-256", "fig10": "LUBLIN-256"}
 METRICS = ("mean_response_bsld", "mean_wait", "mean_response", "capacity_utilized",
            "capacity_unused", "capacity_lost", "failures", "jobs_killed_by_failures",
            "mean_restarts", "makespan")
-CAPACITY = (("capacity_utilized", "utilised", "tab:green"),
-            ("capacity_unused", "unused", "0.75"), ("capacity_lost", "lost", "tab:red"))
+#: Metrics whose 95% half-width over replications each figure's CSV also holds.
+SPREAD = ("mean_response_bsld", "capacity_utilized", "capacity_unused", "capacity_lost")
+#: The estimates every workload is scheduled with: the run times (the seed's utilisation
+#: formula, with t_j^e as each job's work, implies exact estimates), or the trace's requested
+#: times where it has them (SDSC; NASA and LUBLIN-256 have none and use the run times anyway).
+ESTIMATES = ("exact", "requested")
+#: How many failures the prediction figures (6-10) inject: the seed's counts, or the failure
+#: log's own rate per node and day over each workload's span on the 128 supernodes.
+RATES = ("seed", "log")
 
 
 @dataclass(frozen=True)
@@ -75,6 +87,8 @@ class Options:
     levels: tuple[float, ...] = LEVELS
     replications: int = 1
     jobs: int | None = None
+    estimates: str = "exact"
+    rate: str = "seed"
 
     def log(self) -> Path:
         return (self.failure_log if self.failure_log is not None
@@ -94,19 +108,47 @@ def _list(values: Sequence[Any]) -> str:
     return "[" + ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in values) + "]"
 
 
-def spec_text(family: str, opt: Options) -> str:
-    """The experiment spec of a family (TOML)."""
+def log_rate(opt: Options) -> float:
+    """Failures per node and day of the failure log's system: its failures over its nodes (the
+    system's node count in the log, failing or not) and the period the records cover."""
+    from ckptsim.failures.readers import lanl_systems, read_lanl_cfdr
+
+    trace = read_lanl_cfdr(opt.log(), system=opt.system)
+    nodes = lanl_systems(opt.log())[opt.system][0] or len(np.unique(trace.node))
+    return len(trace.time) / (nodes * trace.span / 86400.0)
+
+
+def level_counts(opt: Options) -> dict[str, int]:
+    """The failure count of each workload in the prediction figures (6-10)."""
+    if opt.rate == "seed":
+        return {t: FAILURE_COUNTS[t] for t in opt.traces}
+    rate = log_rate(opt) * 128
+    return {t: round(rate * d) for t, d in _span_days(opt).items()}
+
+
+def spec_text(family: str, opt: Options, counts: dict[str, int] | None = None) -> str:
+    """The experiment spec of a family (TOML); `counts`: the failure count per workload of the
+    prediction families (default `level_counts`)."""
     source = f"lanl:path={opt.log()},system={opt.system},map=modulo,transient=true"
     lines = [f'name = "oliner-{family}"',
              f"replications = {opt.replications}",
              "metrics = [" + ", ".join(f'"{m}"' for m in METRICS) + "]", ""]
+    if family != "failures" and counts is None:
+        counts = level_counts(opt)
+    loads = opt.loads[:1] if family == "options" else opt.loads
     for t in opt.traces:
-        counts = opt.counts if family == "failures" else (FAILURE_COUNTS[t],)
+        sweep = opt.counts if family == "failures" else (counts[t],)  # type: ignore[index]
         lines += [f'[workloads."{t}"]', f'trace = "{TRACES[t]}"']
         if opt.first:
             lines.append(f"first = {opt.first}")
-        lines += [f"load_scale = {_list(opt.loads)}", f'failures = "{source}"',
-                  f"failure_count = {_list(counts)}", ""]
+        if opt.estimates == "exact":
+            lines.append("alpha = 0.0")
+        lines += [f"load_scale = {_list(loads)}", f'failures = "{source}"',
+                  f"failure_count = {_list(sweep)}", ""]
+    if family == "options":
+        from ckptsim.experiments.papers.oliner_options import schedulers_text
+
+        return "\n".join(lines) + "\n" + schedulers_text(_list(opt.levels))
     lines += ["[[schedulers]]"]
     if family == "failures":
         lines += ['name = "bgl-balancing"', f"params = {{ confidence = {_list(PREDICTION)} }}"]
@@ -135,7 +177,8 @@ def _points(rows: list[dict[str, Any]], x: str, keys: Sequence[str]
         for m in METRICS:
             point[m] = float(np.mean([float(r[m]) for r in members]))
         # The spread over replications (different thinnings of the log): the 95% half-width.
-        point["mean_response_bsld_ci95"] = mean_ci([r["mean_response_bsld"] for r in members])[1]
+        for m in SPREAD:
+            point[f"{m}_ci95"] = mean_ci([r[m] for r in members])[1]
         point["seeds"] = len(members)
         out.append(point)
     return out
@@ -153,61 +196,7 @@ def _span_days(opt: Options) -> dict[str, float]:
 
 
 # ----------------------------------------------------------------------------- plots
-def _panels(n: int, width: float = 4.2, height: float = 3.4) -> tuple[Any, Any]:
-    fig, axes = plt().subplots(1, n, figsize=(width * n, height), dpi=130, squeeze=False)
-    return fig, axes[0]
-
-
-def _line_figure(points: list[dict[str, Any]], traces: Sequence[str], x: str, xlabel: str,
-                 series: Sequence[tuple[str, dict[str, float], dict[str, Any]]], title: str,
-                 path: Path) -> None:
-    """One panel per trace: bounded slowdown vs `x`, one line per (label, selection, style),
-    with the 95% interval over replications shaded when there are several."""
-    fig, axes = _panels(len(traces))
-    for ax, t in zip(axes, traces, strict=True):
-        for label, select, style in series:
-            pts = [p for p in points if p["trace"] == t
-                   and all(abs(p[k] - v) < 1e-9 for k, v in select.items())]
-            xs = np.array([p[x] for p in pts], dtype=float)
-            ys = np.array([p["mean_response_bsld"] for p in pts], dtype=float)
-            (line,) = ax.plot(xs, ys, label=label, marker="o", ms=3, **style)
-            half = np.array([p["mean_response_bsld_ci95"] for p in pts], dtype=float)
-            if len(half) and np.isfinite(half).all():
-                # On the log axis an interval reaching below 0 is drawn down to y / 20.
-                low = np.where(ys - half > 0, ys - half, ys / 20)
-                ax.fill_between(xs, low, ys + half, color=line.get_color(), alpha=0.12, lw=0)
-        ax.set_title(t)
-        ax.set_xlabel(xlabel)
-        ax.set_ylabel("average bounded slowdown")
-        ax.set_yscale("log")  # from ~1 without failures to ~10^4 with thousands
-        ax.grid(alpha=0.3)
-    axes[0].legend(fontsize="x-small")
-    fig.suptitle(title, fontsize="medium")
-    save(fig, path)
-
-
-def _capacity_figure(points: list[dict[str, Any]], trace: str, x: str, xlabel: str,
-                     loads: Sequence[float], select: dict[str, float], title: str,
-                     path: Path) -> None:
-    """Stacked capacity utilised / unused / lost vs `x`, one panel per load scale."""
-    fig, axes = _panels(len(loads))
-    for ax, c in zip(axes, loads, strict=True):
-        pts = [p for p in points if p["trace"] == trace and abs(p["load_scale"] - c) < 1e-9
-               and all(abs(p[k] - v) < 1e-9 for k, v in select.items())]
-        xs = [p[x] for p in pts]
-        ax.stackplot(xs, *[[p[m] for p in pts] for m, _, _ in CAPACITY],
-                     labels=[label for _, label, _ in CAPACITY],
-                     colors=[color for _, _, color in CAPACITY], alpha=0.85)
-        ax.set_ylim(0, 1)
-        ax.set_xlim(min(xs, default=0), max(xs, default=1))
-        ax.set_title(f"{trace}, c = {c:g}")
-        ax.set_xlabel(xlabel)
-        ax.set_ylabel("fraction of capacity")
-    axes[0].legend(fontsize="x-small", loc="lower left")
-    fig.suptitle(title, fontsize="medium")
-    save(fig, path)
-
-
+XFAIL = "failures injected over the workload's span"
 _LOAD_STYLE = {0: {"ls": "-"}, 1: {"ls": "--"}}
 
 
@@ -244,7 +233,7 @@ def failures_figures(rows: list[dict[str, Any]], out: Path, opt: Options,
     if "fig3" in wanted:
         table = [p for p in points if abs(p["load_scale"] - c0) < 1e-9]
         styles = ({"color": "0.3"}, {"color": "tab:blue"}, {"color": "tab:orange"})
-        _line_figure(table, opt.traces, "failure_count", "number of failures",
+        line_figure(table, opt.traces, "failure_count", XFAIL,
                      [(f"a = {a:g}" + (" (no prediction)" if a == 0 else ""),
                        {"confidence": a}, styles[i % 3]) for i, a in enumerate(PREDICTION)],
                      f"Average bounded slowdown vs failures, balancing, c = {c0:g} (Fig. 3)",
@@ -259,18 +248,23 @@ def failures_figures(rows: list[dict[str, Any]], out: Path, opt: Options,
                         {**style, "color": "tab:blue"}),
                        (f"c = {c:g}, a = 0", {"load_scale": c, "confidence": 0.0},
                         {**style, "color": "0.45"})]
-        _line_figure(table, opt.traces, "failure_count", "number of failures", series,
+        line_figure(table, opt.traces, "failure_count", XFAIL, series,
                      "Average bounded slowdown vs failures, balancing a = 0.1 against no "
                      "prediction, by load (Fig. 4)", out / "fig4.png")
         outputs.append(_write("fig4", out, table))
     if "fig5" in wanted:
         trace = "SDSC" if "SDSC" in opt.traces else opt.traces[0]
         table = [p for p in points if p["trace"] == trace and p["confidence"] == 0.1]
-        _capacity_figure(table, trace, "failure_count", "number of failures", opt.loads,
+        capacity_figure(table, trace, "failure_count", XFAIL, opt.loads,
                          {"confidence": 0.1}, "Capacity vs failures, balancing a = 0.1 "
                                               "(Fig. 5)", out / "fig5.png")
         outputs.append(_write("fig5", out, table))
     return outputs
+
+
+def _rate_text(opt: Options) -> str:
+    return ("the seed's failure counts" if opt.rate == "seed"
+            else "failures at the log's rate per node-day")
 
 
 def level_figures(family: str, rows: list[dict[str, Any]], out: Path, opt: Options,
@@ -282,19 +276,19 @@ def level_figures(family: str, rows: list[dict[str, Any]], out: Path, opt: Optio
     slowdown, *capacity = FAMILIES[family]
     outputs = []
     if slowdown in wanted:
-        _line_figure(points, opt.traces, level, f"prediction {level}",
+        line_figure(points, opt.traces, level, f"prediction {level} a",
                      _load_series(opt.loads),
-                     f"Average bounded slowdown vs {level}, {name} "
-                     f"(Fig. {slowdown.removeprefix('fig')})", out / f"{slowdown}.png")
+                    f"Average bounded slowdown vs {level}, {name}, {_rate_text(opt)} "
+                    f"(Fig. {slowdown.removeprefix('fig')})", out / f"{slowdown}.png")
         outputs.append(_write(slowdown, out, points))
     for figure in capacity:
         if figure not in wanted:
             continue
         trace = _capacity_trace(figure, opt)
         table = [p for p in points if p["trace"] == trace]
-        _capacity_figure(table, trace, level, f"prediction {level}", opt.loads, {},
-                         f"Capacity vs {level}, {name} (Fig. {figure.removeprefix('fig')})",
-                         out / f"{figure}.png")
+        capacity_figure(table, trace, level, f"prediction {level} a", opt.loads, {},
+                        f"Capacity vs {level}, {name}, {_rate_text(opt)} "
+                        f"(Fig. {figure.removeprefix('fig')})", out / f"{figure}.png")
         outputs.append(_write(figure, out, table))
     return outputs
 
@@ -316,6 +310,10 @@ def run_figures(figure: str, out: str | Path, opt: Options,
                         on_row)
         if family == "failures":
             outputs += failures_figures(rows, out_path, opt, wanted)
+        elif family == "options":
+            from ckptsim.experiments.papers.oliner_options import options_figure
+
+            outputs.append(options_figure(rows, out_path, opt))
         else:
             outputs += level_figures(family, rows, out_path, opt, wanted)
     return outputs
@@ -323,12 +321,18 @@ def run_figures(figure: str, out: str | Path, opt: Options,
 
 def runs_of(figure: str, opt: Options) -> int:
     """How many runs a figure's families hold (for progress bars)."""
+    from ckptsim.experiments.papers.oliner_options import VARIANTS
+
     wanted = list(FIGURES) if figure == "all" else [figure]
     families = {family_of(f) for f in wanted}
     n = 0
     for family in families:
-        per_trace = len(opt.loads) * opt.replications * (
-            len(opt.counts) * len(PREDICTION) if family == "failures" else len(opt.levels))
+        if family == "options":
+            per_trace = opt.replications * len(opt.levels) * len(VARIANTS)
+        else:
+            per_trace = len(opt.loads) * opt.replications * (
+                len(opt.counts) * len(PREDICTION) if family == "failures"
+                else len(opt.levels))
         n += per_trace * len(opt.traces)
     return n
 
@@ -347,6 +351,12 @@ def _check(opt: Options) -> None:
         raise ConfigError("--failure-log", f"no such file: {opt.log()} (the LANL failure "
                                            "records; default: ../failures/lanl_cfdr/... "
                                            "beside the trace folder)")
+    if opt.estimates not in ESTIMATES:
+        raise ConfigError("--estimates", f"unknown {opt.estimates!r}; accepted: "
+                                         f"{', '.join(ESTIMATES)}")
+    if opt.rate not in RATES:
+        raise ConfigError("--failure-rate", f"unknown {opt.rate!r}; accepted: "
+                                            f"{', '.join(RATES)}")
     if opt.replications < 1:
         raise ConfigError("--replications", f"must be >= 1, got {opt.replications}")
     for key, values, low, high in (("--loads", opt.loads, 0.0, float("inf")),

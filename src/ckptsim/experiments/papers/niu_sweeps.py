@@ -1,0 +1,189 @@
+"""Seed 000's swept figures: the reduction of a sweep's rows into `figN.csv` and `figN.png`
+for Figs. 4, 6, 7 and the comparison of readings (`ckptsim.experiments.papers.niu`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ckptsim.experiments.papers.common import (
+    FigureOutput,
+    bars,
+    figure,
+    find,
+    legend_below,
+    log_ratio_axis,
+    save,
+    write_csv,
+)
+from ckptsim.experiments.papers.niu import (
+    ALPHAS,
+    P_VALUES,
+    READING_NAMES,
+    READINGS,
+    T_EXTENDS,
+)
+from ckptsim.metrics.core import SIZE_CLASSES
+
+HOUR = 3600.0
+
+
+def _ratio(value: float, base: float) -> float:
+    """value / base, NaN when the base is 0 (e.g. no job waited on a short slice)."""
+    return value / base if base else float("nan")
+
+
+def _normalised(row: dict[str, Any], base: dict[str, Any]) -> dict[str, float]:
+    """Wait, bounded slowdown and backfill ratio of a run relative to classical EASY's."""
+    return {"wait_norm": _ratio(row["mean_wait"], base["mean_wait"]),
+            "bsld_norm": _ratio(row["mean_bsld"], base["mean_bsld"]),
+            "bratio_norm": _ratio(row["backfill_ratio"], base["backfill_ratio"])}
+
+
+def _series(table: list[dict[str, Any]], traces: Sequence[str], labels: Sequence[str],
+            key: str, column: str = "variant", scale: float = 1.0) -> dict[str, list[float]]:
+    return {lab: [next(r[key] for r in table if r["trace"] == t and r[column] == lab) * scale
+                  for t in traces] for lab in labels}
+
+
+def fig4(rows: list[dict[str, Any]], out: Path, traces: Sequence[str]) -> FigureOutput:
+    """Wait, bounded slowdown and backfill ratio for p = 0.1 ... 1.0, normalised to EASY."""
+    table = []
+    for t in traces:
+        base = find(rows, workload=t, scheduler="classical")
+        variants = [("classical-actual", find(rows, workload=f"{t}-actual",
+                                                 scheduler="classical-actual"))]
+        variants += [(f"p={p:g}", find(rows, workload=t, scheduler="ckpt", **{"param.p": p}))
+                     for p in P_VALUES]
+        for label, row in variants:
+            table.append({
+                "trace": t, "variant": label, **_normalised(row, base),
+                "mean_wait": row["mean_wait"], "mean_bsld": row["mean_bsld"],
+                "backfill_ratio": row["backfill_ratio"],
+                "preempt_ratio": row["preempt_ratio"],
+                "easy_mean_wait": base["mean_wait"], "easy_mean_bsld": base["mean_bsld"],
+                "easy_backfill_ratio": base["backfill_ratio"]})
+    write_csv(out / "fig4.csv", table)
+    fig, axes = figure(3, 1, 11, 9.5)
+    labels = ["classical-actual"] + [f"p={p:g}" for p in P_VALUES]
+    for ax, (key, name) in zip(axes[:, 0], (
+            ("wait_norm", "mean wait / classical's"),
+            ("bsld_norm", "mean bounded slowdown\n/ classical's"),
+            ("bratio_norm", "backfill ratio / classical's")), strict=True):
+        bars(ax, list(traces), _series(table, traces, labels, key), name, reference=1.0)
+    legend_below(fig, axes[0][0], 11)
+    fig.suptitle("Checkpoint-based backfilling, normalised to classical EASY (dotted: 1.0) "
+                 "(Fig. 4)", fontsize="medium")
+    save(fig, out / "fig4.png")
+    return FigureOutput(out / "fig4.csv", out / "fig4.png", table)
+
+
+def fig6(rows: list[dict[str, Any]], out: Path, traces: Sequence[str]) -> FigureOutput:
+    """Wait, slowdown and backfill ratio for alpha in {0, 0.5, 1}."""
+    table = []
+    for t in traces:
+        for label in ("classical", "ckpt"):
+            for alpha in ALPHAS:
+                row = find(rows, workload=t, scheduler=label, **{"workload.alpha": alpha})
+                table.append({"trace": t, "scheduler": label, "alpha": alpha,
+                              "mean_wait": row["mean_wait"], "mean_bsld": row["mean_bsld"],
+                              "backfill_ratio": row["backfill_ratio"]})
+    write_csv(out / "fig6.csv", table)
+    fig, axes = figure(3, 2, 13, 9.5, sharey="row")
+    for col, label in enumerate(("classical", "ckpt")):
+        for row_i, (key, name, scale) in enumerate((
+                ("mean_wait", "mean wait (h)", 1 / HOUR),
+                ("mean_bsld", "mean bounded slowdown", 1.0),
+                ("backfill_ratio", "backfill ratio (% of jobs)", 100.0))):
+            series = {f"alpha = {a:g}": [next(r[key] for r in table if r["trace"] == t and
+                                              r["scheduler"] == label and r["alpha"] == a)
+                                         * scale for t in traces] for a in ALPHAS}
+            bars(axes[row_i][col], list(traces), series, name)
+            axes[row_i][col].tick_params(axis="x", labelsize="small")
+        axes[0][col].set_title("classical EASY" if label == "classical"
+                               else "ckpt-backfill, p = 0.2")
+    legend_below(fig, axes[0][0], 3)
+    save(fig, out / "fig6.png")
+    return FigureOutput(out / "fig6.csv", out / "fig6.png", table)
+
+
+def fig7(rows: list[dict[str, Any]], out: Path, traces: Sequence[str]) -> FigureOutput:
+    """Checkpoint overhead: t_extend in {120, 430, 1200, 3600} s and the zero-overhead case."""
+    table = []
+    for t in traces:
+        base = find(rows, workload=t, scheduler="classical")
+        variants = [("no overhead", find(rows, workload=t, scheduler="no-overhead"))]
+        variants += [(f"t_extend={x:g}", find(rows, workload=t, scheduler="ckpt",
+                                                 **{"param.t_extend": x})) for x in T_EXTENDS]
+        for label, row in variants:
+            table.append({"trace": t, "variant": label, **_normalised(row, base),
+                          "preempt_ratio": row["preempt_ratio"],
+                          "checkpoints_per_node_day": row["checkpoints_per_node_day"],
+                          "node_checkpoints_per_node_day": row["node_checkpoints_per_node_day"],
+                          "wasted_ratio": row["wasted_ratio"]})
+    write_csv(out / "fig7.csv", table)
+    fig, axes = figure(3, 2, 13, 9.5)
+    labels = ["no overhead"] + [f"t_extend={x:g}" for x in T_EXTENDS]
+    keys = (("wait_norm", "mean wait / classical's", 1.0, 1.0),
+            ("bsld_norm", "mean bounded slowdown\n/ classical's", 1.0, 1.0),
+            ("bratio_norm", "backfill ratio / classical's", 1.0, 1.0),
+            ("preempt_ratio", "jobs preempted (%)", 100.0, None),
+            ("node_checkpoints_per_node_day", "node-checkpoints per node-day", 1.0, None),
+            ("wasted_ratio", "capacity spent on overheads (%)", 100.0, None))
+    for ax, (key, name, scale, ref) in zip(axes.flat, keys, strict=True):
+        bars(ax, list(traces), _series(table, traces, labels, key, scale=scale), name,
+             reference=ref)
+        ax.tick_params(axis="x", labelsize="small")
+    legend_below(fig, axes[0][0], 5)
+    fig.suptitle("Checkpoint overhead, p = 0.2 (t_extend in s; dotted: classical EASY = 1.0) "
+                 "(Fig. 7)", fontsize="medium")
+    save(fig, out / "fig7.png")
+    return FigureOutput(out / "fig7.csv", out / "fig7.png", table)
+
+
+READING_METRICS = ("mean_wait", "median_wait", "p95_wait", "p99_wait", "max_wait", "mean_bsld",
+                   "max_bsld", "backfill_ratio", "preempt_ratio", "checkpoints_per_node_day",
+                   "node_checkpoints_per_node_day",
+                   *(f"{m}_{c}" for c, _ in SIZE_CLASSES
+                     for m in ("jobs", "mean_wait", "mean_bsld")))
+
+
+def readings(rows: list[dict[str, Any]], out: Path, traces: Sequence[str]) -> FigureOutput:
+    """The readings of an overdue prediction by job size, against classical EASY."""
+    table = []
+    labels = ["classical"] + [label for label, _ in READINGS]
+    for t in traces:
+        for label in labels:
+            row = find(rows, workload=t, scheduler=label)
+            table.append({"trace": t, "reading": label,
+                          **{m: row[m] for m in READING_METRICS}})
+    write_csv(out / "readings.csv", table)
+    ncols = min(len(traces), 3)
+    nrows = -(-len(traces) // ncols)
+    fig, axes = figure(nrows, ncols, 4.4 * ncols, 3.3 * nrows + 0.8)
+    classes = [c for c, _ in SIZE_CLASSES]
+    groups = ["all", *classes]
+    for i, t in enumerate(traces):
+        ax = axes[i // ncols][i % ncols]
+        base = next(r for r in table if r["trace"] == t and r["reading"] == "classical")
+
+        def ratio(r: dict[str, Any], g: str, base: dict[str, Any] = base) -> float:
+            key = "mean_wait" if g == "all" else f"mean_wait_{g}"
+            return _ratio(r[key], base[key])
+
+        series = {READING_NAMES[label]: [ratio(r, g) for g in groups]
+                  for label, _ in READINGS
+                  for r in table if r["trace"] == t and r["reading"] == label}
+        bars(ax, groups, series, "mean wait / classical EASY's (log)", reference=1.0)
+        log_ratio_axis(ax)
+        ax.set_title(t)
+        ax.set_xlabel("job size (all jobs, then by fraction of the machine)")
+    for j in range(len(traces), nrows * ncols):
+        axes[j // ncols][j % ncols].set_visible(False)
+    legend_below(fig, axes[0][0], 3)
+    fig.suptitle("Mean wait by job size under the readings of an overdue prediction, "
+                 "p = 0.2 (small <= 1/16 of the machine, medium <= 1/4, large <= 1/2, wide "
+                 "> 1/2)", fontsize="medium")
+    save(fig, out / "readings.png")
+    return FigureOutput(out / "readings.csv", out / "readings.png", table)

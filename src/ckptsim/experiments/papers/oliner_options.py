@@ -1,0 +1,95 @@
+"""Seed 004's readings as options (`ckptsim paper oliner options`): does the max form of P_f
+(section 4.1), the balancing variant that holds the head for a stable partition, or per-node
+tie-break draws (section 4.2) change the slowdown?  One family, at the first load scale and the
+prediction figures' failure counts, against the defaults (the runs of Figs. 6 and 9, shared
+through the store)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ckptsim.experiments.papers.common import FigureOutput, write_csv
+from ckptsim.experiments.papers.oliner_plots import line_figure
+from ckptsim.experiments.stats import mean_ci
+
+if TYPE_CHECKING:
+    from ckptsim.experiments.papers.oliner import Options
+
+#: The variants: label, scheduler, extra parameters (none: the default reading).
+VARIANTS: tuple[tuple[str, str, dict[str, Any]], ...] = (
+    ("balancing (product P_f)", "bgl-balancing", {}),
+    ("balancing, max P_f", "bgl-balancing", {"pf": "max"}),
+    ("balancing, hold at P_f >= 0.5", "bgl-balancing", {"hold": 0.5}),
+    ("tie-break (draw per box)", "bgl-tiebreak", {}),
+    ("tie-break, draw per node", "bgl-tiebreak", {"draws": "node"}),
+)
+STYLES = ({"color": "tab:blue"}, {"color": "tab:cyan", "ls": "--"},
+          {"color": "tab:purple", "ls": ":"}, {"color": "tab:orange"},
+          {"color": "tab:red", "ls": "--"})
+
+
+def _toml(value: Any) -> str:
+    return f'"{value}"' if isinstance(value, str) else f"{value:g}"
+
+
+def schedulers_text(levels: str) -> str:
+    """The [[schedulers]] of the family; `levels` is the TOML list of prediction levels."""
+    out = []
+    for label, name, extra in VARIANTS:
+        level = "confidence" if name == "bgl-balancing" else "accuracy"
+        params = ", ".join([f"{level} = {levels}", *(f"{k} = {_toml(v)}"
+                                                      for k, v in extra.items())])
+        out += ["[[schedulers]]", f'name = "{name}"', f'label = "{label}"',
+                f"params = {{ {params} }}", ""]
+    return "\n".join(out)
+
+
+def _variant(row: dict[str, Any]) -> str:
+    for label, name, extra in VARIANTS:
+        if row["scheduler_name"] != name:
+            continue
+        hold = row.get("param.hold")
+        held = hold is not None and not (isinstance(hold, float) and math.isnan(hold))
+        if name == "bgl-balancing" and (row["param.pf"] != extra.get("pf", "product")
+                                        or held != ("hold" in extra)):
+            continue
+        if name == "bgl-tiebreak" and row["param.draws"] != extra.get("draws", "box"):
+            continue
+        return label
+    raise KeyError(f"run {row.get('run_id')} is none of the variants")
+
+
+def options_figure(rows: list[dict[str, Any]], out: Path, opt: Options) -> FigureOutput:
+    """Bounded slowdown against the prediction level for every variant (mean and 95% interval
+    over the replications)."""
+    from ckptsim.experiments.papers.oliner import TRACES
+
+    groups: dict[tuple[str, str, float], list[dict[str, Any]]] = {}
+    for row in rows:
+        level = row["param.confidence" if row["scheduler_name"] == "bgl-balancing"
+                    else "param.accuracy"]
+        groups.setdefault((row["workload"], _variant(row), float(level)), []).append(row)
+    labels = [label for label, _, _ in VARIANTS]
+    table = []
+    for key in sorted(groups, key=lambda k: (list(TRACES).index(k[0]), labels.index(k[1]),
+                                             k[2])):
+        members = groups[key]
+        mean, half, _ = mean_ci([r["mean_response_bsld"] for r in members])
+        table.append({"trace": key[0], "variant": key[1], "variant_index": labels.index(key[1]),
+                      "level": key[2], "load_scale": float(members[0]["workload.load_scale"]),
+                      "failure_count": float(members[0]["workload.failure_count"]),
+                      "mean_response_bsld": mean, "mean_response_bsld_ci95": half,
+                      "mean_wait": float(np.mean([r["mean_wait"] for r in members])),
+                      "capacity_utilized": float(np.mean([r["capacity_utilized"]
+                                                          for r in members])),
+                      "seeds": len(members)})
+    write_csv(out / "options.csv", table)
+    series = [(label, {"variant_index": float(i)}, STYLES[i]) for i, label in enumerate(labels)]
+    line_figure(table, opt.traces, "level", "prediction confidence / accuracy a", series,
+                f"The seed's readings as options, c = {opt.loads[0]:g}, at the prediction "
+                f"figures' failure counts", out / "options.png")
+    return FigureOutput(out / "options.csv", out / "options.png", table)

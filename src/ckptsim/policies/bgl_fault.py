@@ -1,0 +1,150 @@
+"""The fault-aware BG/L schedulers of Oliner et al. (seed 004), on `bgl-fcfs`'s framework
+(`ckptsim.policies.bgl`).
+
+* `bgl-balancing`: the placement minimises E_loss = L_MFP + P_f * s_j, where p_n = `confidence`
+  if the failure schedule has a failure of node n within the job's estimated run, else 0, and
+  P_f = 1 - prod(1 - p_n) over the partition's nodes (section 5.2.1; `pf="product"`, default)
+  or max p_n (section 4.1; `pf="max"`).  With `hold`, a job started in queue order is not
+  placed on a partition with P_f >= hold; if every free partition has, it waits (and with it
+  the queue: nothing is backfilled meanwhile) until one is stable enough, the seed's
+  "balancing algorithm [that] makes the jobs wait longer in order to select stable
+  partitions".  The hold looks at failures strictly after now (one at now has happened).
+* `bgl-tiebreak`: among the partitions with the best MFP, prefer the first one predicted not to
+  fail; a real failure is predicted with probability `accuracy` (false negatives 1 - accuracy,
+  no false positives; section 4.2 / 5.2.2).  With `draws="box"` (default) one draw is made per
+  tied partition holding a failing node, in order; with `draws="node"` the predictor answers
+  per node, as section 4.2 describes it: one draw per failing node of the tied partitions (in
+  node order, shared by every partition holding the node), and a partition is predicted to
+  fail when one of its nodes is.
+
+Both predictors read the future failure schedule, as the seed does.  Without failures both
+produce exactly the `bgl-fcfs` schedule.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+from ckptsim.engine.failures import Failures
+from ckptsim.policies.base import register
+from ckptsim.policies.bgl import BalancingParams, BglFcfs, TiebreakParams
+
+if TYPE_CHECKING:
+    from ckptsim.engine.simulator import Simulator
+    from ckptsim.engine.state import Job
+
+INF = math.inf
+
+
+def _failing(sim: Simulator, start: float, end: float) -> int:
+    """The nodes with a failure in [start, end] (the failure schedule of the run's failures
+    component; none without it)."""
+    failures = sim.component("failures")
+    if isinstance(failures, Failures):
+        return failures.failing_nodes(start, end)
+    avail = sim.component("availability")  # failures given to the availability component
+    return avail.failing_nodes(start, end) if avail is not None else 0  # type: ignore[attr-defined]
+
+
+@register
+class BglBalancing(BglFcfs):
+    name = "bgl-balancing"
+    description = "BG/L: minimise L_MFP + P_f * size with the balancing predictor (seed 004)"
+    Params = BalancingParams
+
+    def __init__(self, sim: Simulator, params: Any = None) -> None:
+        super().__init__(sim, params)
+        self._max_form = self.params.pf == "max"
+
+    def p_fail(self, k: int) -> float:
+        """P_f of a partition holding `k` nodes that fail during the job's run."""
+        a = self.params.confidence
+        if not k:
+            return 0.0
+        return a if self._max_form else 1.0 - (1.0 - a) ** k
+
+    def choose(self, job: Job, free: int, now: float, avoid: int = 0) -> int | None:
+        failing = _failing(self.sim, now, now + job.estimate) if self.params.confidence > 0 else 0
+        if not failing:  # L_PF is 0 everywhere: the MFP heuristic
+            return self.torus.best_partition(free, job.size, avoid)
+        parts, losses = self.torus.partition_losses(free, job.size, avoid)
+        return self.pick(job, parts, losses, failing) if parts else None
+
+    def pick(self, job: Job, parts: list[int], losses: list[int], failing: int) -> int:
+        a = self.params.confidence
+        if not failing or a <= 0:
+            return parts[losses.index(min(losses))]
+        best, best_e = parts[0], INF
+        for mask, loss in zip(parts, losses, strict=True):
+            e_loss = loss + self.p_fail((mask & failing).bit_count()) * job.size
+            if e_loss < best_e:
+                best, best_e = mask, e_loss
+        return best
+
+    def place_head(self, job: Job, free: int, now: float) -> int | None:
+        hold = self.params.hold
+        if hold is None or self.params.confidence <= 0:
+            return self.choose(job, free, now)
+        failing = _failing(self.sim, math.nextafter(now, INF), now + job.estimate)
+        parts, losses = self.torus.partition_losses(free, job.size, 0)
+        if not parts:
+            return None
+        stable = [(m, loss) for m, loss in zip(parts, losses, strict=True)
+                  if self.p_fail((m & failing).bit_count()) < hold]
+        if not stable:
+            self.held = True
+            return None
+        return self.pick(job, [m for m, _ in stable], [loss for _, loss in stable], failing)
+
+
+@register
+class BglTiebreak(BglFcfs):
+    name = "bgl-tiebreak"
+    description = "BG/L: among best-MFP partitions prefer one predicted not to fail (seed 004)"
+    Params = TiebreakParams
+
+    def __init__(self, sim: Simulator, params: Any = None) -> None:
+        super().__init__(sim, params)
+        from ckptsim.rng import RandomStreams
+
+        self.rng = RandomStreams(self.params.seed).stream("policy.tiebreak")
+        self._per_node = self.params.draws == "node"
+
+    def choose(self, job: Job, free: int, now: float, avoid: int = 0) -> int | None:
+        failing = _failing(self.sim, now, now + job.estimate) if self.params.accuracy > 0 else 0
+        if not failing:  # no partition is predicted to fail: the first best-MFP one
+            return self.torus.best_partition(free, job.size, avoid)
+        parts, losses = self.torus.partition_losses(free, job.size, avoid)
+        return self.pick(job, parts, losses, failing) if parts else None
+
+    def pick(self, job: Job, parts: list[int], losses: list[int], failing: int) -> int:
+        low = min(losses)
+        ties = [m for m, loss in zip(parts, losses, strict=True) if loss == low]
+        a = self.params.accuracy
+        if len(ties) == 1 or a <= 0 or not failing:
+            return ties[0]
+        if self._per_node:
+            return self._pick_per_node(ties, failing, a)
+        for mask in ties:
+            # A real failure is predicted with probability a; no false positives.
+            if not (mask & failing and self.rng.random() < a):
+                return mask
+        return ties[0]
+
+    def _pick_per_node(self, ties: list[int], failing: int, a: float) -> int:
+        """One draw per failing node of the tied partitions, in node order."""
+        union = 0
+        for mask in ties:
+            union |= mask
+        nodes = union & failing
+        predicted = 0
+        while nodes:
+            bit = nodes & -nodes
+            if self.rng.random() < a:
+                predicted |= bit
+            nodes ^= bit
+        for mask in ties:
+            if not mask & predicted:
+                return mask
+        return ties[0]

@@ -1,0 +1,52 @@
+"""The results pages' tables are computed from the committed CSVs beside them: rendering a page
+again from its CSVs gives the page unchanged, and the table helpers format as documented."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from ckptsim.experiments.papers import niu_tables, oliner_tables
+from ckptsim.experiments.papers.tables import change, marked, percent, render_page
+
+RESULTS = Path(__file__).resolve().parents[1] / "docs" / "results"
+
+
+@pytest.mark.parametrize(("page", "tables"), [("niu", niu_tables.TABLES),
+                                               ("oliner", oliner_tables.TABLES)])
+def test_page_tables_match_the_committed_csvs(page, tables):
+    text = (RESULTS / f"{page}.md").read_text()
+    names = marked(text)
+    assert names and set(names) <= set(tables)
+    assert render_page(text, RESULTS / page, tables) == text, (
+        f"docs/results/{page}.md is out of step with its CSVs: run "
+        f"`ckptsim paper {page} tables --out docs/results/{page}`")
+
+
+def test_formats():
+    assert change(0.74) == "\u221226%" and change(1.166, 1) == "+16.6%" and change(1.0) == "0%"
+    assert change(float("nan")) == "-"
+    assert percent(0.0175) == "1.8%"
+    # Seed 004's rise of the slowdown with failures: a change below ten times, then a factor.
+    assert oliner_tables._rise(1.5) == "+50%" and oliner_tables._rise(9.994) == "+899%"
+    assert oliner_tables._rise(49.4) == "\u00d749" and oliner_tables._rise(1215.8) == "\u00d71,216"
+
+
+def test_a_table_computed_from_a_hand_made_csv(tmp_path):
+    # Fig. 6's table: classical slowdown 10 -> 15 -> 25 (+150%), ckpt 8 -> 8 -> 9 (+12.5%).
+    rows = [("T", "classical", 0.0, 10.0), ("T", "classical", 0.5, 15.0),
+            ("T", "classical", 1.0, 25.0), ("T", "ckpt", 0.0, 8.0), ("T", "ckpt", 0.5, 8.0),
+            ("T", "ckpt", 1.0, 9.0)]
+    with open(tmp_path / "fig6.csv", "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["trace", "scheduler", "alpha", "mean_wait", "mean_bsld", "backfill_ratio"])
+        for t, s, a, b in rows:
+            w.writerow([t, s, a, 0, b, 0])
+    table = niu_tables.fig6(tmp_path).splitlines()
+    assert table[2] == ("| T | 10.0 / 15.0 / 25.0 | +150% | 8.0 / 8.0 / 9.0 | +13% | "
+                        "\u221210% |")
+    page = "x\n<!-- table: fig6 -->\nold\n<!-- /table -->\ny\n"
+    assert render_page(page, tmp_path, niu_tables.TABLES) == (
+        "x\n<!-- table: fig6 -->\n" + niu_tables.fig6(tmp_path) + "<!-- /table -->\ny\n")
