@@ -204,20 +204,33 @@ def compress(profile: Profile, entries: list[Entry], hot: list[list[Any]],
             pos += 1
             continue
         last[kind] = t
-        if t + e <= r:
-            profile.add(t, t + e, -s)
-            _trim(profile, hot, t, t + e, min_size)
-            lo = r
-        else:
-            profile.add(t, r, -s)
-            _trim(profile, hot, t, r, min_size)
-            lo = t + e
-        profile.add(lo, r + e, s)
+        hi = t + e if t + e <= r else r
+        lo = r if t + e <= r else t + e
+        # Like jobs next in order, reserved at r too, cannot start before t (the lower bound)
+        # and fit at t as long as F keeps s nodes per job over [t, hi): they move together.
+        count = 1
+        m = pos + 1
+        while m < n_fin:
+            other = entries[m]
+            if other[0] != r or other[3].size != s or other[3].estimate != e:
+                break
+            m += 1
+        if m > pos + 1:
+            k = bisect_right(times, t) - 1
+            count = min(profile.free[k:bisect_left(times, hi, k + 1)]) // s
+            if count > m - pos:
+                count = m - pos
+        take = count * s
+        profile.add(t, hi, -take)
+        _trim(profile, hot, t, hi, min_size)
+        profile.add(lo, r + e, take)
         add_interval(hot, lo, r + e)
-        del entries[pos]
-        entries.insert(bisect_left(entries, (t, flag, key), 0, pos), (t, flag, key, job))
-        pos += 1
+        group = entries[pos:pos + count]
+        del entries[pos:pos + count]
+        for other in group:
+            # [0, pos) stays sorted: everything moved so far was inserted in its place.
+            key = other[2]
+            entries.insert(bisect_left(entries, (t, flag, key), 0, pos), (t, flag, key, other[3]))
+            pos += 1
         moved = True
-    if moved:
-        entries.sort()  # equal starts: a job moved to r may sort after one still reserved at r
     return moved
