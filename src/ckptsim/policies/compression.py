@@ -160,11 +160,13 @@ def _run(times: list[float], free: list[int], a: float, b: float, r: float, s: i
         j = bisect_left(times, end, i + 1)
         if j == i + 1:
             return t
-        least = min(free[i + 1:j])
+        window = free[i + 1:j]
+        least = min(window)
         if least >= s:
             return t
-        # No start in this run up to that step fits: their windows hold it.
-        i = free.index(least, i + 1, j) + 1
+        # No start in this run up to the last step lacking nodes fits: their windows hold it.
+        window.reverse()
+        i = j - window.index(least)
     return INF
 
 

@@ -70,11 +70,13 @@ class Profile:
                 return times[k], count
             end = times[k] + duration
             j = bisect_left(times, end, k + 1)
-            low = min(free[k:j])
+            window = free[k:j]
+            low = min(window)
             if low >= size:
                 break
-            # No start up to the step lacking nodes fits: its window holds that step.
-            k = free.index(low, k, j) + 1
+            # No start up to the last step lacking nodes fits: its window holds that step.
+            window.reverse()
+            k = j - window.index(low)
         copies = low // size
         if copies > count:
             copies = count
