@@ -149,7 +149,7 @@ class Conservative(QueueScheduler):
         """Re-place every waiting job, in rebuild order, into a profile built afresh."""
         releases = [(j.pred_end, j.size) for j in self.running.values()]
         profile = self._profile = Profile(now, self.cluster.n_free, releases)
-        place = profile.place
+        place_run = profile.place_run
         entries = self._entries
         first = self.first_resv
         # (size, estimate) -> start of the last job of that kind placed: a lower bound for
@@ -169,12 +169,8 @@ class Conservative(QueueScheduler):
                 j += 1
             kind = (s, d)
             t = bound.get(kind, now)
-            while i < j:
-                if t < INF:
-                    t, copies = place(s, d, t, j - i)
-                    stop = i + copies
-                else:
-                    stop = j
+            for t, copies in place_run(s, d, t, j - i) if t < INF else ((t, j - i),):
+                stop = i + copies
                 for k in range(i, stop):
                     e = entries[k]
                     r = e[0]
