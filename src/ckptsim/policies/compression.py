@@ -186,12 +186,13 @@ def compress(profile: Profile, entries: list[Entry], hot: list[list[Any]],
     # F only loses nodes where jobs move to, so the ends of hot are trimmed there.  (Where F
     # gains nodes, it holds at least the moved job's size.)
     _trim(profile, hot, times[0], INF, min_size)
-    while hot:
+    while hot and pos < n_fin:
         a = hot[0][0]
         # Jobs reserved at or before the first hot point keep their reservations.
-        pos = bisect_right(entries, (a, True, INF), pos, n_fin)
-        if pos >= n_fin:
-            break
+        if entries[pos][0] <= a:
+            pos = bisect_right(entries, (a, True, INF), pos, n_fin)
+            if pos >= n_fin:
+                break
         r, flag, key, job = entries[pos]
         s = job.size
         e = job.estimate
