@@ -168,8 +168,9 @@ class Conservative(QueueScheduler):
                     break
                 j += 1
             kind = (s, d)
-            t = bound.get(kind, now)
-            for t, copies in place_run(s, d, t, j - i) if t < INF else ((t, j - i),):
+            low = bound.get(kind, now)
+            t = INF
+            for t, copies in place_run(s, d, low, j - i) if low < INF else ((INF, j - i),):
                 stop = i + copies
                 for k in range(i, stop):
                     e = entries[k]
