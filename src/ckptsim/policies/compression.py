@@ -176,6 +176,7 @@ def compress(profile: Profile, entries: list[Entry], hot: list[list[Any]],
     were given back over the intervals `hot` of `profile` (sorted, disjoint; the profile
     already counts them).  Returns whether any reservation moved; `entries` stays sorted."""
     times = profile.times
+    free = profile.free
     n_fin = bisect_left(entries, (INF,))
     pos = 0
     moved = False
@@ -218,16 +219,39 @@ def compress(profile: Profile, entries: list[Entry], hot: list[list[Any]],
             if other[0] != r or other[3].size != s or other[3].estimate != e:
                 break
             m += 1
+        # Take the nodes over [t, hi) (t is a breakpoint), give them back over [lo, r + e)
+        # (`Profile.add`, inlined).
+        k = bisect_left(times, t)
+        j = bisect_left(times, hi, k + 1)
         if m > pos + 1:
-            k = bisect_right(times, t) - 1
-            count = min(profile.free[k:bisect_left(times, hi, k + 1)]) // s
+            count = min(free[k:j]) // s
             if count > m - pos:
                 count = m - pos
         take = count * s
-        profile.add(t, hi, -take)
+        if j == len(times) or times[j] != hi:
+            times.insert(j, hi)
+            free.insert(j, free[j - 1])
+        if j - k > 8:
+            free[k:j] = [f - take for f in free[k:j]]
+        else:
+            for i in range(k, j):
+                free[i] -= take
         _trim(profile, hot, t, hi, min_size)
-        profile.add(lo, r + e, take)
-        add_interval(hot, lo, r + e)
+        end = r + e
+        k = bisect_left(times, lo, j)
+        if k == len(times) or times[k] != lo:
+            times.insert(k, lo)
+            free.insert(k, free[k - 1])
+        j = bisect_left(times, end, k + 1)
+        if j == len(times) or times[j] != end:
+            times.insert(j, end)
+            free.insert(j, free[j - 1])
+        if j - k > 8:
+            free[k:j] = [f + take for f in free[k:j]]
+        else:
+            for i in range(k, j):
+                free[i] += take
+        add_interval(hot, lo, end)
         group = entries[pos:pos + count]
         del entries[pos:pos + count]
         for other in group:
