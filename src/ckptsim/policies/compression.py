@@ -24,7 +24,8 @@ reserved before the first such point keep their reservations without being looke
 points where fewer nodes are free than the smallest waiting job needs are dropped from `hot`.
 As in a rebuild, a job cannot start before an earlier-looked-at job of the same size and
 estimate, which bounds its search from below and settles the rest of a group reserved at one
-time without a search.
+time without a search; like jobs next to each other in that order and reserved at the same
+time move together to where the first one moves, as many as the nodes there allow.
 """
 
 from __future__ import annotations
