@@ -281,3 +281,46 @@ def test_profile_tidy_merges_equal_steps_and_keeps_the_step_function():
     p.tidy()
     assert p.steps() == before == [(0, 2)]
     assert p.times == [0] and p.free == [2]
+
+
+def test_profile_place_run_places_like_jobs_one_search_after_another():
+    # The profile of the test above: place_run gives what three place calls give.
+    p = Profile(0, 1, [(10, 3)])
+    p.reserve(20, 2, 10)
+    assert p.place_run(2, 15, 0, 3) == [(10, 1), (25, 1), (30, 1)]
+    assert p.steps() == [(0, 1), (10, 2), (20, 0), (40, 2), (45, 4)]
+    assert p.place_run(3, 0, 0, 5) == [(45, 5)]
+    assert p.place_run(5, 1, 0, 2) == [(INF, 2)]
+    # Jobs of 2 nodes and 3 s from 40 on (2 nodes free up to 45, 4 after): one at 40; the
+    # next finds 2 free at its end, 43; the third at 45, where the one of 43 still holds 2
+    # nodes up to 46.
+    assert p.place_run(2, 3, 40, 3) == [(40, 1), (43, 1), (45, 1)]
+    assert p.steps() == [(0, 1), (10, 2), (20, 0), (46, 2), (48, 4)]
+
+
+@SETTINGS
+@given(data=st.data())
+def test_profile_place_run_matches_repeated_place(data):
+    machine = data.draw(st.integers(1, 8))
+    releases = data.draw(st.lists(st.tuples(st.integers(1, 60), st.integers(1, machine)),
+                                  max_size=6))
+    busy = sum(n for _, n in releases)
+    one = Profile(0, max(machine - busy, 0), releases)
+    # Some reservations already in the profile (placed where they fit).
+    for size, length, start in data.draw(st.lists(st.tuples(
+            st.integers(1, machine), st.integers(1, 40), st.integers(0, 80)), max_size=5)):
+        one.place(size, length, start, 1)
+    two = Profile(0, 0, [])
+    two.times, two.free = list(one.times), list(one.free)
+    size = data.draw(st.integers(1, machine + 1))
+    duration = data.draw(st.sampled_from([0, 1, 7, 30]))
+    start = data.draw(st.integers(0, 50))
+    count = data.draw(st.integers(1, 12))
+    expected = []
+    t, left = start, count
+    while left:
+        t, copies = one.place(size, duration, t, left)
+        expected.append((t, copies))
+        left -= copies
+    assert two.place_run(size, duration, start, count) == expected
+    assert two.times == one.times and two.free == one.free

@@ -24,7 +24,8 @@ reserved before the first such point keep their reservations without being looke
 points where fewer nodes are free than the smallest waiting job needs are dropped from `hot`.
 As in a rebuild, a job cannot start before an earlier-looked-at job of the same size and
 estimate, which bounds its search from below and settles the rest of a group reserved at one
-time without a search.
+time without a search; like jobs next to each other in that order and reserved at the same
+time move together to where the first one moves, as many as the nodes there allow.
 """
 
 from __future__ import annotations
@@ -160,11 +161,13 @@ def _run(times: list[float], free: list[int], a: float, b: float, r: float, s: i
         j = bisect_left(times, end, i + 1)
         if j == i + 1:
             return t
-        least = min(free[i + 1:j])
+        window = free[i + 1:j]
+        least = min(window)
         if least >= s:
             return t
-        # No start in this run up to that step fits: their windows hold it.
-        i = free.index(least, i + 1, j) + 1
+        # No start in this run up to the last step lacking nodes fits: their windows hold it.
+        window.reverse()
+        i = j - window.index(least)
     return INF
 
 
@@ -174,6 +177,7 @@ def compress(profile: Profile, entries: list[Entry], hot: list[list[Any]],
     were given back over the intervals `hot` of `profile` (sorted, disjoint; the profile
     already counts them).  Returns whether any reservation moved; `entries` stays sorted."""
     times = profile.times
+    free = profile.free
     n_fin = bisect_left(entries, (INF,))
     pos = 0
     moved = False
@@ -184,12 +188,13 @@ def compress(profile: Profile, entries: list[Entry], hot: list[list[Any]],
     # F only loses nodes where jobs move to, so the ends of hot are trimmed there.  (Where F
     # gains nodes, it holds at least the moved job's size.)
     _trim(profile, hot, times[0], INF, min_size)
-    while hot:
+    while hot and pos < n_fin:
         a = hot[0][0]
         # Jobs reserved at or before the first hot point keep their reservations.
-        pos = bisect_right(entries, (a, True, INF), pos, n_fin)
-        if pos >= n_fin:
-            break
+        if entries[pos][0] <= a:
+            pos = bisect_right(entries, (a, True, INF), pos, n_fin)
+            if pos >= n_fin:
+                break
         r, flag, key, job = entries[pos]
         s = job.size
         e = job.estimate
@@ -204,20 +209,56 @@ def compress(profile: Profile, entries: list[Entry], hot: list[list[Any]],
             pos += 1
             continue
         last[kind] = t
-        if t + e <= r:
-            profile.add(t, t + e, -s)
-            _trim(profile, hot, t, t + e, min_size)
-            lo = r
+        hi = t + e if t + e <= r else r
+        lo = r if t + e <= r else t + e
+        # Like jobs next in order, reserved at r too, cannot start before t (the lower bound)
+        # and fit at t as long as F keeps s nodes per job over [t, hi): they move together.
+        count = 1
+        m = pos + 1
+        while m < n_fin:
+            other = entries[m]
+            if other[0] != r or other[3].size != s or other[3].estimate != e:
+                break
+            m += 1
+        # Take the nodes over [t, hi) (t is a breakpoint), give them back over [lo, r + e)
+        # (`Profile.add`, inlined).
+        k = bisect_left(times, t)
+        j = bisect_left(times, hi, k + 1)
+        if m > pos + 1:
+            count = min(free[k:j]) // s
+            if count > m - pos:
+                count = m - pos
+        take = count * s
+        if j == len(times) or times[j] != hi:
+            times.insert(j, hi)
+            free.insert(j, free[j - 1])
+        if j - k > 8:
+            free[k:j] = [f - take for f in free[k:j]]
         else:
-            profile.add(t, r, -s)
-            _trim(profile, hot, t, r, min_size)
-            lo = t + e
-        profile.add(lo, r + e, s)
-        add_interval(hot, lo, r + e)
-        del entries[pos]
-        entries.insert(bisect_left(entries, (t, flag, key), 0, pos), (t, flag, key, job))
-        pos += 1
+            for i in range(k, j):
+                free[i] -= take
+        _trim(profile, hot, t, hi, min_size)
+        end = r + e
+        k = bisect_left(times, lo, j)
+        if k == len(times) or times[k] != lo:
+            times.insert(k, lo)
+            free.insert(k, free[k - 1])
+        j = bisect_left(times, end, k + 1)
+        if j == len(times) or times[j] != end:
+            times.insert(j, end)
+            free.insert(j, free[j - 1])
+        if j - k > 8:
+            free[k:j] = [f + take for f in free[k:j]]
+        else:
+            for i in range(k, j):
+                free[i] += take
+        add_interval(hot, lo, end)
+        group = entries[pos:pos + count]
+        del entries[pos:pos + count]
+        for other in group:
+            # [0, pos) stays sorted: everything moved so far was inserted in its place.
+            key = other[2]
+            entries.insert(bisect_left(entries, (t, flag, key), 0, pos), (t, flag, key, other[3]))
+            pos += 1
         moved = True
-    if moved:
-        entries.sort()  # equal starts: a job moved to r may sort after one still reserved at r
     return moved

@@ -149,7 +149,7 @@ class Conservative(QueueScheduler):
         """Re-place every waiting job, in rebuild order, into a profile built afresh."""
         releases = [(j.pred_end, j.size) for j in self.running.values()]
         profile = self._profile = Profile(now, self.cluster.n_free, releases)
-        place = profile.place
+        place_run = profile.place_run
         entries = self._entries
         first = self.first_resv
         # (size, estimate) -> start of the last job of that kind placed: a lower bound for
@@ -168,13 +168,10 @@ class Conservative(QueueScheduler):
                     break
                 j += 1
             kind = (s, d)
-            t = bound.get(kind, now)
-            while i < j:
-                if t < INF:
-                    t, copies = place(s, d, t, j - i)
-                    stop = i + copies
-                else:
-                    stop = j
+            low = bound.get(kind, now)
+            t = INF
+            for t, copies in place_run(s, d, low, j - i) if low < INF else ((INF, j - i),):
+                stop = i + copies
                 for k in range(i, stop):
                     e = entries[k]
                     r = e[0]

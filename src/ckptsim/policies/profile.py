@@ -70,11 +70,13 @@ class Profile:
                 return times[k], count
             end = times[k] + duration
             j = bisect_left(times, end, k + 1)
-            low = min(free[k:j])
+            window = free[k:j]
+            low = min(window)
             if low >= size:
                 break
-            # No start up to the step lacking nodes fits: its window holds that step.
-            k = free.index(low, k, j) + 1
+            # No start up to the last step lacking nodes fits: its window holds that step.
+            window.reverse()
+            k = j - window.index(low)
         copies = low // size
         if copies > count:
             copies = count
@@ -83,11 +85,59 @@ class Profile:
             times.insert(j, end)
             free.insert(j, free[j - 1])
         if j - k > 4:
-            free[k:j] = [f - take for f in free[k:j]]
+            free[k:j] = [f - take for f in window]  # window: free[k:j] (the insert is at j)
         else:
             for m in range(k, j):
                 free[m] -= take
         return times[k], copies
+
+    def place_run(self, size: int, duration: float, t: float,
+                  count: int) -> list[tuple[float, int]]:
+        """`place` repeated until `count` like jobs are placed, each search going on from
+        where the last one placed jobs: the (start, jobs) of each placement, in order (INF
+        and the jobs left if they never fit)."""
+        times = self.times
+        free = self.free
+        n = len(times)
+        k = bisect_right(times, t) - 1
+        if k < 0:
+            k = 0
+        out: list[tuple[float, int]] = []
+        while True:
+            while True:
+                while k < n and free[k] < size:
+                    k += 1
+                if k == n:
+                    out.append((INF, count))
+                    return out
+                if duration <= 0:
+                    out.append((times[k], count))
+                    return out
+                end = times[k] + duration
+                j = bisect_left(times, end, k + 1)
+                window = free[k:j]
+                low = min(window)
+                if low >= size:
+                    break
+                window.reverse()
+                k = j - window.index(low)
+            copies = low // size
+            if copies > count:
+                copies = count
+            take = copies * size
+            if j == n or times[j] != end:
+                times.insert(j, end)
+                free.insert(j, free[j - 1])
+                n += 1
+            if j - k > 4:
+                free[k:j] = [f - take for f in window]
+            else:
+                for m in range(k, j):
+                    free[m] -= take
+            out.append((times[k], copies))
+            count -= copies
+            if count == 0:
+                return out
 
     def earliest(self, size: int, duration: float) -> float:
         """The earliest breakpoint from which `size` nodes stay free for `duration` (for a
