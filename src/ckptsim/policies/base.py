@@ -146,8 +146,7 @@ def scheduler_factory(name: str, values: Mapping[str, Any] | None = None) -> Sch
 
 def _load_builtin() -> None:
     # Importing the modules registers their schedulers.
-    from ckptsim.policies import (  # noqa: F401
-        bgl, bgl_fault, ckpt_backfill, conservative, easy, fcfs, scojo)
+    from ckptsim.policies import bgl, bgl_fault, ckpt_backfill, conservative, easy, fcfs, scojo  # noqa: F401
 
 
 __all__ = ["NoParams", "Scheduler", "SchedulerFactory", "describe_range", "get_scheduler",

@@ -101,11 +101,6 @@ class JobTable:
     #: after `ALL_COLUMNS`; none unless a component adds them.
     extra: tuple[str, ...] = ()
 
-    @property
-    def names(self) -> tuple[str, ...]:
-        """Every column, in jobs.csv order."""
-        return ALL_COLUMNS + self.extra
-
     def with_columns(self, added: dict[str, np.ndarray]) -> JobTable:
         """The table with `added` columns after the others (names must be new)."""
         for name in added:
@@ -125,7 +120,7 @@ class JobTable:
     @property
     def names(self) -> tuple[str, ...]:
         """Every column in file order: `ALL_COLUMNS`, then the policy's own (see
-        `Scheduler.job_columns`)."""
+        `Scheduler.job_columns`), then the components' (`extra`)."""
         return tuple(self.columns)
 
     def __getitem__(self, name: str) -> np.ndarray:
