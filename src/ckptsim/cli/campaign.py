@@ -246,10 +246,16 @@ def _paper_oliner(args: argparse.Namespace) -> int:
     return 0
 
 
+SHI_ESTIMATES = ("exact", "tsafrir", "f")
+
+
 def _paper_shi(args: argparse.Namespace) -> int:
     from ckptsim.experiments.papers import shi
 
     shi.wanted_figures(args.figure)
+    if args.estimates not in SHI_ESTIMATES:
+        raise ConfigError("--estimates", f"unknown value {args.estimates!r} for shi; accepted: "
+                                         f"{', '.join(SHI_ESTIMATES)}")
     defaults = shi.Options()
     opt = shi.Options(
         n=args.first if args.first is not None else defaults.n,
@@ -340,6 +346,11 @@ def add_parsers(sub: Any) -> None:
                    help="only the first N jobs of each trace (shi: also N jobs per generated "
                         "workload instead of 10,000)")
     p.add_argument("--jobs", type=int, default=None, help="processes (default: all cores)")
+    p.add_argument("--estimates", default="exact",
+                   help="oliner: exact (default, every workload scheduled with its run times) "
+                        "or requested (the requested times where the trace has them: SDSC); "
+                        "shi: the generated jobs' estimates, exact (default: the thesis's jobs "
+                        "have none and are classified by their runtimes), tsafrir or f")
     g = p.add_argument_group("oliner only")
     g.add_argument("--failure-log", default=None,
                    help="the LANL failure records CSV (default: ../failures/lanl_cfdr/"
@@ -352,9 +363,6 @@ def add_parsers(sub: Any) -> None:
                    help="failure counts of figs 3-5 (default 0 500 ... 4000)")
     g.add_argument("--levels", type=float, nargs="+", default=None,
                    help="confidence / accuracy values of figs 6-10 (default 0.0 0.1 ... 1.0)")
-    g.add_argument("--estimates", default="exact",
-                   help="exact (default): every workload is scheduled with its run times; "
-                        "requested: with the requested times where the trace has them (SDSC)")
     g.add_argument("--failure-rate", default="seed",
                    help="failures of figs 6-10: seed (default: 4,000 for SDSC and NASA, 1,000 "
                         "for LUBLIN-256) or log (the failure log's own rate per node-day)")
@@ -365,7 +373,4 @@ def add_parsers(sub: Any) -> None:
     g.add_argument("--ci-seeds", type=int, default=30, metavar="N",
                    help="fig16: seeds of the confidence intervals, the thesis's five first "
                         "(default 30)")
-    g.add_argument("--estimates", default="exact", choices=("exact", "tsafrir", "f"),
-                   help="user estimates of the generated jobs (default exact: the thesis's "
-                        "jobs have none and are classified by their runtimes)")
     p.set_defaults(func=cmd_paper)
