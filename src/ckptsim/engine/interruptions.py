@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ckptsim.engine.components import Component
-from ckptsim.engine.state import RUNNING
+from ckptsim.engine.state import CHECKPOINTING, RUNNING
 from ckptsim.errors import ConfigError
 from ckptsim.platform.base import FAILURE, MAINTENANCE, REBOOT
 
@@ -29,7 +29,7 @@ class Interruptions(Component):
     """Applies machines leaving and rejoining service to the jobs on them."""
 
     counts: dict[str, int]
-    suspended: dict[int, tuple[Job, float, int, int]]
+    suspended: dict[int, tuple[Job, float, int, tuple[float, int] | None]]
     log: list[tuple[float, str, str, int]]
     held: dict[str, np.ndarray]
     masks: list[int]
@@ -89,7 +89,7 @@ class Interruptions(Component):
         assert sim is not None
         entry = self.suspended.get(job.index)
         if entry is not None:
-            if entry[3] == job.version:
+            if entry[3] == _holding(job):
                 return  # already waiting
             sim.cancel(entry[2])
         if self.params.max_suspend <= 0:
@@ -100,7 +100,7 @@ class Interruptions(Component):
         sim.set_rate(job, 0.0)
         handle = sim.at(now + self.params.max_suspend, self._make_expiry(job.index),
                         kind="availability")
-        self.suspended[job.index] = (job, rate, handle, job.version)
+        self.suspended[job.index] = (job, rate, handle, _holding(job))
         self.counts["jobs_suspended"] += 1
 
     def _unsuspend(self, job: Job) -> None:
@@ -110,7 +110,7 @@ class Interruptions(Component):
         if entry is not None:
             assert self.sim is not None
             self.sim.cancel(entry[2])
-            if entry[3] == job.version and job.state is RUNNING:
+            if entry[3] == _holding(job):
                 self.sim.set_rate(job, entry[1])
 
     def _make_expiry(self, index: int) -> Callable[[float], None]:
@@ -119,7 +119,7 @@ class Interruptions(Component):
             if entry is None:
                 return
             job, _, _, version = entry
-            if job.version != version or job.state is not RUNNING:
+            if _holding(job) != version:
                 return
             self.counts["jobs_killed_after_suspend"] += 1
             assert self.sim is not None
@@ -135,7 +135,7 @@ class Interruptions(Component):
         down = sim.platform.down_mask
         for index in sorted(self.suspended):
             job, rate, handle, version = self.suspended[index]
-            if job.version != version or job.state is not RUNNING:
+            if _holding(job) != version:
                 del self.suspended[index]
                 sim.cancel(handle)
             elif not job.mask & down:
@@ -218,3 +218,11 @@ class Interruptions(Component):
             mask |= self.fail_bits[k]
         return mask
 
+
+def _holding(job: Job) -> tuple[float, int] | None:
+    """The job's current holding of its nodes (None when it holds none): a suspension stays
+    valid while it lasts, through checkpoints or rate changes made by others meanwhile (a
+    job checkpointed while suspended still resumes or expires)."""
+    if job.state is not RUNNING and job.state is not CHECKPOINTING:
+        return None
+    return (job.seg_start, job.mask)
