@@ -110,6 +110,7 @@ def simulate(
     resolved = dataclasses.asdict(sim.policy.params)
     metrics = summary(table)
     metrics.update(sim.counters())
+    metrics.update(sim.policy.counters())
     return RunResult(
         workload=workload,
         scheduler=scheduler,

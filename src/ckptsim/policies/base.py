@@ -124,6 +124,8 @@ class Scheduler:
     name: ClassVar[str] = ""
     Params: ClassVar[type] = NoParams
     description: ClassVar[str] = ""
+    #: Metrics of its own the policy adds to a run's summary (names a spec may use).
+    counter_names: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, sim: Simulator, params: Any = None) -> None:
         self.sim = sim
@@ -155,6 +157,10 @@ class Scheduler:
     def schedule(self, now: float) -> None:
         """The scheduling pass, once after all events of a timestamp."""
         raise NotImplementedError
+
+    def counters(self) -> dict[str, Any]:
+        """The policy's own metrics (`counter_names`), merged into the run's summary."""
+        return {}
 
     @classmethod
     def prepare_workload(cls, workload: Any, params: Any) -> Any:
@@ -213,4 +219,11 @@ def scheduler_factory(name: str, values: Mapping[str, Any] | None = None) -> Sch
 
 def _load_builtin() -> None:
     # Importing the modules registers their schedulers.
-    from ckptsim.policies import bgl, ckpt_backfill, conservative, easy, fcfs  # noqa: F401
+    from ckptsim.policies import (  # noqa: F401
+        bgl,
+        ckpt_backfill,
+        coalloc,
+        conservative,
+        easy,
+        fcfs,
+    )

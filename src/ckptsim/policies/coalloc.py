@@ -1,0 +1,363 @@
+"""`coalloc`: the bandwidth-aware multi-cluster meta-scheduler of seed 001 (Jones 2009), with
+its selective checkpoint-terminate-migrate-restart (CTMR) agent.
+
+The grid: C clusters of N nodes (engine node ids c*N .. (c+1)*N - 1 are cluster c), each
+joined to a central switch by one link (`ckptsim.platform.gridrates.grid_shape`).  Every job
+is submitted to the queue of its home cluster.  One pass after all events of a timestamp,
+in three phases (the seed's "local, remote (migration), and co-allocated execution"):
+
+1. **local**: EASY backfilling in every cluster: its queue's jobs start in order on its own
+   nodes while they fit; the first that does not gets a reservation (the shadow time at which
+   enough of the cluster's nodes are predicted free, from the running jobs' start + estimate,
+   and the extra nodes left then); later jobs are backfilled when they fit now and end by the
+   shadow time or use only extra nodes.
+2. **remote**: every job still waiting (all queues, in priority order) may run whole on
+   another cluster (the one with the most free nodes first) under that cluster's
+   reservation rule;
+3. **co-allocation** (`coalloc=true`): a job still waiting that revealed a PPBW estimate, is
+   not barred, and spans at most all the nodes its clusters' reservation rules allow, is split
+   with "Module 1" (`ckptsim.policies.coalloc_place`) so that its *estimated* traffic fits
+   every link's residual bandwidth (capacity minus the booked estimates); clusters whose link
+   is saturated are skipped while it is (`skip_saturated`).
+
+Priority order: CTMR-requeued jobs first (the latest first: each was put at the head of its
+queue), then by submission.  `coalloc=false` is the seed's "Migration Only" baseline.
+
+The links (`GridRates`) give every co-allocated job its max-min fair share and progress rate;
+the rates that changed are applied at the end of every pass (`sim.set_rate`), so end times
+move when a co-allocated job starts or ends.  The CTMR agent (`ckptsim.policies.ctmr`) runs
+after the pass while a link is saturated.  Jobs wider than one cluster can only be
+co-allocated: they are refused unless co-allocation is on and they reveal a PPBW, and they
+are never barred from it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from bisect import bisect_left, insort
+from heapq import heappop, heappush, merge
+from typing import TYPE_CHECKING, Any
+
+from ckptsim.engine.state import RUNNING
+from ckptsim.errors import ConfigError
+from ckptsim.platform.gridrates import COUNTERS, GridRates, grid_shape
+from ckptsim.policies.base import Scheduler, param, register
+from ckptsim.policies.coalloc_place import greedy_split, lowest_nodes
+from ckptsim.policies.ctmr import CTMR_COUNTERS, CtmrAgent
+
+if TYPE_CHECKING:
+    from ckptsim.engine.simulator import Simulator
+    from ckptsim.engine.state import Job
+    from ckptsim.workload.model import Workload
+
+INF = math.inf
+
+
+@dataclasses.dataclass(frozen=True)
+class CoallocParams:
+    coalloc: bool = param(True, "co-allocate jobs across clusters using their PPBW estimates "
+                                "(false: the seed's 'Migration Only')")
+    remote: bool = param(True, "run a waiting job whole on another cluster (the seed's "
+                               "'migration')")
+    skip_saturated: bool = param(True, "do not co-allocate over a saturated link while it is")
+    ctmr: bool = param(False, "the selective checkpoint-terminate-migrate-restart agent")
+    overhead: float = param(600.0, "checkpoint + restart overhead O (s), O/2 each", low=0.0)
+    overhead_known: bool = param(True, "the agent knows O (false: it assumes 30 min)")
+    cpfrac: float = param(0.04, "checkpoint a job only if O < cpfrac * its remaining time",
+                          low=0.0, high=1.0)
+
+
+@register
+class Coalloc(Scheduler):
+    name = "coalloc"
+    description = ("multi-cluster meta-scheduler: local, remote, bandwidth-aware co-allocation "
+                   "and the CTMR agent (seed 001)")
+    Params = CoallocParams
+    counter_names = (*COUNTERS, "local_starts", "remote_starts", *CTMR_COUNTERS)
+
+    def __init__(self, sim: Simulator, params: Any = None) -> None:
+        super().__init__(sim, params)
+        w = sim.workload
+        shape = grid_shape(w)
+        self.C = c = int(shape.clusters)
+        self.N = int(shape.nodes)
+        est: list[float] = w.extra["ppbw_estimate"].astype(float).tolist()
+        start = float(w.submit[0]) if len(w.submit) else 0.0
+        self.rates = GridRates(shape, w.extra["ppbw"].astype(float).tolist(),
+                               w.extra["kappa"].astype(float).tolist(), est, start)
+        self.home: list[int] = w.extra["cluster"].astype(int).tolist()
+        self.told = est  # the estimates as submitted (GridRates copies them)
+        self.queues: list[list[Job]] = [[] for _ in range(c)]
+        self.rank: dict[int, int] = {}  # priority of waiting jobs (lower first)
+        self._next_rank = 0
+        self._front_rank = 0
+        self.running: list[list[tuple[float, int, Job, int]]] = [[] for _ in range(c)]
+        self.pieces: dict[int, tuple[float, int, list[int]]] = {}  # index -> key, split
+        self._seq = 0
+        self.n_waiting = 0
+        self._sizes: list[int] = []  # min-heap of waiting sizes (lazy)
+        self._size_count: dict[int, int] = {}
+        self.local_starts = 0
+        self.remote_starts = 0
+        self.restart_due: set[int] = set()  # checkpointed jobs: restart overhead on next start
+        self.barred: set[int] = set()  # never co-allocated again (second CTMR offence)
+        self.agent = CtmrAgent(self) if self.params.ctmr else None
+        # Per-pass state: free nodes, reservation per cluster.
+        self.free = [0] * c
+        self.shadow = [INF] * c
+        self.extra = [0] * c
+        self.reserved: list[Job | None] = [None] * c
+
+    # --- workload ------------------------------------------------------------------------
+    @classmethod
+    def prepare_workload(cls, workload: Workload, params: Any) -> Workload:
+        """Refuse what the grid cannot run: not a grid workload, a job wider than the grid,
+        or wider than a cluster without co-allocation."""
+        shape = grid_shape(workload)
+        n = int(shape.nodes)
+        sizes = workload.size
+        if len(sizes) and int(sizes.max()) > shape.total_nodes:
+            i = int(sizes.argmax())
+            raise ConfigError("grid.nodes", f"job {int(workload.job_id[i])} needs "
+                              f"{int(sizes[i])} nodes, more than the grid's {shape.clusters} "
+                              f"x {n} = {shape.total_nodes}; accepted: jobs of at most "
+                              f"{shape.total_nodes} nodes")
+        wide = sizes > n
+        if wide.any():
+            told = workload.extra["ppbw_estimate"]
+            stuck = wide if not params.coalloc else wide & (told != told)
+            if stuck.any():
+                i = int(stuck.argmax())
+                why = ("co-allocation is off (coalloc=false)" if not params.coalloc
+                       else "it reveals no PPBW estimate, so it is never co-allocated")
+                raise ConfigError("grid.nodes", f"job {int(workload.job_id[i])} needs "
+                                  f"{int(sizes[i])} nodes, more than one cluster's {n}, and "
+                                  f"{why}; accepted: jobs of at most {n} nodes, or co-allocated "
+                                  f"ones (coalloc=true, grid info=1)")
+        return workload
+
+    # --- queue bookkeeping -----------------------------------------------------------------
+    def _enqueue(self, job: Job, front: bool) -> None:
+        if front:
+            self._front_rank -= 1
+            rank = self._front_rank
+            self.queues[self.home[job.index]].insert(0, job)
+        else:
+            self._next_rank += 1
+            rank = self._next_rank
+            self.queues[self.home[job.index]].append(job)
+        self.rank[job.index] = rank
+        self.n_waiting += 1
+        s = job.size
+        count = self._size_count.get(s, 0)
+        if count == 0:
+            heappush(self._sizes, s)
+        self._size_count[s] = count + 1
+
+    def min_waiting_size(self) -> int:
+        heap, count = self._sizes, self._size_count
+        while heap and not count.get(heap[0]):
+            heappop(heap)
+        return heap[0] if heap else self.sim.cluster.n_nodes + 1
+
+    def on_submit(self, job: Job) -> None:
+        self._enqueue(job, front=False)
+
+    def on_end(self, job: Job) -> None:
+        self._forget(job)
+
+    def on_requeue(self, job: Job, reason: str) -> None:
+        self._forget(job)
+        self._enqueue(job, front=True)
+
+    def _forget(self, job: Job) -> None:
+        """The job gave its nodes back: off the links and the running lists."""
+        self.rates.on_release(job, self.sim.now)
+        self._untrack(job)
+
+    def _untrack(self, job: Job) -> None:
+        entry = self.pieces.pop(job.index, None)
+        if entry is None:
+            return
+        pred, seq, split = entry
+        for c, k in enumerate(split):
+            if k:
+                r = self.running[c]
+                del r[bisect_left(r, (pred, seq))]
+
+    def _track(self, job: Job, pred: float, split: list[int]) -> None:
+        self._seq += 1
+        seq = self._seq
+        self.pieces[job.index] = (pred, seq, split)
+        for c, k in enumerate(split):
+            if k:
+                insort(self.running[c], (pred, seq, job, k))
+
+    def predicted_end(self, job: Job, now: float) -> float:
+        return now + job.estimate
+
+    # --- starting ----------------------------------------------------------------------------
+    def _start(self, job: Job, now: float, split: list[int], pred: float) -> None:
+        """Start `job` with split[c] nodes on cluster c (the lowest free ids of each)."""
+        free_mask = self.cluster.free_mask
+        mask = 0
+        for c, k in enumerate(split):
+            if k:
+                mask |= lowest_nodes(free_mask & self.rates.cluster_mask(c), k)
+                self.free[c] -= k
+        i = job.index
+        overhead = 0.0
+        if i in self.restart_due:
+            self.restart_due.discard(i)
+            overhead = self.params.overhead / 2.0
+        del self.rank[i]
+        self.n_waiting -= 1
+        self._size_count[job.size] -= 1
+        self.queues[self.home[i]].remove(job)
+        self.sim.start(job, mask, overhead=overhead, backfilled=False)
+        self._track(job, pred, split)
+        self.rates.on_start(job, now)
+
+    def _reserve(self, c: int, now: float) -> None:
+        """EASY reservation of cluster c for the first job of its queue that does not fit."""
+        self.reserved[c] = None
+        self.shadow[c] = INF
+        self.extra[c] = 0
+        free = self.free[c]
+        for job in self.queues[c]:
+            if job.size > self.N:
+                continue
+            if job.size <= free:
+                return  # the local phase starts it
+            future = free
+            for pred, _, _, k in self.running[c]:
+                future += k
+                if future >= job.size:
+                    self.reserved[c] = job
+                    self.shadow[c] = pred
+                    self.extra[c] = future - job.size
+                    return
+            self.reserved[c] = job  # never fits by predictions alone: nothing may pass it
+            self.shadow[c] = now
+            return
+
+    def _allowed(self, c: int, job: Job, pred: float) -> int:
+        """Nodes of cluster c the job may take now without delaying c's reservation."""
+        free = self.free[c]
+        if self.reserved[c] is None or self.reserved[c] is job or pred <= self.shadow[c]:
+            return free
+        return min(free, self.extra[c])
+
+    def _consume(self, c: int, job: Job, pred: float, k: int, now: float) -> None:
+        if self.reserved[c] is job:
+            self._reserve(c, now)
+        elif self.reserved[c] is not None and pred > self.shadow[c]:
+            self.extra[c] -= k
+
+    # --- the pass ----------------------------------------------------------------------------
+    def schedule(self, now: float) -> None:
+        if self.n_waiting:
+            free_mask = self.cluster.free_mask
+            for c in range(self.C):
+                self.free[c] = (free_mask & self.rates.cluster_mask(c)).bit_count()
+            if max(self.free) >= self.min_waiting_size() or (
+                    self.params.coalloc and sum(self.free) >= self.min_waiting_size()):
+                self._pass(now)
+            if self.agent is not None and self.n_waiting:
+                self.agent.run(now)
+        for job, rate in self.rates.rates():
+            if job.state is RUNNING and rate != job.rate:
+                self.sim.set_rate(job, rate)
+
+    def _pass(self, now: float) -> None:
+        for c in range(self.C):
+            self._local(c, now)
+        if self.params.remote and self.n_waiting:
+            self._remote(now)
+        if self.params.coalloc and self.n_waiting:
+            self._coallocate(now)
+
+    def _local(self, c: int, now: float) -> None:
+        n = self.N
+        self.reserved[c] = None
+        self.shadow[c] = INF
+        self.extra[c] = 0
+        for job in list(self.queues[c]):
+            if job.size > n:
+                continue
+            pred = self.predicted_end(job, now)
+            if self.reserved[c] is None and job.size <= self.free[c]:
+                self._start_on(c, job, pred, now, local=True)
+                continue
+            if self.reserved[c] is None:
+                self._reserve(c, now)
+                continue
+            if job.size <= self._allowed(c, job, pred):
+                self._start_on(c, job, pred, now, local=True)
+        if self.reserved[c] is None:
+            self._reserve(c, now)
+
+    def _start_on(self, c: int, job: Job, pred: float, now: float, local: bool) -> None:
+        split = [0] * self.C
+        split[c] = job.size
+        self._start(job, now, split, pred)
+        self._consume(c, job, pred, job.size, now)
+        if local:
+            self.local_starts += 1
+        else:
+            self.remote_starts += 1
+
+    def waiting(self) -> list[Job]:
+        """The waiting jobs in priority order."""
+        rank = self.rank
+        return list(merge(*self.queues, key=lambda j: rank[j.index]))
+
+    def _remote(self, now: float) -> None:
+        n, C = self.N, self.C
+        for job in self.waiting():
+            size = job.size
+            if size > n or size > max(self.free):
+                continue
+            home = self.home[job.index]
+            pred = self.predicted_end(job, now)
+            best = -1
+            for d in range(C):
+                if d != home and self._allowed(d, job, pred) >= size and (
+                        best < 0 or self.free[d] > self.free[best]):
+                    best = d
+            if best >= 0:
+                self._start_on(best, job, pred, now, local=False)
+                self._consume(home, job, pred, 0, now)
+
+    def _coallocate(self, now: float) -> None:
+        links = self.rates.links
+        C, n_big = self.C, self.N
+        booked = self.rates.booked
+        skip = self.params.skip_saturated
+        for job in self.waiting():
+            i = job.index
+            e = booked[i]
+            size = job.size
+            if e != e or (i in self.barred and size <= n_big) or size < 2 \
+                    or size > sum(self.free):
+                continue
+            pred = self.predicted_end(job, now)
+            avail = [0 if skip and links.saturated(c) else self._allowed(c, job, pred)
+                     for c in range(C)]
+            split = greedy_split(size, e, avail, links.residuals())
+            if split is None:
+                continue
+            self._start(job, now, split, pred)
+            for c, k in enumerate(split):
+                if k or self.reserved[c] is job:
+                    self._consume(c, job, pred, k, now)
+
+    # --- metrics -------------------------------------------------------------------------------
+    def counters(self) -> dict[str, Any]:
+        out = self.rates.counters(self.sim.now)
+        out["local_starts"] = self.local_starts
+        out["remote_starts"] = self.remote_starts
+        out.update(self.agent.counters() if self.agent is not None
+                   else dict.fromkeys(CTMR_COUNTERS, 0))
+        return out
