@@ -36,10 +36,10 @@ from __future__ import annotations
 import dataclasses
 import math
 from bisect import bisect_left, insort
-from heapq import heappop, heappush, merge
+from heapq import heappop, heappush
 from typing import TYPE_CHECKING, Any
 
-from ckptsim.engine.state import RUNNING
+from ckptsim.engine.state import QUEUED, RUNNING
 from ckptsim.errors import ConfigError
 from ckptsim.platform.gridrates import COUNTERS, GridRates, grid_shape
 from ckptsim.policies.base import Scheduler, param, register
@@ -88,10 +88,14 @@ class Coalloc(Scheduler):
                                w.extra["kappa"].astype(float).tolist(), est, start)
         self.home: list[int] = w.extra["cluster"].astype(int).tolist()
         self.told = est  # the estimates as submitted (GridRates copies them)
+        # Waiting jobs in priority order, all and per home cluster (started ones are dropped
+        # at the end of the pass); the arrivals since the last pass.
+        self.order: list[Job] = []
         self.queues: list[list[Job]] = [[] for _ in range(c)]
-        self.rank: dict[int, int] = {}  # priority of waiting jobs (lower first)
-        self._next_rank = 0
-        self._front_rank = 0
+        self._new: list[Job] = []
+        self._dirty = True  # something besides arrivals happened since the last full pass
+        self._starts = 0
+        self.masks = [self.rates.cluster_mask(k) for k in range(c)]
         self.running: list[list[tuple[float, int, Job, int]]] = [[] for _ in range(c)]
         self.pieces: dict[int, tuple[float, int, list[int]]] = {}  # index -> key, split
         self._seq = 0
@@ -139,15 +143,14 @@ class Coalloc(Scheduler):
 
     # --- queue bookkeeping -----------------------------------------------------------------
     def _enqueue(self, job: Job, front: bool) -> None:
+        queue = self.queues[self.home[job.index]]
         if front:
-            self._front_rank -= 1
-            rank = self._front_rank
-            self.queues[self.home[job.index]].insert(0, job)
+            queue.insert(0, job)
+            self.order.insert(0, job)
         else:
-            self._next_rank += 1
-            rank = self._next_rank
-            self.queues[self.home[job.index]].append(job)
-        self.rank[job.index] = rank
+            queue.append(job)
+            self.order.append(job)
+            self._new.append(job)
         self.n_waiting += 1
         s = job.size
         count = self._size_count.get(s, 0)
@@ -180,6 +183,7 @@ class Coalloc(Scheduler):
         entry = self.pieces.pop(job.index, None)
         if entry is None:
             return
+        self._dirty = True
         pred, seq, split = entry
         for c, k in enumerate(split):
             if k:
@@ -194,28 +198,25 @@ class Coalloc(Scheduler):
             if k:
                 insort(self.running[c], (pred, seq, job, k))
 
-    def predicted_end(self, job: Job, now: float) -> float:
-        return now + job.estimate
-
     # --- starting ----------------------------------------------------------------------------
     def _start(self, job: Job, now: float, split: list[int], pred: float) -> None:
         """Start `job` with split[c] nodes on cluster c (the lowest free ids of each)."""
         free_mask = self.cluster.free_mask
         mask = 0
+        masks = self.masks
         for c, k in enumerate(split):
             if k:
-                mask |= lowest_nodes(free_mask & self.rates.cluster_mask(c), k)
+                mask |= lowest_nodes(free_mask & masks[c], k)
                 self.free[c] -= k
         i = job.index
         overhead = 0.0
         if i in self.restart_due:
             self.restart_due.discard(i)
             overhead = self.params.overhead / 2.0
-        del self.rank[i]
         self.n_waiting -= 1
         self._size_count[job.size] -= 1
-        self.queues[self.home[i]].remove(job)
-        self.sim.start(job, mask, overhead=overhead, backfilled=False)
+        self._starts += 1
+        self.sim.start(job, mask, overhead=overhead)
         self._track(job, pred, split)
         self.rates.on_start(job, now)
 
@@ -226,77 +227,107 @@ class Coalloc(Scheduler):
         self.extra[c] = 0
         free = self.free[c]
         for job in self.queues[c]:
-            if job.size > self.N:
+            if job.state is not QUEUED or job.size > self.N:
                 continue
             if job.size <= free:
                 return  # the local phase starts it
             future = free
+            self.reserved[c] = job
+            self.shadow[c] = now  # never fits by predictions alone: nothing may pass it
             for pred, _, _, k in self.running[c]:
                 future += k
                 if future >= job.size:
-                    self.reserved[c] = job
                     self.shadow[c] = pred
                     self.extra[c] = future - job.size
-                    return
-            self.reserved[c] = job  # never fits by predictions alone: nothing may pass it
-            self.shadow[c] = now
+                    break
             return
 
     def _allowed(self, c: int, job: Job, pred: float) -> int:
         """Nodes of cluster c the job may take now without delaying c's reservation."""
-        free = self.free[c]
-        if self.reserved[c] is None or self.reserved[c] is job or pred <= self.shadow[c]:
-            return free
-        return min(free, self.extra[c])
+        r = self.reserved[c]
+        if r is None or r is job or pred <= self.shadow[c]:
+            return self.free[c]
+        return min(self.free[c], self.extra[c])
 
     def _consume(self, c: int, job: Job, pred: float, k: int, now: float) -> None:
-        if self.reserved[c] is job:
+        r = self.reserved[c]
+        if r is job:  # the reserved job left: jobs behind it may now fit (next pass)
             self._reserve(c, now)
-        elif self.reserved[c] is not None and pred > self.shadow[c]:
-            self.extra[c] -= k
+            self._dirty = True
+        elif r is not None and pred >= self.shadow[c]:
+            if pred > self.shadow[c]:
+                self.extra[c] -= k
+            else:  # sorts after the reservation's job: the next pass recomputes it
+                self._dirty = True
 
     # --- the pass ----------------------------------------------------------------------------
     def schedule(self, now: float) -> None:
+        new, self._new = self._new, []
         if self.n_waiting:
             free_mask = self.cluster.free_mask
-            for c in range(self.C):
-                self.free[c] = (free_mask & self.rates.cluster_mask(c)).bit_count()
-            if max(self.free) >= self.min_waiting_size() or (
-                    self.params.coalloc and sum(self.free) >= self.min_waiting_size()):
-                self._pass(now)
+            free = self.free
+            for c, m in enumerate(self.masks):
+                free[c] = (free_mask & m).bit_count()
+            reserved, home, n = self.reserved, self.home, self.N
+            if any(reserved[home[j.index]] is None and j.size <= n for j in new):
+                self._dirty = True  # a new head: its cluster's reservation changes
+            smallest = self.min_waiting_size()
+            if max(free) >= smallest or (self.params.coalloc and sum(free) >= smallest):
+                self._starts = 0
+                if self._dirty:
+                    self._dirty = False
+                    for c in range(self.C):
+                        self._local(c, now)
+                    jobs = self.order
+                else:
+                    for job in new:
+                        self._backfill(job, now)
+                    jobs = new
+                if self.params.remote and self.n_waiting:
+                    self._remote(now, jobs)
+                if self.params.coalloc and self.n_waiting:
+                    self._coallocate(now, jobs)
+                if self._starts:
+                    self._compact()
             if self.agent is not None and self.n_waiting:
                 self.agent.run(now)
+        set_rate = self.sim.set_rate
         for job, rate in self.rates.rates():
             if job.state is RUNNING and rate != job.rate:
-                self.sim.set_rate(job, rate)
+                set_rate(job, rate)
 
-    def _pass(self, now: float) -> None:
-        for c in range(self.C):
-            self._local(c, now)
-        if self.params.remote and self.n_waiting:
-            self._remote(now)
-        if self.params.coalloc and self.n_waiting:
-            self._coallocate(now)
+    def _compact(self) -> None:
+        self.order = [j for j in self.order if j.state is QUEUED]
+        self.queues = [[j for j in q if j.state is QUEUED] for q in self.queues]
 
     def _local(self, c: int, now: float) -> None:
+        """EASY on cluster c with its own queue."""
         n = self.N
         self.reserved[c] = None
         self.shadow[c] = INF
         self.extra[c] = 0
-        for job in list(self.queues[c]):
-            if job.size > n:
-                continue
-            pred = self.predicted_end(job, now)
-            if self.reserved[c] is None and job.size <= self.free[c]:
-                self._start_on(c, job, pred, now, local=True)
+        for job in self.queues[c]:
+            if job.state is not QUEUED or job.size > n:
                 continue
             if self.reserved[c] is None:
-                self._reserve(c, now)
-                continue
-            if job.size <= self._allowed(c, job, pred):
-                self._start_on(c, job, pred, now, local=True)
+                if job.size <= self.free[c]:
+                    self._start_on(c, job, now + job.estimate, now, local=True)
+                else:
+                    self._reserve(c, now)
+                    if not self.free[c]:
+                        return
+            elif job.size <= self._allowed(c, job, now + job.estimate):
+                self._start_on(c, job, now + job.estimate, now, local=True)
+                if not self.free[c]:
+                    return
         if self.reserved[c] is None:
             self._reserve(c, now)
+
+    def _backfill(self, job: Job, now: float) -> None:
+        """A new arrival behind its cluster's reservation: backfilled on its own cluster?"""
+        c = self.home[job.index]
+        if job.size <= self.N and job.size <= self._allowed(c, job, now + job.estimate):
+            self._start_on(c, job, now + job.estimate, now, local=True)
 
     def _start_on(self, c: int, job: Job, pred: float, now: float, local: bool) -> None:
         split = [0] * self.C
@@ -308,50 +339,53 @@ class Coalloc(Scheduler):
         else:
             self.remote_starts += 1
 
-    def waiting(self) -> list[Job]:
-        """The waiting jobs in priority order."""
-        rank = self.rank
-        return list(merge(*self.queues, key=lambda j: rank[j.index]))
-
-    def _remote(self, now: float) -> None:
-        n, C = self.N, self.C
-        for job in self.waiting():
+    def _remote(self, now: float, jobs: list[Job]) -> None:
+        n, C, free = self.N, self.C, self.free
+        room = max(free)
+        for job in jobs:
             size = job.size
-            if size > n or size > max(self.free):
+            if size > room or size > n or job.state is not QUEUED:
                 continue
             home = self.home[job.index]
-            pred = self.predicted_end(job, now)
+            pred = now + job.estimate
             best = -1
             for d in range(C):
                 if d != home and self._allowed(d, job, pred) >= size and (
-                        best < 0 or self.free[d] > self.free[best]):
+                        best < 0 or free[d] > free[best]):
                     best = d
             if best >= 0:
                 self._start_on(best, job, pred, now, local=False)
                 self._consume(home, job, pred, 0, now)
+                room = max(free)
 
-    def _coallocate(self, now: float) -> None:
+    def _coallocate(self, now: float, jobs: list[Job]) -> None:
         links = self.rates.links
-        C, n_big = self.C, self.N
-        booked = self.rates.booked
+        C, n_big, free = self.C, self.N, self.free
+        booked, barred = self.rates.booked, self.barred
         skip = self.params.skip_saturated
-        for job in self.waiting():
+        usable = [not (skip and links.saturated(c)) for c in range(C)]
+        room = sum(f for f, u in zip(free, usable, strict=True) if u)
+        residual = list(links.residuals())
+        for job in jobs:
+            size = job.size
+            if size > room or size < 2 or job.state is not QUEUED:
+                continue
             i = job.index
             e = booked[i]
-            size = job.size
-            if e != e or (i in self.barred and size <= n_big) or size < 2 \
-                    or size > sum(self.free):
+            if e != e or (size <= n_big and i in barred):
                 continue
-            pred = self.predicted_end(job, now)
-            avail = [0 if skip and links.saturated(c) else self._allowed(c, job, pred)
-                     for c in range(C)]
-            split = greedy_split(size, e, avail, links.residuals())
+            pred = now + job.estimate
+            avail = [self._allowed(c, job, pred) if usable[c] else 0 for c in range(C)]
+            split = greedy_split(size, e, avail, residual)
             if split is None:
                 continue
             self._start(job, now, split, pred)
             for c, k in enumerate(split):
                 if k or self.reserved[c] is job:
                     self._consume(c, job, pred, k, now)
+            usable = [not (skip and links.saturated(c)) for c in range(C)]
+            room = sum(f for f, u in zip(free, usable, strict=True) if u)
+            residual = list(links.residuals())
 
     # --- metrics -------------------------------------------------------------------------------
     def counters(self) -> dict[str, Any]:
