@@ -45,10 +45,12 @@ from typing import Any
 from ckptsim.errors import ConfigError
 from ckptsim.experiments import grid
 from ckptsim.experiments.columns import PARAM_PREFIX, WORKLOAD_PREFIX, resolve
+from ckptsim.workload.source import CHECKS as GENERATOR_CHECKS
 
 #: Metrics shown by `ckptsim results` and the report when a spec names none.
 DEFAULT_METRICS = ("mean_wait", "mean_bsld", "utilization", "makespan")
-GENERATORS = ("lublin",)
+#: Generators a spec may name (`ckptsim.workload.source.CHECKS`): lublin, grid.
+GENERATORS = tuple(GENERATOR_CHECKS)
 FIGURE_KINDS = ("line", "bar")
 OVERRUN = ("extend", "kill")
 _NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
@@ -211,14 +213,18 @@ GENERATOR_OPTIONS: dict[str, Callable[[Any], Any]] = {
 
 def known_metrics() -> list[str]:
     """The summary metrics runs record (the keys of `metrics.core.summary`, found by asking
-    the metrics code itself so that a new metric is accepted as soon as it exists), and the
-    failure counters of runs with failures."""
+    the metrics code itself so that a new metric is accepted as soon as it exists), the
+    failure counters of runs with failures and the policies' own metrics."""
     global _METRICS
     if _METRICS is None:
         from ckptsim.engine.failures import FAILURE_COUNTERS
+        from ckptsim.policies.base import get_scheduler, scheduler_names
 
         keys = _summary_keys()
-        _METRICS = keys + [k for k in FAILURE_COUNTERS if k not in keys]
+        keys += [k for k in FAILURE_COUNTERS if k not in keys]
+        for name in scheduler_names():  # the policies' own metrics
+            keys += [k for k in get_scheduler(name).counter_names if k not in keys]
+        _METRICS = keys
     return list(_METRICS)
 
 
@@ -472,7 +478,8 @@ def _workload(problems: _Problems, loc: str, name: str, w: dict[str, Any],
         if kind not in GENERATORS:
             problems.add(f"{loc}.generator", f"got {kind!r}; accepted: {', '.join(GENERATORS)}")
             return None
-        options = {**GENERATOR_OPTIONS, **TRANSFORM_OPTIONS}
+        own = GENERATOR_OPTIONS if kind == "lublin" else _generator_options(kind, w)
+        options = {**own, **TRANSFORM_OPTIONS}
         if "seed" in w:
             problems.add(f"{loc}.seed", "a generator's seed is the run's seed: set seeds or "
                                         "replications at the top of the spec")
@@ -484,8 +491,10 @@ def _workload(problems: _Problems, loc: str, name: str, w: dict[str, Any],
             for key, check in options.items() if key in w}
     zips = _zip_groups(problems, f"{loc}.zip", w["zip"], axes) if "zip" in w else ()
     _check_failures(problems, loc, axes)
-    if kind != "trace" and all(axes.get(k) for k in ("n", "machine", "typed")):
+    if kind == "lublin" and all(axes.get(k) for k in ("n", "machine", "typed")):
         _check_generator(problems, loc, axes)
+    elif kind not in ("trace", "lublin"):
+        _check_points(problems, loc, kind, axes, zips)
     return WorkloadSpec(name=name, kind=kind, trace=trace, path=path, options=axes, zip=zips)
 
 
@@ -522,6 +531,46 @@ def _check_failures(problems: _Problems, loc: str, axes: dict[str, list[Any]]) -
         elif "count" in opt:
             problems.add(f"{loc}.failures", "gives count= and the workload gives "
                                             "failure_count; keep one of them")
+
+
+_RESERVED = ("generator", "seed", "zip", *TRANSFORM_OPTIONS, *FAILURE_OPTIONS)
+
+
+def _generator_options(kind: str, w: dict[str, Any]) -> dict[str, Callable[[Any], Any]]:
+    """Checks of the options a generator workload gives, each value alone against the
+    generator's own validation (`ckptsim.workload.source.CHECKS`)."""
+    def checker(key: str) -> Callable[[Any], Any]:
+        def check(v: Any) -> Any:
+            if not isinstance(v, (str, int, float, bool)):
+                raise Bad(f"expected a number, a string or true/false, got {v!r}")
+            try:
+                GENERATOR_CHECKS[kind]({key: v})
+            except ConfigError as exc:
+                raise Bad(str(exc)) from None
+            return v
+        return check
+    return {key: checker(key) for key in w if key not in _RESERVED}
+
+
+def _check_points(problems: _Problems, loc: str, kind: str, axes: dict[str, list[Any]],
+                  zips: tuple[tuple[str, ...], ...]) -> None:
+    """Each value was checked alone; the generator may also refuse some combinations."""
+    bad: list[str] = []
+    seen: set[str] = set()
+    for point in grid.expand(axes, zips):
+        options = {k: v for k, v in point.items() if k not in _RESERVED}
+        key = repr(sorted(options.items()))
+        if key in seen:
+            continue
+        seen.add(key)
+        try:
+            GENERATOR_CHECKS[kind](options)
+        except ConfigError as exc:
+            bad.append(f"{options}: {exc}")
+    for msg in bad[:5]:
+        problems.add(loc, msg)
+    if len(bad) > 5:
+        problems.add(loc, f"... and {len(bad) - 5} more refused combinations")
 
 
 def _check_generator(problems: _Problems, loc: str, axes: dict[str, list[Any]]) -> None:

@@ -126,6 +126,8 @@ class Scheduler:
     description: ClassVar[str] = ""
     #: Metrics of its own the policy adds to a run's summary (names a spec may use).
     counter_names: ClassVar[tuple[str, ...]] = ()
+    #: (metric, label) rows `ckptsim run` prints for the policy's own metrics.
+    rows: ClassVar[tuple[tuple[str, str], ...]] = ()
 
     def __init__(self, sim: Simulator, params: Any = None) -> None:
         self.sim = sim

@@ -75,6 +75,13 @@ class Coalloc(Scheduler):
                    "and the CTMR agent (seed 001)")
     Params = CoallocParams
     counter_names = (*COUNTERS, "local_starts", "remote_starts", *CTMR_COUNTERS)
+    rows = (("remote_starts", "starts on another cluster (whole)"),
+            ("coalloc_starts", "co-allocated starts"),
+            ("mean_coallocated", "co-allocated jobs running (time average)"),
+            ("coalloc_slowdown", "slowdown factor of co-allocated jobs"),
+            ("link_utilization", "link utilisation"),
+            ("saturated_time", "time with a saturated link"),
+            ("ctmr_checkpoints", "CTMR checkpoints"))
 
     def __init__(self, sim: Simulator, params: Any = None) -> None:
         super().__init__(sim, params)
