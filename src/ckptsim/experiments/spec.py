@@ -487,13 +487,14 @@ def _workload(problems: _Problems, loc: str, name: str, w: dict[str, Any],
     accepted = ("trace" if kind == "trace" else "generator", *options, "zip")
     _unknown(problems, f"{loc}.", {k: v for k, v in w.items()
                                    if not (k == "seed" and kind != "trace")}, accepted)
+    before = len(problems.items)
     axes = {key: _as_axis(problems, f"{loc}.{key}", w[key], check, pair=key == "window")
             for key, check in options.items() if key in w}
     zips = _zip_groups(problems, f"{loc}.zip", w["zip"], axes) if "zip" in w else ()
     _check_failures(problems, loc, axes)
     if kind == "lublin" and all(axes.get(k) for k in ("n", "machine", "typed")):
         _check_generator(problems, loc, axes)
-    elif kind not in ("trace", "lublin"):
+    elif kind not in ("trace", "lublin") and len(problems.items) == before:
         _check_points(problems, loc, kind, axes, zips)
     return WorkloadSpec(name=name, kind=kind, trace=trace, path=path, options=axes, zip=zips)
 
@@ -537,16 +538,31 @@ _RESERVED = ("generator", "seed", "zip", *TRANSFORM_OPTIONS, *FAILURE_OPTIONS)
 
 
 def _generator_options(kind: str, w: dict[str, Any]) -> dict[str, Callable[[Any], Any]]:
-    """Checks of the options a generator workload gives, each value alone against the
-    generator's own validation (`ckptsim.workload.source.CHECKS`)."""
+    """Checks of the options a generator workload gives, each value with the workload's
+    single-valued options against the generator's own validation
+    (`ckptsim.workload.source.CHECKS`); what depends on other axes is left to the
+    combinations (`_check_points`)."""
+    def valid(key: str, v: Any) -> bool:
+        try:
+            GENERATOR_CHECKS[kind]({key: v})
+        except ConfigError:
+            return False
+        return True
+
+    # The single values that are valid alone: the context each value is checked in.
+    scalars = {k: v for k, v in w.items() if k not in _RESERVED
+               and isinstance(v, (str, int, float, bool)) and valid(k, v)}
+
     def checker(key: str) -> Callable[[Any], Any]:
         def check(v: Any) -> Any:
             if not isinstance(v, (str, int, float, bool)):
                 raise Bad(f"expected a number, a string or true/false, got {v!r}")
             try:
-                GENERATOR_CHECKS[kind]({key: v})
+                GENERATOR_CHECKS[kind]({**{k: x for k, x in scalars.items() if k != key},
+                                        key: v})
             except ConfigError as exc:
-                raise Bad(str(exc)) from None
+                if exc.key == f"{kind}.{key}":
+                    raise Bad(str(exc)) from None
             return v
         return check
     return {key: checker(key) for key in w if key not in _RESERVED}
