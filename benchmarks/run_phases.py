@@ -70,7 +70,12 @@ def phases(trace: str, scheduler: str, first: int | None, out: Path) -> dict[str
     gc.enable()
     lap("records")
     metrics = summary(table)
-    metrics.update(sim.counters())
+    if hasattr(sim, "components"):  # counters of the run's components (none here)
+        from ckptsim.engine.components import merge_counters
+
+        merge_counters(sim.components, metrics)
+    else:  # sources from before components (--src)
+        metrics.update(sim.counters())
     daily = daily_series(table)
     lap("metrics")
     import dataclasses

@@ -165,13 +165,13 @@ class RefFcfs(QueueScheduler):
         moves = [(job, mask) for job, mask in layout if mask != job.mask]
         if not moves:
             return False
-        self.sim.relocate(moves, self.params.migration_cost)
+        self.sim.migrate(moves, self.params.migration_cost)
         self.migrations += 1
         return True
 
 
 def _failing(sim: Simulator, now: float, estimate: float) -> int:
-    failures = sim.failures
+    failures = sim.component("failures")
     return failures.failing_nodes(now, now + estimate) if failures is not None else 0
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from ckptsim.engine.components import merge_counters
 from ckptsim.engine.simulator import Simulator
 from ckptsim.errors import InvariantError
 from ckptsim.platform.links import REL_TOL
@@ -54,7 +55,8 @@ class Checked(Coalloc):
             self.since[job.index] = sim.now + overhead
 
         def set_rate_(job: Any, rate: float) -> None:
-            self._accrue(job, sim.now)
+            if job.index in self.since:  # progressing (else the rate applies when it does)
+                self._accrue(job, sim.now)
             set_rate(job, rate)
             self.rate_of[job.index] = rate
             self.rate_log.append((sim.now, job.id, rate))
@@ -98,3 +100,8 @@ class Checked(Coalloc):
 def rate(f: float, kappa: float) -> float:
     """Progress rate 1 / ((1 - kappa) + kappa / f), written out independently."""
     return 1.0 / ((1.0 - kappa) + kappa / f) if not math.isclose(f, 1.0) else 1.0
+
+
+def metrics(sim: Simulator) -> dict[str, Any]:
+    """The run's own metrics: its components' counters (links, agent) and the policy's."""
+    return {**merge_counters(sim.components, {}), **sim.policy.counters()}

@@ -87,3 +87,12 @@ def lanl_row(system: int, node: int | str, started: str, fixed: str, down: str =
              nodes: str = "4") -> str:
     return (f"{system},cluster,{nodes},16,4,{node},{node},5-Apr,5-Jun,current,part,8,1,1,0,"
             f"compute,{started},{fixed},{down},,CPU,,,,,No")
+
+
+def inject_failures(sim: Simulator, times: Any, nodes: Any, repairs: Any = None) -> Any:
+    """Attach a failures component with these failures (repairs: 0 = transient)."""
+    from ckptsim.engine.failures import Failures
+
+    component = Failures.from_lists(times, nodes, repairs)
+    sim.add_component(component)
+    return component

@@ -6,12 +6,11 @@ from unittest.mock import patch
 
 import pytest
 from bgl_reference import RefBalancing, RefFcfs, RefTiebreak
-from helpers import examples, jobs, starts, trace
+from helpers import examples, inject_failures, jobs, starts, trace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_properties import SETTINGS
 
-from ckptsim.engine.failures import FailureInjector
 from ckptsim.engine.simulator import Simulator
 from ckptsim.errors import ConfigError
 from ckptsim.platform import placement
@@ -28,7 +27,7 @@ def run(w, name, fails=(), **params):
     factory = scheduler_factory(name, {**TINY, **params})
     sim = Simulator(factory.prepare(w), factory, check=True)
     if fails:
-        FailureInjector(sim, [f[0] for f in fails], [f[1] for f in fails])
+        inject_failures(sim, [f[0] for f in fails], [f[1] for f in fails])
     return sim.run()
 
 
@@ -103,7 +102,7 @@ def test_balancing_trades_mfp_for_stability_above_the_threshold():
         factory = scheduler_factory("bgl-balancing", {"x": 2, "y": 2, "z": 4,
                                                       "confidence": conf})
         sim = Simulator(w, factory)
-        FailureInjector(sim, [5.0], [node])
+        inject_failures(sim, [5.0], [node])
         mask = sim.policy.choose(sim.jobs[0], free, 0.0)
         assert bool(mask >> node & 1) == expect_failing, conf
 
@@ -117,7 +116,7 @@ def test_tiebreak_prefers_a_partition_predicted_not_to_fail():
     w = jobs([(0, 10, 4, 10)], 8)
     for accuracy, expect_first in ((0.0, True), (1.0, False)):
         sim = Simulator(w, scheduler_factory("bgl-tiebreak", {**TINY, "accuracy": accuracy}))
-        FailureInjector(sim, [5.0], [node])
+        inject_failures(sim, [5.0], [node])
         mask = sim.policy.choose(sim.jobs[0], free, 0.0)
         assert (mask == first) == expect_first
         assert accuracy == 0.0 or not mask >> node & 1
@@ -133,7 +132,7 @@ def test_every_job_runs_on_a_box_of_its_size(w, name, backfill, migration, fails
     w = factory.prepare(w)
     sim = Simulator(w, factory, check=True)
     if fails:
-        FailureInjector(sim, [float(f[0]) for f in fails], [f[1] for f in fails])
+        inject_failures(sim, [float(f[0]) for f in fails], [f[1] for f in fails])
     torus = Torus((2, 2, 2))
     original = sim.start
 
@@ -178,7 +177,7 @@ def fast_and_reference(w, name, params, fails=None):
     for f in (factory, SchedulerFactory(REFERENCE[name], factory.params)):
         sim = Simulator(w, f, check=True)
         if fails is not None:
-            FailureInjector(sim, *fails)
+            inject_failures(sim, *fails)
         out.append(schedule_of(sim.run()))
     return out
 

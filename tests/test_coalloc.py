@@ -6,11 +6,11 @@ from __future__ import annotations
 import math
 
 import pytest
-from coalloc_helpers import Checked, grid_jobs, rate
+from coalloc_helpers import Checked, grid_jobs, metrics, rate
 
+from ckptsim.engine.gridrates import GridRates
 from ckptsim.engine.simulator import Simulator
 from ckptsim.errors import ConfigError
-from ckptsim.platform.gridrates import GridRates
 from ckptsim.platform.links import GridShape
 from ckptsim.policies.base import make_params
 from ckptsim.policies.coalloc import CoallocParams
@@ -38,27 +38,40 @@ class FakeJob:
         self.index, self.mask, self.anchor, self.work_done = index, mask, 0.0, 0.0
 
 
+class Clock:
+    now = 0.0
+
+
 def test_allotment_on_two_links_with_two_then_three_jobs():
     g = GridRates(GridShape(2, 10, 1000.0), ppbw=[600.0, 300.0, 900.0], kappa=[0.5, 0.2, 0.4],
                   estimate=[600.0, 300.0, 900.0])
     both = 0b11 | (0b11 << 10)  # nodes 0, 1 of cluster 0 and 10, 11 of cluster 1
     a, b, c = FakeJob(0, both), FakeJob(1, both << 2), FakeJob(2, both << 4)
-    g.on_start(a, 0.0)
-    g.on_start(b, 0.0)
+    clock = g.sim = Clock()  # type: ignore[assignment]
+
+    def rates():
+        changed = list(g.changed.values())
+        g.changed.clear()
+        return g.rates(clock.now, changed)
+
+    g.on_start(a)
+    g.on_start(b)
     # 550 + 275 = 825 <= 1000 on each link: nobody slows down.
     assert g.links.load(0) == pytest.approx(d22(600) + d22(300))
-    assert [r for _, r in g.rates()] == [1.0, 1.0]
-    g.on_start(c, 10.0)
+    assert [r for _, r in rates()] == [1.0, 1.0]
+    clock.now = 10.0
+    g.on_start(c)
     total = d22(600) + d22(300) + d22(900)  # 1650 on both links: f = 1000 / 1650 for all
     f = 1000.0 / total
-    got = {job.index: r for job, r in g.rates()}
+    got = {job.index: r for job, r in rates()}
     assert got == pytest.approx({0: rate(f, 0.5), 1: rate(f, 0.2), 2: rate(f, 0.4)})
     assert g.links.allotted(0) == pytest.approx(1000.0)
-    g.on_release(b, 20.0)  # 550 + 825 = 1375: f = 1000 / 1375 for a and c
-    got = {job.index: r for job, r in g.rates()}
+    clock.now = 20.0
+    g.on_release(b)  # 550 + 825 = 1375: f = 1000 / 1375 for a and c
+    got = {job.index: r for job, r in rates() if job is not b}
     assert got == pytest.approx({0: rate(1000 / 1375, 0.5), 2: rate(1000 / 1375, 0.4)})
     # Saturated from 10 to 20 of [0, 20]: half the time, on both links.
-    m = g.counters(20.0)
+    m = g.counters()
     assert m["saturated_time"] == pytest.approx(0.5)
     assert m["link_saturated_share"] == pytest.approx(0.5)
     assert m["mean_coallocated"] == pytest.approx((2 * 10 + 3 * 10) / 20)
@@ -88,7 +101,7 @@ def test_end_time_moves_when_a_second_coallocated_job_starts_and_ends():
     assert log == [(100, 3, round(slow, 9)), (100, 4, round(slow, 9)), (pytest.approx(210.25),
                                                                         3, 1.0)]
     assert pol.integrated(2) == pytest.approx(1000.0)  # the rate integrated: the work
-    m = pol.counters()
+    m = metrics(sim)
     assert m["coalloc_jobs"] == 2 and m["coalloc_starts"] == 2
     # Slowdown factors: j4 110.25 / 105 = 1.05; j3 1005.25 / 1000.
     assert m["coalloc_slowdown"] == pytest.approx((1.05 + 1.00525) / 2)
@@ -124,8 +137,8 @@ def test_coallocation_fits_the_estimates_but_saturates_with_the_truth():
 
 
 def test_migration_only_never_coallocates():
-    _, pol, job = run(moving_grid(), coalloc=False)
-    m = pol.counters()
+    sim, pol, job = run(moving_grid(), coalloc=False)
+    m = metrics(sim)
     assert m["coalloc_jobs"] == 0 and m["link_utilization"] == 0.0
     # j3 waits for j1 (its own cluster), j4 then runs whole on cluster 1 (remote).
     assert job[3].start == 100 and job[4].start == 100
@@ -144,18 +157,18 @@ def skip_grid():
 
 
 def test_saturated_links_are_skipped_for_coallocation():
-    _, pol, job = run(skip_grid())
+    sim, pol, job = run(skip_grid())
     assert job[5].start == 100 and job[4].start == 0
     assert job[6].start >= job[4].end  # waited until link 1 was no longer saturated
-    _, pol, job = run(skip_grid(), skip_saturated=False)
+    sim, pol, job = run(skip_grid(), skip_saturated=False)
     assert job[6].start == 150  # booked 0 fits every residual
 
 
 def test_jobs_without_an_estimate_are_never_coallocated():
     rows = [(0, 100, 2, 0, 100, 100, 0.5), (0, 100, 2, 1, 100, 100, 0.5),
             (0, 1000, 4, 0, 600, NAN, 0.5)]
-    _, pol, job = run(grid_jobs(rows, clusters=2, nodes=4))
-    assert job[3].start == 100 and pol.counters()["coalloc_jobs"] == 0
+    sim, pol, job = run(grid_jobs(rows, clusters=2, nodes=4))
+    assert job[3].start == 100 and metrics(sim)["coalloc_jobs"] == 0
 
 
 # ------------------------------------------------------------------------------ CTMR
@@ -181,7 +194,7 @@ def test_one_ctmr_round():
     assert job[4].start == 100 and job[4].n_restarts == 1
     assert job[4].end == pytest.approx(job[3].end + 30 + 5000 - slow)
     assert job[4].overhead == pytest.approx(60.0)
-    m = pol.counters()
+    m = metrics(sim)
     assert (m["ctmr_checkpoints"], m["ctmr_jobs"], m["ctmr_barred"]) == (1, 1, 0)
     assert pol.rates.booked[3] == 700.0  # re-estimated from what it really used
     assert pol.integrated(3) == pytest.approx(5000.0)
@@ -190,14 +203,14 @@ def test_one_ctmr_round():
 def test_ctmr_respects_cpfrac_and_unknown_overheads():
     # 4% of j4's 5,479 s left (at rate 0.9126) is 219 s: 300 s is too costly for it, not for
     # j3 (4% of 10,848 s is 434 s), which is checkpointed instead; 500 s is too much for both.
-    _, pol, job = run(ctmr_grid(), ctmr=True, overhead=300.0)
+    sim, pol, job = run(ctmr_grid(), ctmr=True, overhead=300.0)
     assert (job[3].n_checkpoints, job[4].n_checkpoints) == (1, 0)
-    _, pol, job = run(ctmr_grid(), ctmr=True, overhead=500.0)
-    assert pol.counters()["ctmr_checkpoints"] == 0
+    sim, pol, job = run(ctmr_grid(), ctmr=True, overhead=500.0)
+    assert metrics(sim)["ctmr_checkpoints"] == 0
     # Unknown overhead: the agent assumes 30 min, so even a free checkpoint is not taken.
-    _, pol, job = run(ctmr_grid(), ctmr=True, overhead=0.0, overhead_known=False)
+    sim, pol, job = run(ctmr_grid(), ctmr=True, overhead=0.0, overhead_known=False)
     assert job[4].n_checkpoints == 0
-    _, pol, job = run(ctmr_grid(), ctmr=True, overhead=0.0)
+    sim, pol, job = run(ctmr_grid(), ctmr=True, overhead=0.0)
     assert job[4].n_checkpoints == 1 and job[5].start == 101
 
 
@@ -209,10 +222,10 @@ def test_second_offence_bars_coallocation():
     rows = [(0, 100, 2, 0, 100, 100, 0.5), (0, 100, 2, 1, 100, 100, 0.5),
             (0, 10000, 4, 0, 500, 300, 0.5), (100, 5000, 4, 0, 600, 300, 0.5),
             (101, 1000, 2, 1, 100, 100, 0.5), (1200, 3000, 2, 1, 100, 100, 0.5)]
-    _, pol, job = run(grid_jobs(rows, clusters=2, nodes=4), ctmr=True, overhead=60.0)
+    sim, pol, job = run(grid_jobs(rows, clusters=2, nodes=4), ctmr=True, overhead=60.0)
     assert job[4].n_checkpoints == 2 and job[3].n_checkpoints == 0
-    assert pol.counters()["ctmr_barred"] == 1 and 3 in pol.barred
-    assert pol.counters()["coalloc_starts"] == 3  # j3 once, j4 twice, then never again
+    assert metrics(sim)["ctmr_barred"] == 1 and 3 in pol.barred
+    assert metrics(sim)["coalloc_starts"] == 3  # j3 once, j4 twice, then never again
 
 
 # ------------------------------------------------------------------------------ refusals

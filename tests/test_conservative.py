@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import math
 
-from helpers import examples, jobs, starts
+from helpers import examples, inject_failures, jobs, starts
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ckptsim.engine.failures import FailureInjector
 from ckptsim.engine.simulator import Simulator
 from ckptsim.policies.base import scheduler_factory
 from ckptsim.policies.conservative import Conservative
@@ -166,7 +165,7 @@ def simulate(w, policy, overrun, requeue, fails):
     sim = Simulator(w, lambda s: policy(s, QueueParams(requeue=requeue)), overrun=overrun,
                     check=True)
     if fails:
-        FailureInjector(sim, [float(t) for t, _, _ in fails], [n for _, n, _ in fails],
+        inject_failures(sim, [float(t) for t, _, _ in fails], [n for _, n, _ in fails],
                         [float(r) for _, _, r in fails])
     sim.run()
     return [(j.id, j.start, j.end, j.backfilled, j.n_kills) for j in sim.jobs], sim.policy

@@ -5,12 +5,11 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pytest
-from helpers import jobs, starts
+from helpers import inject_failures, jobs, starts
 from hypothesis import given
 from hypothesis import strategies as st
 from test_properties import SETTINGS, workloads
 
-from ckptsim.engine.failures import FailureInjector
 from ckptsim.engine.simulator import Simulator
 from ckptsim.errors import ConfigError
 from ckptsim.policies.base import scheduler_factory
@@ -19,7 +18,7 @@ from ckptsim.runner import simulate
 
 def run(w, name, times, nodes, repairs=None, **params):
     sim = Simulator(w, scheduler_factory(name, params or None), check=True)
-    FailureInjector(sim, times, nodes, repairs)
+    inject_failures(sim, times, nodes, repairs)
     return sim.run()
 
 
@@ -38,7 +37,8 @@ def test_failure_on_a_free_node_hits_no_job():
     w = jobs([(0, 10, 2, 10)], 4)
     sim = run(w, "fcfs", [3.0], [3])
     assert starts(sim) == {1: (0, 10)} and sim.jobs[0].n_kills == 0
-    assert sim.counters()["failures"] == 1 and sim.counters()["failures_hitting_jobs"] == 0
+    counters = sim.component("failures").counters()
+    assert counters["failures"] == 1 and counters["failures_hitting_jobs"] == 0
 
 
 def test_repair_keeps_the_node_down():
@@ -53,7 +53,7 @@ def test_second_failure_extends_the_repair():
     w = jobs([(0, 10, 2, 10)], 2)
     sim = run(w, "easy", [4.0, 10.0], [0, 0], [20.0, 30.0])
     assert starts(sim) == {1: (0, 50)}
-    assert sim.counters()["failures_on_down_nodes"] == 1
+    assert sim.component("failures").counters()["failures_on_down_nodes"] == 1
 
 
 def test_requeue_in_submit_order():
@@ -72,7 +72,7 @@ def test_requeue_in_submit_order():
 def test_failure_during_checkpoint_loses_it():
     w = jobs([(0, 100, 2, 100)], 2)
     sim = Simulator(w, scheduler_factory("fcfs"), check=True)
-    FailureInjector(sim, [32.0], [0])
+    inject_failures(sim, [32.0], [0])
     sim.wake_at(30.0, None)
     sim.policy.on_timer = lambda now, tag: sim.checkpoint(sim.jobs[0], 5.0, then="continue")
     sim.run()
@@ -114,8 +114,8 @@ def test_invariants_hold_under_failures(w, name, fails):
 def test_failure_schedule_is_visible_to_predictors():
     w = jobs([(0, 10, 2, 10)], 8)
     sim = Simulator(w, scheduler_factory("easy"))
-    inj = FailureInjector(sim, [5.0, 1.0, 9.0, 20.0], [3, 6, 3, 0])
-    assert sim.failures is inj
+    inj = inject_failures(sim, [5.0, 1.0, 9.0, 20.0], [3, 6, 3, 0])
+    assert sim.component("failures") is inj and sim.component("owners") is None
     assert inj.failing_nodes(0, 10) == (1 << 3) | (1 << 6)
     assert inj.failing_nodes(5, 5) == 1 << 3
     assert inj.failing_nodes(10, 19.9) == 0 and inj.failing_nodes(20, 30) == 1

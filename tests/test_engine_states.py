@@ -151,7 +151,7 @@ def test_migration_holds_both_node_sets_then_moves():
     seen = {}
 
     def move(sim, js):
-        sim.migrate(js[1], 0b1100, 4.0)
+        sim.migrate((js[1], 0b1100), 4.0, hold_source=True)
 
     def look(sim, js):
         seen["mask"] = js[1].mask
@@ -161,7 +161,8 @@ def test_migration_holds_both_node_sets_then_moves():
     j = sim.jobs[0]
     assert seen == {"mask": 0b1111, "free": 0}
     assert j.mask == 0 and j.n_migrations == 1 and j.work_saved == 20.0
-    assert j.end == 104.0 and j.segments == [(0.0, 24.0), (24.0, 104.0)]
+    assert j.end == 104.0 and j.segments == [(0.0, 20.0), (20.0, 104.0)]
+    assert ("migrated", 24.0, 1) in sim.policy.log
 
 
 def test_rate_change_moves_the_end():
@@ -191,7 +192,10 @@ def test_overrun_extend_and_kill():
 @pytest.mark.parametrize("verb", ["checkpoint", "kill", "migrate", "set_rate"])
 def test_verbs_on_a_queued_job_are_refused(verb):
     def act(sim, js):
-        args = {"checkpoint": (1.0,), "kill": (), "migrate": (0b11,), "set_rate": (0.5,)}[verb]
+        if verb == "migrate":
+            sim.migrate([(js[1], 0b11)])
+            return
+        args = {"checkpoint": (1.0,), "kill": (), "set_rate": (0.5,)}[verb]
         getattr(sim, verb)(js[1], *args)
 
     with pytest.raises(DecisionError, match=r"job 1 .*QUEUED"):
@@ -250,3 +254,24 @@ def test_transition_table_covers_the_verbs():
     assert {JobState.QUEUED, JobState.SUSPENDED, JobState.RUNNING} <= \
         TRANSITIONS[JobState.CHECKPOINTING]
     assert TRANSITIONS[JobState.DONE] == frozenset() == TRANSITIONS[JobState.KILLED]
+
+
+def test_every_state_change_is_checked_against_the_transitions(monkeypatch):
+    from ckptsim.engine import simulator, state, verbs
+
+    for target in ("QUEUED", "RUNNING", "DONE", "KILLED"):
+        table = getattr(state, f"TO_{target}")
+        assert table == tuple(JobState[target] in TRANSITIONS[s] for s in JobState)
+    job = one_job()
+    sim = scripted(job, [start_at(0)])
+    with pytest.raises(InvariantError, match="DONE -> RUNNING is not a transition"):
+        sim.jobs[0].state = JobState.DONE
+        state.move(sim.jobs[0], JobState.RUNNING)
+    # The inlined tests of the hot paths use the same tables.
+    for module, name, match in ((verbs, "TO_RUNNING", "QUEUED -> RUNNING"),
+                                (verbs, "TO_DONE", "RUNNING -> DONE"),
+                                (simulator, "TO_QUEUED", "PENDING -> QUEUED")):
+        with monkeypatch.context() as m:
+            m.setattr(module, name, (False,) * len(JobState))
+            with pytest.raises(InvariantError, match=match):
+                scripted(one_job(), [start_at(0)]).run()

@@ -10,11 +10,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from helpers import examples, jobs
+from helpers import examples, inject_failures, jobs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ckptsim.engine.failures import FailureInjector
 from ckptsim.engine.simulator import Simulator
 from ckptsim.policies.base import scheduler_factory
 from ckptsim.records.io import CSV_CHUNK, write_jobs_csv
@@ -45,7 +44,7 @@ def test_records_equal_reading_every_job(run, name, overrun):
     params = {"t_thr": "100", "t_checkpoint": "20"} if name == "ckpt-backfill" else {}
     sim = Simulator(w, scheduler_factory(name, params), overrun=overrun, check=True)
     if fails:
-        FailureInjector(sim, [float(f[0]) for f in fails], [f[1] for f in fails],
+        inject_failures(sim, [float(f[0]) for f in fails], [f[1] for f in fails],
                         [float(f[2]) for f in fails])
     sim.run()
     table = from_simulation(sim)

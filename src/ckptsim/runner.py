@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import dataclasses
 import gc
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ckptsim import __version__
+from ckptsim.engine.components import Component, build_components, merge_counters
 from ckptsim.engine.simulator import Simulator
+from ckptsim.errors import ConfigError
 from ckptsim.metrics.core import daily_series, summary
+from ckptsim.platform.base import Platform
 from ckptsim.policies.base import scheduler_factory
 from ckptsim.records.jobs import JobTable, from_simulation
 from ckptsim.workload.model import Workload
@@ -32,6 +35,7 @@ class RunResult:
     daily: dict[str, list[float]] = field(default_factory=dict)
     wall_seconds: float = 0.0
     events: int = 0
+    components: tuple[str, ...] = ()  # names of the run's components, in order
 
     def summary_document(self) -> dict[str, Any]:
         """Everything `summary.json` holds: deterministic (no wall-clock times)."""
@@ -63,41 +67,40 @@ def simulate(
     check: bool = False,
     daily: bool = True,
     progress: Callable[[int, int, float], None] | None = None,
+    seed: int = 0,
+    platform: Platform | None = None,
+    components: Mapping[str, Mapping[str, Any]] | Sequence[Component] = (),
     failures: Any = None,
-    failure_seed: int = 0,
+    failure_seed: int | None = None,
     failure_count: int | None = None,
 ) -> RunResult:
     """Simulate `workload` under the named scheduler and compute its metrics.
 
-    `failures`: node failures to inject: a source string (`lanl:path=...`, see
-    `ckptsim.failures.source`), loaded for the machine the scheduler simulates over the
-    workload's submit span, with `failure_seed` when it names no seed and `failure_count`
-    overriding its count; or anything with `time`, `node` and `repair` columns (a
-    `FailureTrace` whose nodes are already mapped onto the machine and whose times are on the
-    workload's clock).
+    `platform`: what to simulate on (default: the scheduler's, else a homogeneous cluster of
+    `machine_size` or the workload's nodes).  `components`: `{name: {parameter: value}}`
+    (validated like `--component NAME:key=value`), or `Component` objects; their counters join
+    the metrics and their options summary.json.  `seed`: the run's seed, used by components
+    whose sources name none (a sweep passes each run's seed).
+
+    `failures`, `failure_count` and `failure_seed` are shorthands for the failures component
+    and the seed: `failures` is a source string (`lanl:path=...`, see
+    `ckptsim.failures.source`), loaded for the simulated machine over the workload's submit
+    span, or anything with `time`, `node` and `repair` columns (a `FailureTrace` whose nodes
+    are already mapped onto the machine and whose times are on the workload's clock).
     """
     factory = scheduler_factory(scheduler, params or {})
     workload = factory.prepare(workload)
-    if isinstance(failures, str):
-        from ckptsim.failures.source import load_failures
-
-        n = len(workload.submit)
-        start = float(workload.submit[0]) if n else 0.0
-        failures = load_failures(
-            failures, n_nodes=machine_size or workload.machine_size,
-            span=float(workload.submit[-1]) - start if n else 0.0, offset=start,
-            seed=failure_seed, count=failure_count)
+    if failure_seed is not None:
+        seed = failure_seed
+    comps = _components(components, failures, failure_count)
     # The run allocates hundreds of thousands of long-lived objects and frees them by
     # reference counting; the cyclic collector would only rescan them over and over.
     gc_enabled = gc.isenabled()
     gc.disable()
     try:
-        sim = Simulator(workload, factory, machine_size=machine_size, overrun=overrun,
-                        check=check, progress=progress)
-        if failures is not None:
-            from ckptsim.engine.failures import FailureInjector
-
-            FailureInjector(sim, failures.time, failures.node, failures.repair)
+        sim = Simulator(workload, factory, platform=platform, components=comps,
+                        machine_size=machine_size, overrun=overrun, check=check,
+                        progress=progress, seed=seed)
         sim.run()
         table = from_simulation(sim)
     finally:
@@ -108,25 +111,39 @@ def simulate(
             gc.freeze()
             gc.enable()
     resolved = dataclasses.asdict(sim.policy.params)
-    metrics = summary(table)
-    metrics.update(sim.counters())
+    metrics = merge_counters(sim.components, summary(table))
     metrics.update(sim.policy.counters())
     return RunResult(
         workload=workload,
         scheduler=scheduler,
         params=resolved,
-        options={"machine_size": sim.cluster.n_nodes, "overrun": overrun,
-                 **({"failures": _failure_origin(failures)} if failures is not None else {})},
+        options={"machine_size": sim.platform.n_nodes, "overrun": overrun,
+                 **{c.name: c.options() for c in sim.components}},
         table=table,
         summary=metrics,
         daily=daily_series(table) if daily else {},
         wall_seconds=sim.wall_seconds,
         events=sim.n_events,
+        components=tuple(c.name for c in sim.components),
     )
 
 
-def _failure_origin(failures: Any) -> dict[str, Any]:
-    """Where a run's failures came from, for summary.json (a source string's trace says it)."""
-    return {"source": getattr(failures, "source", ""),
-            "transforms": list(getattr(failures, "notes", ())),
-            "failures": len(failures.time)}
+def _components(components: Mapping[str, Mapping[str, Any]] | Sequence[Component],
+                failures: Any, failure_count: int | None) -> list[Component]:
+    """The components of a run, the failures shorthand included."""
+    if isinstance(components, Mapping):
+        spec = dict(components)
+        comps: list[Component] = []
+    else:
+        spec = {}
+        comps = list(components)
+    if isinstance(failures, str) or failure_count is not None:
+        if "failures" in spec or any(c.name == "failures" for c in comps):
+            raise ConfigError("failures", "given both as a component and as failures=")
+        spec = {"failures": {"source": failures or "", "count": failure_count}, **spec}
+    built = build_components(spec)
+    if failures is not None and not isinstance(failures, str):
+        from ckptsim.engine.failures import Failures
+
+        built.insert(0, Failures(trace=failures))
+    return built + comps

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -46,6 +47,62 @@ def flag_names(keys: Mapping[str, str], prefixes: Mapping[str, str] | None = Non
         if flag is None:
             raise
         raise ConfigError(flag, exc.message) from None
+
+
+def parse_components(items: Sequence[str] | None) -> dict[str, dict[str, str]]:
+    """`--component NAME:key=value,...` options into ``{name: {key: value}}``, validated now.
+
+    A value may contain commas: a part that does not start with one of the component's
+    parameter names continues the previous value (`source=lanl:path=F,system=20`)."""
+    from ckptsim.engine.components import get_component
+
+    out: dict[str, dict[str, str]] = {}
+    for item in items or ():
+        name, _, rest = item.partition(":")
+        name = name.strip()
+        with flag_names({"component": "--component"}):
+            cls = get_component(name)
+        if name in out:
+            raise ConfigError(f"--component {name}", "given twice: give each component once")
+        fields = {f.name for f in dataclasses.fields(cls.Params)}
+        values: dict[str, str] = {}
+        last = None
+        for part in rest.split(",") if rest.strip() else ():
+            key, sep, value = part.partition("=")
+            if sep and key.strip() in fields:
+                last = key.strip()
+                if last in values:
+                    raise ConfigError(f"--component {name}", f"{last} is given twice")
+                values[last] = value.strip()
+            elif last is not None:
+                values[last] += "," + part
+            else:
+                raise ConfigError(f"--component {name}", f"expected key=value with a key of "
+                                  f"{', '.join(sorted(fields)) or 'none'}, got {part!r}")
+        with flag_names({}, {f"{name}.": f"--component {name}:"}):
+            cls.make_params(values)
+        out[name] = values
+    return out
+
+
+def component_flags(components: Mapping[str, Any]) -> dict[str, str]:
+    """Key prefixes of the components' errors -> the flag that sets them."""
+    return {f"{name}.": f"--component {name}:" for name in components if name != "failures"}
+
+
+def component_rows(result: Any) -> list[tuple[tuple[str, str], ...]]:
+    """The summary rows of the run's registered components (`Component.rows`, else one per
+    counter); the rows of components a policy attaches itself are the policy's."""
+    from ckptsim.engine.components import component_names, get_component
+
+    out = []
+    known = component_names()
+    for name in result.components:
+        if name not in known:
+            continue
+        cls = get_component(name)
+        out.append(cls.rows or tuple((c, c.replace("_", " ")) for c in cls.counter_names))
+    return out
 
 
 def parse_set(items: Sequence[str] | None) -> dict[str, str]:
@@ -144,11 +201,6 @@ SUMMARY_ROWS = (
     ("max_bsld", "max bounded slowdown"), ("mean_queue_length", "mean queue length"),
     ("utilization", "utilisation"), ("makespan", "makespan (s)"),
     ("backfill_ratio", "backfill ratio"),
-)
-FAILURE_ROWS = (
-    ("failures", "failures"), ("failures_hitting_jobs", "failures hitting jobs"),
-    ("jobs_killed_by_failures", "job kills by failures (each job requeued)"),
-    ("lost_ratio", "capacity lost to failures"),
 )
 CHECKPOINT_ROWS = (
     ("preempt_ratio", "preempt ratio"), ("checkpoints", "checkpoints"),

@@ -9,17 +9,19 @@ from typing import Any
 
 from ckptsim.cli.common import (
     CHECKPOINT_ROWS,
-    FAILURE_ROWS,
     SIMULATION_FLAGS,
     SUMMARY_ROWS,
     WORKLOAD_FLAGS,
     Progress,
+    component_flags,
+    component_rows,
     flag_names,
     fmt,
     load_workload,
     loader_line,
     note,
     output_folder,
+    parse_components,
     parse_set,
     print_table,
     write_outputs,
@@ -37,21 +39,27 @@ def cmd_run(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     params = parse_set(args.set)
     out = output_folder(args.out)
-    if args.failures is not None:  # before reading a trace that may take seconds
+    # Checked before reading a trace that may take seconds.
+    components = parse_components(args.component)
+    if args.failures is not None:
         from ckptsim.failures.source import check_failure_spec
 
         with flag_names(SIMULATION_FLAGS, {"failures.": "--failures "}):
             check_failure_spec(args.failures)
+        if "failures" in components:
+            raise ConfigError("--failures", "failures are also given with --component "
+                                            "failures:...; keep one of them")
     w = load_workload(args)
     if args.alpha is not None and args.alpha > 1:
         note(_alpha_note(w, args.alpha, args.overrun))
     progress = Progress(f"{args.scheduler}")
     try:
         with flag_names(SIMULATION_FLAGS, {f"{args.scheduler}.": "--set ",
+                                           **component_flags(components),
                                            "failures.": "--failures "}):
             result = simulate(w, args.scheduler, params, machine_size=args.machine_size,
                               overrun=args.overrun, check=args.check, progress=progress,
-                              failures=args.failures)
+                              components=components, failures=args.failures)
     finally:
         progress.close()
     if out is not None:
@@ -59,8 +67,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     wall = time.perf_counter() - t0
     s = result.summary
     shown = list(SUMMARY_ROWS)
-    if "failures" in s:
-        shown += FAILURE_ROWS
+    for component in component_rows(result):
+        shown += [row for row in component if row[0] in s and row not in shown]
     if s.get("checkpoints"):
         shown += CHECKPOINT_ROWS
     from ckptsim.policies.base import get_scheduler
@@ -154,6 +162,21 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_components(args: argparse.Namespace) -> int:
+    import dataclasses
+
+    from ckptsim.engine.components import component_names, get_component
+    from ckptsim.policies.base import describe_range
+
+    for name in component_names():
+        cls = get_component(name)
+        print(f"{name}: {cls.description}")
+        for f in dataclasses.fields(cls.Params):
+            print(f"    {f.name} = {f.default!r}  ({describe_range(f.metadata)}) "
+                  f"{f.metadata.get('help', '')}")
+    return 0
+
+
 def cmd_schedulers(args: argparse.Namespace) -> int:
     import dataclasses
 
@@ -215,7 +238,11 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--failures", default=None, metavar="KIND:OPTIONS",
                    help="node failures: lanl:path=FILE,system=20[,count=4000][,map=modulo|"
                         "random][,transient=true], fta:path=..., or synthetic:mtbf=S[,dist="
-                        "weibull|exponential][,shape=0.7][,repair_mean=S]")
+                        "weibull|exponential][,shape=0.7][,repair_mean=S] (the failures "
+                        "component)")
+    p.add_argument("--component", action="append", metavar="NAME:KEY=VALUE,...",
+                   help="a component of the run with its parameters (repeatable; see "
+                        "`ckptsim components`)")
     p.add_argument("--out", default=None, help="write jobs.csv, summary.json, schedule.swf")
     _add_workload_options(p)
     p.set_defaults(func=cmd_run)
@@ -229,3 +256,6 @@ def add_parsers(sub: Any) -> None:
 
     p = sub.add_parser("schedulers", help="list schedulers and their parameters")
     p.set_defaults(func=cmd_schedulers)
+
+    p = sub.add_parser("components", help="list components and their parameters")
+    p.set_defaults(func=cmd_components)

@@ -1,46 +1,157 @@
-"""Node failures applied to a running simulation (any platform).
+"""Node failures, as a component of a run (any platform).
 
 A failure at time t on node n kills every job holding n: its unsaved work is lost (rolled back
 to its last checkpoint, to zero without one) and it is requeued (the policy's `on_requeue`
 places it, at the queue head or in submit order).  A transient failure (repair 0, the model of
-seed 004) leaves the node usable at once; otherwise the node is down, out of the free set,
-until t + repair.  A failure of a node that is already down extends its repair if it ends
-later.  Failures are events of priority 1: after job ends at the same instant, before
+seed 004) leaves the node usable at once; otherwise the platform holds the node out of service
+for the reason "failure" until t + repair (another reason, e.g. an owner, may hold it longer).
+A failure of a node that is already down extends its repair if it ends later.  Failures are
+events of the kind "failure" (priority 1): after job ends at the same instant, before
 checkpoint completions.
+
+The component is configured by a failure source string (`source`, see
+`ckptsim.failures.source`; `count` rescales a log) loaded when it is attached, for the
+simulated machine over the workload's submit span, with the run's seed when the source names
+none; or it is given a ready trace (`Failures(trace=...)`, anything with `time`, `node` and
+`repair` columns, nodes already on the machine and times on the workload's clock).
+
+Predictors that read the future failure schedule (seed 004) find it with
+``sim.component("failures")`` and ask `failing_nodes(start, end)`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+from ckptsim.engine.components import Component, register_component
 from ckptsim.errors import ConfigError
+from ckptsim.params import param
+from ckptsim.platform.base import FAILURE
 
 if TYPE_CHECKING:
     from ckptsim.engine.simulator import Simulator
-
 
 #: The counters a run with failures adds to its summary.
 FAILURE_COUNTERS = ("failures", "failures_hitting_jobs", "jobs_killed_by_failures",
                     "failures_on_down_nodes")
 
 
-class FailureInjector:
+@dataclasses.dataclass(frozen=True)
+class FailureParams:
+    source: str = param("", "failure source: lanl:path=FILE,system=20[,...], fta:path=..., or "
+                            "synthetic:mtbf=S[,...] (see docs/failures.md)")
+    count: int | None = param(None, "rescale a failure log to this many failures over the "
+                                    "workload's submit span", low=0)
+
+
+@register_component
+class Failures(Component):
     """Schedules a failure list on a simulator and counts what the failures did."""
 
-    def __init__(self, sim: Simulator, times: Sequence[float], nodes: Sequence[int],
-                 repairs: Sequence[float] | None = None) -> None:
-        n = len(times)
-        if len(nodes) != n or (repairs is not None and len(repairs) != n):
-            raise ConfigError("failures", "times, nodes and repairs must have the same length")
-        n_nodes = sim.cluster.n_nodes
-        self.sim = sim
+    name = "failures"
+    description = "node failures from a failure log or a model: kill, requeue, repair"
+    Params = FailureParams
+    counter_names = FAILURE_COUNTERS
+    aliases = {"failures": "source", "failure_count": "count"}
+    rows = (("failures", "failures"), ("failures_hitting_jobs", "failures hitting jobs"),
+            ("jobs_killed_by_failures", "job kills by failures (each job requeued)"),
+            ("lost_ratio", "capacity lost to failures"))
+
+    def __init__(self, params: Any = None, *, trace: Any = None) -> None:
+        super().__init__(params)
+        if trace is None and not self.params.source:
+            raise ConfigError("failures.source", "give a failure source (lanl:..., fta:... "
+                                                 "or synthetic:...)")
+        self.trace = trace
         self.down_until: dict[int, float] = {}
         self.failures = 0
         self.failures_hitting_jobs = 0
         self.jobs_killed = 0
         self.failures_on_down_nodes = 0
+        self.times: list[float] = []
+        self.bits: list[int] = []
+
+    @classmethod
+    def from_lists(cls, times: Any, nodes: Any, repairs: Any = None) -> Failures:
+        """Failures at `times` on `nodes` (repairs: 0 = transient, the default)."""
+        n = len(times)
+        return cls(trace=_Lists(times, nodes, repairs if repairs is not None else [0.0] * n))
+
+    # --- configuration -----------------------------------------------------------------------
+    @classmethod
+    def make_params(cls, values: Any, *, base: Path | None = None) -> FailureParams:
+        from ckptsim.failures.source import TRACE_KINDS, check_failure_spec, parse_failure_spec
+        from ckptsim.params import make_params
+
+        prm: FailureParams = make_params(FailureParams, values, where=cls.name)
+        if not prm.source:
+            if prm.count is not None:
+                raise ConfigError("failures.count", "needs failures = \"lanl:...\" or "
+                                                    "\"fta:...\" (the log to rescale)")
+            return prm
+        # A spec's relative log path resolves against its trace folder; without a folder the
+        # source is kept as written (summary.json records it so).
+        resolved = check_failure_spec(prm.source, base=base)
+        source = resolved if base is not None else prm.source
+        if prm.count is not None:
+            kind, opt = parse_failure_spec(resolved)
+            if kind not in TRACE_KINDS:
+                raise ConfigError("failures.count", f"applies to failure logs "
+                                  f"({', '.join(TRACE_KINDS)}); a {kind} source sets its rate "
+                                  "itself")
+            if "count" in opt:
+                raise ConfigError("failures.source", "gives count= and the workload gives "
+                                                     "failure_count; keep one of them")
+        return dataclasses.replace(prm, source=source)
+
+    @classmethod
+    def check_value(cls, param: str, value: Any, *, base: Path | None = None) -> Any:
+        value = super().check_value(param, value, base=base)
+        if param == "source":
+            from ckptsim.failures.source import check_failure_spec
+
+            return check_failure_spec(value, base=base)  # a relative log path resolved
+        return value
+
+    @classmethod
+    def identity(cls, params: FailureParams) -> dict[str, Any]:
+        """The source's options, with the log named by the SHA-256 of its bytes instead of its
+        path (moving a log keeps the run), and the count."""
+        from ckptsim.experiments.matrix import file_sha256
+        from ckptsim.failures.readers import fta_event_trace_path
+        from ckptsim.failures.source import parse_failure_spec
+
+        kind, opt = parse_failure_spec(params.source)
+        doc: dict[str, Any] = {"kind": kind, **opt}
+        if "path" in opt:
+            path = Path(doc.pop("path"))
+            doc["sha256"] = file_sha256(str(fta_event_trace_path(path) if path.is_dir()
+                                            else path))
+        if params.count is not None:
+            doc["count"] = str(params.count)
+        return doc
+
+    # --- the run -----------------------------------------------------------------------------
+    def attach(self, sim: Simulator) -> None:
+        super().attach(sim)
+        n_nodes = sim.platform.n_nodes
+        trace = self.trace
+        if trace is None:
+            from ckptsim.failures.source import load_failures
+
+            submit = sim.workload.submit
+            start = float(submit[0]) if len(submit) else 0.0
+            trace = self.trace = load_failures(
+                self.params.source, n_nodes=n_nodes,
+                span=float(submit[-1]) - start if len(submit) else 0.0, offset=start,
+                seed=sim.seed, count=self.params.count)
+        times, nodes, repairs = trace.time, trace.node, trace.repair
+        n = len(times)
+        if len(nodes) != n or len(repairs) != n:
+            raise ConfigError("failures", "times, nodes and repairs must have the same length")
         for k in range(n):
             node = int(nodes[k])
             if not 0 <= node < n_nodes:
@@ -49,17 +160,15 @@ class FailureInjector:
             t = float(times[k])
             if not t >= 0:
                 raise ConfigError("failures", f"failure {k} has time {t}; times must be >= 0")
-            repair = float(repairs[k]) if repairs is not None else 0.0
+            repair = float(repairs[k])
             if not repair >= 0:
                 raise ConfigError("failures", f"failure {k} has repair time {repair}; "
                                               f"repairs must be >= 0")
             sim.at(t, self._make_failure(node, repair))
-        sim.counters = self.counters
         # The future failure schedule, for predictors that read it (seed 004 section 4).
         order = sorted(range(n), key=lambda k: (float(times[k]), int(nodes[k])))
         self.times = [float(times[k]) for k in order]
         self.bits = [1 << int(nodes[k]) for k in order]
-        sim.failures = self
 
     def failing_nodes(self, start: float, end: float) -> int:
         """Mask of the nodes with a failure in [start, end]: what a perfect predictor knows."""
@@ -75,6 +184,13 @@ class FailureInjector:
                   self.failures_on_down_nodes)
         return dict(zip(FAILURE_COUNTERS, values, strict=True))
 
+    def options(self) -> dict[str, Any]:
+        """Where the failures came from (a source string's trace says it)."""
+        trace = self.trace
+        return {"source": getattr(trace, "source", ""),
+                "transforms": list(getattr(trace, "notes", ())),
+                "failures": len(trace.time)}
+
     def _make_failure(self, node: int, repair: float):  # type: ignore[no-untyped-def]
         def fail(now: float) -> None:
             self._fail(now, node, repair)
@@ -83,22 +199,17 @@ class FailureInjector:
 
     def _fail(self, now: float, node: int, repair: float) -> None:
         sim = self.sim
-        cluster = sim.cluster
+        assert sim is not None
         bit = 1 << node
         self.failures += 1
-        was_down = node in self.down_until
-        if was_down:
+        if node in self.down_until:
             self.failures_on_down_nodes += 1
         if repair > 0:
             until = now + repair
             if until > self.down_until.get(node, -1.0):
                 self.down_until[node] = until
                 sim.at(until, self._make_repair(node, until))
-            if not cluster.down_mask & bit:
-                cluster.down_mask |= bit
-                if cluster.free_mask & bit:
-                    cluster.free_mask &= ~bit
-                    cluster.n_free -= 1
+            sim.platform.hold(FAILURE, bit)
         victims = [job for job in sim.active.values() if job.mask & bit]
         victims.sort(key=lambda j: j.index)
         if victims:
@@ -106,18 +217,27 @@ class FailureInjector:
             self.jobs_killed += len(victims)
         for job in victims:
             sim.kill(job, "failure")
-        sim.policy.on_nodes_changed(now)
+        sim.nodes_changed()
 
     def _make_repair(self, node: int, until: float):  # type: ignore[no-untyped-def]
         def repair(now: float) -> None:
             if self.down_until.get(node) != until:
                 return  # a later failure extended the repair
             del self.down_until[node]
-            cluster = self.sim.cluster
-            bit = 1 << node
-            cluster.down_mask &= ~bit
-            cluster.free_mask |= bit
-            cluster.n_free += 1
-            self.sim.policy.on_nodes_changed(now)
+            sim = self.sim
+            assert sim is not None
+            sim.platform.release_hold(FAILURE, 1 << node)
+            sim.nodes_changed()
 
         return repair
+
+
+class _Lists:
+    """Failure columns given as plain sequences."""
+
+    def __init__(self, times: Any, nodes: Any, repairs: Any) -> None:
+        self.time = times
+        self.node = nodes
+        self.repair = repairs
+        self.source = ""
+        self.notes: tuple[str, ...] = ()

@@ -1,33 +1,40 @@
 """The discrete-event engine: the only code that advances time or changes job state.
 
-Policies act through a narrow set of verbs (`start`, `checkpoint`, `kill`, `migrate`,
-`set_rate`, `wake_at`, `cancel_timer`); each is validated and a bad decision raises
-`DecisionError` naming the job and the reason.  Submissions are merged from the workload's
-sorted columns instead of being pushed on the heap, which keeps the heap small.
+`Simulator(workload, scheduler, platform=..., components=...)` replays a workload on a
+platform (`ckptsim.platform.base`) under one scheduling policy, with components
+(`ckptsim.engine.components`: failures, ...) plugged in.  Policies and components act through
+the verbs (`start`, `checkpoint`, `kill`, `migrate`, `set_rate`, `wake_at` / `cancel_timer`,
+`at` / `cancel`); each is validated and a bad decision raises `DecisionError` naming the job
+and the reason.  This module holds the loop, the events and the wiring; the verbs are in
+engine/verbs.py and engine/migration.py, the progress and overhead arithmetic in
+engine/overheads.py, the rate model in engine/rates.py.  Submissions are merged from the
+workload's sorted columns instead of being pushed on the heap, which keeps the heap small.
 """
 
 from __future__ import annotations
 
 import math
 import time as _time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from heapq import heapify, heappop, heappush
 from typing import TYPE_CHECKING, Any
 
-from ckptsim.engine.events import PRIO_END, PRIO_FAILURE, PRIO_OVERHEAD, PRIO_SUBMIT, PRIO_TIMER
+from ckptsim.engine.components import Component, HookLists
+from ckptsim.engine.events import PRIO_END, PRIO_OVERHEAD, PRIO_SUBMIT, PRIO_TIMER, event_kind
+from ckptsim.engine.migration import Migration
+from ckptsim.engine.rates import RateModel, apply_rates
 from ckptsim.engine.state import (
-    CHECKPOINTING,
     DONE,
     KILLED,
-    MIGRATING,
     PENDING,
     QUEUED,
-    RUNNING,
     SUSPENDED,
+    TO_QUEUED,
     Job,
+    bad_transition,
 )
 from ckptsim.errors import ConfigError, DecisionError, InvariantError
-from ckptsim.platform.cluster import Cluster
+from ckptsim.platform.base import Platform
 
 if TYPE_CHECKING:
     from ckptsim.engine.invariants import InvariantChecker
@@ -35,36 +42,50 @@ if TYPE_CHECKING:
     from ckptsim.workload.model import Workload
 
 OVERRUN_MODES = ("extend", "kill")
-THEN_MODES = ("requeue", "suspend", "continue")
 INF = math.inf
 
 
-class Simulator:
-    """Replays a workload on a cluster under one scheduling policy."""
+class Simulator(Migration):
+    """Replays a workload on a platform under one scheduling policy, with components."""
 
     def __init__(
         self,
         workload: Workload,
         scheduler: Callable[[Simulator], Scheduler],
         *,
+        platform: Platform | None = None,
+        components: Sequence[Component] = (),
         machine_size: int | None = None,
         overrun: str = "extend",
         check: bool = False,
         progress: Callable[[int, int, float], None] | None = None,
+        seed: int = 0,
     ) -> None:
         if overrun not in OVERRUN_MODES:
             raise ConfigError("overrun", f"unknown value {overrun!r}; accepted: "
                                          f"{', '.join(OVERRUN_MODES)}")
-        n_nodes = int(machine_size if machine_size is not None else workload.machine_size)
+        if platform is None:
+            make = getattr(scheduler, "default_platform", None)
+            if make is not None:
+                platform = make(workload, machine_size)
+            else:
+                platform = Platform(int(machine_size if machine_size is not None
+                                        else workload.machine_size))
+        elif machine_size is not None and machine_size != platform.n_nodes:
+            raise ConfigError("machine_size", f"{machine_size} nodes asked for, but the "
+                                              f"platform given has {platform.n_nodes}")
+        n_nodes = platform.n_nodes
         self.workload = workload
-        self.cluster = Cluster(n_nodes)
+        self.platform = platform
         self.overrun = overrun
+        self.seed = seed
         self.now = 0.0
         self._heap: list[tuple[Any, ...]] = []
         self._seq = 0
         self._cancelled: set[int] = set()
         self.n_ended = 0
         self.n_events = 0
+        self._next_submit = 0  # index of the next job to submit
         self.active: dict[int, Job] = {}  # jobs holding nodes, by workload index
         # Indices of the jobs that were restarted, checkpointed, killed, migrated or had their
         # rate changed: only those hold values other than the defaults in their rarely used
@@ -77,11 +98,65 @@ class Simulator:
             from ckptsim.engine.invariants import InvariantChecker
 
             self.checker = InvariantChecker(self)
-        self.policy: Scheduler = scheduler(self)
         self.wall_seconds = 0.0
-        # Platform-level counters (e.g. failures) merged into the run's summary.
-        self.counters: Callable[[], dict[str, int]] = dict
-        self.failures: Any = None  # the FailureInjector, when failures are injected
+        self.components: list[Component] = []
+        self.rate_model: RateModel | None = None
+        self._bind_hooks()
+        self.policy: Scheduler = scheduler(self)
+        for c in components:
+            self.add_component(c)
+
+    # ------------------------------------------------------------------ components
+    def add_component(self, component: Component) -> None:
+        """Attach a component (before the run); its hooks are called from now on."""
+        if any(c.name == component.name for c in self.components):
+            raise ConfigError("components", f"{component.name!r} is given twice")
+        if isinstance(component, RateModel):
+            if self.rate_model is not None:
+                raise ConfigError("components", f"two rate models: {self.rate_model.name!r} "
+                                                f"and {component.name!r}")
+            self.rate_model = component
+        self.components.append(component)
+        self._bind_hooks()
+        component.attach(self)
+
+    def component(self, name: str) -> Component | None:
+        """The attached component of that name, or None."""
+        for c in self.components:
+            if c.name == name:
+                return c
+        return None
+
+    def _bind_hooks(self) -> None:
+        """Per hook, the components that override it: an unused hook costs one test."""
+        h = self.hooks = HookLists(self.components)
+        self._watch_start = self.checker is not None or bool(h.on_start)
+        self._watch_end = self.checker is not None or bool(h.on_release or h.on_end)
+
+    @property
+    def cluster(self) -> Platform:
+        """The platform, under the name policies have always used."""
+        return self.platform
+
+    def _post_pass(self, now: float) -> None:
+        model = self.rate_model
+        if model is not None:
+            apply_rates(self, model, now)
+        after = self.hooks.after_pass
+        if after:
+            for hook in after:
+                hook(now)
+            # A component that changed occupancies after the pass (e.g. a checkpoint agent)
+            # has the rates of this instant applied before time moves on.
+            if model is not None and model.changed:
+                apply_rates(self, model, now)
+
+    def nodes_changed(self) -> None:
+        """Tell the components and the policy that nodes left or rejoined service."""
+        now = self.now
+        for hook in self.hooks.on_nodes_changed:
+            hook(now)
+        self.policy.on_nodes_changed(now)
 
     def _make_jobs(self, w: Workload, n_nodes: int) -> list[Job]:
         sizes = w.size.tolist()
@@ -101,11 +176,31 @@ class Simulator:
     # ------------------------------------------------------------------ main loop
     def run(self) -> Simulator:
         """Run until every job has ended. Returns self (records via `ckptsim.records`)."""
+        self.advance(INF)
+        n = len(self.jobs)
+        if self.n_ended != n:
+            stuck = [j for j in self.jobs if j.state not in (DONE, KILLED)]
+            raise InvariantError(
+                f"the simulation stopped with {len(stuck)} job(s) unfinished (first: "
+                f"{stuck[0]!r}); the policy {type(self.policy).__name__} left them waiting "
+                f"with nothing scheduled to happen")
+        if self.checker is not None:
+            self.checker.at_end()
+        for hook in self.hooks.at_end:
+            hook(self.now)
+        if self._progress is not None:
+            self._progress(self.n_ended, n, self.now)
+        return self
+
+    def advance(self, until: float) -> None:
+        """Process every timestamp up to `until` (each with its scheduling pass), then stand
+        at `until` (verbs called now act then).  `run` is `advance(inf)` and the final checks;
+        stepping is for tests and interactive use."""
         t0 = _time.perf_counter()
         jobs = self.jobs
         submits = self._submits
         n = len(jobs)
-        i = 0
+        i = self._next_submit
         heap = self._heap
         policy = self.policy
         on_submit = policy.on_submit
@@ -113,7 +208,10 @@ class Simulator:
         finish = self._finish
         checker = self.checker
         progress = self._progress
-        events = 0
+        cancelled = self._cancelled
+        # After each pass: the rate model, then the components' after_pass (None: nothing).
+        post = self._post_pass if self.rate_model is not None or self.hooks.after_pass else None
+        events = self.n_events
         tick = 0
         # A sentinel at infinity, after everything, keeps the heap from ever being empty.
         heappush(heap, _SENTINEL)
@@ -126,10 +224,12 @@ class Simulator:
                         t = submits[i]
                 elif top is _SENTINEL:
                     break
+                if t > until:
+                    break
                 if checker is not None:
                     checker.on_time(t)
                 self.now = t
-                # Ends, failures and overhead completions at t (priorities below submission).
+                # Ends, overhead completions and the kinds before submissions (failures...).
                 while top[0] == t and top[1] < PRIO_SUBMIT:
                     heappop(heap)
                     job = top[3]
@@ -137,29 +237,41 @@ class Simulator:
                         prio = top[1]
                         if prio == PRIO_END:
                             finish(job, t)
+                            events += 1
                         elif prio == PRIO_OVERHEAD:
                             self._overhead_done(job, t)
-                        else:  # PRIO_FAILURE: callback events of the failure layer
+                            events += 1
+                        elif top[2] in cancelled:
+                            cancelled.discard(top[2])
+                        else:  # a component's callback
                             top[5](t)
-                        events += 1
+                            events += 1
                     top = heap[0]
                 # Submissions at t (a job's `queued_since` is its submit time from the start).
                 while i < n and submits[i] == t:
                     job = jobs[i]
+                    if not TO_QUEUED[job.state]:  # state.move, inlined
+                        bad_transition(job, QUEUED)
                     job.state = QUEUED
                     i += 1
                     events += 1
                     on_submit(job)
+                # Policy timers and the kinds after submissions.
                 top = heap[0]
-                while top[0] == t and top[1] == PRIO_TIMER:
+                while top[0] == t and top[1] > PRIO_SUBMIT:
                     heappop(heap)
-                    if top[2] in self._cancelled:
-                        self._cancelled.discard(top[2])
+                    if top[2] in cancelled:
+                        cancelled.discard(top[2])
                     else:
                         events += 1
-                        policy.on_timer(t, top[5])
+                        if top[1] == PRIO_TIMER:
+                            policy.on_timer(t, top[5])
+                        else:
+                            top[5](t)
                     top = heap[0]
                 schedule(t)
+                if post is not None:
+                    post(t)
                 if checker is not None:
                     checker.after_pass()
                 if progress is not None:
@@ -171,357 +283,14 @@ class Simulator:
             heap.remove(_SENTINEL)
             heapify(heap)
         self.n_events = events
-        self.wall_seconds = _time.perf_counter() - t0
-        if self.n_ended != n:
-            stuck = [j for j in jobs if j.state not in (DONE, KILLED)]
-            raise InvariantError(
-                f"the simulation stopped with {len(stuck)} job(s) unfinished (first: "
-                f"{stuck[0]!r}); the policy {type(policy).__name__} left them waiting with "
-                f"nothing scheduled to happen")
-        if checker is not None:
-            checker.at_end()
-        if progress is not None:
-            progress(self.n_ended, n, self.now)
-        return self
-
-    # ------------------------------------------------------------------ internals
-    def _push(self, t: float, prio: int, job: Any, version: int, payload: Any = None) -> int:
-        self._seq += 1
-        heappush(self._heap, (t, prio, self._seq, job, version, payload))
-        return self._seq
-
-    def _schedule_end(self, job: Job) -> None:
-        """(Re)schedule the job's end from its progress state; stale events are dropped."""
-        job.version += 1
-        if job.rate <= 0.0:
-            return  # frozen: no end until the rate changes
-        t_end = job.anchor + (job.work_target - job.work_done) / job.rate
-        self._seq += 1
-        heappush(self._heap, (t_end, PRIO_END, self._seq, job, job.version, None))
-
-    def _sync(self, job: Job, now: float) -> None:
-        """Bring `work_done` up to `now` (only meaningful while RUNNING)."""
-        if now > job.anchor:
-            job.work_done += job.rate * (now - job.anchor)
-            if job.work_done > job.work_target:
-                job.work_done = job.work_target
-            job.anchor = now
-
-    @staticmethod
-    def _cut_overhead(job: Job, now: float) -> None:
-        """An overhead interrupted at `now` (restart, checkpoint or migration) only cost the
-        part already spent: `anchor` marks where the overhead would have ended."""
-        if job.anchor > now:
-            job.overhead -= job.anchor - now
-            job.anchor = now
-
-    def _release(self, job: Job, now: float) -> None:
-        self.cluster.give(job.mask, job.size)
-        job.seg_end = now
-        job.mask = 0
-        del self.active[job.index]
-
-    @staticmethod
-    def _close_segment(job: Job, now: float) -> None:
-        """End the job's node-holding interval at `now` while it keeps holding nodes."""
-        if job.past_segments is None:
-            job.past_segments = []
-        job.past_segments.append((job.seg_start, now))
-        job.seg_start = now
-
-    def _finish(self, job: Job, now: float) -> None:
-        job.work_done = job.work_target
-        if job.work_target < job.runtime:
-            job.state = KILLED
-            job.status = "killed"
-        else:
-            job.state = DONE
-            job.status = "completed"
-        job.end = now
-        job.version += 1
-        # Inline _release: this is the hot path.
-        self.cluster.give(job.mask, job.size)
-        job.seg_end = now
-        job.mask = 0
-        del self.active[job.index]
-        self.n_ended += 1
-        if self.checker is not None:
-            self.checker.on_end(job)
-        self.policy.on_end(job)
-
-    def _overhead_done(self, job: Job, now: float) -> None:
-        job.version += 1
-        if job.state == CHECKPOINTING:
-            job.work_saved = job.pending_save
-            job.n_checkpoints += 1
-            then = job.then
-            if then == "continue":
-                job.state = RUNNING
-                job.anchor = now
-                self._schedule_end(job)
-                self.policy.on_checkpointed(job)
-                return
-            self._release(job, now)
-            job.queued_since = now
-            if then == "requeue":
-                job.state = QUEUED
-                job.n_preemptions += 1
-                self.policy.on_checkpointed(job)
-                self.policy.on_requeue(job, "checkpoint")
-            else:
-                job.state = SUSPENDED
-                job.n_preemptions += 1
-                self.policy.on_checkpointed(job)
-        elif job.state == MIGRATING:
-            old = job.mask & ~job.new_mask
-            self.cluster.give(old, old.bit_count())
-            self._close_segment(job, now)
-            job.mask = job.new_mask
-            job.new_mask = 0
-            job.work_saved = job.pending_save
-            job.n_migrations += 1
-            job.state = RUNNING
-            job.anchor = now
-            self._schedule_end(job)
-            self.policy.on_migrated(job)
-        else:  # pragma: no cover - guarded by version numbers
-            raise InvariantError(f"overhead completion for {job!r} in state {job.state.name}")
-
-    # ------------------------------------------------------------------ verbs
-    def start(self, job: Job, mask: int | None = None, overhead: float = 0.0,
-              backfilled: bool = False) -> None:
-        """Start (or resume) a QUEUED or SUSPENDED job on `mask` (default: first fit).
-
-        `overhead` seconds of restart cost are charged on the job's nodes before it makes
-        progress again.
-        """
-        state = job.state
-        now = self.now
-        if state is not QUEUED and state is not SUSPENDED:  # states are the enum's members
-            if state is PENDING:
-                raise DecisionError(job.id, f"start at {now:g} before its submission at "
-                                            f"{job.submit:g}", now)
-            raise DecisionError(job.id, f"cannot start a job that is {job.state.name}", now)
-        if now < job.submit:
-            raise DecisionError(job.id, f"start at {now:g} before its submission at "
-                                        f"{job.submit:g}", now)
-        size = job.size
-        cluster = self.cluster
-        if mask is None:
-            if size > cluster.n_free:
-                raise DecisionError(job.id, f"needs {size} nodes but only {cluster.n_free} are "
-                                            f"free", now)
-            if overhead != 0.0 and not overhead > 0.0:
-                raise DecisionError(job.id, f"restart overhead must be >= 0, got {overhead}",
-                                    now)
-            mask = cluster.allocate(size)
-        else:
-            free = cluster.free_mask
-            if mask & free != mask:
-                busy = Cluster.node_ids(mask ^ (mask & free))
-                raise DecisionError(job.id, f"nodes {busy[:8]} are not free", now)
-            if mask.bit_count() != size:
-                raise DecisionError(job.id, f"given {mask.bit_count()} nodes but needs {size}",
-                                    now)
-            if overhead != 0.0 and not overhead > 0.0:
-                raise DecisionError(job.id, f"restart overhead must be >= 0, got {overhead}",
-                                    now)
-            cluster.take(mask, size)
-        job.mask = mask
-        job.state = RUNNING
-        job.wait += now - job.queued_since
-        if job.start is None:
-            job.start = now
-            if backfilled:
-                job.backfilled = True
-        else:
-            job.n_restarts += 1
-            self.marked.add(job.index)
-            if job.seg_end is not None:  # the interval before the stop is closed
-                if job.past_segments is None:
-                    job.past_segments = []
-                job.past_segments.append((job.seg_start, job.seg_end))
-                job.seg_end = None
-        job.seg_start = now
-        if overhead:
-            self.marked.add(job.index)
-            job.overhead += overhead
-            anchor = job.anchor = now + overhead
-        else:
-            anchor = job.anchor = now
-        self.active[job.index] = job
-        # Inline _schedule_end: this is the hot path.
-        version = job.version = job.version + 1
-        rate = job.rate
-        if rate > 0.0:
-            self._seq += 1
-            heappush(self._heap, (anchor + (job.work_target - job.work_done) / rate,
-                                  PRIO_END, self._seq, job, version, None))
-        if self.checker is not None:
-            self.checker.on_start(job)
-
-    def checkpoint(self, job: Job, duration: float, then: str = "requeue") -> None:
-        """Write a checkpoint of a RUNNING job, holding its nodes for `duration` seconds.
-
-        The progress at this instant becomes `work_saved` when the checkpoint completes.
-        Afterwards the job is requeued (`then="requeue"`, nodes released), set aside
-        (`"suspend"`, nodes released, the policy resumes it with `start`) or keeps running
-        on its nodes (`"continue"`).
-        """
-        if job.state != RUNNING:
-            raise DecisionError(job.id, f"cannot checkpoint a job that is {job.state.name}",
-                                self.now)
-        if then not in THEN_MODES:
-            raise DecisionError(job.id, f"unknown checkpoint follow-up {then!r}; accepted: "
-                                        f"{', '.join(THEN_MODES)}", self.now)
-        if not duration >= 0:
-            raise DecisionError(job.id, f"checkpoint duration must be >= 0, got {duration}",
-                                self.now)
-        now = self.now
-        self.marked.add(job.index)
-        self._sync(job, now)
-        self._cut_overhead(job, now)  # a checkpoint during restart overhead ends it
-        job.pending_save = job.work_done
-        job.anchor = now + duration  # while CHECKPOINTING, anchor = when the overhead ends
-        job.then = then
-        job.state = CHECKPOINTING
-        job.overhead += duration
-        job.version += 1
-        self._push(now + duration, PRIO_OVERHEAD, job, job.version)
-
-    def kill(self, job: Job, reason: str = "preempt", *, requeue: bool = True) -> None:
-        """Stop a job that holds nodes, losing its unsaved work.
-
-        `reason` is "preempt" (the policy's choice), "failure" or "eviction".  With
-        `requeue` the job waits again (the policy's `on_requeue` places it), otherwise it is
-        terminated for good (status = reason).
-        """
-        state = job.state
-        if state != RUNNING and state != CHECKPOINTING and state != MIGRATING:
-            raise DecisionError(job.id, f"cannot kill a job that is {job.state.name}", self.now)
-        now = self.now
-        self.marked.add(job.index)
-        if state == RUNNING:
-            self._sync(job, now)
-        self._cut_overhead(job, now)
-        if state == MIGRATING:
-            extra = job.new_mask & ~job.mask
-            self.cluster.give(extra, extra.bit_count())
-            job.new_mask = 0
-        lost = job.work_done - job.work_saved
-        job.lost_work += lost
-        job.work_done = job.work_saved
-        job.version += 1
-        self._release(job, now)
-        if reason == "preempt":
-            job.n_preemptions += 1
-        else:
-            job.n_kills += 1
-        if requeue:
-            job.state = QUEUED
-            job.queued_since = now
-            self.policy.on_requeue(job, reason)
-        else:
-            job.state = KILLED
-            job.status = reason
-            job.end = now
-            self.n_ended += 1
-            if self.checker is not None:
-                self.checker.on_end(job)
-            self.policy.on_end(job)
-
-    def migrate(self, job: Job, new_mask: int, duration: float = 0.0) -> None:
-        """Move a RUNNING job to `new_mask`, holding old and new nodes for `duration` s.
-
-        Migration is checkpoint + move + restart: the progress at this instant is saved.
-        """
-        if job.state != RUNNING:
-            raise DecisionError(job.id, f"cannot migrate a job that is {job.state.name}",
-                                self.now)
-        if new_mask.bit_count() != job.size:
-            raise DecisionError(job.id, f"migration target has {new_mask.bit_count()} nodes "
-                                        f"but the job needs {job.size}", self.now)
-        fresh = new_mask & ~job.mask
-        if fresh & ~self.cluster.free_mask:
-            raise DecisionError(job.id, "migration target nodes are not free", self.now)
-        if not duration >= 0:
-            raise DecisionError(job.id, f"migration duration must be >= 0, got {duration}",
-                                self.now)
-        now = self.now
-        self.marked.add(job.index)
-        self._sync(job, now)
-        self._cut_overhead(job, now)
-        self.cluster.take(fresh, fresh.bit_count())
-        job.new_mask = new_mask
-        job.mask = job.mask | new_mask
-        job.pending_save = job.work_done
-        job.anchor = now + duration
-        job.state = MIGRATING
-        job.overhead += duration
-        job.version += 1
-        self._push(now + duration, PRIO_OVERHEAD, job, job.version)
-
-    def relocate(self, moves: list[tuple[Job, int]], duration: float = 0.0) -> None:
-        """Move several RUNNING jobs at once (re-packing): every job leaves its nodes and takes
-        its new ones at the same instant, so jobs may swap places.
-
-        Each move is a checkpoint, a move and a restart: the progress at this instant is saved,
-        and `duration` seconds of overhead delay the job's progress on its new nodes.
-        """
-        if not duration >= 0:
-            raise DecisionError(None, f"relocation duration must be >= 0, got {duration}",
-                                self.now)
-        now = self.now
-        old_union = 0
-        new_union = 0
-        for job, mask in moves:
-            if job.state != RUNNING:
-                raise DecisionError(job.id, f"cannot relocate a job that is {job.state.name}",
-                                    now)
-            if mask.bit_count() != job.size:
-                raise DecisionError(job.id, f"relocation target has {mask.bit_count()} nodes "
-                                            f"but the job needs {job.size}", now)
-            if new_union & mask:
-                raise DecisionError(job.id, "relocation targets overlap", now)
-            new_union |= mask
-            old_union |= job.mask
-        if new_union & ~(self.cluster.free_mask | old_union):
-            raise DecisionError(moves[0][0].id if moves else None,
-                                "relocation targets nodes that are neither free nor vacated",
-                                now)
-        cluster = self.cluster
-        for job, _ in moves:
-            self._sync(job, now)
-            self._cut_overhead(job, now)
-            cluster.give(job.mask, job.size)
-        for job, mask in moves:
-            cluster.take(mask, job.size)
-            self.marked.add(job.index)
-            self._close_segment(job, now)
-            job.mask = mask
-            job.work_saved = job.work_done
-            job.n_migrations += 1
-            job.anchor = now + duration
-            if duration:
-                job.overhead += duration
-            self._schedule_end(job)
-
-    def set_rate(self, job: Job, rate: float) -> None:
-        """Change a RUNNING job's progress rate (1.0 normal, 0 frozen); its end moves."""
-        if job.state != RUNNING:
-            raise DecisionError(job.id, f"cannot change the rate of a job that is "
-                                        f"{job.state.name}", self.now)
-        if not 0.0 <= rate < INF:
-            raise DecisionError(job.id, f"rate must be finite and >= 0, got {rate}", self.now)
-        self._sync(job, self.now)
-        self.marked.add(job.index)
-        job.rate = float(rate)
-        job.rate_changed = True
-        self._schedule_end(job)
+        self._next_submit = i
+        self.wall_seconds += _time.perf_counter() - t0
+        if self.now < until < INF:
+            self.now = until
 
     def wake_at(self, t: float, tag: Any = None) -> int:
         """Ask for `policy.on_timer(t, tag)` at time t (>= now). Returns a cancel handle."""
-        if not t >= self.now:
+        if not self.now <= t < INF:
             raise DecisionError(None, f"timer at {t:g} is in the past (now {self.now:g})",
                                 self.now)
         return self._push(t, PRIO_TIMER, None, 0, tag)
@@ -529,17 +298,22 @@ class Simulator:
     def cancel_timer(self, handle: int) -> None:
         self._cancelled.add(handle)
 
-    def at(self, t: float, callback: Callable[[float], None]) -> None:
-        """Platform-level events (failures, repairs): `callback(t)` at priority 1."""
-        if not t >= self.now:
+    def at(self, t: float, callback: Callable[[float], None], kind: str = "failure") -> int:
+        """`callback(t)` at time t (>= now), ordered by the priority of event `kind` (see
+        `ckptsim.engine.events`; default: node failures).  Returns a handle for `cancel`."""
+        if not self.now <= t < INF:
             raise DecisionError(None, f"event at {t:g} is in the past (now {self.now:g})",
                                 self.now)
+        prio = event_kind(kind).priority
+        if prio in _ENGINE_PRIORITIES:
+            raise ConfigError("kind", f"{kind!r} events are the engine's own")
         self._seq += 1
-        heappush(self._heap, (t, PRIO_FAILURE, self._seq, _NO_JOB, 0, callback))
+        heappush(self._heap, (t, prio, self._seq, _NO_JOB, 0, callback))
+        return self._seq
 
-
-#: Ends the event heap (time infinity, after every priority): never processed.
-_SENTINEL: tuple[Any, ...] = (INF, PRIO_TIMER + 1, -1, None, 0, None)
+    def cancel(self, handle: int) -> None:
+        """Drop an event scheduled with `at` or `wake_at`."""
+        self._cancelled.add(handle)
 
 
 class _NoJob:
@@ -549,5 +323,8 @@ class _NoJob:
 
 
 _NO_JOB = _NoJob()
+#: Ends the event heap (time infinity, after every priority): never processed.
+_SENTINEL: tuple[Any, ...] = (INF, INF, -1, None, 0, None)
+_ENGINE_PRIORITIES = frozenset({PRIO_END, PRIO_OVERHEAD, PRIO_SUBMIT, PRIO_TIMER})
 
 __all__ = ["Simulator", "OVERRUN_MODES", "PENDING", "SUSPENDED"]

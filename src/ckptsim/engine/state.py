@@ -25,6 +25,8 @@ from __future__ import annotations
 
 from enum import IntEnum
 
+from ckptsim.errors import InvariantError
+
 
 class JobState(IntEnum):
     PENDING = 0  # not yet submitted
@@ -53,6 +55,41 @@ TRANSITIONS: dict[JobState, frozenset[JobState]] = {
     JobState.DONE: frozenset(),
     JobState.KILLED: frozenset(),
 }
+
+#: `ALLOWED[state]`: the states reachable from `state` (TRANSITIONS as a list, for speed).
+ALLOWED: list[frozenset[JobState]] = [TRANSITIONS[s] for s in sorted(TRANSITIONS)]
+
+
+def _entries(target: JobState) -> tuple[bool, ...]:
+    """`_entries(t)[s]`: whether TRANSITIONS allows s -> t (a tuple test is the cheapest)."""
+    return tuple(target in ALLOWED[s] for s in range(len(ALLOWED)))
+
+
+#: The transitions of the hottest paths, from TRANSITIONS: `TO_RUNNING[state]` is True when
+#: `state -> RUNNING` is allowed (submission, start, end).
+TO_QUEUED = _entries(JobState.QUEUED)
+TO_RUNNING = _entries(JobState.RUNNING)
+TO_DONE = _entries(JobState.DONE)
+TO_KILLED = _entries(JobState.KILLED)
+
+
+def move(job: Job, new: JobState) -> None:
+    """Change a job's state, refusing a transition `TRANSITIONS` does not list.
+
+    The one place the engine changes a job's state (its hottest paths -- submission, start,
+    end -- inline the same test, on `TO_QUEUED`, `TO_RUNNING`, `TO_DONE`, `TO_KILLED`).  A
+    refused transition is an engine bug, not a policy's mistake: the verbs refuse bad requests
+    before getting here.
+    """
+    if new not in ALLOWED[job.state]:
+        bad_transition(job, new)
+    job.state = new
+
+
+def bad_transition(job: Job, new: JobState) -> None:
+    raise InvariantError(f"job {job.id}: {job.state.name} -> {new.name} is not a transition "
+                         "of the job state machine")
+
 
 #: States in which a job holds nodes.
 HOLDS_NODES = frozenset({JobState.RUNNING, JobState.CHECKPOINTING, JobState.MIGRATING})
@@ -99,7 +136,7 @@ class Job:
     )
 
     # Defaults of the rarely written fields (see the class docstring).
-    new_mask = 0  # destination nodes while MIGRATING
+    new_mask = 0  # destination nodes while MIGRATING and still holding its source nodes
     work_saved = 0.0  # progress at the last completed checkpoint
     pending_save = 0.0  # progress captured by a checkpoint in flight
     overhead = 0.0  # seconds of checkpoint / restart / migration overhead
@@ -111,6 +148,13 @@ class Job:
     n_migrations = 0
     rate_changed = False
     then = ""  # what follows the checkpoint in flight
+    # An overhead given as an amount of work progressing at the job's rate (restart,
+    # checkpoint or migration): `ovh_left` is what remained at time `ovh_mark`, the phase
+    # began at `ovh_start`, and `anchor` is its projected end (inf while the rate is 0).
+    ovh_rated = False
+    ovh_left = 0.0
+    ovh_mark = 0.0
+    ovh_start = 0.0
     past_segments: list[tuple[float, float]] | None = None  # closed before the last one
 
     def __init__(self, index: int, job_id: int, submit: float, runtime: float,

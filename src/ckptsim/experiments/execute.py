@@ -152,8 +152,8 @@ def execute_run(run: Run) -> Outcome:
     try:
         w = load_run_workload(run)
         result = simulate(w, run.scheduler_name, run.params, overrun=run.overrun,
-                          check=run.check, daily=False, failures=run.failures.get("failures"),
-                          failure_seed=run.seed, failure_count=run.failures.get("failure_count"))
+                          check=run.check, daily=False, seed=run.seed,
+                          components=run.components)
         row.update(status="ok", error_message=None)
         for key, value in result.summary.items():
             row[key if key not in row else f"metric.{key}"] = value

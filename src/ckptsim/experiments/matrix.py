@@ -21,13 +21,8 @@ from typing import Any
 from ckptsim import __version__
 from ckptsim.experiments import grid
 from ckptsim.experiments.columns import PARAM_PREFIX, WORKLOAD_PREFIX
-from ckptsim.experiments.spec import (
-    FAILURE_OPTIONS,
-    TRANSFORM_OPTIONS,
-    Spec,
-    SpecError,
-    WorkloadSpec,
-)
+from ckptsim.experiments.spec import TRANSFORM_OPTIONS, Spec, SpecError, WorkloadSpec
+from ckptsim.experiments.speccomp import component_identity, component_option, split_components
 
 
 @dataclass(frozen=True, eq=False)
@@ -46,7 +41,8 @@ class Run:
     params: dict[str, Any]  # every parameter of the policy, defaults resolved
     seed: int
     overrun: str
-    failures: dict[str, Any] = dataclasses.field(default_factory=dict)  # source, count
+    # Components by name, with the parameters the spec gives them (failures: source, count).
+    components: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
     check: bool = False
     keep_jobs: bool = False
     columns: dict[str, Any] = dataclasses.field(default_factory=dict)
@@ -96,33 +92,16 @@ def _format(key: str, value: Any) -> Any:
 
 def workload_points(w: WorkloadSpec
                     ) -> list[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]]:
-    """(source options, transforms, failures) for every point of a workload's option grid."""
+    """(source options, transforms, component options) for every point of a workload's option
+    grid (component options as given: ``failures``, ``dummy.step``...)."""
     out = []
     for point in grid.expand(w.options, w.zip):
         source = {k: v for k, v in point.items()
-                  if k not in TRANSFORM_OPTIONS and k not in FAILURE_OPTIONS}
+                  if k not in TRANSFORM_OPTIONS and component_option(k) is None}
         transforms = {k: point[k] for k in TRANSFORM_OPTIONS if k in point}
-        failures = {k: point[k] for k in FAILURE_OPTIONS if k in point}
-        out.append((source, transforms, failures))
+        components = {k: v for k, v in point.items() if component_option(k) is not None}
+        out.append((source, transforms, components))
     return out
-
-
-def _failure_identity(failures: dict[str, Any]) -> dict[str, Any]:
-    """What determines a run's failures: the source's options, with the log named by the
-    SHA-256 of its bytes instead of its path (moving a log keeps the run), and the count."""
-    if not failures:
-        return {}
-    from ckptsim.failures.readers import fta_event_trace_path
-    from ckptsim.failures.source import parse_failure_spec
-
-    kind, opt = parse_failure_spec(failures["failures"])
-    doc: dict[str, Any] = {"kind": kind, **opt}
-    if "path" in opt:
-        path = Path(doc.pop("path"))
-        doc["sha256"] = file_sha256(str(fta_event_trace_path(path) if path.is_dir() else path))
-    if failures.get("failure_count") is not None:
-        doc["count"] = str(failures["failure_count"])
-    return {"failures": doc}
 
 
 def build_matrix(spec: Spec) -> list[Run]:
@@ -140,12 +119,13 @@ def build_matrix(spec: Spec) -> list[Run]:
         if w.kind == "trace":
             assert w.path is not None
             identity["sha256"] = file_sha256(w.path)
-        for source, transforms, failures in workload_points(w):
+        for source, transforms, options in workload_points(w):
             wcols: dict[str, Any] = {"workload": w.name}
             wcols.update({WORKLOAD_PREFIX + k: _format(k, v) for k, v in
-                          {**source, **transforms, **failures}.items()})
-            # Runs without failures keep the identities they had before failures existed.
-            wid = {**identity, **source, **_failure_identity(failures)}
+                          {**source, **transforms, **options}.items()})
+            components = split_components(options)
+            # Runs without components keep the identities they had before components existed.
+            wid = {**identity, **source, **component_identity(components)}
             tid = {k: list(v) if k == "window" else v for k, v in transforms.items()}
             for s in spec.schedulers:
                 if w.name not in s.workloads:
@@ -162,7 +142,7 @@ def build_matrix(spec: Spec) -> list[Run]:
                         runs.append(Run(
                             run_id=run_identity(wid, tid, s.name, params, seed, s.overrun),
                             experiment=spec.name, workload=w.name, kind=w.kind, path=w.path,
-                            source=source, transforms=transforms, failures=failures,
+                            source=source, transforms=transforms, components=components,
                             scheduler=s.label,
                             scheduler_name=s.name, params=params, seed=seed,
                             overrun=s.overrun, check=spec.check, keep_jobs=spec.keep_jobs,

@@ -42,9 +42,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ckptsim.engine.components import alias_keys
 from ckptsim.errors import ConfigError
 from ckptsim.experiments import grid
 from ckptsim.experiments.columns import PARAM_PREFIX, WORKLOAD_PREFIX, resolve
+from ckptsim.experiments.speccomp import check_combinations, component_axes, component_option
+from ckptsim.experiments.speclines import key_lines, line_of
 from ckptsim.workload.source import CHECKS as GENERATOR_CHECKS
 
 #: Metrics shown by `ckptsim results` and the report when a spec names none.
@@ -202,9 +205,6 @@ TRACE_OPTIONS: dict[str, Callable[[Any], Any]] = {
     "machine_size": _int(1), "oversize": _choice("skip", "clamp"),
     "size_from": _choice("requested", "allocated"), "skip_bad_lines": _bool,
 }
-#: Node failures injected into a workload's runs (`failures` is a source string of
-#: `ckptsim.failures.source`; `failure_count` rescales a log to that many failures).
-FAILURE_OPTIONS = ("failures", "failure_count")
 GENERATOR_OPTIONS: dict[str, Callable[[Any], Any]] = {
     "n": _int(1), "machine": _int(1), "typed": _bool,
     "estimates": lambda v: _choice(*_estimate_models())(v),
@@ -214,18 +214,18 @@ GENERATOR_OPTIONS: dict[str, Callable[[Any], Any]] = {
 def known_metrics() -> list[str]:
     """The summary metrics runs record (the keys of `metrics.core.summary`, found by asking
     the metrics code itself so that a new metric is accepted as soon as it exists), the
-    failure counters of runs with failures and the policies' own metrics."""
+    counters of the components (failures...) and the policies' own metrics."""
+    from ckptsim.experiments.speccomp import counter_names
+
     global _METRICS
     if _METRICS is None:
-        from ckptsim.engine.failures import FAILURE_COUNTERS
         from ckptsim.policies.base import get_scheduler, scheduler_names
 
         keys = _summary_keys()
-        keys += [k for k in FAILURE_COUNTERS if k not in keys]
         for name in scheduler_names():  # the policies' own metrics
             keys += [k for k in get_scheduler(name).counter_names if k not in keys]
         _METRICS = keys
-    return list(_METRICS)
+    return _METRICS + [k for k in counter_names() if k not in _METRICS]
 
 
 _METRICS: list[str] | None = None
@@ -256,11 +256,13 @@ def _summary_keys() -> list[str]:
 class _Problems:
     def __init__(self, text: str) -> None:
         self.items: list[tuple[str, str]] = []
-        self.lines = _key_lines(text)
+        self.lines = key_lines(text)
 
     def add(self, loc: str, msg: str) -> None:
-        line = _line_of(self.lines, loc)
-        self.items.append((f"{loc} (line {line})" if line else loc, msg))
+        line = line_of(self.lines, loc)
+        item = (f"{loc} (line {line})" if line else loc, msg)
+        if item not in self.items:  # e.g. one refused combination in several grid points
+            self.items.append(item)
 
 
 def load_spec(path: str | Path, *, trace_dir: str | Path | None = None) -> Spec:
@@ -483,15 +485,16 @@ def _workload(problems: _Problems, loc: str, name: str, w: dict[str, Any],
         if "seed" in w:
             problems.add(f"{loc}.seed", "a generator's seed is the run's seed: set seeds or "
                                         "replications at the top of the spec")
-    options = {**options, "failures": _failure_source(folder), "failure_count": _int(0)}
-    accepted = ("trace" if kind == "trace" else "generator", *options, "zip")
+    accepted = ("trace" if kind == "trace" else "generator", *options, *alias_keys(),
+                "components", "zip")
     _unknown(problems, f"{loc}.", {k: v for k, v in w.items()
                                    if not (k == "seed" and kind != "trace")}, accepted)
     before = len(problems.items)
     axes = {key: _as_axis(problems, f"{loc}.{key}", w[key], check, pair=key == "window")
             for key, check in options.items() if key in w}
+    axes.update(component_axes(problems, loc, w, folder))
     zips = _zip_groups(problems, f"{loc}.zip", w["zip"], axes) if "zip" in w else ()
-    _check_failures(problems, loc, axes)
+    check_combinations(problems, loc, axes, zips, folder)
     if kind == "lublin" and all(axes.get(k) for k in ("n", "machine", "typed")):
         _check_generator(problems, loc, axes)
     elif kind not in ("trace", "lublin") and len(problems.items) == before:
@@ -499,42 +502,13 @@ def _workload(problems: _Problems, loc: str, name: str, w: dict[str, Any],
     return WorkloadSpec(name=name, kind=kind, trace=trace, path=path, options=axes, zip=zips)
 
 
-def _failure_source(folder: Path) -> Callable[[Any], str]:
-    """Checks a failure source string; a relative log path resolves against the trace folder."""
-    def check(v: Any) -> str:
-        from ckptsim.failures.source import check_failure_spec
-
-        if not isinstance(v, str):
-            raise Bad(f"expected a source string such as \"lanl:path=FILE,system=20\", "
-                      f"got {v!r}")
-        try:
-            return check_failure_spec(v, base=folder)
-        except ConfigError as exc:
-            raise Bad(f"{exc.key}: {str(exc).removeprefix(f'{exc.key}: ')}") from None
-    return check
+_RESERVED = ("generator", "seed", "zip", "components", *TRANSFORM_OPTIONS)
 
 
-def _check_failures(problems: _Problems, loc: str, axes: dict[str, list[Any]]) -> None:
-    """`failure_count` needs a failure log to rescale, and one place to give the count."""
-    from ckptsim.failures.source import TRACE_KINDS, parse_failure_spec
-
-    if "failure_count" not in axes:
-        return
-    if "failures" not in axes:
-        problems.add(f"{loc}.failure_count", "needs failures = \"lanl:...\" or \"fta:...\" "
-                                             "(the log to rescale)")
-        return
-    for source in axes["failures"]:
-        kind, opt = parse_failure_spec(source)
-        if kind not in TRACE_KINDS:
-            problems.add(f"{loc}.failure_count", f"applies to failure logs "
-                         f"({', '.join(TRACE_KINDS)}); a {kind} source sets its rate itself")
-        elif "count" in opt:
-            problems.add(f"{loc}.failures", "gives count= and the workload gives "
-                                            "failure_count; keep one of them")
-
-
-_RESERVED = ("generator", "seed", "zip", *TRANSFORM_OPTIONS, *FAILURE_OPTIONS)
+def _generator_key(key: str) -> bool:
+    """A workload option that is the generator's own (not a transform, a component's
+    parameter or the spec's structure)."""
+    return key not in _RESERVED and component_option(key) is None
 
 
 def _generator_options(kind: str, w: dict[str, Any]) -> dict[str, Callable[[Any], Any]]:
@@ -550,7 +524,7 @@ def _generator_options(kind: str, w: dict[str, Any]) -> dict[str, Callable[[Any]
         return True
 
     # The single values that are valid alone: the context each value is checked in.
-    scalars = {k: v for k, v in w.items() if k not in _RESERVED
+    scalars = {k: v for k, v in w.items() if _generator_key(k)
                and isinstance(v, (str, int, float, bool)) and valid(k, v)}
 
     def checker(key: str) -> Callable[[Any], Any]:
@@ -565,7 +539,7 @@ def _generator_options(kind: str, w: dict[str, Any]) -> dict[str, Callable[[Any]
                     raise Bad(str(exc)) from None
             return v
         return check
-    return {key: checker(key) for key in w if key not in _RESERVED}
+    return {key: checker(key) for key in w if _generator_key(key)}
 
 
 def _check_points(problems: _Problems, loc: str, kind: str, axes: dict[str, list[Any]],
@@ -574,7 +548,7 @@ def _check_points(problems: _Problems, loc: str, kind: str, axes: dict[str, list
     bad: list[str] = []
     seen: set[str] = set()
     for point in grid.expand(axes, zips):
-        options = {k: v for k, v in point.items() if k not in _RESERVED}
+        options = {k: v for k, v in point.items() if _generator_key(k)}
         key = repr(sorted(options.items()))
         if key in seen:
             continue
@@ -767,65 +741,3 @@ def _figure_where(problems: _Problems, loc: str, table: Any, columns: list[str]
             continue
         out[column] = tuple(value) if isinstance(value, list) else (value,)
     return out
-
-
-# ----------------------------------------------------------------------------- locations
-_HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
-_KEY = re.compile(r"^\s*([A-Za-z0-9_.\-\"' ]+?)\s*=")
-
-
-def _split_key(key: str) -> list[str]:
-    return [part.strip().strip("\"'") for part in key.split(".")]
-
-
-def _key_lines(text: str) -> dict[tuple[str, ...], int]:
-    """Line numbers of tables and keys, by path (array tables get their index), so that a
-    problem can say where in the file it is.  tomllib keeps no positions; this scan covers
-    what specs use (headers, `key = value`, dotted keys) and gives up quietly otherwise."""
-    lines: dict[tuple[str, ...], int] = {}
-    counters: dict[tuple[str, ...], int] = {}
-    table: tuple[str, ...] = ()
-    depth = 0  # open brackets of a multi-line value: its lines hold no keys
-    for number, line in enumerate(text.splitlines(), start=1):
-        stripped = line.split("#", 1)[0] if '"' not in line and "'" not in line else line
-        if depth == 0:
-            m = _HEADER.match(line)
-            if m and "=" not in m.group(2):
-                parts = tuple(_split_key(m.group(2)))
-                if m.group(1) == "[[":
-                    counters[parts] = counters.get(parts, -1) + 1
-                    parts = (*parts[:-1], f"{parts[-1]}[{counters[parts]}]")
-                table = tuple(_expand_arrays(parts, counters))
-                lines.setdefault(table, number)
-                continue
-            m = _KEY.match(line)
-            if m:
-                lines.setdefault((*table, *_split_key(m.group(1))), number)
-        depth += stripped.count("[") - stripped.count("]")
-        depth = max(depth, 0)
-    return lines
-
-
-def _expand_arrays(parts: tuple[str, ...], counters: dict[tuple[str, ...], int]) -> list[str]:
-    """A sub-table of an array table (`[schedulers.params]`) belongs to its last element."""
-    out: list[str] = []
-    for i, part in enumerate(parts):
-        prefix = tuple(p.split("[")[0] for p in parts[: i + 1])
-        if "[" not in part and prefix in counters and i < len(parts) - 1:
-            out.append(f"{part}[{counters[prefix]}]")
-        else:
-            out.append(part)
-    return out
-
-
-def _line_of(lines: dict[tuple[str, ...], int], loc: str) -> int | None:
-    """The line of `loc` (e.g. `schedulers[1].params.p[2]`), or of its nearest parent."""
-    parts = loc.split(".")
-    while parts:
-        bare = [*parts[:-1], re.sub(r"(\[\d+\])+$", "", parts[-1])]
-        for candidate in (parts, bare):
-            found = lines.get(tuple(candidate))
-            if found is not None:
-                return found
-        parts = parts[:-1]
-    return None

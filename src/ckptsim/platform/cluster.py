@@ -63,12 +63,12 @@ def _nth_bit(word: int, k: int) -> int:
 class Cluster:
     """Node pool with first-fit allocation by lowest free node id.
 
-    `free_mask` may be assigned (e.g. by the failure layer taking a node out of service); the
+    `free_mask` may be assigned (e.g. by `Platform.hold` taking a node out of service); the
     per-block counts follow.  `n_free` is a plain counter kept by whoever changes the free set.
     """
 
-    __slots__ = ("n_nodes", "all_mask", "_free", "n_free", "down_mask", "_counts", "_prefix",
-                 "_lo", "_split")
+    __slots__ = ("n_nodes", "all_mask", "_free", "n_free", "down_mask", "down_idle", "_counts",
+                 "_prefix", "_lo", "_split")
 
     def __init__(self, n_nodes: int) -> None:
         if int(n_nodes) < 1:
@@ -77,7 +77,8 @@ class Cluster:
         self.all_mask = (1 << self.n_nodes) - 1
         self._free = self.all_mask
         self.n_free = self.n_nodes
-        self.down_mask = 0  # nodes out of service (failed, not yet repaired)
+        self.down_mask = 0  # nodes out of service (see `Platform.hold`)
+        self.down_idle = 0  # nodes out of service that no job holds
         n_blocks = (self.n_nodes + BLOCK_BITS - 1) >> BLOCK_SHIFT
         # Free nodes per block, and the masks of the first b blocks (b = 0..n_blocks), only
         # on machines of more than one block.
@@ -211,10 +212,11 @@ class Cluster:
             self._count_blocks(mask, count, -1)
 
     def give(self, mask: int, count: int) -> None:
-        """Mark nodes free again (down nodes stay out of the free set)."""
+        """Mark nodes free again (down nodes stay out of the free set, idle)."""
         if self.down_mask:
             back = mask & ~self.down_mask
             if back != mask:
+                self.down_idle |= mask ^ back
                 count = back.bit_count()
                 mask = back
         self._free |= mask

@@ -2,120 +2,31 @@
 
 A policy is one class with a frozen dataclass of parameters (`Params`), registered under a
 name with `@register`.  It sees the system through the simulator's read-only attributes
-(`now`, `cluster`, job fields) and acts only through its verbs:
+(`now`, `platform` -- also `cluster` --, job fields) and acts only through its verbs:
 
-    sim.start(job, mask=None, overhead=0.0, backfilled=False)
-    sim.checkpoint(job, duration, then="requeue" | "suspend" | "continue")
+    sim.start(job, mask=None, overhead=0.0, backfilled=False, amount=None)
+    sim.checkpoint(job, duration, then="requeue" | "suspend" | "continue", amount=None)
     sim.kill(job, reason="preempt" | "failure" | "eviction", requeue=True)
-    sim.migrate(job, new_mask, duration)
+    sim.migrate([(job, new_mask), ...], duration=0.0, amount=None, hold_source=False)
     sim.set_rate(job, rate)
     sim.wake_at(t, tag) -> handle;  sim.cancel_timer(handle)
 
 The engine calls the hooks below; `schedule(now)` runs once after all events of a timestamp.
+A policy that needs a particular platform (the BG/L torus) builds it in `default_platform`.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import math
-import types
-import typing
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ckptsim.errors import ConfigError
-from ckptsim.values import parse_bool, parse_int
+from ckptsim.params import NoParams, describe_range, make_params, param, validate_params
+from ckptsim.platform.base import Platform
 
 if TYPE_CHECKING:
     from ckptsim.engine.simulator import Simulator
     from ckptsim.engine.state import Job
-
-
-@dataclasses.dataclass(frozen=True)
-class NoParams:
-    """A policy without parameters."""
-
-
-def param(default: Any, help: str, *, low: float | None = None, high: float | None = None,
-          low_open: bool = False, high_open: bool = False,
-          choices: tuple[Any, ...] | None = None) -> Any:
-    """A policy parameter with its documentation and accepted range.
-
-    `low`/`high` are inclusive unless `low_open`/`high_open`; `choices` lists accepted values.
-    """
-    return dataclasses.field(default=default, metadata={
-        "help": help, "low": low, "high": high, "low_open": low_open, "high_open": high_open,
-        "choices": choices})
-
-
-def describe_range(meta: Mapping[str, Any]) -> str:
-    if meta.get("choices"):
-        return "one of " + ", ".join(str(c) for c in meta["choices"])
-    low, high = meta.get("low"), meta.get("high")
-    parts = []
-    if low is not None:
-        parts.append(f"{'>' if meta.get('low_open') else '>='} {low:g}")
-    if high is not None:
-        parts.append(f"{'<' if meta.get('high_open') else '<='} {high:g}")
-    return " and ".join(parts) if parts else "any value"
-
-
-def _convert(key: str, value: Any, typ: Any) -> Any:
-    """Turn a `--set key=value` string (or a TOML value) into the parameter's type."""
-    origin = typing.get_origin(typ)
-    if origin in (typing.Union, types.UnionType):
-        args = [a for a in typing.get_args(typ) if a is not type(None)]
-        if value is None or (isinstance(value, str) and value.lower() in ("none", "")):
-            return None
-        typ = args[0]
-    if typ is bool:
-        return parse_bool(key, value)
-    if typ is int:
-        return parse_int(key, value)
-    if typ is float:
-        try:
-            text = str(value).strip().lower()
-            return math.inf if text in ("inf", "infinity") else float(value)
-        except (TypeError, ValueError):
-            raise ConfigError(key, f"expected a number, got {value!r}") from None
-    return str(value) if typ is str else value
-
-
-def make_params(cls: type, values: Mapping[str, Any], *, where: str = "") -> Any:
-    """Build and validate a parameter dataclass from user values (strings or typed)."""
-    fields = {f.name: f for f in dataclasses.fields(cls)}
-    hints = typing.get_type_hints(cls)
-    prefix = f"{where}." if where else ""
-    unknown = sorted(set(values) - set(fields))
-    if unknown:
-        accepted = ", ".join(sorted(fields)) or "none"
-        raise ConfigError(prefix + unknown[0], f"unknown parameter; accepted: {accepted}")
-    kwargs = {k: _convert(prefix + k, v, hints[k]) for k, v in values.items()}
-    obj = cls(**kwargs)
-    validate_params(obj, where=where)
-    return obj
-
-
-def validate_params(obj: Any, *, where: str = "") -> None:
-    """Check every parameter against its declared range / choices."""
-    prefix = f"{where}." if where else ""
-    for f in dataclasses.fields(obj):
-        meta = f.metadata
-        value = getattr(obj, f.name)
-        if value is None:
-            continue
-        if meta.get("choices") and value not in meta["choices"]:
-            raise ConfigError(prefix + f.name,
-                              f"got {value!r}; accepted: {describe_range(meta)}")
-        low, high = meta.get("low"), meta.get("high")
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            if value != value:
-                raise ConfigError(prefix + f.name, "must be a number, got NaN")
-            bad = (low is not None and (value <= low if meta.get("low_open") else value < low)) \
-                or (high is not None and (value >= high if meta.get("high_open") else value > high))
-            if bad:
-                raise ConfigError(prefix + f.name,
-                                  f"got {value:g}; accepted: {describe_range(meta)}")
 
 
 class Scheduler:
@@ -154,7 +65,8 @@ class Scheduler:
         """A timer requested with `sim.wake_at` fired."""
 
     def on_nodes_changed(self, now: float) -> None:
-        """Nodes failed or were repaired: the capacity the policy plans with changed."""
+        """Nodes left or rejoined service (`sim.nodes_changed()`: failures, repairs, owners...):
+        the capacity the policy plans with changed."""
 
     def schedule(self, now: float) -> None:
         """The scheduling pass, once after all events of a timestamp."""
@@ -163,6 +75,14 @@ class Scheduler:
     def counters(self) -> dict[str, Any]:
         """The policy's own metrics (`counter_names`), merged into the run's summary."""
         return {}
+
+    @classmethod
+    def default_platform(cls, workload: Any, params: Any,
+                         machine_size: int | None = None) -> Platform:
+        """The platform to simulate on when none is given: by default the homogeneous cluster
+        of `machine_size` nodes, else of the workload's machine size."""
+        return Platform(int(machine_size if machine_size is not None
+                            else workload.machine_size))
 
     @classmethod
     def prepare_workload(cls, workload: Any, params: Any) -> Any:
@@ -212,6 +132,9 @@ class SchedulerFactory:
     def prepare(self, workload: Any) -> Any:
         return self.cls.prepare_workload(workload, self.params)
 
+    def default_platform(self, workload: Any, machine_size: int | None = None) -> Platform:
+        return self.cls.default_platform(workload, self.params, machine_size)
+
 
 def scheduler_factory(name: str, values: Mapping[str, Any] | None = None) -> SchedulerFactory:
     """Validate a scheduler name and its parameters now; build the policy later."""
@@ -229,3 +152,8 @@ def _load_builtin() -> None:
         easy,
         fcfs,
     )
+
+
+__all__ = ["NoParams", "Scheduler", "SchedulerFactory", "describe_range", "get_scheduler",
+           "make_params", "param", "register", "scheduler_factory", "scheduler_names",
+           "validate_params"]

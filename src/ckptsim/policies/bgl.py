@@ -34,7 +34,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ckptsim.engine.failures import Failures
 from ckptsim.errors import ConfigError
+from ckptsim.platform.base import TorusPlatform
 from ckptsim.platform.torus import Torus, scale_sizes
 from ckptsim.policies.base import param, register
 from ckptsim.policies.bgl_queue import Reservation, SizeGroups, queue_key
@@ -82,12 +84,12 @@ class BglFcfs(QueueScheduler):
     def __init__(self, sim: Simulator, params: Any = None) -> None:
         super().__init__(sim, params)
         prm: BglParams = self.params
-        self.torus = Torus(prm.dims(), wraparound=prm.wraparound)
-        if self.cluster.n_nodes != self.torus.n_nodes:
-            raise ConfigError("machine_size", f"the {prm.x}x{prm.y}x{prm.z} torus has "
-                                              f"{self.torus.n_nodes} supernodes but the machine "
-                                              f"has {self.cluster.n_nodes}; run with "
-                                              f"--machine-size {self.torus.n_nodes}")
+        torus = getattr(sim.platform, "torus", None)
+        if torus is None or torus.dims != prm.dims() or torus.wraparound != prm.wraparound:
+            raise ConfigError("platform", f"{self.name} runs on the {prm.x}x{prm.y}x{prm.z} "
+                                          f"torus, not on a {sim.platform.kind} of "
+                                          f"{sim.platform.n_nodes} nodes")
+        self.torus: Torus = torus
         self.running: dict[int, Job] = {}
         # The running jobs by (estimated end, index): the order the shadow time releases them.
         self._by_end: list[tuple[float, int, Job]] = []
@@ -101,7 +103,20 @@ class BglFcfs(QueueScheduler):
         self._waiting = SizeGroups()  # the queue by size, keys in job.tag
         self._front_key = 0  # key of the last job requeued at the front
 
-    # --- workload preparation ------------------------------------------------------------
+    # --- platform and workload preparation --------------------------------------------------
+    @classmethod
+    def default_platform(cls, workload: Workload, params: Any,
+                         machine_size: int | None = None) -> TorusPlatform:
+        """The torus of the `x`, `y`, `z` and `wraparound` parameters."""
+        torus = Torus(params.dims(), wraparound=params.wraparound)
+        n = machine_size if machine_size is not None else workload.machine_size
+        if n != torus.n_nodes:
+            raise ConfigError("machine_size", f"the {params.x}x{params.y}x{params.z} torus has "
+                                              f"{torus.n_nodes} supernodes but the machine "
+                                              f"has {n}; run with --machine-size "
+                                              f"{torus.n_nodes}")
+        return TorusPlatform(torus)
+
     @classmethod
     def prepare_workload(cls, workload: Workload, params: Any) -> Workload:
         """Scale sizes of a trace from a larger machine, round up to box volumes."""
@@ -334,14 +349,16 @@ class BglFcfs(QueueScheduler):
         moves = [(job, mask) for job, mask in layout if mask != job.mask]
         if not moves:
             return False
-        self.sim.relocate(moves, self.params.migration_cost)
+        self.sim.migrate(moves, self.params.migration_cost)
         self.migrations += 1
         return True
 
 
 def _failing(sim: Simulator, now: float, estimate: float) -> int:
-    failures = sim.failures
-    return failures.failing_nodes(now, now + estimate) if failures is not None else 0
+    """The nodes with a failure in [now, now + estimate] (the failure schedule of the run's
+    failures component; none without it)."""
+    failures = sim.component("failures")
+    return failures.failing_nodes(now, now + estimate) if isinstance(failures, Failures) else 0
 
 
 @register

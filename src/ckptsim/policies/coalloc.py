@@ -23,10 +23,12 @@ in three phases (the seed's "local, remote (migration), and co-allocated executi
 Priority order: CTMR-requeued jobs first (the latest first: each was put at the head of its
 queue), then by submission.  `coalloc=false` is the seed's "Migration Only" baseline.
 
-The links (`GridRates`) give every co-allocated job its max-min fair share and progress rate;
-the rates that changed are applied at the end of every pass (`sim.set_rate`), so end times
-move when a co-allocated job starts or ends.  The CTMR agent (`ckptsim.policies.ctmr`) runs
-after the pass while a link is saturated.  Jobs wider than one cluster can only be
+The links are the grid's rate model (`ckptsim.engine.gridrates.GridRates`, a component the
+policy attaches): they give every co-allocated job its max-min fair share, and the engine
+applies the progress rates that changed once per timestamp after the pass (`sim.set_rate`),
+so end times move when a co-allocated job starts or ends.  The CTMR agent
+(`ckptsim.policies.ctmr`, a component attached with `ctmr=true`) runs after the pass while a
+link is saturated.  Jobs wider than one cluster can only be
 co-allocated: they are refused unless co-allocation is on and they reveal a PPBW, and they
 are never barred from it.
 """
@@ -39,9 +41,9 @@ from bisect import bisect_left, insort
 from heapq import heappop, heappush
 from typing import TYPE_CHECKING, Any
 
-from ckptsim.engine.state import QUEUED, RUNNING
+from ckptsim.engine.gridrates import COUNTERS, GridRates, grid_shape
+from ckptsim.engine.state import QUEUED
 from ckptsim.errors import ConfigError
-from ckptsim.platform.gridrates import COUNTERS, GridRates, grid_shape
 from ckptsim.policies.base import Scheduler, param, register
 from ckptsim.policies.coalloc_place import greedy_split, lowest_nodes
 from ckptsim.policies.ctmr import CTMR_COUNTERS, CtmrAgent
@@ -86,15 +88,14 @@ class Coalloc(Scheduler):
     def __init__(self, sim: Simulator, params: Any = None) -> None:
         super().__init__(sim, params)
         w = sim.workload
-        shape = grid_shape(w)
+        self.rates = GridRates.for_workload(w)
+        sim.add_component(self.rates)
+        shape = self.rates.shape
         self.C = c = int(shape.clusters)
         self.N = int(shape.nodes)
-        est: list[float] = w.extra["ppbw_estimate"].astype(float).tolist()
-        start = float(w.submit[0]) if len(w.submit) else 0.0
-        self.rates = GridRates(shape, w.extra["ppbw"].astype(float).tolist(),
-                               w.extra["kappa"].astype(float).tolist(), est, start)
         self.home: list[int] = w.extra["cluster"].astype(int).tolist()
-        self.told = est  # the estimates as submitted (GridRates copies them)
+        # The estimates as submitted (the rate model books a re-estimate in its own copy).
+        self.told: list[float] = w.extra["ppbw_estimate"].astype(float).tolist()
         # Waiting jobs in priority order, all and per home cluster (started ones are dropped
         # at the end of the pass); the arrivals since the last pass.
         self.order: list[Job] = []
@@ -111,9 +112,10 @@ class Coalloc(Scheduler):
         self._size_count: dict[int, int] = {}
         self.local_starts = 0
         self.remote_starts = 0
-        self.restart_due: set[int] = set()  # checkpointed jobs: restart overhead on next start
         self.barred: set[int] = set()  # never co-allocated again (second CTMR offence)
         self.agent = CtmrAgent(self) if self.params.ctmr else None
+        if self.agent is not None:
+            sim.add_component(self.agent)
         # Per-pass state: free nodes, reservation per cluster.
         self.free = [0] * c
         self.shadow = [INF] * c
@@ -182,9 +184,14 @@ class Coalloc(Scheduler):
         self._enqueue(job, front=True)
 
     def _forget(self, job: Job) -> None:
-        """The job gave its nodes back: off the links and the running lists."""
-        self.rates.on_release(job, self.sim.now)
+        """The job gave its nodes back (the rate model took it off the links): off the
+        running lists."""
         self._untrack(job)
+
+    def checkpointing(self, job: Job, until: float, split: list[int]) -> None:
+        """A checkpoint of the job began: its nodes are predicted free at `until`."""
+        self._untrack(job)
+        self._track(job, until, split)
 
     def _untrack(self, job: Job) -> None:
         entry = self.pieces.pop(job.index, None)
@@ -215,17 +222,12 @@ class Coalloc(Scheduler):
             if k:
                 mask |= lowest_nodes(free_mask & masks[c], k)
                 self.free[c] -= k
-        i = job.index
-        overhead = 0.0
-        if i in self.restart_due:
-            self.restart_due.discard(i)
-            overhead = self.params.overhead / 2.0
+        overhead = 0.0 if self.agent is None else self.agent.restart_overhead(job)
         self.n_waiting -= 1
         self._size_count[job.size] -= 1
         self._starts += 1
-        self.sim.start(job, mask, overhead=overhead)
+        self.sim.start(job, mask, overhead=overhead)  # the rate model's on_start: links
         self._track(job, pred, split)
-        self.rates.on_start(job, now)
 
     def _reserve(self, c: int, now: float) -> None:
         """EASY reservation of cluster c for the first job of its queue that does not fit."""
@@ -296,12 +298,6 @@ class Coalloc(Scheduler):
                     self._coallocate(now, jobs)
                 if self._starts:
                     self._compact()
-            if self.agent is not None and self.n_waiting:
-                self.agent.run(now)
-        set_rate = self.sim.set_rate
-        for job, rate in self.rates.rates():
-            if job.state is RUNNING and rate != job.rate:
-                set_rate(job, rate)
 
     def _compact(self) -> None:
         self.order = [j for j in self.order if j.state is QUEUED]
@@ -396,9 +392,10 @@ class Coalloc(Scheduler):
 
     # --- metrics -------------------------------------------------------------------------------
     def counters(self) -> dict[str, Any]:
-        out = self.rates.counters(self.sim.now)
-        out["local_starts"] = self.local_starts
-        out["remote_starts"] = self.remote_starts
-        out.update(self.agent.counters() if self.agent is not None
-                   else dict.fromkeys(CTMR_COUNTERS, 0))
+        """Its own starts; the links' and the agent's metrics are their components' (zeros
+        for the agent when it is off, so that every coalloc run reports them)."""
+        out: dict[str, Any] = {"local_starts": self.local_starts,
+                               "remote_starts": self.remote_starts}
+        if self.agent is None:
+            out.update(dict.fromkeys(CTMR_COUNTERS, 0))
         return out

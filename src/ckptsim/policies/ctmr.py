@@ -1,7 +1,8 @@
 """The selective checkpoint-terminate-migrate-restart (CTMR) agent of seed 001.
 
-After every scheduling pass of `coalloc` with `ctmr=true`, while some link is saturated and
-jobs wait (steps 1-5 of the seed):
+A component (`ckptsim.engine.components.Component`) that `coalloc` attaches when `ctmr=true`.
+After every scheduling pass (its `after_pass`, once the grid's rate model has given the jobs
+their rates), while some link is saturated and jobs wait (steps 1-5 of the seed):
 
 1. take the most saturated link L (highest true demand over capacity; ties: lower cluster);
 2. among the jobs co-allocated across L, take the one with the largest traffic on L such that
@@ -11,7 +12,8 @@ jobs wait (steps 1-5 of the seed):
    does not know it, `overhead_known=false`), and (3) a waiting job could use the freed nodes
    at once: the smallest waiting job fits the free nodes plus the candidate's nodes of one of
    the clusters it spans;
-3. checkpoint it (O/2 on its nodes; it leaves the links at once, its communication stops),
+3. checkpoint it (O/2 on its nodes; it leaves the links at once, its communication stops,
+   and the engine gives the jobs that shared its links their new rates before time moves on),
    then it goes back to the head of its home queue and restarts with O/2 of overhead,
    wherever the scheduler places it next;
 4. the scheduler runs again when the checkpoint completes (the engine's pass at that time);
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ckptsim.engine.components import Component
 from ckptsim.engine.state import RUNNING
 
 if TYPE_CHECKING:
@@ -38,10 +41,16 @@ CTMR_COUNTERS = ("ctmr_checkpoints", "ctmr_jobs", "ctmr_barred")
 UNKNOWN_OVERHEAD = 1800.0
 
 
-class CtmrAgent:
-    """Finds and checkpoints the jobs that overload a saturated link."""
+class CtmrAgent(Component):
+    """Finds and checkpoints the jobs that overload a saturated link (the scheduler's
+    `overhead`, `overhead_known` and `cpfrac` parameters)."""
+
+    name = "ctmr"
+    description = "selective checkpoint-terminate-migrate-restart agent of coalloc (seed 001)"
+    counter_names = CTMR_COUNTERS
 
     def __init__(self, scheduler: Coalloc) -> None:
+        super().__init__(scheduler.params)
         self.s = scheduler
         p = scheduler.params
         self.overhead = float(p.overhead)
@@ -49,6 +58,23 @@ class CtmrAgent:
         self.cpfrac = float(p.cpfrac)
         self.offences: dict[int, int] = {}
         self.checkpoints = 0
+        self.restart_due: set[int] = set()  # checkpointed jobs: restart overhead when started
+
+    def options(self) -> dict[str, Any]:
+        return {"overhead": self.overhead, "overhead_known": bool(self.params.overhead_known),
+                "cpfrac": self.cpfrac}
+
+    def after_pass(self, now: float) -> None:
+        if self.s.n_waiting:
+            self.run(now)
+
+    def restart_overhead(self, job: Job) -> float:
+        """The restart overhead the job owes when it starts (O/2 after a CTMR checkpoint)."""
+        i = job.index
+        if i in self.restart_due:
+            self.restart_due.discard(i)
+            return self.overhead / 2.0
+        return 0.0
 
     def run(self, now: float) -> None:
         links = self.s.rates.links
@@ -94,10 +120,9 @@ class CtmrAgent:
         split = s.pieces[i][2]
         half = self.overhead / 2.0
         s.sim.checkpoint(job, half, then="requeue")
-        s.rates.on_release(job, now)
-        s._untrack(job)
-        s._track(job, now + half, split)  # its nodes come back when the checkpoint ends
-        s.restart_due.add(i)
+        s.rates.leave(job)
+        s.checkpointing(job, now + half, split)
+        self.restart_due.add(i)
         n = self.offences.get(i, 0) + 1
         self.offences[i] = n
         if n == 1:

@@ -1,14 +1,17 @@
 """Progress rates of the jobs on a multi-cluster grid's links, and what the links saw.
 
-`GridRates` is the grid's rate model.  It is told when a job takes nodes (`on_start`) and
-gives them back (`on_release`); a job whose nodes lie in more than one cluster puts traffic on
-those clusters' links (`ckptsim.platform.links.split_demand`, from the job's true per-processor
-bandwidth) and books the traffic the scheduler believes in (the same equation with the job's
-PPBW estimate), and `LinkState` recomputes the max-min fair allotment of the jobs coupled to it
-by saturated links, and nobody else.  `rates(now)` then returns the new progress rate of every
-job whose allotment or occupancy changed since the last call:
-rate = 1 / ((1 - kappa) + kappa / f), 1 for a job on one cluster.  The caller applies them once
-per timestamp, after every state change of that instant.
+`GridRates` is the grid's rate model (`ckptsim.engine.rates.RateModel`, a component).  The
+engine tells it when a job takes nodes (`on_start`) and gives them back (`on_release`); a job
+whose nodes lie in more than one cluster puts traffic on those clusters' links
+(`ckptsim.platform.links.split_demand`, from the job's true per-processor bandwidth) and books
+the traffic the scheduler believes in (the same equation with the job's PPBW estimate), and
+`LinkState` recomputes at once the max-min fair allotment of the jobs coupled to it by
+saturated links, and nobody else (so a scheduler placing several jobs in one pass sees each
+placement's effect on the links).  A job whose communication stops while it still holds nodes
+(a checkpoint of the CTMR agent) leaves the links with `leave`.  The engine asks `rates` once
+per timestamp, after every state change of that instant, and applies the new progress rate of
+every job whose allotment or occupancy changed since the last call:
+rate = 1 / ((1 - kappa) + kappa / f), 1 for a job on one cluster.
 
 The layout: cluster c holds the engine's nodes c*N .. (c+1)*N - 1 (`grid_shape` reads C, N and
 the link capacity from a grid workload).
@@ -25,6 +28,7 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from ckptsim.engine.rates import RateModel
 from ckptsim.errors import ConfigError
 from ckptsim.platform.links import GridShape, progress_rate, split_demand
 from ckptsim.platform.linkstate import LinkState
@@ -66,15 +70,21 @@ def grid_shape(w: Workload) -> GridShape:
     return shape
 
 
-class GridRates:
+class GridRates(RateModel):
     """The links of a grid, the allotment of the co-allocated jobs and their progress rates.
 
     `booked[i]` is the PPBW estimate the scheduler uses for job index i (NaN: none; the true
     PPBW is booked then); a scheduler may change it (a re-estimate) for the job's next start.
+    `start` is the time the integrals begin (the first submission).
     """
+
+    name = "links"
+    description = "inter-cluster links of a grid: bandwidth allotment and progress rates"
+    counter_names = COUNTERS
 
     def __init__(self, shape: GridShape, ppbw: Sequence[float], kappa: Sequence[float],
                  estimate: Sequence[float], start: float = 0.0) -> None:
+        super().__init__()
         self.shape = shape
         self.clusters = int(shape.clusters)
         self.nodes = int(shape.nodes)
@@ -84,7 +94,6 @@ class GridRates:
         self.kappa = list(kappa)
         self.booked = list(estimate)
         self._on: dict[int, Job] = {}  # jobs with traffic on the links, by index
-        self._changed: dict[int, Job] = {}
         self._sat = False  # some link saturated
         # Time integrals since `start` (the first submission).
         self._t0 = self._t = float(start)
@@ -108,10 +117,25 @@ class GridRates:
     def cluster_mask(self, c: int) -> int:
         return self.seg << (c * self.nodes)
 
+    @classmethod
+    def for_workload(cls, w: Workload) -> GridRates:
+        """The rate model of a grid workload (`grid_shape`, its bandwidth columns)."""
+        return cls(grid_shape(w), w.extra["ppbw"].astype(float).tolist(),
+                   w.extra["kappa"].astype(float).tolist(),
+                   w.extra["ppbw_estimate"].astype(float).tolist(),
+                   float(w.submit[0]) if len(w.submit) else 0.0)
+
+    def options(self) -> dict[str, Any]:
+        s = self.shape
+        return {"clusters": int(s.clusters), "nodes": int(s.nodes),
+                "capacity": list(map(float, s.capacities()))}
+
     # ----------------------------------------------------------------------- changes
-    def on_start(self, job: Job, now: float) -> None:
+    def on_start(self, job: Job) -> None:
         """The job took its nodes (`job.mask`): co-allocated, it enters the links."""
-        self._changed[job.index] = job
+        changed = self.changed
+        changed[job.index] = job
+        now = self.sim.now  # type: ignore[union-attr]
         split = self.split(job.mask)
         if sum(1 for k in split if k) < 2:
             return
@@ -122,17 +146,25 @@ class GridRates:
         estimate = true if booked != booked else split_demand(split, booked)
         for j in self.links.add(i, true, estimate):
             if j != i:
-                self._changed[j] = self._on[j]
+                changed[j] = self._on[j]
         self._on[i] = job
         self.starts += 1
         self._seg[i] = (max(now, job.anchor), job.work_done)
         self._refresh()
 
-    def on_release(self, job: Job, now: float) -> None:
-        """The job stopped using its nodes (end, checkpoint, kill): it leaves the links."""
+    def on_release(self, job: Job) -> None:
+        """The job gave its nodes back (end, kill, checkpoint): it leaves the links."""
+        self.changed[job.index] = job
+        self.leave(job)
+
+    def leave(self, job: Job) -> None:
+        """The job's communication stops (it gave its nodes back, or a checkpoint began):
+        it leaves the links; the jobs whose allotment changes get new rates."""
         i = job.index
         if i not in self._on:
             return
+        now = self.sim.now  # type: ignore[union-attr]
+        self.changed[i] = job
         self._advance(now)
         del self._on[i]
         t, w = self._seg.pop(i)
@@ -142,20 +174,16 @@ class GridRates:
         acc[0] += max(0.0, now - t)
         acc[1] += max(0.0, job.work_done - w)
         for j in self.links.remove(i):
-            self._changed[j] = self._on[j]
+            self.changed[j] = self._on[j]
         self._refresh()
 
-    def rates(self) -> list[tuple[Job, float]]:
+    def rates(self, now: float, changed: list[Job]) -> list[tuple[Job, float]]:
         """(job, rate) of every job whose allotment or occupancy changed since the last call,
         in index order: its progress rate now (1 off the links)."""
-        out = []
-        links, kappa = self.links, self.kappa
-        for i in sorted(self._changed):
-            job = self._changed[i]
-            out.append((job, float(progress_rate(links.fraction(i), kappa[i]))
-                        if i in self._on else 1.0))
-        self._changed.clear()
-        return out
+        links, kappa, on = self.links, self.kappa, self._on
+        return [(job, float(progress_rate(links.fraction(job.index), kappa[job.index]))
+                 if job.index in on else 1.0)
+                for job in sorted(changed, key=_index)]
 
     # ----------------------------------------------------------------------- statistics
     def _advance(self, now: float) -> None:
@@ -187,9 +215,11 @@ class GridRates:
             return None
         return acc[0] / acc[1]
 
-    def counters(self, now: float) -> dict[str, Any]:
-        """The links' metrics over [first submission, now] (see docs/grid.md)."""
-        self._advance(now)
+    def counters(self) -> dict[str, Any]:
+        """The links' metrics from the first submission to the end of the run (see
+        docs/grid.md)."""
+        if self.sim is not None:
+            self._advance(self.sim.now)
         span = self._t - self._t0
         factors = [a[0] / a[1] for a in self._slow.values() if a[1] > 0]
         c = self.clusters
@@ -213,6 +243,10 @@ class GridRates:
 
     def job(self, index: int) -> Job:
         return self._on[index]
+
+
+def _index(job: Job) -> int:
+    return job.index
 
 
 __all__ = ["COUNTERS", "GridRates", "grid_shape"]

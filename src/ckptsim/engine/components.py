@@ -1,0 +1,222 @@
+"""Components: the platform-side actors of a run (failures, and later owners, power managers,
+checkpoint agents, energy meters), plugged into the engine instead of patching it.
+
+A component is one class with a frozen dataclass of parameters (`Params`, declared with
+`ckptsim.params.param` like a scheduler's), registered under a name with `@register_component`.
+The simulator calls `attach(sim)` once, before the run: the component subscribes by overriding
+hooks and schedules its own events with ``sim.at(t, callback, kind=...)`` (kinds of its own
+are added with `ckptsim.engine.events.register_event_kind`).  It acts only through the public
+API: the platform's `hold` / `release_hold`, the verbs (`sim.kill`, ...), `sim.nodes_changed()`.
+
+Hooks (each optional; the simulator calls only those a component overrides, in the order the
+components were given, before the policy's hook of the same name):
+
+==========================  ==========================================================
+``on_start(job)``           the job took nodes (start, resume, restart)
+``on_release(job)``         the job gave nodes back (end, kill, checkpoint then requeue
+                            or suspend, the source nodes of a migration)
+``on_end(job)``             the job ended for good (DONE or KILLED)
+``on_requeue(job, reason)`` the job lost its nodes and waits again
+``on_checkpointed(job)``    a checkpoint completed
+``on_migrated(job)``        a migration completed
+``on_nodes_changed(now)``   nodes left or rejoined service (``sim.nodes_changed()``)
+``after_pass(now)``         after the scheduling pass of a timestamp
+``at_end(now)``             the run is over
+==========================  ==========================================================
+
+`counters()` are merged into the run's metrics by the runner (two components counting the
+same key is an error), `options()` is recorded in summary.json under the component's name, and
+`identity(params)` is what experiment run ids hash.  Adding a component touches its own file
+and one line of `_load_builtin` below.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from ckptsim.errors import ConfigError
+from ckptsim.params import NoParams, make_params
+
+if TYPE_CHECKING:
+    from ckptsim.engine.simulator import Simulator
+    from ckptsim.engine.state import Job
+
+#: The notification hooks a component may override.
+HOOKS = ("on_start", "on_release", "on_end", "on_requeue", "on_checkpointed", "on_migrated",
+         "on_nodes_changed", "after_pass", "at_end")
+
+
+class Component:
+    """Base class of components.  Subclasses set `name`, `Params` and override hooks."""
+
+    name: ClassVar[str] = ""
+    Params: ClassVar[type] = NoParams
+    description: ClassVar[str] = ""
+    #: The counters `counters()` returns (metrics a spec may name).
+    counter_names: ClassVar[tuple[str, ...]] = ()
+    #: Workload-level spec keys that set a parameter (key -> parameter), e.g. the failures
+    #: component's ``failures`` -> ``source``.  Their store columns are ``workload.<key>``;
+    #: other parameters' columns are ``workload.<component>.<parameter>``.
+    aliases: ClassVar[dict[str, str]] = {}
+    #: (counter, label) rows `ckptsim run` prints when the run counted them.
+    rows: ClassVar[tuple[tuple[str, str], ...]] = ()
+
+    def __init__(self, params: Any = None) -> None:
+        self.params = params if params is not None else self.Params()
+        self.sim: Simulator | None = None
+
+    # --- life cycle -------------------------------------------------------------------------
+    def attach(self, sim: Simulator) -> None:
+        """Called once by the simulator, before the run: subscribe, schedule first events."""
+        self.sim = sim
+
+    def counters(self) -> dict[str, Any]:
+        """Numbers merged into the run's metrics."""
+        return {}
+
+    def options(self) -> dict[str, Any]:
+        """What summary.json records of this component (its resolved parameters)."""
+        return dataclasses.asdict(self.params)
+
+    # --- what configures it -----------------------------------------------------------------
+    @classmethod
+    def make_params(cls, values: Mapping[str, Any], *, base: Path | None = None) -> Any:
+        """Validate user values (strings or typed) into `Params`; `base` is the folder
+        relative paths resolve against (a spec's trace folder)."""
+        return make_params(cls.Params, values, where=cls.name)
+
+    @classmethod
+    def check_value(cls, param: str, value: Any, *, base: Path | None = None) -> Any:
+        """One parameter's value checked alone (a spec checks each value of a grid axis, then
+        every combination with `make_params`); returns it converted."""
+        return getattr(make_params(cls.Params, {param: value}, where=cls.name), param)
+
+    @classmethod
+    def identity(cls, params: Any) -> dict[str, Any]:
+        """What determines the component's behaviour, hashed into experiment run ids."""
+        return dataclasses.asdict(params)
+
+    # --- hooks (override the ones needed) ---------------------------------------------------
+    def on_start(self, job: Job) -> None:
+        pass
+
+    def on_release(self, job: Job) -> None:
+        pass
+
+    def on_end(self, job: Job) -> None:
+        pass
+
+    def on_requeue(self, job: Job, reason: str) -> None:
+        pass
+
+    def on_checkpointed(self, job: Job) -> None:
+        pass
+
+    def on_migrated(self, job: Job) -> None:
+        pass
+
+    def on_nodes_changed(self, now: float) -> None:
+        pass
+
+    def after_pass(self, now: float) -> None:
+        pass
+
+    def at_end(self, now: float) -> None:
+        pass
+
+
+class HookLists:
+    """Per hook, the bound methods of the components that override it (`sim.hooks.on_end`)."""
+
+    __slots__ = ("on_start", "on_release", "on_end", "on_requeue", "on_checkpointed",
+                 "on_migrated", "on_nodes_changed", "after_pass", "at_end")
+
+    def __init__(self, components: Sequence[Component] = ()) -> None:
+        def bound(hook: str) -> list[Callable[..., None]]:
+            return [getattr(c, hook) for c in components if overridden(c, hook)]
+
+        self.on_start = bound("on_start")
+        self.on_release = bound("on_release")
+        self.on_end = bound("on_end")
+        self.on_requeue = bound("on_requeue")
+        self.on_checkpointed = bound("on_checkpointed")
+        self.on_migrated = bound("on_migrated")
+        self.on_nodes_changed = bound("on_nodes_changed")
+        self.after_pass = bound("after_pass")
+        self.at_end = bound("at_end")
+
+
+def overridden(component: Component, hook: str) -> bool:
+    """True when the component's class overrides `hook`."""
+    return getattr(type(component), hook) is not getattr(Component, hook)
+
+
+_REGISTRY: dict[str, type[Component]] = {}
+
+
+def register_component(cls: type[Component]) -> type[Component]:
+    """Class decorator: make a component available under `cls.name`."""
+    if not cls.name:
+        raise ValueError(f"{cls.__name__} has no name")
+    if cls.name in _REGISTRY and _REGISTRY[cls.name] is not cls:
+        raise ValueError(f"component name {cls.name!r} is registered twice")
+    _REGISTRY[cls.name] = cls
+    return cls
+
+
+def component_names() -> list[str]:
+    _load_builtin()
+    return sorted(_REGISTRY)
+
+
+def get_component(name: str) -> type[Component]:
+    _load_builtin()
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise ConfigError("component", f"unknown component {name!r}; accepted: "
+                                       f"{', '.join(sorted(_REGISTRY))}") from None
+
+
+def alias_keys() -> dict[str, tuple[str, str]]:
+    """Workload-level keys that set a component's parameter: key -> (component, parameter)."""
+    _load_builtin()
+    return {key: (cls.name, p) for cls in _REGISTRY.values() for key, p in cls.aliases.items()}
+
+
+def build_components(spec: Mapping[str, Mapping[str, Any]] | None,
+                     *, base: Path | None = None) -> list[Component]:
+    """Components from ``{name: {parameter: value}}``, in the mapping's order."""
+    out = []
+    for name, values in (spec or {}).items():
+        cls = get_component(name)
+        out.append(cls(cls.make_params(values, base=base)))
+    return out
+
+
+def merge_counters(components: list[Component], into: dict[str, Any]) -> dict[str, Any]:
+    """Add every component's counters to `into` (a run's metrics).
+
+    Raises:
+        ConfigError: two components count the same key, or a counter has a metric's name.
+    """
+    owner: dict[str, str] = {}
+    for c in components:
+        for key, value in c.counters().items():
+            if key in owner:
+                raise ConfigError("components", f"{c.name} and {owner[key]} both count "
+                                                f"{key!r}")
+            if key in into:
+                raise ConfigError("components", f"{c.name} counts {key!r}, a metric of "
+                                                "the run")
+            owner[key] = c.name
+            into[key] = value
+    return into
+
+
+def _load_builtin() -> None:
+    # Importing the modules registers their components.
+    from ckptsim.engine import failures  # noqa: F401

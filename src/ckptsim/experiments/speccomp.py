@@ -1,0 +1,166 @@
+"""Components in experiment specs: a table per workload, grid axes allowed.
+
+    [workloads.sdsc.components.failures]
+    source = "lanl:path=../failures/lanl_cfdr/LA-UR-05-7318-failure-data-1996-2005.csv.gz,system=20"
+    count = [0, 100, 200]
+
+A component may also declare workload-level aliases of its parameters (the failures
+component: ``failures = "..."`` for `source` and ``failure_count = N`` for `count`).  Inside a
+workload's option grid a component parameter is the option ``<alias>`` or
+``<component>.<parameter>``, and so is its store column (``workload.failure_count``,
+``workload.dummy.step``).  Each value is checked alone (by the component's own `make_params`,
+relative paths resolving against the trace folder), then every combination of the grid.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ckptsim.engine.components import alias_keys, component_names, get_component
+from ckptsim.errors import ConfigError
+from ckptsim.experiments import grid
+from ckptsim.params import describe_range
+
+if TYPE_CHECKING:
+    from ckptsim.experiments.spec import _Problems
+
+
+def option_key(name: str, param: str) -> str:
+    """The grid option (and store column, after ``workload.``) of a component parameter."""
+    for key, p in get_component(name).aliases.items():
+        if p == param:
+            return key
+    return f"{name}.{param}"
+
+
+def component_option(key: str) -> tuple[str, str] | None:
+    """(component, parameter) that a workload option sets, or None."""
+    aliases = alias_keys()
+    if key in aliases:
+        return aliases[key]
+    name, dot, param = key.partition(".")
+    if dot and name in component_names():
+        return name, param
+    return None
+
+
+def split_components(point: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The components of one grid point: ``{name: {parameter: value}}``."""
+    out: dict[str, dict[str, Any]] = {}
+    for key, value in point.items():
+        target = component_option(key)
+        if target is not None:
+            out.setdefault(target[0], {})[target[1]] = value
+    return out
+
+
+def component_identity(components: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """What run ids hash of a run's components: each one's identity, under its name (a run
+    without components adds nothing, so its id is what it was before components existed)."""
+    out = {}
+    for name, values in components.items():
+        cls = get_component(name)
+        out[name] = cls.identity(cls.make_params(values))
+    return out
+
+
+def counter_names() -> list[str]:
+    """The counters of every registered component (metrics a spec may name)."""
+    out: list[str] = []
+    for name in component_names():
+        out += [c for c in get_component(name).counter_names if c not in out]
+    return out
+
+
+def value_check(name: str, param: str, folder: Path) -> Callable[[Any], Any]:
+    """Checks one value of a component parameter given in a spec."""
+    from ckptsim.experiments.spec import Bad
+
+    cls = get_component(name)
+    field = {f.name: f for f in dataclasses.fields(cls.Params)}[param]
+    typ = typing.get_type_hints(cls.Params)[param]
+    accepted = {a for a in typing.get_args(typ) if a is not type(None)} or {typ}
+
+    def check(v: Any) -> Any:
+        if v is None and type(None) in typing.get_args(typ):
+            return None
+        if int in accepted and float not in accepted and (
+                isinstance(v, bool) or not isinstance(v, int)):
+            raise Bad(f"expected an integer {describe_range(field.metadata)}, got {v!r}")
+        if str in accepted and not isinstance(v, str):
+            raise Bad(f"expected a string, got {v!r}")
+        try:
+            return cls.check_value(param, v, base=folder)
+        except ConfigError as exc:
+            if exc.key != f"{name}.{param}":
+                raise Bad(f"{exc.key}: {exc.message}") from None
+            if int in accepted and float not in accepted:
+                raise Bad(f"expected an integer {describe_range(field.metadata)}, got "
+                          f"{v!r}") from None
+            raise Bad(exc.message) from None
+    return check
+
+
+def component_axes(problems: _Problems, loc: str, w: dict[str, Any], folder: Path
+                   ) -> dict[str, list[Any]]:
+    """The grid axes of a workload's components: its alias keys and its `components` table."""
+    from ckptsim.experiments.spec import _as_axis
+
+    axes: dict[str, list[Any]] = {}
+    for key, (name, param) in alias_keys().items():
+        if key in w:
+            axes[key] = _as_axis(problems, f"{loc}.{key}", w[key],
+                                 value_check(name, param, folder))
+    table = w.get("components", {})
+    if not isinstance(table, dict):
+        problems.add(f"{loc}.components", f"expected tables [{loc}.components.NAME], got "
+                                          f"{table!r}")
+        return axes
+    for name, values in table.items():
+        where = f"{loc}.components.{name}"
+        if name not in component_names():
+            problems.add(where, f"unknown component {name!r}; accepted: "
+                                f"{', '.join(component_names())}")
+            continue
+        if not isinstance(values, dict):
+            problems.add(where, f"expected a table of parameters, got {values!r}")
+            continue
+        fields = [f.name for f in dataclasses.fields(get_component(name).Params)]
+        for param, value in values.items():
+            if param not in fields:
+                problems.add(f"{where}.{param}", f"unknown parameter of {name}; accepted: "
+                                                 f"{', '.join(fields) or 'none'}")
+                continue
+            key = option_key(name, param)
+            if key in axes:
+                problems.add(f"{where}.{param}", f"given twice (also as {loc}.{key})")
+                continue
+            axes[key] = _as_axis(problems, f"{where}.{param}", value,
+                                 value_check(name, param, folder))
+    return axes
+
+
+def check_combinations(problems: _Problems, loc: str, axes: dict[str, list[Any]],
+                       zips: tuple[tuple[str, ...], ...], folder: Path) -> None:
+    """Each value was checked alone; a component may also refuse some combinations."""
+    keys = [k for k in axes if component_option(k) is not None]
+    if not keys:
+        return
+    sub = {k: axes[k] for k in keys}
+    sub_zips = tuple(g for g in zips if all(k in sub for k in g))
+    for point in grid.expand(sub, sub_zips):
+        for name, values in split_components(point).items():
+            try:
+                get_component(name).make_params(values, base=folder)
+            except ConfigError as exc:
+                param = exc.key.removeprefix(f"{name}.")
+                if param not in values:
+                    param = next(iter(values))
+                key = option_key(name, param)
+                where = f"{loc}.{key}" if key in alias_keys() else \
+                    f"{loc}.components.{name}.{param}"
+                problems.add(where, exc.message)

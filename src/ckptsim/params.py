@@ -1,0 +1,106 @@
+"""Declared parameters shared by scheduling policies and engine components.
+
+A parameter set is a frozen dataclass whose fields are declared with `param(default, help,
+low=, high=, choices=)`.  `make_params` builds one from user values (strings from the command
+line, typed values from a TOML spec) and refuses unknown keys and out-of-range values with a
+`ConfigError` naming the key and the accepted values.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import types
+import typing
+from collections.abc import Mapping
+from typing import Any
+
+from ckptsim.errors import ConfigError
+from ckptsim.values import parse_bool, parse_int
+
+
+@dataclasses.dataclass(frozen=True)
+class NoParams:
+    """A policy or a component without parameters."""
+
+
+def param(default: Any, help: str, *, low: float | None = None, high: float | None = None,
+          low_open: bool = False, high_open: bool = False,
+          choices: tuple[Any, ...] | None = None) -> Any:
+    """A parameter with its documentation and accepted range.
+
+    `low`/`high` are inclusive unless `low_open`/`high_open`; `choices` lists accepted values.
+    """
+    return dataclasses.field(default=default, metadata={
+        "help": help, "low": low, "high": high, "low_open": low_open, "high_open": high_open,
+        "choices": choices})
+
+
+def describe_range(meta: Mapping[str, Any]) -> str:
+    if meta.get("choices"):
+        return "one of " + ", ".join(str(c) for c in meta["choices"])
+    low, high = meta.get("low"), meta.get("high")
+    parts = []
+    if low is not None:
+        parts.append(f"{'>' if meta.get('low_open') else '>='} {low:g}")
+    if high is not None:
+        parts.append(f"{'<' if meta.get('high_open') else '<='} {high:g}")
+    return " and ".join(parts) if parts else "any value"
+
+
+def _convert(key: str, value: Any, typ: Any) -> Any:
+    """Turn a `--set key=value` string (or a TOML value) into the parameter's type."""
+    origin = typing.get_origin(typ)
+    if origin in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(typ) if a is not type(None)]
+        if value is None or (isinstance(value, str) and value.lower() in ("none", "")):
+            return None
+        typ = args[0]
+    if typ is bool:
+        return parse_bool(key, value)
+    if typ is int:
+        return parse_int(key, value)
+    if typ is float:
+        try:
+            text = str(value).strip().lower()
+            return math.inf if text in ("inf", "infinity") else float(value)
+        except (TypeError, ValueError):
+            raise ConfigError(key, f"expected a number, got {value!r}") from None
+    return str(value) if typ is str else value
+
+
+def make_params(cls: type, values: Mapping[str, Any], *, where: str = "") -> Any:
+    """Build and validate a parameter dataclass from user values (strings or typed)."""
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    hints = typing.get_type_hints(cls)
+    prefix = f"{where}." if where else ""
+    unknown = sorted(set(values) - set(fields))
+    if unknown:
+        accepted = ", ".join(sorted(fields)) or "none"
+        raise ConfigError(prefix + unknown[0], f"unknown parameter; accepted: {accepted}")
+    kwargs = {k: _convert(prefix + k, v, hints[k]) for k, v in values.items()}
+    obj = cls(**kwargs)
+    validate_params(obj, where=where)
+    return obj
+
+
+def validate_params(obj: Any, *, where: str = "") -> None:
+    """Check every parameter against its declared range / choices."""
+    prefix = f"{where}." if where else ""
+    for f in dataclasses.fields(obj):
+        meta = f.metadata
+        value = getattr(obj, f.name)
+        if value is None:
+            continue
+        if meta.get("choices") and value not in meta["choices"]:
+            raise ConfigError(prefix + f.name,
+                              f"got {value!r}; accepted: {describe_range(meta)}")
+        low, high = meta.get("low"), meta.get("high")
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            if value != value:
+                raise ConfigError(prefix + f.name, "must be a number, got NaN")
+            bad = (low is not None and (value <= low if meta.get("low_open") else value < low)) \
+                or (high is not None and (value >= high if meta.get("high_open") else value > high))
+            if bad:
+                raise ConfigError(prefix + f.name,
+                                  f"got {value:g}; accepted: {describe_range(meta)}")

@@ -1,0 +1,251 @@
+"""Components: a counting component registered here reaches `simulate`, `ckptsim run
+--component` and an experiment spec; hooks, counters, event kinds and their order."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+from helpers import Scripted, jobs
+
+from ckptsim.cli import main
+from ckptsim.engine import components as registry
+from ckptsim.engine import events
+from ckptsim.engine.components import Component, register_component
+from ckptsim.engine.simulator import Simulator
+from ckptsim.errors import ConfigError, DecisionError
+from ckptsim.experiments.execute import execute_run
+from ckptsim.experiments.matrix import build_matrix
+from ckptsim.experiments.spec import SpecError, parse_spec
+from ckptsim.params import param
+from ckptsim.policies.base import scheduler_factory
+from ckptsim.runner import simulate
+from ckptsim.workload.lublin import generate_lublin
+
+
+@dataclasses.dataclass(frozen=True)
+class CountingParams:
+    step: int = param(1, "added to the count at each start", low=1)
+    label: str = param("x", "a label")
+
+
+class Counting(Component):
+    """Counts starts (by `step`) and ends, and records the hooks it sees."""
+
+    name = "counting"
+    Params = CountingParams
+    counter_names = ("counted_starts", "counted_ends")
+
+    def attach(self, sim):
+        super().attach(sim)
+        self.starts = 0
+        self.ends = 0
+        self.seen: list[tuple[str, float]] = []
+
+    def on_start(self, job):
+        self.starts += self.params.step
+
+    def on_end(self, job):
+        self.ends += 1
+
+    def after_pass(self, now):
+        self.seen.append(("after_pass", now))
+
+    def at_end(self, now):
+        self.seen.append(("at_end", now))
+
+    def counters(self):
+        return {"counted_starts": self.starts, "counted_ends": self.ends}
+
+
+@pytest.fixture
+def counting():
+    register_component(Counting)
+    yield Counting
+    registry._REGISTRY.pop("counting", None)
+
+
+def workload():
+    return generate_lublin(60, machine_size=32, seed=1)
+
+
+def test_simulate_reaches_the_component(counting):
+    r = simulate(workload(), "easy", components={"counting": {"step": "2"}})
+    assert r.summary["counted_starts"] == 2 * 60 and r.summary["counted_ends"] == 60
+    assert r.options["counting"] == {"step": 2, "label": "x"}
+    assert r.components == ("counting",)
+    # Without it the schedule is the same: the component only watches.
+    plain = simulate(workload(), "easy")
+    assert plain.table["end"].tolist() == r.table["end"].tolist()
+
+
+def test_command_line_reaches_the_component(counting, tmp_path, capsys):
+    w = "lublin:n=60,seed=1,machine=32"
+    assert main(["run", "--workload", w, "--scheduler", "fcfs", "--component",
+                 "counting:step=3,label=a,b", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "counted starts" in out
+    doc = json.loads((tmp_path / "summary.json").read_text())
+    assert doc["metrics"]["counted_starts"] == 180 and doc["metrics"]["counted_ends"] == 60
+    assert doc["options"]["counting"] == {"step": 3, "label": "a,b"}
+    assert main(["run", "--workload", w, "--component", "counting:step=0"]) == 2
+    assert "--component counting:step: got 0" in capsys.readouterr().err
+    assert main(["run", "--workload", w, "--component", "counting:steps=2"]) == 2
+    assert "expected key=value with a key of label, step" in capsys.readouterr().err
+
+
+SPEC = """
+name = "counting"
+seeds = [1]
+metrics = ["mean_wait", "counted_starts"]
+
+[workloads.m]
+generator = "lublin"
+n = 60
+machine = 32
+{extra}
+
+[[schedulers]]
+name = "fcfs"
+"""
+
+
+def test_spec_reaches_the_component_and_run_ids_follow_its_parameters(counting, tmp_path):
+    spec = parse_spec(SPEC.format(extra="[workloads.m.components.counting]\nstep = [1, 2]"),
+                      tmp_path / "s.toml")
+    runs = build_matrix(spec)
+    assert [r.columns["workload.counting.step"] for r in runs] == [1, 2]
+    assert [r.components for r in runs] == [{"counting": {"step": 1}},
+                                            {"counting": {"step": 2}}]
+    plain = build_matrix(parse_spec(SPEC.format(extra=""), tmp_path / "p.toml"))
+    ids = {r.run_id for r in runs} | {plain[0].run_id}
+    assert len(ids) == 3
+    row = execute_run(runs[1]).row
+    assert row["status"] == "ok", row["error"]
+    assert row["counted_starts"] == 120 and row["counted_ends"] == 60
+    assert spec.metrics == ("mean_wait", "counted_starts")  # counters are metrics to name
+
+
+def test_spec_problems_name_the_component(counting, tmp_path):
+    text = SPEC.format(extra="[workloads.m.components.counting]\nstep = 0\nsteps = 2\n\n"
+                             "[workloads.m.components.nothing]\nx = 1")
+    with pytest.raises(SpecError) as info:
+        parse_spec(text, tmp_path / "s.toml")
+    found = dict(info.value.problems)
+    assert "integer >= 1" in found["workloads.m.components.counting.step (line 11)"]
+    assert "accepted: step, label" in found["workloads.m.components.counting.steps (line 12)"]
+    assert "unknown component 'nothing'" in found["workloads.m.components.nothing (line 14)"]
+
+
+def test_counters_of_two_components_may_not_clash(counting):
+    class Again(Counting):
+        name = "again"
+
+    with pytest.raises(ConfigError, match="again and counting both count 'counted_starts'"):
+        simulate(workload(), "fcfs", components=[Counting(), Again()])
+
+
+def test_hooks_reach_components_before_the_policy():
+    order = []
+
+    class Watch(Component):
+        name = "watch"
+
+        def on_start(self, job):
+            order.append(("component start", job.id))
+
+        def on_release(self, job):
+            order.append(("component release", job.id))
+
+        def on_end(self, job):
+            order.append(("component end", job.id))
+
+    class Policy(Scripted):
+        def on_end(self, job):
+            order.append(("policy end", job.id))
+
+    w = jobs([(0.0, 5.0, 1, 5.0)], 2)
+    sim = Simulator(w, lambda s: Policy(s, [(0.0, lambda s, js: s.start(js[1]))]),
+                    components=[Watch()], check=True).run()
+    assert order == [("component start", 1), ("component release", 1), ("component end", 1),
+                     ("policy end", 1)]
+    assert sim.component("watch") is not None and sim.component("nothing") is None
+
+
+@pytest.fixture
+def slice_kind():
+    kind = events.register_event_kind("slice", 2.5, "time-slice boundary",
+                                      "after overhead completions, before submissions")
+    yield kind
+    events._KINDS.pop("slice", None)
+
+
+def test_a_kind_at_2_5_fires_after_overheads_and_before_submissions(slice_kind):
+    # At 10: a checkpoint completes (overhead, 2), a slice boundary (2.5), job 2 arrives (3).
+    order = []
+
+    class Policy(Scripted):
+        def on_submit(self, job):
+            order.append(("submit", job.id))
+
+        def on_checkpointed(self, job):
+            order.append(("checkpointed", job.id))
+
+    class Slices(Component):
+        name = "slices"
+
+        def attach(self, sim):
+            super().attach(sim)
+            sim.at(10.0, lambda now: order.append(("slice", now)), kind="slice")
+
+    w = jobs([(0.0, 20.0, 1, 20.0), (10.0, 1.0, 1, 1.0)], 2)
+    actions = [(0.0, lambda s, js: s.start(js[1])),
+               (5.0, lambda s, js: s.checkpoint(js[1], 5.0, then="continue")),
+               (10.0, lambda s, js: s.start(js[2]))]
+    Simulator(w, lambda s: Policy(s, actions), components=[Slices()], check=True).run()
+    assert order == [("submit", 1), ("checkpointed", 1), ("slice", 10.0), ("submit", 2)]
+
+
+def test_event_kinds_are_checked(slice_kind):
+    with pytest.raises(ConfigError, match="priority 2.5 of 'other' is taken by 'slice'"):
+        events.register_event_kind("other", 2.5, "x", "y")
+    with pytest.raises(ConfigError, match="already registered with priority 1"):
+        events.register_event_kind("failure", 1.5, "x", "y")
+    sim = Simulator(jobs([(0.0, 1.0, 1, 1.0)], 1), scheduler_factory("fcfs"))
+    with pytest.raises(ConfigError, match="unknown event kind 'nope'"):
+        sim.at(1.0, print, kind="nope")
+    with pytest.raises(ConfigError, match="'end' events are the engine's own"):
+        sim.at(1.0, print, kind="end")
+    with pytest.raises(DecisionError, match="in the past"):
+        sim.at(-1.0, print)
+
+
+def test_cancelled_component_events_do_not_fire():
+    fired = []
+    sim = Simulator(jobs([(0.0, 10.0, 1, 10.0)], 1), scheduler_factory("fcfs"))
+    keep = sim.at(3.0, fired.append)
+    drop = sim.at(4.0, fired.append)
+    sim.cancel(drop)
+    sim.run()
+    assert fired == [3.0] and keep != drop
+
+
+def test_the_failures_table_is_the_failures_key(counting, tmp_path):
+    source = "synthetic:mtbf=2000000,repair_mean=86400"
+    table = parse_spec(SPEC.format(extra=f'[workloads.m.components.failures]\nsource = '
+                                         f'"{source}"'), tmp_path / "t.toml")
+    alias = parse_spec(SPEC.format(extra=f'failures = "{source}"'), tmp_path / "a.toml")
+    a, b = build_matrix(table), build_matrix(alias)
+    assert [r.run_id for r in a] == [r.run_id for r in b]
+    assert a[0].columns == b[0].columns and a[0].columns["workload.failures"] == source
+    with pytest.raises(SpecError, match="given twice"):
+        parse_spec(SPEC.format(extra=f'failures = "{source}"\n[workloads.m.components.failures]'
+                                     f'\nsource = "{source}"'), tmp_path / "b.toml")
+
+
+def test_every_hook_has_a_list():
+    from ckptsim.engine.components import HOOKS, HookLists
+
+    assert HookLists.__slots__ == HOOKS
+    assert all(hasattr(Component, hook) for hook in HOOKS)

@@ -1,0 +1,73 @@
+"""Experiment run ids stay what they were: a store written before a change of the engine is
+still recognised after it (runs are not redone, results are not mixed up).
+
+golden/run_ids.json holds the run ids of the example specs and of a spec with synthetic
+failures and a failure-count axis, recorded before the engine's seams were reworked.  Regenerate
+deliberately with `CKPTSIM_REGEN_GOLDEN=1 python -m pytest tests/test_golden_run_ids.py`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from helpers import TRACES, trace
+
+from ckptsim.experiments.matrix import build_matrix
+from ckptsim.experiments.spec import load_spec
+
+ROOT = Path(__file__).resolve().parents[1]
+GOLDEN = Path(__file__).resolve().parent / "golden" / "run_ids.json"
+
+SYNTHETIC_SPEC = """
+name = "synthetic-failures"
+seeds = [1, 2]
+
+[workloads.sdsc]
+trace = "SDSC-SP2-1998-4.2-cln.swf.gz"
+first = 500
+failures = ["synthetic:mtbf=2000000,repair_mean=86400", "synthetic:mtbf=500000"]
+
+[workloads.model]
+generator = "lublin"
+n = 200
+machine = 64
+failures = "synthetic:mtbf=1000000,dist=exponential"
+
+[workloads.plain]
+trace = "SDSC-SP2-1998-4.2-cln.swf.gz"
+first = 500
+
+[[schedulers]]
+name = "easy"
+
+[[schedulers]]
+name = "ckpt-backfill"
+params = { p = [0.2, 0.5] }
+"""
+
+
+def spec_run_ids(name: str, tmp_path: Path) -> dict[str, list[str]]:
+    trace("SDSC-SP2-1998-4.2-cln.swf.gz")  # skip when the traces are absent
+    if name == "synthetic":
+        path = tmp_path / "synthetic.toml"
+        path.write_text(SYNTHETIC_SPEC)
+        spec = load_spec(path, trace_dir=TRACES)
+    else:
+        spec = load_spec(ROOT / "examples" / f"{name}.toml", trace_dir=TRACES)
+    return {"run_ids": [r.run_id for r in build_matrix(spec)]}
+
+
+@pytest.mark.parametrize("name", ["failures", "traces", "backfilling", "synthetic"])
+def test_run_ids_unchanged(name, tmp_path):
+    if name == "failures" and not (TRACES.parent / "failures" / "lanl_cfdr").is_dir():
+        pytest.skip("the LANL failure log is not available")
+    got = spec_run_ids(name, tmp_path)
+    if os.environ.get("CKPTSIM_REGEN_GOLDEN"):
+        saved = json.loads(GOLDEN.read_text()) if GOLDEN.exists() else {}
+        saved[name] = got
+        GOLDEN.write_text(json.dumps(saved, indent=2, sort_keys=True) + "\n")
+        pytest.skip("golden run ids regenerated")
+    assert got == json.loads(GOLDEN.read_text())[name]
