@@ -238,6 +238,10 @@ def test_refusals_name_the_key_and_the_accepted_values():
     wide = grid_jobs([(0, 10, 6, 0, 100, NAN, 0.5)], clusters=2, nodes=4)
     with pytest.raises(ConfigError, match=r"grid.nodes.*more than one cluster's 4.*no PPBW"):
         simulate(wide, "coalloc")
+    wider = grid_jobs([(0, 10, 9, 0, 100, 100, 0.5)], clusters=2, nodes=4)
+    with pytest.raises(ConfigError, match=r"grid.nodes: job 1 needs 9 nodes, more than the "
+                                          r"grid's 2 x 4 = 8; accepted: jobs of at most 8"):
+        simulate(wider, "coalloc")
     with pytest.raises(ConfigError, match=r"grid.nodes.*coalloc=false"):
         simulate(grid_jobs([(0, 10, 6, 0, 100, 100, 0.5)], 2, 4), "coalloc", {"coalloc": False})
     for key, value, accepted in (("error", "1.5", r"in \[0, 1\]"), ("info", "-0.1", r"in \[0, 1\]"),

@@ -236,7 +236,8 @@ def _paper_jones(args: argparse.Namespace) -> int:
     if args.full and args.per_cluster is not None:
         raise ConfigError("--full", "give --full (the seed's 400,000 jobs per cluster) or "
                                     "--per-cluster N, not both")
-    n = jones.FULL_N if args.full else (args.per_cluster or jones.DEFAULT_N)
+    n = jones.FULL_N if args.full else (
+        jones.DEFAULT_N if args.per_cluster is None else args.per_cluster)
     opt = jones.Options(n=n, load=args.load if args.load is not None else jones.LOAD,
                         replications=args.replications, jobs=args.jobs)
     t0 = time.perf_counter()
@@ -334,7 +335,7 @@ def add_parsers(sub: Any) -> None:
                         "the mean")
     g = p.add_argument_group("jones only")
     g.add_argument("--per-cluster", type=int, default=None, metavar="N",
-                   help="jobs per cluster (default 20,000; the seed: 400,000)")
+                   help="jobs per cluster (default 10,000; the seed: 400,000)")
     g.add_argument("--full", action="store_true",
                    help="the seed's size: 400,000 jobs per cluster (hours of runs)")
     g.add_argument("--load", type=float, default=None,

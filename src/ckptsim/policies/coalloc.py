@@ -2,7 +2,7 @@
 its selective checkpoint-terminate-migrate-restart (CTMR) agent.
 
 The grid: C clusters of N nodes (engine node ids c*N .. (c+1)*N - 1 are cluster c), each
-joined to a central switch by one link (`ckptsim.platform.gridrates.grid_shape`).  Every job
+joined to a central switch by one link (`ckptsim.engine.gridrates.grid_shape`).  Every job
 is submitted to the queue of its home cluster.  One pass after all events of a timestamp,
 in three phases (the seed's "local, remote (migration), and co-allocated execution"):
 

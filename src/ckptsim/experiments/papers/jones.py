@@ -46,7 +46,7 @@ CTMR_MINUTES = (0, 5, 10, 20, 30)
 LONG_MINUTES = (0, 5, 10, 15, 20, 25, 30, 45, 60, 75, 90)
 LONG_ERRORS = (0.5, 1.0)
 FULL_N = 400_000
-DEFAULT_N = 20_000
+DEFAULT_N = 10_000
 LOAD = 0.95
 FAMILIES = {"info": ("fig1", "fig2", "fig3", "fig4", "fig5", "fig6", "fig8"),
             "fixed": ("fig7", "fig9"),
