@@ -111,21 +111,40 @@ def simulate(
             gc.freeze()
             gc.enable()
     resolved = dataclasses.asdict(sim.policy.params)
-    metrics = merge_counters(sim.components, summary(table))
-    metrics.update(sim.policy.counters())
+    counted = [_Counted(c.name, c.counters()) for c in sim.components]
+    own = sim.policy.counters()
+    options = {"machine_size": sim.platform.n_nodes, "overrun": overrun,
+               **{c.name: c.options() for c in sim.components}}
+    names = tuple(c.name for c in sim.components)
+    wall, events = sim.wall_seconds, sim.n_events
+    # The records hold what the metrics need: the job objects (most of a large run's memory,
+    # kept alive by the simulator's reference cycles) go before the metrics are computed.
+    sim.release_jobs()
+    metrics = merge_counters(counted, summary(table))
+    metrics.update(own)
     return RunResult(
         workload=workload,
         scheduler=scheduler,
         params=resolved,
-        options={"machine_size": sim.platform.n_nodes, "overrun": overrun,
-                 **{c.name: c.options() for c in sim.components}},
+        options=options,
         table=table,
         summary=metrics,
         daily=daily_series(table) if daily else {},
-        wall_seconds=sim.wall_seconds,
-        events=sim.n_events,
-        components=tuple(c.name for c in sim.components),
+        wall_seconds=wall,
+        events=events,
+        components=names,
     )
+
+
+@dataclasses.dataclass(frozen=True)
+class _Counted:
+    """A component's name and the counters it reported at the end of the run."""
+
+    name: str
+    values: dict[str, Any]
+
+    def counters(self) -> dict[str, Any]:
+        return self.values
 
 
 def _components(components: Mapping[str, Mapping[str, Any]] | Sequence[Component],

@@ -288,6 +288,12 @@ class Simulator(Migration):
         if self.now < until < INF:
             self.now = until
 
+    def release_jobs(self) -> None:
+        """After the run and its records: drop the job objects, so that the metrics of a
+        large run are computed without them (the simulator cannot run any further)."""
+        self.jobs = []
+        self.active = {}
+
     def wake_at(self, t: float, tag: Any = None) -> int:
         """Ask for `policy.on_timer(t, tag)` at time t (>= now). Returns a cancel handle."""
         if not self.now <= t < INF:
