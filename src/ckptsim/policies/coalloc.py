@@ -41,7 +41,7 @@ from bisect import bisect_left, insort
 from heapq import heappop, heappush
 from typing import TYPE_CHECKING, Any
 
-from ckptsim.engine.gridrates import COUNTERS, GridRates, grid_shape
+from ckptsim.engine.gridrates import COUNTERS, GridRates, doubles, grid_shape
 from ckptsim.engine.state import QUEUED
 from ckptsim.errors import ConfigError
 from ckptsim.policies.base import Scheduler, param, register
@@ -95,7 +95,7 @@ class Coalloc(Scheduler):
         self.N = int(shape.nodes)
         self.home: list[int] = w.extra["cluster"].astype(int).tolist()
         # The estimates as submitted (the rate model books a re-estimate in its own copy).
-        self.told: list[float] = w.extra["ppbw_estimate"].astype(float).tolist()
+        self.told = doubles(w.extra["ppbw_estimate"])
         # Waiting jobs in priority order, all and per home cluster (started ones are dropped
         # at the end of the pass); the arrivals since the last pass.
         self.order: list[Job] = []
