@@ -171,6 +171,20 @@ def test_jobs_without_an_estimate_are_never_coallocated():
     assert job[3].start == 100 and metrics(sim)["coalloc_jobs"] == 0
 
 
+def test_a_wide_job_too_heavy_for_idle_links_waits_for_idle_links():
+    """3 clusters of 4 nodes, links of 100 Mbit/s.  j1, j2 hold half of clusters 0 and 1 until
+    10, j3 all of cluster 2 until 20; j4 (4 nodes, 10 Mbit/s) is co-allocated 2 | 2 at 0 until
+    100.  j5 (5 nodes, wider than a cluster, 1000 Mbit/s) could never fit even idle links:
+    nodes are free for it from 20 on, but it starts only when j4 leaves the links, at 100, and
+    then runs slowed (alone on saturated links)."""
+    rows = [(0, 10, 2, 0, 10, 10, 0.5), (0, 10, 2, 1, 10, 10, 0.5), (0, 20, 4, 2, 10, 10, 0.5),
+            (0, 100, 4, 0, 10, 10, 0.5), (1, 50, 5, 0, 1000, 1000, 0.5)]
+    sim, pol, job = run(grid_jobs(rows, clusters=3, nodes=4, capacity=100.0))
+    assert job[4].start == 0 and job[4].end == 100
+    assert job[5].start == 100 and job[5].end > 150
+    assert pol.integrated(4) == pytest.approx(50.0)  # the rate integrated: its work
+
+
 # ------------------------------------------------------------------------------ CTMR
 def ctmr_grid():
     """As `moving_grid`, but j3 runs 10,000 s, j4 (5,000 s, 700 Mbit/s: 641.7 per link) is

@@ -241,6 +241,10 @@ class GridRates(RateModel):
             "saturated_time": avg(self._i_any),
         }
 
+    def coallocated(self) -> int:
+        """How many jobs have traffic on the links now."""
+        return len(self._on)
+
     def on_links(self, index: int) -> bool:
         return index in self._on
 

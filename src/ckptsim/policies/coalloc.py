@@ -30,7 +30,8 @@ so end times move when a co-allocated job starts or ends.  The CTMR agent
 (`ckptsim.policies.ctmr`, a component attached with `ctmr=true`) runs after the pass while a
 link is saturated.  Jobs wider than one cluster can only be
 co-allocated: they are refused unless co-allocation is on and they reveal a PPBW, and they
-are never barred from it.
+are never barred from it; one whose estimated traffic fits no split even on idle links (a
+wide job of a real trace) is co-allocated when no other job uses the links, and runs slowed.
 """
 
 from __future__ import annotations
@@ -381,7 +382,13 @@ class Coalloc(Scheduler):
             avail = [self._allowed(c, job, pred) if usable[c] else 0 for c in range(C)]
             split = greedy_split(size, e, avail, residual)
             if split is None:
-                continue
+                if size <= n_big or self.rates.coallocated() or not self._never_fits(job, e):
+                    continue
+                # Wider than a cluster and too heavy for even idle links: it could never
+                # start, so it goes when no other job uses the links, and runs slowed.
+                split = greedy_split(size, 0.0, avail, residual)
+                if split is None:
+                    continue
             self._start(job, now, split, pred)
             for c, k in enumerate(split):
                 if k or self.reserved[c] is job:
@@ -389,6 +396,11 @@ class Coalloc(Scheduler):
             usable = [not (skip and links.saturated(c)) for c in range(C)]
             room = sum(f for f, u in zip(free, usable, strict=True) if u)
             residual = list(links.residuals())
+
+    def _never_fits(self, job: Job, estimate: float) -> bool:
+        """The job's estimated traffic fits no split even on idle links."""
+        return greedy_split(job.size, estimate, [self.N] * self.C,
+                            self.rates.links.capacity) is None
 
     # --- metrics -------------------------------------------------------------------------------
     def counters(self) -> dict[str, Any]:
