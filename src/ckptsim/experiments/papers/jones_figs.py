@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -249,29 +250,32 @@ def _overhead_lines(pts: list[Point], out: Path, name: str, ppbw: float,
 def _make() -> dict[str, Callable[[list[Point], Path], FigureOutput]]:
     makers: dict[str, Callable[[list[Point], Path], FigureOutput]] = {}
     for k, ppbw in zip((1, 3, 5), COLORS, strict=True):
-        makers[f"fig{k}"] = (lambda pts, out, k=k, p=ppbw: _surface(
-            pts, out, f"fig{k}", p, "info", "information availability (%)",
-            {"ctmr": False}, f"Turnaround vs error and information, {p:g} Mbit/s (Fig. {k})",
-            (0.0, 0.5, 0.8, 1.0)))
-        makers[f"fig{k + 1}"] = (lambda pts, out, k=k, p=ppbw: _info_lines(
-            pts, out, f"fig{k + 1}", p, f"Turnaround vs information, {p:g} Mbit/s "
-                                        f"(Fig. {k + 1})"))
-    makers["fig7"] = lambda pts, out: _by_error(
-        pts, out, "fig7", "fixed", "Over- vs underestimation (Fig. 7)")
-    makers["fig8"] = lambda pts, out: _by_error(
-        pts, out, "fig8", "uniform", "Uniform error, every job informed (Fig. 8)")
+        makers[f"fig{k}"] = partial(
+            _surface, name=f"fig{k}", ppbw=ppbw, y="info", ylabel="information availability (%)",
+            match={"ctmr": False},
+            title=f"Turnaround vs error and information, {ppbw:g} Mbit/s (Fig. {k})",
+            errors=(0.0, 0.5, 0.8, 1.0))
+        makers[f"fig{k + 1}"] = partial(
+            _info_lines, name=f"fig{k + 1}", ppbw=ppbw,
+            title=f"Turnaround vs information, {ppbw:g} Mbit/s (Fig. {k + 1})")
+    makers["fig7"] = partial(_by_error, name="fig7", mode="fixed",
+                             title="Over- vs underestimation (Fig. 7)")
+    makers["fig8"] = partial(_by_error, name="fig8", mode="uniform",
+                             title="Uniform error, every job informed (Fig. 8)")
     makers["fig9"] = fig9
     for k, ppbw in zip((10, 12, 14), COLORS, strict=True):
-        makers[f"fig{k}"] = (lambda pts, out, k=k, p=ppbw: _surface(
-            pts, out, f"fig{k}", p, "overhead", "overhead (min)", {"ctmr": True, "info": 1.0},
-            f"CTMR: turnaround vs error and overhead, {p:g} Mbit/s (Fig. {k})"))
-        makers[f"fig{k + 1}"] = (lambda pts, out, k=k, p=ppbw: _ctmr_lines(
-            pts, out, f"fig{k + 1}", p, f"CTMR at five overheads, {p:g} Mbit/s "
-                                        f"(Fig. {k + 1})"))
+        makers[f"fig{k}"] = partial(
+            _surface, name=f"fig{k}", ppbw=ppbw, y="overhead", ylabel="overhead (min)",
+            match={"ctmr": True, "info": 1.0},
+            title=f"CTMR: turnaround vs error and overhead, {ppbw:g} Mbit/s (Fig. {k})")
+        makers[f"fig{k + 1}"] = partial(
+            _ctmr_lines, name=f"fig{k + 1}", ppbw=ppbw,
+            title=f"CTMR at five overheads, {ppbw:g} Mbit/s (Fig. {k + 1})")
     makers["fig16"] = fig16
     for k, ppbw in zip((17, 18, 19), COLORS, strict=True):
-        makers[f"fig{k}"] = (lambda pts, out, k=k, p=ppbw: _overhead_lines(
-            pts, out, f"fig{k}", p, f"Turnaround vs CTMR overhead, {p:g} Mbit/s (Fig. {k})"))
+        makers[f"fig{k}"] = partial(
+            _overhead_lines, name=f"fig{k}", ppbw=ppbw,
+            title=f"Turnaround vs CTMR overhead, {ppbw:g} Mbit/s (Fig. {k})")
     return makers
 
 
