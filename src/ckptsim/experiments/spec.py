@@ -46,7 +46,8 @@ from ckptsim.engine.components import alias_keys
 from ckptsim.errors import ConfigError
 from ckptsim.experiments import grid
 from ckptsim.experiments.columns import PARAM_PREFIX, WORKLOAD_PREFIX, resolve
-from ckptsim.experiments.speccomp import check_combinations, component_axes, component_option
+from ckptsim.experiments.speccomp import check_combinations, component_axes
+from ckptsim.experiments.specgen import check_points, generator_options
 from ckptsim.experiments.speclines import key_lines, line_of
 from ckptsim.workload.source import CHECKS as GENERATOR_CHECKS
 
@@ -480,7 +481,7 @@ def _workload(problems: _Problems, loc: str, name: str, w: dict[str, Any],
         if kind not in GENERATORS:
             problems.add(f"{loc}.generator", f"got {kind!r}; accepted: {', '.join(GENERATORS)}")
             return None
-        own = GENERATOR_OPTIONS if kind == "lublin" else _generator_options(kind, w)
+        own = GENERATOR_OPTIONS if kind == "lublin" else generator_options(kind, w)
         options = {**own, **TRANSFORM_OPTIONS}
         if "seed" in w:
             problems.add(f"{loc}.seed", "a generator's seed is the run's seed: set seeds or "
@@ -498,69 +499,8 @@ def _workload(problems: _Problems, loc: str, name: str, w: dict[str, Any],
     if kind == "lublin" and all(axes.get(k) for k in ("n", "machine", "typed")):
         _check_generator(problems, loc, axes)
     elif kind not in ("trace", "lublin") and len(problems.items) == before:
-        _check_points(problems, loc, kind, axes, zips)
+        check_points(problems, loc, kind, axes, zips)
     return WorkloadSpec(name=name, kind=kind, trace=trace, path=path, options=axes, zip=zips)
-
-
-_RESERVED = ("generator", "seed", "zip", "components", *TRANSFORM_OPTIONS)
-
-
-def _generator_key(key: str) -> bool:
-    """A workload option that is the generator's own (not a transform, a component's
-    parameter or the spec's structure)."""
-    return key not in _RESERVED and component_option(key) is None
-
-
-def _generator_options(kind: str, w: dict[str, Any]) -> dict[str, Callable[[Any], Any]]:
-    """Checks of the options a generator workload gives, each value with the workload's
-    single-valued options against the generator's own validation
-    (`ckptsim.workload.source.CHECKS`); what depends on other axes is left to the
-    combinations (`_check_points`)."""
-    def valid(key: str, v: Any) -> bool:
-        try:
-            GENERATOR_CHECKS[kind]({key: v})
-        except ConfigError:
-            return False
-        return True
-
-    # The single values that are valid alone: the context each value is checked in.
-    scalars = {k: v for k, v in w.items() if _generator_key(k)
-               and isinstance(v, (str, int, float, bool)) and valid(k, v)}
-
-    def checker(key: str) -> Callable[[Any], Any]:
-        def check(v: Any) -> Any:
-            if not isinstance(v, (str, int, float, bool)):
-                raise Bad(f"expected a number, a string or true/false, got {v!r}")
-            try:
-                GENERATOR_CHECKS[kind]({**{k: x for k, x in scalars.items() if k != key},
-                                        key: v})
-            except ConfigError as exc:
-                if exc.key == f"{kind}.{key}":
-                    raise Bad(str(exc)) from None
-            return v
-        return check
-    return {key: checker(key) for key in w if _generator_key(key)}
-
-
-def _check_points(problems: _Problems, loc: str, kind: str, axes: dict[str, list[Any]],
-                  zips: tuple[tuple[str, ...], ...]) -> None:
-    """Each value was checked alone; the generator may also refuse some combinations."""
-    bad: list[str] = []
-    seen: set[str] = set()
-    for point in grid.expand(axes, zips):
-        options = {k: v for k, v in point.items() if _generator_key(k)}
-        key = repr(sorted(options.items()))
-        if key in seen:
-            continue
-        seen.add(key)
-        try:
-            GENERATOR_CHECKS[kind](options)
-        except ConfigError as exc:
-            bad.append(f"{options}: {exc}")
-    for msg in bad[:5]:
-        problems.add(loc, msg)
-    if len(bad) > 5:
-        problems.add(loc, f"... and {len(bad) - 5} more refused combinations")
 
 
 def _check_generator(problems: _Problems, loc: str, axes: dict[str, list[Any]]) -> None:
