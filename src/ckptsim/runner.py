@@ -120,17 +120,22 @@ def simulate(
         if added:
             table = table.with_columns(added)
         resolved = dataclasses.asdict(sim.policy.params)
-        metrics = merge_counters(sim.components, summary(table))
+        counted = [_Counted(c.name, c.counters()) for c in sim.components]
+        own = sim.policy.counters()
         options = {"machine_size": sim.platform.n_nodes, "overrun": overrun,
                    **_platform_option(described),
                    **{c.name: c.options() for c in sim.components}}
         names = tuple(c.name for c in sim.components)
         wall, events = sim.wall_seconds, sim.n_events
+        # The records hold what the metrics need: the job objects (most of a large run's
+        # memory) are freed with the simulator before the metrics are computed.
         _break_cycles(sim)
         del sim
     finally:
         if gc_enabled:
             gc.enable()
+    metrics = merge_counters(counted, summary(table))
+    metrics.update(own)
     return RunResult(
         workload=workload,
         scheduler=scheduler,
@@ -184,6 +189,17 @@ def _break_cycles(sim: Simulator) -> None:
     for obj in objects:
         if obj is not None and hasattr(obj, "__dict__"):
             obj.__dict__.clear()
+
+
+@dataclasses.dataclass(frozen=True)
+class _Counted:
+    """A component's name and the counters it reported at the end of the run."""
+
+    name: str
+    values: dict[str, Any]
+
+    def counters(self) -> dict[str, Any]:
+        return self.values
 
 
 def _components(components: Mapping[str, Mapping[str, Any]] | Sequence[Component],

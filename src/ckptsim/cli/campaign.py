@@ -178,6 +178,8 @@ def cmd_paper(args: argparse.Namespace) -> int:
         return _paper_oliner(args)
     if args.paper == "shi":
         return _paper_shi(args)
+    if args.paper == "jones":
+        return _paper_jones(args)
     from ckptsim.experiments.papers import niu
 
     if args.figure not in (*niu.FIGURES, "all"):
@@ -279,6 +281,36 @@ def _paper_shi(args: argparse.Namespace) -> int:
     return 0
 
 
+def _paper_jones(args: argparse.Namespace) -> int:
+    from ckptsim.experiments.papers import jones
+
+    if args.figure != "all":
+        jones.family_of(args.figure)
+    for flag, value in (("--traces", args.traces), ("--first", args.first)):
+        if value is not None:
+            raise ConfigError(flag, "does not apply to jones (a synthetic grid workload); "
+                                    "accepted: --per-cluster N, --full, --load L")
+    if args.full and args.per_cluster is not None:
+        raise ConfigError("--full", "give --full (the seed's 400,000 jobs per cluster) or "
+                                    "--per-cluster N, not both")
+    n = jones.FULL_N if args.full else (
+        jones.DEFAULT_N if args.per_cluster is None else args.per_cluster)
+    opt = jones.Options(n=n, load=args.load if args.load is not None else jones.LOAD,
+                        replications=args.replications, jobs=args.jobs)
+    t0 = time.perf_counter()
+    total = jones.runs_of(args.figure, opt)
+    bar = SweepProgress(total, 0)
+    try:
+        outputs = jones.run_figures(args.figure, args.out, opt, on_row=bar.update)
+    finally:
+        bar.close()
+    for out in outputs:
+        print(f"{out.csv.stem}: {out.csv} and {out.png} ({len(out.rows)} rows)")
+    print(f"{bar.count} run{'' if bar.count == 1 else 's'} simulated in "
+          f"{time.perf_counter() - t0:.1f} s ({n:,} jobs per cluster, load {opt.load:g})")
+    return 0
+
+
 def add_parsers(sub: Any) -> None:
     p = sub.add_parser("sweep", help="run every run of an experiment spec (resumable)")
     p.add_argument("spec", help="experiment spec (TOML); see docs/experiments.md")
@@ -325,16 +357,19 @@ def add_parsers(sub: Any) -> None:
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("paper", help="reproduce a seed paper's figure (CSV + PNG)")
-    p.add_argument("paper", choices=("niu", "oliner", "shi"),
-                   help="niu: seed 000, checkpoint-based backfilling; shi: seed 002, "
-                        "Scojo-PECT with checkpoints and migration; oliner: seed 004, "
-                        "fault-aware BG/L scheduling")
+    p.add_argument("paper", choices=("niu", "oliner", "shi", "jones"),
+                   help="niu: seed 000, checkpoint-based backfilling; jones: seed 001, "
+                        "multi-cluster co-allocation and CTMR; shi: seed 002, Scojo-PECT with "
+                        "checkpoints and migration; oliner: seed 004, fault-aware BG/L "
+                        "scheduling")
     p.add_argument("figure", help="niu: fig1 fig2 fig4 fig5 fig6 fig7 readings all; oliner: "
                                   "fig3 ... fig10, a family (failures = figs 3-5, balancing = "
                                   "6-8, tiebreak = 9-10), options (the seed's readings as "
                                   "scheduler options) or all; shi: table3 fig11 ... fig16 "
-                                  "traces all; tables: rewrite the tables of the page OUT.md "
-                                  "from the CSVs in OUT")
+                                  "traces all; jones: fig1 ... fig19, a family (info = figs "
+                                  "1-6 and 8, fixed = 7 and 9, ctmr = 10-16, overhead = 17-19) "
+                                  "or all; tables: rewrite the tables of the page OUT.md from "
+                                  "the CSVs in OUT")
     p.add_argument("--out", required=True, help="output folder (figN.csv, figN.png, the sweep)")
     p.add_argument("--trace-dir", default="../shared/data/traces",
                    help="folder holding the PWA traces (default ../shared/data/traces)")
@@ -367,10 +402,18 @@ def add_parsers(sub: Any) -> None:
                    help="failures of figs 6-10: seed (default: 4,000 for SDSC and NASA, 1,000 "
                         "for LUBLIN-256) or log (the failure log's own rate per node-day)")
     g.add_argument("--replications", type=int, default=1,
-                   help="seeds per point (each thins the failure log differently); figures "
-                        "show the mean")
+                   help="oliner and jones: seeds per point (oliner: each thins the failure "
+                        "log differently; jones: each draws another workload); figures show "
+                        "the mean")
     g = p.add_argument_group("shi only")
     g.add_argument("--ci-seeds", type=int, default=30, metavar="N",
                    help="fig16: seeds of the confidence intervals, the thesis's five first "
                         "(default 30)")
+    g = p.add_argument_group("jones only")
+    g.add_argument("--per-cluster", type=int, default=None, metavar="N",
+                   help="jobs per cluster (default 10,000; the seed: 400,000)")
+    g.add_argument("--full", action="store_true",
+                   help="the seed's size: 400,000 jobs per cluster (hours of runs)")
+    g.add_argument("--load", type=float, default=None,
+                   help="offered load per cluster (default 0.95)")
     p.set_defaults(func=cmd_paper)

@@ -91,11 +91,15 @@ def component_flags(components: Mapping[str, Any]) -> dict[str, str]:
 
 
 def component_rows(result: Any) -> list[tuple[tuple[str, str], ...]]:
-    """The summary rows of the run's components (`Component.rows`, else one per counter)."""
-    from ckptsim.engine.components import get_component
+    """The summary rows of the run's registered components (`Component.rows`, else one per
+    counter); the rows of components a policy attaches itself are the policy's."""
+    from ckptsim.engine.components import component_names, get_component
 
     out = []
+    known = component_names()
     for name in result.components:
+        if name not in known:
+            continue
         cls = get_component(name)
         out.append(cls.rows or tuple((c, c.replace("_", " ")) for c in cls.counter_names))
     return out

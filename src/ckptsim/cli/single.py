@@ -94,6 +94,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         shown += CHECKPOINT_ROWS
     if "arrt" in s:
         shown += CLASS_ROWS
+    from ckptsim.policies.base import get_scheduler
+
+    shown += [row for row in get_scheduler(args.scheduler).rows if row[0] in s]
     rows = [[label, fmt(s[key])] for key, label in shown]
     print_table(f"{args.scheduler} on {w.source} ({_size_text(w, result)})", ["metric", "value"],
                 rows)

@@ -39,7 +39,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from ckptsim.errors import ConfigError
 from ckptsim.params import NoParams, make_params
@@ -215,7 +215,16 @@ def build_components(spec: Mapping[str, Mapping[str, Any]] | None,
     return out
 
 
-def merge_counters(components: list[Component], into: dict[str, Any]) -> dict[str, Any]:
+class Counting(Protocol):
+    """What `merge_counters` reads: a component, or its name and final counters."""
+
+    @property
+    def name(self) -> str: ...
+
+    def counters(self) -> dict[str, Any]: ...
+
+
+def merge_counters(components: Sequence[Counting], into: dict[str, Any]) -> dict[str, Any]:
     """Add every component's counters to `into` (a run's metrics).
 
     Raises:

@@ -139,10 +139,17 @@ class Simulator(Migration):
         return self.platform
 
     def _post_pass(self, now: float) -> None:
-        if self.rate_model is not None:
-            apply_rates(self, self.rate_model, now)
-        for hook in self.hooks.after_pass:
-            hook(now)
+        model = self.rate_model
+        if model is not None:
+            apply_rates(self, model, now)
+        after = self.hooks.after_pass
+        if after:
+            for hook in after:
+                hook(now)
+            # A component that changed occupancies after the pass (e.g. a checkpoint agent)
+            # has the rates of this instant applied before time moves on.
+            if model is not None and model.changed:
+                apply_rates(self, model, now)
 
     def nodes_changed(self) -> None:
         """Tell the components and the policy that nodes left or rejoined service."""
@@ -280,6 +287,12 @@ class Simulator(Migration):
         self.wall_seconds += _time.perf_counter() - t0
         if self.now < until < INF:
             self.now = until
+
+    def release_jobs(self) -> None:
+        """After the run and its records: drop the job objects, so that the metrics of a
+        large run are computed without them (the simulator cannot run any further)."""
+        self.jobs = []
+        self.active = {}
 
     def wake_at(self, t: float, tag: Any = None) -> int:
         """Ask for `policy.on_timer(t, tag)` at time t (>= now). Returns a cancel handle."""

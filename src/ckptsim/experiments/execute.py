@@ -102,10 +102,10 @@ def load_run_workload(run: Run) -> Workload:
                                 canonical_json(run.source))
         w = _cached(key, lambda: read_swf(run.path or "", **run.source))
     else:
-        from ckptsim.workload.source import generate
+        from ckptsim.workload.source import GENERATORS
 
         key = (run.kind, canonical_json(run.source), run.seed)
-        w = _cached(key, lambda: generate({**run.source, "seed": run.seed}))
+        w = _cached(key, lambda: GENERATORS[run.kind]({**run.source, "seed": run.seed}))
     t = run.transforms
     if "window" in t and "first" in t:
         # Cut to the jobs that the window and the first-N selection keep before transforming:

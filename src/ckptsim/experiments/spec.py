@@ -47,11 +47,14 @@ from ckptsim.errors import ConfigError
 from ckptsim.experiments import grid
 from ckptsim.experiments.columns import PARAM_PREFIX, WORKLOAD_PREFIX, resolve
 from ckptsim.experiments.speccomp import check_combinations, component_axes
+from ckptsim.experiments.specgen import check_points, generator_options
 from ckptsim.experiments.speclines import key_lines, line_of
+from ckptsim.workload.source import CHECKS as GENERATOR_CHECKS
 
 #: Metrics shown by `ckptsim results` and the report when a spec names none.
 DEFAULT_METRICS = ("mean_wait", "mean_bsld", "utilization", "makespan")
-GENERATORS = ("lublin",)
+#: Generators a spec may name (`ckptsim.workload.source.CHECKS`): lublin, grid.
+GENERATORS = tuple(GENERATOR_CHECKS)
 FIGURE_KINDS = ("line", "bar")
 OVERRUN = ("extend", "kill")
 _NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
@@ -251,13 +254,18 @@ def _platform(folder: Path) -> Callable[[Any], PlatformChoice]:
 def known_metrics() -> list[str]:
     """The summary metrics runs record (the keys of `metrics.core.summary`, found by asking
     the metrics code itself so that a new metric is accepted as soon as it exists), the
-    counters of the components (failures...) and the class metrics of `scojo-pect` runs."""
+    counters of the components (failures...), the policies' own metrics and the class
+    metrics of `scojo-pect` runs."""
     from ckptsim.experiments.speccomp import counter_names
     from ckptsim.metrics.classes import CLASS_METRIC_NAMES
 
     global _METRICS
     if _METRICS is None:
+        from ckptsim.policies.base import get_scheduler, scheduler_names
+
         keys = _summary_keys()
+        for name in scheduler_names():  # the policies' own metrics
+            keys += [k for k in get_scheduler(name).counter_names if k not in keys]
         _METRICS = keys + [k for k in CLASS_METRIC_NAMES if k not in keys]
     return _METRICS + [k for k in counter_names() if k not in _METRICS]
 
@@ -514,7 +522,8 @@ def _workload(problems: _Problems, loc: str, name: str, w: dict[str, Any],
         if kind not in GENERATORS:
             problems.add(f"{loc}.generator", f"got {kind!r}; accepted: {', '.join(GENERATORS)}")
             return None
-        options = {**GENERATOR_OPTIONS, **TRANSFORM_OPTIONS}
+        own = GENERATOR_OPTIONS if kind == "lublin" else generator_options(kind, w)
+        options = {**own, **TRANSFORM_OPTIONS}
         if "seed" in w:
             problems.add(f"{loc}.seed", "a generator's seed is the run's seed: set seeds or "
                                         "replications at the top of the spec")
@@ -523,13 +532,16 @@ def _workload(problems: _Problems, loc: str, name: str, w: dict[str, Any],
                 "components", "zip")
     _unknown(problems, f"{loc}.", {k: v for k, v in w.items()
                                    if not (k == "seed" and kind != "trace")}, accepted)
+    before = len(problems.items)
     axes = {key: _as_axis(problems, f"{loc}.{key}", w[key], check, pair=key == "window")
             for key, check in options.items() if key in w}
     axes.update(component_axes(problems, loc, w, folder))
     zips = _zip_groups(problems, f"{loc}.zip", w["zip"], axes) if "zip" in w else ()
     check_combinations(problems, loc, axes, zips, folder)
-    if kind != "trace" and all(axes.get(k) for k in ("n", "machine", "typed")):
+    if kind == "lublin" and all(axes.get(k) for k in ("n", "machine", "typed")):
         _check_generator(problems, loc, axes)
+    elif kind not in ("trace", "lublin") and len(problems.items) == before:
+        check_points(problems, loc, kind, axes, zips)
     return WorkloadSpec(name=name, kind=kind, trace=trace, path=path, options=axes, zip=zips)
 
 

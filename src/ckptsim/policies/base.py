@@ -35,6 +35,10 @@ class Scheduler:
     name: ClassVar[str] = ""
     Params: ClassVar[type] = NoParams
     description: ClassVar[str] = ""
+    #: Metrics of its own the policy adds to a run's summary (names a spec may use).
+    counter_names: ClassVar[tuple[str, ...]] = ()
+    #: (metric, label) rows `ckptsim run` prints for the policy's own metrics.
+    rows: ClassVar[tuple[tuple[str, str], ...]] = ()
 
     def __init__(self, sim: Simulator, params: Any = None) -> None:
         self.sim = sim
@@ -76,6 +80,10 @@ class Scheduler:
     def job_columns(self) -> dict[str, Any]:
         """Per-job columns of this policy's own (numpy arrays in workload order), written
         after the standard ones in jobs.csv and the per-job records; none by default."""
+        return {}
+
+    def counters(self) -> dict[str, Any]:
+        """The policy's own metrics (`counter_names`), merged into the run's summary."""
         return {}
 
     @classmethod
@@ -146,7 +154,16 @@ def scheduler_factory(name: str, values: Mapping[str, Any] | None = None) -> Sch
 
 def _load_builtin() -> None:
     # Importing the modules registers their schedulers.
-    from ckptsim.policies import bgl, bgl_fault, ckpt_backfill, conservative, easy, fcfs, scojo  # noqa: F401
+    from ckptsim.policies import (  # noqa: F401
+        bgl,
+        bgl_fault,
+        ckpt_backfill,
+        coalloc,
+        conservative,
+        easy,
+        fcfs,
+        scojo,
+    )
 
 
 __all__ = ["NoParams", "Scheduler", "SchedulerFactory", "describe_range", "get_scheduler",

@@ -178,7 +178,8 @@ def generate_grid(params: GridParams | None = None, *, seed: int = 0) -> Workloa
         fields[:, SWF_INDEX[name]] = column
     fields[:, SWF_INDEX["status"]] = 1
     header = {"Version": "2", "MaxJobs": str(n), "MaxRecords": str(n),
-              "MaxNodes": str(total), "MaxProcs": str(total), "Note": source}
+              "MaxNodes": str(total), "MaxProcs": str(total), "Note": source,
+              SHAPE_KEY: shape_text(p)}
     return Workload(job_id=job_id, submit=cols["submit"], runtime=cols["runtime"],
                     estimate=estimate, size=cols["size"].astype(np.int64), fields=fields,
                     machine_size=total, header=header, source=source,
@@ -221,7 +222,15 @@ def attach_grid(w: Workload, params: GridParams | None = None, *, seed: int = 0,
             f"error={p.error:g}, error_mode={p.error_mode}, info={p.info:g}, split={split}, "
             f"seed={seed})")
     out = w.with_extra(note, cluster=cluster, **cols)
-    return replace(out, machine_size=total)
+    return replace(out, machine_size=total, header={**out.header, SHAPE_KEY: shape_text(p)})
+
+
+#: The workload header key recording the grid's shape (clusters, nodes, link capacity).
+SHAPE_KEY = "GridShape"
+
+
+def shape_text(p: GridParams) -> str:
+    return f"clusters={p.clusters} nodes={p.nodes} capacity={float(p.capacity)!r}"
 
 
 #: `grid:` options that only the synthetic generator uses (a trace keeps its own).
@@ -285,5 +294,6 @@ def from_options(options: Mapping[str, Any]) -> Workload:
     return attach_grid(w, params, seed=seed, split=split)
 
 
-__all__ = ["COLUMNS", "ERROR_MODES", "SPLITS", "GridParams", "attach_grid", "bandwidth_columns",
-           "from_options", "generate_grid", "options_to_params"]
+__all__ = ["COLUMNS", "ERROR_MODES", "SHAPE_KEY", "SPLITS", "GridParams", "attach_grid",
+           "bandwidth_columns", "from_options", "generate_grid",
+           "options_to_params", "shape_text"]

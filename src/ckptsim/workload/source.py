@@ -83,6 +83,43 @@ GENERATORS: dict[str, Callable[[Mapping[str, Any]], Workload]] = {
 }
 
 
+def _check_lublin(options: Mapping[str, Any]) -> None:
+    from dataclasses import replace
+
+    from ckptsim.workload.lublin import LublinParams
+
+    unknown = sorted(set(options) - set(BUILTIN))
+    if unknown:
+        raise ConfigError(f"lublin.{unknown[0]}",
+                          f"unknown option; accepted: {', '.join(sorted(BUILTIN))}")
+    opts = {**BUILTIN, **options}
+    try:
+        replace(LublinParams(), n_jobs=parse_int("lublin.n", opts["n"], low=1),
+                machine_size=parse_int("lublin.machine", opts["machine"], low=1)).validate()
+    except ConfigError as exc:
+        key = _GENERATOR_KEYS.get(exc.key, exc.key)
+        raise ConfigError(key if key.startswith("lublin.") else f"lublin.{key}",
+                          exc.message) from None
+
+
+def _check_grid(options: Mapping[str, Any]) -> None:
+    from ckptsim.workload.grid import options_to_params
+
+    if "trace" in options:
+        raise ConfigError("grid.trace", "not in experiment specs (a trace given grid "
+                                        "attributes is named on the command line: --workload "
+                                        "grid:trace=PATH,...)")
+    options_to_params(options)
+
+
+#: Generators an experiment spec may name, with a check of a set of their options (without
+#: generating; raises ConfigError naming `NAME.option`).  A run's seed is the generator's.
+CHECKS: dict[str, Callable[[Mapping[str, Any]], None]] = {
+    "lublin": _check_lublin,
+    "grid": _check_grid,
+}
+
+
 def load_workload(
     spec: str,
     *,

@@ -1,0 +1,193 @@
+"""Seed 001 (Jones, "Network-aware Selective Job Checkpoint and Migration to Enhance
+Co-allocation in Multi-cluster Systems"): its figures on the seed's grid of 4 clusters of 100
+nodes joined by 1 Gbps links, under the `coalloc` meta-scheduler.
+
+Four families, each one experiment spec (FAMILY.toml in the output folder, so it can be rerun
+or extended with `ckptsim sweep`) run with the sweep machinery on all cores into one store
+shared by the families (a run two families need is run once):
+
+- `info` (Figs. 1-6, 8): turnaround vs the uniform PPBW error (+-A) and the information
+  availability, at 150 / 300 / 400 Mbit/s;
+- `fixed` (Figs. 7, 9): every job with the same signed error, -100% ... +100%; slowdown factor
+  and time-averaged number of co-allocated jobs;
+- `ctmr` (Figs. 10-16): with the CTMR agent, vs the error and the checkpoint/restart overhead
+  0-30 min;
+- `overhead` (Figs. 17-19): overhead 0-90 min at two error levels.
+
+Every family also runs "Migration Only" (`coalloc=false`), the seed's baseline, whose schedule
+does not depend on the bandwidths, and the plain co-allocation without CTMR where it compares.
+The workload is the seed's (`grid:`): Poisson arrivals, exponential runtimes of mean 4 h,
+widths 5-20, PPBW uniform on +-50% around the mean; the seed does not give its load, so it is
+an option (default `LOAD`, see docs/results/jones.md).  The seed's size, 400,000 jobs per
+cluster, is `--full`; the default is `DEFAULT_N`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ckptsim.errors import ConfigError
+from ckptsim.experiments.papers.common import FigureOutput, OnRow, run_spec
+from ckptsim.experiments.papers.jones_figs import FIGURE_MAKERS
+
+PPBWS = (150.0, 300.0, 400.0)
+INFO_ERRORS = (0.0, 0.5, 0.8, 1.0)  # Figs. 1-6: the seed's four error levels of Figs. 2, 4, 6
+INFOS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
+UNIFORM_ERRORS = tuple(round(0.1 * k, 1) for k in range(11))  # Fig. 8, at info = 1
+FIG8_ONLY = tuple(e for e in UNIFORM_ERRORS if e not in INFO_ERRORS)
+FIXED_ERRORS = tuple(sorted({round(0.1 * k, 1) for k in range(-10, 11)} | {-0.95}))
+CTMR_ERRORS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
+CTMR_MINUTES = (0, 5, 10, 20, 30)
+LONG_MINUTES = (0, 5, 10, 15, 20, 25, 30, 45, 60, 75, 90)
+LONG_ERRORS = (0.5, 1.0)
+FULL_N = 400_000
+DEFAULT_N = 10_000
+LOAD = 0.95
+FAMILIES = {"info": ("fig1", "fig2", "fig3", "fig4", "fig5", "fig6", "fig8"),
+            "fixed": ("fig7", "fig9"),
+            "ctmr": ("fig10", "fig11", "fig12", "fig13", "fig14", "fig15", "fig16"),
+            "overhead": ("fig17", "fig18", "fig19")}
+FIGURES = tuple(f"fig{k}" for k in range(1, 20))
+METRICS = ("mean_response", "mean_wait", "coalloc_slowdown", "mean_coallocated",
+           "coalloc_starts", "saturated_time", "link_utilization", "ctmr_checkpoints",
+           "ctmr_jobs", "ctmr_barred", "remote_starts", "utilization", "makespan")
+
+
+@dataclass(frozen=True)
+class Options:
+    """What a figure command is given (defaults: a smaller version of the seed's runs)."""
+
+    n: int = DEFAULT_N
+    load: float = LOAD
+    replications: int = 1
+    jobs: int | None = None
+
+
+def family_of(figure: str) -> str:
+    for family, figures in FAMILIES.items():
+        if figure == family or figure in figures:
+            return family
+    raise ConfigError("figure", f"unknown figure {figure!r}; accepted: "
+                                f"{', '.join([*FIGURES, *FAMILIES, 'all'])}")
+
+
+# ----------------------------------------------------------------------------- specs
+def _list(values: Sequence[float]) -> str:
+    return "[" + ", ".join(f"{v:g}" for v in values) + "]"
+
+
+def _workload(name: str, opt: Options, ppbw: float, errors: Sequence[float], mode: str,
+              infos: Sequence[float] = (1.0,)) -> list[str]:
+    # Every workload names the same options, so that a run two families share has one id.
+    return [f'[workloads.{name}]', 'generator = "grid"', f"n = {opt.n}",
+            f"load = {opt.load:g}", f"ppbw = {ppbw:g}", f"error = {_list(errors)}",
+            f'error_mode = "{mode}"', f"info = {_list(infos)}", ""]
+
+
+def _scheduler(label: str, workloads: Sequence[str], **params: Any) -> list[str]:
+    values = ", ".join(f"{k} = {_list(v) if isinstance(v, (list, tuple)) else _value(v)}"
+                       for k, v in params.items())
+    names = ", ".join(f'"{w}"' for w in workloads)
+    return ["[[schedulers]]", 'name = "coalloc"', f'label = "{label}"',
+            f"workloads = [{names}]", f"params = {{ {values} }}", ""]
+
+
+def _value(v: Any) -> str:
+    return ("true" if v else "false") if isinstance(v, bool) else f"{v:g}"
+
+
+def spec_text(family: str, opt: Options) -> str:
+    """The experiment spec of a family (TOML)."""
+    lines = [f'name = "jones-{family}"', f"replications = {opt.replications}",
+             "metrics = [" + ", ".join(f'"{m}"' for m in METRICS) + "]", ""]
+    lines += _workload("base", opt, 300.0, (0.0,), "uniform")
+    names = [f"ppbw{p:g}" for p in PPBWS]
+    coalloc = list(names)
+    for name, p in zip(names, PPBWS, strict=True):
+        if family == "info":
+            lines += _workload(name, opt, p, INFO_ERRORS, "uniform", INFOS)
+            # Fig. 8's finer error steps at info = 1 (the others are in the grid above).
+            lines += _workload(f"{name}u", opt, p, FIG8_ONLY, "uniform")
+            coalloc.append(f"{name}u")
+        elif family == "fixed":
+            lines += _workload(name, opt, p, FIXED_ERRORS, "fixed")
+        elif family == "ctmr":
+            lines += _workload(name, opt, p, CTMR_ERRORS, "uniform")
+        else:
+            lines += _workload(name, opt, p, LONG_ERRORS, "uniform")
+    lines += _scheduler("migration-only", ["base"], coalloc=False)
+    lines += _scheduler("coalloc", coalloc, coalloc=True, ctmr=False)
+    if family == "ctmr":
+        lines += _scheduler("ctmr", names, ctmr=True,
+                            overhead=[60.0 * m for m in CTMR_MINUTES])
+    elif family == "overhead":
+        lines += _scheduler("ctmr", names, ctmr=True,
+                            overhead=[60.0 * m for m in LONG_MINUTES])
+    return "\n".join(lines) + "\n"
+
+
+def runs_of(figure: str, opt: Options) -> int:
+    """How many runs a figure's families hold (for progress bars; runs two families share
+    are counted in each)."""
+    wanted = list(FIGURES) if figure == "all" else [figure]
+    families = {family_of(f) for f in wanted}
+    per_ppbw = {"info": len(INFO_ERRORS) * len(INFOS) + len(FIG8_ONLY),
+                "fixed": len(FIXED_ERRORS),
+                "ctmr": len(CTMR_ERRORS) * (1 + len(CTMR_MINUTES)),
+                "overhead": len(LONG_ERRORS) * (1 + len(LONG_MINUTES))}
+    return sum((1 + len(PPBWS) * per_ppbw[f]) * opt.replications for f in families)
+
+
+# ----------------------------------------------------------------------------- reduction
+def points(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The runs averaged over replications, one per configuration."""
+    keys = ("workload.ppbw", "workload.error", "workload.error_mode", "workload.info",
+            "param.coalloc", "param.ctmr", "param.overhead")
+    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for row in rows:
+        if row.get("status") != "ok":
+            continue
+        groups.setdefault(tuple(row.get(k) for k in keys), []).append(row)
+    out = []
+    for key, members in groups.items():
+        point: dict[str, Any] = {k.split(".")[-1]: v for k, v in zip(keys, key, strict=True)}
+        for m in METRICS:
+            point[m] = float(np.mean([float(r[m]) for r in members]))
+        point["seeds"] = len(members)
+        out.append(point)
+    return out
+
+
+def run_figures(figure: str, out: str | Path, opt: Options,
+                on_row: OnRow | None = None) -> list[FigureOutput]:
+    """Compute a figure, a family or `all` into `out`: figN.csv and figN.png, FAMILY.toml
+    and the shared sweep store out/store."""
+    _check(opt)
+    wanted = list(FIGURES) if figure == "all" else (
+        list(FAMILIES[figure]) if figure in FAMILIES else [figure])
+    if figure != "all":
+        family_of(figure)
+    families = [f for f in FAMILIES if any(fig in FAMILIES[f] for fig in wanted)]
+    out_path = Path(out)
+    outputs: list[FigureOutput] = []
+    for family in families:
+        rows = run_spec(family, spec_text(family, opt), out_path, out_path, opt.jobs, on_row)
+        pts = points(rows)
+        for fig in FAMILIES[family]:
+            if fig in wanted:
+                outputs.append(FIGURE_MAKERS[fig](pts, out_path))
+    return outputs
+
+
+def _check(opt: Options) -> None:
+    if opt.n < 1:
+        raise ConfigError("--per-cluster", f"expected a number of jobs >= 1, got {opt.n}")
+    if not 0 < opt.load < 10:
+        raise ConfigError("--load", f"expected an offered load in (0, 10), got {opt.load}")
+    if opt.replications < 1:
+        raise ConfigError("--replications", f"must be >= 1, got {opt.replications}")

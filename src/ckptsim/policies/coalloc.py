@@ -1,0 +1,413 @@
+"""`coalloc`: the bandwidth-aware multi-cluster meta-scheduler of seed 001 (Jones 2009), with
+its selective checkpoint-terminate-migrate-restart (CTMR) agent.
+
+The grid: C clusters of N nodes (engine node ids c*N .. (c+1)*N - 1 are cluster c), each
+joined to a central switch by one link (`ckptsim.engine.gridrates.grid_shape`).  Every job
+is submitted to the queue of its home cluster.  One pass after all events of a timestamp,
+in three phases (the seed's "local, remote (migration), and co-allocated execution"):
+
+1. **local**: EASY backfilling in every cluster: its queue's jobs start in order on its own
+   nodes while they fit; the first that does not gets a reservation (the shadow time at which
+   enough of the cluster's nodes are predicted free, from the running jobs' start + estimate,
+   and the extra nodes left then); later jobs are backfilled when they fit now and end by the
+   shadow time or use only extra nodes.
+2. **remote**: every job still waiting (all queues, in priority order) may run whole on
+   another cluster (the one with the most free nodes first) under that cluster's
+   reservation rule;
+3. **co-allocation** (`coalloc=true`): a job still waiting that revealed a PPBW estimate, is
+   not barred, and spans at most all the nodes its clusters' reservation rules allow, is split
+   with "Module 1" (`ckptsim.policies.coalloc_place`) so that its *estimated* traffic fits
+   every link's residual bandwidth (capacity minus the booked estimates); clusters whose link
+   is saturated are skipped while it is (`skip_saturated`).
+
+Priority order: CTMR-requeued jobs first (the latest first: each was put at the head of its
+queue), then by submission.  `coalloc=false` is the seed's "Migration Only" baseline.
+
+The links are the grid's rate model (`ckptsim.engine.gridrates.GridRates`, a component the
+policy attaches): they give every co-allocated job its max-min fair share, and the engine
+applies the progress rates that changed once per timestamp after the pass (`sim.set_rate`),
+so end times move when a co-allocated job starts or ends.  The CTMR agent
+(`ckptsim.policies.ctmr`, a component attached with `ctmr=true`) runs after the pass while a
+link is saturated.  Jobs wider than one cluster can only be
+co-allocated: they are refused unless co-allocation is on and they reveal a PPBW, and they
+are never barred from it; one whose estimated traffic fits no split even on idle links (a
+wide job of a real trace) is co-allocated when no other job uses the links, and runs slowed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from bisect import bisect_left, insort
+from heapq import heappop, heappush
+from typing import TYPE_CHECKING, Any
+
+from ckptsim.engine.gridrates import COUNTERS, GridRates, doubles, grid_shape
+from ckptsim.engine.state import QUEUED
+from ckptsim.errors import ConfigError
+from ckptsim.policies.base import Scheduler, param, register
+from ckptsim.policies.coalloc_place import greedy_split, lowest_nodes
+from ckptsim.policies.ctmr import CTMR_COUNTERS, CtmrAgent
+
+if TYPE_CHECKING:
+    from ckptsim.engine.simulator import Simulator
+    from ckptsim.engine.state import Job
+    from ckptsim.workload.model import Workload
+
+INF = math.inf
+
+
+@dataclasses.dataclass(frozen=True)
+class CoallocParams:
+    coalloc: bool = param(True, "co-allocate jobs across clusters using their PPBW estimates "
+                                "(false: the seed's 'Migration Only')")
+    remote: bool = param(True, "run a waiting job whole on another cluster (the seed's "
+                               "'migration')")
+    skip_saturated: bool = param(True, "do not co-allocate over a saturated link while it is")
+    ctmr: bool = param(False, "the selective checkpoint-terminate-migrate-restart agent")
+    overhead: float = param(600.0, "checkpoint + restart overhead O (s), O/2 each", low=0.0)
+    overhead_known: bool = param(True, "the agent knows O (false: it assumes 30 min)")
+    cpfrac: float = param(0.04, "checkpoint a job only if O < cpfrac * its remaining time",
+                          low=0.0, high=1.0)
+
+
+@register
+class Coalloc(Scheduler):
+    name = "coalloc"
+    description = ("multi-cluster meta-scheduler: local, remote, bandwidth-aware co-allocation "
+                   "and the CTMR agent (seed 001)")
+    Params = CoallocParams
+    counter_names = (*COUNTERS, "local_starts", "remote_starts", *CTMR_COUNTERS)
+    rows = (("remote_starts", "starts on another cluster (whole)"),
+            ("coalloc_starts", "co-allocated starts"),
+            ("mean_coallocated", "co-allocated jobs running (time average)"),
+            ("coalloc_slowdown", "slowdown factor of co-allocated jobs"),
+            ("link_utilization", "link utilisation"),
+            ("saturated_time", "time with a saturated link"),
+            ("ctmr_checkpoints", "CTMR checkpoints"))
+
+    def __init__(self, sim: Simulator, params: Any = None) -> None:
+        super().__init__(sim, params)
+        w = sim.workload
+        self.rates = GridRates.for_workload(w)
+        sim.add_component(self.rates)
+        shape = self.rates.shape
+        self.C = c = int(shape.clusters)
+        self.N = int(shape.nodes)
+        self.home: list[int] = w.extra["cluster"].astype(int).tolist()
+        # The estimates as submitted (the rate model books a re-estimate in its own copy).
+        self.told = doubles(w.extra["ppbw_estimate"])
+        # Waiting jobs in priority order, all and per home cluster (started ones are dropped
+        # at the end of the pass); the arrivals since the last pass.
+        self.order: list[Job] = []
+        self.queues: list[list[Job]] = [[] for _ in range(c)]
+        self._new: list[Job] = []
+        self._dirty = True  # something besides arrivals happened since the last full pass
+        self._starts = 0
+        self.masks = [self.rates.cluster_mask(k) for k in range(c)]
+        self.running: list[list[tuple[float, int, Job, int]]] = [[] for _ in range(c)]
+        self.pieces: dict[int, tuple[float, int, list[int]]] = {}  # index -> key, split
+        self._seq = 0
+        self.n_waiting = 0
+        self._sizes: list[int] = []  # min-heap of waiting sizes (lazy)
+        self._size_count: dict[int, int] = {}
+        self.local_starts = 0
+        self.remote_starts = 0
+        self.barred: set[int] = set()  # never co-allocated again (second CTMR offence)
+        self.agent = CtmrAgent(self) if self.params.ctmr else None
+        if self.agent is not None:
+            sim.add_component(self.agent)
+        # Per-pass state: free nodes, reservation per cluster.
+        self.free = [0] * c
+        self.shadow = [INF] * c
+        self.extra = [0] * c
+        self.reserved: list[Job | None] = [None] * c
+
+    # --- workload ------------------------------------------------------------------------
+    @classmethod
+    def prepare_workload(cls, workload: Workload, params: Any) -> Workload:
+        """Refuse what the grid cannot run: not a grid workload, a job wider than the grid,
+        or wider than a cluster without co-allocation."""
+        shape = grid_shape(workload)
+        n = int(shape.nodes)
+        sizes = workload.size
+        if len(sizes) and int(sizes.max()) > shape.total_nodes:
+            i = int(sizes.argmax())
+            raise ConfigError("grid.nodes", f"job {int(workload.job_id[i])} needs "
+                              f"{int(sizes[i])} nodes, more than the grid's {shape.clusters} "
+                              f"x {n} = {shape.total_nodes}; accepted: jobs of at most "
+                              f"{shape.total_nodes} nodes")
+        wide = sizes > n
+        if wide.any():
+            told = workload.extra["ppbw_estimate"]
+            stuck = wide if not params.coalloc else wide & (told != told)
+            if stuck.any():
+                i = int(stuck.argmax())
+                why = ("co-allocation is off (coalloc=false)" if not params.coalloc
+                       else "it reveals no PPBW estimate, so it is never co-allocated")
+                raise ConfigError("grid.nodes", f"job {int(workload.job_id[i])} needs "
+                                  f"{int(sizes[i])} nodes, more than one cluster's {n}, and "
+                                  f"{why}; accepted: jobs of at most {n} nodes, or co-allocated "
+                                  f"ones (coalloc=true, grid info=1)")
+        return workload
+
+    # --- queue bookkeeping -----------------------------------------------------------------
+    def _enqueue(self, job: Job, front: bool) -> None:
+        queue = self.queues[self.home[job.index]]
+        if front:
+            queue.insert(0, job)
+            self.order.insert(0, job)
+        else:
+            queue.append(job)
+            self.order.append(job)
+            self._new.append(job)
+        self.n_waiting += 1
+        s = job.size
+        count = self._size_count.get(s, 0)
+        if count == 0:
+            heappush(self._sizes, s)
+        self._size_count[s] = count + 1
+
+    def min_waiting_size(self) -> int:
+        heap, count = self._sizes, self._size_count
+        while heap and not count.get(heap[0]):
+            heappop(heap)
+        return heap[0] if heap else self.sim.cluster.n_nodes + 1
+
+    def on_submit(self, job: Job) -> None:
+        self._enqueue(job, front=False)
+
+    def on_end(self, job: Job) -> None:
+        self._forget(job)
+
+    def on_requeue(self, job: Job, reason: str) -> None:
+        self._forget(job)
+        self._enqueue(job, front=True)
+
+    def _forget(self, job: Job) -> None:
+        """The job gave its nodes back (the rate model took it off the links): off the
+        running lists."""
+        self._untrack(job)
+
+    def checkpointing(self, job: Job, until: float, split: list[int]) -> None:
+        """A checkpoint of the job began: its nodes are predicted free at `until`."""
+        self._untrack(job)
+        self._track(job, until, split)
+
+    def _untrack(self, job: Job) -> None:
+        entry = self.pieces.pop(job.index, None)
+        if entry is None:
+            return
+        self._dirty = True
+        pred, seq, split = entry
+        for c, k in enumerate(split):
+            if k:
+                r = self.running[c]
+                del r[bisect_left(r, (pred, seq))]
+
+    def _track(self, job: Job, pred: float, split: list[int]) -> None:
+        self._seq += 1
+        seq = self._seq
+        self.pieces[job.index] = (pred, seq, split)
+        for c, k in enumerate(split):
+            if k:
+                insort(self.running[c], (pred, seq, job, k))
+
+    # --- starting ----------------------------------------------------------------------------
+    def _start(self, job: Job, now: float, split: list[int], pred: float) -> None:
+        """Start `job` with split[c] nodes on cluster c (the lowest free ids of each)."""
+        free_mask = self.cluster.free_mask
+        mask = 0
+        masks = self.masks
+        for c, k in enumerate(split):
+            if k:
+                mask |= lowest_nodes(free_mask & masks[c], k)
+                self.free[c] -= k
+        overhead = 0.0 if self.agent is None else self.agent.restart_overhead(job)
+        self.n_waiting -= 1
+        self._size_count[job.size] -= 1
+        self._starts += 1
+        self.sim.start(job, mask, overhead=overhead)  # the rate model's on_start: links
+        self._track(job, pred, split)
+
+    def _reserve(self, c: int, now: float) -> None:
+        """EASY reservation of cluster c for the first job of its queue that does not fit."""
+        self.reserved[c] = None
+        self.shadow[c] = INF
+        self.extra[c] = 0
+        free = self.free[c]
+        for job in self.queues[c]:
+            if job.state is not QUEUED or job.size > self.N:
+                continue
+            if job.size <= free:
+                return  # the local phase starts it
+            future = free
+            self.reserved[c] = job
+            self.shadow[c] = now  # never fits by predictions alone: nothing may pass it
+            for pred, _, _, k in self.running[c]:
+                future += k
+                if future >= job.size:
+                    self.shadow[c] = pred
+                    self.extra[c] = future - job.size
+                    break
+            return
+
+    def _allowed(self, c: int, job: Job, pred: float) -> int:
+        """Nodes of cluster c the job may take now without delaying c's reservation."""
+        r = self.reserved[c]
+        if r is None or r is job or pred <= self.shadow[c]:
+            return self.free[c]
+        return min(self.free[c], self.extra[c])
+
+    def _consume(self, c: int, job: Job, pred: float, k: int, now: float) -> None:
+        r = self.reserved[c]
+        if r is job:  # the reserved job left: jobs behind it may now fit (next pass)
+            self._reserve(c, now)
+            self._dirty = True
+        elif r is not None and pred >= self.shadow[c]:
+            if pred > self.shadow[c]:
+                self.extra[c] -= k
+            else:  # sorts after the reservation's job: the next pass recomputes it
+                self._dirty = True
+
+    # --- the pass ----------------------------------------------------------------------------
+    def schedule(self, now: float) -> None:
+        new, self._new = self._new, []
+        if self.n_waiting:
+            free_mask = self.cluster.free_mask
+            free = self.free
+            for c, m in enumerate(self.masks):
+                free[c] = (free_mask & m).bit_count()
+            reserved, home, n = self.reserved, self.home, self.N
+            if any(reserved[home[j.index]] is None and j.size <= n for j in new):
+                self._dirty = True  # a new head: its cluster's reservation changes
+            smallest = self.min_waiting_size()
+            if max(free) >= smallest or (self.params.coalloc and sum(free) >= smallest):
+                self._starts = 0
+                if self._dirty:
+                    self._dirty = False
+                    for c in range(self.C):
+                        self._local(c, now)
+                    jobs = self.order
+                else:
+                    for job in new:
+                        self._backfill(job, now)
+                    jobs = new
+                if self.params.remote and self.n_waiting:
+                    self._remote(now, jobs)
+                if self.params.coalloc and self.n_waiting:
+                    self._coallocate(now, jobs)
+                if self._starts:
+                    self._compact()
+
+    def _compact(self) -> None:
+        self.order = [j for j in self.order if j.state is QUEUED]
+        self.queues = [[j for j in q if j.state is QUEUED] for q in self.queues]
+
+    def _local(self, c: int, now: float) -> None:
+        """EASY on cluster c with its own queue."""
+        n = self.N
+        self.reserved[c] = None
+        self.shadow[c] = INF
+        self.extra[c] = 0
+        for job in self.queues[c]:
+            if job.state is not QUEUED or job.size > n:
+                continue
+            if self.reserved[c] is None:
+                if job.size <= self.free[c]:
+                    self._start_on(c, job, now + job.estimate, now, local=True)
+                else:
+                    self._reserve(c, now)
+                    if not self.free[c]:
+                        return
+            elif job.size <= self._allowed(c, job, now + job.estimate):
+                self._start_on(c, job, now + job.estimate, now, local=True)
+                if not self.free[c]:
+                    return
+        if self.reserved[c] is None:
+            self._reserve(c, now)
+
+    def _backfill(self, job: Job, now: float) -> None:
+        """A new arrival behind its cluster's reservation: backfilled on its own cluster?"""
+        c = self.home[job.index]
+        if job.size <= self.N and job.size <= self._allowed(c, job, now + job.estimate):
+            self._start_on(c, job, now + job.estimate, now, local=True)
+
+    def _start_on(self, c: int, job: Job, pred: float, now: float, local: bool) -> None:
+        split = [0] * self.C
+        split[c] = job.size
+        self._start(job, now, split, pred)
+        self._consume(c, job, pred, job.size, now)
+        if local:
+            self.local_starts += 1
+        else:
+            self.remote_starts += 1
+
+    def _remote(self, now: float, jobs: list[Job]) -> None:
+        n, C, free = self.N, self.C, self.free
+        room = max(free)
+        for job in jobs:
+            size = job.size
+            if size > room or size > n or job.state is not QUEUED:
+                continue
+            home = self.home[job.index]
+            pred = now + job.estimate
+            best = -1
+            for d in range(C):
+                if d != home and self._allowed(d, job, pred) >= size and (
+                        best < 0 or free[d] > free[best]):
+                    best = d
+            if best >= 0:
+                self._start_on(best, job, pred, now, local=False)
+                self._consume(home, job, pred, 0, now)
+                room = max(free)
+
+    def _coallocate(self, now: float, jobs: list[Job]) -> None:
+        links = self.rates.links
+        C, n_big, free = self.C, self.N, self.free
+        booked, barred = self.rates.booked, self.barred
+        skip = self.params.skip_saturated
+        usable = [not (skip and links.saturated(c)) for c in range(C)]
+        room = sum(f for f, u in zip(free, usable, strict=True) if u)
+        residual = list(links.residuals())
+        for job in jobs:
+            size = job.size
+            if size > room or size < 2 or job.state is not QUEUED:
+                continue
+            i = job.index
+            e = booked[i]
+            if e != e or (size <= n_big and i in barred):
+                continue
+            pred = now + job.estimate
+            avail = [self._allowed(c, job, pred) if usable[c] else 0 for c in range(C)]
+            split = greedy_split(size, e, avail, residual)
+            if split is None:
+                if size <= n_big or self.rates.coallocated() or not self._never_fits(job, e):
+                    continue
+                # Wider than a cluster and too heavy for even idle links: it could never
+                # start, so it goes when no other job uses the links, and runs slowed.
+                split = greedy_split(size, 0.0, avail, residual)
+                if split is None:
+                    continue
+            self._start(job, now, split, pred)
+            for c, k in enumerate(split):
+                if k or self.reserved[c] is job:
+                    self._consume(c, job, pred, k, now)
+            usable = [not (skip and links.saturated(c)) for c in range(C)]
+            room = sum(f for f, u in zip(free, usable, strict=True) if u)
+            residual = list(links.residuals())
+
+    def _never_fits(self, job: Job, estimate: float) -> bool:
+        """The job's estimated traffic fits no split even on idle links."""
+        return greedy_split(job.size, estimate, [self.N] * self.C,
+                            self.rates.links.capacity) is None
+
+    # --- metrics -------------------------------------------------------------------------------
+    def counters(self) -> dict[str, Any]:
+        """Its own starts; the links' and the agent's metrics are their components' (zeros
+        for the agent when it is off, so that every coalloc run reports them)."""
+        out: dict[str, Any] = {"local_starts": self.local_starts,
+                               "remote_starts": self.remote_starts}
+        if self.agent is None:
+            out.update(dict.fromkeys(CTMR_COUNTERS, 0))
+        return out

@@ -1,0 +1,78 @@
+"""Placing a job across clusters: "Module 1" of the bandwidth-aware co-allocation (addendum 4.1)
+and the choice of nodes inside a cluster.
+
+A job of n nodes with (estimated) per-processor bandwidth e may put k of its nodes on cluster
+c when, wherever its block of k ranks falls in the job's mesh, the traffic it would put on c's
+link fits the link's residual bandwidth r_c: e * u_n(k) <= r_c, with
+u_n(k) = phi * k (n - k) / (n - 1) + (1 - phi) / 4 * (largest mesh cut of a k-block), the
+demand per Mbit/s of PPBW (`ckptsim.platform.links.coalloc_intervals`, here one value at a
+time and cached per n).  The split is chosen greedily: the clusters in order of the largest
+piece they can take (ties: lower cluster), each taking the largest admissible piece of what
+is left; if nodes remain, the job is not co-allocated.  Any split found this way fits every
+link with the estimated demand, whatever order the blocks take.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+
+from ckptsim.platform.links import PHI, max_block_cut
+
+
+@lru_cache(maxsize=4096)
+def unit_demand(n: int) -> tuple[float, ...]:
+    """u_n(k) for k = 0..n: the largest traffic per unit of PPBW that k of an n-node job's
+    nodes put on their cluster's link (0 for k = 0 and k = n)."""
+    cut = max_block_cut(n).tolist()
+    out = []
+    for k in range(n + 1):
+        a2a = k * (n - k) / (n - 1) if 0 < k < n else 0.0
+        nn = cut[k] if 0 < k < n else 0
+        out.append(PHI * a2a + (1.0 - PHI) / 4.0 * nn)
+    return tuple(out)
+
+
+def largest_piece(unit: Sequence[float], limit: int, estimate: float, residual: float) -> int:
+    """The largest k <= limit (k >= 0) with estimate * unit[k] <= residual (0 always fits)."""
+    k = limit
+    while k > 0 and estimate * unit[k] > residual:
+        k -= 1
+    return k
+
+
+def greedy_split(n: int, estimate: float, avail: Sequence[int],
+                 residual: Sequence[float]) -> list[int] | None:
+    """Nodes per cluster for an n-node job across at least two clusters, at most `avail[c]`
+    on cluster c and within each link's residual bandwidth for PPBW `estimate`; None when
+    the greedy choice leaves nodes unplaced."""
+    if n < 2 or sum(avail) < n:
+        return None
+    unit = unit_demand(n)
+    top = n - 1  # a piece of n would not be a co-allocation
+    best = [largest_piece(unit, min(a, top), estimate, r) for a, r in zip(avail, residual,
+                                                                          strict=True)]
+    if sum(best) < n:
+        return None
+    order = sorted(range(len(avail)), key=lambda c: (-best[c], c))
+    split = [0] * len(avail)
+    rest = n
+    for c in order:
+        if rest == 0 or best[c] == 0:
+            break
+        k = largest_piece(unit, min(best[c], rest), estimate, residual[c])
+        split[c] = k
+        rest -= k
+    if rest:
+        return None
+    return split
+
+
+def lowest_nodes(free: int, k: int) -> int:
+    """The k lowest set bits of `free` (k <= its count)."""
+    out = 0
+    for _ in range(k):
+        low = free & -free
+        out |= low
+        free ^= low
+    return out
