@@ -14,6 +14,7 @@ from ckptsim.cli.common import write_outputs
 from ckptsim.engine.failures import FAILURE_COUNTERS
 from ckptsim.policies.base import scheduler_names
 from ckptsim.runner import simulate
+from ckptsim.workload.source import load_workload
 from ckptsim.workload.swf import read_swf
 from ckptsim.workload.transforms import first_n
 
@@ -42,6 +43,8 @@ def test_failures_as_availability_events_give_identical_results(workload, schedu
         pytest.skip("the LANL failure log is not available")
     spec = SOURCES[source]
     params = PARAMS.get(scheduler, {})
+    if scheduler == "coalloc":  # it schedules grid workloads (a home cluster, a bandwidth)
+        workload = load_workload("grid:n=400,seed=5")
     a = simulate(workload, scheduler, params, failures=spec, check=True)
     b = simulate(workload, scheduler, params, check=True,
                  components={"availability": {"failures": spec}})

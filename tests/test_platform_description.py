@@ -25,6 +25,7 @@ from ckptsim.platform.groups import GroupedPlatform, machines_of
 from ckptsim.policies.base import scheduler_names
 from ckptsim.runner import simulate
 from ckptsim.workload.lublin import generate_lublin
+from ckptsim.workload.source import load_workload
 
 POOL = """\
 name = "pool"
@@ -174,7 +175,9 @@ def test_the_default_platform_gives_identical_outputs_for_every_scheduler(schedu
                                                                            tmp_path):
     """Naming the default platform (machine, or bgl for the BG/L schedulers) changes no byte
     of jobs.csv, summary.json or schedule.swf."""
-    w = generate_lublin(600, machine_size=128, seed=5)
+    # coalloc schedules grid workloads (jobs with a home cluster and a bandwidth)
+    w = (load_workload("grid:n=200,seed=5") if scheduler == "coalloc"
+         else generate_lublin(600, machine_size=128, seed=5))
     name = "bgl" if scheduler.startswith("bgl") else "machine"
     before = _outputs(simulate(w, scheduler, check=True), tmp_path / "a")
     after = _outputs(simulate(w, scheduler, check=True, platform=name), tmp_path / "b")
