@@ -345,3 +345,19 @@ def test_property_node_sets_match_the_per_machine_accounting(rows, timeout, sche
     assert out[0][0] == pytest.approx(out[1][0], rel=1e-9, abs=1e-6)
     assert out[0][1] == pytest.approx(out[1][1], rel=1e-9, abs=1e-6)
     assert out[0][2] == out[1][2]
+
+
+def test_power_profiles_of_a_platform_file_are_read_per_machine(tmp_path):
+    # Two one-core machines of two types: a job runs 0-100 on the first (first fit), the
+    # other idles. Energy = 100 W x 100 s active + 20 W x 100 s idle = 12,000 J; the job's
+    # own energy is the active part.
+    (tmp_path / "p.toml").write_text(
+        '[types.small]\ncores = 1\npower = { active = 100, idle = 10, sleep = 1 }\n'
+        '[types.big]\ncores = 1\npower = { active = 200, idle = 20, sleep = 2 }\n'
+        '[[groups]]\nname = "a"\nmachines = 1\ntype = "small"\n'
+        '[[groups]]\nname = "b"\nmachines = 1\ntype = "big"\n')
+    r = simulate(jobs([(0, 100, 1, 100)], 2), "easy", platform=tmp_path / "p.toml")
+    assert r.summary["energy_j"] == pytest.approx(12_000.0)
+    assert r.summary["energy_active_j"] == pytest.approx(10_000.0)
+    assert r.summary["energy_idle_j"] == pytest.approx(2_000.0)
+    assert r.table["energy"][0] == pytest.approx(10_000.0)
