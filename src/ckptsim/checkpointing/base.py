@@ -60,6 +60,10 @@ class CheckpointPolicy:
         if p.cost is not None and p.bandwidth is not None:
             raise ConfigError("checkpoint.cost", "give cost or bandwidth, not both")
 
+    def uses_mtbf(self) -> bool:
+        """Whether `interval` reads M (the component then derives it when not given)."""
+        return self.needs_mtbf
+
     def interval(self, delta: float, mtbf: float, restart: float) -> float:
         """Compute seconds between checkpoints for a checkpoint cost `delta`."""
         raise NotImplementedError

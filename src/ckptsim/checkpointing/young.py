@@ -36,6 +36,9 @@ class Young(CheckpointPolicy):
     Params = YoungParams
     needs_mtbf = True
 
+    def uses_mtbf(self) -> bool:
+        return bool(self.params.reading != "literal")
+
     def interval(self, delta: float, mtbf: float, restart: float) -> float:
         if self.params.reading == "literal":
             return literal_interval(delta)
