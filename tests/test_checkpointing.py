@@ -62,6 +62,8 @@ def one_job(policy: str, failures: tuple[list[float], list[int]] | None = None,
     ("none", None, 0),
     ("fixed:interval=1500,cost=100", 1500.0, 3),
     ("young:cost=100,mtbf=5000", 1000.0, 4),  # sqrt(2 * 100 * 5000)
+    # seed 002's printed 20 sqrt(100) = 200, needing no MTBF (this run has no failures)
+    ("young:cost=100,reading=literal", 200.0, 24),
     # 1000 (1 + sqrt(0.01) / 3 + 0.01 / 9) - 100
     ("daly:cost=100,mtbf=5000", 1000 * (1 + 0.1 / 3 + 0.01 / 9) - 100, 5),
 ])

@@ -147,7 +147,7 @@ def test_nontype_waiting_job_refused_when_it_would_delay_its_own_class():
 
 
 # ----------------------------------------------------------------------------- ALC
-ALC = dict(checkpoint="alc", interval="fixed", fixed_interval=800.0, jitter_var=0.0,
+ALC = dict(checkpoint="alc", interval="fixed:interval=800", jitter_var=0.0,
            ckpt_fixed=3.0, migration_fixed=10.0, t_restart=1.0)
 
 
@@ -243,9 +243,11 @@ def test_costs_and_intervals():
     assert alc.checkpoint_cost(np.array([700.0]))[0] == pytest.approx(10.5)
     assert alc.migration_cost(np.array([300.0]), t_min=2.0)[0] == pytest.approx(12.0)
     # Young with M = 200 h: delta = 15 s gives sqrt(2 * 15 * 720000) = 4648 s; the thesis's
-    # literal formula 20 sqrt(15) = 77 s.
-    assert alc.young_interval(np.array([15.0]), 720000.0)[0] == pytest.approx(4647.6, abs=0.1)
-    assert alc.literal_interval(np.array([15.0]))[0] == pytest.approx(77.46, abs=0.01)
+    # literal formula 20 sqrt(15) = 77 s (both from the platform's interval policies).
+    young = ScojoParams().interval_policy()
+    literal = ScojoParams(interval="young:reading=literal").interval_policy()
+    assert young.interval(15.0, 720000.0, 1.0) == pytest.approx(4647.6, abs=0.1)
+    assert literal.interval(15.0, 720000.0, 1.0) == pytest.approx(77.46, abs=0.01)
 
 
 def test_positions_are_cumulated_jittered_intervals_below_the_work():
@@ -285,7 +287,9 @@ def test_timeline_time_of_day_schedule():
     ({"share_schedule": "8h=0.2/0.3/0.5"}, "scojo-pect.share_schedule", "HH:MM"),
     ({"order": "short-long"}, "scojo-pect.order", "short, medium and long"),
     ({"checkpoint": "slc"}, "scojo-pect.checkpoint", "one of off, alc"),
-    ({"interval": "daly"}, "scojo-pect.interval", "young, literal, fixed"),
+    ({"interval": "literal"}, "scojo-pect.interval", "daly, fixed, none, young"),
+    ({"interval": "young:cost=60"}, "scojo-pect.interval", "the ALC model's"),
+    ({"interval": "young:reading=printed"}, "scojo-pect.interval", "consistent, literal"),
     ({"ckpt_classes": "huge"}, "scojo-pect.ckpt_classes", "short, medium, long"),
     ({"long_limit": 60}, "scojo-pect.long_limit", "short_limit"),
 ])

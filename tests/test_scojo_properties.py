@@ -56,8 +56,7 @@ def scojo_params(draw: Any) -> dict[str, Any]:
     }
     p["long_limit"] = p["short_limit"] * draw(st.integers(1, 10))
     if draw(st.booleans()):
-        p.update(checkpoint="alc", interval="fixed",
-                 fixed_interval=float(draw(st.integers(50, 800))),
+        p.update(checkpoint="alc", interval=f"fixed:interval={draw(st.integers(50, 800))}",
                  jitter_var=float(draw(st.sampled_from([0, 4]))),
                  ckpt_fixed=float(draw(st.integers(0, 20))),
                  migration_fixed=float(draw(st.integers(0, 30))),

@@ -49,14 +49,20 @@ class CheckpointPolicy:
     Params: ClassVar[type] = CostParams
     needs_mtbf: ClassVar[bool] = False
 
-    def __init__(self, params: Any = None) -> None:
+    def __init__(self, params: Any = None, *, need_cost: bool = True) -> None:
+        """`need_cost=False`: the caller supplies every job's checkpoint cost (a scheduler
+        with its own cost model asks only for the interval)."""
         self.params = params if params is not None else self.Params()
         p = self.params
-        if p.cost is None and p.bandwidth is None and type(self).name != "none":
+        if need_cost and p.cost is None and p.bandwidth is None and type(self).name != "none":
             raise ConfigError("checkpoint.cost", "give the checkpoint cost: cost=S, or "
                                                  "bandwidth=GB/s (+ memory=GB, constant=S)")
         if p.cost is not None and p.bandwidth is not None:
             raise ConfigError("checkpoint.cost", "give cost or bandwidth, not both")
+
+    def uses_mtbf(self) -> bool:
+        """Whether `interval` reads M (the component then derives it when not given)."""
+        return self.needs_mtbf
 
     def interval(self, delta: float, mtbf: float, restart: float) -> float:
         """Compute seconds between checkpoints for a checkpoint cost `delta`."""
@@ -95,8 +101,9 @@ def policy_names() -> list[str]:
     return sorted(_REGISTRY)
 
 
-def parse_policy(spec: str) -> CheckpointPolicy:
-    """A policy from ``NAME[:key=value,...]`` (`young:cost=600`), validated.
+def parse_policy(spec: str, *, need_cost: bool = True) -> CheckpointPolicy:
+    """A policy from ``NAME[:key=value,...]`` (`young:cost=600`), validated (`need_cost`:
+    see `CheckpointPolicy`).
 
     Raises:
         ConfigError: unknown policy (naming the accepted ones), unknown key (naming the
@@ -120,7 +127,7 @@ def parse_policy(spec: str) -> CheckpointPolicy:
         if key.strip() in values:
             raise ConfigError(f"checkpoint.{key.strip()}", f"is given twice in {spec!r}")
         values[key.strip()] = value.strip()
-    return cls(make_params(cls.Params, values, where="checkpoint"))
+    return cls(make_params(cls.Params, values, where="checkpoint"), need_cost=need_cost)
 
 
 def policy_params(values: Mapping[str, Any], cls: type[CheckpointPolicy]) -> Any:

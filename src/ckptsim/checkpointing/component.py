@@ -132,7 +132,7 @@ class Checkpointer(Component):
             if self.policy.params.bandwidth is not None and self.policy.params.memory is None:
                 memory = _memory_kb(sim.workload, job.index)
             delta = self.policy.cost(job.size, memory)
-            mtbf = self._mtbf(job) if self.policy.needs_mtbf else INF
+            mtbf = self._mtbf(job) if self.policy.uses_mtbf() else INF
             tau = self.policy.interval(delta, mtbf, self.policy.restart_cost(delta))
             if not tau > 0:
                 tau = INF  # nothing to save at no cost: no checkpoints

@@ -9,10 +9,11 @@ pure functions.
   [q20, q95] (drawn by inverting the CDF of a uniform in [0.2, 0.95]).
 * **Costs.** checkpoint ``S_app / 70 MB/s + 0.5 s`` (write bandwidth, coordination);
   migration ``S_app / 30 MB/s + T_min``.
-* **Interval.** Young's ``T_opt = sqrt(2 * delta * M)`` with delta the checkpoint cost and M the
-  MTBF (200 h for the thesis's 128 nodes), in seconds throughout; the thesis prints
-  ``20 * sqrt(delta)``, which reads M = 200 in the unit of delta (`literal_interval`).  Each
-  interval is drawn from a normal distribution around T_opt (variance 2 in the thesis).
+* **Interval.** T_opt comes from the platform's checkpoint-interval policy (by default
+  `young`: ``sqrt(2 * delta * M)`` with delta the checkpoint cost and M the MTBF, 200 h for
+  the thesis's 128 nodes, in seconds throughout; `young:reading=literal` is the thesis's
+  printed ``20 * sqrt(delta)``).  Each interval is drawn from a normal distribution around
+  T_opt (variance 2 in the thesis; `positions`).
 * **Memory model** for jobs whose trace gives none (generated workloads): per-node memory
   log-uniform in [low, high] MB, times the job's nodes.
 
@@ -91,16 +92,6 @@ def migration_cost(s_app: np.ndarray, bandwidth: float = 30.0,
                    t_min: float = 1.0) -> np.ndarray:
     """Seconds to move a checkpoint of `s_app` MB to other nodes: S_app / bandwidth + T_min."""
     return np.asarray(s_app, dtype=np.float64) / bandwidth + t_min
-
-
-def young_interval(delta: np.ndarray, mtbf: float) -> np.ndarray:
-    """Young's first-order optimum compute time between checkpoints: sqrt(2 delta M)."""
-    return np.sqrt(2.0 * np.asarray(delta, dtype=np.float64) * mtbf)
-
-
-def literal_interval(delta: np.ndarray) -> np.ndarray:
-    """The thesis's printed interval, 20 sqrt(delta) (M = 200 read in the unit of delta)."""
-    return 20.0 * np.sqrt(np.asarray(delta, dtype=np.float64))
 
 
 def positions(rng: np.random.Generator, t_opt: np.ndarray, work: np.ndarray,

@@ -1,8 +1,10 @@
 """The periodic application-level checkpoints of a run: which jobs checkpoint, when (in
 seconds of useful work), at what cost, and what moving them costs.
 
-This is the one place that drives the ALC model (`ckptsim.policies.scojo.alc`); the
-scheduler only asks `AlcPlan` for a job's next checkpoint position and its costs.  Everything
+This is the one place that drives the ALC model (`ckptsim.policies.scojo.alc`) and asks the
+platform's checkpoint-interval policy (`ckptsim.checkpointing`, the `interval` parameter) for
+each job's interval; the scheduler only asks `AlcPlan` for a job's next checkpoint position
+and its costs, and decides what happens at a checkpoint.  Everything
 is drawn once, up front, from streams seeded by the `seed` parameter and the workload's jobs
 (so two runs of the same workload that differ only in the scheduling see the same
 checkpoints, and different workloads see different draws).
@@ -57,14 +59,13 @@ class AlcPlan:
             self.mig_cost = np.full(n, float(p.migration_fixed))
         else:
             self.mig_cost = alc.migration_cost(self.s_app, p.migration_bandwidth, p.t_min)
-        if p.interval == "young":
-            t_opt = alc.young_interval(self.ckpt_cost, p.mtbf)
-        elif p.interval == "literal":
-            t_opt = alc.literal_interval(self.ckpt_cost)
-        else:
-            t_opt = np.full(n, float(p.fixed_interval))
+        # When: the interval policy's compute time between checkpoints, per job.
+        policy = p.interval_policy()
+        mtbf = float(policy.params.mtbf) if policy.params.mtbf is not None else p.mtbf
+        t_opt = np.array([policy.interval(d, mtbf, p.t_restart)
+                          for d in self.ckpt_cost.tolist()], dtype=np.float64)
         self.t_opt = t_opt
-        idx = np.flatnonzero(eligible)
+        idx = np.flatnonzero(eligible & np.isfinite(t_opt))  # `none`: no checkpoint
         flat, offsets = alc.positions(streams.stream("scojo.jitter"), t_opt[idx], work[idx],
                                       p.jitter_var)
         self._flat = flat.tolist()

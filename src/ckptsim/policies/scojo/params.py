@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from ckptsim.checkpointing.base import CheckpointPolicy, parse_policy
 from ckptsim.errors import ConfigError
 from ckptsim.policies.base import param, validate_params
 from ckptsim.policies.scojo.slices import check_shares, parse_order, parse_schedule
@@ -53,13 +54,17 @@ class ScojoParams:
                                             "instants (all of them) and at their class's slice "
                                             "boundaries (the thesis), or after every pass",
                               choices=("checkpoint", "every"))
-    interval: str = param("young", "checkpoint interval: young = sqrt(2 delta mtbf), literal "
-                                   "= 20 sqrt(delta) as printed in the thesis, fixed = "
-                                   "fixed_interval", choices=("young", "literal", "fixed"))
-    mtbf: float = param(720000.0, "MTBF M of Young's interval, s (200 h)", low=0.0,
-                        low_open=True)
-    fixed_interval: float = param(800.0, "interval with interval=fixed, s (the thesis's "
-                                         "test)", low=0.0, low_open=True)
+    interval: str = param("young", "checkpoint-interval policy of the platform family, "
+                                   "NAME[:key=value,...] without cost options (the cost is "
+                                   "the ALC model's): young = sqrt(2 delta mtbf), "
+                                   "young:reading=literal = 20 sqrt(delta) as printed in "
+                                   "the thesis, fixed (fixed_interval) or "
+                                   "fixed:interval=S, daly, none")
+    mtbf: float = param(720000.0, "MTBF M of the interval (200 h; the policy's mtbf= "
+                                  "replaces it)", low=0.0, low_open=True)
+    fixed_interval: float = param(800.0, "interval of `fixed` when the policy string gives "
+                                         "none, s (the thesis's test)", low=0.0,
+                                  low_open=True)
     jitter_var: float = param(2.0, "variance of the normal jitter of each interval, s^2",
                               low=0.0)
     ckpt_bandwidth: float = param(70.0, "checkpoint write bandwidth, MB/s", low=0.0,
@@ -96,6 +101,7 @@ class ScojoParams:
                               f"got {self.switch_overhead:g} s; accepted: less than the "
                               f"shortest slice (smallest share x cycle = {shortest:g} s)")
         parse_order(f"{NAME}.order", self.order)
+        interval_policy(self.interval)
         self.checkpoint_classes()
         if self.long_limit < self.short_limit:
             raise ConfigError(f"{NAME}.long_limit", f"got {self.long_limit:g}; accepted: at "
@@ -106,6 +112,9 @@ class ScojoParams:
         if self.mem_high < self.mem_low:
             raise ConfigError(f"{NAME}.mem_high", f"got {self.mem_high:g}; accepted: at "
                                                   f"least mem_low ({self.mem_low:g})")
+
+    def interval_policy(self) -> CheckpointPolicy:
+        return interval_policy(self.interval, self.fixed_interval)
 
     def checkpoint_classes(self) -> frozenset[int]:
         names = [p.strip() for p in self.ckpt_classes.split("-") if p.strip()]
@@ -118,3 +127,29 @@ class ScojoParams:
 
     def shares(self) -> tuple[float, float, float]:
         return (self.share_short, self.share_medium, self.share_long)
+
+
+#: Cost options of the interval family that the ALC model replaces.
+_COST_KEYS = ("cost", "bandwidth", "memory", "constant", "restart")
+
+
+def interval_policy(spec: str, fixed_interval: float = 800.0) -> CheckpointPolicy:
+    """The checkpoint-interval policy `spec` names, refused under the key
+    `scojo-pect.interval` when unknown, badly formed or given cost options (`fixed` without
+    its own interval= takes `fixed_interval`)."""
+    try:
+        policy = parse_policy(spec, need_cost=False)
+    except ConfigError as err:
+        raise ConfigError(f"{NAME}.interval", err.message) from None
+    given = [k for k in _COST_KEYS if getattr(policy.params, k) is not None
+             and getattr(policy.params, k) != 0.0]
+    if given:
+        raise ConfigError(f"{NAME}.interval", f"got {', '.join(given)} in {spec!r}; the "
+                                              f"checkpoint cost is the ALC model's "
+                                              f"(ckpt_bandwidth, ckpt_fixed): give only "
+                                              f"the interval's options")
+    name, _, rest = spec.partition(":")
+    keys = {part.partition("=")[0].strip() for part in rest.split(",")}
+    if name.strip() == "fixed" and "interval" not in keys:
+        policy.params = dataclasses.replace(policy.params, interval=fixed_interval)
+    return policy
