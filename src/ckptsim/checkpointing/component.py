@@ -27,7 +27,7 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ckptsim.checkpointing.base import CheckpointPolicy, parse_policy
+from ckptsim.checkpointing.base import CheckpointPolicy, IntervalContext, parse_policy
 from ckptsim.engine.components import Component, register_component
 from ckptsim.engine.events import register_event_kind
 from ckptsim.engine.state import RUNNING
@@ -97,6 +97,8 @@ class Checkpointer(Component):
         self.recover: set[int] = set()  # jobs killed after a save: their restart pays R
         self.restarting: dict[int, float] = {}  # job index -> end of the restart it pays
         self.per_job: dict[int, tuple[float, float]] = {}  # job index -> (delta, tau)
+        self.since: dict[int, int] = {}  # job index -> checkpoints since its last allocation
+        self.hour_offset: float | None = None  # seconds past the hour at time 0
 
     def attach(self, sim: Simulator) -> None:
         super().attach(sim)
@@ -145,10 +147,20 @@ class Checkpointer(Component):
         old = self.token.pop(job.index, None)
         if old is not None:
             sim.cancel(old)
-        _, tau = self._plan(job)
+        delta, tau = self._plan(job)
+        base = max(job.anchor, sim.now)
+        if self.policy.dynamic:
+            if self.hour_offset is None:
+                self.hour_offset = _hour_offset(sim)
+            ctx = IntervalContext(job.index, self.since.get(job.index, 0), base,
+                                  (base + self.hour_offset) % 3600.0, sim.seed)
+            tau = self.policy.next_interval(delta, self._mtbf(job) if self.policy.needs_mtbf
+                                            else INF, self.policy.restart_cost(delta), ctx)
+            if not tau > 0:
+                tau = INF
         if tau == INF:
             return
-        at = max(job.anchor, sim.now) + tau
+        at = base + tau
         if at < INF:
             self.token[job.index] = sim.at(at, self._make_fire(job), kind="checkpoint")
 
@@ -194,6 +206,7 @@ class Checkpointer(Component):
         begin = self.inflight.pop(job.index, None)
         if begin is not None:
             self.completed += 1
+            self.since[job.index] = self.since.get(job.index, 0) + 1
             self.ckpt_seconds += self.sim.now - begin  # type: ignore[union-attr]
         if job.state is RUNNING:
             self._schedule(job)
@@ -222,12 +235,14 @@ class Checkpointer(Component):
             self.restart_seconds -= end - now
 
     def on_requeue(self, job: Job, reason: str) -> None:
+        self.since.pop(job.index, None)  # a new allocation counts its checkpoints afresh
         if reason != "checkpoint" and job.work_saved > 0 and job.n_checkpoints:
             self.recover.add(job.index)
 
     def on_end(self, job: Job) -> None:
         self.recover.discard(job.index)
         self.per_job.pop(job.index, None)
+        self.since.pop(job.index, None)
 
     def counters(self) -> dict[str, Any]:
         sim = self.sim
@@ -244,6 +259,18 @@ class Checkpointer(Component):
         return {"policy": self.policy.name,
                 **{k: v for k, v in dataclasses.asdict(self.policy.params).items()
                    if v is not None}}
+
+
+def _hour_offset(sim: Simulator) -> float:
+    """Seconds past the wall-clock hour at time 0: the availability component's epoch (time 0
+    is on the hour without one)."""
+    avail = sim.component("availability")
+    if avail is None:
+        return 0.0
+    from ckptsim.platform.calendar import Calendar
+
+    calendar = getattr(avail, "calendar", None) or Calendar(avail.params.epoch)
+    return float(calendar.offset % 3600)
 
 
 def _memory_kb(workload: Any, index: int) -> float:
