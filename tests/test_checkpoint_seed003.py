@@ -90,6 +90,9 @@ def test_geometric_follows_a_a_ar_ar2():
     ("minuteinhour:cost=60,m=60", "m", "< 60"),
     ("minuteinhour:cost=60,t=-1", "t", ">= 0"),
     ("minuteinhour:cost=60,r=31", "r", "<= 30"),
+    ("multi:cost=60,n_open=0", "n_open", "> 0"),
+    ("multi:cost=60,n_closed=-5", "n_closed", "> 0"),
+    ("multi:cost=60,c=-1", "c", ">= 0"),
 ])
 def test_bad_parameters_name_the_key_and_the_accepted_values(spec, key, accepted):
     with pytest.raises(ConfigError) as err:
@@ -141,3 +144,40 @@ def test_minuteinhour_reads_the_availability_epoch():
     _, spy = one_job("minuteinhour:cost=60,m=55,t=10", runtime=6000.0,
                      extra={"availability": {"epoch": "2010-01-01 00:20"}})
     assert spy.begins == pytest.approx([2100, 5700])
+
+
+def lab_run(policy: str, runtime: float, submit: float) -> tuple[Simulator, Spy]:
+    from ckptsim.platform.description import parse_description
+    from ckptsim.platform.groups import GroupedPlatform
+
+    platform = GroupedPlatform(parse_description({
+        "types": {"pc": {"cores": 1}},
+        "groups": [{"name": "lab", "machines": 1, "type": "pc",
+                    "hours": "daily 08:00-18:00"}]}))
+    spy = Spy()
+    sim = Simulator(jobs([(submit, runtime, 1, runtime)], 1), scheduler_factory("fcfs", {}),
+                    platform=platform, check=True,
+                    components=[*build_components({"checkpoint": {"policy": policy}}), spy])
+    sim.run()
+    return sim, spy
+
+
+def test_multi_takes_the_interval_of_the_clusters_state():
+    # Lab open 08:00-18:00 from 2010-01-01 00:00; n_open 1800, n_closed 7200, cost 100.
+    # Submitted at 07:00 (25200, closed): 7200 to 32400 (09:00); then open: 1800 each,
+    # 34300, 36200; work 10800 by then, 1200 left: the end at 36300 + 1200.
+    sim, spy = lab_run("multi:cost=100,n_open=1800,n_closed=7200", 12000.0, 25200.0)
+    assert spy.begins == pytest.approx([32400, 34300, 36200])
+    assert sim.jobs[0].end == pytest.approx(37500)
+    # c = 3600: at 07:00 the lab is open at 08:00 already: 1800 s intervals from the start.
+    _, spy = lab_run("multi:cost=100,n_open=1800,n_closed=7200,c=3600", 5000.0, 25200.0)
+    assert spy.begins == pytest.approx([27000, 28900])
+    # Submitted at 17:00 (61200, open): 1800 to 63000; it ends at 63100 (17:31:40, open):
+    # 64900 (18:01:40); it ends at 65000 (closed): 7200 more, 72200.
+    _, spy = lab_run("multi:cost=100,n_open=1800,n_closed=7200", 12000.0, 61200.0)
+    assert spy.begins == pytest.approx([63000, 64900, 72200])
+
+
+def test_multi_without_opening_hours_is_always_open():
+    _, spy = one_job("multi:cost=100,n_open=1500,n_closed=100")
+    assert spy.begins == pytest.approx([1500, 3100, 4700])

@@ -14,7 +14,8 @@ Every policy has the cost parameters of `CostParams`:
 whose interval changes from one checkpoint to the next (`dynamic = True`) overrides
 `next_interval(delta, M, R, ctx)` instead; the component asks it before every checkpoint with
 an `IntervalContext` (the job, its checkpoints since it was last allocated, the time the
-interval is counted from, that time's seconds past the wall-clock hour, the run's seed).
+interval is counted from, that time's seconds past the wall-clock hour, the run's seed, and
+whether the job's cluster is open at a given time).
 Static policies are asked once per job, as before.
 """
 
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from ckptsim.errors import ConfigError
@@ -55,6 +56,7 @@ class IntervalContext:
     at: float  # the time the interval is counted from (the job's progress (re)starts)
     hour_s: float  # seconds past the wall-clock hour at `at` (the availability epoch)
     seed: int  # the run's seed (for a policy's random component)
+    open_at: Callable[[float], bool] | None = None  # is the job's cluster open at a time
 
 
 class CheckpointPolicy:
@@ -155,6 +157,7 @@ def _load_builtin() -> None:
         fixed,
         geometric,
         minuteinhour,
+        multi,
         none,
         ratio,
         startdelay,

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -99,6 +100,7 @@ class Checkpointer(Component):
         self.per_job: dict[int, tuple[float, float]] = {}  # job index -> (delta, tau)
         self.since: dict[int, int] = {}  # job index -> checkpoints since its last allocation
         self.hour_offset: float | None = None  # seconds past the hour at time 0
+        self.hours: dict[int, Any] = {}  # group index -> its OpeningHours
 
     def attach(self, sim: Simulator) -> None:
         super().attach(sim)
@@ -153,7 +155,8 @@ class Checkpointer(Component):
             if self.hour_offset is None:
                 self.hour_offset = _hour_offset(sim)
             ctx = IntervalContext(job.index, self.since.get(job.index, 0), base,
-                                  (base + self.hour_offset) % 3600.0, sim.seed)
+                                  (base + self.hour_offset) % 3600.0, sim.seed,
+                                  self._open_at(job))
             tau = self.policy.next_interval(delta, self._mtbf(job) if self.policy.needs_mtbf
                                             else INF, self.policy.restart_cost(delta), ctx)
             if not tau > 0:
@@ -163,6 +166,25 @@ class Checkpointer(Component):
         at = base + tau
         if at < INF:
             self.token[job.index] = sim.at(at, self._make_fire(job), kind="checkpoint")
+
+    def _open_at(self, job: Job) -> Callable[[float], bool] | None:
+        """Whether the cluster of the job's first node is open at a time (its group's opening
+        hours on the availability epoch's calendar); None on a platform without groups."""
+        from ckptsim.platform.groups import GroupedPlatform
+        from ckptsim.platform.hours import OpeningHours
+
+        sim = self.sim
+        assert sim is not None
+        platform = sim.platform
+        if not isinstance(platform, GroupedPlatform) or not job.mask:
+            return None
+        g = platform.node_group((job.mask & -job.mask).bit_length() - 1)
+        hours = self.hours.get(g)
+        if hours is None:
+            text = platform.description.groups[g].hours
+            hours = self.hours[g] = OpeningHours.parse(text or "24h", key="hours")
+        calendar = _calendar(sim)
+        return lambda t: bool(hours.is_open(calendar, t))
 
     def _make_fire(self, job: Job):  # type: ignore[no-untyped-def]
         def fire(now: float) -> None:
@@ -261,16 +283,19 @@ class Checkpointer(Component):
                    if v is not None}}
 
 
-def _hour_offset(sim: Simulator) -> float:
-    """Seconds past the wall-clock hour at time 0: the availability component's epoch (time 0
-    is on the hour without one)."""
-    avail = sim.component("availability")
-    if avail is None:
-        return 0.0
+def _calendar(sim: Simulator) -> Any:
+    """The availability component's calendar (its epoch), else the default one."""
     from ckptsim.platform.calendar import Calendar
 
-    calendar = getattr(avail, "calendar", None) or Calendar(avail.params.epoch)
-    return float(calendar.offset % 3600)
+    avail = sim.component("availability")
+    if avail is None:
+        return Calendar()
+    return getattr(avail, "calendar", None) or Calendar(avail.params.epoch)  # type: ignore
+
+
+def _hour_offset(sim: Simulator) -> float:
+    """Seconds past the wall-clock hour at time 0 (the availability component's epoch)."""
+    return float(_calendar(sim).offset % 3600)
 
 
 def _memory_kb(workload: Any, index: int) -> float:
