@@ -181,3 +181,26 @@ def test_multi_takes_the_interval_of_the_clusters_state():
 def test_multi_without_opening_hours_is_always_open():
     _, spy = one_job("multi:cost=100,n_open=1500,n_closed=100")
     assert spy.begins == pytest.approx([1500, 3100, 4700])
+
+
+def test_the_energy_page_examples_of_these_policies_run(tmp_path):
+    import re
+    import shlex
+    from pathlib import Path
+
+    from ckptsim.cli import main
+
+    root = Path(__file__).resolve().parents[1]
+    text = (root / "docs" / "energy.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    code = [b for b in blocks if "IntervalContext" in b]
+    assert code, "docs/energy.md lost its example of the seed 003 policies"
+    exec(compile(code[0], "docs/energy.md", "exec"), {})
+    lines = [ln for ln in re.findall(r"^ckptsim run .*$", text, flags=re.M)
+             if "minuteinhour:" in ln or "multi:" in ln]
+    assert len(lines) == 2
+    for k, line in enumerate(lines):
+        args = shlex.split(line)[1:]
+        args[args.index("--out") + 1] = str(tmp_path / str(k))
+        assert main(args) == 0
+        assert (tmp_path / str(k) / "summary.json").exists()
