@@ -204,3 +204,50 @@ def test_the_energy_page_examples_of_these_policies_run(tmp_path):
         args[args.index("--out") + 1] = str(tmp_path / str(k))
         assert main(args) == 0
         assert (tmp_path / str(k) / "summary.json").exists()
+
+
+REBOOT = {"availability": {"reboot": "03:00"}}  # daily at 10800, 300 s down
+
+
+@pytest.mark.parametrize("policy, end, lost, n", [
+    # Checkpoint over [10700, 10800]: 10700 s saved, 100 lost; back at 11100, the restart
+    # (R = cost = 100) to 11200, 9300 s left: the end at 20500.
+    ("opt:cost=100", 20500.0, 100.0, 1),
+    # save=end: 10800 s saved, 9200 left from 11200.
+    ("opt:cost=100,save=end", 20400.0, 0.0, 1),
+    # None: everything lost, from scratch at 11100.
+    ("none", 31100.0, 10800.0, 0),
+])
+def test_opt_checkpoints_just_before_a_reboot(policy, end, lost, n):
+    for extra in (REBOOT, {"availability": {"reboot": "03:00", "lead": 600}}):
+        sim, spy = one_job(policy, runtime=20000.0, extra=extra)
+        job = sim.jobs[0]
+        assert (job.end, job.lost_work, job.n_checkpoints) == pytest.approx((end, lost, n))
+        assert spy.begins == []  # no checkpoint phase: Opt's is recorded at the eviction
+        c = sim.component("checkpoint").counters()  # type: ignore[union-attr]
+        assert c["checkpoints_completed"] == c["checkpoints_used"] == n
+        assert c["checkpoint_overhead_s"] == pytest.approx(100.0 * n)
+
+
+def test_opt_skips_a_job_that_ran_less_than_the_checkpoint():
+    # Started at 10750: 50 s < 100 s at the reboot, no checkpoint, 50 s lost; from 11100 again.
+    sim, _ = one_job("opt:cost=100", runtime=1000.0, submit=10750.0, extra=REBOOT)
+    job = sim.jobs[0]
+    assert (job.n_checkpoints, job.lost_work, job.end) == pytest.approx((0, 50.0, 12100.0))
+
+
+def test_opt_does_not_know_of_owners():
+    # Owners (the user model, unannounced) kill the job: Opt has no notice, so it is None.
+    sessions = {"availability": {"owners": "model", "on_unavailable": "kill"}}
+    runs = []
+    for policy in ("opt:cost=100", "none"):
+        sim, _ = one_job(policy, runtime=40 * 3600.0, extra=sessions)
+        runs.append((sim.jobs[0].end, sim.jobs[0].lost_work, sim.jobs[0].n_checkpoints))
+    assert runs[0][1] > 0  # the owners did evict it
+    assert runs[0] == runs[1]
+
+
+def test_opt_bad_parameters():
+    with pytest.raises(ConfigError) as err:
+        parse_policy("opt:cost=100,save=middle")
+    assert "save" in str(err.value) and "start" in str(err.value) and "end" in str(err.value)

@@ -67,6 +67,7 @@ class CheckpointPolicy:
     Params: ClassVar[type] = CostParams
     needs_mtbf: ClassVar[bool] = False
     dynamic: ClassVar[bool] = False  # True: next_interval is asked before every checkpoint
+    before_eviction: ClassVar[bool] = False  # True: checkpoint before announced evictions
 
     def __init__(self, params: Any = None) -> None:
         self.params = params if params is not None else self.Params()
@@ -159,6 +160,7 @@ def _load_builtin() -> None:
         minuteinhour,
         multi,
         none,
+        opt,
         ratio,
         startdelay,
         young,

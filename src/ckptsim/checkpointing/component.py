@@ -52,7 +52,8 @@ CHECKPOINT_COUNTERS = ("checkpoints_started", "checkpoints_completed",
 @dataclasses.dataclass(frozen=True)
 class CheckpointParams:
     policy: str = param("none", "interval policy and its options: none, fixed:interval=S,"
-                                "cost=S, young:cost=S[,mtbf=S], daly:cost=S[,mtbf=S] (see "
+                                "cost=S, young:cost=S[,mtbf=S], daly:cost=S[,mtbf=S], opt, "
+                                "ratio, startdelay, geometric, minuteinhour, multi (see "
                                 "docs/energy.md)")
 
 
@@ -61,7 +62,7 @@ class Checkpointer(Component):
     """Writes periodic checkpoints of running jobs at a policy's interval."""
 
     name = "checkpoint"
-    description = "periodic checkpoints at a policy's interval (none, fixed, young, daly)"
+    description = "periodic checkpoints at a policy's interval (none, fixed, young, daly, ...)"
     Params = CheckpointParams
     counter_names = CHECKPOINT_COUNTERS
     aliases = {"checkpoint": "policy"}
@@ -101,6 +102,7 @@ class Checkpointer(Component):
         self.since: dict[int, int] = {}  # job index -> checkpoints since its last allocation
         self.hour_offset: float | None = None  # seconds past the hour at time 0
         self.hours: dict[int, Any] = {}  # group index -> its OpeningHours
+        self.holding: dict[int, tuple[Job, float]] = {}  # opt: job -> (job, work at start)
 
     def attach(self, sim: Simulator) -> None:
         super().attach(sim)
@@ -211,6 +213,8 @@ class Checkpointer(Component):
         if job.state is not RUNNING:
             return  # a move's new nodes: on_migrated reschedules
         idx = job.index
+        if self.policy.before_eviction and idx not in self.holding:
+            self.holding[idx] = (job, job.work_done)
         if idx in self.recover:
             self.recover.discard(idx)
             sim = self.sim
@@ -244,6 +248,7 @@ class Checkpointer(Component):
         assert sim is not None
         now = sim.now
         idx = job.index
+        self.holding.pop(idx, None)
         old = self.token.pop(idx, None)
         if old is not None:
             sim.cancel(old)
@@ -255,6 +260,39 @@ class Checkpointer(Component):
         if end is not None and end > now:
             self.restarts_interrupted += 1
             self.restart_seconds -= end - now
+
+    def before_unavailable(self, now: float, mask: int, at: float, reason: str) -> None:
+        if not self.policy.before_eviction:
+            return
+        sim = self.sim
+        assert sim is not None
+        if at > now:
+            sim.at(at, lambda t: self._save_before(t, mask), kind="notice")
+        else:
+            self._save_before(now, mask)
+
+    def _save_before(self, now: float, mask: int) -> None:
+        """Opt: checkpoint over [now - delta, now] each running job on `mask` that has run
+        at least delta since its allocation (the eviction follows at this instant)."""
+        sim = self.sim
+        assert sim is not None
+        for idx in sorted(self.holding):
+            job, start_work = self.holding[idx]
+            if job.state is not RUNNING or not job.mask & mask:
+                continue
+            delta, _ = self._plan(job)
+            done = job.progress(now)
+            if done - start_work < delta or done <= job.work_saved:
+                continue
+            saved = done if self.policy.params.save == "end" else job.progress(now - delta)
+            job.work_saved = max(job.work_saved, saved)
+            if sim.checker is not None:
+                sim.checker.on_save(job, back=done - job.work_saved)
+            job.n_checkpoints += 1
+            self.started += 1
+            self.completed += 1
+            self.since[idx] = self.since.get(idx, 0) + 1
+            self.ckpt_seconds += delta
 
     def on_requeue(self, job: Job, reason: str) -> None:
         self.since.pop(job.index, None)  # a new allocation counts its checkpoints afresh
