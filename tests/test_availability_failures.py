@@ -38,6 +38,9 @@ def workload():
 @pytest.mark.parametrize("scheduler", scheduler_names())
 def test_failures_as_availability_events_give_identical_results(workload, scheduler, source,
                                                                 tmp_path):
+    if scheduler == "coalloc":
+        pytest.skip("coalloc schedules grid workloads (a home cluster and a bandwidth per job), "
+                    "not a plain one")
     if source.startswith("lanl") and not LANL.exists():
         pytest.skip("the LANL failure log is not available")
     spec = SOURCES[source]

@@ -174,6 +174,9 @@ def test_the_default_platform_gives_identical_outputs_for_every_scheduler(schedu
                                                                            tmp_path):
     """Naming the default platform (machine, or bgl for the BG/L schedulers) changes no byte
     of jobs.csv, summary.json or schedule.swf."""
+    if scheduler == "coalloc":
+        pytest.skip("coalloc schedules grid workloads (a home cluster and a bandwidth per job), "
+                    "not a plain one")
     w = generate_lublin(600, machine_size=128, seed=5)
     name = "bgl" if scheduler.startswith("bgl") else "machine"
     before = _outputs(simulate(w, scheduler, check=True), tmp_path / "a")
