@@ -251,3 +251,13 @@ def test_opt_bad_parameters():
     with pytest.raises(ConfigError) as err:
         parse_policy("opt:cost=100,save=middle")
     assert "save" in str(err.value) and "start" in str(err.value) and "end" in str(err.value)
+
+
+def test_only_opt_listens_to_notices():
+    # A notice is counted when someone listens: Opt does, the periodic policies do not (their
+    # runs with reboots keep their counters).
+    # Two reboots (10800, and 97200, scheduled while the job still ran).
+    for policy, notices in (("opt:cost=100", 2), ("fixed:cost=100,interval=1500", 0)):
+        sim, _ = one_job(policy, runtime=20000.0, extra=REBOOT)
+        counts = sim.component("availability").counters()  # type: ignore[union-attr]
+        assert (counts["reboots"], counts["unavailable_notices"]) == (2, notices)

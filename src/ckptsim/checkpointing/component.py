@@ -89,6 +89,8 @@ class Checkpointer(Component):
     def __init__(self, params: Any = None) -> None:
         super().__init__(params)
         self.policy: CheckpointPolicy = parse_policy(self.params.policy)
+        # Only Opt listens to notices (a listener changes the availability's counters).
+        self.unused_hooks = () if self.policy.before_eviction else ("before_unavailable",)
         self.started = self.completed = self.interrupted = 0
         self.restarts_interrupted = 0
         self.ckpt_seconds = 0.0
