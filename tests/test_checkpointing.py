@@ -160,7 +160,8 @@ name = "easy"
 
 
 @pytest.mark.parametrize("spec, key, text", [
-    ("youngish:cost=1", "checkpoint", "accepted: daly, fixed, none, young"),
+    ("youngish:cost=1", "checkpoint", "accepted: daly, fixed, geometric, minuteinhour, multi, "
+                                      "none, opt, ratio, startdelay, young"),
     ("young:cots=1", "checkpoint.cots", "accepted: bandwidth, constant, cost, memory, mtbf"),
     ("fixed:interval=-5,cost=1", "checkpoint.interval", "> 0"),
     ("fixed:interval=60", "checkpoint.cost", "give the checkpoint cost"),

@@ -10,14 +10,20 @@ Every policy has the cost parameters of `CostParams`:
   failure list as (span * nodes) / (failures * job size), span being the workload's submit
   span (see docs/energy.md).
 
-`interval(delta, M, R)` is the compute time between two checkpoints (inf: never).
+`interval(delta, M, R)` is the compute time between two checkpoints (inf: never).  A policy
+whose interval changes from one checkpoint to the next (`dynamic = True`) overrides
+`next_interval(delta, M, R, ctx)` instead; the component asks it before every checkpoint with
+an `IntervalContext` (the job, its checkpoints since it was last allocated, the time the
+interval is counted from, that time's seconds past the wall-clock hour, the run's seed, and
+whether the job's cluster is open at a given time).
+Static policies are asked once per job, as before.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from ckptsim.errors import ConfigError
@@ -41,6 +47,18 @@ class CostParams:
                                      "from the run's failures)", low=0.0, low_open=True)
 
 
+@dataclasses.dataclass(frozen=True)
+class IntervalContext:
+    """What a dynamic policy sees when it picks a job's next interval."""
+
+    job: int  # the job's index
+    count: int  # checkpoints of the job completed since it was last allocated nodes
+    at: float  # the time the interval is counted from (the job's progress (re)starts)
+    hour_s: float  # seconds past the wall-clock hour at `at` (the availability epoch)
+    seed: int  # the run's seed (for a policy's random component)
+    open_at: Callable[[float], bool] | None = None  # is the job's cluster open at a time
+
+
 class CheckpointPolicy:
     """Base class: subclasses set `name`, `Params` (extending CostParams), `interval`."""
 
@@ -48,6 +66,8 @@ class CheckpointPolicy:
     description: ClassVar[str] = ""
     Params: ClassVar[type] = CostParams
     needs_mtbf: ClassVar[bool] = False
+    dynamic: ClassVar[bool] = False  # True: next_interval is asked before every checkpoint
+    before_eviction: ClassVar[bool] = False  # True: checkpoint before announced evictions
 
     def __init__(self, params: Any = None, *, need_cost: bool = True) -> None:
         """`need_cost=False`: the caller supplies every job's checkpoint cost (a scheduler
@@ -67,6 +87,11 @@ class CheckpointPolicy:
     def interval(self, delta: float, mtbf: float, restart: float) -> float:
         """Compute seconds between checkpoints for a checkpoint cost `delta`."""
         raise NotImplementedError
+
+    def next_interval(self, delta: float, mtbf: float, restart: float,
+                      ctx: IntervalContext) -> float:
+        """Compute seconds from `ctx.at` to the job's next checkpoint (dynamic policies)."""
+        return self.interval(delta, mtbf, restart)
 
     def cost(self, size: int, memory_kb: float) -> float:
         """A job's checkpoint cost in seconds (`memory_kb`: its SWF memory per processor,
@@ -135,4 +160,15 @@ def policy_params(values: Mapping[str, Any], cls: type[CheckpointPolicy]) -> Any
 
 
 def _load_builtin() -> None:
-    from ckptsim.checkpointing import daly, fixed, none, young  # noqa: F401
+    from ckptsim.checkpointing import (  # noqa: F401
+        daly,
+        fixed,
+        geometric,
+        minuteinhour,
+        multi,
+        none,
+        opt,
+        ratio,
+        startdelay,
+        young,
+    )

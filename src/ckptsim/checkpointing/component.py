@@ -24,10 +24,11 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ckptsim.checkpointing.base import CheckpointPolicy, parse_policy
+from ckptsim.checkpointing.base import CheckpointPolicy, IntervalContext, parse_policy
 from ckptsim.engine.components import Component, register_component
 from ckptsim.engine.events import register_event_kind
 from ckptsim.engine.state import RUNNING
@@ -51,7 +52,8 @@ CHECKPOINT_COUNTERS = ("checkpoints_started", "checkpoints_completed",
 @dataclasses.dataclass(frozen=True)
 class CheckpointParams:
     policy: str = param("none", "interval policy and its options: none, fixed:interval=S,"
-                                "cost=S, young:cost=S[,mtbf=S], daly:cost=S[,mtbf=S] (see "
+                                "cost=S, young:cost=S[,mtbf=S], daly:cost=S[,mtbf=S], opt, "
+                                "ratio, startdelay, geometric, minuteinhour, multi (see "
                                 "docs/energy.md)")
 
 
@@ -60,7 +62,7 @@ class Checkpointer(Component):
     """Writes periodic checkpoints of running jobs at a policy's interval."""
 
     name = "checkpoint"
-    description = "periodic checkpoints at a policy's interval (none, fixed, young, daly)"
+    description = "periodic checkpoints at a policy's interval (none, fixed, young, daly, ...)"
     Params = CheckpointParams
     counter_names = CHECKPOINT_COUNTERS
     aliases = {"checkpoint": "policy"}
@@ -87,6 +89,8 @@ class Checkpointer(Component):
     def __init__(self, params: Any = None) -> None:
         super().__init__(params)
         self.policy: CheckpointPolicy = parse_policy(self.params.policy)
+        # Only Opt listens to notices (a listener changes the availability's counters).
+        self.unused_hooks = () if self.policy.before_eviction else ("before_unavailable",)
         self.started = self.completed = self.interrupted = 0
         self.restarts_interrupted = 0
         self.ckpt_seconds = 0.0
@@ -97,6 +101,10 @@ class Checkpointer(Component):
         self.recover: set[int] = set()  # jobs killed after a save: their restart pays R
         self.restarting: dict[int, float] = {}  # job index -> end of the restart it pays
         self.per_job: dict[int, tuple[float, float]] = {}  # job index -> (delta, tau)
+        self.since: dict[int, int] = {}  # job index -> checkpoints since its last allocation
+        self.hour_offset: float | None = None  # seconds past the hour at time 0
+        self.hours: dict[int, Any] = {}  # group index -> its OpeningHours
+        self.holding: dict[int, tuple[Job, float]] = {}  # opt: job -> (job, work at start)
 
     def attach(self, sim: Simulator) -> None:
         super().attach(sim)
@@ -145,12 +153,42 @@ class Checkpointer(Component):
         old = self.token.pop(job.index, None)
         if old is not None:
             sim.cancel(old)
-        _, tau = self._plan(job)
+        delta, tau = self._plan(job)
+        base = max(job.anchor, sim.now)
+        if self.policy.dynamic:
+            if self.hour_offset is None:
+                self.hour_offset = _hour_offset(sim)
+            ctx = IntervalContext(job.index, self.since.get(job.index, 0), base,
+                                  (base + self.hour_offset) % 3600.0, sim.seed,
+                                  self._open_at(job))
+            tau = self.policy.next_interval(delta, self._mtbf(job) if self.policy.needs_mtbf
+                                            else INF, self.policy.restart_cost(delta), ctx)
+            if not tau > 0:
+                tau = INF
         if tau == INF:
             return
-        at = max(job.anchor, sim.now) + tau
+        at = base + tau
         if at < INF:
             self.token[job.index] = sim.at(at, self._make_fire(job), kind="checkpoint")
+
+    def _open_at(self, job: Job) -> Callable[[float], bool] | None:
+        """Whether the cluster of the job's first node is open at a time (its group's opening
+        hours on the availability epoch's calendar); None on a platform without groups."""
+        from ckptsim.platform.groups import GroupedPlatform
+        from ckptsim.platform.hours import OpeningHours
+
+        sim = self.sim
+        assert sim is not None
+        platform = sim.platform
+        if not isinstance(platform, GroupedPlatform) or not job.mask:
+            return None
+        g = platform.node_group((job.mask & -job.mask).bit_length() - 1)
+        hours = self.hours.get(g)
+        if hours is None:
+            text = platform.description.groups[g].hours
+            hours = self.hours[g] = OpeningHours.parse(text or "24h", key="hours")
+        calendar = _calendar(sim)
+        return lambda t: bool(hours.is_open(calendar, t))
 
     def _make_fire(self, job: Job):  # type: ignore[no-untyped-def]
         def fire(now: float) -> None:
@@ -177,6 +215,8 @@ class Checkpointer(Component):
         if job.state is not RUNNING:
             return  # a move's new nodes: on_migrated reschedules
         idx = job.index
+        if self.policy.before_eviction and idx not in self.holding:
+            self.holding[idx] = (job, job.work_done)
         if idx in self.recover:
             self.recover.discard(idx)
             sim = self.sim
@@ -194,6 +234,7 @@ class Checkpointer(Component):
         begin = self.inflight.pop(job.index, None)
         if begin is not None:
             self.completed += 1
+            self.since[job.index] = self.since.get(job.index, 0) + 1
             self.ckpt_seconds += self.sim.now - begin  # type: ignore[union-attr]
         if job.state is RUNNING:
             self._schedule(job)
@@ -209,6 +250,7 @@ class Checkpointer(Component):
         assert sim is not None
         now = sim.now
         idx = job.index
+        self.holding.pop(idx, None)
         old = self.token.pop(idx, None)
         if old is not None:
             sim.cancel(old)
@@ -221,13 +263,48 @@ class Checkpointer(Component):
             self.restarts_interrupted += 1
             self.restart_seconds -= end - now
 
+    def before_unavailable(self, now: float, mask: int, at: float, reason: str) -> None:
+        if not self.policy.before_eviction:
+            return
+        sim = self.sim
+        assert sim is not None
+        if at > now:
+            sim.at(at, lambda t: self._save_before(t, mask), kind="notice")
+        else:
+            self._save_before(now, mask)
+
+    def _save_before(self, now: float, mask: int) -> None:
+        """Opt: checkpoint over [now - delta, now] each running job on `mask` that has run
+        at least delta since its allocation (the eviction follows at this instant)."""
+        sim = self.sim
+        assert sim is not None
+        for idx in sorted(self.holding):
+            job, start_work = self.holding[idx]
+            if job.state is not RUNNING or not job.mask & mask:
+                continue
+            delta, _ = self._plan(job)
+            done = job.progress(now)
+            if done - start_work < delta or done <= job.work_saved:
+                continue
+            saved = done if self.policy.params.save == "end" else job.progress(now - delta)
+            job.work_saved = max(job.work_saved, saved)
+            if sim.checker is not None:
+                sim.checker.on_save(job, back=done - job.work_saved)
+            job.n_checkpoints += 1
+            self.started += 1
+            self.completed += 1
+            self.since[idx] = self.since.get(idx, 0) + 1
+            self.ckpt_seconds += delta
+
     def on_requeue(self, job: Job, reason: str) -> None:
+        self.since.pop(job.index, None)  # a new allocation counts its checkpoints afresh
         if reason != "checkpoint" and job.work_saved > 0 and job.n_checkpoints:
             self.recover.add(job.index)
 
     def on_end(self, job: Job) -> None:
         self.recover.discard(job.index)
         self.per_job.pop(job.index, None)
+        self.since.pop(job.index, None)
 
     def counters(self) -> dict[str, Any]:
         sim = self.sim
@@ -244,6 +321,21 @@ class Checkpointer(Component):
         return {"policy": self.policy.name,
                 **{k: v for k, v in dataclasses.asdict(self.policy.params).items()
                    if v is not None}}
+
+
+def _calendar(sim: Simulator) -> Any:
+    """The availability component's calendar (its epoch), else the default one."""
+    from ckptsim.platform.calendar import Calendar
+
+    avail = sim.component("availability")
+    if avail is None:
+        return Calendar()
+    return getattr(avail, "calendar", None) or Calendar(avail.params.epoch)  # type: ignore
+
+
+def _hour_offset(sim: Simulator) -> float:
+    """Seconds past the wall-clock hour at time 0 (the availability component's epoch)."""
+    return float(_calendar(sim).offset % 3600)
 
 
 def _memory_kb(workload: Any, index: int) -> float:

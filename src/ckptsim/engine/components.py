@@ -168,8 +168,10 @@ class HookLists:
 
 
 def overridden(component: Component, hook: str) -> bool:
-    """True when the component's class overrides `hook`."""
-    return getattr(type(component), hook) is not getattr(Component, hook)
+    """True when the component's class overrides `hook` (and the component does not leave it
+    out: its `unused_hooks`)."""
+    return (getattr(type(component), hook) is not getattr(Component, hook)
+            and hook not in getattr(component, "unused_hooks", ()))
 
 
 _REGISTRY: dict[str, type[Component]] = {}

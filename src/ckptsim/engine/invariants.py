@@ -150,11 +150,12 @@ class InvariantChecker:
             led.then = job.then
         self._begin(led, phase, duration, amount)
 
-    def on_save(self, job: Job) -> None:
-        """A move saved the job's progress now (a checkpoint commits at its end)."""
+    def on_save(self, job: Job, back: float = 0.0) -> None:
+        """A move saved the job's progress now (a checkpoint commits at its end); `back`:
+        the progress saved is that of `back` seconds of work ago."""
         led = self._ledger(job)
         self._cut(job, led)
-        led.saved = led.work
+        led.saved = max(led.saved, led.work - back)
         if not led.phase:
             led.progress_from = self.sim.now
 
