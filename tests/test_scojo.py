@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from helpers import inject_failures, jobs
 
+from ckptsim.checkpointing.base import policy_names
 from ckptsim.engine.simulator import Simulator
 from ckptsim.errors import ConfigError
 from ckptsim.policies.base import make_params
@@ -287,7 +288,8 @@ def test_timeline_time_of_day_schedule():
     ({"share_schedule": "8h=0.2/0.3/0.5"}, "scojo-pect.share_schedule", "HH:MM"),
     ({"order": "short-long"}, "scojo-pect.order", "short, medium and long"),
     ({"checkpoint": "slc"}, "scojo-pect.checkpoint", "one of off, alc"),
-    ({"interval": "literal"}, "scojo-pect.interval", "daly, fixed, none, young"),
+    ({"interval": "literal"}, "scojo-pect.interval",
+     f"accepted: {', '.join(policy_names())}"),
     ({"interval": "young:cost=60"}, "scojo-pect.interval", "the ALC model's"),
     ({"interval": "young:reading=printed"}, "scojo-pect.interval", "consistent, literal"),
     ({"ckpt_classes": "huge"}, "scojo-pect.ckpt_classes", "short, medium, long"),
