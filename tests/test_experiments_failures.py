@@ -203,3 +203,15 @@ def test_summary_says_where_the_failures_came_from(tmp_path, log):
     assert origin["transforms"][0].startswith("rescale_count(6, span=")
     assert origin["transforms"][1:3] == ["map_nodes(modulo, n_nodes=128)", "transient"]
     assert "failures" not in simulate(w, "bgl-fcfs").summary_document()["options"]
+
+
+def test_a_log_records_the_path_as_each_run_spells_it(log, monkeypatch):
+    # Loaded once by its absolute path and then by a relative one in the same process (as a
+    # sweep worker does), the second run's trace names the relative path: outputs do not
+    # depend on what ran before.
+    first = load_failures(source(log), n_nodes=6, span=1e7)
+    monkeypatch.chdir(log.parent)
+    second = load_failures(f"lanl:path={log.name},system=2,transient=true", n_nodes=6, span=1e7)
+    assert str(log) in first.source
+    assert second.source.startswith(f"lanl_cfdr:{log.name} ")
+    np.testing.assert_array_equal(first.time, second.time)

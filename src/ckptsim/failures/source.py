@@ -143,7 +143,9 @@ def _read(kind: str, opt: dict[str, str]) -> FailureTrace:
     except OSError as exc:
         raise ConfigError("failures.path", f"cannot read {path}: {exc.strerror or exc}") from None
     selection = tuple(opt.get(k) for k in ("system", "platform", "start", "end"))
-    key = (kind, os.path.abspath(path), st.st_size, st.st_mtime_ns, selection)
+    # The path as given is part of the key: the trace records it (summary.json shows it), so
+    # a run's outputs never depend on how an earlier run in the process spelled the path.
+    key = (kind, path, os.path.abspath(path), st.st_size, st.st_mtime_ns, selection)
     trace = _READS.get(key)
     if trace is not None:
         _READS.move_to_end(key)
