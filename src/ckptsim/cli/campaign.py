@@ -231,21 +231,7 @@ def _paper_oliner(args: argparse.Namespace) -> int:
         levels=tuple(args.levels) if args.levels else defaults.levels,
         replications=args.replications, jobs=args.jobs, estimates=args.estimates,
         rate=args.failure_rate)
-    t0 = time.perf_counter()
-    total = oliner.runs_of(args.figure, opt)
-    bar = SweepProgress(total, 0)
-    try:
-        outputs = oliner.run_figures(args.figure, args.out, opt, on_row=bar.update)
-    finally:
-        bar.close()
-    for out in outputs:
-        print(f"{out.csv.stem}: {out.csv} and {out.png} ({len(out.rows)} rows)")
-    reused = total - bar.count
-    runs = f"{bar.count} run{'' if bar.count == 1 else 's'}"
-    print(f"{runs} simulated in {time.perf_counter() - t0:.1f} s"
-          + (f"; {reused} {'run was' if reused == 1 else 'runs were'} already in "
-             f"{Path(args.out) / 'store'}" if reused > 0 else ""))
-    return 0
+    return _run_figures(oliner, args, opt)
 
 
 SHI_ESTIMATES = ("exact", "tsafrir", "f")
@@ -264,21 +250,7 @@ def _paper_shi(args: argparse.Namespace) -> int:
         estimates=args.estimates, ci_seeds=args.ci_seeds,
         traces=tuple(args.traces) if args.traces else defaults.traces,
         trace_dir=Path(args.trace_dir), first=args.first, jobs=args.jobs)
-    t0 = time.perf_counter()
-    total = shi.runs_of(args.figure, opt)
-    bar = SweepProgress(total, 0)
-    try:
-        outputs = shi.run_figures(args.figure, args.out, opt, on_row=bar.update)
-    finally:
-        bar.close()
-    for out in outputs:
-        print(f"{out.csv.stem}: {out.csv} and {out.png} ({len(out.rows)} rows)")
-    reused = total - bar.count
-    runs = f"{bar.count} run{'' if bar.count == 1 else 's'}"
-    print(f"{runs} simulated in {time.perf_counter() - t0:.1f} s"
-          + (f"; {reused} {'run was' if reused == 1 else 'runs were'} already in "
-             f"{Path(args.out) / 'store'}" if reused > 0 else ""))
-    return 0
+    return _run_figures(shi, args, opt)
 
 
 def _paper_jones(args: argparse.Namespace) -> int:
@@ -297,17 +269,27 @@ def _paper_jones(args: argparse.Namespace) -> int:
         jones.DEFAULT_N if args.per_cluster is None else args.per_cluster)
     opt = jones.Options(n=n, load=args.load if args.load is not None else jones.LOAD,
                         replications=args.replications, jobs=args.jobs)
+    return _run_figures(jones, args, opt, f" ({n:,} jobs per cluster, load {opt.load:g})")
+
+
+def _run_figures(paper: Any, args: argparse.Namespace, opt: Any, detail: str = "") -> int:
+    """Run a paper module's figures (`runs_of`, `run_figures`) with a progress bar and print
+    what was written, how many runs were simulated (`detail` after the time) and how many
+    were already in the store."""
     t0 = time.perf_counter()
-    total = jones.runs_of(args.figure, opt)
+    total = paper.runs_of(args.figure, opt)
     bar = SweepProgress(total, 0)
     try:
-        outputs = jones.run_figures(args.figure, args.out, opt, on_row=bar.update)
+        outputs = paper.run_figures(args.figure, args.out, opt, on_row=bar.update)
     finally:
         bar.close()
     for out in outputs:
         print(f"{out.csv.stem}: {out.csv} and {out.png} ({len(out.rows)} rows)")
-    print(f"{bar.count} run{'' if bar.count == 1 else 's'} simulated in "
-          f"{time.perf_counter() - t0:.1f} s ({n:,} jobs per cluster, load {opt.load:g})")
+    reused = total - bar.count
+    runs = f"{bar.count} run{'' if bar.count == 1 else 's'}"
+    print(f"{runs} simulated in {time.perf_counter() - t0:.1f} s{detail}"
+          + (f"; {reused} {'run was' if reused == 1 else 'runs were'} already in "
+             f"{Path(args.out) / 'store'}" if reused > 0 else ""))
     return 0
 
 
