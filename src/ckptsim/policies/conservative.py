@@ -34,7 +34,7 @@ from bisect import insort
 from typing import TYPE_CHECKING, Any
 
 from ckptsim.policies.base import register
-from ckptsim.policies.compression import Entry, add_interval, compress
+from ckptsim.policies.compression import Entry, add_interval, compress, take_due
 from ckptsim.policies.profile import INF, Profile
 from ckptsim.policies.queue import QueueScheduler
 
@@ -197,38 +197,9 @@ class Conservative(QueueScheduler):
         free = self.cluster.n_free
         if free < self._min_size:
             return
-        m = 0
-        n = len(entries)
-        while m < n and entries[m][0] <= now:
-            m += 1
-        zero_running = self._n_zero > 0
-        started: list[tuple[int, Job]] = []
-        for _, positive, key, job in entries[:m]:
-            if job.size > free:
-                if not positive and zero_running:
-                    break
-                continue
-            started.append((key, job))
-            free -= job.size
-            if job.estimate <= 0:
-                zero_running = True
-        if not started:
-            return
-        chosen = {job.index for _, job in started}
-        entries[:m] = [x for x in entries[:m] if x[3].index not in chosen]
-        # Queue keys follow queue order: the jobs started from the head of the queue are not
-        # backfilled, the others are; all start in queue order.
-        started.sort()
-        q = self.queue
-        head = 0
-        while head < len(q) and q[head].index in chosen:
-            head += 1
-        del q[:head]
-        if len(started) > head:
-            rest = {job.index for _, job in started[head:]}
-            q[:] = [job for job in q if job.index not in rest]
+        started, head = take_due(entries, self.queue, now, free, self._n_zero > 0)
         sim = self.sim
-        for k, (_, job) in enumerate(started):
+        for k, job in enumerate(started):
             sim.start(job, backfilled=k >= head)
             job.pred_end = now + job.estimate
             self.running[job.index] = job

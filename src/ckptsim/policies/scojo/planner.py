@@ -24,6 +24,7 @@ from collections.abc import Callable
 from heapq import heappop, heappush
 from typing import TYPE_CHECKING
 
+from ckptsim.policies.compression import take_due
 from ckptsim.policies.profile import Profile
 
 if TYPE_CHECKING:
@@ -226,35 +227,8 @@ class ConservativePlan:
         entries = self.entries
         if not entries or entries[0][0] > now or free < cs.min_size:
             return
-        m = 0
-        n = len(entries)
-        while m < n and entries[m][0] <= now:
-            m += 1
-        zero_running = cs.n_zero > 0
-        started: list[tuple[int, Job]] = []
-        for _, positive, key, job in entries[:m]:
-            if job.size > free:
-                if not positive and zero_running:
-                    break
-                continue
-            started.append((key, job))
-            free -= job.size
-            if job.estimate <= 0:
-                zero_running = True
-        if not started:
-            return
-        chosen = {job.index for _, job in started}
-        entries[:m] = [x for x in entries[:m] if x[3].index not in chosen]
-        started.sort()
-        q = cs.queue
-        head = 0
-        while head < len(q) and q[head].index in chosen:
-            head += 1
-        del q[:head]
-        if len(started) > head:
-            rest = {job.index for _, job in started[head:]}
-            q[:] = [job for job in q if job.index not in rest]
-        for k, (_, job) in enumerate(started):
+        started, head = take_due(entries, cs.queue, now, free, cs.n_zero > 0)
+        for k, job in enumerate(started):
             if job.estimate <= 0:
                 self.n_zero_waiting -= 1
             start(job, k >= head)
