@@ -28,6 +28,7 @@ from typing import Any, ClassVar
 
 from ckptsim.errors import ConfigError
 from ckptsim.params import make_params, param
+from ckptsim.registry import Registry
 
 INF = math.inf
 
@@ -111,19 +112,18 @@ class CheckpointPolicy:
         return float(self.params.restart) if self.params.restart is not None else delta
 
 
-_REGISTRY: dict[str, type[CheckpointPolicy]] = {}
+_registry: Registry[type[CheckpointPolicy]] = Registry("checkpoint policy", "checkpoint",
+                                                       lambda: _load_builtin())
+_REGISTRY = _registry.classes
 
 
 def register_policy(cls: type[CheckpointPolicy]) -> type[CheckpointPolicy]:
-    if not cls.name or cls.name in _REGISTRY:
-        raise ValueError(f"checkpoint policy {cls.name!r} has no name or is registered twice")
-    _REGISTRY[cls.name] = cls
-    return cls
+    """Class decorator: make a checkpoint-interval policy available under `cls.name`."""
+    return _registry.register(cls)
 
 
 def policy_names() -> list[str]:
-    _load_builtin()
-    return sorted(_REGISTRY)
+    return _registry.names()
 
 
 def parse_policy(spec: str, *, need_cost: bool = True) -> CheckpointPolicy:
@@ -134,16 +134,12 @@ def parse_policy(spec: str, *, need_cost: bool = True) -> CheckpointPolicy:
         ConfigError: unknown policy (naming the accepted ones), unknown key (naming the
             accepted keys), out-of-range value, missing cost.
     """
-    _load_builtin()
     if not isinstance(spec, str):
         raise ConfigError("checkpoint", f"expected a string such as young:cost=600, got "
                                         f"{spec!r}")
     name, _, rest = spec.partition(":")
     name = name.strip()
-    cls = _REGISTRY.get(name)
-    if cls is None:
-        raise ConfigError("checkpoint", f"unknown checkpoint policy {name!r}; accepted: "
-                                        f"{', '.join(sorted(_REGISTRY))}")
+    cls = _registry.get(name)
     values: dict[str, str] = {}
     for part in filter(None, (p.strip() for p in rest.split(","))):
         key, sep, value = part.partition("=")

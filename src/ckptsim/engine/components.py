@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from ckptsim.errors import ConfigError
 from ckptsim.params import NoParams, make_params
+from ckptsim.registry import Registry
 
 if TYPE_CHECKING:
     from ckptsim.engine.simulator import Simulator
@@ -174,31 +175,22 @@ def overridden(component: Component, hook: str) -> bool:
             and hook not in getattr(component, "unused_hooks", ()))
 
 
-_REGISTRY: dict[str, type[Component]] = {}
+_registry: Registry[type[Component]] = Registry("component", "component",
+                                                lambda: _load_builtin())
+_REGISTRY = _registry.classes
 
 
 def register_component(cls: type[Component]) -> type[Component]:
     """Class decorator: make a component available under `cls.name`."""
-    if not cls.name:
-        raise ValueError(f"{cls.__name__} has no name")
-    if cls.name in _REGISTRY and _REGISTRY[cls.name] is not cls:
-        raise ValueError(f"component name {cls.name!r} is registered twice")
-    _REGISTRY[cls.name] = cls
-    return cls
+    return _registry.register(cls)
 
 
 def component_names() -> list[str]:
-    _load_builtin()
-    return sorted(_REGISTRY)
+    return _registry.names()
 
 
 def get_component(name: str) -> type[Component]:
-    _load_builtin()
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        raise ConfigError("component", f"unknown component {name!r}; accepted: "
-                                       f"{', '.join(sorted(_REGISTRY))}") from None
+    return _registry.get(name)
 
 
 def alias_keys() -> dict[str, tuple[str, str]]:

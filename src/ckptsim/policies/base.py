@@ -20,9 +20,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ckptsim.errors import ConfigError
 from ckptsim.params import NoParams, describe_range, make_params, param, validate_params
 from ckptsim.platform.base import Platform
+from ckptsim.registry import Registry
 
 if TYPE_CHECKING:
     from ckptsim.engine.simulator import Simulator
@@ -101,31 +101,22 @@ class Scheduler:
         return workload
 
 
-_REGISTRY: dict[str, type[Scheduler]] = {}
+_registry: Registry[type[Scheduler]] = Registry("scheduler", "scheduler",
+                                                lambda: _load_builtin())
+_REGISTRY = _registry.classes
 
 
 def register(cls: type[Scheduler]) -> type[Scheduler]:
     """Class decorator: make a scheduler available under `cls.name`."""
-    if not cls.name:
-        raise ValueError(f"{cls.__name__} has no name")
-    if cls.name in _REGISTRY and _REGISTRY[cls.name] is not cls:
-        raise ValueError(f"scheduler name {cls.name!r} is registered twice")
-    _REGISTRY[cls.name] = cls
-    return cls
+    return _registry.register(cls)
 
 
 def scheduler_names() -> list[str]:
-    _load_builtin()
-    return sorted(_REGISTRY)
+    return _registry.names()
 
 
 def get_scheduler(name: str) -> type[Scheduler]:
-    _load_builtin()
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        raise ConfigError("scheduler", f"unknown scheduler {name!r}; accepted: "
-                                       f"{', '.join(sorted(_REGISTRY))}") from None
+    return _registry.get(name)
 
 
 class SchedulerFactory:
