@@ -96,3 +96,28 @@ def inject_failures(sim: Simulator, times: Any, nodes: Any, repairs: Any = None)
     component = Failures.from_lists(times, nodes, repairs)
     sim.add_component(component)
     return component
+
+
+def doc_commands(text: str) -> list[str]:
+    """The `ckptsim ...` lines of a Markdown text's bash blocks."""
+    import re
+
+    blocks = re.findall(r"```bash\n(.*?)```", text, flags=re.S)
+    lines = [ln.strip() for b in blocks for ln in b.splitlines()]
+    return [ln for ln in lines if ln.startswith("ckptsim ")]
+
+
+def run_doc_command(command: str, tmp_path: Path) -> None:
+    """Run a documented `ckptsim ...` command from the repository root, its `--out` redirected
+    to `tmp_path/out`, and check that it succeeds and writes summary.json."""
+    import shlex
+    import subprocess
+    import sys
+
+    args = shlex.split(command)[1:]
+    args = [str(tmp_path / "out") if args[i - 1] == "--out" else a for i, a in enumerate(args)]
+    done = subprocess.run([sys.executable, "-m", "ckptsim", *args],
+                          cwd=Path(__file__).resolve().parents[1],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "out" / "summary.json").exists()

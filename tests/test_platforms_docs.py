@@ -4,13 +4,11 @@ every key the format accepts."""
 from __future__ import annotations
 
 import re
-import shlex
-import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
 import pytest
+from helpers import doc_commands, run_doc_command
 
 from ckptsim.platform.description import GROUP_KEYS, TOP_KEYS, TYPE_KEYS, parse_description
 
@@ -33,16 +31,9 @@ def test_every_key_of_the_format_is_documented():
         assert f"`{key}`" in TEXT, key
 
 
-@pytest.mark.parametrize("command", [ln.strip() for b in re.findall(r"```bash\n(.*?)```", TEXT,
-                                                                   flags=re.S)
-                                     for ln in b.splitlines() if ln.startswith("ckptsim ")])
+@pytest.mark.parametrize("command", doc_commands(TEXT))
 def test_command_runs(command, tmp_path):
-    args = shlex.split(command)[1:]
-    args = [str(tmp_path / "out") if args[i - 1] == "--out" else a for i, a in enumerate(args)]
-    done = subprocess.run([sys.executable, "-m", "ckptsim", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    assert (tmp_path / "out" / "summary.json").exists()
+    run_doc_command(command, tmp_path)
 
 
 def test_every_availability_parameter_and_counter_is_documented():

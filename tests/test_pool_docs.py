@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import re
-import shlex
-import subprocess
-import sys
 from dataclasses import fields
 from pathlib import Path
 
 import pytest
+from helpers import doc_commands, run_doc_command
 
 from ckptsim.platform.usermodel import UserModel
 from ckptsim.workload.htc import OPTIONS, HTCParams
@@ -26,16 +24,9 @@ def test_python_example_runs(capsys):
     assert capsys.readouterr().out.strip()
 
 
-@pytest.mark.parametrize("command", [ln.strip() for b in re.findall(r"```bash\n(.*?)```", TEXT,
-                                                                   flags=re.S)
-                                     for ln in b.splitlines() if ln.startswith("ckptsim ")])
+@pytest.mark.parametrize("command", doc_commands(TEXT))
 def test_command_runs(command, tmp_path):
-    args = shlex.split(command)[1:]
-    args = [str(tmp_path / "out") if args[i - 1] == "--out" else a for i, a in enumerate(args)]
-    done = subprocess.run([sys.executable, "-m", "ckptsim", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    assert (tmp_path / "out" / "summary.json").exists()
+    run_doc_command(command, tmp_path)
 
 
 def test_every_parameter_is_documented():

@@ -2,23 +2,20 @@
 
 from __future__ import annotations
 
-import re
 import shlex
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from helpers import doc_commands
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 
 
 def readme_commands() -> list[str]:
-    text = (ROOT / "README.md").read_text()
-    blocks = re.findall(r"```bash\n(.*?)```", text, flags=re.S)
-    lines = [ln.strip() for b in blocks for ln in b.splitlines()]
-    return [ln for ln in lines if ln.startswith("ckptsim ")]
+    return doc_commands((ROOT / "README.md").read_text())
 
 
 #: Commands that take more than ~10 s (a sweep with a failure log, a paper's figure family):
