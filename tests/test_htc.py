@@ -147,3 +147,30 @@ def test_bad_parameters_are_refused():
         generate_htc(replace(HTCParams(days=2), memory_max=0.5))
     with pytest.raises(ConfigError, match="htc.submit_rate"):
         daily_counts(replace(HTCParams(days=2), submit_rate=0), 1)
+
+
+# ----------------------------------------------------------------------------- in experiment specs
+def _spec(body: str):
+    from ckptsim.experiments.spec import parse_spec
+
+    return parse_spec('name = "pool"\nreplications = 2\n[workloads.pool]\ngenerator = "htc"\n'
+                      + body + '\n[[schedulers]]\nname = "fcfs"\n')
+
+
+def test_htc_generator_in_a_spec_with_a_platform_and_a_grid():
+    from ckptsim.experiments.matrix import build_matrix
+
+    spec = _spec('days = [2, 3]\nplatform = "smallpool"\nmachine = 24')
+    runs = build_matrix(spec)
+    assert len(runs) == 2 * 2  # two day counts x two replications
+    assert {r.source["days"] for r in runs} == {2, 3}
+    assert all("platform" not in r.source for r in runs)  # the platform is not an htc option
+
+
+@pytest.mark.parametrize(("body", "key"), [("days = 0", "days"), ("weekend = 2", "weekend"),
+                                           ("colour = 1", "colour")])
+def test_bad_htc_options_in_a_spec_name_the_key(body, key):
+    from ckptsim.experiments.spec import SpecError
+
+    with pytest.raises(SpecError, match=key):
+        _spec(body)
