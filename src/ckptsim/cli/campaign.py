@@ -180,6 +180,8 @@ def cmd_paper(args: argparse.Namespace) -> int:
         return _paper_shi(args)
     if args.paper == "jones":
         return _paper_jones(args)
+    if args.paper == "forshaw":
+        return _paper_forshaw(args)
     from ckptsim.experiments.papers import niu
 
     if args.figure not in (*niu.FIGURES, "all"):
@@ -229,7 +231,7 @@ def _paper_oliner(args: argparse.Namespace) -> int:
         loads=tuple(args.loads) if args.loads else defaults.loads,
         counts=tuple(args.counts) if args.counts else defaults.counts,
         levels=tuple(args.levels) if args.levels else defaults.levels,
-        replications=args.replications, jobs=args.jobs, estimates=args.estimates,
+        replications=1 if args.replications is None else args.replications, jobs=args.jobs, estimates=args.estimates,
         rate=args.failure_rate)
     return _run_figures(oliner, args, opt)
 
@@ -268,8 +270,36 @@ def _paper_jones(args: argparse.Namespace) -> int:
     n = jones.FULL_N if args.full else (
         jones.DEFAULT_N if args.per_cluster is None else args.per_cluster)
     opt = jones.Options(n=n, load=args.load if args.load is not None else jones.LOAD,
-                        replications=args.replications, jobs=args.jobs)
+                        replications=1 if args.replications is None else args.replications, jobs=args.jobs)
     return _run_figures(jones, args, opt, f" ({n:,} jobs per cluster, load {opt.load:g})")
+
+
+def _paper_forshaw(args: argparse.Namespace) -> int:
+    from ckptsim.experiments.papers import forshaw
+
+    forshaw.wanted(args.figure)
+    for flag, value in (("--traces", args.traces), ("--first", args.first)):
+        if value is not None:
+            raise ConfigError(flag, "does not apply to forshaw (a generated desktop pool); "
+                                    "accepted: --days N, --replications N, --full")
+    if args.full and args.days is not None:
+        raise ConfigError("--full", "give --full (the seed's year and 50 replications) or "
+                                    "--days N, not both")
+    days = forshaw.FULL_DAYS if args.full else (
+        forshaw.DEFAULT_DAYS if args.days is None else args.days)
+    reps = args.replications if args.replications is not None else (
+        forshaw.FULL_REPLICATIONS if args.full else forshaw.DEFAULT_REPLICATIONS)
+    trace = Path(args.availability_trace) if args.availability_trace else (
+        Path(args.trace_dir).parent / "failures" / "availability_godfrey" / "microsoft.avt.gz")
+    family = "all" if args.figure == "all" else forshaw.family_of(args.figure)
+    if family in ("all", "trace") and not trace.is_file():
+        raise ConfigError("--availability-trace", f"no such file: {trace} (the Microsoft "
+                                                  "desktop availability trace, needed by "
+                                                  "the trace figure)")
+    opt = forshaw.Options(days=days, replications=reps, jobs=args.jobs,
+                          trace=str(trace.resolve()) if trace.is_file() else None)
+    return _run_figures(forshaw, args, opt,
+                        f" ({days} days of the {opt.platform} pool, {reps} replications)")
 
 
 def _run_figures(paper: Any, args: argparse.Namespace, opt: Any, detail: str = "") -> int:
@@ -339,10 +369,11 @@ def add_parsers(sub: Any) -> None:
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("paper", help="reproduce a seed paper's figure (CSV + PNG)")
-    p.add_argument("paper", choices=("niu", "oliner", "shi", "jones"),
+    p.add_argument("paper", choices=("niu", "oliner", "shi", "jones", "forshaw"),
                    help="niu: seed 000, checkpoint-based backfilling; jones: seed 001, "
                         "multi-cluster co-allocation and CTMR; shi: seed 002, Scojo-PECT with "
-                        "checkpoints and migration; oliner: seed 004, fault-aware BG/L "
+                        "checkpoints and migration; forshaw: seed 003, energy-aware "
+                        "checkpointing in a desktop pool; oliner: seed 004, fault-aware BG/L "
                         "scheduling")
     p.add_argument("figure", help="niu: fig1 fig2 fig4 fig5 fig6 fig7 readings all; oliner: "
                                   "fig3 ... fig10, a family (failures = figs 3-5, balancing = "
@@ -350,7 +381,8 @@ def add_parsers(sub: Any) -> None:
                                   "scheduler options) or all; shi: table3 fig11 ... fig16 "
                                   "traces all; jones: fig1 ... fig19, a family (info = figs "
                                   "1-6 and 8, fixed = 7 and 9, ctmr = 10-16, overhead = 17-19) "
-                                  "or all; tables: rewrite the tables of the page OUT.md from "
+                                  "or all; forshaw: fig4 ... fig12, trace (the Microsoft "
+                                  "availability trace), a family or all; tables: rewrite the tables of the page OUT.md from "
                                   "the CSVs in OUT")
     p.add_argument("--out", required=True, help="output folder (figN.csv, figN.png, the sweep)")
     p.add_argument("--trace-dir", default="../shared/data/traces",
@@ -383,19 +415,28 @@ def add_parsers(sub: Any) -> None:
     g.add_argument("--failure-rate", default="seed",
                    help="failures of figs 6-10: seed (default: 4,000 for SDSC and NASA, 1,000 "
                         "for LUBLIN-256) or log (the failure log's own rate per node-day)")
-    g.add_argument("--replications", type=int, default=1,
-                   help="oliner and jones: seeds per point (oliner: each thins the failure "
-                        "log differently; jones: each draws another workload); figures show "
-                        "the mean")
+    g.add_argument("--replications", type=int, default=None,
+                   help="oliner, jones and forshaw: seeds per point (oliner: each thins the "
+                        "failure log differently; jones, forshaw: each draws another "
+                        "workload, and forshaw other users); figures show the mean "
+                        "(default 1; forshaw 3, with --full 50)")
     g = p.add_argument_group("shi only")
     g.add_argument("--ci-seeds", type=int, default=30, metavar="N",
                    help="fig16: seeds of the confidence intervals, the thesis's five first "
                         "(default 30)")
-    g = p.add_argument_group("jones only")
+    g = p.add_argument_group("jones and forshaw")
     g.add_argument("--per-cluster", type=int, default=None, metavar="N",
                    help="jobs per cluster (default 10,000; the seed: 400,000)")
     g.add_argument("--full", action="store_true",
-                   help="the seed's size: 400,000 jobs per cluster (hours of runs)")
+                   help="the seed's size (jones: 400,000 jobs per cluster; forshaw: a year, "
+                        "50 replications; hours of runs)")
     g.add_argument("--load", type=float, default=None,
                    help="offered load per cluster (default 0.95)")
+    g = p.add_argument_group("forshaw only")
+    g.add_argument("--days", type=int, default=None, metavar="N",
+                   help="days of users and HTC jobs per run (default 14; the seed: 365)")
+    g.add_argument("--availability-trace", default=None, metavar="FILE",
+                   help="the Microsoft desktop availability trace of the trace figure "
+                        "(default: ../failures/availability_godfrey/microsoft.avt.gz beside "
+                        "the trace folder)")
     p.set_defaults(func=cmd_paper)

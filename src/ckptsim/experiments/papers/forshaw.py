@@ -1,0 +1,243 @@
+"""Seed 003 (Forshaw, McGough, Thomas, "Energy-efficient Checkpointing in High-throughput
+Cycle-stealing Distributed Systems"): its figures on a desktop pool of interactive users, nightly
+reboots and power states, under the `htc` scheduler (random placement).
+
+The Newcastle traces are not public: every run uses the generated pool (`newcastle`: 1,359
+computers in 35 clusters), the generated user sessions (the availability component's owner
+model) and the generated HTC workload (`generator = "htc"`), all drawn from the run's seed, so
+that a replication is another year of users and jobs as well as another random placement.  The
+`trace` family replaces the users by the Microsoft desktop availability trace.
+
+Families, each one experiment spec (FAMILY.toml in the output folder) run through one sweep
+store shared by all (a run two families need, e.g. None or Opt, is run once):
+
+- `baseline` (Figs. 4-5): None and Opt for checkpoint durations of 1-4 min;
+- `fixed` (Fig. 6): C(n) for checkpoint durations 1-4 min;
+- `ccsr` (Fig. 7): C(n), Scheduled (SR) and ClosedCluster + Scheduled (CCSR), 1 and 4 min;
+- `geometric` (Fig. 8), `minuteinhour` (Fig. 9), `ratio` (Fig. 10), `startdelay` (Fig. 11),
+  `interarrival` (Fig. 12);
+- `trace`: None, Opt, C(60), C(180) and Ratio(4%) with the Microsoft trace as the interruptions.
+
+Every figure shows the seed's benefit (equation 5) for task overhead, energy and checkpoint
+utilisation, computed per replication against that replication's None and Opt runs (paired by
+seed: the same users and jobs), with the mean and its 95% interval over the replications.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ckptsim.errors import ConfigError
+from ckptsim.experiments.papers.common import FigureOutput, OnRow, run_spec
+
+MIN = 60.0
+DURATIONS = (1, 2, 3, 4)  # checkpoint durations, minutes (seed: 1-4 min)
+PAIR = (1, 4)  # the durations of Figs. 7-9 and 11
+INTERVALS = (10, 20, 30, 45, 60, 90, 120, 180)  # C(n), minutes
+GEOMETRIC_A = 30  # minutes (seed: "a 30 minute checkpoint interval")
+GEOMETRIC_R = (0.5, 1.0, 1.5, 2.0, 3.0, 4.0)
+MINUTES = (0, 15, 30, 45, 50, 55)  # MinuteInHour's m
+JITTERS = (0, 5)  # MinuteInHour's r, minutes (seed: "a deliberately conservative r = 5")
+RATIOS = (0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.15, 0.2)
+DELAYS = (0, 30, 60, 90, 120, 180)  # StartDelay's d, minutes
+DELAY_INTERVALS = (30, 60)  # StartDelay's n, minutes
+WINDOWS = (1, 10, 20)  # Interarrival's w, minutes (seed)
+THRESHOLDS = (1, 2, 5, 10, 20)  # Interarrival's l
+SCOPES = ("cluster", "system")
+EVALUATE = 10  # Interarrival's m, minutes (the seed gives none)
+RECENT = 60  # Interarrival's d, minutes (the seed gives none)
+TRACE_POLICIES = ("none", "opt", "fixed60", "fixed180", "ratio4")
+
+DEFAULT_DAYS = 14
+DEFAULT_REPLICATIONS = 3
+FULL_DAYS = 365
+FULL_REPLICATIONS = 50
+TRACE_DAYS = 35  # the Microsoft trace's length
+
+FAMILIES = {"baseline": ("fig4", "fig5"), "fixed": ("fig6",), "ccsr": ("fig7",),
+            "geometric": ("fig8",), "minuteinhour": ("fig9",), "ratio": ("fig10",),
+            "startdelay": ("fig11",), "interarrival": ("fig12",), "trace": ("trace",)}
+FIGURES = tuple(f for figs in FAMILIES.values() for f in figs)
+
+#: The pool's run metrics (the figures read these from the store rows).
+OVERHEAD = "mean_task_overhead"
+ENERGY = "energy_htc_kwh"
+UTILISATION = "checkpoint_utilisation"
+METRICS = (OVERHEAD, ENERGY, "energy_kwh", UTILISATION, "checkpoints_completed",
+           "checkpoints_interrupted", "evictions", "lost_work_s", "jobs_bad", "mean_wait")
+
+
+@dataclass(frozen=True)
+class Options:
+    """What a figure command is given (defaults: a smaller version of the seed's runs)."""
+
+    days: int = DEFAULT_DAYS
+    replications: int = DEFAULT_REPLICATIONS
+    platform: str = "newcastle"
+    reboot: str = "03:00-05:00"
+    on_unavailable: str = "suspend"
+    idle_timeout: float = 900.0
+    bound: float = 86400.0
+    trace: str | None = None  # the Microsoft .avt trace (absolute path), for `trace`
+    jobs: int | None = None
+
+
+def family_of(figure: str) -> str:
+    for family, figures in FAMILIES.items():
+        if figure == family or figure in figures:
+            return family
+    raise ConfigError("figure", f"unknown figure {figure!r}; accepted: "
+                                f"{', '.join([*FIGURES, *FAMILIES, 'all'])}")
+
+
+def wanted(figure: str) -> list[str]:
+    if figure == "all":
+        return list(FIGURES)
+    family = family_of(figure)
+    return list(FAMILIES[family]) if figure == family else [figure]
+
+
+# ----------------------------------------------------------------------------- policies
+def _cost(d: int) -> str:
+    return f"cost={d * MIN:g}"
+
+
+def policy(kind: str, d: int, value: float | None = None, variant: Any = None) -> str:
+    """The checkpoint component's policy string of one configuration (`kind` as in the
+    figures' CSVs; `d` the checkpoint duration in minutes; `value` the swept parameter)."""
+    cost = _cost(d)
+    if kind == "none":
+        return "none"
+    if kind == "opt":
+        return f"opt:{cost}"
+    if kind in ("fixed", "sr", "ccsr"):
+        base = f"fixed:interval={value * MIN:g},{cost}"
+        return {"fixed": base, "sr": f"{base}+scheduled",
+                "ccsr": f"{base}+closedcluster+scheduled"}[kind]
+    if kind == "geometric":
+        return f"geometric:a={GEOMETRIC_A * MIN:g},r={value:g},{cost}"
+    if kind == "minuteinhour":
+        return f"minuteinhour:m={value:g},r={variant:g},{cost}"
+    if kind == "ratio":
+        return f"ratio:p={value:g},{cost}"
+    if kind == "startdelay":
+        return f"startdelay:interval={variant * MIN:g},delay={value * MIN:g},{cost}"
+    if kind == "interarrival":
+        w, scope = variant
+        return (f"fixed:interval={EVALUATE * MIN:g},{cost}+interarrival:w={w * MIN:g},"
+                f"l={value:g},d={RECENT * MIN:g},scope={scope}")
+    raise ValueError(kind)
+
+
+def configurations(family: str) -> list[dict[str, Any]]:
+    """Every configuration a family's figures need besides None and Opt: kind, duration,
+    swept value and variant (a second parameter drawn as separate lines)."""
+    out: list[dict[str, Any]] = []
+
+    def add(kind: str, durations: Sequence[int], values: Sequence[float],
+            variants: Sequence[Any] = (None,)) -> None:
+        for d in durations:
+            for variant in variants:
+                for v in values:
+                    out.append({"kind": kind, "d": d, "value": v, "variant": variant})
+
+    if family == "fixed":
+        add("fixed", DURATIONS, INTERVALS)
+    elif family == "ccsr":
+        for kind in ("fixed", "sr", "ccsr"):
+            add(kind, PAIR, INTERVALS)
+    elif family == "geometric":
+        add("geometric", PAIR, GEOMETRIC_R)
+    elif family == "minuteinhour":
+        add("minuteinhour", PAIR, MINUTES, JITTERS)
+    elif family == "ratio":
+        add("ratio", DURATIONS, RATIOS)
+    elif family == "startdelay":
+        add("startdelay", PAIR, DELAYS, DELAY_INTERVALS)
+    elif family == "interarrival":
+        add("interarrival", (1,), THRESHOLDS, [(w, s) for s in SCOPES for w in WINDOWS])
+    elif family == "trace":
+        add("fixed", PAIR, (60, 180))
+        add("ratio", PAIR, (0.04,))
+    return out
+
+
+def durations_of(family: str) -> tuple[int, ...]:
+    """The checkpoint durations whose Opt runs a family's benefits need."""
+    return tuple(sorted({c["d"] for c in configurations(family)})) or DURATIONS
+
+
+def policies_of(family: str) -> list[str]:
+    """The policy strings of a family's runs: None, Opt at each duration, its configurations."""
+    strings = ["none", *(policy("opt", d) for d in durations_of(family))]
+    for c in configurations(family):
+        s = policy(c["kind"], c["d"], c["value"], c["variant"])
+        if s not in strings:
+            strings.append(s)
+    return strings
+
+
+# ----------------------------------------------------------------------------- specs
+def _quote(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def spec_text(family: str, opt: Options) -> str:
+    """The experiment spec of a family (TOML)."""
+    trace = family == "trace"
+    days = TRACE_DAYS if trace else opt.days
+    lines = [f'name = "forshaw-{family}"', f"replications = {opt.replications}",
+             "metrics = [" + ", ".join(_quote(m) for m in METRICS) + "]", "",
+             "[workloads.pool]", 'generator = "htc"', f"days = {days}",
+             f"platform = {_quote(opt.platform)}", "",
+             "[workloads.pool.components.availability]"]
+    if trace:
+        if not opt.trace:
+            raise ConfigError("--availability-trace", "the trace family needs the Microsoft "
+                                                      "availability trace (microsoft.avt.gz)")
+        lines.append(f"trace = {_quote(f'avt:path={opt.trace},map=random')}")
+    else:
+        lines.append('owners = "model"')
+    lines += [f"reboot = {_quote(opt.reboot)}", f"on_unavailable = {_quote(opt.on_unavailable)}",
+              "", "[workloads.pool.components.power]", f"idle_timeout = {opt.idle_timeout:g}",
+              "", "[workloads.pool.components.checkpoint]",
+              "policy = [" + ", ".join(_quote(p) for p in policies_of(family)) + "]", "",
+              "[[schedulers]]", 'name = "htc"', f"params = {{ bound = {opt.bound:g} }}", ""]
+    return "\n".join(lines)
+
+
+def runs_of(figure: str, opt: Options) -> int:
+    """How many runs a figure's families hold (runs two families share counted in each)."""
+    families = {family_of(f) for f in wanted(figure)}
+    return sum(len(policies_of(f)) * opt.replications for f in families)
+
+
+def run_figures(figure: str, out: str | Path, opt: Options,
+                on_row: OnRow | None = None) -> list[FigureOutput]:
+    """Compute a figure, a family or `all` into `out`: figN.csv and figN.png, FAMILY.toml and
+    the shared sweep store out/store."""
+    from ckptsim.experiments.papers.forshaw_figs import FIGURE_MAKERS, reduce
+
+    check(opt)
+    figs = wanted(figure)
+    families = [f for f in FAMILIES if any(fig in FAMILIES[f] for fig in figs)]
+    out_path = Path(out)
+    outputs: list[FigureOutput] = []
+    for family in families:
+        rows = run_spec(family, spec_text(family, opt), out_path, out_path, opt.jobs, on_row)
+        pts = reduce(rows, family)
+        for fig in FAMILIES[family]:
+            if fig in figs:
+                outputs.append(FIGURE_MAKERS[fig](pts, out_path))
+    return outputs
+
+
+def check(opt: Options) -> None:
+    if opt.days < 1:
+        raise ConfigError("--days", f"expected a number of days >= 1, got {opt.days}")
+    if opt.replications < 2:
+        raise ConfigError("--replications", f"expected >= 2 (the figures show a 95% interval "
+                                            f"over replications), got {opt.replications}")
