@@ -1,8 +1,8 @@
 """The command line: the only place that prints or exits.
 
 `common` holds the shared helpers, `single` the commands on one workload (run, demo, inspect,
-schedulers) and `campaign` the commands on experiment specs and results stores (sweep,
-results, report, paper).
+schedulers), `campaign` the commands on experiment specs and results stores (sweep, results,
+report) and `papers` the seed papers' figures (paper).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from ckptsim import __version__
-from ckptsim.cli import campaign, single
+from ckptsim.cli import campaign, papers, single
 from ckptsim.errors import CkptsimError
 
 
@@ -24,6 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     single.add_parsers(sub)
     campaign.add_parsers(sub)
+    papers.add_parsers(sub)
     return parser
 
 
