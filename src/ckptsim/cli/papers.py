@@ -50,6 +50,8 @@ def _paper_tables(args: argparse.Namespace) -> int:
 
     if args.paper == "oliner":
         from ckptsim.experiments.papers.oliner_tables import TABLES
+    elif args.paper == "forshaw":
+        from ckptsim.experiments.papers.forshaw_tables import TABLES
     else:
         from ckptsim.experiments.papers.niu_tables import TABLES
     folder = Path(args.out)
