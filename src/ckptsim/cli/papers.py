@@ -11,12 +11,25 @@ from ckptsim.cli.common import SweepProgress, output_folder
 from ckptsim.errors import ConfigError
 
 
+#: Options of some papers only: (flag, attribute, the papers that take it).
+_OWN_OPTIONS = (("--full", "full", ("jones", "forshaw")),
+                ("--per-cluster", "per_cluster", ("jones",)),
+                ("--load", "load", ("jones",)),
+                ("--days", "days", ("forshaw",)),
+                ("--platform", "platform", ("forshaw",)),
+                ("--availability-trace", "availability_trace", ("forshaw",)))
+
+
 def cmd_paper(args: argparse.Namespace) -> int:
     if args.first is not None and args.first < 1:
         raise ConfigError("--first", f"expected a number of jobs >= 1, got {args.first}")
     if args.jobs is not None and args.jobs < 0:
         raise ConfigError("--jobs", f"expected a number of processes >= 0 (0: in this "
                                     f"process), got {args.jobs}")
+    for flag, attr, papers in _OWN_OPTIONS:
+        if getattr(args, attr) not in (None, False) and args.paper not in papers:
+            raise ConfigError(flag, f"does not apply to {args.paper}; it is an option of "
+                                    f"{' and '.join(papers)}")
     if args.figure == "tables":
         return _paper_tables(args)
     output_folder(args.out)
@@ -144,7 +157,10 @@ def _paper_forshaw(args: argparse.Namespace) -> int:
         raise ConfigError("--availability-trace", f"no such file: {trace} (the Microsoft "
                                                   "desktop availability trace, needed by "
                                                   "the trace figure)")
-    opt = forshaw.Options(days=days, replications=reps, jobs=args.jobs,
+    platform = args.platform or "newcastle"
+    if Path(platform).is_file():
+        platform = str(Path(platform).resolve())
+    opt = forshaw.Options(days=days, replications=reps, jobs=args.jobs, platform=platform,
                           trace=str(trace.resolve()) if trace.is_file() else None)
     return _run_figures(forshaw, args, opt,
                         f" ({days} days of the {opt.platform} pool, {reps} replications)")
@@ -243,6 +259,9 @@ def add_parsers(sub: Any) -> None:
     g = p.add_argument_group("forshaw only")
     g.add_argument("--days", type=int, default=None, metavar="N",
                    help="days of users and HTC jobs per run (default 14; the seed: 365)")
+    g.add_argument("--platform", default=None, metavar="NAME|FILE",
+                   help="the desktop pool (default newcastle: 1,359 computers in 35 clusters; "
+                        "smallpool or a platform file, docs/platforms.md)")
     g.add_argument("--availability-trace", default=None, metavar="FILE",
                    help="the Microsoft desktop availability trace of the trace figure "
                         "(default: ../failures/availability_godfrey/microsoft.avt.gz beside "

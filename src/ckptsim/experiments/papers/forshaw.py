@@ -56,6 +56,7 @@ DEFAULT_REPLICATIONS = 3
 FULL_DAYS = 365
 FULL_REPLICATIONS = 50
 TRACE_DAYS = 35  # the Microsoft trace's length
+TAIL_DAYS = 3  # days of users and reboots after the last submission (the last jobs finish)
 
 FAMILIES = {"baseline": ("fig4", "fig5"), "fixed": ("fig6",), "ccsr": ("fig7",),
             "geometric": ("fig8",), "minuteinhour": ("fig9",), "ratio": ("fig10",),
@@ -201,7 +202,7 @@ def spec_text(family: str, opt: Options) -> str:
         lines.append(f"trace = {_quote(f'avt:path={opt.trace},map=random')}")
     else:
         lines.append('owners = "model"')
-    lines += [f"reboot = {_quote(opt.reboot)}", f"on_unavailable = {_quote(opt.on_unavailable)}",
+    lines += [f"days = {days + TAIL_DAYS}", f"reboot = {_quote(opt.reboot)}", f"on_unavailable = {_quote(opt.on_unavailable)}",
               "", "[workloads.pool.components.power]", f"idle_timeout = {opt.idle_timeout:g}",
               "", "[workloads.pool.components.checkpoint]",
               "policy = [" + ", ".join(_quote(p) for p in policies_of(family)) + "]", "",

@@ -62,6 +62,9 @@ def reduce(rows: list[dict[str, Any]], family: str) -> list[Point]:
         for metric, (stem, scale) in SHOWN.items():
             mean, half, _ = mean_ci([_value(r, metric) * scale for r in runs.values()])
             point[stem], point[f"{stem}_ci"] = mean, half
+            if c["kind"] == "none":  # v_x = v_none: no gain, by the definition
+                point[f"benefit_{stem}"], point[f"benefit_{stem}_ci"] = 0.0, 0.0
+                continue
             per_seed = [benefit(_value(r, metric), _value(none[k], metric),
                                 _value(opt[k], metric))
                         for k, r in runs.items() if k in none and k in opt]
