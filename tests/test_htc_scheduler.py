@@ -8,7 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from helpers import examples, jobs
+from helpers import doc_commands, examples, jobs, run_doc_command
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -127,6 +127,24 @@ def test_a_job_on_a_sleeping_machine_waits_for_the_wake_up():
                            "power": {"idle_timeout": 3600}})
     job = sim.jobs[1]
     assert (job.start, job.end, job.overhead) == (2 * H, 2 * H + 220.0, 120.0)
+
+
+@pytest.mark.parametrize("command", [c for c in doc_commands(
+    (Path(__file__).resolve().parents[1] / "docs" / "schedulers.md").read_text())
+    if "--scheduler htc" in c])
+def test_the_htc_commands_of_schedulers_md_run(command, tmp_path):
+    run_doc_command(command, tmp_path)
+
+
+def test_every_parameter_is_documented():
+    from dataclasses import fields
+
+    from ckptsim.policies.htc import HTCParams
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "schedulers.md").read_text()
+    section = text.split("## `htc`", 1)[1].split("\n## ", 1)[0]
+    for f in fields(HTCParams):
+        assert f"`{f.name}`" in section, f.name
 
 
 def test_bad_parameters_are_refused_naming_the_key():

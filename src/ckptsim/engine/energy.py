@@ -105,7 +105,8 @@ class EnergyMeter(MachineStates, Component):
     description = "power states of every machine integrated into energy (J, kWh, by state)"
     Params = EnergyParams
     counter_names = ENERGY_COUNTERS
-    rows = (("energy_kwh", "energy (kWh)"), ("mean_power_w", "mean power (W)"),
+    rows = (("energy_kwh", "energy (kWh)"), ("energy_htc_kwh", "HTC-attributable energy (kWh)"),
+            ("mean_power_w", "mean power (W)"),
             ("energy_lost_j", "energy of lost work (J)"),
             ("energy_checkpoint_j", "energy of checkpoints (J)"))
 
