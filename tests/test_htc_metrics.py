@@ -218,3 +218,42 @@ def test_benefit_with_replications():
                         {"energy": 112.0}, {"energy": 54.6})
     assert rows[0]["benefit_energy"] == pytest.approx(1 - (80 - 54.6) / (112 - 54.6))
     assert rows[0]["benefit_energy_ci95"] == pytest.approx(4.0 / 57.4)
+
+
+# --- sweeps ------------------------------------------------------------------------------------
+def test_sweep_rows_carry_the_pool_metrics_and_replications_differ(tmp_path):
+    from ckptsim.experiments.execute import execute_run
+    from ckptsim.experiments.matrix import build_matrix
+    from ckptsim.experiments.results import group
+    from ckptsim.experiments.spec import parse_spec
+
+    spec = parse_spec("""
+name = "pool"
+seeds = [1, 2]
+metrics = ["mean_task_overhead_min", "evictions", "wasted_cpu_s", "jobs_bad", "energy_htc_kwh"]
+
+[workloads.week]
+generator = "htc"
+days = 2
+platform = "smallpool"
+
+[workloads.week.components.availability]
+owners = "model"
+reboot = "05:00"
+on_unavailable = "kill"
+
+[workloads.week.components.bound]
+limit = 21600
+
+[workloads.week.components.energy]
+htc = true
+
+[[schedulers]]
+name = "htc"
+""", tmp_path / "s.toml")
+    rows = [execute_run(r).row for r in build_matrix(spec)]
+    assert [r["status"] for r in rows] == ["ok", "ok"]
+    for r in rows:
+        assert r["evictions"] > 0 and r["jobs_bad"] > 0 and r["energy_htc_kwh"] > 0
+    (g,) = group(rows, ["scheduler"], ["mean_task_overhead_min"])
+    assert g["runs"] == 2 and g["mean_task_overhead_min"] > 0

@@ -19,9 +19,9 @@ if TYPE_CHECKING:
 
 def _reserved() -> tuple[str, ...]:
     """Workload keys that are the spec's structure or transforms, not generator options."""
-    from ckptsim.experiments.spec import TRANSFORM_OPTIONS
+    from ckptsim.experiments.spec import PLATFORM, TRANSFORM_OPTIONS
 
-    return ("generator", "seed", "zip", "components", *TRANSFORM_OPTIONS)
+    return ("generator", "seed", "zip", "components", PLATFORM, *TRANSFORM_OPTIONS)
 
 
 def _generator_key(key: str) -> bool:

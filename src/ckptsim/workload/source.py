@@ -114,9 +114,16 @@ def _check_grid(options: Mapping[str, Any]) -> None:
 
 #: Generators an experiment spec may name, with a check of a set of their options (without
 #: generating; raises ConfigError naming `NAME.option`).  A run's seed is the generator's.
+def _check_htc(options: Mapping[str, Any]) -> None:
+    from ckptsim.workload.htc import check_options
+
+    check_options(options)
+
+
 CHECKS: dict[str, Callable[[Mapping[str, Any]], None]] = {
     "lublin": _check_lublin,
     "grid": _check_grid,
+    "htc": _check_htc,
 }
 
 
