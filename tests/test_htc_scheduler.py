@@ -188,3 +188,19 @@ def test_property_no_core_runs_two_jobs_and_work_is_exact(tmp_path_factory, rows
         assert job.status in ("completed", "bad")
         if job.status == "completed":
             assert job.work_done == pytest.approx(job.runtime, abs=1e-6)
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(n=st.integers(1, 3100), taken=st.lists(st.integers(0, 3099), max_size=200),
+       data=st.data())
+def test_kth_free_is_the_kth_lowest_free_id(n, taken, data):
+    from ckptsim.platform.cluster import Cluster
+
+    c = Cluster(n)
+    for node in sorted({t for t in taken if t < n}):
+        c.take(1 << node, 1)
+    ids = Cluster.node_ids(c.free_mask)
+    if ids:
+        k = data.draw(st.integers(0, len(ids) - 1))
+        assert c.kth_free(k) == ids[k]
+        assert c.kth_free(len(ids) - 1) == ids[-1] and c.kth_free(0) == ids[0]

@@ -29,7 +29,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
-from ckptsim.platform.cluster import BLOCK_SHIFT, _nth_bit
+from ckptsim.platform.cluster import _nth_bit
 from ckptsim.policies.base import param, register
 from ckptsim.policies.queue import QueueParams, QueueScheduler
 
@@ -74,15 +74,17 @@ class HTC(QueueScheduler):
     def _pick(self, size: int) -> int:
         """`size` distinct free cores, each uniformly among the free cores left."""
         cluster = self.cluster
+        n_free = cluster.n_free
+        if size == 1:  # HTC jobs
+            k = int(self._uniform() * n_free)
+            return 1 << cluster.kth_free(k if k < n_free else n_free - 1)
         mask = 0
         free = cluster.free_mask
-        n_free = cluster.n_free
         for _ in range(size):
             k = int(self._uniform() * n_free)
             if k >= n_free:  # guard against rounding up to n_free
                 k = n_free - 1
-            node = _kth_free(cluster, free, k)
-            bit = 1 << node
+            bit = 1 << _nth_bit(free, k + 1)  # the free set without the cores picked so far
             mask |= bit
             free ^= bit
             n_free -= 1
@@ -110,20 +112,3 @@ class HTC(QueueScheduler):
         if k:
             del q[:k]
 
-
-def _kth_free(cluster: Any, free: int, k: int) -> int:
-    """The id of the free core of rank k (0-based, ascending ids) in `free`, which is the
-    cluster's free set or a subset of it missing cores picked in this pass (only then are the
-    per-block counts off, and the search falls back to the mask alone)."""
-    counts = cluster._counts
-    if counts is None or free != cluster.free_mask:
-        return _nth_bit(free, k + 1)
-    b = cluster._lo
-    c = counts[b]
-    while c <= k:
-        k -= c
-        b += 1
-        c = counts[b]
-    base = b << BLOCK_SHIFT
-    word = (free >> base) & ((1 << (1 << BLOCK_SHIFT)) - 1)
-    return base + _nth_bit(word, k + 1)
