@@ -204,3 +204,46 @@ def test_kth_free_is_the_kth_lowest_free_id(n, taken, data):
         k = data.draw(st.integers(0, len(ids) - 1))
         assert c.kth_free(k) == ids[k]
         assert c.kth_free(len(ids) - 1) == ids[-1] and c.kth_free(0) == ids[0]
+
+
+# --- the energy-aware order ----------------------------------------------------------------------
+TWO_MACHINES = """
+[types.hog]
+cores = 2
+power = { active = 100, idle = 60, sleep = 4 }
+[types.eco]
+cores = 2
+power = { active = 40, idle = 30, sleep = 2 }
+[[groups]]
+name = "hogs"
+machines = 1
+type = "hog"
+[[groups]]
+name = "ecos"
+machines = 1
+type = "eco"
+"""
+
+
+def test_efficient_prefers_the_power_efficient_machine(tmp_path):
+    # The hog is nodes 0-1, the eco machine (20 W per core active against 50) nodes 2-3.
+    # Without power management all are awake: three jobs at 0 take 2, 3, then 0.
+    (tmp_path / "p.toml").write_text(TWO_MACHINES)
+    platform = resolve_platform(load_description(str(tmp_path / "p.toml")), jobs([], 4), None)
+    w = jobs([(0.0, 10.0, 1, 10.0)] * 3, 4)
+    sim, rec = run(w, {"placement": "efficient"}, platform=platform)
+    assert [m for _, _, m in rec.starts] == [0b0100, 0b1000, 0b0001]
+
+
+def test_efficient_prefers_awake_machines_and_wakes_the_best_one(tmp_path):
+    (tmp_path / "p.toml").write_text(TWO_MACHINES)
+    w = jobs([(0.0, 10.0, 1, 10.0), (0.0, 10.0, 1, 10.0), (0.0, 500.0, 1, 500.0),
+              (520.0, 10.0, 1, 10.0), (2000.0, 10.0, 1, 10.0)], 4)
+    platform = resolve_platform(load_description(str(tmp_path / "p.toml")), w, None)
+    sim, rec = run(w, {"placement": "efficient"}, platform=platform,
+                   comps={"energy": {"log": True}, "power": {"idle_timeout": 60}})
+    masks = [m for _, _, m in rec.starts]
+    # Jobs 1-2 fill the eco machine (asleep from 70 s), job 3 the hog (idle from 500 s).  At
+    # 520 s the hog is awake and the eco machine asleep: job 4 goes to the hog.  At 2,000 s
+    # both sleep: job 5 wakes the efficient one.
+    assert masks == [0b0100, 0b1000, 0b0001, 0b0001, 0b0100]

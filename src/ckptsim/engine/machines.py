@@ -131,6 +131,25 @@ class MachineStates:
             return self.until[m]
         return now
 
+    def node_asleep(self, node: int, now: float) -> bool:
+        """Whether the machine of `node` is asleep, off or going to sleep at `now` (read
+        without changing any state: the lazy sleep is computed, not applied)."""
+        if self.bulk is not None:
+            bulk = self.bulk
+            if (bulk.sleeping >> node) & 1:
+                return True
+            for t, mask in bulk.groups:  # idle nodes by when they became idle
+                if t + self.sleep_after > now:  # type: ignore[operator]
+                    return False
+                if (mask >> node) & 1:  # type: ignore[operator]
+                    return True
+            return False
+        m = self.node_machine[node]
+        s = self.state[m]
+        if s == IDLE:
+            return not self.pinned[m] and self.since[m] + self.sleep_after <= now
+        return s == SLEEP or s == OFF or s == TO_SLEEP
+
     def on_nodes_changed(self, now: float) -> None:
         """A reason took or gave back nodes: a held machine is awake and does not sleep (an
         owner at the keyboard); once free again its idle time counts from now."""

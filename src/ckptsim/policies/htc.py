@@ -13,6 +13,8 @@ happens when no core is free).  `placement` chooses the cores:
   killed by a reboot) draws again.
 - ``first``: the lowest free core ids (HTCondor's matchmaking order left at the machines'
   order; the placement `fcfs` makes).
+- ``efficient``: Newcastle's energy-aware matchmaking, awake and power-efficient machines
+  first (`ckptsim.policies.htc_order`).
 
 A core is free when no job holds it and no reason (owner, reboot, failure, maintenance...)
 holds its machine: the platform's availability by reason already removes them.  Sleeping
@@ -36,13 +38,14 @@ from ckptsim.policies.queue import QueueParams, QueueScheduler
 if TYPE_CHECKING:
     from ckptsim.engine.simulator import Simulator
 
-PLACEMENTS = ("random", "first")
+PLACEMENTS = ("random", "first", "efficient")
 
 
 @dataclasses.dataclass(frozen=True)
 class HTCParams(QueueParams):
     placement: str = param("random", "cores for a job: uniformly at random among the free "
-                                     "cores, or the lowest free core ids", choices=PLACEMENTS)
+                                     "cores, the lowest free core ids, or awake and "
+                                     "power-efficient machines first", choices=PLACEMENTS)
     seed: int | None = param(None, "seed of the random placement (default: the run's seed)",
                              low=0)
 
@@ -51,7 +54,7 @@ class HTCParams(QueueParams):
 class HTC(QueueScheduler):
     name = "htc"
     description = ("HTC pool: FCFS queue, each job on free cores chosen at random (or lowest "
-                   "ids)")
+                   "ids, or awake power-efficient machines first)")
     Params = HTCParams
 
     def __init__(self, sim: Simulator, params: Any = None) -> None:
@@ -64,6 +67,15 @@ class HTC(QueueScheduler):
             self.rng = RandomStreams(int(seed)).stream("policy.placement")
             # Draws in batches: one numpy call per 4,096 uniform numbers, not per job.
             self._draws: list[float] = []
+        self.order: Any = None
+        if self.params.placement == "efficient":
+            from ckptsim.policies.htc_order import EfficientOrder
+
+            self.order = EfficientOrder(sim)
+
+    def on_nodes_changed(self, now: float) -> None:
+        if self.order is not None:
+            self.order.nodes_changed()
 
     def _uniform(self) -> float:
         draws = self._draws
@@ -104,6 +116,8 @@ class HTC(QueueScheduler):
                 break
             if self.random:
                 start(job, self._pick(job.size))
+            elif self.order is not None:
+                start(job, self.order.pick(job.size))
             else:
                 start(job)
             free -= job.size
