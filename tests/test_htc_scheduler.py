@@ -160,9 +160,11 @@ def test_bad_parameters_are_refused_naming_the_key():
        sessions=st.lists(st.tuples(st.integers(0, 9), st.floats(0, 20 * H),
                                    st.floats(60, 3 * H)), max_size=12),
        mode=st.sampled_from(["kill", "suspend"]), interval=st.sampled_from([0, 1800]),
-       seed=st.integers(0, 5))
+       seed=st.integers(0, 5), placement=st.sampled_from(["random", "first", "efficient"]),
+       power=st.booleans())
 def test_property_no_core_runs_two_jobs_and_work_is_exact(tmp_path_factory, rows, sessions,
-                                                          mode, interval, seed):
+                                                          mode, interval, seed, placement,
+                                                          power):
     rows = sorted(rows)
     w = jobs([(s, r, 1, r) for s, r in rows], 26)
     path = tmp_path_factory.mktemp("own") / "s.csv"
@@ -182,8 +184,11 @@ def test_property_no_core_runs_two_jobs_and_work_is_exact(tmp_path_factory, rows
              "bound": {"limit": 12 * H}}
     if interval:
         comps["checkpoint"] = {"policy": f"fixed:interval={interval},cost=60"}
+    if power:
+        comps["energy"] = {"htc": True}
+        comps["power"] = {"idle_timeout": 600}
     platform = resolve_platform(load_description("smallpool"), w, None)
-    sim, rec = run(w, seed=seed, platform=platform, comps=comps)
+    sim, rec = run(w, {"placement": placement}, seed=seed, platform=platform, comps=comps)
     for job in sim.jobs:
         assert job.status in ("completed", "bad")
         if job.status == "completed":
