@@ -8,7 +8,9 @@ import math
 from pathlib import Path
 
 import pytest
-from helpers import jobs
+from helpers import examples, jobs
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ckptsim.engine.components import build_components
 from ckptsim.engine.simulator import Simulator
@@ -257,3 +259,38 @@ name = "htc"
         assert r["evictions"] > 0 and r["jobs_bad"] > 0 and r["energy_htc_kwh"] > 0
     (g,) = group(rows, ["scheduler"], ["mean_task_overhead_min"])
     assert g["runs"] == 2 and g["mean_task_overhead_min"] > 0
+
+
+# --- a property of the attribution ----------------------------------------------------------------
+@settings(max_examples=examples(20), deadline=None)
+@given(rows=st.lists(st.tuples(st.floats(0, 20 * H), st.floats(1, 6 * H)), min_size=1,
+                     max_size=20),
+       sessions=st.lists(st.tuples(st.integers(0, 9), st.floats(0, 20 * H),
+                                   st.floats(60, 3 * H)), max_size=10),
+       mode=st.sampled_from(["kill", "suspend"]), timeout=st.sampled_from([None, 0, 900]))
+def test_property_htc_energy_is_within_the_meter_s(tmp_path_factory, rows, sessions, mode,
+                                                  timeout):
+    names = ["library:0", "library:1", "library:2", "library:3", "cad-lab:0", "cad-lab:1",
+             "cad-lab:2", "old-lab:0", "old-lab:1", "old-lab:2"]
+    last: dict[int, float] = {}
+    lines = []
+    for m, a, d in sorted(sessions, key=lambda s: s[1]):
+        if a >= last.get(m, -1.0):
+            lines.append(f"{names[m]},{a},{a + d}\n")
+            last[m] = a + d
+    path = tmp_path_factory.mktemp("own") / "s.csv"
+    path.write_text("machine,login,logout\n" + "".join(lines))
+    comps: dict = {"availability": {"owners": str(path), "on_unavailable": mode},
+                   "energy": {"htc": True, "htc_shared": "active"}}
+    if timeout is not None:
+        comps["power"] = {"idle_timeout": timeout}
+    w = jobs(sorted((s, r, 1, r) for s, r in rows), 26)
+    r = simulate(w, "htc", check=True, platform="smallpool", components=comps, seed=1)
+    s = r.summary
+    # Every active interval is an HTC job's: charged in full (htc_shared = active).
+    assert s["energy_htc_active_j"] + s["energy_htc_shared_j"] == pytest.approx(
+        s["energy_active_j"], rel=1e-9, abs=1e-6)
+    assert 0 <= s["energy_htc_idle_j"] <= s["energy_idle_j"] * (1 + 1e-9) + 1e-6
+    assert 0 <= s["energy_htc_wake_j"] <= s["energy_waking_j"] * (1 + 1e-9) + 1e-6
+    if timeout is None:  # nothing sleeps: no idle time is HTC's
+        assert s["energy_htc_idle_j"] == 0.0
