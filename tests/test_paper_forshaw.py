@@ -15,7 +15,7 @@ from ckptsim.experiments.papers import forshaw as fw
 from ckptsim.experiments.papers.forshaw_figs import reduce
 from ckptsim.experiments.papers.forshaw_tables import TABLES
 from ckptsim.experiments.sweep import plan_sweep
-from ckptsim.metrics.benefit import benefit
+from ckptsim.metrics.htc import benefit
 
 TRACE = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "failures" / \
     "availability_godfrey" / "microsoft.avt.gz"

@@ -15,7 +15,7 @@ from ckptsim.policies.easy import INF, Easy
 from ckptsim.records.jobs import from_simulation
 from ckptsim.workload.model import from_columns
 
-SCHEDULERS = ("fcfs", "easy", "conservative")
+SCHEDULERS = ("fcfs", "easy", "conservative", "htc")
 SETTINGS = settings(max_examples=examples(60), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 
@@ -67,6 +67,15 @@ def test_fcfs_starts_jobs_in_submit_order(w):
     sim = Simulator(w, scheduler_factory("fcfs"), check=True).run()
     first = [j.start for j in sim.jobs]
     assert first == sorted(first)
+
+
+@SETTINGS
+@given(w=workloads(), seed=st.integers(0, 3))
+def test_htc_keeps_fcfs_times_where_cores_are_interchangeable(w, seed):
+    # On a homogeneous machine without interruptions only which cores a job gets differs.
+    htc = Simulator(w, scheduler_factory("htc"), seed=seed, check=True).run()
+    fcfs = Simulator(w, scheduler_factory("fcfs"), check=True).run()
+    assert schedule_of(htc) == schedule_of(fcfs)
 
 
 class FullPassEasy(Easy):

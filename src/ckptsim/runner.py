@@ -19,6 +19,8 @@ from ckptsim.engine.components import Component, build_components, merge_counter
 from ckptsim.engine.simulator import Simulator
 from ckptsim.errors import ConfigError
 from ckptsim.metrics.core import daily_series, summary
+from ckptsim.metrics.htc import applies as htc_applies
+from ckptsim.metrics.htc import htc_summary
 from ckptsim.platform.base import Platform
 from ckptsim.platform.description import Description, load_description, resolve_platform
 from ckptsim.policies.base import scheduler_factory
@@ -136,6 +138,8 @@ def simulate(
             gc.enable()
     metrics = merge_counters(counted, summary(table))
     metrics.update(own)
+    if htc_applies(scheduler, names):
+        metrics.update(htc_summary(table, metrics))
     return RunResult(
         workload=workload,
         scheduler=scheduler,

@@ -46,7 +46,7 @@ register_event_kind("checkpoint", 2.6, "periodic checkpoint begins",
 CHECKPOINT_COUNTERS = ("checkpoints_started", "checkpoints_completed",
                        "checkpoints_interrupted", "checkpoints_used", "checkpoint_utilisation",
                        "checkpoint_overhead_s", "restart_overhead_s", "restarts_interrupted",
-                       "lost_work_s")
+                       "lost_work_s", "checkpoint_interrupted_s")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -94,6 +94,7 @@ class Checkpointer(Component):
         self.started = self.completed = self.interrupted = 0
         self.restarts_interrupted = 0
         self.ckpt_seconds = 0.0
+        self.ckpt_cut_seconds = 0.0  # of checkpoints cut by a kill
         self.restart_seconds = 0.0
         self.used: set[tuple[int, int]] = set()  # (job, checkpoint number) used to recover
         self.token: dict[int, int] = {}  # job index -> handle of its pending checkpoint
@@ -258,6 +259,7 @@ class Checkpointer(Component):
         if begin is not None:  # our checkpoint ("continue") cut: a kill
             self.interrupted += 1
             self.ckpt_seconds += now - begin
+            self.ckpt_cut_seconds += now - begin
         end = self.restarting.pop(idx, None)
         if end is not None and end > now:
             self.restarts_interrupted += 1
@@ -315,7 +317,8 @@ class Checkpointer(Component):
                 "checkpoint_utilisation": used / self.completed if self.completed else 0.0,
                 "checkpoint_overhead_s": self.ckpt_seconds,
                 "restart_overhead_s": self.restart_seconds,
-                "restarts_interrupted": self.restarts_interrupted, "lost_work_s": lost}
+                "restarts_interrupted": self.restarts_interrupted, "lost_work_s": lost,
+                "checkpoint_interrupted_s": self.ckpt_cut_seconds}
 
     def options(self) -> dict[str, Any]:
         return {"policy": self.policy.name,

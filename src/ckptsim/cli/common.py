@@ -207,6 +207,10 @@ CHECKPOINT_ROWS = (
     ("node_checkpoints_per_node_day", "node-checkpoints per node-day"),
     ("wasted_ratio", "wasted ratio"),
 )
+HTC_ROWS = (
+    ("mean_task_overhead_min", "mean task overhead (min)"), ("evictions", "evictions"),
+    ("wasted_cpu_s", "wasted CPU time (s)"),
+)
 CLASS_ROWS = (
     ("arrt_short", "ARRT short jobs"), ("arrt_medium", "ARRT medium jobs"),
     ("arrt_long", "ARRT long jobs"), ("arrt_medium_long", "ARRT medium and long jobs"),

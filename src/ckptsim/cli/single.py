@@ -10,6 +10,7 @@ from typing import Any
 from ckptsim.cli.common import (
     CHECKPOINT_ROWS,
     CLASS_ROWS,
+    HTC_ROWS,
     SIMULATION_FLAGS,
     SUMMARY_ROWS,
     WORKLOAD_FLAGS,
@@ -94,6 +95,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         shown += CHECKPOINT_ROWS
     if "arrt" in s:
         shown += CLASS_ROWS
+    if "mean_task_overhead" in s:
+        shown += HTC_ROWS
     from ckptsim.policies.base import get_scheduler
 
     shown += [row for row in get_scheduler(args.scheduler).rows if row[0] in s]

@@ -241,4 +241,4 @@ def merge_counters(components: Sequence[Counting], into: dict[str, Any]) -> dict
 def _load_builtin() -> None:
     # Importing the modules registers their components.
     from ckptsim.checkpointing import component  # noqa: F401
-    from ckptsim.engine import availability, energy, failures, powermgr  # noqa: F401
+    from ckptsim.engine import availability, bound, energy, failures, powermgr  # noqa: F401

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from ckptsim.engine.components import Component, register_component
 from ckptsim.engine.energybulk import Bulk
+from ckptsim.engine.energyhtc import HTC_COUNTERS, OWNER_COUNTERS
 from ckptsim.engine.state import KILLED, QUEUED, RUNNING
 from ckptsim.errors import ConfigError
 from ckptsim.params import make_params, param
@@ -61,10 +62,11 @@ from ckptsim.engine.machines import (  # noqa: F401 - the states, for the power 
 INF = math.inf
 JOULES_PER_KWH = 3.6e6
 
-#: The counters of a run with the energy meter.
+#: The counters of a run with the energy meter (the HTC and owner ones with htc = true and
+#: owners = active).
 ENERGY_COUNTERS = ("energy_j", "energy_kwh", "mean_power_w", *(f"energy_{s}_j" for s in STATES),
                    "energy_jobs_j", "energy_lost_j", "energy_checkpoint_j", "energy_wakeups",
-                   "energy_sleeps")
+                   "energy_sleeps", *HTC_COUNTERS, *OWNER_COUNTERS)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -80,6 +82,14 @@ class EnergyParams:
     sleep_time: float | None = param(None, "seconds to go to sleep (default 0)", low=0.0)
     sleep_energy: float | None = param(None, "joules of going to sleep (default 0)", low=0.0)
     log: bool = param(False, "keep every machine's state intervals (for checks)")
+    htc: bool = param(False, "also report the HTC-attributable energy (energy_htc_*, seed "
+                             "003; docs/energy.md)")
+    htc_shared: str = param("difference", "what an HTC job is charged while an interactive "
+                                          "user is at its machine: P_active - P_idle, or "
+                                          "P_active", choices=("difference", "active"))
+    owners: str = param("idle", "power state of a machine an interactive user holds while no "
+                                "job runs on it: idle (P_idle) or active (P_active)",
+                        choices=("idle", "active"))
 
     def profile(self) -> PowerProfile | None:
         """The profile the parameters give, or None when they give none."""
@@ -95,7 +105,8 @@ class EnergyMeter(MachineStates, Component):
     description = "power states of every machine integrated into energy (J, kWh, by state)"
     Params = EnergyParams
     counter_names = ENERGY_COUNTERS
-    rows = (("energy_kwh", "energy (kWh)"), ("mean_power_w", "mean power (W)"),
+    rows = (("energy_kwh", "energy (kWh)"), ("energy_htc_kwh", "HTC-attributable energy (kWh)"),
+            ("mean_power_w", "mean power (W)"),
             ("energy_lost_j", "energy of lost work (J)"),
             ("energy_checkpoint_j", "energy of checkpoints (J)"))
 
@@ -166,11 +177,17 @@ class EnergyMeter(MachineStates, Component):
         # One-core machines of one profile, instantaneous transitions, no log: node sets
         # (`ckptsim.engine.energybulk`) instead of one state per machine.
         p0 = profiles[0] if profiles else None
-        self.uniform = (self.log is None and p0 is not None and p0.wake_time == 0
+        attributed = self.params.htc or self.params.owners == "active"
+        self.uniform = (not attributed and self.log is None and p0 is not None
+                        and p0.wake_time == 0
                         and p0.sleep_time == 0 and blocks == [(i, 1) for i in range(n)]
                         and all(p == p0 for p in profiles))
         self.core_watts = p0.active if p0 is not None else 0.0
         self.bulk: Bulk | None = Bulk(n, self.start, INF) if self.uniform else None
+        if attributed:
+            from ckptsim.engine.energyhtc import HtcLedger
+
+            self.htc = HtcLedger(self, self.params.htc_shared)
         manager = sim.component("power")
         if manager is not None:
             manager.link(self)  # type: ignore[attr-defined]
@@ -300,16 +317,33 @@ class EnergyMeter(MachineStates, Component):
             self.wakeups, self.slept = self.bulk.wakeups, self.bulk.sleeps
         by_state = {f"energy_{s}_j": e for s, e in zip(STATES, self._state_totals(),
                                                         strict=True)}
+        ledger = self.htc
+        owners = ledger.owner_counters() if ledger is not None else {}
+        if self.params.owners == "active":  # interactive use counted as active
+            by_state["energy_active_j"] += owners["energy_owner_active_j"]
+            by_state["energy_idle_j"] -= owners["energy_owner_idle_j"]
         total = sum(by_state.values())
         span = self.last_end - self.start
-        return {"energy_j": total, "energy_kwh": total / JOULES_PER_KWH,
-                "mean_power_w": total / span if span > 0 else 0.0, **by_state,
-                "energy_jobs_j": sum(self.job_energy), "energy_lost_j": self.lost,
-                "energy_checkpoint_j": self.checkpoint_energy,
-                "energy_wakeups": self.wakeups, "energy_sleeps": self.slept}
+        out = {"energy_j": total, "energy_kwh": total / JOULES_PER_KWH,
+               "mean_power_w": total / span if span > 0 else 0.0, **by_state,
+               "energy_jobs_j": sum(self.job_energy), "energy_lost_j": self.lost,
+               "energy_checkpoint_j": self.checkpoint_energy,
+               "energy_wakeups": self.wakeups, "energy_sleeps": self.slept}
+        if ledger is not None:
+            out.update(ledger.counters(self.params.htc))
+            if self.params.owners == "active":
+                out.update(owners)
+        return out
+
+    @classmethod
+    def identity(cls, params: EnergyParams) -> dict[str, Any]:
+        """The parameters, without the attribution options left at their defaults (runs
+        without them keep the run ids they had before they existed)."""
+        return _without_default_attribution(dataclasses.asdict(params))
 
     def options(self) -> dict[str, Any]:
         doc = {k: v for k, v in dataclasses.asdict(self.params).items() if v is not None}
+        doc = _without_default_attribution(doc)
         doc["machines"] = getattr(self, "n_machines", 0)
         doc["profiles"] = "parameters" if self.params.profile() is not None else "platform"
         return doc
@@ -318,3 +352,12 @@ class EnergyMeter(MachineStates, Component):
         import numpy as np
 
         return {"energy": np.array(self.job_energy, dtype=np.float64)}
+
+
+#: The attribution options and their defaults (left out of options and identities there).
+ATTRIBUTION_DEFAULTS = {"htc": False, "htc_shared": "difference", "owners": "idle"}
+
+
+def _without_default_attribution(doc: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in doc.items()
+            if k not in ATTRIBUTION_DEFAULTS or v != ATTRIBUTION_DEFAULTS[k]}

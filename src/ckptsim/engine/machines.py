@@ -67,6 +67,9 @@ class MachineStates:
     # looked at (a job takes it, a reason holds it, the run ends): no event per machine.
     sleep_after = INF
     until_state = SLEEP  # where a sleep transition leads (the power manager sets it)
+    #: The HTC attribution (`ckptsim.engine.energyhtc.HtcLedger`), told of every closed
+    #: interval; None unless asked for.
+    htc: Any = None
 
     def _close(self, m: int, t: float, new: int) -> None:
         """Machine m leaves its state at t for `new`: the interval's energy is added."""
@@ -74,6 +77,8 @@ class MachineStates:
         t0 = self.since[m]
         e = self.watts[s][m] * (t - t0) + self.lumps[s][m]
         self.energy[s][m] += e
+        if self.htc is not None:
+            self.htc.closed(m, s, t0, t, new, e)
         if self.log is not None and (t > t0 or e):
             self.log.append((m, STATES[s], t0, t))
         self.state[m] = new
@@ -126,11 +131,32 @@ class MachineStates:
             return self.until[m]
         return now
 
+    def node_asleep(self, node: int, now: float) -> bool:
+        """Whether the machine of `node` is asleep, off or going to sleep at `now` (read
+        without changing any state: the lazy sleep is computed, not applied)."""
+        if self.bulk is not None:
+            bulk = self.bulk
+            if (bulk.sleeping >> node) & 1:
+                return True
+            for t, mask in bulk.groups:  # idle nodes by when they became idle
+                if t + self.sleep_after > now:  # type: ignore[operator]
+                    return False
+                if (mask >> node) & 1:  # type: ignore[operator]
+                    return True
+            return False
+        m = self.node_machine[node]
+        s = self.state[m]
+        if s == IDLE:
+            return not self.pinned[m] and self.since[m] + self.sleep_after <= now
+        return s == SLEEP or s == OFF or s == TO_SLEEP
+
     def on_nodes_changed(self, now: float) -> None:
         """A reason took or gave back nodes: a held machine is awake and does not sleep (an
         owner at the keyboard); once free again its idle time counts from now."""
         sim = self.sim
         assert sim is not None
+        if self.htc is not None:
+            self.htc.nodes_changed(now)
         if self.sleep_after == INF or sim.n_ended == len(sim.jobs):
             return  # no power manager, or past the last job end: the span is over
         now = max(now, self.start)
@@ -188,6 +214,7 @@ class MachineStates:
         stamp = self.since
         log = self.log
         sleep_after = self.sleep_after
+        plain = self.htc is None  # the inlined paths skip the HTC attribution
         bits = new & ~old
         while bits:
             low = bits & -bits
@@ -197,7 +224,7 @@ class MachineStates:
             w += nw[node]
             b = busy[m]
             s = state[m]
-            if s == IDLE and now < stamp[m] + sleep_after:  # the common case, inlined
+            if s == IDLE and now < stamp[m] + sleep_after and plain:  # the common case
                 t0 = stamp[m]
                 self.e_idle[m] += self.w_idle[m] * (now - t0)
                 if log is not None and now > t0:
@@ -224,7 +251,7 @@ class MachineStates:
             m = nm[node]
             w -= nw[node]
             b = busy[m] - 1
-            if state[m] == ACTIVE:
+            if state[m] == ACTIVE and plain:
                 busy[m] = b
                 if b == 0:  # inlined _close(m, now, IDLE)
                     t0 = stamp[m]

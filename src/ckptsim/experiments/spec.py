@@ -258,6 +258,7 @@ def known_metrics() -> list[str]:
     metrics of `scojo-pect` runs."""
     from ckptsim.experiments.speccomp import counter_names
     from ckptsim.metrics.classes import CLASS_METRIC_NAMES
+    from ckptsim.metrics.htc import HTC_METRIC_NAMES
 
     global _METRICS
     if _METRICS is None:
@@ -266,6 +267,7 @@ def known_metrics() -> list[str]:
         keys = _summary_keys()
         for name in scheduler_names():  # the policies' own metrics
             keys += [k for k in get_scheduler(name).counter_names if k not in keys]
+        keys += [k for k in HTC_METRIC_NAMES if k not in keys]
         _METRICS = keys + [k for k in CLASS_METRIC_NAMES if k not in keys]
     return _METRICS + [k for k in counter_names() if k not in _METRICS]
 

@@ -201,6 +201,22 @@ class Cluster:
         self.n_free -= k
         return mask
 
+    def kth_free(self, k: int) -> int:
+        """The id of the free node of rank k (0-based, by ascending id; 0 <= k < n_free):
+        a walk over the per-block free counts and a search in one block's word."""
+        free = self._free
+        counts = self._counts
+        if counts is None:
+            return _nth_bit(free, k + 1)
+        b = self._lo
+        c = counts[b]
+        while c <= k:
+            k -= c
+            b += 1
+            c = counts[b]
+        base = b << BLOCK_SHIFT
+        return base + _nth_bit((free >> base) & _BLOCK_MASK, k + 1)
+
     def is_free(self, mask: int) -> bool:
         return mask & ~self._free == 0
 

@@ -153,6 +153,7 @@ def _load_builtin() -> None:
         conservative,
         easy,
         fcfs,
+        htc,
         scojo,
     )
 

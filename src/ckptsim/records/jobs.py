@@ -46,7 +46,8 @@ COLUMN_DOCS: dict[str, str] = {
             "max(useful_work, 10); equals (wait + max(runtime, 10)) / max(runtime, 10) for a "
             "job that ran once without overhead",
     "backfilled": "1 if the job first started out of queue order (backfilled), else 0",
-    "status": "completed, or killed (run-time limit with overrun=kill), failure, eviction",
+    "status": "completed, or killed (run-time limit with overrun=kill), failure, eviction, bad "
+              "(removed by the execution bound)",
     "response": "end - submit, s",
     "useful_work": "seconds of useful work done (the runtime, or less for a killed job)",
     "overhead": "seconds of checkpoint, restart and migration overhead on the job's nodes",
@@ -54,7 +55,7 @@ COLUMN_DOCS: dict[str, str] = {
     "n_checkpoints": "completed checkpoints",
     "n_preemptions": "times the job was preempted (checkpointed and stopped, or killed by "
                      "the scheduler)",
-    "n_kills": "times the job was killed by a failure or an eviction",
+    "n_kills": "times the job was killed by a failure, an eviction or the execution bound",
     "n_restarts": "times the job was started again after its first start",
     "n_migrations": "completed migrations",
 }

@@ -227,9 +227,21 @@ OPTIONS = ("days", "seed", "mean", "machine", "estimates", "anchor", "duration_m
            "memory_median", "burst_prob", "weekend")
 
 
-def check_options(options: Mapping[str, Any]) -> tuple[HTCParams, int]:
-    """`htc:...` options -> (parameters, seed), validated without generating (errors name
-    `htc.<option>`)."""
+def generate_from_options(options: Mapping[str, Any]) -> Workload:
+    """`htc:days=30,seed=2,...` options -> the workload (errors name `htc.<option>`)."""
+    params, seed = params_from_options(options)
+    return generate_htc(params, seed=seed)
+
+
+def check_options(options: Mapping[str, Any]) -> None:
+    """Validate `htc:` options without generating (experiment specs): raises ConfigError
+    naming `htc.<option>`."""
+    params, _ = params_from_options(options)
+    params.validate()
+
+
+def params_from_options(options: Mapping[str, Any]) -> tuple[HTCParams, int]:
+    """`htc:` options -> (parameters, seed)."""
     unknown = sorted(set(options) - set(OPTIONS))
     if unknown:
         raise ConfigError(f"htc.{unknown[0]}", f"unknown option; accepted: "
@@ -248,16 +260,9 @@ def check_options(options: Mapping[str, Any]) -> tuple[HTCParams, int]:
             except (TypeError, ValueError):
                 raise ConfigError(f"htc.{key}", f"expected a number, got {value!r}") from None
     seed = parse_int("htc.seed", options.get("seed", 1), low=0)
-    params = HTCParams(**kw)
-    params.validate()
-    return params, seed
-
-
-def generate_from_options(options: Mapping[str, Any]) -> Workload:
-    """`htc:days=30,seed=2,...` options -> the workload (errors name `htc.<option>`)."""
-    params, seed = check_options(options)
-    return generate_htc(params, seed=seed)
+    return HTCParams(**kw), seed
 
 
 __all__ = ["ESTIMATES", "NEWCASTLE_CORES", "OPTIONS", "SUBMIT_HOURLY", "HTCParams",
-           "check_options", "daily_counts", "generate_from_options", "generate_htc"]
+           "check_options", "daily_counts", "generate_from_options", "generate_htc",
+           "params_from_options"]

@@ -203,10 +203,12 @@ def spec_text(family: str, opt: Options) -> str:
     else:
         lines.append('owners = "model"')
     lines += [f"days = {days + TAIL_DAYS}", f"reboot = {_quote(opt.reboot)}", f"on_unavailable = {_quote(opt.on_unavailable)}",
+              "", "[workloads.pool.components.energy]", "htc = true", 'owners = "active"',
               "", "[workloads.pool.components.power]", f"idle_timeout = {opt.idle_timeout:g}",
+              "", "[workloads.pool.components.bound]", f"limit = {opt.bound:g}",
               "", "[workloads.pool.components.checkpoint]",
               "policy = [" + ", ".join(_quote(p) for p in policies_of(family)) + "]", "",
-              "[[schedulers]]", 'name = "htc"', f"params = {{ bound = {opt.bound:g} }}", ""]
+              "[[schedulers]]", 'name = "htc"', ""]
     return "\n".join(lines)
 
 

@@ -18,8 +18,8 @@ import numpy as np
 
 from ckptsim.experiments.papers import forshaw as fw
 from ckptsim.experiments.papers.common import FigureOutput, figure, legend_below, save, write_csv
+from ckptsim.experiments.benefit import paired_benefit_ci
 from ckptsim.experiments.stats import mean_ci
-from ckptsim.metrics.benefit import benefit
 
 Point = dict[str, Any]
 #: metric -> (column stem, scale from the stored unit to the figure's unit)
@@ -65,10 +65,10 @@ def reduce(rows: list[dict[str, Any]], family: str) -> list[Point]:
             if c["kind"] == "none":  # v_x = v_none: no gain, by the definition
                 point[f"benefit_{stem}"], point[f"benefit_{stem}_ci"] = 0.0, 0.0
                 continue
-            per_seed = [benefit(_value(r, metric), _value(none[k], metric),
-                                _value(opt[k], metric))
-                        for k, r in runs.items() if k in none and k in opt]
-            mean, half, _ = mean_ci(per_seed)
+            mean, half, _ = paired_benefit_ci(
+                {k: _value(r, metric) for k, r in runs.items()},
+                {k: _value(r, metric) for k, r in none.items()},
+                {k: _value(r, metric) for k, r in opt.items()})
             point[f"benefit_{stem}"], point[f"benefit_{stem}_ci"] = mean, half
         points.append(point)
     return points

@@ -1,0 +1,128 @@
+"""The HTC pool's scheduler (seed 003): a first-come-first-served queue of jobs placed on free
+cores, by default uniformly at random.
+
+Each pass starts the jobs at the head of the queue while enough cores are free (a job that
+does not fit blocks the ones behind it, as in `fcfs`; HTC jobs are single-core, so this only
+happens when no core is free).  `placement` chooses the cores:
+
+- ``random`` (the default; seed 003: "a random resource allocation strategy as most
+  representative of default policies in many HTC systems"): each of the job's cores uniformly
+  at random among the free cores (not among machines: a 4-core machine with 4 free cores is
+  four times as likely as a 2-core machine with one), drawn from the stream
+  ``policy.placement`` of the run's seed, or of `seed` when given.  A requeued job (evicted,
+  killed by a reboot) draws again.
+- ``first``: the lowest free core ids (HTCondor's matchmaking order left at the machines'
+  order; the placement `fcfs` makes).
+- ``efficient``: Newcastle's energy-aware matchmaking, awake and power-efficient machines
+  first (`ckptsim.policies.htc_order`).
+
+A core is free when no job holds it and no reason (owner, reboot, failure, maintenance...)
+holds its machine: the platform's availability by reason already removes them.  Sleeping
+machines stay free: a job placed there wakes its machine and starts after the wake latency
+(the power manager, docs/energy.md).
+
+Cost: a random pick is one draw and a search for the k-th free core through the platform's
+per-block free counts (blocks of 1,024 cores), so a pass costs O(jobs started), not a scan of
+every core.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Any
+
+from ckptsim.platform.cluster import _nth_bit
+from ckptsim.policies.base import param, register
+from ckptsim.policies.queue import QueueParams, QueueScheduler
+
+if TYPE_CHECKING:
+    from ckptsim.engine.simulator import Simulator
+
+PLACEMENTS = ("random", "first", "efficient")
+
+
+@dataclasses.dataclass(frozen=True)
+class HTCParams(QueueParams):
+    placement: str = param("random", "cores for a job: uniformly at random among the free "
+                                     "cores, the lowest free core ids, or awake and "
+                                     "power-efficient machines first", choices=PLACEMENTS)
+    seed: int | None = param(None, "seed of the random placement (default: the run's seed)",
+                             low=0)
+
+
+@register
+class HTC(QueueScheduler):
+    name = "htc"
+    description = ("HTC pool: FCFS queue, each job on free cores chosen at random (or lowest "
+                   "ids, or awake power-efficient machines first)")
+    Params = HTCParams
+
+    def __init__(self, sim: Simulator, params: Any = None) -> None:
+        super().__init__(sim, params)
+        self.random = self.params.placement == "random"
+        if self.random:
+            from ckptsim.rng import RandomStreams
+
+            seed = self.params.seed if self.params.seed is not None else sim.seed
+            self.rng = RandomStreams(int(seed)).stream("policy.placement")
+            # Draws in batches: one numpy call per 4,096 uniform numbers, not per job.
+            self._draws: list[float] = []
+        self.order: Any = None
+        if self.params.placement == "efficient":
+            from ckptsim.policies.htc_order import EfficientOrder
+
+            self.order = EfficientOrder(sim)
+
+    def on_nodes_changed(self, now: float) -> None:
+        if self.order is not None:
+            self.order.nodes_changed()
+
+    def _uniform(self) -> float:
+        draws = self._draws
+        if not draws:
+            draws.extend(self.rng.random(4096).tolist()[::-1])
+        return draws.pop()
+
+    def _pick(self, size: int) -> int:
+        """`size` distinct free cores, each uniformly among the free cores left."""
+        cluster = self.cluster
+        n_free = cluster.n_free
+        if size == 1:  # HTC jobs
+            k = int(self._uniform() * n_free)
+            return 1 << cluster.kth_free(k if k < n_free else n_free - 1)
+        mask = 0
+        free = cluster.free_mask
+        for _ in range(size):
+            k = int(self._uniform() * n_free)
+            if k >= n_free:  # guard against rounding up to n_free
+                k = n_free - 1
+            bit = 1 << _nth_bit(free, k + 1)  # the free set without the cores picked so far
+            mask |= bit
+            free ^= bit
+            n_free -= 1
+        return mask
+
+    def schedule(self, now: float) -> None:
+        q = self.queue
+        if not q:
+            return
+        free = self.cluster.n_free
+        start = self.sim.start
+        k = 0
+        n = len(q)
+        while k < n:
+            job = q[k]
+            if job.size > free:
+                break
+            if self.random:
+                start(job, self._pick(job.size))
+            elif self.order is not None:
+                start(job, self.order.pick(job.size))
+            else:
+                start(job)
+            free -= job.size
+            self._removed(job)
+            k += 1
+        if k:
+            del q[:k]
+
