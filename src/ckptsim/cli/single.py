@@ -63,10 +63,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         if "checkpoint" in components:
             raise ConfigError("--checkpoint", "also given with --component checkpoint:...; "
                                               "keep one of them")
-        from ckptsim.checkpointing.base import parse_policy
+        from ckptsim.checkpointing.plan import parse_checkpoint
 
         with flag_names({"checkpoint": "--checkpoint"}, {"checkpoint.": "--checkpoint "}):
-            parse_policy(args.checkpoint)
+            parse_checkpoint(args.checkpoint)
         components["checkpoint"] = {"policy": args.checkpoint}
     w = load_workload(args)
     if args.alpha is not None and args.alpha > 1:
