@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from ckptsim.engine.state import Job
 
 COST_KEYS = tuple(f.name for f in dataclasses.fields(CostParams))
-_SPLIT = re.compile(r"\+(?=\s*[A-Za-z_])")
+_SPLIT = re.compile(r"\+(?!\s*[0-9.])")
 KINDS = "interval (none, fixed, young, daly, ratio, startdelay, geometric, minuteinhour, " \
         "multi), skip (closedcluster, interarrival), proactive (scheduled, clusteropening)"
 

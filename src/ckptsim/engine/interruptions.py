@@ -96,7 +96,7 @@ class Interruptions(Component):
         """The job's progress at a time t <= now of its current allocation, a suspension
         (rate 0 since it began) taken into account."""
         frozen = self.frozen.get(job.index)
-        if frozen is not None and t < frozen[0] and self.suspended.get(job.index) is not None:
+        if frozen is not None and t < frozen[0]:
             return job.work_done - frozen[1] * (frozen[0] - t)
         return job.progress(t)
 
