@@ -359,3 +359,40 @@ def test_every_combination_runs_to_completion(tmp_path_factory, policy, mode, se
         # Opt saves as of t_e - cost: a kill loses at most the cost, unless the job ran less.
         for j in sim.jobs:
             assert j.lost_work <= 50.0 * max(j.n_kills, 0) + 1e-6 or j.n_checkpoints < j.n_kills
+
+
+# --- experiment specs ---------------------------------------------------------------------------
+
+SPEC = """
+name = "ck"
+seeds = [1]
+metrics = ["checkpoints_completed", "checkpoints_skipped"]
+
+[workloads.m]
+generator = "lublin"
+n = 40
+machine = 16
+checkpoint = ["fixed:interval=600,cost=60", "{combined}"]
+
+[[schedulers]]
+name = "easy"
+"""
+
+
+def test_a_spec_takes_combinations_as_a_grid_axis(tmp_path):
+    from ckptsim.experiments.execute import execute_run
+    from ckptsim.experiments.matrix import build_matrix
+    from ckptsim.experiments.spec import parse_spec
+
+    # Without groups the cluster is always open: closedcluster skips nothing, so both points
+    # give the same checkpoints; only the combination reports the skip counter.
+    spec = parse_spec(SPEC.format(combined="fixed:interval=600,cost=60+closedcluster"),
+                      tmp_path / "s.toml")
+    runs = build_matrix(spec)
+    assert len({r.run_id for r in runs}) == 2
+    rows = [execute_run(r).row for r in runs]
+    assert [r["status"] for r in rows] == ["ok", "ok"]
+    assert rows[0]["checkpoints_completed"] == rows[1]["checkpoints_completed"] > 0
+    assert rows[1]["checkpoints_skipped"] == 0
+    with pytest.raises(ConfigError, match="two interval policies"):
+        parse_spec(SPEC.format(combined="fixed:cost=60+young"), tmp_path / "s.toml")

@@ -137,7 +137,7 @@ def parse_policy(spec: str, *, need_cost: bool = True) -> CheckpointPolicy:
         ConfigError: unknown policy (naming the accepted ones), unknown key (naming the
             accepted keys), out-of-range value, missing cost.
     """
-    cls, values = split_part(spec, spec)
+    cls, values = split_part(spec, spec, accepted=", ".join(interval_names()))
     if cls.kind != "interval":
         raise ConfigError("checkpoint", f"{cls.name} is a {cls.kind} policy, not an interval "
                                         f"policy; accepted: {', '.join(interval_names())}")
@@ -148,14 +148,19 @@ def interval_names() -> list[str]:
     return [n for n in _registry.names() if _registry.classes[n].kind == "interval"]
 
 
-def split_part(part: str, spec: str) -> tuple[type[CheckpointPolicy], dict[str, str]]:
+def split_part(part: str, spec: str, *, accepted: str = ""
+               ) -> tuple[type[CheckpointPolicy], dict[str, str]]:
     """The policy class and the key=value options of one ``NAME[:key=value,...]`` (`spec`:
-    the whole string, for messages)."""
+    the whole string, and `accepted`: the names to list for an unknown one, for messages)."""
     if not isinstance(part, str):
         raise ConfigError("checkpoint", f"expected a string such as young:cost=600, got "
                                         f"{part!r}")
     name, _, rest = part.partition(":")
-    cls = _registry.get(name.strip())
+    name = name.strip()
+    if accepted and name not in _registry.names():
+        raise ConfigError("checkpoint", f"unknown checkpoint policy {name!r}; accepted: "
+                                        f"{accepted}")
+    cls = _registry.get(name)
     values: dict[str, str] = {}
     for item in filter(None, (p.strip() for p in rest.split(","))):
         key, sep, value = item.partition("=")

@@ -70,13 +70,14 @@ class Checkpointer(PlanAgent, Component):
     """Writes periodic checkpoints of running jobs at a policy's interval."""
 
     name = "checkpoint"
-    description = "periodic checkpoints at a policy's interval (none, fixed, young, daly, ...)"
+    description = ("checkpoints of running jobs: an interval policy (none, fixed, young, "
+                   "daly, ...), skip and proactive policies, or opt")
     Params = CheckpointParams
     counter_names = CHECKPOINT_COUNTERS + PLAN_COUNTERS
     aliases = {"checkpoint": "policy"}
-    rows = (("checkpoints_started", "periodic checkpoints started"),
-            ("checkpoints_completed", "periodic checkpoints completed"),
-            ("checkpoints_interrupted", "periodic checkpoints interrupted"),
+    rows = (("checkpoints_started", "checkpoints started"),
+            ("checkpoints_completed", "checkpoints completed"),
+            ("checkpoints_interrupted", "checkpoints interrupted"),
             ("checkpoint_utilisation", "checkpoint utilisation (used / completed)"),
             ("checkpoint_overhead_s", "checkpoint overhead (s)"),
             ("checkpoints_skipped", "checkpoints skipped"),
@@ -89,6 +90,26 @@ class Checkpointer(PlanAgent, Component):
         prm: CheckpointParams = make_params(CheckpointParams, values, where=cls.name)
         parse_checkpoint(prm.policy)  # refused now, naming the key and the accepted values
         return prm
+
+    @classmethod
+    def help_lines(cls) -> list[str]:
+        """The policies of a `policy` string, by kind, with their own options."""
+        from ckptsim.checkpointing.base import CostParams, _registry
+        from ckptsim.params import describe_range
+
+        cost = {f.name for f in dataclasses.fields(CostParams)}
+        lines = ["policies (parts joined by +; the cost options cost, bandwidth, memory, "
+                 "constant, restart, mtbf once, in any part):"]
+        for kind in ("interval", "skip", "proactive"):
+            for name in _registry.names():
+                pol = _registry.classes[name]
+                if pol.kind != kind:
+                    continue
+                lines.append(f"  {name} [{kind}]: {pol.description}")
+                lines += [f"      {f.name} = {f.default!r}  ({describe_range(f.metadata)}) "
+                          f"{f.metadata.get('help', '')}"
+                          for f in dataclasses.fields(pol.Params) if f.name not in cost]
+        return lines
 
     @classmethod
     def check_value(cls, param: str, value: Any, *, base: Path | None = None) -> Any:

@@ -41,8 +41,21 @@ if TYPE_CHECKING:
 
 COST_KEYS = tuple(f.name for f in dataclasses.fields(CostParams))
 _SPLIT = re.compile(r"\+(?!\s*[0-9.])")
-KINDS = "interval (none, fixed, young, daly, ratio, startdelay, geometric, minuteinhour, " \
-        "multi), skip (closedcluster, interarrival), proactive (scheduled, clusteropening)"
+
+
+
+def accepted_parts() -> str:
+    """The registered policies by kind, for messages."""
+    from ckptsim.checkpointing.base import _registry
+
+    by: dict[str, list[str]] = {"interval": [], "skip": [], "proactive": []}
+    alone = []
+    for name in _registry.names():
+        cls = _registry.classes[name]
+        (alone if cls.before_eviction else by.setdefault(cls.kind, [])).append(name)
+    text = ", ".join(by["interval"]) + "".join(f"; or {n} alone" for n in alone)
+    return (f"interval policies ({text}), skip policies ({', '.join(by['skip'])}), "
+            f"proactive policies ({', '.join(by['proactive'])})")
 
 
 class SkipPolicy(CheckpointPolicy):
@@ -134,7 +147,7 @@ def parse_checkpoint(spec: str) -> Plan:
                                         f"{spec!r}")
     texts = [t.strip() for t in _SPLIT.split(spec)]
     if len(texts) == 1:
-        cls, _ = split_part(texts[0], spec)
+        cls, _ = split_part(texts[0], spec, accepted=accepted_parts())
         if cls.kind == "interval":
             policy = parse_policy(spec)
             return Plan(policy, names=(policy.name,))
@@ -143,7 +156,7 @@ def parse_checkpoint(spec: str) -> Plan:
         if not text:
             raise ConfigError("checkpoint", f"an empty part in {spec!r}; expected "
                                             f"NAME[:key=value,...] joined by +")
-        parts.append(split_part(text, spec))
+        parts.append(split_part(text, spec, accepted=accepted_parts()))
     names = [cls.name for cls, _ in parts]
     for name in names:
         if names.count(name) > 1:
@@ -155,7 +168,7 @@ def parse_checkpoint(spec: str) -> Plan:
     if len(intervals) > 1:
         raise ConfigError("checkpoint", f"two interval policies in {spec!r} "
                                         f"({', '.join(intervals)}); give one, plus skip and "
-                                        f"proactive policies: {KINDS}")
+                                        f"proactive policies; accepted: {accepted_parts()}")
     cost: dict[str, str] = {}
     owner: dict[str, str] = {}
     for cls, values in parts:

@@ -204,6 +204,8 @@ def cmd_components(args: argparse.Namespace) -> int:
         for f in dataclasses.fields(cls.Params):
             print(f"    {f.name} = {f.default!r}  ({describe_range(f.metadata)}) "
                   f"{f.metadata.get('help', '')}")
+        for line in cls.help_lines():
+            print(f"    {line}")
     return 0
 
 
@@ -272,10 +274,13 @@ def add_parsers(sub: Any) -> None:
                         "weibull|exponential][,shape=0.7][,repair_mean=S] (the failures "
                         "component)")
     p.add_argument("--checkpoint", default=None, metavar="POLICY:OPTIONS",
-                   help="periodic checkpoints of every job: none, fixed:interval=S,cost=S, "
-                        "young:cost=S[,mtbf=S], daly:cost=S[,mtbf=S], with cost=S or "
-                        "bandwidth=GB/s[,memory=GB,constant=S] and restart=S (the checkpoint "
-                        "component; see docs/energy.md)")
+                   help="checkpoints of every job: an interval policy (none, fixed:interval=S,"
+                        "cost=S, young:cost=S[,mtbf=S], daly, ratio, startdelay, geometric, "
+                        "minuteinhour, multi) with cost=S or bandwidth=GB/s[,memory=GB,"
+                        "constant=S] and restart=S, plus skip (closedcluster, interarrival) "
+                        "and proactive (scheduled, clusteropening) policies joined by +, e.g. "
+                        "fixed:interval=1800,cost=60+closedcluster+scheduled; or opt (the "
+                        "checkpoint component; see docs/energy.md)")
     p.add_argument("--component", action="append", metavar="NAME:KEY=VALUE,...",
                    help="a component of the run with its parameters (repeatable; see "
                         "`ckptsim components`)")

@@ -109,6 +109,11 @@ class Component:
         return getattr(make_params(cls.Params, {param: value}, where=cls.name), param)
 
     @classmethod
+    def help_lines(cls) -> list[str]:
+        """More lines `ckptsim components` prints under the parameters (none by default)."""
+        return []
+
+    @classmethod
     def identity(cls, params: Any) -> dict[str, Any]:
         """What determines the component's behaviour, hashed into experiment run ids."""
         return dataclasses.asdict(params)
