@@ -396,3 +396,22 @@ def test_a_spec_takes_combinations_as_a_grid_axis(tmp_path):
     assert rows[1]["checkpoints_skipped"] == 0
     with pytest.raises(ConfigError, match="two interval policies"):
         parse_spec(SPEC.format(combined="fixed:cost=60+young"), tmp_path / "s.toml")
+
+
+# --- the command line ---------------------------------------------------------------------------
+
+def test_the_command_line_takes_a_combination_and_names_a_bad_one(capsys):
+    from ckptsim.cli import main
+
+    w = "lublin:n=20,seed=1,machine=8"
+    assert main(["run", "--workload", w, "--checkpoint", "fixed:cost=1+young:cost=2"]) == 2
+    err = capsys.readouterr().err
+    assert "--checkpoint" in err and "two interval policies" in err and len(err.splitlines()) == 1
+    assert main(["run", "--workload", w, "--checkpoint",
+                 "fixed:interval=600,cost=30+closedcluster"]) == 0
+    assert "checkpoints skipped" in capsys.readouterr().out
+    assert main(["components"]) == 0
+    out = capsys.readouterr().out
+    for line in ("closedcluster [skip]", "interarrival [skip]", "scheduled [proactive]",
+                 "clusteropening [proactive]", "fixed [interval]"):
+        assert line in out

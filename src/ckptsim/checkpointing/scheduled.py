@@ -70,6 +70,7 @@ class Scheduled(ProactivePolicy):
 
     def notice(self, now: float, mask: int, at: float, reason: str) -> None:
         self.pending = [(a, m) for a, m in self.pending if a > now]
+        self.done = {(j, a) for j, a in self.done if a > now}
         self.pending.append((at, mask))
         if self.then == "requeue" and self.params.drain and at > now:
             sim = self.agent.sim
