@@ -415,3 +415,17 @@ def test_the_command_line_takes_a_combination_and_names_a_bad_one(capsys):
     for line in ("closedcluster [skip]", "interarrival [skip]", "scheduled [proactive]",
                  "clusteropening [proactive]", "fixed [interval]"):
         assert line in out
+
+
+def test_scheduled_moves_a_suspended_job_which_runs_again_elsewhere(tmp_path):
+    # The owner of library:0 suspends the job at 10000 (10000 s done) until 12000.  The
+    # Scheduled checkpoint over [10699, 10799] saves those 10000 s and requeues it (its
+    # suspension forgotten); after the reboot it starts at 11100 on library:1 (node 2; library:0
+    # is still its owner's), R to 11200, 10000 s left: the end at 21200, nothing lost.
+    sim, spy = pool([(0.0, 20000.0, 1, 20000.0)], "scheduled:cost=100",
+                    {**REBOOT, "owners": owners(tmp_path, [("library:0", 10000, 12000)]),
+                     "max_suspend": 1800})
+    assert spy.starts[1] == pytest.approx((1, 11100, 1 << 2))
+    assert (sim.jobs[0].end, sim.jobs[0].lost_work) == pytest.approx((21200, 0))
+    avail = sim.component("availability").counters()  # type: ignore[union-attr]
+    assert (avail["jobs_suspended"], avail["jobs_killed_after_suspend"]) == (1, 0)

@@ -145,6 +145,11 @@ class PlanAgent:
             return
         part = self.plan.proactive[k]
         part.taken(job, key)
+        if part.then == "requeue" and job.rate == 0.0:
+            # Suspended by its owner: it leaves the machine, so its suspension ends here.
+            release = getattr(sim.component("availability"), "release", None)
+            if release is not None:
+                release(job)
         delta, _ = self._plan(job)
         self.inflight[job.index] = now
         self.pro_inflight[job.index] = (part, job.n_checkpoints)

@@ -121,6 +121,11 @@ class Interruptions(Component):
         self.frozen[job.index] = (now, rate)
         self.counts["jobs_suspended"] += 1
 
+    def release(self, job: Job) -> None:
+        """Forget the job's suspension because it leaves its machines for another reason (a
+        checkpoint then requeue): its rate is restored, so that it runs when it starts again."""
+        self._unsuspend(job)
+
     def _unsuspend(self, job: Job) -> None:
         """Forget a suspension (the job is about to be killed): its rate is restored, so that
         it runs at it when it starts again."""
