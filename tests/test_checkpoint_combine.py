@@ -429,3 +429,40 @@ def test_scheduled_moves_a_suspended_job_which_runs_again_elsewhere(tmp_path):
     assert (sim.jobs[0].end, sim.jobs[0].lost_work) == pytest.approx((21200, 0))
     avail = sim.component("availability").counters()  # type: ignore[union-attr]
     assert (avail["jobs_suspended"], avail["jobs_killed_after_suspend"]) == (1, 0)
+
+
+class Evictions(Component):
+    name = "evictions"
+
+    def attach(self, sim):
+        super().attach(sim)
+        self.calls: list[tuple[float, int, str]] = []
+
+    def before_eviction(self, now, job, reason):
+        assert job.mask and job.state.name in ("RUNNING", "CHECKPOINTING", "MIGRATING")
+        self.calls.append((now, job.id, reason))
+
+
+@pytest.mark.parametrize("mode", ["kill", "suspend"])
+def test_every_kill_of_the_availability_component_is_told_first(tmp_path, mode):
+    # Owners, reboots, maintenance and failures: one before_eviction call per kill, each for
+    # a job still holding its nodes, with the kill's reason.
+    rows = [("library:0", 1000, 1500), ("library:1", 1200, 4000), ("cad-lab:0", 2000, 2100)]
+    listener = Evictions()
+    platform = GroupedPlatform(load_description("smallpool"))
+    comps = build_components({
+        "availability": {"owners": owners(tmp_path, rows), "on_unavailable": mode,
+                         "max_suspend": 300, "reboot": "03:00", "maintenance": "5000-5100",
+                         "failures": "synthetic:mtbf=3000"},
+        "checkpoint": {"policy": "fixed:interval=500,cost=20"}})
+    w = jobs([(float(10 * k), 3000.0 + 500 * k, 1 + k % 3, 3000.0) for k in range(12)],
+             platform.n_nodes)
+    sim = Simulator(w, scheduler_factory("fcfs", {}), platform=platform,
+                    components=[*comps, listener], check=True)
+    sim.run()
+    c = sim.component("availability").counters()  # type: ignore[union-attr]
+    kills = sum(j.n_kills for j in sim.jobs)
+    assert kills > 0 and len(listener.calls) == kills
+    assert kills == (c["jobs_killed_unavailable"] + c["jobs_killed_after_suspend"]
+                     + c["jobs_killed_by_failures"])
+    assert sum(r == "failure" for *_, r in listener.calls) == c["jobs_killed_by_failures"]
