@@ -236,15 +236,18 @@ def test_opt_skips_a_job_that_ran_less_than_the_checkpoint():
     assert (job.n_checkpoints, job.lost_work, job.end) == pytest.approx((0, 50.0, 12100.0))
 
 
-def test_opt_does_not_know_of_owners():
-    # Owners (the user model, unannounced) kill the job: Opt has no notice, so it is None.
+def test_opt_knows_of_owners_too():
+    # Owners (the user model, unannounced) kill the job twice: Opt saves each time as of
+    # t_e - 100, so each eviction loses 100 s of work; None loses more and ends later.
     sessions = {"availability": {"owners": "model", "on_unavailable": "kill"}}
-    runs = []
+    runs = {}
     for policy in ("opt:cost=100", "none"):
         sim, _ = one_job(policy, runtime=40 * 3600.0, extra=sessions)
-        runs.append((sim.jobs[0].end, sim.jobs[0].lost_work, sim.jobs[0].n_checkpoints))
-    assert runs[0][1] > 0  # the owners did evict it
-    assert runs[0] == runs[1]
+        job = sim.jobs[0]
+        runs[policy] = (job.end, job.lost_work, job.n_checkpoints, job.n_kills)
+    end, lost, n, kills = runs["opt:cost=100"]
+    assert kills > 0 and n == kills and lost == pytest.approx(100.0 * n)
+    assert runs["none"][1] > lost and runs["none"][0] > end
 
 
 def test_opt_bad_parameters():
@@ -253,11 +256,13 @@ def test_opt_bad_parameters():
     assert "save" in str(err.value) and "start" in str(err.value) and "end" in str(err.value)
 
 
-def test_only_opt_listens_to_notices():
-    # A notice is counted when someone listens: Opt does, the periodic policies do not (their
-    # runs with reboots keep their counters).
-    # Two reboots (10800, and 97200, scheduled while the job still ran).
-    for policy, notices in (("opt:cost=100", 2), ("fixed:cost=100,interval=1500", 0)):
-        sim, _ = one_job(policy, runtime=20000.0, extra=REBOOT)
+def test_only_scheduled_listens_to_notices():
+    # A notice is counted when someone listens: Scheduled does; Opt (which acts at every
+    # eviction) and the periodic policies do not (their runs with reboots keep their
+    # counters).  Two reboots (10800, and 97200, scheduled while the job still ran).
+    for policy, notices in (("opt:cost=100", 0), ("fixed:cost=100,interval=1500", 0),
+                            ("fixed:cost=100,interval=1500+scheduled:then=continue", 2)):
+        extra = {"availability": {**REBOOT["availability"], "lead": 200}}
+        sim, _ = one_job(policy, runtime=20000.0, extra=extra)
         counts = sim.component("availability").counters()  # type: ignore[union-attr]
         assert (counts["reboots"], counts["unavailable_notices"]) == (2, notices)

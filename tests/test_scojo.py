@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from helpers import inject_failures, jobs
 
-from ckptsim.checkpointing.base import policy_names
+from ckptsim.checkpointing.base import interval_names
 from ckptsim.engine.simulator import Simulator
 from ckptsim.errors import ConfigError
 from ckptsim.policies.base import make_params
@@ -289,7 +289,7 @@ def test_timeline_time_of_day_schedule():
     ({"order": "short-long"}, "scojo-pect.order", "short, medium and long"),
     ({"checkpoint": "slc"}, "scojo-pect.checkpoint", "one of off, alc"),
     ({"interval": "literal"}, "scojo-pect.interval",
-     f"accepted: {', '.join(policy_names())}"),
+     f"accepted: {', '.join(interval_names())}"),
     ({"interval": "young:cost=60"}, "scojo-pect.interval", "the ALC model's"),
     ({"interval": "young:reading=printed"}, "scojo-pect.interval", "consistent, literal"),
     ({"ckpt_classes": "huge"}, "scojo-pect.ckpt_classes", "short, medium, long"),

@@ -68,7 +68,10 @@ class CheckpointPolicy:
     Params: ClassVar[type] = CostParams
     needs_mtbf: ClassVar[bool] = False
     dynamic: ClassVar[bool] = False  # True: next_interval is asked before every checkpoint
-    before_eviction: ClassVar[bool] = False  # True: checkpoint before announced evictions
+    before_eviction: ClassVar[bool] = False  # True: checkpoint just before every eviction
+    #: "interval" (when to checkpoint), "skip" (whether to take an interval's checkpoint) or
+    #: "proactive" (checkpoints ahead of known events); see `checkpointing.plan`.
+    kind: ClassVar[str] = "interval"
 
     def __init__(self, params: Any = None, *, need_cost: bool = True) -> None:
         """`need_cost=False`: the caller supplies every job's checkpoint cost (a scheduler
@@ -134,21 +137,39 @@ def parse_policy(spec: str, *, need_cost: bool = True) -> CheckpointPolicy:
         ConfigError: unknown policy (naming the accepted ones), unknown key (naming the
             accepted keys), out-of-range value, missing cost.
     """
-    if not isinstance(spec, str):
+    cls, values = split_part(spec, spec, accepted=", ".join(interval_names()))
+    if cls.kind != "interval":
+        raise ConfigError("checkpoint", f"{cls.name} is a {cls.kind} policy, not an interval "
+                                        f"policy; accepted: {', '.join(interval_names())}")
+    return cls(make_params(cls.Params, values, where="checkpoint"), need_cost=need_cost)
+
+
+def interval_names() -> list[str]:
+    return [n for n in _registry.names() if _registry.classes[n].kind == "interval"]
+
+
+def split_part(part: str, spec: str, *, accepted: str = ""
+               ) -> tuple[type[CheckpointPolicy], dict[str, str]]:
+    """The policy class and the key=value options of one ``NAME[:key=value,...]`` (`spec`:
+    the whole string, and `accepted`: the names to list for an unknown one, for messages)."""
+    if not isinstance(part, str):
         raise ConfigError("checkpoint", f"expected a string such as young:cost=600, got "
-                                        f"{spec!r}")
-    name, _, rest = spec.partition(":")
+                                        f"{part!r}")
+    name, _, rest = part.partition(":")
     name = name.strip()
+    if accepted and name not in _registry.names():
+        raise ConfigError("checkpoint", f"unknown checkpoint policy {name!r}; accepted: "
+                                        f"{accepted}")
     cls = _registry.get(name)
     values: dict[str, str] = {}
-    for part in filter(None, (p.strip() for p in rest.split(","))):
-        key, sep, value = part.partition("=")
+    for item in filter(None, (p.strip() for p in rest.split(","))):
+        key, sep, value = item.partition("=")
         if not sep:
-            raise ConfigError("checkpoint", f"expected key=value in {spec!r}, got {part!r}")
+            raise ConfigError("checkpoint", f"expected key=value in {spec!r}, got {item!r}")
         if key.strip() in values:
             raise ConfigError(f"checkpoint.{key.strip()}", f"is given twice in {spec!r}")
         values[key.strip()] = value.strip()
-    return cls(make_params(cls.Params, values, where="checkpoint"), need_cost=need_cost)
+    return cls, values
 
 
 def policy_params(values: Mapping[str, Any], cls: type[CheckpointPolicy]) -> Any:
@@ -157,14 +178,18 @@ def policy_params(values: Mapping[str, Any], cls: type[CheckpointPolicy]) -> Any
 
 def _load_builtin() -> None:
     from ckptsim.checkpointing import (  # noqa: F401
+        closedcluster,
+        clusteropening,
         daly,
         fixed,
         geometric,
+        interarrival,
         minuteinhour,
         multi,
         none,
         opt,
         ratio,
+        scheduled,
         startdelay,
         young,
     )

@@ -18,17 +18,22 @@ scheduler's own checkpoint (ckpt-backfill's preemptions) pay what the scheduler 
 Checkpoint events are of the kind "checkpoint" (priority 2.6: after failures and overhead
 completions at the same instant, so a job that a failure kills or that ends then is not
 checkpointed; before submissions).
+
+The policy string may combine an interval policy with skip and proactive policies
+(`checkpointing.plan`, e.g. ``fixed:interval=1800,cost=60+closedcluster+scheduled``); the
+mixin `checkpointing.agent.PlanAgent` runs them, and Opt's checkpoint before every eviction.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ckptsim.checkpointing.base import CheckpointPolicy, IntervalContext, parse_policy
+from ckptsim.checkpointing.agent import PLAN_COUNTERS, PlanAgent, calendar_of
+from ckptsim.checkpointing.base import CheckpointPolicy, IntervalContext
+from ckptsim.checkpointing.plan import parse_checkpoint
 from ckptsim.engine.components import Component, register_component
 from ckptsim.engine.events import register_event_kind
 from ckptsim.engine.state import RUNNING
@@ -51,46 +56,78 @@ CHECKPOINT_COUNTERS = ("checkpoints_started", "checkpoints_completed",
 
 @dataclasses.dataclass(frozen=True)
 class CheckpointParams:
-    policy: str = param("none", "interval policy and its options: none, fixed:interval=S,"
-                                "cost=S, young:cost=S[,mtbf=S], daly:cost=S[,mtbf=S], opt, "
-                                "ratio, startdelay, geometric, minuteinhour, multi (see "
-                                "docs/energy.md)")
+    policy: str = param("none", "policies and their options, parts joined by +: one "
+                                "interval policy (none, fixed:interval=S,cost=S, young:cost=S"
+                                "[,mtbf=S], daly, ratio, startdelay, geometric, minuteinhour, "
+                                "multi), skip policies (closedcluster, interarrival:w=,m=,l=,"
+                                "d=,scope=) and proactive ones (scheduled, clusteropening); "
+                                "or opt alone. E.g. fixed:interval=1800,cost=60+closedcluster"
+                                "+scheduled (see docs/energy.md)")
 
 
 @register_component
-class Checkpointer(Component):
+class Checkpointer(PlanAgent, Component):
     """Writes periodic checkpoints of running jobs at a policy's interval."""
 
     name = "checkpoint"
-    description = "periodic checkpoints at a policy's interval (none, fixed, young, daly, ...)"
+    description = ("checkpoints of running jobs: an interval policy (none, fixed, young, "
+                   "daly, ...), skip and proactive policies, or opt")
     Params = CheckpointParams
-    counter_names = CHECKPOINT_COUNTERS
+    counter_names = CHECKPOINT_COUNTERS + PLAN_COUNTERS
     aliases = {"checkpoint": "policy"}
-    rows = (("checkpoints_started", "periodic checkpoints started"),
-            ("checkpoints_completed", "periodic checkpoints completed"),
-            ("checkpoints_interrupted", "periodic checkpoints interrupted"),
+    rows = (("checkpoints_started", "checkpoints started"),
+            ("checkpoints_completed", "checkpoints completed"),
+            ("checkpoints_interrupted", "checkpoints interrupted"),
             ("checkpoint_utilisation", "checkpoint utilisation (used / completed)"),
             ("checkpoint_overhead_s", "checkpoint overhead (s)"),
+            ("checkpoints_skipped", "checkpoints skipped"),
+            ("proactive_checkpoints", "proactive checkpoints started"),
+            ("proactive_migrations", "jobs requeued after a proactive checkpoint"),
             ("lost_work_s", "lost work (s)"))
 
     @classmethod
     def make_params(cls, values: Any, *, base: Path | None = None) -> CheckpointParams:
         prm: CheckpointParams = make_params(CheckpointParams, values, where=cls.name)
-        parse_policy(prm.policy)  # refused now, naming the key and the accepted values
+        parse_checkpoint(prm.policy)  # refused now, naming the key and the accepted values
         return prm
+
+    @classmethod
+    def help_lines(cls) -> list[str]:
+        """The policies of a `policy` string, by kind, with their own options."""
+        from ckptsim.checkpointing.base import CostParams, _registry
+        from ckptsim.params import describe_range
+
+        cost = {f.name for f in dataclasses.fields(CostParams)}
+        lines = ["policies (parts joined by +; the cost options cost, bandwidth, memory, "
+                 "constant, restart, mtbf once, in any part):"]
+        for kind in ("interval", "skip", "proactive"):
+            for name in _registry.names():
+                pol = _registry.classes[name]
+                if pol.kind != kind:
+                    continue
+                lines.append(f"  {name} [{kind}]: {pol.description}")
+                lines += [f"      {f.name} = {f.default!r}  ({describe_range(f.metadata)}) "
+                          f"{f.metadata.get('help', '')}"
+                          for f in dataclasses.fields(pol.Params) if f.name not in cost]
+        return lines
 
     @classmethod
     def check_value(cls, param: str, value: Any, *, base: Path | None = None) -> Any:
         value = super().check_value(param, value, base=base)
         if param == "policy":
-            parse_policy(value)
+            parse_checkpoint(value)
         return value
 
     def __init__(self, params: Any = None) -> None:
         super().__init__(params)
-        self.policy: CheckpointPolicy = parse_policy(self.params.policy)
-        # Only Opt listens to notices (a listener changes the availability's counters).
-        self.unused_hooks = () if self.policy.before_eviction else ("before_unavailable",)
+        self.plan = parse_checkpoint(self.params.policy)
+        self.policy: CheckpointPolicy = self.plan.interval
+        # Only Scheduled listens to notices (a listener changes the availability's counters),
+        # only Opt to evictions.
+        self.unused_hooks = tuple(
+            hook for hook, used in (
+                ("before_unavailable", any(p.listens for p in self.plan.proactive)),
+                ("before_eviction", self.policy.before_eviction)) if not used)
         self.started = self.completed = self.interrupted = 0
         self.restarts_interrupted = 0
         self.ckpt_seconds = 0.0
@@ -106,6 +143,7 @@ class Checkpointer(Component):
         self.hour_offset: float | None = None  # seconds past the hour at time 0
         self.hours: dict[int, Any] = {}  # group index -> its OpeningHours
         self.holding: dict[int, tuple[Job, float]] = {}  # opt: job -> (job, work at start)
+        self._init_plan()
 
     def attach(self, sim: Simulator) -> None:
         super().attach(sim)
@@ -161,7 +199,7 @@ class Checkpointer(Component):
                 self.hour_offset = _hour_offset(sim)
             ctx = IntervalContext(job.index, self.since.get(job.index, 0), base,
                                   (base + self.hour_offset) % 3600.0, sim.seed,
-                                  self._open_at(job))
+                                  self.open_at(job))
             tau = self.policy.next_interval(delta, self._mtbf(job) if self.policy.needs_mtbf
                                             else INF, self.policy.restart_cost(delta), ctx)
             if not tau > 0:
@@ -171,25 +209,6 @@ class Checkpointer(Component):
         at = base + tau
         if at < INF:
             self.token[job.index] = sim.at(at, self._make_fire(job), kind="checkpoint")
-
-    def _open_at(self, job: Job) -> Callable[[float], bool] | None:
-        """Whether the cluster of the job's first node is open at a time (its group's opening
-        hours on the availability epoch's calendar); None on a platform without groups."""
-        from ckptsim.platform.groups import GroupedPlatform
-        from ckptsim.platform.hours import OpeningHours
-
-        sim = self.sim
-        assert sim is not None
-        platform = sim.platform
-        if not isinstance(platform, GroupedPlatform) or not job.mask:
-            return None
-        g = platform.node_group((job.mask & -job.mask).bit_length() - 1)
-        hours = self.hours.get(g)
-        if hours is None:
-            text = platform.description.groups[g].hours
-            hours = self.hours[g] = OpeningHours.parse(text or "24h", key="hours")
-        calendar = _calendar(sim)
-        return lambda t: bool(hours.is_open(calendar, t))
 
     def _make_fire(self, job: Job):  # type: ignore[no-untyped-def]
         def fire(now: float) -> None:
@@ -206,6 +225,9 @@ class Checkpointer(Component):
         if job.anchor > now:  # still paying a restart or wake-up: count tau from its end
             self._schedule(job)
             return
+        if self.plan.skips and self._skips(job, now):
+            self._schedule(job)  # deferred to the next interval
+            return
         delta, _ = self._plan(job)
         self.inflight[job.index] = now
         self.started += 1
@@ -216,6 +238,8 @@ class Checkpointer(Component):
         if job.state is not RUNNING:
             return  # a move's new nodes: on_migrated reschedules
         idx = job.index
+        if self.plan.combined:
+            self._late_checks()
         if self.policy.before_eviction and idx not in self.holding:
             self.holding[idx] = (job, job.work_done)
         if idx in self.recover:
@@ -230,6 +254,8 @@ class Checkpointer(Component):
                 self.restarting[idx] = sim.now + r
                 self.restart_seconds += r
         self._schedule(job)
+        if self.plan.proactive:
+            self._schedule_proactive(job)
 
     def on_checkpointed(self, job: Job) -> None:
         begin = self.inflight.pop(job.index, None)
@@ -237,12 +263,18 @@ class Checkpointer(Component):
             self.completed += 1
             self.since[job.index] = self.since.get(job.index, 0) + 1
             self.ckpt_seconds += self.sim.now - begin  # type: ignore[union-attr]
+        if self.plan.combined:
+            self._proactive_done(job)
         if job.state is RUNNING:
             self._schedule(job)
+            if self.plan.proactive:
+                self._schedule_proactive(job)
 
     def on_migrated(self, job: Job) -> None:
         if job.state is RUNNING:
             self._schedule(job)
+            if self.plan.proactive:
+                self._schedule_proactive(job)
 
     def on_release(self, job: Job) -> None:
         if job.mask:
@@ -255,8 +287,10 @@ class Checkpointer(Component):
         old = self.token.pop(idx, None)
         if old is not None:
             sim.cancel(old)
+        if self.plan.proactive and self._proactive_release(job):
+            return  # a proactive checkpoint completed and requeued it: on_checkpointed counts
         begin = self.inflight.pop(idx, None)
-        if begin is not None:  # our checkpoint ("continue") cut: a kill
+        if begin is not None:  # our checkpoint cut: a kill
             self.interrupted += 1
             self.ckpt_seconds += now - begin
             self.ckpt_cut_seconds += now - begin
@@ -265,48 +299,18 @@ class Checkpointer(Component):
             self.restarts_interrupted += 1
             self.restart_seconds -= end - now
 
-    def before_unavailable(self, now: float, mask: int, at: float, reason: str) -> None:
-        if not self.policy.before_eviction:
-            return
-        sim = self.sim
-        assert sim is not None
-        if at > now:
-            sim.at(at, lambda t: self._save_before(t, mask), kind="notice")
-        else:
-            self._save_before(now, mask)
-
-    def _save_before(self, now: float, mask: int) -> None:
-        """Opt: checkpoint over [now - delta, now] each running job on `mask` that has run
-        at least delta since its allocation (the eviction follows at this instant)."""
-        sim = self.sim
-        assert sim is not None
-        for idx in sorted(self.holding):
-            job, start_work = self.holding[idx]
-            if job.state is not RUNNING or not job.mask & mask:
-                continue
-            delta, _ = self._plan(job)
-            done = job.progress(now)
-            if done - start_work < delta or done <= job.work_saved:
-                continue
-            saved = done if self.policy.params.save == "end" else job.progress(now - delta)
-            job.work_saved = max(job.work_saved, saved)
-            if sim.checker is not None:
-                sim.checker.on_save(job, back=done - job.work_saved)
-            job.n_checkpoints += 1
-            self.started += 1
-            self.completed += 1
-            self.since[idx] = self.since.get(idx, 0) + 1
-            self.ckpt_seconds += delta
-
     def on_requeue(self, job: Job, reason: str) -> None:
         self.since.pop(job.index, None)  # a new allocation counts its checkpoints afresh
-        if reason != "checkpoint" and job.work_saved > 0 and job.n_checkpoints:
+        moved = job.index in self.moving  # a proactive checkpoint's requeue: the restart pays R
+        self.moving.discard(job.index)
+        if (reason != "checkpoint" or moved) and job.work_saved > 0 and job.n_checkpoints:
             self.recover.add(job.index)
 
     def on_end(self, job: Job) -> None:
         self.recover.discard(job.index)
         self.per_job.pop(job.index, None)
         self.since.pop(job.index, None)
+        self.last_done.pop(job.index, None)
 
     def counters(self) -> dict[str, Any]:
         sim = self.sim
@@ -318,27 +322,15 @@ class Checkpointer(Component):
                 "checkpoint_overhead_s": self.ckpt_seconds,
                 "restart_overhead_s": self.restart_seconds,
                 "restarts_interrupted": self.restarts_interrupted, "lost_work_s": lost,
-                "checkpoint_interrupted_s": self.ckpt_cut_seconds}
+                "checkpoint_interrupted_s": self.ckpt_cut_seconds, **self.plan_counters()}
 
     def options(self) -> dict[str, Any]:
-        return {"policy": self.policy.name,
-                **{k: v for k, v in dataclasses.asdict(self.policy.params).items()
-                   if v is not None}}
-
-
-def _calendar(sim: Simulator) -> Any:
-    """The availability component's calendar (its epoch), else the default one."""
-    from ckptsim.platform.calendar import Calendar
-
-    avail = sim.component("availability")
-    if avail is None:
-        return Calendar()
-    return getattr(avail, "calendar", None) or Calendar(avail.params.epoch)  # type: ignore
+        return self.plan.options()
 
 
 def _hour_offset(sim: Simulator) -> float:
     """Seconds past the wall-clock hour at time 0 (the availability component's epoch)."""
-    return float(_calendar(sim).offset % 3600)
+    return float(calendar_of(sim).offset % 3600)
 
 
 def _memory_kb(workload: Any, index: int) -> float:

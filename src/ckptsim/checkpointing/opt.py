@@ -1,15 +1,13 @@
-"""`opt`: Opt of seed 003, a checkpoint just before each eviction the run knows in advance.
+"""`opt`: Opt of seed 003, a checkpoint just before every eviction (perfect knowledge).
 
-No periodic checkpoint.  When machines are about to leave service and the run announces it
-(the availability component's `before_unavailable` notice: reboots and maintenance windows),
-each job running on them at that instant whose execution since its last allocation is at
-least its checkpoint cost d is checkpointed over [t_e - d, t_e] just before the eviction at
-t_e: its progress as of t_e - d (`save=start`, the addendum's reading) or t_e (`save=end`) is
-saved, the job restarts from it, and d seconds count as checkpoint overhead.  A job that has
-run less than d loses its work.  Interruptions nobody announces (owners, an availability
-trace, failures) find no checkpoint: for them Opt is None, so Opt is the best case only
-among announced interruptions.
-"""
+No periodic checkpoint.  Just before the availability component (or the failures component)
+kills a running job -- an owner arriving in kill mode, the end of `max_suspend` in suspend
+mode, an availability trace, a reboot, a maintenance window, a failure -- the job, if its
+execution since its last allocation is at least its checkpoint cost d, is checkpointed over
+[t_e - d, t_e]: its progress as of t_e - d (`save=start`, the addendum's reading; a job
+suspended since before t_e - d has not progressed since) or t_e (`save=end`) is saved, the
+job restarts from it, and d seconds count as checkpoint overhead.  A job that has run less
+than d loses its work.  Opt is a baseline: it combines with no other policy."""
 
 from __future__ import annotations
 
@@ -28,7 +26,7 @@ class OptParams(CostParams):
 @register_policy
 class Opt(CheckpointPolicy):
     name = "opt"
-    description = "Opt: a checkpoint just before each announced eviction (reboots, maintenance)"
+    description = "Opt: a checkpoint just before every eviction (owners, traces, reboots, ...)"
     Params = OptParams
     before_eviction = True
 

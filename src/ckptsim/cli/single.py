@@ -64,10 +64,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         if "checkpoint" in components:
             raise ConfigError("--checkpoint", "also given with --component checkpoint:...; "
                                               "keep one of them")
-        from ckptsim.checkpointing.base import parse_policy
+        from ckptsim.checkpointing.plan import parse_checkpoint
 
         with flag_names({"checkpoint": "--checkpoint"}, {"checkpoint.": "--checkpoint "}):
-            parse_policy(args.checkpoint)
+            parse_checkpoint(args.checkpoint)
         components["checkpoint"] = {"policy": args.checkpoint}
     w = load_workload(args)
     if args.alpha is not None and args.alpha > 1:
@@ -207,6 +207,8 @@ def cmd_components(args: argparse.Namespace) -> int:
         for f in dataclasses.fields(cls.Params):
             print(f"    {f.name} = {f.default!r}  ({describe_range(f.metadata)}) "
                   f"{f.metadata.get('help', '')}")
+        for line in cls.help_lines():
+            print(f"    {line}")
     return 0
 
 
@@ -275,10 +277,13 @@ def add_parsers(sub: Any) -> None:
                         "weibull|exponential][,shape=0.7][,repair_mean=S] (the failures "
                         "component)")
     p.add_argument("--checkpoint", default=None, metavar="POLICY:OPTIONS",
-                   help="periodic checkpoints of every job: none, fixed:interval=S,cost=S, "
-                        "young:cost=S[,mtbf=S], daly:cost=S[,mtbf=S], with cost=S or "
-                        "bandwidth=GB/s[,memory=GB,constant=S] and restart=S (the checkpoint "
-                        "component; see docs/energy.md)")
+                   help="checkpoints of every job: an interval policy (none, fixed:interval=S,"
+                        "cost=S, young:cost=S[,mtbf=S], daly, ratio, startdelay, geometric, "
+                        "minuteinhour, multi) with cost=S or bandwidth=GB/s[,memory=GB,"
+                        "constant=S] and restart=S, plus skip (closedcluster, interarrival) "
+                        "and proactive (scheduled, clusteropening) policies joined by +, e.g. "
+                        "fixed:interval=1800,cost=60+closedcluster+scheduled; or opt (the "
+                        "checkpoint component; see docs/energy.md)")
     p.add_argument("--component", action="append", metavar="NAME:KEY=VALUE,...",
                    help="a component of the run with its parameters (repeatable; see "
                         "`ckptsim components`)")

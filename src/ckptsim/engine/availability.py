@@ -171,6 +171,7 @@ class Availability(Interruptions):
         super().__init__(params)
         self.counts: dict[str, int] = dict.fromkeys(COUNTERS + FAILURE_COUNTERS, 0)
         self.suspended: dict[int, tuple[Job, float, int, int]] = {}
+        self.frozen: dict[int, tuple[float, float]] = {}
         self.log: list[tuple[float, str, str, int]] = []  # (time, reason, down|up, machine)
 
     # --- the run -------------------------------------------------------------------------
@@ -237,6 +238,8 @@ class Availability(Interruptions):
                                            method=opt.get("map", "first"), seed=sim.seed,
                                            offset=first, skip=float(opt.get("start", 0)))))
         self.reasons = [p[0] for p in parts]
+        # User arrivals (the Interarrival skip policy): owners' logins, a trace's departures.
+        self.arrival_parts = [(p[1], p[2]) for p in parts if p[0] in (OWNER, TRACE)]
         if not parts:
             self.ev_time = []
             return
@@ -319,6 +322,15 @@ class Availability(Interruptions):
                 self._next_reboot(g, now)
 
         sim.at(at, reboot, kind="availability")
+
+    def arrivals(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """(machine, time) of every user arrival: the owners' logins and the starts of the
+        trace's unavailability; None when the run has neither owners nor a trace."""
+        parts = getattr(self, "arrival_parts", None)
+        if not parts:
+            return None
+        return (np.concatenate([m for m, _ in parts]).astype(np.int64),
+                np.concatenate([t for _, t in parts]).astype(np.float64))
 
     # --- outputs ---------------------------------------------------------------------------
     def counters(self) -> dict[str, int]:

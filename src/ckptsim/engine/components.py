@@ -24,6 +24,9 @@ components were given, before the policy's hook of the same name):
 ``before_unavailable(...)`` ``(now, mask, at, reason)``: nodes `mask` will leave service
                             at `at` (a reboot, maintenance; the availability component's
                             `lead` seconds ahead)
+``before_eviction(...)``    ``(now, job, reason)``: the availability component (or the
+                            failures component) is about to kill the job (reason
+                            "eviction" or "failure"), for any cause
 ``after_pass(now)``         after the scheduling pass of a timestamp
 ``at_end(now)``             the run is over
 ==========================  ==========================================================
@@ -51,7 +54,8 @@ if TYPE_CHECKING:
 
 #: The notification hooks a component may override.
 HOOKS = ("on_start", "on_release", "on_end", "on_requeue", "on_checkpoint", "on_checkpointed",
-         "on_migrated", "on_nodes_changed", "before_unavailable", "after_pass", "at_end")
+         "on_migrated", "on_nodes_changed", "before_unavailable", "before_eviction",
+         "after_pass", "at_end")
 
 
 class Component:
@@ -105,6 +109,11 @@ class Component:
         return getattr(make_params(cls.Params, {param: value}, where=cls.name), param)
 
     @classmethod
+    def help_lines(cls) -> list[str]:
+        """More lines `ckptsim components` prints under the parameters (none by default)."""
+        return []
+
+    @classmethod
     def identity(cls, params: Any) -> dict[str, Any]:
         """What determines the component's behaviour, hashed into experiment run ids."""
         return dataclasses.asdict(params)
@@ -137,6 +146,9 @@ class Component:
     def before_unavailable(self, now: float, mask: int, at: float, reason: str) -> None:
         pass
 
+    def before_eviction(self, now: float, job: Job, reason: str) -> None:
+        pass
+
     def after_pass(self, now: float) -> None:
         pass
 
@@ -149,7 +161,7 @@ class HookLists:
 
     __slots__ = ("on_start", "on_release", "on_end", "on_requeue", "on_checkpoint",
                  "on_checkpointed", "on_migrated", "on_nodes_changed", "before_unavailable",
-                 "after_pass", "at_end")
+                 "before_eviction", "after_pass", "at_end")
 
     def __init__(self, components: Sequence[Component] = ()) -> None:
         def bound(hook: str) -> list[Callable[..., None]]:
@@ -164,6 +176,7 @@ class HookLists:
         self.on_migrated = bound("on_migrated")
         self.on_nodes_changed = bound("on_nodes_changed")
         self.before_unavailable = bound("before_unavailable")
+        self.before_eviction = bound("before_eviction")
         self.after_pass = bound("after_pass")
         self.at_end = bound("at_end")
 

@@ -216,6 +216,8 @@ class Failures(Component):
             self.failures_hitting_jobs += 1
             self.jobs_killed += len(victims)
         for job in victims:
+            for hook in sim.hooks.before_eviction:
+                hook(now, job, "failure")
             sim.kill(job, "failure")
         sim.nodes_changed()
 

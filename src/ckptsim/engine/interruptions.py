@@ -29,6 +29,7 @@ class Interruptions(Component):
     """Applies machines leaving and rejoining service to the jobs on them."""
 
     counts: dict[str, int]
+    frozen: dict[int, tuple[float, float]]  # suspended job -> (since, its rate before)
     suspended: dict[int, tuple[Job, float, int, tuple[float, int] | None]]
     log: list[tuple[float, str, str, int]]
     held: dict[str, np.ndarray]
@@ -76,6 +77,7 @@ class Interruptions(Component):
             for job in victims:
                 if job.mask & kill_mask or job.state is not RUNNING:
                     self.counts["jobs_killed_unavailable"] += 1
+                    self._evicting(now, job, "eviction")
                     self._unsuspend(job)
                     sim.kill(job, "eviction")
                 else:
@@ -83,6 +85,20 @@ class Interruptions(Component):
         if up and self.suspended:
             self._resume(now)
         sim.nodes_changed()
+
+    def _evicting(self, now: float, job: Job, reason: str) -> None:
+        """Tell the components listening (`before_eviction`) that the job is killed now."""
+        assert self.sim is not None
+        for hook in self.sim.hooks.before_eviction:
+            hook(now, job, reason)
+
+    def work_at(self, job: Job, t: float) -> float:
+        """The job's progress at a time t <= now of its current allocation, a suspension
+        (rate 0 since it began) taken into account."""
+        frozen = self.frozen.get(job.index)
+        if frozen is not None and t < frozen[0]:
+            return job.work_done - frozen[1] * (frozen[0] - t)
+        return job.progress(t)
 
     def _suspend(self, job: Job, now: float) -> None:
         sim = self.sim
@@ -94,6 +110,7 @@ class Interruptions(Component):
             sim.cancel(entry[2])
         if self.params.max_suspend <= 0:
             self.counts["jobs_killed_after_suspend"] += 1
+            self._evicting(now, job, "eviction")
             sim.kill(job, "eviction")
             return
         rate = job.rate
@@ -101,12 +118,19 @@ class Interruptions(Component):
         handle = sim.at(now + self.params.max_suspend, self._make_expiry(job.index),
                         kind="availability")
         self.suspended[job.index] = (job, rate, handle, _holding(job))
+        self.frozen[job.index] = (now, rate)
         self.counts["jobs_suspended"] += 1
+
+    def release(self, job: Job) -> None:
+        """Forget the job's suspension because it leaves its machines for another reason (a
+        checkpoint then requeue): its rate is restored, so that it runs when it starts again."""
+        self._unsuspend(job)
 
     def _unsuspend(self, job: Job) -> None:
         """Forget a suspension (the job is about to be killed): its rate is restored, so that
         it runs at it when it starts again."""
         entry = self.suspended.pop(job.index, None)
+        self.frozen.pop(job.index, None)
         if entry is not None:
             assert self.sim is not None
             self.sim.cancel(entry[2])
@@ -120,9 +144,12 @@ class Interruptions(Component):
                 return
             job, _, _, version = entry
             if _holding(job) != version:
+                self.frozen.pop(index, None)
                 return
             self.counts["jobs_killed_after_suspend"] += 1
             assert self.sim is not None
+            self._evicting(now, job, "eviction")
+            self.frozen.pop(index, None)
             self.sim.set_rate(job, entry[1])  # a job waits again at the rate it had
             self.sim.kill(job, "eviction")
             self.sim.nodes_changed()
@@ -137,9 +164,11 @@ class Interruptions(Component):
             job, rate, handle, version = self.suspended[index]
             if _holding(job) != version:
                 del self.suspended[index]
+                self.frozen.pop(index, None)
                 sim.cancel(handle)
             elif not job.mask & down:
                 del self.suspended[index]
+                self.frozen.pop(index, None)
                 sim.cancel(handle)
                 sim.set_rate(job, rate)
                 self.counts["jobs_resumed"] += 1
@@ -192,6 +221,7 @@ class Interruptions(Component):
             c["failures_hitting_jobs"] += 1
             c["jobs_killed_by_failures"] += len(victims)
         for job in victims:
+            self._evicting(now, job, "failure")
             self._unsuspend(job)
             sim.kill(job, "failure")
         sim.nodes_changed()
