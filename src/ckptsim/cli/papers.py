@@ -10,7 +10,6 @@ from typing import Any
 from ckptsim.cli.common import SweepProgress, output_folder
 from ckptsim.errors import ConfigError
 
-
 #: Options of some papers only: (flag, attribute, the papers that take it).
 _OWN_OPTIONS = (("--full", "full", ("jones", "forshaw")),
                 ("--per-cluster", "per_cluster", ("jones",)),

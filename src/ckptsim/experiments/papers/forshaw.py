@@ -128,8 +128,8 @@ def policy(kind: str, d: int, value: float | None = None, variant: Any = None) -
         return f"startdelay:interval={variant * MIN:g},delay={value * MIN:g},{cost}"
     if kind == "interarrival":
         w, scope = variant
-        return (f"fixed:interval={EVALUATE * MIN:g},{cost}+interarrival:w={w * MIN:g},"
-                f"l={value:g},d={RECENT * MIN:g},scope={scope}")
+        return (f"interarrival:w={w:g},m={EVALUATE:g},l={value:g},d={RECENT:g},"
+                f"scope={scope},{cost}")
     raise ValueError(kind)
 
 
@@ -202,7 +202,8 @@ def spec_text(family: str, opt: Options) -> str:
         lines.append(f"trace = {_quote(f'avt:path={opt.trace},map=random')}")
     else:
         lines.append('owners = "model"')
-    lines += [f"days = {days + TAIL_DAYS}", f"reboot = {_quote(opt.reboot)}", f"on_unavailable = {_quote(opt.on_unavailable)}",
+    lines += [f"days = {days + TAIL_DAYS}", f"reboot = {_quote(opt.reboot)}",
+              f"on_unavailable = {_quote(opt.on_unavailable)}",
               "", "[workloads.pool.components.energy]", "htc = true", 'owners = "active"',
               "", "[workloads.pool.components.power]", f"idle_timeout = {opt.idle_timeout:g}",
               "", "[workloads.pool.components.bound]", f"limit = {opt.bound:g}",
