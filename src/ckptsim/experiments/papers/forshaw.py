@@ -56,6 +56,7 @@ DEFAULT_REPLICATIONS = 3
 FULL_DAYS = 365
 FULL_REPLICATIONS = 50
 TRACE_DAYS = 35  # the Microsoft trace's length
+LEAD = 600  # seconds a reboot is announced ahead (Scheduled checkpoints in this time)
 TAIL_DAYS = 3  # days of users and reboots after the last submission (the last jobs finish)
 
 FAMILIES = {"baseline": ("fig4", "fig5"), "fixed": ("fig6",), "ccsr": ("fig7",),
@@ -203,6 +204,7 @@ def spec_text(family: str, opt: Options) -> str:
     else:
         lines.append('owners = "model"')
     lines += [f"days = {days + TAIL_DAYS}", f"reboot = {_quote(opt.reboot)}",
+              f"lead = {LEAD:g}",
               f"on_unavailable = {_quote(opt.on_unavailable)}",
               "", "[workloads.pool.components.energy]", "htc = true", 'owners = "active"',
               "", "[workloads.pool.components.power]", f"idle_timeout = {opt.idle_timeout:g}",
