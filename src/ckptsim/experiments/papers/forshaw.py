@@ -77,6 +77,7 @@ class Options:
     """What a figure command is given (defaults: a smaller version of the seed's runs)."""
 
     days: int = DEFAULT_DAYS
+    start: str = "2010-01-01"  # the date of time 0 (a Friday, like the HTC generator's day 0)
     replications: int = DEFAULT_REPLICATIONS
     platform: str = "newcastle"
     reboot: str = "03:00-05:00"
@@ -204,7 +205,7 @@ def spec_text(family: str, opt: Options) -> str:
     else:
         lines.append('owners = "model"')
     lines += [f"days = {days + TAIL_DAYS}", f"reboot = {_quote(opt.reboot)}",
-              f"lead = {LEAD:g}",
+              f"lead = {LEAD:g}", f"epoch = {_quote(opt.start)}",
               f"on_unavailable = {_quote(opt.on_unavailable)}",
               "", "[workloads.pool.components.energy]", "htc = true", 'owners = "active"',
               "", "[workloads.pool.components.power]", f"idle_timeout = {opt.idle_timeout:g}",
@@ -242,6 +243,16 @@ def run_figures(figure: str, out: str | Path, opt: Options,
 
 
 def check(opt: Options) -> None:
+    import datetime as dt
+
+    try:
+        day = dt.date.fromisoformat(opt.start)
+    except ValueError:
+        raise ConfigError("--start", f"expected a date YYYY-MM-DD, got {opt.start!r}") from None
+    if day.weekday() != 4:
+        raise ConfigError("--start", f"expected a Friday (the HTC generator's day 0 is a "
+                                     f"Friday, as 1 January 2010), got {opt.start} "
+                                     f"({day.strftime('%A')})")
     if opt.days < 1:
         raise ConfigError("--days", f"expected a number of days >= 1, got {opt.days}")
     if opt.replications < 2:
