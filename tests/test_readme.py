@@ -20,7 +20,7 @@ def readme_commands() -> list[str]:
 
 #: Commands that take more than ~10 s (a sweep with a failure log, a paper's figure family):
 #: opt-in with `python -m pytest -m slow`.
-SLOW = ("examples/failures.toml", "paper oliner", "paper jones")
+SLOW = ("examples/failures.toml", "paper oliner", "paper jones", "paper forshaw")
 
 
 def command_params() -> list[object]:
