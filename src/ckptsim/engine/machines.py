@@ -141,12 +141,15 @@ class MachineStates:
         changed = down ^ self.down
         self.down = down
         nm = self.node_machine
-        seen = set()
-        while changed:
-            low = changed & -changed
-            changed ^= low
-            seen.add(nm[low.bit_length() - 1])
-        for m in sorted(seen):
+        masks = self.masks
+        seen = []
+        while changed:  # the machines of the changed nodes, each once
+            m = nm[(changed & -changed).bit_length() - 1]
+            seen.append(m)
+            changed ^= changed & masks[m]
+        if len(seen) > 1:
+            seen.sort()
+        for m in seen:
             self._settle(m, now)
             held = bool(self.masks[m] & down)
             self.pinned[m] = held
