@@ -83,6 +83,7 @@ class Simulator(Migration):
         self._heap: list[tuple[Any, ...]] = []
         self._seq = 0
         self._cancelled: set[int] = set()
+        self._kind_prio: dict[str, float] = {}  # kinds `at` was given, checked
         self.n_ended = 0
         self.n_events = 0
         self._next_submit = 0  # index of the next job to submit
@@ -310,9 +311,12 @@ class Simulator(Migration):
         if not self.now <= t < INF:
             raise DecisionError(None, f"event at {t:g} is in the past (now {self.now:g})",
                                 self.now)
-        prio = event_kind(kind).priority
-        if prio in _ENGINE_PRIORITIES:
-            raise ConfigError("kind", f"{kind!r} events are the engine's own")
+        prio = self._kind_prio.get(kind)
+        if prio is None:
+            prio = event_kind(kind).priority
+            if prio in _ENGINE_PRIORITIES:
+                raise ConfigError("kind", f"{kind!r} events are the engine's own")
+            self._kind_prio[kind] = prio
         self._seq += 1
         heappush(self._heap, (t, prio, self._seq, _NO_JOB, 0, callback))
         return self._seq
