@@ -214,10 +214,20 @@ class Simulator(Migration):
         post = self._post_pass if self.rate_model is not None or self.hooks.after_pass else None
         events = self.n_events
         tick = 0
+        # A policy whose passes change nothing when nothing happened (`idle_pass_noop`) gets
+        # no pass at an instant of superseded or cancelled events only, and those events are
+        # dropped from the heap when it has grown past `compact_at` (checkpoints and
+        # suspensions move job ends: the old ends would otherwise stay until their time).
+        skip_idle = post is None and policy.idle_pass_noop
+        compact_at = max(4096, 2 * len(heap)) if skip_idle else INF
+        passed = False  # the first instant of each call always gets its pass
         # A sentinel at infinity, after everything, keeps the heap from ever being empty.
         heappush(heap, _SENTINEL)
         try:
             while True:
+                if len(heap) > compact_at:
+                    self._compact(heap)
+                    compact_at = max(4096, 2 * len(heap))
                 top = heap[0]
                 t = top[0]
                 if i < n:
@@ -230,6 +240,7 @@ class Simulator(Migration):
                 if checker is not None:
                     checker.on_time(t)
                 self.now = t
+                before = events
                 # Ends, overhead completions and the kinds before submissions (failures...).
                 while top[0] == t and top[1] < PRIO_SUBMIT:
                     heappop(heap)
@@ -270,6 +281,9 @@ class Simulator(Migration):
                         else:
                             top[5](t)
                     top = heap[0]
+                if events == before and skip_idle and passed:
+                    continue  # superseded or cancelled events only: nothing to decide
+                passed = True
                 schedule(t)
                 if post is not None:
                     post(t)
@@ -288,6 +302,27 @@ class Simulator(Migration):
         self.wall_seconds += _time.perf_counter() - t0
         if self.now < until < INF:
             self.now = until
+
+    def _compact(self, heap: list[tuple[Any, ...]]) -> None:
+        """Drop from the heap, in place, the events the loop would drop when they come up:
+        superseded job events and cancelled events (the others keep their order: their keys
+        are unique)."""
+        cancelled = self._cancelled
+        keep = []
+        for e in heap:
+            prio = e[1]
+            if prio < PRIO_SUBMIT:
+                if e[3].version != e[4]:
+                    continue
+                if prio != PRIO_END and prio != PRIO_OVERHEAD and e[2] in cancelled:
+                    cancelled.discard(e[2])
+                    continue
+            elif e[2] in cancelled:
+                cancelled.discard(e[2])
+                continue
+            keep.append(e)
+        heapify(keep)
+        heap[:] = keep
 
     def release_jobs(self) -> None:
         """After the run and its records: drop the job objects, so that the metrics of a
