@@ -109,7 +109,16 @@ class Bulk:
             self.t = now
 
     def take(self, nodes: int, now: float) -> None:
-        self.advance(now)
+        groups = self.groups
+        if groups and groups[0][0] + self.sleep_after <= now:  # type: ignore[operator]
+            self.advance(now)
+        else:  # no group falls asleep by now: _integrate(now), inlined
+            dt = now - self.t
+            if dt > 0:
+                self.active_time += self.n_active * dt
+                self.idle_time += self.n_idle * dt
+                self.sleep_time += self.n_sleep * dt
+                self.t = now
         k = nodes.bit_count()
         woken = nodes & self.sleeping
         if woken:
@@ -118,14 +127,23 @@ class Bulk:
             self.n_sleep -= w
             self.n_idle += w
             self.wakeups += w
-        if self.groups:
+        if groups:
             self.removed |= nodes
         self.busy |= nodes
         self.n_idle -= k
         self.n_active += k
 
     def give(self, nodes: int, now: float) -> None:
-        self.advance(now)
+        groups = self.groups
+        if groups and groups[0][0] + self.sleep_after <= now:  # type: ignore[operator]
+            self.advance(now)
+        else:
+            dt = now - self.t
+            if dt > 0:
+                self.active_time += self.n_active * dt
+                self.idle_time += self.n_idle * dt
+                self.sleep_time += self.n_sleep * dt
+                self.t = now
         k = nodes.bit_count()
         self.busy &= ~nodes
         self.n_active -= k
