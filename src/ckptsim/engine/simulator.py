@@ -43,6 +43,9 @@ if TYPE_CHECKING:
 
 OVERRUN_MODES = ("extend", "kill")
 INF = math.inf
+#: The heap is compacted (see `advance`) when it holds more events than this and twice as
+#: many as after the last compaction.
+COMPACT_MIN = 4096
 
 
 class Simulator(Migration):
@@ -219,7 +222,7 @@ class Simulator(Migration):
         # dropped from the heap when it has grown past `compact_at` (checkpoints and
         # suspensions move job ends: the old ends would otherwise stay until their time).
         skip_idle = post is None and policy.idle_pass_noop
-        compact_at = max(4096, 2 * len(heap)) if skip_idle else INF
+        compact_at = max(COMPACT_MIN, 2 * len(heap)) if skip_idle else INF
         passed = False  # the first instant of each call always gets its pass
         # A sentinel at infinity, after everything, keeps the heap from ever being empty.
         heappush(heap, _SENTINEL)
@@ -227,7 +230,7 @@ class Simulator(Migration):
             while True:
                 if len(heap) > compact_at:
                     self._compact(heap)
-                    compact_at = max(4096, 2 * len(heap))
+                    compact_at = max(COMPACT_MIN, 2 * len(heap))
                 top = heap[0]
                 t = top[0]
                 if i < n:
