@@ -228,9 +228,6 @@ class Simulator(Migration):
         heappush(heap, _SENTINEL)
         try:
             while True:
-                if len(heap) > compact_at:
-                    self._compact(heap)
-                    compact_at = max(COMPACT_MIN, 2 * len(heap))
                 top = heap[0]
                 t = top[0]
                 if i < n:
@@ -284,9 +281,13 @@ class Simulator(Migration):
                         else:
                             top[5](t)
                     top = heap[0]
-                if events == before and skip_idle and passed:
-                    continue  # superseded or cancelled events only: nothing to decide
-                passed = True
+                if skip_idle:
+                    if len(heap) > compact_at:
+                        self._compact(heap)
+                        compact_at = max(COMPACT_MIN, 2 * len(heap))
+                    if events == before and passed:
+                        continue  # superseded or cancelled events only: nothing to decide
+                    passed = True
                 schedule(t)
                 if post is not None:
                     post(t)
