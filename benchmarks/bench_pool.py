@@ -18,8 +18,9 @@ experiments on the pool, in a fresh process:
         --out TMP
 
 (the energy meter is on by itself: newcastle has power tables; `--no-power` leaves out the
-power manager).  It prints the events and jobs per CPU second of `simulate` (the owners' sessions
-it generates, the simulation, its records and metrics; not the HTC workload), the whole process's CPU seconds and wall seconds, and its peak resident memory.
+power manager).  It prints the events and jobs per CPU second of `simulate` (the owners'
+sessions it generates, the simulation, its records and metrics; not the HTC workload), the
+whole process's CPU seconds and wall seconds, and its peak resident memory.
 """
 
 from __future__ import annotations
