@@ -1,12 +1,26 @@
-"""Pool model benchmark: generating a year of the default pool's inputs.
+"""Pool model benchmark: generating a year of the default pool's inputs, or simulating it.
 
     python benchmarks/bench_pool.py [--repeat 3] [--days 365]
+    python benchmarks/bench_pool.py --simulate [--repeat 1] [--days 365] [--no-power]
 
 Each round runs, in a fresh process, the user-session generator on the shipped `newcastle`
 pool (1,359 computers in 35 clusters) and the HTC submission generator, for `--days` days,
 with seeds 1, 2, 3... (one per round).  It prints per round the sessions and jobs generated,
 the CPU seconds of each part (measured in the child), and the child's whole-process CPU
 seconds (user + sys, os.wait4) and peak resident memory.
+
+With `--simulate` each round is instead the whole `ckptsim run` command of seed 003's
+experiments on the pool, in a fresh process:
+
+    ckptsim run --workload htc:days=D,seed=S --platform newcastle --scheduler fcfs
+        --component availability:owners=model,reboot=05:00
+        --checkpoint fixed:interval=3600,cost=120 --component power:idle_timeout=900
+        --out TMP
+
+(the energy meter is on by itself: newcastle has power tables; `--no-power` leaves out the
+power manager).  It prints the events and jobs per CPU second of `simulate` (the owners'
+sessions it generates, the simulation, its records and metrics; not the HTC workload), the
+whole process's CPU seconds and wall seconds, and its peak resident memory.
 """
 
 from __future__ import annotations
@@ -16,6 +30,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 
 CHILD = """
@@ -34,11 +49,79 @@ print(len(s), t1 - t0, len(w), t2 - t1)
 """
 
 
+SIMULATE = """
+import json, sys, time
+import ckptsim.runner as runner
+from ckptsim.cli import main
+got = {}
+plain = runner.simulate
+def simulate(*a, **k):
+    t0 = time.process_time()
+    r = plain(*a, **k)
+    got.update(events=r.events, sim_cpu=time.process_time() - t0, jobs=len(r.table))
+    return r
+runner.simulate = simulate
+code = main(sys.argv[1:])
+print("BENCH " + json.dumps(got))
+sys.exit(code)
+"""
+
+
+def run_year(days: int, seed: int, power: bool) -> dict[str, float]:
+    """One whole `ckptsim run` of the pool in a fresh process."""
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = [sys.executable, "-c", SIMULATE, "run", "--workload", f"htc:days={days},seed={seed}",
+               "--platform", "newcastle", "--scheduler", "fcfs", "--component",
+               "availability:owners=model,reboot=05:00", "--checkpoint",
+               "fixed:interval=3600,cost=120", "--out", tmp]
+        if power:
+            cmd += ["--component", "power:idle_timeout=900"]
+        t0 = time.perf_counter()
+        # The command prints a short table: the pipes' buffers hold it until wait4 returns.
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t0
+        out = proc.stdout.read().decode() if proc.stdout else ""
+        err = proc.stderr.read().decode() if proc.stderr else ""
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"simulation failed:\n{err}")
+    line = [x for x in out.splitlines() if x.startswith("BENCH ")][-1]
+    got = json.loads(line[6:])
+    return {"days": days, "seed": seed, "power": power, "jobs": got["jobs"],
+            "events": got["events"], "simulate_cpu_s": got["sim_cpu"],
+            "events_per_s": got["events"] / got["sim_cpu"],
+            "jobs_per_s": got["jobs"] / got["sim_cpu"],
+            "process_cpu_s": usage.ru_utime + usage.ru_stime, "wall_s": wall,
+            "peak_mb": usage.ru_maxrss / 1024.0}
+
+
+def simulate_rounds(args: argparse.Namespace) -> int:
+    rows = []
+    for seed in range(1, args.repeat + 1):
+        row = run_year(args.days, seed, not args.no_power)
+        rows.append(row)
+        print(f"seed {seed}: {row['jobs']:,} jobs, {row['events']:,} events; simulation "
+              f"{row['events_per_s']:,.0f} events/s, {row['jobs_per_s']:,.0f} jobs/s; whole "
+              f"process {row['process_cpu_s']:.1f} s CPU, {row['wall_s']:.1f} s wall, "
+              f"{row['peak_mb']:.0f} MB peak", flush=True)
+    print(json.dumps(rows))
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--repeat", type=int, default=None,
+                    help="rounds, one seed each (default 3; 1 with --simulate)")
     ap.add_argument("--days", type=int, default=365)
+    ap.add_argument("--simulate", action="store_true",
+                    help="time the whole simulation of the pool instead of its inputs")
+    ap.add_argument("--no-power", action="store_true",
+                    help="with --simulate: without the power manager")
     args = ap.parse_args()
+    if args.repeat is None:
+        args.repeat = 1 if args.simulate else 3
+    if args.simulate:
+        return simulate_rounds(args)
     rows = []
     for seed in range(1, args.repeat + 1):
         t0 = time.perf_counter()

@@ -172,7 +172,9 @@ class Availability(Interruptions):
         self.counts: dict[str, int] = dict.fromkeys(COUNTERS + FAILURE_COUNTERS, 0)
         self.suspended: dict[int, tuple[Job, float, int, int]] = {}
         self.frozen: dict[int, tuple[float, float]] = {}
-        self.log: list[tuple[float, str, str, int]] = []  # (time, reason, down|up, machine)
+        # (time, reason, down|up, machine) of every change when set to a list (for checks;
+        # a year of the desktop pool makes millions of them, so none are kept by default).
+        self.log: list[tuple[float, str, str, int]] | None = None
 
     # --- the run -------------------------------------------------------------------------
     def attach(self, sim: Simulator) -> None:
@@ -186,8 +188,9 @@ class Availability(Interruptions):
                                                        "too; give the failures once")
         machines = machines_of(sim.platform)
         self.masks = [m.mask for m in machines]
+        self.owner = [None] * sim.platform.n_nodes
         self.n_machines = len(machines)
-        self.held: dict[str, np.ndarray] = {}
+        self.held: dict[str, list[int]] = {}
         self.calendar = Calendar(prm.epoch)
         submit = sim.workload.submit
         first = float(submit[0]) if len(submit) else 0.0

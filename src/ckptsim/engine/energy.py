@@ -227,23 +227,36 @@ class EnergyMeter(MachineStates, Component):
         idx = job.index
         now = self.sim.now  # type: ignore[union-attr]
         new = job.mask
-        rec = self.jobs.get(idx)
+        jobs = self.jobs
+        rec = jobs.get(idx)
         bulk = self.bulk
         assert bulk is not None
-        if rec is None:
+        if rec is None:  # the job takes nodes
             bulk.take(new, now)
-            self.jobs[idx] = (new, self.core_watts * new.bit_count(), now, now)
+            jobs[idx] = (new, self.core_watts * new.bit_count(), now, now)
             return
         old, w_old, since, mark = rec
         self.job_energy[idx] += w_old * (now - since)
+        if not new:  # the job lets go of every node: _job_nodes(job, 0, ...), inlined
+            bulk.give(old, now)
+            del jobs[idx]
+            cut = now
+            if self.ckpt:
+                ck = self.ckpt.pop(idx, None)
+                if ck is not None:
+                    self.checkpoint_energy += ck[1] * (now - ck[0])
+                    cut = ck[0]
+            state = job.state
+            if state is QUEUED:
+                self.unsaved[idx] = w_old * (cut - mark)
+            elif state is KILLED and job.status != "killed":  # a kill, not the time limit
+                self.lost += w_old * (cut - mark)
+            return
         if new & ~old:
             bulk.take(new & ~old, now)
         if old & ~new:
             bulk.give(old & ~new, now)
-        if new:
-            self.jobs[idx] = (new, self.core_watts * new.bit_count(), now, mark)
-        else:
-            self._job_nodes(job, 0, 0.0, now, mark, w_old)
+        jobs[idx] = (new, self.core_watts * new.bit_count(), now, mark)
 
     def on_start(self, job: Job) -> None:
         if self.bulk is not None:

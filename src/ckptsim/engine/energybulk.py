@@ -27,8 +27,20 @@ class Bulk:
         self.sleeping = 0
         self.pinned = 0  # nodes a reason holds (awake)
         self.down = 0  # the platform's down mask last seen
-        # Idle, awake, unpinned nodes by the time they became idle: [time, mask], in time order.
+        # Idle, awake, unpinned nodes by the time they became idle: [time, mask], in time
+        # order.  A node leaves the idle set (a job takes it, a reason pins it) without being
+        # searched for in the groups: it is noted as removed, and a group falls asleep with
+        # the nodes of its mask not removed since it was made (each idle node is counted in
+        # its latest group only, as if removed from the older ones).
         self.groups: deque[list[float | int]] = deque()
+        # Nodes removed while each group but the newest was the newest, as a queue of two
+        # stacks with OR aggregates (`_removed_since_oldest`): `front` holds suffix ORs (its
+        # last entry: the oldest group's), `back` the later ones in order, `back_or` their OR;
+        # `removed` the nodes removed since the newest group was made.
+        self.front: list[int] = []
+        self.back: list[int] = []
+        self.back_or = 0
+        self.removed = 0
         if n and sleep_after < INF:
             self.groups.append([start, (1 << n) - 1])
         self.n_active = 0
@@ -49,13 +61,39 @@ class Bulk:
             self.sleep_time += self.n_sleep * dt
             self.t = t
 
+    def _group(self, t: float, mask: int) -> None:
+        """Nodes idle (awake, unpinned) from t on: a new newest group."""
+        if self.groups:
+            self.back.append(self.removed)
+            self.back_or |= self.removed
+        self.removed = 0
+        self.groups.append([t, mask])
+
+    def _removed_since_oldest(self) -> int:
+        """The nodes removed since the oldest group was made, which leaves the queue."""
+        if len(self.groups) == 1:
+            removed = self.removed
+            self.removed = 0
+            return removed
+        front = self.front
+        if not front:
+            acc = 0
+            for r in reversed(self.back):
+                acc |= r
+                front.append(acc)
+            self.back = []
+            self.back_or = 0
+        return front.pop() | self.back_or | self.removed
+
     def advance(self, now: float) -> None:
         """Integrate up to now, putting to sleep the groups whose timeout passed."""
         groups = self.groups
         if groups and groups[0][0] + self.sleep_after <= now:  # type: ignore[operator]
             after = self.sleep_after
             while groups and groups[0][0] + after <= now:  # type: ignore[operator]
+                gone = self._removed_since_oldest()
                 t, mask = groups.popleft()
+                mask &= ~gone  # type: ignore[operator]
                 if mask:
                     self._integrate(t + after)  # type: ignore[operator]
                     k = mask.bit_count()  # type: ignore[union-attr]
@@ -70,18 +108,17 @@ class Bulk:
             self.sleep_time += self.n_sleep * dt
             self.t = now
 
-    def _ungroup(self, nodes: int) -> None:
-        """Remove idle nodes from their groups."""
-        for g in self.groups:
-            hit = g[1] & nodes  # type: ignore[operator]
-            if hit:
-                g[1] ^= hit  # type: ignore[operator]
-                nodes ^= hit
-                if not nodes:
-                    return
-
     def take(self, nodes: int, now: float) -> None:
-        self.advance(now)
+        groups = self.groups
+        if groups and groups[0][0] + self.sleep_after <= now:  # type: ignore[operator]
+            self.advance(now)
+        else:  # no group falls asleep by now: _integrate(now), inlined
+            dt = now - self.t
+            if dt > 0:
+                self.active_time += self.n_active * dt
+                self.idle_time += self.n_idle * dt
+                self.sleep_time += self.n_sleep * dt
+                self.t = now
         k = nodes.bit_count()
         woken = nodes & self.sleeping
         if woken:
@@ -90,21 +127,30 @@ class Bulk:
             self.n_sleep -= w
             self.n_idle += w
             self.wakeups += w
-        if self.groups:
-            self._ungroup(nodes & ~woken)
+        if groups:
+            self.removed |= nodes
         self.busy |= nodes
         self.n_idle -= k
         self.n_active += k
 
     def give(self, nodes: int, now: float) -> None:
-        self.advance(now)
+        groups = self.groups
+        if groups and groups[0][0] + self.sleep_after <= now:  # type: ignore[operator]
+            self.advance(now)
+        else:
+            dt = now - self.t
+            if dt > 0:
+                self.active_time += self.n_active * dt
+                self.idle_time += self.n_idle * dt
+                self.sleep_time += self.n_sleep * dt
+                self.t = now
         k = nodes.bit_count()
         self.busy &= ~nodes
         self.n_active -= k
         self.n_idle += k
         free = nodes & ~self.pinned
         if free and self.sleep_after < INF:
-            self.groups.append([now, free])
+            self._group(now, free)
 
     def nodes_changed(self, down: int, now: float) -> None:
         """A reason took (wakes, pins) or gave back (unpins, idle from now) nodes."""
@@ -120,10 +166,11 @@ class Bulk:
                 self.n_sleep -= w
                 self.n_idle += w
                 self.wakeups += w
-            self._ungroup(newly & ~woken & ~self.busy)
+            if self.groups:
+                self.removed |= newly & ~self.busy
             self.pinned |= newly
         if freed:
             self.pinned &= ~freed
             idle = freed & ~self.busy
             if idle and self.sleep_after < INF:
-                self.groups.append([now, idle])
+                self._group(now, idle)

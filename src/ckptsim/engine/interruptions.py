@@ -10,8 +10,6 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from ckptsim.engine.components import Component
 from ckptsim.engine.state import CHECKPOINTING, RUNNING
 from ckptsim.errors import ConfigError
@@ -31,10 +29,13 @@ class Interruptions(Component):
     counts: dict[str, int]
     frozen: dict[int, tuple[float, float]]  # suspended job -> (since, its rate before)
     suspended: dict[int, tuple[Job, float, int, tuple[float, int] | None]]
-    log: list[tuple[float, str, str, int]]
-    held: dict[str, np.ndarray]
+    held: dict[str, list[int]]
+    log: list[tuple[float, str, str, int]] | None
     masks: list[int]
     n_machines: int
+    owner: list[Job | None]  # the job that last took each node (see on_start)
+    _down_seen = 0  # nodes out of service at the last look for jobs to resume
+    _suspended_nodes = 0  # nodes of the jobs suspended since then
 
     # --- changes ---------------------------------------------------------------------------
     def _apply(self, now: float, changes: list[tuple[str, int, int]]) -> None:
@@ -45,21 +46,29 @@ class Interruptions(Component):
         platform = sim.platform
         down: dict[str, int] = {}
         up: dict[str, int] = {}
+        held_by = self.held
+        masks = self.masks
+        log = self.log
+        events = 0
         for reason, m, d in changes:
-            held = self.held.get(reason)
+            held = held_by.get(reason)
             if held is None:
-                held = self.held[reason] = np.zeros(self.n_machines, np.int32)
+                held = held_by[reason] = [0] * self.n_machines
             before = held[m]
             held[m] = before + d
             if before == 0 and d > 0:
-                down[reason] = down.get(reason, 0) | self.masks[m]
-                self.counts["unavailability_events"] += 1
-                self.log.append((now, reason, "down", m))
+                down[reason] = down.get(reason, 0) | masks[m]
+                events += 1
+                if log is not None:
+                    log.append((now, reason, "down", m))
             elif before == 1 and d < 0:
-                up[reason] = up.get(reason, 0) | self.masks[m]
-                self.log.append((now, reason, "up", m))
+                up[reason] = up.get(reason, 0) | masks[m]
+                if log is not None:
+                    log.append((now, reason, "up", m))
         if not down and not up:
             return
+        if events:
+            self.counts["unavailability_events"] += events
         for reason, mask in down.items():
             platform.hold(reason, mask)
         for reason, mask in up.items():
@@ -68,20 +77,22 @@ class Interruptions(Component):
             hit = 0
             for mask in down.values():
                 hit |= mask
-            kill_mask = 0
-            for reason, mask in down.items():
-                if reason in KILLING or self.params.on_unavailable == "kill":
-                    kill_mask |= mask
-            victims = sorted((j for j in sim.active.values() if j.mask & hit),
-                             key=lambda j: j.index)
-            for job in victims:
-                if job.mask & kill_mask or job.state is not RUNNING:
-                    self.counts["jobs_killed_unavailable"] += 1
-                    self._evicting(now, job, "eviction")
-                    self._unsuspend(job)
-                    sim.kill(job, "eviction")
-                else:
-                    self._suspend(job, now)
+            # Only nodes a job holds (neither free nor idle out of service) have victims:
+            # most owners sit down at idle machines, and the active jobs are not walked then.
+            if hit & ~(platform.free_mask | platform.down_idle):
+                kill_mask = 0
+                for reason, mask in down.items():
+                    if reason in KILLING or self.params.on_unavailable == "kill":
+                        kill_mask |= mask
+                victims = self._jobs_on(hit)
+                for job in victims:
+                    if job.mask & kill_mask or job.state is not RUNNING:
+                        self.counts["jobs_killed_unavailable"] += 1
+                        self._evicting(now, job, "eviction")
+                        self._unsuspend(job)
+                        sim.kill(job, "eviction")
+                    else:
+                        self._suspend(job, now)
         if up and self.suspended:
             self._resume(now)
         sim.nodes_changed()
@@ -99,6 +110,37 @@ class Interruptions(Component):
         if frozen is not None and t < frozen[0]:
             return job.work_done - frozen[1] * (frozen[0] - t)
         return job.progress(t)
+
+    # --- which job holds a node -------------------------------------------------------------
+    def on_start(self, job: Job) -> None:
+        """The job took nodes: it holds them until another job takes them (nodes are held
+        by one job at a time, so the latest to take a node that is not free holds it)."""
+        owner = self.owner
+        bits = job.mask
+        while bits:
+            low = bits & -bits
+            owner[low.bit_length() - 1] = job
+            bits ^= low
+
+    def _jobs_on(self, nodes: int) -> list[Job]:
+        """The jobs holding any of `nodes`, by workload index."""
+        sim = self.sim
+        assert sim is not None
+        platform = sim.platform
+        busy = nodes & ~(platform.free_mask | platform.down_idle)  # nodes jobs hold
+        if not busy:
+            return []
+        owner = self.owner
+        found: dict[int, Job] = {}
+        while busy:
+            low = busy & -busy
+            job = owner[low.bit_length() - 1]
+            if job is None or not job.mask & low or job.index not in sim.active:
+                # not expected: a job took nodes without on_start; look at every job
+                return sorted((j for j in sim.active.values() if j.mask & nodes), key=_index)
+            found[job.index] = job
+            busy ^= busy & job.mask
+        return [found[k] for k in sorted(found)]
 
     def _suspend(self, job: Job, now: float) -> None:
         sim = self.sim
@@ -119,6 +161,7 @@ class Interruptions(Component):
                         kind="availability")
         self.suspended[job.index] = (job, rate, handle, _holding(job))
         self.frozen[job.index] = (now, rate)
+        self._suspended_nodes |= job.mask
         self.counts["jobs_suspended"] += 1
 
     def release(self, job: Job) -> None:
@@ -157,22 +200,37 @@ class Interruptions(Component):
         return expire
 
     def _resume(self, now: float) -> None:
+        """Suspended jobs none of whose nodes is out of service any more resume (by index).
+
+        Only jobs on nodes back in service since the last look can: a suspension still
+        waiting then had a node down (`_down_seen`), one made since has its nodes in
+        `_suspended_nodes`.  Suspensions that went stale meanwhile (the job was killed or
+        moved) are dropped here or when they expire."""
         sim = self.sim
         assert sim is not None
         down = sim.platform.down_mask
-        for index in sorted(self.suspended):
-            job, rate, handle, version = self.suspended[index]
+        back = (self._down_seen | self._suspended_nodes) & ~down
+        self._down_seen = down
+        self._suspended_nodes = 0
+        if not back:
+            return
+        suspended = self.suspended
+        for job in self._jobs_on(back):
+            index = job.index
+            entry = suspended.get(index)
+            if entry is None:
+                continue
+            _, rate, handle, version = entry
             if _holding(job) != version:
-                del self.suspended[index]
+                del suspended[index]
                 self.frozen.pop(index, None)
                 sim.cancel(handle)
             elif not job.mask & down:
-                del self.suspended[index]
+                del suspended[index]
                 self.frozen.pop(index, None)
                 sim.cancel(handle)
                 sim.set_rate(job, rate)
                 self.counts["jobs_resumed"] += 1
-
 
     # --- failures, as the failures component applies them ----------------------------------
     def _failures(self, sim: Simulator, first: float, last: float) -> None:
@@ -207,14 +265,14 @@ class Interruptions(Component):
         if held is not None and held[m] > 0:
             c["failures_on_down_nodes"] += 1
         bit = self.masks[m]
-        victims = sorted((j for j in sim.active.values() if j.mask & bit),
-                         key=lambda j: j.index)
+        victims = self._jobs_on(bit)
         if repair > 0:
             if held is None:
-                held = self.held[FAILURE] = np.zeros(self.n_machines, np.int32)
+                held = self.held[FAILURE] = [0] * self.n_machines
             if held[m] == 0:
                 sim.platform.hold(FAILURE, bit)
-                self.log.append((now, FAILURE, "down", m))
+                if self.log is not None:
+                    self.log.append((now, FAILURE, "down", m))
             held[m] += 1
             sim.at(now + repair, self._make_repair(m))
         if victims:
@@ -233,7 +291,8 @@ class Interruptions(Component):
             if held[m] == 0:
                 assert self.sim is not None
                 self.sim.platform.release_hold(FAILURE, self.masks[m])
-                self.log.append((now, FAILURE, "up", m))
+                if self.log is not None:
+                    self.log.append((now, FAILURE, "up", m))
                 if self.suspended:
                     self._resume(now)
                 self.sim.nodes_changed()
@@ -247,6 +306,10 @@ class Interruptions(Component):
         for k in range(bisect_left(times, start), bisect_right(times, end)):
             mask |= self.fail_bits[k]
         return mask
+
+
+def _index(job: Job) -> int:
+    return job.index
 
 
 def _holding(job: Job) -> tuple[float, int] | None:

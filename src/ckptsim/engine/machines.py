@@ -167,20 +167,29 @@ class MachineStates:
         changed = down ^ self.down
         self.down = down
         nm = self.node_machine
-        seen = set()
-        while changed:
-            low = changed & -changed
-            changed ^= low
-            seen.add(nm[low.bit_length() - 1])
-        for m in sorted(seen):
-            self._settle(m, now)
-            held = bool(self.masks[m] & down)
-            self.pinned[m] = held
-            s = self.state[m]
-            if held and s != ACTIVE:
-                self._wake(m, now)
-            elif not held and s == IDLE:
-                self._close(m, now, IDLE)  # the idle timeout restarts now
+        masks = self.masks
+        seen = []
+        while changed:  # the machines of the changed nodes, each once
+            m = nm[(changed & -changed).bit_length() - 1]
+            seen.append(m)
+            changed ^= changed & masks[m]
+        if len(seen) > 1:
+            seen.sort()
+        state = self.state
+        pinned = self.pinned
+        for m in seen:
+            s = state[m]
+            if s == IDLE or s == WAKING or s == TO_SLEEP:  # else nothing is due
+                self._settle(m, now)
+                s = state[m]
+            if masks[m] & down:
+                pinned[m] = True
+                if s != ACTIVE:
+                    self._wake(m, now)
+            else:
+                pinned[m] = False
+                if s == IDLE:
+                    self._close(m, now, IDLE)  # the idle timeout restarts now
 
     # --- occupancy ----------------------------------------------------------------------------
     def _occupancy(self, job: Job) -> float:

@@ -43,6 +43,9 @@ if TYPE_CHECKING:
 
 OVERRUN_MODES = ("extend", "kill")
 INF = math.inf
+#: The heap is compacted (see `advance`) when it holds more events than this and twice as
+#: many as after the last compaction.
+COMPACT_MIN = 4096
 
 
 class Simulator(Migration):
@@ -83,6 +86,7 @@ class Simulator(Migration):
         self._heap: list[tuple[Any, ...]] = []
         self._seq = 0
         self._cancelled: set[int] = set()
+        self._kind_prio: dict[str, float] = {}  # kinds `at` was given, checked
         self.n_ended = 0
         self.n_events = 0
         self._next_submit = 0  # index of the next job to submit
@@ -213,6 +217,13 @@ class Simulator(Migration):
         post = self._post_pass if self.rate_model is not None or self.hooks.after_pass else None
         events = self.n_events
         tick = 0
+        # A policy whose passes change nothing when nothing happened (`idle_pass_noop`) gets
+        # no pass at an instant of superseded or cancelled events only, and those events are
+        # dropped from the heap when it has grown past `compact_at` (checkpoints and
+        # suspensions move job ends: the old ends would otherwise stay until their time).
+        skip_idle = post is None and policy.idle_pass_noop
+        compact_at = max(COMPACT_MIN, 2 * len(heap)) if skip_idle else INF
+        passed = False  # the first instant of each call always gets its pass
         # A sentinel at infinity, after everything, keeps the heap from ever being empty.
         heappush(heap, _SENTINEL)
         try:
@@ -229,6 +240,7 @@ class Simulator(Migration):
                 if checker is not None:
                     checker.on_time(t)
                 self.now = t
+                before = events
                 # Ends, overhead completions and the kinds before submissions (failures...).
                 while top[0] == t and top[1] < PRIO_SUBMIT:
                     heappop(heap)
@@ -269,6 +281,13 @@ class Simulator(Migration):
                         else:
                             top[5](t)
                     top = heap[0]
+                if skip_idle:
+                    if len(heap) > compact_at:
+                        self._compact(heap)
+                        compact_at = max(COMPACT_MIN, 2 * len(heap))
+                    if events == before and passed:
+                        continue  # superseded or cancelled events only: nothing to decide
+                    passed = True
                 schedule(t)
                 if post is not None:
                     post(t)
@@ -287,6 +306,27 @@ class Simulator(Migration):
         self.wall_seconds += _time.perf_counter() - t0
         if self.now < until < INF:
             self.now = until
+
+    def _compact(self, heap: list[tuple[Any, ...]]) -> None:
+        """Drop from the heap, in place, the events the loop would drop when they come up:
+        superseded job events and cancelled events (the others keep their order: their keys
+        are unique)."""
+        cancelled = self._cancelled
+        keep = []
+        for e in heap:
+            prio = e[1]
+            if prio < PRIO_SUBMIT:
+                if e[3].version != e[4]:
+                    continue
+                if prio != PRIO_END and prio != PRIO_OVERHEAD and e[2] in cancelled:
+                    cancelled.discard(e[2])
+                    continue
+            elif e[2] in cancelled:
+                cancelled.discard(e[2])
+                continue
+            keep.append(e)
+        heapify(keep)
+        heap[:] = keep
 
     def release_jobs(self) -> None:
         """After the run and its records: drop the job objects, so that the metrics of a
@@ -310,9 +350,12 @@ class Simulator(Migration):
         if not self.now <= t < INF:
             raise DecisionError(None, f"event at {t:g} is in the past (now {self.now:g})",
                                 self.now)
-        prio = event_kind(kind).priority
-        if prio in _ENGINE_PRIORITIES:
-            raise ConfigError("kind", f"{kind!r} events are the engine's own")
+        prio = self._kind_prio.get(kind)
+        if prio is None:
+            prio = event_kind(kind).priority
+            if prio in _ENGINE_PRIORITIES:
+                raise ConfigError("kind", f"{kind!r} events are the engine's own")
+            self._kind_prio[kind] = prio
         self._seq += 1
         heappush(self._heap, (t, prio, self._seq, _NO_JOB, 0, callback))
         return self._seq

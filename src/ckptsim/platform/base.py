@@ -81,11 +81,14 @@ class Platform(Cluster):
         newly = mask & ~self.down_mask
         if newly:
             self.down_mask |= newly
-            idle = newly & self.free_mask
+            idle = newly & self._free
             if idle:
-                self.free_mask &= ~idle
-                self.n_free -= idle.bit_count()
+                k = idle.bit_count()
+                self._free ^= idle
+                self.n_free -= k
                 self.down_idle |= idle
+                if self._counts is not None:
+                    self._count_blocks(idle, k, -1)
         return newly
 
     def release_hold(self, reason: str, mask: int) -> int:
@@ -108,9 +111,12 @@ class Platform(Cluster):
         self.down_mask = others
         back = newly & self.down_idle
         if back:
-            self.down_idle &= ~back
-            self.free_mask |= back
-            self.n_free += back.bit_count()
+            k = back.bit_count()
+            self.down_idle ^= back
+            self._free |= back
+            self.n_free += k
+            if self._counts is not None:
+                self._count_blocks(back, k, 1)
         return newly
 
 

@@ -39,6 +39,12 @@ class Scheduler:
     counter_names: ClassVar[tuple[str, ...]] = ()
     #: (metric, label) rows `ckptsim run` prints for the policy's own metrics.
     rows: ClassVar[tuple[tuple[str, str], ...]] = ()
+    #: True when a pass at an instant where nothing happened since the previous pass can
+    #: change nothing (no event, no arrival: the same queue, free nodes and running jobs, and
+    #: decisions that do not depend on the time alone).  The engine then skips such passes
+    #: (instants of superseded or cancelled events only) and drops superseded events from
+    #: its heap when they pile up.
+    idle_pass_noop: ClassVar[bool] = False
 
     def __init__(self, sim: Simulator, params: Any = None) -> None:
         self.sim = sim

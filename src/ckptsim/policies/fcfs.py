@@ -10,6 +10,7 @@ from ckptsim.policies.queue import QueueScheduler
 class FCFS(QueueScheduler):
     name = "fcfs"
     description = "first come, first served without backfilling"
+    idle_pass_noop = True  # the head did not fit at the last pass and still does not
 
     def schedule(self, now: float) -> None:
         q = self.queue
