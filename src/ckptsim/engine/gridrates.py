@@ -13,8 +13,10 @@ per timestamp, after every state change of that instant, and applies the new pro
 every job whose allotment or occupancy changed since the last call:
 rate = 1 / ((1 - kappa) + kappa / f), 1 for a job on one cluster.
 
-The layout: cluster c holds the engine's nodes c*N .. (c+1)*N - 1 (`grid_shape` reads C, N and
-the link capacity from a grid workload).
+The layout (`ckptsim.platform.gridlayout.GridLayout`): cluster c holds `sizes[c]` consecutive
+engine nodes, in cluster order, and its link `capacities[c]` Mbit/s; it comes from the run's
+platform when that describes a grid, else from the workload (`grid_shape` reads C, N and the
+link capacity from a grid workload: cluster c is the engine's nodes c*N .. (c+1)*N - 1).
 
 While it runs it integrates over time the number of co-allocated jobs, each link's allotted
 bandwidth and saturation, and each co-allocated job's slowdown factor (seconds spent
@@ -33,6 +35,7 @@ import numpy as np
 
 from ckptsim.engine.rates import RateModel
 from ckptsim.errors import ConfigError
+from ckptsim.platform.gridlayout import GridLayout
 from ckptsim.platform.links import GridShape, progress_rate, split_demand
 from ckptsim.platform.linkstate import LinkState
 
@@ -85,14 +88,16 @@ class GridRates(RateModel):
     description = "inter-cluster links of a grid: bandwidth allotment and progress rates"
     counter_names = COUNTERS
 
-    def __init__(self, shape: GridShape, ppbw: Sequence[float], kappa: Sequence[float],
-                 estimate: Sequence[float], start: float = 0.0) -> None:
+    def __init__(self, shape: GridShape | GridLayout, ppbw: Sequence[float],
+                 kappa: Sequence[float], estimate: Sequence[float], start: float = 0.0) -> None:
         super().__init__()
-        self.shape = shape
-        self.clusters = int(shape.clusters)
-        self.nodes = int(shape.nodes)
-        self.seg = (1 << self.nodes) - 1
-        self.links = LinkState(shape.capacities())
+        layout = shape if isinstance(shape, GridLayout) else GridLayout.from_shape(shape)
+        self.layout = layout
+        self.clusters = layout.clusters
+        # (first engine node, bitmask of its size) of every cluster.
+        self._segs = [(off, (1 << k) - 1) for off, k in zip(layout.offsets, layout.sizes,
+                                                              strict=True)]
+        self.links = LinkState(layout.capacities)
         # Packed doubles: a million-job grid would spend 32 bytes a value in lists.
         self.ppbw = doubles(ppbw)
         self.kappa = doubles(kappa)
@@ -115,23 +120,30 @@ class GridRates(RateModel):
     # ----------------------------------------------------------------------- layout
     def split(self, mask: int) -> list[int]:
         """Nodes of `mask` in each cluster."""
-        n, seg = self.nodes, self.seg
-        return [((mask >> (c * n)) & seg).bit_count() for c in range(self.clusters)]
+        return [((mask >> off) & seg).bit_count() for off, seg in self._segs]
 
     def cluster_mask(self, c: int) -> int:
-        return self.seg << (c * self.nodes)
+        off, seg = self._segs[c]
+        return seg << off
 
     @classmethod
-    def for_workload(cls, w: Workload) -> GridRates:
-        """The rate model of a grid workload (`grid_shape`, its bandwidth columns)."""
-        return cls(grid_shape(w), doubles(w.extra["ppbw"]), doubles(w.extra["kappa"]),
-                   doubles(w.extra["ppbw_estimate"]),
+    def for_workload(cls, w: Workload, layout: GridLayout | None = None) -> GridRates:
+        """The rate model of a grid workload (its bandwidth columns) on `layout` (default:
+        the workload's own shape, `grid_shape`)."""
+        return cls(layout if layout is not None else grid_shape(w), doubles(w.extra["ppbw"]),
+                   doubles(w.extra["kappa"]), doubles(w.extra["ppbw_estimate"]),
                    float(w.submit[0]) if len(w.submit) else 0.0)
 
     def options(self) -> dict[str, Any]:
-        s = self.shape
-        return {"clusters": int(s.clusters), "nodes": int(s.nodes),
-                "capacity": list(map(float, s.capacities()))}
+        """summary.json: the clusters, their nodes (one number when they are equal) and their
+        links' capacities; `source` the platform's name when the platform gave the shape."""
+        g = self.layout
+        out: dict[str, Any] = {"clusters": g.clusters,
+                               "nodes": g.sizes[0] if g.uniform else list(g.sizes),
+                               "capacity": list(map(float, g.capacities))}
+        if g.source != "workload":
+            out["source"] = g.source
+        return out
 
     # ----------------------------------------------------------------------- changes
     def on_start(self, job: Job) -> None:
