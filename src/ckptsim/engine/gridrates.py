@@ -98,10 +98,11 @@ class GridRates(RateModel):
         self._segs = [(off, (1 << k) - 1) for off, k in zip(layout.offsets, layout.sizes,
                                                               strict=True)]
         self.links = LinkState(layout.capacities)
-        # Packed doubles: a million-job grid would spend 32 bytes a value in lists.
-        self.ppbw = doubles(ppbw)
-        self.kappa = doubles(kappa)
-        self.booked = doubles(estimate)
+        # Packed doubles: a million-job grid would spend 32 bytes a value in lists; the values
+        # that never change are read in place from the workload's columns.
+        self.ppbw = packed(ppbw)
+        self.kappa = packed(kappa)
+        self.booked = doubles(estimate)  # a copy: a re-estimate changes it
         self._on: dict[int, Job] = {}  # jobs with traffic on the links, by index
         self._sat = False  # some link saturated
         # Time integrals since `start` (the first submission).
@@ -130,8 +131,8 @@ class GridRates(RateModel):
     def for_workload(cls, w: Workload, layout: GridLayout | None = None) -> GridRates:
         """The rate model of a grid workload (its bandwidth columns) on `layout` (default:
         the workload's own shape, `grid_shape`)."""
-        return cls(layout if layout is not None else grid_shape(w), doubles(w.extra["ppbw"]),
-                   doubles(w.extra["kappa"]), doubles(w.extra["ppbw_estimate"]),
+        return cls(layout if layout is not None else grid_shape(w), w.extra["ppbw"],
+                   w.extra["kappa"], w.extra["ppbw_estimate"],
                    float(w.submit[0]) if len(w.submit) else 0.0)
 
     def options(self) -> dict[str, Any]:
@@ -275,8 +276,17 @@ def doubles(values: Any) -> array[float]:
     return out
 
 
+def packed(values: Any) -> Sequence[float]:
+    """Read-only values as packed doubles indexing to Python floats: a float64 numpy array is
+    viewed in place (no copy), anything else copied (`doubles`)."""
+    if isinstance(values, np.ndarray) and values.dtype == np.float64 and values.ndim == 1 \
+            and values.flags.c_contiguous:
+        return memoryview(values).toreadonly()
+    return doubles(values)
+
+
 def _index(job: Job) -> int:
     return job.index
 
 
-__all__ = ["COUNTERS", "GridRates", "doubles", "grid_shape"]
+__all__ = ["COUNTERS", "GridRates", "doubles", "grid_shape", "packed"]

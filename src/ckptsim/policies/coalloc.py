@@ -45,7 +45,7 @@ from bisect import bisect_left, insort
 from heapq import heappop, heappush
 from typing import TYPE_CHECKING, Any
 
-from ckptsim.engine.gridrates import COUNTERS, GridRates, doubles, grid_shape
+from ckptsim.engine.gridrates import COUNTERS, GridRates, grid_shape, packed
 from ckptsim.engine.state import QUEUED
 from ckptsim.platform.gridlayout import GridLayout, check_width, check_workload, grid_layout
 from ckptsim.policies.base import Scheduler, param, register
@@ -103,7 +103,7 @@ class Coalloc(Scheduler):
         self.N = layout.largest  # a job wider than this can only be co-allocated
         self.home: list[int] = w.extra["cluster"].astype(int).tolist()
         # The estimates as submitted (the rate model books a re-estimate in its own copy).
-        self.told = doubles(w.extra["ppbw_estimate"])
+        self.told = packed(w.extra["ppbw_estimate"])
         # Waiting jobs in priority order, all and per home cluster (started ones are dropped
         # at the end of the pass); the arrivals since the last pass.
         self.order: list[Job] = []
