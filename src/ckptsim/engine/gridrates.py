@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ckptsim.engine.rates import RateModel
+from ckptsim.engine.state import DONE, KILLED
 from ckptsim.errors import ConfigError
 from ckptsim.platform.gridlayout import GridLayout
 from ckptsim.platform.links import GridShape, progress_rate, split_demand
@@ -114,9 +115,14 @@ class GridRates(RateModel):
         self._i_any = 0.0
         self.starts = 0
         # Per co-allocated job: [seconds progressing, work done] while co-allocated, and the
-        # (time, work) its current co-allocated segment began at.
+        # (time, work) its current co-allocated segment began at.  When the job ends for good
+        # its entry is folded into `_factors` (its slowdown factor, if it did work while
+        # co-allocated) and `_retired` (how many jobs were), so that a large run keeps an
+        # entry only for the jobs still in the system.
         self._slow: dict[int, list[float]] = {}
         self._seg: dict[int, tuple[float, float]] = {}
+        self._factors = array("d")
+        self._retired = 0
 
     # ----------------------------------------------------------------------- layout
     def split(self, mask: int) -> list[int]:
@@ -172,6 +178,12 @@ class GridRates(RateModel):
         """The job gave its nodes back (end, kill, checkpoint): it leaves the links."""
         self.changed[job.index] = job
         self.leave(job)
+        if job.state is DONE or job.state is KILLED:
+            acc = self._slow.pop(job.index, None)
+            if acc is not None:
+                self._retired += 1
+                if acc[1] > 0:
+                    self._factors.append(acc[0] / acc[1])
 
     def leave(self, job: Job) -> None:
         """The job's communication stops (it gave its nodes back, or a checkpoint began):
@@ -224,27 +236,22 @@ class GridRates(RateModel):
         else:
             self._util = [links.load(c) / caps[c] for c in range(self.clusters)]
 
-    def slowdown(self, index: int) -> float | None:
-        """The job's slowdown factor while co-allocated (None if never co-allocated)."""
-        acc = self._slow.get(index)
-        if acc is None or acc[1] <= 0:
-            return None
-        return acc[0] / acc[1]
-
     def counters(self) -> dict[str, Any]:
         """The links' metrics from the first submission to the end of the run (see
         docs/grid.md)."""
         if self.sim is not None:
             self._advance(self.sim.now)
         span = self._t - self._t0
-        factors = [a[0] / a[1] for a in self._slow.values() if a[1] > 0]
+        # fsum is exactly rounded and max exact: neither depends on the order of the factors.
+        factors = [*self._factors, *(a[0] / a[1] for a in self._slow.values() if a[1] > 0)]
         c = self.clusters
 
         def avg(total: float) -> float:
             return total / span if span > 0 else 0.0
 
         return {
-            "coalloc_jobs": len(self._slow) + sum(1 for i in self._on if i not in self._slow),
+            "coalloc_jobs": self._retired + len(self._slow) + sum(1 for i in self._on
+                                                                 if i not in self._slow),
             "coalloc_starts": self.starts,
             "mean_coallocated": avg(self._i_count),
             "coalloc_slowdown": math.fsum(factors) / len(factors) if factors else 1.0,
