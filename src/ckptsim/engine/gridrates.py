@@ -34,7 +34,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ckptsim.engine.rates import RateModel
-from ckptsim.engine.state import DONE, KILLED
 from ckptsim.errors import ConfigError
 from ckptsim.platform.gridlayout import GridLayout
 from ckptsim.platform.links import GridShape, progress_rate, split_demand
@@ -178,12 +177,14 @@ class GridRates(RateModel):
         """The job gave its nodes back (end, kill, checkpoint): it leaves the links."""
         self.changed[job.index] = job
         self.leave(job)
-        if job.state is DONE or job.state is KILLED:
-            acc = self._slow.pop(job.index, None)
-            if acc is not None:
-                self._retired += 1
-                if acc[1] > 0:
-                    self._factors.append(acc[0] / acc[1])
+
+    def on_end(self, job: Job) -> None:
+        """The job ended for good (after `on_release`): its slowdown joins the totals."""
+        acc = self._slow.pop(job.index, None)
+        if acc is not None:
+            self._retired += 1
+            if acc[1] > 0:
+                self._factors.append(acc[0] / acc[1])
 
     def leave(self, job: Job) -> None:
         """The job's communication stops (it gave its nodes back, or a checkpoint began):
