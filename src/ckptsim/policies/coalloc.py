@@ -333,6 +333,7 @@ class Coalloc(Scheduler):
 
     def _remote(self, now: float, jobs: list[Job]) -> None:
         n, C, free = self.N, self.C, self.free
+        reserved, shadow, extra = self.reserved, self.shadow, self.extra
         room = max(free)
         for job in jobs:
             size = job.size
@@ -342,8 +343,10 @@ class Coalloc(Scheduler):
             pred = now + job.estimate
             best = -1
             for d in range(C):
-                if d != home and self._allowed(d, job, pred) >= size and (
-                        best < 0 or free[d] > free[best]):
+                # self._allowed(d, job, pred) >= size, inlined (a hot loop)
+                if d != home and (best < 0 or free[d] > free[best]) and (
+                        free[d] if (r := reserved[d]) is None or r is job or pred <= shadow[d]
+                        else min(free[d], extra[d])) >= size:
                     best = d
             if best >= 0:
                 self._start_on(best, job, pred, now, local=False)
@@ -353,6 +356,7 @@ class Coalloc(Scheduler):
     def _coallocate(self, now: float, jobs: list[Job]) -> None:
         links = self.rates.links
         C, n_big, free = self.C, self.N, self.free
+        reserved, shadow, extra = self.reserved, self.shadow, self.extra
         booked, barred = self.rates.booked, self.barred
         skip = self.params.skip_saturated
         usable = [not (skip and links.saturated(c)) for c in range(C)]
@@ -367,7 +371,9 @@ class Coalloc(Scheduler):
             if e != e or (size <= n_big and i in barred):
                 continue
             pred = now + job.estimate
-            avail = [self._allowed(c, job, pred) if usable[c] else 0 for c in range(C)]
+            # self._allowed(c, job, pred) on the usable clusters, inlined (a hot loop)
+            avail = [0 if not usable[c] else free[c] if (r := reserved[c]) is None or r is job
+                     or pred <= shadow[c] else min(free[c], extra[c]) for c in range(C)]
             split = greedy_split(size, e, avail, residual)
             if split is None:
                 if size <= n_big or self.rates.coallocated() or not self._never_fits(job, e):
