@@ -200,3 +200,18 @@ def test_uneven_platforms_keep_every_invariant(grid, ctmr):
     for job in sim.jobs:
         assert job.status == "completed"
         assert pol.integrated(job.index) == pytest.approx(job.runtime, rel=1e-9, abs=1e-6)
+
+
+def test_packed_values_are_read_in_place_as_python_floats():
+    import numpy as np
+
+    from ckptsim.engine.gridrates import packed
+
+    col = np.array([150.0, 300.0, np.nan])
+    view = packed(col)
+    assert isinstance(view, memoryview) and view.obj is col  # no copy
+    assert type(view[1]) is float and view[1] == 300.0 and view[2] != view[2]
+    with pytest.raises(TypeError):
+        view[0] = 1.0  # read-only
+    strided = packed(np.arange(6, dtype=float)[::2])  # not contiguous: copied
+    assert list(strided) == [0.0, 2.0, 4.0]
