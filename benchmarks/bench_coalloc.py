@@ -1,7 +1,7 @@
 """Multi-cluster benchmark: `coalloc` at the seed's size, and what the rate model recomputes.
 
     python benchmarks/bench_coalloc.py [--n 400000] [--repeat 1] [--only NAME...]
-        [--scope-n 20000] [--json OUT]
+        [--scope-n 20000] [--phases-n 100000] [--json OUT]
 
 ``full``: for each configuration, the whole command ``python -m ckptsim run --workload
 grid:n=N,... --scheduler coalloc --set ... --out TMP`` in a fresh process (generating the
@@ -17,6 +17,12 @@ counting, at every start or end of a co-allocated job, the jobs whose allotment 
 recomputed (`LinkState.last_scope`) against the co-allocated jobs and all jobs running then:
 the rate recomputation touches only the jobs sharing a saturated link with the job that
 started or ended, never every running job.
+
+``phases``: where the memory goes.  One fresh process runs the heaviest configuration
+(`--phases-n` jobs per cluster) as `ckptsim run` does, printing its resident memory (now and
+peak, /proc and getrusage) after each phase: the imports, the workload, the simulator built
+(the job objects), the run, the records harvested from the jobs, the run freed and the
+records built, the metrics, the outputs written.
 """
 
 from __future__ import annotations
@@ -90,6 +96,67 @@ def bench_full(names: list[str], n: int, repeat: int) -> dict[str, Any]:
     return out
 
 
+PHASES = r"""
+import json, resource, sys
+def rss():
+    with open("/proc/self/statm") as f:
+        now = int(f.read().split()[1]) * resource.getpagesize() / 2**20
+    return round(now), round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+out = []
+def note(label):
+    out.append((label, *rss()))
+from pathlib import Path
+import ckptsim.records.jobs as records
+import ckptsim.runner as runner
+from ckptsim.engine.simulator import Simulator
+from ckptsim.cli.common import write_outputs
+from ckptsim.workload.source import load_workload
+note("imports")
+w = load_workload(sys.argv[1])
+note("workload")
+run, harvest, table = Simulator.run, records.harvest, records.Harvest.table
+def run_(self):
+    note("simulator built (jobs)")
+    got = run(self)
+    note("run")
+    return got
+def harvest_(sim):
+    got = harvest(sim)
+    note("records harvested")
+    return got
+def table_(self):
+    note("run freed")
+    got = table(self)
+    note("records built")
+    return got
+Simulator.run, runner.harvest, records.Harvest.table = run_, harvest_, table_
+result = runner.simulate(w, "coalloc", {"ctmr": True, "overhead": 600.0})
+note("metrics")
+write_outputs(result, Path(sys.argv[2]))
+note("outputs written")
+print(json.dumps(out))
+"""
+
+
+def bench_phases(n: int) -> dict[str, Any]:
+    workload, _ = CONFIGS["ctmr-err100-400"]
+    with tempfile.TemporaryDirectory() as tmp:
+        done = subprocess.run([sys.executable, "-c", PHASES, f"grid:n={n},{workload},{BASE}",
+                               str(Path(tmp) / "out")], capture_output=True, text=True,
+                              env=child_env(), check=True)
+    rows = json.loads(done.stdout.strip().splitlines()[-1])
+    jobs = 4 * n
+    print(f"phases ({jobs:,} jobs, CTMR at 400 Mbit/s, +-100%): resident MB now / peak",
+          flush=True)
+    before = 0
+    for label, now, peak in rows:
+        print(f"  {label:24s} {now:6d} {peak:6d}   {(now - before) * 2**20 / jobs:+7.0f} B/job",
+              flush=True)
+        before = now
+    return {"jobs": jobs, "phases": [{"phase": a, "rss_mb": b, "peak_mb": c}
+                                     for a, b, c in rows]}
+
+
 def bench_scope(n: int) -> dict[str, Any]:
     sys.path.insert(0, str(SRC))
     from ckptsim.engine.simulator import Simulator
@@ -139,8 +206,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--n", type=int, default=400_000, help="jobs per cluster (seed: 400,000)")
     ap.add_argument("--repeat", type=int, default=1, help="runs per configuration (best CPU)")
-    ap.add_argument("--only", nargs="+", choices=[*CONFIGS, "scope"], default=None)
+    ap.add_argument("--only", nargs="+", choices=[*CONFIGS, "scope", "phases"], default=None)
     ap.add_argument("--scope-n", type=int, default=20_000)
+    ap.add_argument("--phases-n", type=int, default=100_000)
     ap.add_argument("--json", type=Path, default=HERE / "results" / "coalloc.json")
     args = ap.parse_args()
     names = args.only or [*CONFIGS, "scope"]
@@ -150,6 +218,8 @@ def main() -> None:
         result["full"] = bench_full(full, args.n, args.repeat)
     if "scope" in names:
         result["scope"] = bench_scope(args.scope_n)
+    if "phases" in names:
+        result["phases"] = bench_phases(args.phases_n)
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(result, indent=2) + "\n")
     print(f"results in {args.json}")

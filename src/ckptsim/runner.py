@@ -24,7 +24,7 @@ from ckptsim.metrics.htc import htc_summary
 from ckptsim.platform.base import Platform
 from ckptsim.platform.description import Description, load_description, resolve_platform
 from ckptsim.policies.base import scheduler_factory
-from ckptsim.records.jobs import JobTable, from_simulation
+from ckptsim.records.jobs import JobTable, harvest
 from ckptsim.workload.model import Workload
 
 
@@ -115,12 +115,10 @@ def simulate(
                         machine_size=machine_size, overrun=overrun, check=check,
                         progress=progress, seed=seed)
         sim.run()
-        table = from_simulation(sim)
+        harvested = harvest(sim)
         added: dict[str, Any] = {}
         for c in sim.components:
             added.update(c.job_columns())
-        if added:
-            table = table.with_columns(added)
         resolved = dataclasses.asdict(sim.policy.params)
         counted = [_Counted(c.name, c.counters()) for c in sim.components]
         own = sim.policy.counters()
@@ -129,10 +127,14 @@ def simulate(
                    **{c.name: c.options() for c in sim.components}}
         names = tuple(c.name for c in sim.components)
         wall, events = sim.wall_seconds, sim.n_events
-        # The records hold what the metrics need: the job objects (most of a large run's
-        # memory) are freed with the simulator before the metrics are computed.
+        # The job objects (most of a large run's memory) are freed with the simulator before
+        # the records are built from what was harvested of them, and before the metrics.
         _break_cycles(sim)
         del sim
+        table = harvested.table()
+        del harvested
+        if added:
+            table = table.with_columns(added)
     finally:
         if gc_enabled:
             gc.enable()

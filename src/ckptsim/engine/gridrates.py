@@ -13,8 +13,10 @@ per timestamp, after every state change of that instant, and applies the new pro
 every job whose allotment or occupancy changed since the last call:
 rate = 1 / ((1 - kappa) + kappa / f), 1 for a job on one cluster.
 
-The layout: cluster c holds the engine's nodes c*N .. (c+1)*N - 1 (`grid_shape` reads C, N and
-the link capacity from a grid workload).
+The layout (`ckptsim.platform.gridlayout.GridLayout`): cluster c holds `sizes[c]` consecutive
+engine nodes, in cluster order, and its link `capacities[c]` Mbit/s; it comes from the run's
+platform when that describes a grid, else from the workload (`grid_shape` reads C, N and the
+link capacity from a grid workload: cluster c is the engine's nodes c*N .. (c+1)*N - 1).
 
 While it runs it integrates over time the number of co-allocated jobs, each link's allotted
 bandwidth and saturation, and each co-allocated job's slowdown factor (seconds spent
@@ -33,6 +35,7 @@ import numpy as np
 
 from ckptsim.engine.rates import RateModel
 from ckptsim.errors import ConfigError
+from ckptsim.platform.gridlayout import GridLayout
 from ckptsim.platform.links import GridShape, progress_rate, split_demand
 from ckptsim.platform.linkstate import LinkState
 
@@ -85,18 +88,21 @@ class GridRates(RateModel):
     description = "inter-cluster links of a grid: bandwidth allotment and progress rates"
     counter_names = COUNTERS
 
-    def __init__(self, shape: GridShape, ppbw: Sequence[float], kappa: Sequence[float],
-                 estimate: Sequence[float], start: float = 0.0) -> None:
+    def __init__(self, shape: GridShape | GridLayout, ppbw: Sequence[float],
+                 kappa: Sequence[float], estimate: Sequence[float], start: float = 0.0) -> None:
         super().__init__()
-        self.shape = shape
-        self.clusters = int(shape.clusters)
-        self.nodes = int(shape.nodes)
-        self.seg = (1 << self.nodes) - 1
-        self.links = LinkState(shape.capacities())
-        # Packed doubles: a million-job grid would spend 32 bytes a value in lists.
-        self.ppbw = doubles(ppbw)
-        self.kappa = doubles(kappa)
-        self.booked = doubles(estimate)
+        layout = shape if isinstance(shape, GridLayout) else GridLayout.from_shape(shape)
+        self.layout = layout
+        self.clusters = layout.clusters
+        # (first engine node, bitmask of its size) of every cluster.
+        self._segs = [(off, (1 << k) - 1) for off, k in zip(layout.offsets, layout.sizes,
+                                                              strict=True)]
+        self.links = LinkState(layout.capacities)
+        # Packed doubles: a million-job grid would spend 32 bytes a value in lists; the values
+        # that never change are read in place from the workload's columns.
+        self.ppbw = packed(ppbw)
+        self.kappa = packed(kappa)
+        self.booked = doubles(estimate)  # a copy: a re-estimate changes it
         self._on: dict[int, Job] = {}  # jobs with traffic on the links, by index
         self._sat = False  # some link saturated
         # Time integrals since `start` (the first submission).
@@ -108,30 +114,42 @@ class GridRates(RateModel):
         self._i_any = 0.0
         self.starts = 0
         # Per co-allocated job: [seconds progressing, work done] while co-allocated, and the
-        # (time, work) its current co-allocated segment began at.
+        # (time, work) its current co-allocated segment began at.  When the job ends for good
+        # its entry is folded into `_factors` (its slowdown factor, if it did work while
+        # co-allocated) and `_retired` (how many jobs were), so that a large run keeps an
+        # entry only for the jobs still in the system.
         self._slow: dict[int, list[float]] = {}
         self._seg: dict[int, tuple[float, float]] = {}
+        self._factors = array("d")
+        self._retired = 0
 
     # ----------------------------------------------------------------------- layout
     def split(self, mask: int) -> list[int]:
         """Nodes of `mask` in each cluster."""
-        n, seg = self.nodes, self.seg
-        return [((mask >> (c * n)) & seg).bit_count() for c in range(self.clusters)]
+        return [((mask >> off) & seg).bit_count() for off, seg in self._segs]
 
     def cluster_mask(self, c: int) -> int:
-        return self.seg << (c * self.nodes)
+        off, seg = self._segs[c]
+        return seg << off
 
     @classmethod
-    def for_workload(cls, w: Workload) -> GridRates:
-        """The rate model of a grid workload (`grid_shape`, its bandwidth columns)."""
-        return cls(grid_shape(w), doubles(w.extra["ppbw"]), doubles(w.extra["kappa"]),
-                   doubles(w.extra["ppbw_estimate"]),
+    def for_workload(cls, w: Workload, layout: GridLayout | None = None) -> GridRates:
+        """The rate model of a grid workload (its bandwidth columns) on `layout` (default:
+        the workload's own shape, `grid_shape`)."""
+        return cls(layout if layout is not None else grid_shape(w), w.extra["ppbw"],
+                   w.extra["kappa"], w.extra["ppbw_estimate"],
                    float(w.submit[0]) if len(w.submit) else 0.0)
 
     def options(self) -> dict[str, Any]:
-        s = self.shape
-        return {"clusters": int(s.clusters), "nodes": int(s.nodes),
-                "capacity": list(map(float, s.capacities()))}
+        """summary.json: the clusters, their nodes (one number when they are equal) and their
+        links' capacities; `source` the platform's name when the platform gave the shape."""
+        g = self.layout
+        out: dict[str, Any] = {"clusters": g.clusters,
+                               "nodes": g.sizes[0] if g.uniform else list(g.sizes),
+                               "capacity": list(map(float, g.capacities))}
+        if g.source != "workload":
+            out["source"] = g.source
+        return out
 
     # ----------------------------------------------------------------------- changes
     def on_start(self, job: Job) -> None:
@@ -159,6 +177,14 @@ class GridRates(RateModel):
         """The job gave its nodes back (end, kill, checkpoint): it leaves the links."""
         self.changed[job.index] = job
         self.leave(job)
+
+    def on_end(self, job: Job) -> None:
+        """The job ended for good (after `on_release`): its slowdown joins the totals."""
+        acc = self._slow.pop(job.index, None)
+        if acc is not None:
+            self._retired += 1
+            if acc[1] > 0:
+                self._factors.append(acc[0] / acc[1])
 
     def leave(self, job: Job) -> None:
         """The job's communication stops (it gave its nodes back, or a checkpoint began):
@@ -211,27 +237,22 @@ class GridRates(RateModel):
         else:
             self._util = [links.load(c) / caps[c] for c in range(self.clusters)]
 
-    def slowdown(self, index: int) -> float | None:
-        """The job's slowdown factor while co-allocated (None if never co-allocated)."""
-        acc = self._slow.get(index)
-        if acc is None or acc[1] <= 0:
-            return None
-        return acc[0] / acc[1]
-
     def counters(self) -> dict[str, Any]:
         """The links' metrics from the first submission to the end of the run (see
         docs/grid.md)."""
         if self.sim is not None:
             self._advance(self.sim.now)
         span = self._t - self._t0
-        factors = [a[0] / a[1] for a in self._slow.values() if a[1] > 0]
+        # fsum is exactly rounded and max exact: neither depends on the order of the factors.
+        factors = [*self._factors, *(a[0] / a[1] for a in self._slow.values() if a[1] > 0)]
         c = self.clusters
 
         def avg(total: float) -> float:
             return total / span if span > 0 else 0.0
 
         return {
-            "coalloc_jobs": len(self._slow) + sum(1 for i in self._on if i not in self._slow),
+            "coalloc_jobs": self._retired + len(self._slow) + sum(1 for i in self._on
+                                                                 if i not in self._slow),
             "coalloc_starts": self.starts,
             "mean_coallocated": avg(self._i_count),
             "coalloc_slowdown": math.fsum(factors) / len(factors) if factors else 1.0,
@@ -263,8 +284,17 @@ def doubles(values: Any) -> array[float]:
     return out
 
 
+def packed(values: Any) -> Sequence[float]:
+    """Read-only values as packed doubles indexing to Python floats: a float64 numpy array is
+    viewed in place (no copy), anything else copied (`doubles`)."""
+    if isinstance(values, np.ndarray) and values.dtype == np.float64 and values.ndim == 1 \
+            and values.flags.c_contiguous:
+        return memoryview(values).toreadonly()
+    return doubles(values)
+
+
 def _index(job: Job) -> int:
     return job.index
 
 
-__all__ = ["COUNTERS", "GridRates", "doubles", "grid_shape"]
+__all__ = ["COUNTERS", "GridRates", "doubles", "grid_shape", "packed"]

@@ -374,7 +374,8 @@ def resolve_platform(value: str | Path | Description | None, workload: Any,
         i = int(sizes.argmax())
         raise ConfigError("platform", f"job {int(workload.job_id[i])} needs {int(sizes[i])} "
                                       f"nodes but the platform {desc.name} has "
-                                      f"{platform.n_nodes} (engine nodes are cores)")
+                                      f"{platform.n_nodes} (engine nodes are cores); "
+                                      f"accepted: a platform of at least {int(sizes[i])} nodes")
     return platform
 
 

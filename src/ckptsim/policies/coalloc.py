@@ -1,8 +1,11 @@
 """`coalloc`: the bandwidth-aware multi-cluster meta-scheduler of seed 001 (Jones 2009), with
 its selective checkpoint-terminate-migrate-restart (CTMR) agent.
 
-The grid: C clusters of N nodes (engine node ids c*N .. (c+1)*N - 1 are cluster c), each
-joined to a central switch by one link (`ckptsim.engine.gridrates.grid_shape`).  Every job
+The grid: C clusters of consecutive engine nodes, each joined to a central switch by one
+link: the run's platform when it describes a grid (its groups and their links,
+`ckptsim.platform.gridlayout.grid_layout`; clusters may differ in size), else the workload's
+own C clusters of N nodes (engine node ids c*N .. (c+1)*N - 1 are cluster c,
+`ckptsim.engine.gridrates.grid_shape`).  Every job
 is submitted to the queue of its home cluster.  One pass after all events of a timestamp,
 in three phases (the seed's "local, remote (migration), and co-allocated execution"):
 
@@ -42,9 +45,9 @@ from bisect import bisect_left, insort
 from heapq import heappop, heappush
 from typing import TYPE_CHECKING, Any
 
-from ckptsim.engine.gridrates import COUNTERS, GridRates, doubles, grid_shape
+from ckptsim.engine.gridrates import COUNTERS, GridRates, grid_shape, packed
 from ckptsim.engine.state import QUEUED
-from ckptsim.errors import ConfigError
+from ckptsim.platform.gridlayout import GridLayout, check_width, check_workload, grid_layout
 from ckptsim.policies.base import Scheduler, param, register
 from ckptsim.policies.coalloc_place import greedy_split, lowest_nodes
 from ckptsim.policies.ctmr import CTMR_COUNTERS, CtmrAgent
@@ -89,14 +92,18 @@ class Coalloc(Scheduler):
     def __init__(self, sim: Simulator, params: Any = None) -> None:
         super().__init__(sim, params)
         w = sim.workload
-        self.rates = GridRates.for_workload(w)
+        own = grid_shape(w)
+        layout = grid_layout(sim.platform) or GridLayout.from_shape(own)
+        check_workload(layout, w, own.clusters, coalloc=self.params.coalloc)
+        self.rates = GridRates.for_workload(w, layout)
         sim.add_component(self.rates)
-        shape = self.rates.shape
-        self.C = c = int(shape.clusters)
-        self.N = int(shape.nodes)
+        layout = self.rates.layout
+        self.C = c = layout.clusters
+        self.sizes: list[int] = list(layout.sizes)  # nodes per cluster
+        self.N = layout.largest  # a job wider than this can only be co-allocated
         self.home: list[int] = w.extra["cluster"].astype(int).tolist()
         # The estimates as submitted (the rate model books a re-estimate in its own copy).
-        self.told = doubles(w.extra["ppbw_estimate"])
+        self.told = packed(w.extra["ppbw_estimate"])
         # Waiting jobs in priority order, all and per home cluster (started ones are dropped
         # at the end of the pass); the arrivals since the last pass.
         self.order: list[Job] = []
@@ -126,29 +133,10 @@ class Coalloc(Scheduler):
     # --- workload ------------------------------------------------------------------------
     @classmethod
     def prepare_workload(cls, workload: Workload, params: Any) -> Workload:
-        """Refuse what the grid cannot run: not a grid workload, a job wider than the grid,
-        or wider than a cluster without co-allocation."""
-        shape = grid_shape(workload)
-        n = int(shape.nodes)
-        sizes = workload.size
-        if len(sizes) and int(sizes.max()) > shape.total_nodes:
-            i = int(sizes.argmax())
-            raise ConfigError("grid.nodes", f"job {int(workload.job_id[i])} needs "
-                              f"{int(sizes[i])} nodes, more than the grid's {shape.clusters} "
-                              f"x {n} = {shape.total_nodes}; accepted: jobs of at most "
-                              f"{shape.total_nodes} nodes")
-        wide = sizes > n
-        if wide.any():
-            told = workload.extra["ppbw_estimate"]
-            stuck = wide if not params.coalloc else wide & (told != told)
-            if stuck.any():
-                i = int(stuck.argmax())
-                why = ("co-allocation is off (coalloc=false)" if not params.coalloc
-                       else "it reveals no PPBW estimate, so it is never co-allocated")
-                raise ConfigError("grid.nodes", f"job {int(workload.job_id[i])} needs "
-                                  f"{int(sizes[i])} nodes, more than one cluster's {n}, and "
-                                  f"{why}; accepted: jobs of at most {n} nodes, or co-allocated "
-                                  f"ones (coalloc=true, grid info=1)")
+        """Refuse what no grid can run: not a grid workload, a job wider than its own grid.
+        The rest (home clusters, jobs wider than a cluster) is checked against the run's grid,
+        the platform's or the workload's, when the policy is built."""
+        check_width(GridLayout.from_shape(grid_shape(workload)), workload)
         return workload
 
     # --- queue bookkeeping -----------------------------------------------------------------
@@ -237,7 +225,7 @@ class Coalloc(Scheduler):
         self.extra[c] = 0
         free = self.free[c]
         for job in self.queues[c]:
-            if job.state is not QUEUED or job.size > self.N:
+            if job.state is not QUEUED or job.size > self.sizes[c]:
                 continue
             if job.size <= free:
                 return  # the local phase starts it
@@ -278,8 +266,8 @@ class Coalloc(Scheduler):
             free = self.free
             for c, m in enumerate(self.masks):
                 free[c] = (free_mask & m).bit_count()
-            reserved, home, n = self.reserved, self.home, self.N
-            if any(reserved[home[j.index]] is None and j.size <= n for j in new):
+            reserved, home, sizes = self.reserved, self.home, self.sizes
+            if any(reserved[c := home[j.index]] is None and j.size <= sizes[c] for j in new):
                 self._dirty = True  # a new head: its cluster's reservation changes
             smallest = self.min_waiting_size()
             if max(free) >= smallest or (self.params.coalloc and sum(free) >= smallest):
@@ -306,7 +294,7 @@ class Coalloc(Scheduler):
 
     def _local(self, c: int, now: float) -> None:
         """EASY on cluster c with its own queue."""
-        n = self.N
+        n = self.sizes[c]
         self.reserved[c] = None
         self.shadow[c] = INF
         self.extra[c] = 0
@@ -330,7 +318,7 @@ class Coalloc(Scheduler):
     def _backfill(self, job: Job, now: float) -> None:
         """A new arrival behind its cluster's reservation: backfilled on its own cluster?"""
         c = self.home[job.index]
-        if job.size <= self.N and job.size <= self._allowed(c, job, now + job.estimate):
+        if job.size <= self.sizes[c] and job.size <= self._allowed(c, job, now + job.estimate):
             self._start_on(c, job, now + job.estimate, now, local=True)
 
     def _start_on(self, c: int, job: Job, pred: float, now: float, local: bool) -> None:
@@ -345,6 +333,7 @@ class Coalloc(Scheduler):
 
     def _remote(self, now: float, jobs: list[Job]) -> None:
         n, C, free = self.N, self.C, self.free
+        reserved, shadow, extra = self.reserved, self.shadow, self.extra
         room = max(free)
         for job in jobs:
             size = job.size
@@ -354,8 +343,10 @@ class Coalloc(Scheduler):
             pred = now + job.estimate
             best = -1
             for d in range(C):
-                if d != home and self._allowed(d, job, pred) >= size and (
-                        best < 0 or free[d] > free[best]):
+                # self._allowed(d, job, pred) >= size, inlined (a hot loop)
+                if d != home and (best < 0 or free[d] > free[best]) and (
+                        free[d] if (r := reserved[d]) is None or r is job or pred <= shadow[d]
+                        else min(free[d], extra[d])) >= size:
                     best = d
             if best >= 0:
                 self._start_on(best, job, pred, now, local=False)
@@ -365,6 +356,7 @@ class Coalloc(Scheduler):
     def _coallocate(self, now: float, jobs: list[Job]) -> None:
         links = self.rates.links
         C, n_big, free = self.C, self.N, self.free
+        reserved, shadow, extra = self.reserved, self.shadow, self.extra
         booked, barred = self.rates.booked, self.barred
         skip = self.params.skip_saturated
         usable = [not (skip and links.saturated(c)) for c in range(C)]
@@ -379,7 +371,9 @@ class Coalloc(Scheduler):
             if e != e or (size <= n_big and i in barred):
                 continue
             pred = now + job.estimate
-            avail = [self._allowed(c, job, pred) if usable[c] else 0 for c in range(C)]
+            # self._allowed(c, job, pred) on the usable clusters, inlined (a hot loop)
+            avail = [0 if not usable[c] else free[c] if (r := reserved[c]) is None or r is job
+                     or pred <= shadow[c] else min(free[c], extra[c]) for c in range(C)]
             split = greedy_split(size, e, avail, residual)
             if split is None:
                 if size <= n_big or self.rates.coallocated() or not self._never_fits(job, e):
@@ -399,7 +393,7 @@ class Coalloc(Scheduler):
 
     def _never_fits(self, job: Job, estimate: float) -> bool:
         """The job's estimated traffic fits no split even on idle links."""
-        return greedy_split(job.size, estimate, [self.N] * self.C,
+        return greedy_split(job.size, estimate, self.sizes,
                             self.rates.links.capacity) is None
 
     # --- metrics -------------------------------------------------------------------------------

@@ -143,14 +143,94 @@ def bounded_slowdown(response: np.ndarray, useful: np.ndarray,
 
 
 def from_simulation(sim: Simulator) -> JobTable:
-    """Freeze a finished simulation into records.
+    """Freeze a finished simulation into records (`harvest(sim).table()`)."""
+    return harvest(sim).table()
+
+
+@dataclass
+class Harvest:
+    """What the records need of a finished simulation's jobs, read from them in one go, so
+    that the simulator and its job objects may be freed before the table is built (a large
+    run's peak memory would otherwise hold both).  `table()` builds the records."""
+
+    workload: Any
+    n_nodes: int
+    start: np.ndarray
+    end: np.ndarray
+    wait: np.ndarray
+    backfilled: np.ndarray
+    status: np.ndarray
+    work_done: np.ndarray
+    marked: list[int]
+    rare: dict[str, list[Any]]  # the marked jobs' rarely used fields
+    segments: list[list[tuple[float, float]]]  # the marked jobs' node-holding intervals
+    policy_columns: dict[str, Any]
+
+    def table(self) -> JobTable:
+        w = self.workload
+        n = len(self.start)
+        marked = self.marked
+
+        def rare(name: str, dtype: Any) -> np.ndarray:
+            values = np.full(n, RARE_DEFAULTS[name], dtype)
+            if marked:
+                values[marked] = self.rare[name]
+            return values
+
+        cols: dict[str, np.ndarray] = {
+            "job_id": w.job_id.copy(),
+            "submit": w.submit.copy(),
+            "start": self.start,
+            "end": self.end,
+            "wait": self.wait,
+            "runtime": w.runtime.copy(),
+            "estimate": w.estimate.copy(),
+            "size": w.size.astype(np.int64),
+            "backfilled": self.backfilled,
+            "status": self.status,
+            "useful_work": self.work_done,
+            "overhead": rare("overhead", np.float64),
+            "lost_work": rare("lost_work", np.float64),
+        }
+        for name in ("n_checkpoints", "n_preemptions", "n_kills", "n_restarts", "n_migrations"):
+            cols[name] = rare(name, np.int64)
+        cols["response"] = cols["end"] - cols["submit"]
+        cols["bsld"] = bounded_slowdown(cols["response"], cols["useful_work"])
+        ordered = {c: cols[c] for c in ALL_COLUMNS}
+        for name, values in self.policy_columns.items():
+            if name in ordered:
+                raise ValueError(f"policy column {name!r} clashes with a standard column")
+            ordered[name] = np.asarray(values)
+        for arr in ordered.values():
+            arr.flags.writeable = False
+        # Segments: a job the engine did not mark held nodes once, from its start to its end
+        # (or never, or still does); the marked ones list theirs.
+        counts = (~np.isnan(cols["start"]) & ~np.isnan(cols["end"])).astype(np.int64)
+        seg_first = cols["start"].copy()
+        seg_last = cols["end"].copy()
+        segs = self.segments
+        if marked:
+            counts[marked] = [len(sg) for sg in segs]
+        seg_row = np.repeat(np.arange(n), counts)
+        seg_start = seg_first[seg_row]
+        seg_end = seg_last[seg_row]
+        if marked:
+            offsets = np.concatenate(([0], np.cumsum(counts)))[marked]
+            pos = np.repeat(offsets, counts[marked]) + _ranks(counts[marked])
+            flat = np.array([x for sg in segs for x in sg], dtype=np.float64).reshape(-1, 2)
+            seg_start[pos] = flat[:, 0]
+            seg_end[pos] = flat[:, 1]
+        return JobTable(ordered, seg_row, seg_start, seg_end, self.n_nodes)
+
+
+def harvest(sim: Simulator) -> Harvest:
+    """Read what the records need from a finished simulation's jobs.
 
     Fields every job sets are read from every job; the rarely used ones (overhead, lost work,
     counters, more than one node-holding segment) only from the jobs the engine marked as
     having used them (`Simulator.marked`), the others keeping their defaults.
     """
     jobs = sim.jobs
-    w = sim.workload
     n = len(jobs)
     marked = sorted(sim.marked)
     special = [jobs[i] for i in marked]
@@ -158,57 +238,23 @@ def from_simulation(sim: Simulator) -> JobTable:
     def col(name: str, dtype: Any) -> np.ndarray:
         return np.fromiter(map(attrgetter(name), jobs), dtype, n)
 
-    def rare(name: str, dtype: Any) -> np.ndarray:
-        values = np.full(n, RARE_DEFAULTS[name], dtype)
-        if marked:
-            values[marked] = [getattr(j, name) for j in special]
-        return values
-
-    cols: dict[str, np.ndarray] = {
-        "job_id": w.job_id.copy(),
-        "submit": w.submit.copy(),
+    rare_names = ("overhead", "lost_work", "n_checkpoints", "n_preemptions", "n_kills",
+                  "n_restarts", "n_migrations")
+    return Harvest(
+        workload=sim.workload,
+        n_nodes=sim.cluster.n_nodes,
         # None (never started / not ended) becomes NaN
-        "start": np.array(list(map(attrgetter("start"), jobs)), dtype=np.float64),
-        "end": np.array(list(map(attrgetter("end"), jobs)), dtype=np.float64),
-        "wait": col("wait", np.float64),
-        "runtime": w.runtime.copy(),
-        "estimate": w.estimate.copy(),
-        "size": w.size.astype(np.int64),
-        "backfilled": col("backfilled", np.bool_),
-        "status": np.array(list(map(attrgetter("status"), jobs)), dtype=object),
-        "useful_work": col("work_done", np.float64),
-        "overhead": rare("overhead", np.float64),
-        "lost_work": rare("lost_work", np.float64),
-    }
-    for name in ("n_checkpoints", "n_preemptions", "n_kills", "n_restarts", "n_migrations"):
-        cols[name] = rare(name, np.int64)
-    cols["response"] = cols["end"] - cols["submit"]
-    cols["bsld"] = bounded_slowdown(cols["response"], cols["useful_work"])
-    ordered = {c: cols[c] for c in ALL_COLUMNS}
-    for name, values in sim.policy.job_columns().items():
-        if name in ordered:
-            raise ValueError(f"policy column {name!r} clashes with a standard column")
-        ordered[name] = np.asarray(values)
-    for arr in ordered.values():
-        arr.flags.writeable = False
-    # Segments: a job the engine did not mark held nodes once, from its start to its end (or
-    # never, or still does); the marked ones list theirs.
-    counts = (~np.isnan(cols["start"]) & ~np.isnan(cols["end"])).astype(np.int64)
-    seg_first = cols["start"].copy()
-    seg_last = cols["end"].copy()
-    segs = [j.segments for j in special]
-    if marked:
-        counts[marked] = [len(sg) for sg in segs]
-    seg_row = np.repeat(np.arange(n), counts)
-    seg_start = seg_first[seg_row]
-    seg_end = seg_last[seg_row]
-    if marked:
-        offsets = np.concatenate(([0], np.cumsum(counts)))[marked]
-        pos = np.repeat(offsets, counts[marked]) + _ranks(counts[marked])
-        flat = np.array([x for sg in segs for x in sg], dtype=np.float64).reshape(-1, 2)
-        seg_start[pos] = flat[:, 0]
-        seg_end[pos] = flat[:, 1]
-    return JobTable(ordered, seg_row, seg_start, seg_end, sim.cluster.n_nodes)
+        start=np.array(list(map(attrgetter("start"), jobs)), dtype=np.float64),
+        end=np.array(list(map(attrgetter("end"), jobs)), dtype=np.float64),
+        wait=col("wait", np.float64),
+        backfilled=col("backfilled", np.bool_),
+        status=np.array(list(map(attrgetter("status"), jobs)), dtype=object),
+        work_done=col("work_done", np.float64),
+        marked=marked,
+        rare={name: [getattr(j, name) for j in special] for name in rare_names},
+        segments=[j.segments for j in special],
+        policy_columns=sim.policy.job_columns(),
+    )
 
 
 def _ranks(counts: np.ndarray) -> np.ndarray:
