@@ -17,10 +17,17 @@ from ckptsim.engine.components import build_components
 from ckptsim.engine.simulator import Simulator
 from ckptsim.policies.base import SchedulerFactory
 from ckptsim.policies.fcfs import FCFS
+from ckptsim.policies.htc import HTC
 
 
 class EveryPass(FCFS):
     """fcfs with a pass at every instant, as before `idle_pass_noop`."""
+
+    idle_pass_noop = False
+
+
+class EveryPassHTC(HTC):
+    """htc (random placement) with a pass at every instant."""
 
     idle_pass_noop = False
 
@@ -100,7 +107,7 @@ def test_property_skipped_passes_and_compaction_change_nothing(tmp_path_factory,
     w = jobs([(float(s), float(r), z, float(r)) for s, r, z in sorted(rows)], 4)
     path = _sessions(tmp_path_factory.mktemp("o") / "owners.csv", owners)
     out = []
-    for cls in (EveryPass, FCFS):
+    for cls in (EveryPass, FCFS, EveryPassHTC, HTC):
         comps = [Availability(Availability.make_params(
             {"owners": path, "on_unavailable": mode, "max_suspend": max_suspend})),
             *build_components({"checkpoint": {"policy": f"fixed:interval={interval},"
@@ -109,4 +116,5 @@ def test_property_skipped_passes_and_compaction_change_nothing(tmp_path_factory,
             mp.setattr(simulator_module, "COMPACT_MIN", 4)
             sim = simulate(w, cls, comps)
         out.append((_fields(sim), [c.counters() for c in sim.components]))
-    assert out[0] == out[1]
+    assert out[0] == out[1]  # fcfs
+    assert out[2] == out[3]  # htc: the same random placements when idle passes are skipped

@@ -161,7 +161,8 @@ def _paper_forshaw(args: argparse.Namespace) -> int:
     if Path(platform).is_file():
         platform = str(Path(platform).resolve())
     opt = forshaw.Options(days=days, replications=reps, jobs=args.jobs, platform=platform,
-                          start=args.start or forshaw.Options.start,
+                          start=args.start or (forshaw.FULL_START if args.full
+                                               else forshaw.DEFAULT_START),
                           trace=str(trace.resolve()) if trace.is_file() else None)
     return _run_figures(forshaw, args, opt,
                         f" ({days} days of the {opt.platform} pool, {reps} replications)")
@@ -259,10 +260,10 @@ def add_parsers(sub: Any) -> None:
                    help="offered load per cluster (default 0.95)")
     g = p.add_argument_group("forshaw only")
     g.add_argument("--days", type=int, default=None, metavar="N",
-                   help="days of users and HTC jobs per run (default 14; the seed: 365)")
+                   help="days of users and HTC jobs per run (default 7; the seed: 365)")
     g.add_argument("--start", default=None, metavar="DATE",
-                   help="the date of time 0, a Friday (default 2010-01-01, the seed's year: "
-                        "its first days are holidays; 2010-01-15 starts in term)")
+                   help="the date of time 0, a Friday (default 2010-01-15, a week of term; "
+                        "with --full 2010-01-01, the seed's year)")
     g.add_argument("--platform", default=None, metavar="NAME|FILE",
                    help="the desktop pool (default newcastle: 1,359 computers in 35 clusters; "
                         "smallpool or a platform file, docs/platforms.md)")

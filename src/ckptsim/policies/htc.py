@@ -52,6 +52,7 @@ class HTCParams(QueueParams):
 
 @register
 class HTC(QueueScheduler):
+    idle_pass_noop = True  # as fcfs: the head did not fit at the last pass and still does not
     name = "htc"
     description = ("HTC pool: FCFS queue, each job on free cores chosen at random (or lowest "
                    "ids, or awake power-efficient machines first)")

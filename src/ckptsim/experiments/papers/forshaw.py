@@ -51,9 +51,11 @@ EVALUATE = 10  # Interarrival's m, minutes (the seed gives none)
 RECENT = 60  # Interarrival's d, minutes (the seed gives none)
 TRACE_POLICIES = ("none", "opt", "fixed60", "fixed180", "ratio4")
 
-DEFAULT_DAYS = 14
+DEFAULT_DAYS = 7
 DEFAULT_REPLICATIONS = 3
+DEFAULT_START = "2010-01-15"  # a Friday in the first term (the year's first days are holidays)
 FULL_DAYS = 365
+FULL_START = "2010-01-01"  # the seed's year
 FULL_REPLICATIONS = 50
 TRACE_DAYS = 35  # the Microsoft trace's length
 LEAD = 600  # seconds a reboot is announced ahead (Scheduled checkpoints in this time)
@@ -77,7 +79,7 @@ class Options:
     """What a figure command is given (defaults: a smaller version of the seed's runs)."""
 
     days: int = DEFAULT_DAYS
-    start: str = "2010-01-01"  # the date of time 0 (a Friday, like the HTC generator's day 0)
+    start: str = DEFAULT_START  # the date of time 0 (a Friday, as the HTC generator's day 0)
     replications: int = DEFAULT_REPLICATIONS
     platform: str = "newcastle"
     reboot: str = "03:00-05:00"
