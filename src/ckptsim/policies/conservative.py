@@ -31,7 +31,6 @@ start are found at its front.  Two facts keep passes cheap:
 from __future__ import annotations
 
 from bisect import bisect_left, insort
-from itertools import groupby
 from typing import TYPE_CHECKING, Any
 
 from ckptsim.policies.base import register
@@ -156,23 +155,28 @@ class Conservative(QueueScheduler):
         # (size, estimate) -> start of the last job of that kind placed: a lower bound for
         # the next one.
         bound: dict[tuple[int, float], float] = {}
+        n = len(entries)
         n_fin = bisect_left(entries, (INF,))  # jobs not yet placed (INF) come last
-        # Runs of jobs of one kind next to each other in rebuild order, found in one sweep.
-        waiting = [e[3] for e in entries]
-        kinds = list(zip([j.size for j in waiting], [j.estimate for j in waiting],
-                         strict=True))
         # The entries stay sorted if every neighbouring pair does: their new starts increase,
         # or are equal with equal old starts (then their order was already the tie order).
         in_order = True
         last_t = -INF
         last_r = -INF
         i = 0
-        for kind, run in groupby(kinds):
-            s, d = kind
+        while i < n:
+            job = entries[i][3]
+            s = job.size
+            d = job.estimate
+            j = i + 1
+            while j < n:
+                other = entries[j][3]
+                if other.size != s or other.estimate != d:
+                    break
+                j += 1
+            kind = (s, d)
             low = bound.get(kind, now)
             t = INF
-            for t, copies in place_run(s, d, low, len(list(run))) if low < INF else (
-                    (INF, len(list(run))),):
+            for t, copies in place_run(s, d, low, j - i) if low < INF else ((INF, j - i),):
                 stop = i + copies
                 r = entries[i][0]
                 r_last = entries[stop - 1][0]  # old starts are sorted: all equal if these are
