@@ -151,6 +151,7 @@ def _earlier(profile: Profile, hot: list[list[Any]], r: float, s: int, e: float,
     run that fits gives the answer."""
     times = profile.times
     free = profile.free
+    floor = bisect_right(times, low) - 1 if low > times[0] else 0
     for iv in hot:
         a, b, failed, top = iv
         if a >= r:
@@ -168,7 +169,7 @@ def _earlier(profile: Profile, hot: list[list[Any]], r: float, s: int, e: float,
             if fs <= s and fe <= e and (fr == r or (whole and fr <= r)):
                 break
         else:
-            t = _run(times, free, a if a > low else low, b, r, s, e, low)
+            t = _run(times, free, a if a > low else low, b, r, s, e, floor)
             if t < INF:
                 return t
             if len(failed) > 3:
@@ -178,10 +179,9 @@ def _earlier(profile: Profile, hot: list[list[Any]], r: float, s: int, e: float,
 
 
 def _run(times: list[float], free: list[int], a: float, b: float, r: float, s: int,
-         e: float, low: float) -> float:
+         e: float, floor: int) -> float:
     """The earliest fitting window of `_earlier` in a run meeting [a, b), or INF.  Runs are
-    not followed back to steps starting at or before `low`, the lower bound: a window
-    starting before it cannot fit (the step holding `low` may start the answer)."""
+    not followed back below step `floor`: one starting before the lower bound cannot fit."""
     n = len(times)
     hi = b if b < r else r
     i = bisect_right(times, a) - 1
@@ -190,7 +190,7 @@ def _run(times: list[float], free: list[int], a: float, b: float, r: float, s: i
             i += 1
             continue
         u = i
-        while u > 0 and times[u] > low and free[u - 1] >= s:
+        while u > floor and free[u - 1] >= s:
             u -= 1
         t = times[u]
         end = t + e
@@ -275,10 +275,7 @@ def compress(profile: Profile, entries: list[Entry], hot: list[list[Any]],
         else:
             for i in range(k, j):
                 free[i] -= take
-        # Trimming only saves searches (points lacking nodes for every job host no window):
-        # it is done where the nodes taken left a step without enough for the smallest job.
-        if min(free[k:j]) < min_size:
-            _trim(profile, hot, t, hi, min_size)
+        _trim(profile, hot, t, hi, min_size)
         end = r + e
         k = bisect_left(times, lo, j)
         if k == len(times) or times[k] != lo:

@@ -30,7 +30,7 @@ start are found at its front.  Two facts keep passes cheap:
 
 from __future__ import annotations
 
-from bisect import bisect_left, insort
+from bisect import insort
 from typing import TYPE_CHECKING, Any
 
 from ckptsim.policies.base import register
@@ -156,12 +156,6 @@ class Conservative(QueueScheduler):
         # the next one.
         bound: dict[tuple[int, float], float] = {}
         n = len(entries)
-        n_fin = bisect_left(entries, (INF,))  # jobs not yet placed (INF) come last
-        # The entries stay sorted if every neighbouring pair does: their new starts increase,
-        # or are equal with equal old starts (then their order was already the tie order).
-        in_order = True
-        last_t = -INF
-        last_r = -INF
         i = 0
         while i < n:
             job = entries[i][3]
@@ -178,24 +172,16 @@ class Conservative(QueueScheduler):
             t = INF
             for t, copies in place_run(s, d, low, j - i) if low < INF else ((INF, j - i),):
                 stop = i + copies
-                r = entries[i][0]
-                r_last = entries[stop - 1][0]  # old starts are sorted: all equal if these are
-                if in_order and (t < last_t or (t == last_t and r != last_r) or r != r_last):
-                    in_order = False
-                last_t = t
-                last_r = r_last
-                if r != t or r_last != t:
-                    for k in range(i, stop):
-                        e = entries[k]
-                        if e[0] != t:
-                            entries[k] = (t, e[1], e[2], e[3])
-                if stop > n_fin:
-                    for k in range(max(i, n_fin), stop):
-                        first.setdefault(entries[k][3].index, t)
+                for k in range(i, stop):
+                    e = entries[k]
+                    r = e[0]
+                    if r != t:
+                        entries[k] = (t, e[1], e[2], e[3])
+                    if r == INF:
+                        first.setdefault(e[3].index, t)
                 i = stop
             bound[kind] = t
-        if not in_order:
-            entries.sort()
+        entries.sort()
 
     def _start_due(self, now: float) -> None:
         """Start the jobs whose reservation has come, in order of reservation.
