@@ -128,7 +128,7 @@ class NaiveConservative(QueueScheduler):
 class CheckedConservative(Conservative):
     """The real policy, checking after every pass that its kept profile is the one built
     afresh from the running jobs and the reservations, and that a rebuild leaves the waiting
-    jobs in rebuild order (it sorts them only when the new starts break the old order)."""
+    jobs in rebuild order (by new start, zero-length first, then queue order)."""
 
     def _rebuild(self, now):
         super()._rebuild(now)
