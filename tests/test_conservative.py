@@ -127,7 +127,13 @@ class NaiveConservative(QueueScheduler):
 
 class CheckedConservative(Conservative):
     """The real policy, checking after every pass that its kept profile is the one built
-    afresh from the running jobs and the reservations."""
+    afresh from the running jobs and the reservations, and that a rebuild leaves the waiting
+    jobs in rebuild order (by new start, zero-length first, then queue order)."""
+
+    def _rebuild(self, now):
+        super()._rebuild(now)
+        keys = [x[:3] for x in self._entries]
+        assert keys == sorted(keys), now
 
     def schedule(self, now):
         super().schedule(now)
@@ -324,3 +330,21 @@ def test_profile_place_run_matches_repeated_place(data):
         left -= copies
     assert two.place_run(size, duration, start, count) == expected
     assert two.times == one.times and two.free == one.free
+
+
+def test_a_rebuild_puts_jobs_whose_new_starts_tie_back_in_queue_order():
+    # 3 nodes.  J1 (1 node) runs 0-4, J2 (1 node) 1-2, J3 (2 nodes, estimate 10) starts at 2
+    # and overruns to 24.  J4 (2 nodes, estimate 5) arrives at 4: reserved at 12, J3's
+    # predicted end.  J5 (1 node, estimate 5) arrives at 5 and starts at once on the free
+    # node; it overruns to 23.  J6 (1 node, estimate 5) arrives at 6: reserved at 10 (J5's
+    # predicted end), before J4.  Nothing happens at 10 or 12; at 23 J5 ends and both
+    # reservations have passed: the rebuild takes J6 (old start 10) then J4 (12), and both
+    # get 23 (J3 counts as ending now).  Tied, they go back to queue order, J4 first: J4
+    # cannot start (J3 still holds 2 nodes) and J6 starts, backfilled; J4 starts at 24.
+    w = jobs([(0, 4, 1, 10), (1, 1, 1, 10), (2, 22, 2, 10), (4, 10, 2, 5), (5, 18, 1, 5),
+              (6, 18, 1, 5)], 3)
+    fast, _ = simulate(w, CheckedConservative, "extend", "front", [])
+    slow, _ = simulate(w, NaiveConservative, "extend", "front", [])
+    assert fast == slow
+    assert [(s, b) for _, s, _, b, _ in fast] == [(0, False), (1, False), (2, False),
+                                                  (24, False), (5, True), (23, True)]
