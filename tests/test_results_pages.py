@@ -8,14 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from ckptsim.experiments.papers import niu_tables, oliner_tables
+from ckptsim.experiments.papers import forshaw_tables, niu_tables, oliner_tables
 from ckptsim.experiments.papers.tables import change, marked, percent, render_page
 
 RESULTS = Path(__file__).resolve().parents[1] / "docs" / "results"
 
 
 @pytest.mark.parametrize(("page", "tables"), [("niu", niu_tables.TABLES),
-                                               ("oliner", oliner_tables.TABLES)])
+                                               ("oliner", oliner_tables.TABLES),
+                                               ("forshaw", forshaw_tables.TABLES)])
 def test_page_tables_match_the_committed_csvs(page, tables):
     text = (RESULTS / f"{page}.md").read_text()
     names = marked(text)
