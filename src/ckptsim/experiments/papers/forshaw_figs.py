@@ -80,18 +80,33 @@ def _write(name: str, out: Path, rows: list[dict[str, Any]]) -> FigureOutput:
 
 
 # ----------------------------------------------------------------------------- figs 4-5
-def _baseline(pts: list[Point], out: Path, name: str, stem: str, ylabel: str) -> FigureOutput:
+def _baseline(pts: list[Point], out: Path, name: str, stem: str, ylabel: str,
+              relative: bool = False) -> FigureOutput:
+    """None and Opt at each duration, ours next to the seed's; `relative`: both drawn as a
+    share of their None (the seed's energy is a year of its pool, ours the run's days)."""
     chosen = sorted((p for p in pts if p["kind"] in ("none", "opt")), key=lambda p: p["d"])
-    rows = [{"policy": "None" if p["kind"] == "none" else f"Opt {p['d']} min",
-             stem: p[stem], f"{stem}_ci": p[f"{stem}_ci"],
-             "seed": SEED_NONE[stem] if p["kind"] == "none" else SEED_OPT[stem],
-             "seeds": p["seeds"]} for p in chosen]
+    none = next((p[stem] for p in chosen if p["kind"] == "none"), math.nan)
+    rows = []
+    for p in chosen:
+        seed = SEED_NONE[stem] if p["kind"] == "none" else SEED_OPT[stem]
+        rows.append({"policy": "None" if p["kind"] == "none" else f"Opt {p['d']} min",
+                     stem: p[stem], f"{stem}_ci": p[f"{stem}_ci"], "seed": seed,
+                     "relative_to_none": p[stem] / none if none else math.nan,
+                     "seed_relative_to_none": seed / SEED_NONE[stem], "seeds": p["seeds"]})
     fig, axes = figure(1, 1, 6.0, 4.0)
     ax = axes[0][0]
     x = np.arange(len(rows))
-    ax.bar(x - 0.2, [r[stem] for r in rows], 0.4, yerr=[r[f"{stem}_ci"] for r in rows],
-           capsize=3, color="tab:blue", label="ckptsim (generated pool)")
-    ax.bar(x + 0.2, [r["seed"] for r in rows], 0.4, color="0.6", label="seed (Newcastle 2010)")
+    if relative:
+        ours = [r["relative_to_none"] for r in rows]
+        theirs = [r["seed_relative_to_none"] for r in rows]
+        err = None
+        ylabel = f"{ylabel}, share of None's"
+    else:
+        ours, theirs = [r[stem] for r in rows], [r["seed"] for r in rows]
+        err = [r[f"{stem}_ci"] for r in rows]
+    ax.bar(x - 0.2, ours, 0.4, yerr=err, capsize=3, color="tab:blue",
+           label="ckptsim (generated pool)")
+    ax.bar(x + 0.2, theirs, 0.4, color="0.6", label="seed (Newcastle 2010)")
     ax.set_xticks(x, [r["policy"] for r in rows])
     ax.set_ylabel(ylabel)
     ax.grid(axis="y", alpha=0.3)
@@ -191,7 +206,8 @@ def _trace(pts: list[Point], out: Path, name: str) -> FigureOutput:
 FIGURE_MAKERS: dict[str, Callable[[list[Point], Path], FigureOutput]] = {
     "fig4": partial(_baseline, name="fig4", stem="overhead_min",
                     ylabel="mean task overhead (min)"),
-    "fig5": partial(_baseline, name="fig5", stem="energy_mwh", ylabel="HTC energy (MWh)"),
+    "fig5": partial(_baseline, name="fig5", stem="energy_mwh", ylabel="HTC energy",
+                    relative=True),
     "fig6": partial(_sweep, name="fig6", kinds=("fixed",), xlabel="checkpoint interval n (min)"),
     "fig7": partial(_sweep, name="fig7", kinds=("fixed", "sr", "ccsr"),
                     xlabel="checkpoint interval n (min)"),

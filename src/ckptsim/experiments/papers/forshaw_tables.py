@@ -19,9 +19,10 @@ def _pm(mean: float, half: float, digits: int = 2) -> str:
 def _baseline(name: str, stem: str, unit: str) -> Table:
     def table(folder: Path) -> str:
         rows = [[str(r["policy"]), _pm(r[stem], r[f"{stem}_ci"]), f"{r['seed']:g}",
+                 f"{r['relative_to_none']:.2f}", f"{r['seed_relative_to_none']:.2f}",
                  f"{int(r['seeds'])}"] for r in read(folder, name)]
         return markdown(["policy", f"ours ({unit}, mean ± 95% CI)", f"seed ({unit})",
-                         "replications"], rows)
+                         "ours / None", "seed / None", "replications"], rows)
     return table
 
 
