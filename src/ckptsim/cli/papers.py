@@ -11,7 +11,9 @@ from ckptsim.cli.common import SweepProgress, output_folder
 from ckptsim.errors import ConfigError
 
 #: Options of some papers only: (flag, attribute, the papers that take it).
-_OWN_OPTIONS = (("--full", "full", ("jones", "forshaw")),
+_OWN_OPTIONS = (("--traces", "traces", ("niu", "oliner", "shi")),
+                ("--first", "first", ("niu", "oliner", "shi")),
+                ("--full", "full", ("jones", "forshaw")),
                 ("--per-cluster", "per_cluster", ("jones",)),
                 ("--load", "load", ("jones",)),
                 ("--days", "days", ("forshaw",)),
@@ -121,10 +123,6 @@ def _paper_jones(args: argparse.Namespace) -> int:
 
     if args.figure != "all":
         jones.family_of(args.figure)
-    for flag, value in (("--traces", args.traces), ("--first", args.first)):
-        if value is not None:
-            raise ConfigError(flag, "does not apply to jones (a synthetic grid workload); "
-                                    "accepted: --per-cluster N, --full, --load L")
     if args.full and args.per_cluster is not None:
         raise ConfigError("--full", "give --full (the seed's 400,000 jobs per cluster) or "
                                     "--per-cluster N, not both")
@@ -139,10 +137,6 @@ def _paper_forshaw(args: argparse.Namespace) -> int:
     from ckptsim.experiments.papers import forshaw
 
     forshaw.wanted(args.figure)
-    for flag, value in (("--traces", args.traces), ("--first", args.first)):
-        if value is not None:
-            raise ConfigError(flag, "does not apply to forshaw (a generated desktop pool); "
-                                    "accepted: --days N, --replications N, --full")
     if args.full and args.days is not None:
         raise ConfigError("--full", "give --full (the seed's year and 50 replications) or "
                                     "--days N, not both")

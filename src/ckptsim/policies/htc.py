@@ -29,11 +29,13 @@ every core.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ckptsim.platform.cluster import _nth_bit
 from ckptsim.policies.base import param, register
-from ckptsim.policies.queue import QueueParams, QueueScheduler
+from ckptsim.policies.fcfs import FCFS
+from ckptsim.policies.queue import QueueParams
 
 if TYPE_CHECKING:
     from ckptsim.engine.simulator import Simulator
@@ -51,8 +53,9 @@ class HTCParams(QueueParams):
 
 
 @register
-class HTC(QueueScheduler):
-    idle_pass_noop = True  # as fcfs: the head did not fit at the last pass and still does not
+class HTC(FCFS):
+    """fcfs's queue and passes (skipping idle passes too), with its own placement."""
+
     name = "htc"
     description = ("HTC pool: FCFS queue, each job on free cores chosen at random (or lowest "
                    "ids, or awake power-efficient machines first)")
@@ -103,27 +106,8 @@ class HTC(QueueScheduler):
             n_free -= 1
         return mask
 
-    def schedule(self, now: float) -> None:
-        q = self.queue
-        if not q:
-            return
-        free = self.cluster.n_free
-        start = self.sim.start
-        k = 0
-        n = len(q)
-        while k < n:
-            job = q[k]
-            if job.size > free:
-                break
-            if self.random:
-                start(job, self._pick(job.size))
-            elif self.order is not None:
-                start(job, self.order.pick(job.size))
-            else:
-                start(job)
-            free -= job.size
-            self._removed(job)
-            k += 1
-        if k:
-            del q[:k]
+    def placer(self) -> Callable[[int], int] | None:
+        if self.random:
+            return self._pick
+        return self.order.pick if self.order is not None else None
 

@@ -47,6 +47,17 @@ def run_spec(name: str, text: str, out: Path, trace_dir: str | Path, jobs: int |
     return [row for row in rows if row["run_id"] in wanted]
 
 
+def find_family(figure: str, families: dict[str, tuple[str, ...]],
+                accepted: list[str]) -> str:
+    """The family a figure (or a family's own name) belongs to; an unknown one is refused
+    naming the `accepted` values."""
+    for family, figures in families.items():
+        if figure == family or figure in figures:
+            return family
+    raise ConfigError("figure", f"unknown figure {figure!r}; accepted: "
+                                f"{', '.join([*accepted, 'all'])}")
+
+
 def write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
     """Rows as CSV, floats to 6 significant digits (stable across platforms)."""
     columns = list(rows[0]) if rows else []

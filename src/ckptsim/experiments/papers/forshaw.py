@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ckptsim.errors import ConfigError
-from ckptsim.experiments.papers.common import FigureOutput, OnRow, run_spec
+from ckptsim.experiments.papers.common import FigureOutput, OnRow, find_family, run_spec
 
 MIN = 60.0
 DURATIONS = (1, 2, 3, 4)  # checkpoint durations, minutes (seed: 1-4 min)
@@ -91,11 +91,7 @@ class Options:
 
 
 def family_of(figure: str) -> str:
-    for family, figures in FAMILIES.items():
-        if figure == family or figure in figures:
-            return family
-    raise ConfigError("figure", f"unknown figure {figure!r}; accepted: "
-                                f"{', '.join([*FIGURES, *FAMILIES, 'all'])}")
+    return find_family(figure, FAMILIES, [*FIGURES, *FAMILIES])
 
 
 def wanted(figure: str) -> list[str]:

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from ckptsim.errors import ConfigError
-from ckptsim.experiments.papers.common import FigureOutput, OnRow, run_spec
+from ckptsim.experiments.papers.common import FigureOutput, OnRow, find_family, run_spec
 from ckptsim.experiments.papers.jones_figs import FIGURE_MAKERS
 
 PPBWS = (150.0, 300.0, 400.0)
@@ -69,11 +69,7 @@ class Options:
 
 
 def family_of(figure: str) -> str:
-    for family, figures in FAMILIES.items():
-        if figure == family or figure in figures:
-            return family
-    raise ConfigError("figure", f"unknown figure {figure!r}; accepted: "
-                                f"{', '.join([*FIGURES, *FAMILIES, 'all'])}")
+    return find_family(figure, FAMILIES, [*FIGURES, *FAMILIES])
 
 
 # ----------------------------------------------------------------------------- specs

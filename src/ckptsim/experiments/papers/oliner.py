@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from ckptsim.errors import ConfigError
-from ckptsim.experiments.papers.common import FigureOutput, OnRow, run_spec, write_csv
+from ckptsim.experiments.papers.common import FigureOutput, OnRow, find_family, run_spec, write_csv
 from ckptsim.experiments.papers.oliner_plots import capacity_figure, line_figure
 from ckptsim.experiments.stats import mean_ci
 
@@ -96,11 +96,7 @@ class Options:
 
 
 def family_of(figure: str) -> str:
-    for family, figures in FAMILIES.items():
-        if figure == family or figure in figures:
-            return family
-    raise ConfigError("figure", f"unknown figure {figure!r}; accepted: "
-                                f"{', '.join([*FAMILIES, *FIGURES, 'all'])}")
+    return find_family(figure, FAMILIES, [*FAMILIES, *FIGURES])
 
 
 # ----------------------------------------------------------------------------- specs
