@@ -258,7 +258,12 @@ class LinkState:
         return self._total[link] > self._limit[link]
 
     def saturated_links(self) -> tuple[int, ...]:
-        return tuple(c for c in range(len(self.capacity)) if self.saturated(c))
+        pairs = zip(self._total, self._limit, strict=True)
+        return tuple(c for c, (t, m) in enumerate(pairs) if t > m)
+
+    def saturation(self) -> list[bool]:
+        """`saturated(c)` of every link, in link order."""
+        return [t > m for t, m in zip(self._total, self._limit, strict=True)]
 
     def most_saturated(self) -> int | None:
         """The saturated link with the highest subscription (lowest index on ties)."""
@@ -273,7 +278,7 @@ class LinkState:
         return self.capacity[link] - self._est_total[link]
 
     def residuals(self) -> tuple[float, ...]:
-        return tuple(self.residual(c) for c in range(len(self.capacity)))
+        return tuple([c - e for c, e in zip(self.capacity, self._est_total, strict=True)])
 
     def fits(self, estimate: Sequence[float], skip_saturated: bool = True) -> bool:
         """Whether a job with this estimated traffic may be admitted: on every link it uses,

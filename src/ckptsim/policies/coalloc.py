@@ -263,12 +263,13 @@ class Coalloc(Scheduler):
         new, self._new = self._new, []
         if self.n_waiting:
             free_mask = self.cluster.free_mask
-            free = self.free
-            for c, m in enumerate(self.masks):
-                free[c] = (free_mask & m).bit_count()
-            reserved, home, sizes = self.reserved, self.home, self.sizes
-            if any(reserved[c := home[j.index]] is None and j.size <= sizes[c] for j in new):
-                self._dirty = True  # a new head: its cluster's reservation changes
+            self.free = free = [(free_mask & m).bit_count() for m in self.masks]
+            if new and not self._dirty:
+                reserved, home, sizes = self.reserved, self.home, self.sizes
+                for j in new:
+                    if reserved[c := home[j.index]] is None and j.size <= sizes[c]:
+                        self._dirty = True  # a new head: its cluster's reservation changes
+                        break
             smallest = self.min_waiting_size()
             if max(free) >= smallest or (self.params.coalloc and sum(free) >= smallest):
                 self._starts = 0
@@ -295,25 +296,29 @@ class Coalloc(Scheduler):
     def _local(self, c: int, now: float) -> None:
         """EASY on cluster c with its own queue."""
         n = self.sizes[c]
-        self.reserved[c] = None
+        free, reserved = self.free, self.reserved
+        reserved[c] = None
         self.shadow[c] = INF
         self.extra[c] = 0
         for job in self.queues[c]:
             if job.state is not QUEUED or job.size > n:
                 continue
-            if self.reserved[c] is None:
-                if job.size <= self.free[c]:
+            if reserved[c] is None:
+                if job.size <= free[c]:
                     self._start_on(c, job, now + job.estimate, now, local=True)
                 else:
                     self._reserve(c, now)
-                    if not self.free[c]:
+                    if not free[c]:
                         return
-            elif job.size <= self._allowed(c, job, now + job.estimate):
+            # self._allowed(c, job, pred) >= job.size, inlined (a hot loop)
+            elif job.size <= free[c] and (
+                    job is reserved[c] or now + job.estimate <= self.shadow[c]
+                    or job.size <= self.extra[c]):
                 self._start_on(c, job, now + job.estimate, now, local=True)
-                if not self.free[c]:
+                if not free[c]:
                     return
-        if self.reserved[c] is None:
-            self._reserve(c, now)
+        # No reservation at the end: every waiting job that fits the cluster started, so
+        # there is none to make.
 
     def _backfill(self, job: Job, now: float) -> None:
         """A new arrival behind its cluster's reservation: backfilled on its own cluster?"""
@@ -355,13 +360,11 @@ class Coalloc(Scheduler):
 
     def _coallocate(self, now: float, jobs: list[Job]) -> None:
         links = self.rates.links
-        C, n_big, free = self.C, self.N, self.free
-        reserved, shadow, extra = self.reserved, self.shadow, self.extra
+        C, n_big = self.C, self.N
+        reserved, shadow = self.reserved, self.shadow
         booked, barred = self.rates.booked, self.barred
-        skip = self.params.skip_saturated
-        usable = [not (skip and links.saturated(c)) for c in range(C)]
-        room = sum(f for f, u in zip(free, usable, strict=True) if u)
-        residual = list(links.residuals())
+        rC = range(C)
+        hi, lo, room, residual = self._coalloc_room(links)
         for job in jobs:
             size = job.size
             if size > room or size < 2 or job.state is not QUEUED:
@@ -371,9 +374,12 @@ class Coalloc(Scheduler):
             if e != e or (size <= n_big and i in barred):
                 continue
             pred = now + job.estimate
-            # self._allowed(c, job, pred) on the usable clusters, inlined (a hot loop)
-            avail = [0 if not usable[c] else free[c] if (r := reserved[c]) is None or r is job
-                     or pred <= shadow[c] else min(free[c], extra[c]) for c in range(C)]
+            # self._allowed(c, job, pred) on the usable clusters, inlined (a hot loop): hi
+            # where the reservation does not bind, else lo
+            avail = [hi[c] if (r := reserved[c]) is None or r is job or pred <= shadow[c]
+                     else lo[c] for c in rC]
+            if sum(avail) < size:
+                continue  # what greedy_split would find first
             split = greedy_split(size, e, avail, residual)
             if split is None:
                 if size <= n_big or self.rates.coallocated() or not self._never_fits(job, e):
@@ -387,9 +393,21 @@ class Coalloc(Scheduler):
             for c, k in enumerate(split):
                 if k or self.reserved[c] is job:
                     self._consume(c, job, pred, k, now)
-            usable = [not (skip and links.saturated(c)) for c in range(C)]
-            room = sum(f for f, u in zip(free, usable, strict=True) if u)
-            residual = list(links.residuals())
+            hi, lo, room, residual = self._coalloc_room(links)
+
+    def _coalloc_room(self, links: Any) -> tuple[list[int], list[int], int, list[float]]:
+        """Per cluster, the nodes a co-allocation may take when the cluster's reservation
+        does not bind (hi: its free nodes) and when it does (lo: no more than the extra
+        nodes), both 0 on a skipped saturated link; their total room, and the links'
+        residual bandwidth."""
+        free, extra = self.free, self.extra
+        if self.params.skip_saturated:
+            usable = [not sat for sat in links.saturation()]
+        else:
+            usable = [True] * self.C
+        hi = [f if u else 0 for f, u in zip(free, usable, strict=True)]
+        lo = [min(f, x) if u else 0 for f, x, u in zip(free, extra, usable, strict=True)]
+        return hi, lo, sum(hi), list(links.residuals())
 
     def _never_fits(self, job: Job, estimate: float) -> bool:
         """The job's estimated traffic fits no split even on idle links."""

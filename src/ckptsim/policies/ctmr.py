@@ -91,8 +91,7 @@ class CtmrAgent(Component):
         """Step 2: the eligible job with the largest traffic on `link`, or None."""
         s = self.s
         rates = s.rates
-        free_mask = s.cluster.free_mask
-        free = [(free_mask & rates.cluster_mask(c)).bit_count() for c in range(s.C)]
+        free: list[int] | None = None  # free nodes per cluster, counted when first needed
         smallest = s.min_waiting_size()
         best: Job | None = None
         load = -1.0
@@ -108,6 +107,9 @@ class CtmrAgent(Component):
             if not self.cost < self.cpfrac * remaining:
                 continue
             split = s.pieces[i][2]
+            if free is None:
+                free_mask = s.cluster.free_mask
+                free = [(free_mask & m).bit_count() for m in s.masks]
             if not any(k and free[c] + k >= smallest for c, k in enumerate(split)):
                 continue
             best, load = job, traffic
