@@ -5,6 +5,7 @@ Shared by the local pool (one run at a time) and Dask (batches of runs on one tr
 
 from __future__ import annotations
 
+import os
 from collections import deque
 from collections.abc import Hashable, Sequence
 from typing import Any
@@ -13,15 +14,33 @@ from ckptsim.experiments.execute import load_key
 from ckptsim.experiments.matrix import Run
 
 
+def _trace_bytes(run: Run) -> int:
+    """The size of the run's trace file (0 for generated workloads or a missing file)."""
+    if run.kind != "trace" or run.path is None:
+        return 0
+    try:
+        return os.stat(run.path).st_size
+    except OSError:
+        return 0
+
+
 class Dispatch:
     """Runs still to give out, by trace (`load_key`).  A worker gets runs on the trace it read
-    last if any are left, else on a trace no worker is on, else on the trace with the most
-    runs left.  Runs of generated workloads (key None) share one queue."""
+    last if any are left, else on a trace no worker is on (the largest file first, ties in
+    the runs' order), else on the trace with the most runs left.  Large traces first: at the
+    end of a sweep, workers that run out of traces of their own join others' and read those
+    again, and the small ones are the quickest to read.  Runs of generated workloads (key
+    None) share one queue."""
 
     def __init__(self, runs: Sequence[Run]) -> None:
         self.queues: dict[Any, deque[Run]] = {}
+        self.bytes: dict[Any, int] = {}
         for run in runs:
-            self.queues.setdefault(load_key(run), deque()).append(run)
+            key = load_key(run)
+            if key not in self.queues:
+                self.queues[key] = deque()
+                self.bytes[key] = _trace_bytes(run)
+            self.queues[key].append(run)
         self.busy: dict[Any, int] = {}  # key -> workers on it
         self.left = len(runs)
 
@@ -32,7 +51,9 @@ class Dispatch:
         if last is not None and last in self.queues:
             return last
         idle = [k for k in self.queues if not self.busy.get(k)]
-        return idle[0] if idle else max(self.queues, key=lambda k: len(self.queues[k]))
+        if idle:
+            return max(idle, key=self.bytes.__getitem__)  # the first of the largest
+        return max(self.queues, key=lambda k: len(self.queues[k]))
 
     def take(self, last: Any, n: int = 1) -> list[Run]:
         """Up to `n` runs (at least one, while any are left), all on one trace."""

@@ -3,8 +3,9 @@
 Each worker process has a pipe to the sweep: it receives runs, executes them, writes their
 per-job files (the store is on its disk) and sends back each row; the sweep records the rows
 (one writer, `StoreWriter`).  Two runs are queued per worker, so a worker never waits for the
-next one.  Runs on the same trace go to the same worker while others are left (`Dispatch`),
-so a trace is read by about one worker instead of by every worker.
+next one; once fewer runs are left than two per worker, one, so that workers finish together.
+Runs on the same trace go to the same worker while others are left (`Dispatch`), so a trace
+is read by about one worker instead of by every worker.
 
 Workers die with the sweep: on Linux the kernel kills a worker whose parent process dies
 (`PR_SET_PDEATHSIG`; the parent is the fork server, which exits as soon as the sweep does),
@@ -34,7 +35,7 @@ from ckptsim.experiments.execute import ExecStats, OnRow, crashed_row, execute_r
 from ckptsim.experiments.matrix import Run
 from ckptsim.experiments.writer import StoreWriter, write_jobs_file
 
-#: Runs sent to a worker ahead of its results.
+#: Runs sent to a worker ahead of its results (one near the end of the sweep).
 QUEUE_PER_WORKER = 2
 
 DIED = ("the worker process running this run died (killed or out of memory); runs queued "
@@ -134,7 +135,9 @@ class PoolExecutor:
             return w
 
         def feed(w: _Worker) -> None:
-            while dispatch and len(w.queued) < QUEUE_PER_WORKER:
+            # Near the end, one run per worker at a time, so that workers finish together.
+            ahead = QUEUE_PER_WORKER if dispatch.left >= QUEUE_PER_WORKER * len(pool) else 1
+            while dispatch and len(w.queued) < ahead:
                 run = dispatch.next(w.key)
                 key = load_key(run)
                 dispatch.move(w.key, key)
