@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from ckptsim.policies.base import register
 from ckptsim.policies.compression import Entry, add_interval, compress, take_due
+from ckptsim.policies.decompression import decompress
 from ckptsim.policies.profile import INF, Profile
 from ckptsim.policies.queue import QueueScheduler
 
@@ -115,6 +116,9 @@ class Conservative(QueueScheduler):
         profile = self._profile
         rebuild = (profile is None or self._stale or (bool(entries) and entries[0][0] < now)
                    or (self._ended and self._n_zero_waiting > 0))
+        if (rebuild and profile is not None and not self._stale and not self._released
+                and self._n_zero_waiting == 0 and self._shift(now)):
+            rebuild = False
         if not rebuild and self._released:
             assert profile is not None
             profile.advance(now)
@@ -137,13 +141,25 @@ class Conservative(QueueScheduler):
                 t = profile.place(s, d, now, 1)[0]
                 first.setdefault(job.index, t)
                 insort(entries, (t, d > 0, job.index, job))
-        assert self._profile is not None
-        self._profile.tidy()
+        profile = self._profile
+        assert profile is not None
+        if len(profile.times) > profile.limit:
+            # The reservations' ends stay breakpoints: `decompress` sums them per step.
+            profile.tidy({x for e in entries for x in (e[0], e[0] + e[3].estimate)})
         self._new.clear()
         self._released.clear()
         self._stale = False
         self._ended = False
         self._start_due(now)
+
+    def _shift(self, now: float) -> bool:
+        """After reservations passed and nothing else changed: move only the jobs that move
+        (`ckptsim.policies.decompression`); False if it gave up (then a rebuild follows)."""
+        profile = self._profile
+        assert profile is not None
+        profile.advance(now)
+        entries = self._entries
+        return decompress(profile, entries, now, self._min_size, 4 * len(entries) + 64)
 
     def _rebuild(self, now: float) -> None:
         """Re-place every waiting job, in rebuild order, into a profile built afresh."""
