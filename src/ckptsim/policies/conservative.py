@@ -18,8 +18,10 @@ start are found at its front.  Two facts keep passes cheap:
   slot it has.  The profile is therefore kept from pass to pass, and after jobs end early only
   the jobs that can use the nodes given back are looked at (`ckptsim.policies.compression`).
   Zero-length reservations hold no nodes, so jobs placed after one may take its instant:
-  while any waits, every end rebuilds.  So does a pass where a reservation has passed (a job
-  overran its estimate), nodes failed or came back, or a job was requeued.
+  while any waits, every end rebuilds.  So does a pass where nodes failed or came back, or a
+  job was requeued.  A pass where a reservation has passed (a job overran its estimate) and
+  nothing else changed moves only the jobs that move, later or earlier
+  (`ckptsim.policies.decompression`); with early ends as well, it rebuilds.
 * Within a rebuild the profile only loses nodes.  If a job placed earlier is no larger and no
   longer than the one being placed, the latter cannot start before it (wherever it fits, the
   earlier one fitted too, in a profile with more free nodes).  Jobs of the same size and
@@ -141,11 +143,8 @@ class Conservative(QueueScheduler):
                 t = profile.place(s, d, now, 1)[0]
                 first.setdefault(job.index, t)
                 insort(entries, (t, d > 0, job.index, job))
-        profile = self._profile
-        assert profile is not None
-        if len(profile.times) > profile.limit:
-            # The reservations' ends stay breakpoints: `decompress` sums them per step.
-            profile.tidy({x for e in entries for x in (e[0], e[0] + e[3].estimate)})
+        assert self._profile is not None
+        self._profile.tidy()
         self._new.clear()
         self._released.clear()
         self._stale = False

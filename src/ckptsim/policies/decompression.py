@@ -5,7 +5,9 @@ A reservation passes when the nodes it counted on do not come back: a job overru
 estimate, so it counts as ending at every pass, and the job reserved at that time cannot start.
 Conservative backfilling then rebuilds every reservation in order of the current ones (ties:
 queue order).  `decompress` computes the same reservations when that is the only change (no
-node came back early, failed or was repaired, no job was requeued, no zero-length job waits).
+job ended early, no node failed or was repaired, no job was requeued, no zero-length job
+waits).  With early ends as well it is not cheaper than the rebuild: the chains of moves they
+start (`ckptsim.policies.compression`) cost as much one by one as re-placing every run.
 
 Notation, as in `ckptsim.policies.compression`: the jobs are taken in order of their current
 (old) reservations; `F` is the profile kept from pass to pass (the running jobs, the new
@@ -29,10 +31,13 @@ earlier than r (those jobs start no earlier), so before r, N = F.
 * A job that keeps fitting at r can only move earlier, into a point where F grew: the search of
   `compress`.
 
-U is a step function whose breakpoints are the starts and ends of the waiting jobs'
-reservations, which are breakpoints of the kept profile (`Profile.tidy` keeps them), so it is
-constant on every step of F.  If the sums scan too many reservations, `decompress` gives up
-(entries back as they were) and the caller rebuilds.
+U changes only at the starts and ends of the waiting jobs' reservations, and N rises only at
+running jobs' ends and at the ends of reservations.  Each was a breakpoint of F when it was
+made; `Profile.tidy` merges a breakpoint away only where F does not change, which needs a
+reservation starting there.  So splitting a step of F at the reservations starting inside it
+(`_refine`, before U is summed over it) makes U constant on it and shows every point where N
+rises.  If the jobs looked at and the reservations scanned for sums exceed a budget,
+`decompress` gives up (entries back as they were) and the caller rebuilds.
 """
 
 from __future__ import annotations
@@ -77,18 +82,46 @@ def _critical(entries: list[Entry], lo: int, q: float, deficit: int, budget: lis
     return i if i > lo else lo
 
 
-def _note(profile: Profile, neg: list[float], a: float, b: float) -> None:
-    """Record the steps from the one holding a to the one holding b with fewer than 0 nodes."""
+def _refine(profile: Profile, entries: list[Entry], m: int) -> None:
+    """Split step m at the reservations starting inside it (a tidy merges a step into the
+    one before when they hold as many nodes, e.g. where a job is reserved to start as a
+    running one ends; U and N change there all the same)."""
+    times = profile.times
+    q = times[m]
+    end = times[m + 1] if m + 1 < len(times) else INF
+    i = bisect_right(entries, (q, True, INF))
+    n = len(entries)
+    if i == n or entries[i][0] >= end:
+        return
+    cut: list[float] = []
+    while i < n:
+        x = entries[i][0]
+        if x >= end:
+            break
+        if not cut or cut[-1] != x:
+            cut.append(x)
+        i += 1
+    times[m + 1:m + 1] = cut
+    profile.free[m + 1:m + 1] = [profile.free[m]] * len(cut)
+
+
+def _note(profile: Profile, entries: list[Entry], neg: list[float], a: float,
+          b: float) -> None:
+    """Record the steps from the one holding a to the one holding b with fewer than 0 nodes
+    (split where reservations start)."""
     times = profile.times
     free = profile.free
-    k = bisect_right(times, a) - 1
-    j = min(bisect_right(times, b), len(times))
-    for m in range(k, j):
+    m = bisect_right(times, a) - 1
+    if min(free[m:bisect_right(times, b)]) >= 0:
+        return
+    while m < len(times) and times[m] <= b:
         if free[m] < 0:
+            _refine(profile, entries, m)
             t = times[m]
             i = bisect_left(neg, t)
             if i == len(neg) or neg[i] != t:
                 neg.insert(i, t)
+        m += 1
 
 
 def _place(profile: Profile, entries: list[Entry], lo: int, s: int, e: float, t0: float,
@@ -102,16 +135,21 @@ def _place(profile: Profile, entries: list[Entry], lo: int, s: int, e: float, t0
     out: list[tuple[float, int]] = []
     while count:
         while True:
-            n = len(times)
-            while k < n:
-                f = free[k]
-                if f >= s:
-                    break
-                q = times[k]
-                if q >= first and f + _held(entries, lo, q, s - f, budget) >= s:
-                    break
+            # Steps before the one holding `first`: U = 0 there.
+            u = bisect_right(times, first) - 1
+            while k < u and free[k] < s:
                 k += 1
-            if k == n or budget[0] < 0:
+            if k >= u:
+                while k < len(times):
+                    f = free[k]
+                    if f >= s:
+                        break
+                    _refine(profile, entries, k)
+                    q = times[k]
+                    if q >= first and f + _held(entries, lo, q, s - f, budget) >= s:
+                        break
+                    k += 1
+            if k == len(times) or budget[0] < 0:
                 return None
             t = times[k]
             end = t + e
@@ -121,9 +159,23 @@ def _place(profile: Profile, entries: list[Entry], lo: int, s: int, e: float, t0
             bad = -1
             if least < need:
                 least = need
-                for m in range(k, j):
+                m = bisect_right(times, first) - 1
+                if m > k:
+                    if m > j:
+                        m = j
+                    # Up to step m, U = 0: the last step lacking nodes fails every start up to it.
+                    for i in range(m - 1, k - 1, -1):
+                        if free[i] < s:
+                            bad = i
+                            break
+                    if bad < 0:
+                        least = min(least, min(free[k:m]))
+                else:
+                    m = k
+                while bad < 0 and m < len(times) and times[m] < end:
                     f = free[m]
                     if f < need:
+                        _refine(profile, entries, m)
                         q = times[m]
                         if q >= first:
                             f += _held(entries, lo, q, need - f, budget)
@@ -131,6 +183,7 @@ def _place(profile: Profile, entries: list[Entry], lo: int, s: int, e: float, t0
                             bad = m
                         elif f < least:
                             least = f
+                    m += 1
             if bad < 0:
                 break
             k = bad + 1
@@ -138,7 +191,7 @@ def _place(profile: Profile, entries: list[Entry], lo: int, s: int, e: float, t0
         if copies > count:
             copies = count
         profile.add(t, end, -copies * s)
-        _note(profile, neg, t, end)
+        _note(profile, entries, neg, t, end)
         out.append((t, copies))
         count -= copies
     return out
@@ -244,7 +297,7 @@ def decompress(profile: Profile, entries: list[Entry], now: float, min_size: int
         b = r + e
         if b > a:
             profile.add(a, b, s * len(run))
-            _note(profile, neg, b, b)
+            _note(profile, entries, neg, b, b)
         placed = _place(profile, entries, pos, s, e, t0 if t0 > now else now, len(run),
                         neg, left)
         if placed is None:

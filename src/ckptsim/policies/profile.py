@@ -201,17 +201,17 @@ class Profile:
             del self.free[:drop]
         times[0] = now
 
-    def tidy(self, keep: set[float] | frozenset[float] = frozenset()) -> None:
+    def tidy(self) -> None:
         """Merge neighbouring steps of equal value once the breakpoints have doubled since
         the last merge (a profile kept from pass to pass gathers breakpoints that no longer
-        change anything, which slows every search); breakpoints in `keep` stay."""
+        change anything, which slows every search)."""
         if len(self.times) <= self.limit:
             return
         times: list[float] = []
         free: list[int] = []
         last = None
         for t, f in zip(self.times, self.free, strict=True):
-            if f != last or t in keep:
+            if f != last:
                 times.append(t)
                 free.append(f)
                 last = f
