@@ -133,6 +133,7 @@ class CheckedConservative(Conservative):
     pass after passed reservations that moves only some jobs gives a rebuild's reservations."""
 
     shifts = 0  # passes where `decompress` replaced a rebuild
+    shift_min = 0  # also on short queues
 
     def _rebuild(self, now):
         super()._rebuild(now)

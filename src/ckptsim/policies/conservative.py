@@ -49,6 +49,11 @@ if TYPE_CHECKING:
 class Conservative(QueueScheduler):
     name = "conservative"
     description = "conservative backfilling: a reservation for every waiting job"
+    #: Waiting jobs from which a pass after passed reservations moves only the jobs that move
+    #: rather than rebuilding: below it a rebuild costs less (HPC2N, such passes replayed side
+    #: by side: 1.2-1.9 times the rebuild's CPU below 250 jobs, 0.3-0.9 times above).  The
+    #: outputs are the same either way.
+    shift_min = 256
 
     def __init__(self, sim: Simulator, params: Any = None) -> None:
         super().__init__(sim, params)
@@ -118,8 +123,8 @@ class Conservative(QueueScheduler):
         profile = self._profile
         rebuild = (profile is None or self._stale or (bool(entries) and entries[0][0] < now)
                    or (self._ended and self._n_zero_waiting > 0))
-        if (rebuild and profile is not None and not self._stale and not self._released
-                and self._n_zero_waiting == 0 and self._shift(now)):
+        if (rebuild and len(entries) >= self.shift_min and profile is not None and not self._stale
+                and not self._released and self._n_zero_waiting == 0 and self._shift(now)):
             rebuild = False
         if not rebuild and self._released:
             assert profile is not None
