@@ -11,6 +11,11 @@ predicted ends, the waiting jobs, the profile, the hot intervals), then calls th
 the compression of both trees on each kept input in turn (alternating which goes first), checks
 that both give the same reservations (and, for compressions, the same profile), and prints the
 thread CPU seconds of each.  `BEFORE` is e.g. `git archive COMMIT src | tar -x -C BEFORE`.
+
+A third line compares the passes after reservations passed with nothing else changed (an
+overrun): kept where this checkout calls `Conservative._shift`, replayed as `decompress` (and
+the rebuild it falls back to) in a tree that has `ckptsim.policies.decompression`, as the
+rebuild in one that has not.
 """
 
 from __future__ import annotations
@@ -46,7 +51,7 @@ def _load(src: Path) -> types.SimpleNamespace:
     return mods
 
 
-def _capture(trace: Path, first: int | None, every: int) -> tuple[list, list]:
+def _capture(trace: Path, first: int | None, every: int) -> tuple[list, list, list]:
     mods = _load(SRC)
     from ckptsim.runner import simulate  # the tree just loaded
     from ckptsim.workload.swf import read_swf
@@ -76,8 +81,24 @@ def _capture(trace: Path, first: int | None, every: int) -> tuple[list, list]:
                                  [[a, b, list(f), top] for a, b, f, top in hot], min_size))
         return compress(profile, entries, hot, min_size)
 
+    shifts: list = []
+    shift = getattr(cons.Conservative, "_shift", None)
+
+    def kept_shift(self, now):
+        count[2] += 1
+        if count[2] % every == 0:
+            shifts.append((now, self.cluster.n_free,
+                           [(j.pred_end, j.size) for j in self.running.values()],
+                           [(e[0], e[1], e[2], e[3].size, e[3].estimate, e[3].index)
+                            for e in self._entries],
+                           list(self._profile.times), list(self._profile.free), self._min_size))
+        return shift(self, now)
+
+    count.append(0)
     cons.Conservative._rebuild = kept_rebuild
     cons.compress = kept_compress
+    if shift is not None:
+        cons.Conservative._shift = kept_shift
     try:
         workload = read_swf(trace)
         if first:
@@ -86,7 +107,9 @@ def _capture(trace: Path, first: int | None, every: int) -> tuple[list, list]:
     finally:
         cons.Conservative._rebuild = rebuild
         cons.compress = compress
-    return rebuilds, compressions
+        if shift is not None:
+            cons.Conservative._shift = shift
+    return rebuilds, compressions, shifts
 
 
 def _entries(rows: list) -> list:
@@ -122,6 +145,28 @@ def _compress_once(mods, state) -> tuple[float, tuple]:
     return time.thread_time() - t, ([(e[0], e[3].index) for e in entries], profile.steps())
 
 
+def _shift_once(mods, state) -> tuple[float, list]:
+    now, n_free, releases, rows, times, free, min_size = state
+    entries = _entries(rows)
+    policy = types.SimpleNamespace(cluster=types.SimpleNamespace(n_free=n_free), running={},
+                                   _entries=entries, first_resv={}, _profile=None)
+    for k, (end, size) in enumerate(releases):
+        job = _Job()
+        job.pred_end, job.size = end, size
+        policy.running[k] = job
+    profile = mods.profile.Profile(0, 0, [])
+    profile.times, profile.free = list(times), list(free)
+    decompress = getattr(mods.conservative, "decompress", None)
+    t = time.thread_time()
+    done = False
+    if decompress is not None:
+        profile.advance(now)
+        done = decompress(profile, entries, now, min_size, 4 * len(entries) + 64)
+    if not done:
+        mods.conservative.Conservative._rebuild(policy, now)
+    return time.thread_time() - t, [(e[0], e[3].index) for e in entries]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--base", type=Path, required=True, help="the other tree's src directory")
@@ -130,10 +175,11 @@ def main() -> int:
     ap.add_argument("--every", type=int, default=7, help="keep every k-th input")
     ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args()
-    rebuilds, compressions = _capture(args.trace, args.first, args.every)
+    rebuilds, compressions, shifts = _capture(args.trace, args.first, args.every)
     trees = {"this": _load(SRC), "base": _load(args.base)}
     for label, states, once in (("rebuilds", rebuilds, _rebuild_once),
-                                ("compressions", compressions, _compress_once)):
+                                ("compressions", compressions, _compress_once),
+                                ("passed", shifts, _shift_once)):
         total = dict.fromkeys(trees, 0.0)
         for rnd in range(args.rounds):
             for k, state in enumerate(states):

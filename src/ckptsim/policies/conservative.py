@@ -18,8 +18,10 @@ start are found at its front.  Two facts keep passes cheap:
   slot it has.  The profile is therefore kept from pass to pass, and after jobs end early only
   the jobs that can use the nodes given back are looked at (`ckptsim.policies.compression`).
   Zero-length reservations hold no nodes, so jobs placed after one may take its instant:
-  while any waits, every end rebuilds.  So does a pass where a reservation has passed (a job
-  overran its estimate), nodes failed or came back, or a job was requeued.
+  while any waits, every end rebuilds.  So does a pass where nodes failed or came back, or a
+  job was requeued.  A pass where a reservation has passed (a job overran its estimate) and
+  nothing else changed moves only the jobs that move, later or earlier
+  (`ckptsim.policies.decompression`); with early ends as well, it rebuilds.
 * Within a rebuild the profile only loses nodes.  If a job placed earlier is no larger and no
   longer than the one being placed, the latter cannot start before it (wherever it fits, the
   earlier one fitted too, in a profile with more free nodes).  Jobs of the same size and
@@ -35,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from ckptsim.policies.base import register
 from ckptsim.policies.compression import Entry, add_interval, compress, take_due
+from ckptsim.policies.decompression import decompress
 from ckptsim.policies.profile import INF, Profile
 from ckptsim.policies.queue import QueueScheduler
 
@@ -46,6 +49,11 @@ if TYPE_CHECKING:
 class Conservative(QueueScheduler):
     name = "conservative"
     description = "conservative backfilling: a reservation for every waiting job"
+    #: Waiting jobs from which a pass after passed reservations moves only the jobs that move
+    #: rather than rebuilding: below it a rebuild costs less (HPC2N, such passes replayed side
+    #: by side: 1.2-1.9 times the rebuild's CPU below 250 jobs, 0.3-0.9 times above).  The
+    #: outputs are the same either way.
+    shift_min = 256
 
     def __init__(self, sim: Simulator, params: Any = None) -> None:
         super().__init__(sim, params)
@@ -115,6 +123,9 @@ class Conservative(QueueScheduler):
         profile = self._profile
         rebuild = (profile is None or self._stale or (bool(entries) and entries[0][0] < now)
                    or (self._ended and self._n_zero_waiting > 0))
+        if (rebuild and len(entries) >= self.shift_min and profile is not None and not self._stale
+                and not self._released and self._n_zero_waiting == 0 and self._shift(now)):
+            rebuild = False
         if not rebuild and self._released:
             assert profile is not None
             profile.advance(now)
@@ -144,6 +155,15 @@ class Conservative(QueueScheduler):
         self._stale = False
         self._ended = False
         self._start_due(now)
+
+    def _shift(self, now: float) -> bool:
+        """After reservations passed and nothing else changed: move only the jobs that move
+        (`ckptsim.policies.decompression`); False if it gave up (then a rebuild follows)."""
+        profile = self._profile
+        assert profile is not None
+        profile.advance(now)
+        entries = self._entries
+        return decompress(profile, entries, now, self._min_size, 4 * len(entries) + 64)
 
     def _rebuild(self, now: float) -> None:
         """Re-place every waiting job, in rebuild order, into a profile built afresh."""
