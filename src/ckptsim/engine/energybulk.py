@@ -101,7 +101,7 @@ class Bulk:
                     self.n_sleep += k
                     self.sleeps += k
                     self.sleeping |= mask  # type: ignore[operator]
-        dt = now - self.t  # _integrate(now), inlined: twice per job
+        dt = now - self.t  # _integrate(now), inlined: twice per job (take and give)
         if dt > 0:
             self.active_time += self.n_active * dt
             self.idle_time += self.n_idle * dt
@@ -109,16 +109,8 @@ class Bulk:
             self.t = now
 
     def take(self, nodes: int, now: float) -> None:
+        self.advance(now)
         groups = self.groups
-        if groups and groups[0][0] + self.sleep_after <= now:  # type: ignore[operator]
-            self.advance(now)
-        else:  # no group falls asleep by now: _integrate(now), inlined
-            dt = now - self.t
-            if dt > 0:
-                self.active_time += self.n_active * dt
-                self.idle_time += self.n_idle * dt
-                self.sleep_time += self.n_sleep * dt
-                self.t = now
         k = nodes.bit_count()
         woken = nodes & self.sleeping
         if woken:
@@ -134,16 +126,7 @@ class Bulk:
         self.n_active += k
 
     def give(self, nodes: int, now: float) -> None:
-        groups = self.groups
-        if groups and groups[0][0] + self.sleep_after <= now:  # type: ignore[operator]
-            self.advance(now)
-        else:
-            dt = now - self.t
-            if dt > 0:
-                self.active_time += self.n_active * dt
-                self.idle_time += self.n_idle * dt
-                self.sleep_time += self.n_sleep * dt
-                self.t = now
+        self.advance(now)
         k = nodes.bit_count()
         self.busy &= ~nodes
         self.n_active -= k
