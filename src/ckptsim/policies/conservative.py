@@ -32,58 +32,100 @@ start are found at its front.  Two facts keep passes cheap:
 
 from __future__ import annotations
 
-from bisect import insort
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from ckptsim.policies.base import register
-from ckptsim.policies.compression import Entry, add_interval, compress, take_due
-from ckptsim.policies.decompression import decompress
-from ckptsim.policies.profile import INF, Profile
+from ckptsim.policies.due import dequeue
+from ckptsim.policies.profile import INF
 from ckptsim.policies.queue import QueueScheduler
 
 if TYPE_CHECKING:
     from ckptsim.engine.simulator import Simulator
     from ckptsim.engine.state import Job
 
+
 @register
 class Conservative(QueueScheduler):
     name = "conservative"
     description = "conservative backfilling: a reservation for every waiting job"
-    #: Waiting jobs from which a pass after passed reservations moves only the jobs that move
-    #: rather than rebuilding: below it a rebuild costs less (HPC2N, such passes replayed side
-    #: by side: 1.2-1.9 times the rebuild's CPU below 250 jobs, 0.3-0.9 times above).  The
-    #: outputs are the same either way.
-    shift_min = 256
 
     def __init__(self, sim: Simulator, params: Any = None) -> None:
         super().__init__(sim, params)
+        # The compiled kernels: imported here, so that other policies do not load numba.
+        from ckptsim.policies import reservations
+
+        self._k = reservations
         self.running: dict[int, Job] = {}
+        # The running jobs' predicted ends and sizes (rows `_slot[job index]`, `_nr` in use).
+        self._rt = np.empty(64)
+        self._rn = np.empty(64, np.int64)
+        self._slot: dict[int, int] = {}  # job index -> row
+        self._owner: list[int] = []  # row -> job index
+        self._nr = 0
+        self._due = np.empty((64, 2))
         self.first_resv: dict[int, float] = {}  # job index -> reservation at submission
-        self._profile: Profile | None = None
-        self._stale = True  # nodes failed or came back, or a job was requeued
+        self._waiting: dict[int, Job] = {}  # job index -> job, for every waiting job
+        self._stale = True  # nodes failed or came back, a job was requeued, or no profile
         self._ended = False  # a job ended since the last pass
+        self._released = False  # a job ended before its predicted end since the last pass
         self._new: list[Job] = []
-        # Waiting jobs in rebuild order: (reserved start or INF, estimate > 0, queue key, job).
-        self._entries: list[Entry] = []
+        # Waiting jobs in rebuild order, one row each (`reservations.Q`), and the profile.
+        self._q = np.empty((64, reservations.COLUMNS))
+        self._nq = 0
+        self._t = np.empty(64)
+        self._f = np.empty(64, np.int64)
+        self._n = 0
+        self._limit = 0  # steps beyond which the kept profile is tidied
         self._front = 0  # queue keys of jobs requeued at the front: -1, -2, ...
-        self._released: list[tuple[float, int]] = []  # (predicted end, size): early ends
         self._n_zero = 0  # running jobs with a zero estimate
         self._n_zero_waiting = 0  # waiting jobs with a zero estimate
 
     @property
     def resv(self) -> dict[int, float]:
         """Job index -> reserved start, for every waiting job placed."""
-        return {e[3].index: e[0] for e in self._entries}
+        q = self._q[: self._nq]
+        return {int(i): float(t) for t, i in zip(q[:, 0].tolist(), q[:, 5].tolist(),
+                                                 strict=True)}
+
+    def reservations(self) -> list[tuple[float, bool, int, Job]]:
+        """The waiting jobs in rebuild order: (reserved start or inf, estimate > 0, queue key,
+        job)."""
+        jobs = self._waiting
+        return [(t, p > 0, int(key), jobs[int(i)])
+                for t, p, key, i in self._q[: self._nq, [0, 1, 2, 5]].tolist()]
+
+    def profile_steps(self) -> list[tuple[float, int]]:
+        """The kept profile's step function, equal neighbouring steps merged."""
+        out: list[tuple[float, int]] = []
+        for t, f in zip(self._t[: self._n].tolist(), self._f[: self._n].tolist(), strict=True):
+            if not out or out[-1][1] != f:
+                out.append((t, f))
+        return out
 
     def on_submit(self, job: Job) -> None:
         super().on_submit(job)
         self._new.append(job)
+        self._waiting[job.index] = job
         if job.estimate <= 0:
             self._n_zero_waiting += 1
 
     def _stopped(self, job: Job) -> bool:
         if self.running.pop(job.index, None) is None:
             return False
+        # Its row goes; the last row takes its place.
+        slot = self._slot.pop(job.index)
+        last = self._nr = self._nr - 1
+        if slot != last:
+            rt = self._rt
+            rn = self._rn
+            rt[slot] = rt[last]
+            rn[slot] = rn[last]
+            owner = self._owner
+            moved = owner[slot] = owner[last]
+            self._slot[moved] = slot
+        self._owner.pop()
         if job.estimate <= 0:
             self._n_zero -= 1
         return True
@@ -92,7 +134,7 @@ class Conservative(QueueScheduler):
         if self._stopped(job):
             self._ended = True
             if job.pred_end > self.sim.now:
-                self._released.append((job.pred_end, job.size))
+                self._released = True
 
     def on_nodes_changed(self, now: float) -> None:
         self._stale = True
@@ -105,7 +147,10 @@ class Conservative(QueueScheduler):
             key = self._front
         else:
             key = job.index
-        insort(self._entries, (INF, job.estimate > 0, key, job))
+        self._waiting[job.index] = job
+        self._q = self._k.grow(self._q, self._nq + 1)
+        self._nq = self._k.insert(self._q, self._nq, INF, float(job.estimate > 0), key,
+                                  job.size, job.estimate, job.index)
         if job.estimate <= 0:
             self._n_zero_waiting += 1
         self._stale = True
@@ -114,94 +159,50 @@ class Conservative(QueueScheduler):
         if not self.queue:
             self._n_zero_waiting = 0
             self._new.clear()
-            self._profile = None
-            self._entries.clear()
-            self._released.clear()
-            self._ended = False
+            self._nq = 0
+            self._stale = True
+            self._released = self._ended = False
             return
-        entries = self._entries
-        profile = self._profile
-        rebuild = (profile is None or self._stale or (bool(entries) and entries[0][0] < now)
-                   or (self._ended and self._n_zero_waiting > 0))
-        if (rebuild and len(entries) >= self.shift_min and profile is not None and not self._stale
-                and not self._released and self._n_zero_waiting == 0 and self._shift(now)):
-            rebuild = False
-        if not rebuild and self._released:
-            assert profile is not None
-            profile.advance(now)
-            hot: list[list[Any]] = []
-            for pred_end, size in self._released:
-                profile.add(now, pred_end, size)
-                add_interval(hot, now, pred_end)
-            compress(profile, entries, hot, self._min_size)
-        if rebuild:
-            for job in self._new:
-                insort(entries, (INF, job.estimate > 0, job.index, job))
+        k = self._k
+        new = self._new
+        if new:
+            rows = np.array([(j.size, j.estimate, j.index, j.index) for j in new], np.float64)
+        if (self._stale or self._released or (self._nq and self._q[0, 0] < now)
+                or (self._ended and self._n_zero_waiting > 0)):
+            # New jobs go last (reserved at inf, queue order), then everything is re-placed.
+            if new:
+                self._q = q = k.grow(self._q, self._nq + len(new))
+                for size, est, key, index in rows.tolist():
+                    self._nq = k.insert(q, self._nq, INF, float(est > 0), key, size, est, index)
             self._rebuild(now)
-        else:
-            assert profile is not None
-            profile.advance(now)
+        elif new:
+            self._q = k.grow(self._q, self._nq + len(new))
+            self._t = k.grow(self._t, self._n + len(new))
+            self._f = k.grow(self._f, self._n + len(new))
+            starts = np.empty(len(new))
+            self._n = k.place_new(self._q, self._nq, self._t, self._f, self._n, now, rows,
+                                  starts)
+            self._nq += len(new)
             first = self.first_resv
-            for job in self._new:
-                s = job.size
-                d = job.estimate
-                t = profile.place(s, d, now, 1)[0]
+            for job, t in zip(new, starts.tolist(), strict=True):
                 first.setdefault(job.index, t)
-                insort(entries, (t, d > 0, job.index, job))
-        assert self._profile is not None
-        self._profile.tidy()
-        self._new.clear()
-        self._released.clear()
-        self._stale = False
-        self._ended = False
+            if self._n > self._limit:
+                self._n = k.tidy(self._t, self._f, self._n)
+                self._limit = 2 * self._n + 64
+        new.clear()
+        self._stale = self._ended = self._released = False
         self._start_due(now)
-
-    def _shift(self, now: float) -> bool:
-        """After reservations passed and nothing else changed: move only the jobs that move
-        (`ckptsim.policies.decompression`); False if it gave up (then a rebuild follows)."""
-        profile = self._profile
-        assert profile is not None
-        profile.advance(now)
-        entries = self._entries
-        return decompress(profile, entries, now, self._min_size, 4 * len(entries) + 64)
 
     def _rebuild(self, now: float) -> None:
         """Re-place every waiting job, in rebuild order, into a profile built afresh."""
-        releases = [(j.pred_end, j.size) for j in self.running.values()]
-        profile = self._profile = Profile(now, self.cluster.n_free, releases)
-        place_run = profile.place_run
-        entries = self._entries
+        nr = self._nr
+        firsts = np.empty((self._nq, 2))
+        self._t, self._f, self._n, nf = self._k.rebuild(
+            self._q, self._nq, now, self.cluster.n_free, self._rt[:nr], self._rn[:nr], firsts)
+        self._limit = 2 * self._n + 64
         first = self.first_resv
-        # (size, estimate) -> start of the last job of that kind placed: a lower bound for
-        # the next one.
-        bound: dict[tuple[int, float], float] = {}
-        n = len(entries)
-        i = 0
-        while i < n:
-            job = entries[i][3]
-            s = job.size
-            d = job.estimate
-            j = i + 1
-            while j < n:
-                other = entries[j][3]
-                if other.size != s or other.estimate != d:
-                    break
-                j += 1
-            kind = (s, d)
-            low = bound.get(kind, now)
-            t = INF
-            for t, copies in place_run(s, d, low, j - i) if low < INF else ((INF, j - i),):
-                stop = i + copies
-                for k in range(i, stop):
-                    e = entries[k]
-                    r = e[0]
-                    if r != t:
-                        entries[k] = (t, e[1], e[2], e[3])
-                    if r == INF:
-                        first.setdefault(e[3].index, t)
-                i = stop
-            bound[kind] = t
-        entries.sort()
+        for index, t in firsts[:nf].tolist():
+            first.setdefault(int(index), t)
 
     def _start_due(self, now: float) -> None:
         """Start the jobs whose reservation has come, in order of reservation.
@@ -211,18 +212,34 @@ class Conservative(QueueScheduler):
         running (it ends at this same instant and triggers another pass), longer jobs wait
         for that pass rather than take the nodes it was promised.
         """
-        entries = self._entries
-        if not entries or entries[0][0] > now:
+        nq = self._nq
+        q = self._q
+        if not nq or q[0, 0] > now:
             return
         free = self.cluster.n_free
         if free < self._min_size:
             return
-        started, head = take_due(entries, self.queue, now, free, self._n_zero > 0)
+        self._due = out = self._k.grow(self._due, nq)
+        c, self._nq = self._k.take_due(q, nq, now, free, self._n_zero > 0, out)
+        if not c:
+            return
+        waiting = self._waiting
+        chosen = [(int(key), waiting.pop(int(i))) for key, i in out[:c].tolist()]
+        started, head = dequeue(self.queue, chosen, {job.index for _, job in chosen})
         sim = self.sim
-        for k, job in enumerate(started):
-            sim.start(job, backfilled=k >= head)
+        for n, job in enumerate(started):
+            sim.start(job, backfilled=n >= head)
             job.pred_end = now + job.estimate
             self.running[job.index] = job
+            nr = self._nr
+            if nr == len(self._rt):
+                self._rt = self._k.grow(self._rt, nr + 1)
+                self._rn = self._k.grow(self._rn, nr + 1)
+            self._rt[nr] = job.pred_end
+            self._rn[nr] = job.size
+            self._slot[job.index] = nr
+            self._owner.append(job.index)
+            self._nr = nr + 1
             if job.estimate <= 0:
                 self._n_zero += 1
                 self._n_zero_waiting -= 1

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from heapq import heappop, heappush
 from typing import TYPE_CHECKING
 
-from ckptsim.policies.compression import take_due
+from ckptsim.policies.due import take_due
 from ckptsim.policies.profile import Profile
 
 if TYPE_CHECKING:

@@ -1,0 +1,318 @@
+"""Compiled kernels of conservative backfilling: the waiting jobs' reservations and the
+free-node profile as numpy arrays, placed by loops compiled with numba.
+
+The waiting jobs are the rows of `Q` (float64, one row per job, `nq` rows in use), kept in
+rebuild order, i.e. sorted by (reserved start, estimate > 0, queue key):
+
+    Q[i] = (start or inf, estimate > 0 (0 or 1), queue key, size, estimate, job index)
+
+Every value is an integer or a time, exact in a float64.  The profile is the step function
+`F[k]` free nodes over [T[k], T[k + 1]) (the last step lasts forever), `n` steps in use; the
+same step function as `ckptsim.policies.profile.Profile`, whose pure-Python `place` and
+`place_run` are the reference these loops follow step for step (tests compare them).
+
+A rebuild places every row, in order, at its earliest fit in a profile built afresh from the
+running jobs; jobs of one (size, estimate) search on from where the last one of their kind was
+placed and a run of them is placed several at a time (see `ckptsim.policies.conservative`).
+Numba compiles these functions on first use and caches the machine code next to this file
+(`cache=True`), so only the first run on a machine pays for the compilation.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+INF = np.inf
+START, POSITIVE, KEY, SIZE, ESTIMATE, INDEX = range(6)
+COLUMNS = 6
+
+
+@njit(cache=True)
+def _bisect_right(T, n, t, lo):  # pragma: no cover - compiled
+    hi = n
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if t < T[mid]:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+@njit(cache=True)
+def _bisect_left(T, n, t, lo):  # pragma: no cover - compiled
+    hi = n
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if T[mid] < t:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True)
+def _place(T, F, n, size, duration, k, count):  # pragma: no cover - compiled
+    """`Profile.place` from step k on: reserve up to `count` jobs side by side at the earliest
+    fit.  Returns (start, copies, k of the start, steps in use); the arrays must hold one more
+    step.  (inf, count) if none ever fits; zero-length jobs take nothing."""
+    while True:
+        while k < n and F[k] < size:
+            k += 1
+        if k == n:
+            return INF, count, k, n
+        if duration <= 0:
+            return T[k], count, k, n
+        end = T[k] + duration
+        j = _bisect_left(T, n, end, k + 1)
+        low = F[k]
+        last = k
+        for x in range(k + 1, j):
+            f = F[x]
+            if f <= low:
+                low = f
+                last = x
+        if low >= size:
+            break
+        # No start up to the last step lacking nodes fits: its window holds that step.
+        k = last + 1
+    copies = low // size
+    if copies > count:
+        copies = count
+    take = copies * size
+    if j == n or T[j] != end:
+        for x in range(n, j, -1):
+            T[x] = T[x - 1]
+            F[x] = F[x - 1]
+        T[j] = end
+        F[j] = F[j - 1]
+        n += 1
+    for x in range(k, j):
+        F[x] -= take
+    return T[k], copies, k, n
+
+
+@njit(cache=True)
+def _before(Q, a, b):  # pragma: no cover - compiled
+    """Row a sorts before row b in rebuild order."""
+    if Q[a, 0] != Q[b, 0]:
+        return Q[a, 0] < Q[b, 0]
+    if Q[a, 1] != Q[b, 1]:
+        return Q[a, 1] < Q[b, 1]
+    return Q[a, 2] < Q[b, 2]
+
+
+@njit(cache=True)
+def _sort_rows(Q, nq):  # pragma: no cover - compiled
+    """Insertion sort of the rows into rebuild order: after a rebuild they are nearly sorted
+    (cost: rows + rows moved past each other)."""
+    row = np.empty(Q.shape[1], Q.dtype)
+    for i in range(1, nq):
+        if not _before(Q, i, i - 1):
+            continue
+        row[:] = Q[i]
+        j = i
+        while j > 0:
+            p = Q[j - 1]
+            if p[0] < row[0] or (p[0] == row[0] and (
+                    p[1] < row[1] or (p[1] == row[1] and p[2] < row[2]))):
+                break
+            Q[j] = Q[j - 1]
+            j -= 1
+        Q[j] = row
+
+
+@njit(cache=True)
+def rebuild(Q, nq, now, free_now, rel_t, rel_n, firsts):  # pragma: no cover - compiled
+    """Re-place every waiting job, in rebuild order, into the profile of the running jobs
+    (`free_now` nodes free now, `rel_n[i]` more from `rel_t[i]` on; releases at or before now
+    count as free now), then sort the rows into rebuild order again.
+
+    Rows reserved for the first time (start inf before) write (job index, start) into
+    `firsts`.  Returns the profile (T, F, steps in use) and how many firsts were written."""
+    m = rel_t.shape[0]
+    cap = m + nq + 16
+    T = np.empty(cap, np.float64)
+    F = np.empty(cap, np.int64)
+    order = np.argsort(rel_t, kind="mergesort")
+    T[0] = now
+    F[0] = free_now
+    n = 1
+    for o in order:
+        t = rel_t[o]
+        c = rel_n[o]
+        if t <= now:
+            F[0] += c
+        elif t == T[n - 1]:
+            F[n - 1] += c
+        else:
+            T[n] = t
+            F[n] = F[n - 1] + c
+            n += 1
+    # Kinds (size, estimate) seen in this rebuild and the start of the last one placed: a
+    # lower bound for the next one.  A queue holds few kinds at a time.
+    ks = np.empty(nq + 1, np.int64)
+    kd = np.empty(nq + 1, np.float64)
+    kb = np.empty(nq + 1, np.float64)
+    nk = 0
+    nf = 0
+    i = 0
+    while i < nq:
+        s = np.int64(Q[i, SIZE])
+        d = Q[i, ESTIMATE]
+        j = i + 1
+        while j < nq and Q[j, SIZE] == s and Q[j, ESTIMATE] == d:
+            j += 1
+        u = 0
+        while u < nk and (ks[u] != s or kd[u] != d):
+            u += 1
+        if u == nk:
+            ks[u] = s
+            kd[u] = d
+            kb[u] = now
+            nk += 1
+        low = kb[u]
+        count = j - i
+        t = INF
+        if low < INF:
+            k = _bisect_right(T, n, low, 0) - 1
+            if k < 0:
+                k = 0
+        while count > 0:
+            if low < INF:
+                t, copies, k, n = _place(T, F, n, s, d, k, count)
+            else:
+                copies = count
+            for x in range(i, i + copies):
+                if Q[x, START] == INF:
+                    firsts[nf, 0] = Q[x, INDEX]
+                    firsts[nf, 1] = t
+                    nf += 1
+                Q[x, START] = t
+            i += copies
+            count -= copies
+        kb[u] = t
+    _sort_rows(Q, nq)
+    return T, F, n, nf
+
+
+@njit(cache=True)
+def advance(T, F, n, now):  # pragma: no cover - compiled
+    """`Profile.advance`: drop the steps that ended before now; returns the steps in use."""
+    if now <= T[0]:
+        return n
+    k = _bisect_left(T, n, now, 0)
+    drop = k if k < n and T[k] == now else k - 1
+    if drop > 0:
+        for x in range(drop, n):
+            T[x - drop] = T[x]
+            F[x - drop] = F[x]
+        n -= drop
+    T[0] = now
+    return n
+
+
+@njit(cache=True)
+def _insert(Q, nq, start, positive, key, size, estimate, index):  # pragma: no cover
+    """Insert a row at its place in rebuild order (Q must hold one more row)."""
+    lo = 0
+    hi = nq
+    while lo < hi:  # the first row that sorts after the new one
+        mid = (lo + hi) >> 1
+        p = Q[mid]
+        if p[0] < start or (p[0] == start and (
+                p[1] < positive or (p[1] == positive and p[2] < key))):
+            lo = mid + 1
+        else:
+            hi = mid
+    for x in range(nq, lo, -1):
+        Q[x] = Q[x - 1]
+    Q[lo, 0] = start
+    Q[lo, 1] = positive
+    Q[lo, 2] = key
+    Q[lo, 3] = size
+    Q[lo, 4] = estimate
+    Q[lo, 5] = index
+    return nq + 1
+
+
+@njit(cache=True)
+def insert(Q, nq, start, positive, key, size, estimate, index):  # pragma: no cover
+    """Insert a row at its place in rebuild order; returns the rows in use."""
+    return _insert(Q, nq, start, positive, key, size, estimate, index)
+
+
+@njit(cache=True)
+def place_new(Q, nq, T, F, n, now, new, starts):  # pragma: no cover - compiled
+    """Place each new job (rows of `new`: size, estimate, queue key, job index) at its earliest
+    fit in the kept profile, from now on, and insert it into Q; `starts[i]` gets the i-th
+    one's start.  Q and the profile must hold len(new) more rows and steps.  Returns the
+    profile's steps in use."""
+    n = advance(T, F, n, now)
+    for i in range(new.shape[0]):
+        s = np.int64(new[i, 0])
+        d = new[i, 1]
+        t, _, _, n = _place(T, F, n, s, d, 0, 1)
+        starts[i] = t
+        nq = _insert(Q, nq, t, 1.0 if d > 0 else 0.0, new[i, 2], new[i, 0], d, new[i, 3])
+    return n
+
+
+@njit(cache=True)
+def tidy(T, F, n):  # pragma: no cover - compiled
+    """`Profile.tidy`'s merge: drop breakpoints between steps of equal value; returns the
+    steps in use."""
+    if n == 0:
+        return 0
+    m = 1
+    for x in range(1, n):
+        if F[x] != F[m - 1]:
+            T[m] = T[x]
+            F[m] = F[x]
+            m += 1
+    return m
+
+
+@njit(cache=True)
+def take_due(Q, nq, now, free, zero_running, out):  # pragma: no cover - compiled
+    """The rows reserved at or before now that fit `free` nodes, in rebuild order: zero-length
+    jobs first; if one of them cannot start yet while a zero-length job runs (it ends at this
+    instant and triggers another pass), the longer jobs wait for that pass (see
+    `ckptsim.policies.due.take_due`, the same rule over tuples).  Writes (queue key, job
+    index) of each into `out`, removes their rows and returns (how many, rows left)."""
+    m = 0
+    while m < nq and Q[m, 0] <= now:
+        m += 1
+    c = 0
+    for i in range(m):
+        size = Q[i, 3]
+        if size > free:
+            if Q[i, 1] == 0 and zero_running:
+                break
+            continue
+        out[c, 0] = Q[i, 2]
+        out[c, 1] = Q[i, 5]
+        c += 1
+        free -= size
+        Q[i, 0] = -INF  # marks the row taken
+        if Q[i, 4] <= 0:
+            zero_running = True
+    if c == 0:
+        return 0, nq
+    w = 0
+    for i in range(nq):
+        if Q[i, 0] != -INF:
+            if w != i:
+                Q[w] = Q[i]
+            w += 1
+    return c, w
+
+
+def grow(a: np.ndarray, need: int) -> np.ndarray:
+    """`a` if it holds `need` rows, else a copy with room for at least twice as many."""
+    if a.shape[0] >= need:
+        return a
+    out = np.empty((max(2 * need, 64),) + a.shape[1:], a.dtype)
+    out[: a.shape[0]] = a
+    return out
