@@ -64,7 +64,8 @@ class Conservative(QueueScheduler):
         self._slot: dict[int, int] = {}  # job index -> row
         self._owner: list[int] = []  # row -> job index
         self._nr = 0
-        self._due = np.empty((64, 2))
+        self._due = np.empty((64, 2))  # (queue key, job index) of the jobs started
+        self._firsts = np.empty((64, 2))  # (job index, start) of jobs reserved first
         self.first_resv: dict[int, float] = {}  # job index -> reservation at submission
         self._waiting: dict[int, Job] = {}  # job index -> job, for every waiting job
         self._stale = True  # nodes failed or came back, a job was requeued, or no profile
@@ -165,30 +166,38 @@ class Conservative(QueueScheduler):
             return
         k = self._k
         new = self._new
-        if new:
-            rows = np.array([(j.size, j.estimate, j.index, j.index) for j in new], np.float64)
-        if (self._stale or self._released or (self._nq and self._q[0, 0] < now)
+        nq = self._nq
+        if nq + len(new) > len(self._q):
+            self._q = k.grow(self._q, nq + len(new))
+        q = self._q
+        if (self._stale or self._released or (nq and q[0, 0] < now)
                 or (self._ended and self._n_zero_waiting > 0)):
-            # New jobs go last (reserved at inf, queue order), then everything is re-placed.
-            if new:
-                self._q = q = k.grow(self._q, self._nq + len(new))
-                for size, est, key, index in rows.tolist():
-                    self._nq = k.insert(q, self._nq, INF, float(est > 0), key, size, est, index)
+            # New jobs go last (reserved at inf, in queue order), then all are re-placed.
+            for job in new:
+                est = job.estimate
+                nq = k.insert(q, nq, INF, 1.0 if est > 0 else 0.0, job.index, job.size, est,
+                              job.index)
+            self._nq = nq
             self._rebuild(now)
         elif new:
-            self._q = k.grow(self._q, self._nq + len(new))
-            self._t = k.grow(self._t, self._n + len(new))
-            self._f = k.grow(self._f, self._n + len(new))
-            starts = np.empty(len(new))
-            self._n = k.place_new(self._q, self._nq, self._t, self._f, self._n, now, rows,
-                                  starts)
-            self._nq += len(new)
+            n = self._n
+            if n + 2 * len(new) > len(self._t):
+                self._t = k.grow(self._t, n + 2 * len(new))
+                self._f = k.grow(self._f, n + 2 * len(new))
+            t_, f_ = self._t, self._f
             first = self.first_resv
-            for job, t in zip(new, starts.tolist(), strict=True):
-                first.setdefault(job.index, t)
-            if self._n > self._limit:
-                self._n = k.tidy(self._t, self._f, self._n)
-                self._limit = 2 * self._n + 64
+            place = k.place
+            for job in new:
+                index = job.index
+                t, n = place(q, nq, t_, f_, n, now, job.size, job.estimate, index, index)
+                nq += 1
+                if index not in first:
+                    first[index] = t
+            self._nq = nq
+            if n > self._limit:
+                n = k.tidy(t_, f_, n)
+                self._limit = 2 * n + 64
+            self._n = n
         new.clear()
         self._stale = self._ended = self._released = False
         self._start_due(now)
@@ -196,7 +205,9 @@ class Conservative(QueueScheduler):
     def _rebuild(self, now: float) -> None:
         """Re-place every waiting job, in rebuild order, into a profile built afresh."""
         nr = self._nr
-        firsts = np.empty((self._nq, 2))
+        if self._nq > len(self._firsts):
+            self._firsts = self._k.grow(self._firsts, self._nq)
+        firsts = self._firsts
         self._t, self._f, self._n, nf = self._k.rebuild(
             self._q, self._nq, now, self.cluster.n_free, self._rt[:nr], self._rn[:nr], firsts)
         self._limit = 2 * self._n + 64
@@ -219,13 +230,26 @@ class Conservative(QueueScheduler):
         free = self.cluster.n_free
         if free < self._min_size:
             return
-        self._due = out = self._k.grow(self._due, nq)
+        if nq > len(self._due):
+            self._due = self._k.grow(self._due, nq)
+        out = self._due
         c, self._nq = self._k.take_due(q, nq, now, free, self._n_zero > 0, out)
         if not c:
             return
         waiting = self._waiting
-        chosen = [(int(key), waiting.pop(int(i))) for key, i in out[:c].tolist()]
-        started, head = dequeue(self.queue, chosen, {job.index for _, job in chosen})
+        queue = self.queue
+        if c == 1:
+            job = waiting.pop(int(out[0, 1]))
+            started = [job]
+            if queue[0] is job:
+                del queue[0]
+                head = 1
+            else:
+                queue.remove(job)
+                head = 0
+        else:
+            chosen = [(int(key), waiting.pop(int(i))) for key, i in out[:c].tolist()]
+            started, head = dequeue(queue, chosen, {job.index for _, job in chosen})
         sim = self.sim
         for n, job in enumerate(started):
             sim.start(job, backfilled=n >= head)

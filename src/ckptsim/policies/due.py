@@ -52,7 +52,10 @@ def dequeue(queue: list[Job], started: list[tuple[int, Job]],
     while head < len(queue) and queue[head].index in chosen:
         head += 1
     del queue[:head]
-    if len(started) > head:
+    if len(started) - head > 8:
         rest = {job.index for _, job in started[head:]}
         queue[:] = [job for job in queue if job.index not in rest]
+    else:
+        for _, job in started[head:]:
+            queue.remove(job)  # by identity: jobs define no equality
     return [job for _, job in started], head

@@ -244,19 +244,14 @@ def insert(Q, nq, start, positive, key, size, estimate, index):  # pragma: no co
 
 
 @njit(cache=True)
-def place_new(Q, nq, T, F, n, now, new, starts):  # pragma: no cover - compiled
-    """Place each new job (rows of `new`: size, estimate, queue key, job index) at its earliest
-    fit in the kept profile, from now on, and insert it into Q; `starts[i]` gets the i-th
-    one's start.  Q and the profile must hold len(new) more rows and steps.  Returns the
-    profile's steps in use."""
+def place(Q, nq, T, F, n, now, size, estimate, key, index):  # pragma: no cover - compiled
+    """Place a new job at its earliest fit in the kept profile, from now on, and insert its
+    row into Q (which must hold one more row; the profile, two more steps).  Returns its
+    start and the profile's steps in use."""
     n = advance(T, F, n, now)
-    for i in range(new.shape[0]):
-        s = np.int64(new[i, 0])
-        d = new[i, 1]
-        t, _, _, n = _place(T, F, n, s, d, 0, 1)
-        starts[i] = t
-        nq = _insert(Q, nq, t, 1.0 if d > 0 else 0.0, new[i, 2], new[i, 0], d, new[i, 3])
-    return n
+    t, _, _, n = _place(T, F, n, np.int64(size), estimate, 0, 1)
+    _insert(Q, nq, t, 1.0 if estimate > 0 else 0.0, key, size, estimate, index)
+    return t, n
 
 
 @njit(cache=True)
