@@ -58,11 +58,8 @@ class Conservative(QueueScheduler):
 
         self._k = reservations
         self.running: dict[int, Job] = {}
-        # The running jobs' predicted ends and sizes (rows `_slot[job index]`, `_nr` in use).
-        self._rt = np.empty(64)
-        self._rn = np.empty(64, np.int64)
-        self._slot: dict[int, int] = {}  # job index -> row
-        self._owner: list[int] = []  # row -> job index
+        # The running jobs, (predicted end, size, job index) in order of predicted end.
+        self._r = np.empty((64, 3))
         self._nr = 0
         self._due = np.empty((64, 2))  # (queue key, job index) of the jobs started
         self._firsts = np.empty((64, 2))  # (job index, start) of jobs reserved first
@@ -115,18 +112,7 @@ class Conservative(QueueScheduler):
     def _stopped(self, job: Job) -> bool:
         if self.running.pop(job.index, None) is None:
             return False
-        # Its row goes; the last row takes its place.
-        slot = self._slot.pop(job.index)
-        last = self._nr = self._nr - 1
-        if slot != last:
-            rt = self._rt
-            rn = self._rn
-            rt[slot] = rt[last]
-            rn[slot] = rn[last]
-            owner = self._owner
-            moved = owner[slot] = owner[last]
-            self._slot[moved] = slot
-        self._owner.pop()
+        self._nr = self._k.run_remove(self._r, self._nr, job.pred_end, job.index)
         if job.estimate <= 0:
             self._n_zero -= 1
         return True
@@ -204,12 +190,11 @@ class Conservative(QueueScheduler):
 
     def _rebuild(self, now: float) -> None:
         """Re-place every waiting job, in rebuild order, into a profile built afresh."""
-        nr = self._nr
         if self._nq > len(self._firsts):
             self._firsts = self._k.grow(self._firsts, self._nq)
         firsts = self._firsts
         self._t, self._f, self._n, nf = self._k.rebuild(
-            self._q, self._nq, now, self.cluster.n_free, self._rt[:nr], self._rn[:nr], firsts)
+            self._q, self._nq, now, self.cluster.n_free, self._r, self._nr, firsts)
         self._limit = 2 * self._n + 64
         first = self.first_resv
         for index, t in firsts[:nf].tolist():
@@ -255,15 +240,9 @@ class Conservative(QueueScheduler):
             sim.start(job, backfilled=n >= head)
             job.pred_end = now + job.estimate
             self.running[job.index] = job
-            nr = self._nr
-            if nr == len(self._rt):
-                self._rt = self._k.grow(self._rt, nr + 1)
-                self._rn = self._k.grow(self._rn, nr + 1)
-            self._rt[nr] = job.pred_end
-            self._rn[nr] = job.size
-            self._slot[job.index] = nr
-            self._owner.append(job.index)
-            self._nr = nr + 1
+            if self._nr == len(self._r):
+                self._r = self._k.grow(self._r, self._nr + 1)
+            self._nr = self._k.run_add(self._r, self._nr, job.pred_end, job.size, job.index)
             if job.estimate <= 0:
                 self._n_zero += 1
                 self._n_zero_waiting -= 1

@@ -94,54 +94,54 @@ def _place(T, F, n, size, duration, k, count):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _before(Q, a, b):  # pragma: no cover - compiled
-    """Row a sorts before row b in rebuild order."""
-    if Q[a, 0] != Q[b, 0]:
-        return Q[a, 0] < Q[b, 0]
-    if Q[a, 1] != Q[b, 1]:
-        return Q[a, 1] < Q[b, 1]
-    return Q[a, 2] < Q[b, 2]
-
-
-@njit(cache=True)
 def _sort_rows(Q, nq):  # pragma: no cover - compiled
-    """Insertion sort of the rows into rebuild order: after a rebuild they are nearly sorted
-    (cost: rows + rows moved past each other)."""
-    row = np.empty(Q.shape[1], Q.dtype)
+    """Insertion sort of the rows into rebuild order (by start, estimate > 0, queue key):
+    after a rebuild they are nearly sorted (cost: rows + rows moved past each other)."""
     for i in range(1, nq):
-        if not _before(Q, i, i - 1):
-            continue
-        row[:] = Q[i]
+        a = Q[i, 0]
+        b = Q[i, 1]
+        c = Q[i, 2]
         j = i
         while j > 0:
-            p = Q[j - 1]
-            if p[0] < row[0] or (p[0] == row[0] and (
-                    p[1] < row[1] or (p[1] == row[1] and p[2] < row[2]))):
+            pa = Q[j - 1, 0]
+            if pa < a or (pa == a and (Q[j - 1, 1] < b or (
+                    Q[j - 1, 1] == b and Q[j - 1, 2] < c))):
                 break
-            Q[j] = Q[j - 1]
             j -= 1
-        Q[j] = row
+        if j == i:
+            continue
+        d = Q[i, 3]
+        e = Q[i, 4]
+        f = Q[i, 5]
+        for x in range(i, j, -1):
+            for y in range(COLUMNS):
+                Q[x, y] = Q[x - 1, y]
+        Q[j, 0] = a
+        Q[j, 1] = b
+        Q[j, 2] = c
+        Q[j, 3] = d
+        Q[j, 4] = e
+        Q[j, 5] = f
 
 
 @njit(cache=True)
-def rebuild(Q, nq, now, free_now, rel_t, rel_n, firsts):  # pragma: no cover - compiled
+def rebuild(Q, nq, now, free_now, R, nr, firsts):  # pragma: no cover - compiled
     """Re-place every waiting job, in rebuild order, into the profile of the running jobs
-    (`free_now` nodes free now, `rel_n[i]` more from `rel_t[i]` on; releases at or before now
-    count as free now), then sort the rows into rebuild order again.
+    (`free_now` nodes free now, and the `nr` rows of R: (predicted end, size, job index) in
+    order of predicted end; those ending at or before now count as free now), then sort the
+    rows into rebuild order again.
 
     Rows reserved for the first time (start inf before) write (job index, start) into
     `firsts`.  Returns the profile (T, F, steps in use) and how many firsts were written."""
-    m = rel_t.shape[0]
-    cap = m + nq + 16
+    cap = nr + nq + 16
     T = np.empty(cap, np.float64)
     F = np.empty(cap, np.int64)
-    order = np.argsort(rel_t, kind="mergesort")
     T[0] = now
     F[0] = free_now
     n = 1
-    for o in order:
-        t = rel_t[o]
-        c = rel_n[o]
+    for o in range(nr):
+        t = R[o, 0]
+        c = np.int64(R[o, 1])
         if t <= now:
             F[0] += c
         elif t == T[n - 1]:
@@ -220,14 +220,15 @@ def _insert(Q, nq, start, positive, key, size, estimate, index):  # pragma: no c
     hi = nq
     while lo < hi:  # the first row that sorts after the new one
         mid = (lo + hi) >> 1
-        p = Q[mid]
-        if p[0] < start or (p[0] == start and (
-                p[1] < positive or (p[1] == positive and p[2] < key))):
+        p0 = Q[mid, 0]
+        if p0 < start or (p0 == start and (Q[mid, 1] < positive or (
+                Q[mid, 1] == positive and Q[mid, 2] < key))):
             lo = mid + 1
         else:
             hi = mid
     for x in range(nq, lo, -1):
-        Q[x] = Q[x - 1]
+        for y in range(COLUMNS):
+            Q[x, y] = Q[x - 1, y]
     Q[lo, 0] = start
     Q[lo, 1] = positive
     Q[lo, 2] = key
@@ -299,9 +300,38 @@ def take_due(Q, nq, now, free, zero_running, out):  # pragma: no cover - compile
     for i in range(nq):
         if Q[i, 0] != -INF:
             if w != i:
-                Q[w] = Q[i]
+                for y in range(COLUMNS):
+                    Q[w, y] = Q[i, y]
             w += 1
     return c, w
+
+
+@njit(cache=True)
+def run_add(R, nr, end, size, index):  # pragma: no cover - compiled
+    """Insert a running job's row (predicted end, size, job index) in order of predicted end
+    (after those ending at the same time); R must hold one more row.  Returns the rows."""
+    x = _bisect_right(R[:, 0], nr, end, 0)
+    for y in range(nr, x, -1):
+        R[y, 0] = R[y - 1, 0]
+        R[y, 1] = R[y - 1, 1]
+        R[y, 2] = R[y - 1, 2]
+    R[x, 0] = end
+    R[x, 1] = size
+    R[x, 2] = index
+    return nr + 1
+
+
+@njit(cache=True)
+def run_remove(R, nr, end, index):  # pragma: no cover - compiled
+    """Remove the row of the running job `index` (predicted end `end`); returns the rows."""
+    x = _bisect_left(R[:, 0], nr, end, 0)
+    while R[x, 2] != index:
+        x += 1
+    for y in range(x, nr - 1):
+        R[y, 0] = R[y + 1, 0]
+        R[y, 1] = R[y + 1, 1]
+        R[y, 2] = R[y + 1, 2]
+    return nr - 1
 
 
 def grow(a: np.ndarray, need: int) -> np.ndarray:
