@@ -94,6 +94,26 @@ def _place(T, F, n, size, duration, k, count):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def _precedes(a, b, c, x, y, z):  # pragma: no cover - compiled
+    """Whether a row of (start a, estimate > 0 b, queue key c) sorts before one of (x, y, z)."""
+    return a < x or (a == x and (b < y or (b == y and c < z)))
+
+
+@njit(cache=True)
+def _put(Q, lo, hi, a, b, c, d, e, f):  # pragma: no cover - compiled
+    """Move rows lo .. hi - 1 one row down and write (a, b, c, d, e, f) at row lo."""
+    for x in range(hi, lo, -1):
+        for y in range(COLUMNS):
+            Q[x, y] = Q[x - 1, y]
+    Q[lo, 0] = a
+    Q[lo, 1] = b
+    Q[lo, 2] = c
+    Q[lo, 3] = d
+    Q[lo, 4] = e
+    Q[lo, 5] = f
+
+
+@njit(cache=True)
 def _sort_rows(Q, nq):  # pragma: no cover - compiled
     """Insertion sort of the rows into rebuild order (by start, estimate > 0, queue key):
     after a rebuild they are nearly sorted (cost: rows + rows moved past each other)."""
@@ -102,26 +122,10 @@ def _sort_rows(Q, nq):  # pragma: no cover - compiled
         b = Q[i, 1]
         c = Q[i, 2]
         j = i
-        while j > 0:
-            pa = Q[j - 1, 0]
-            if pa < a or (pa == a and (Q[j - 1, 1] < b or (
-                    Q[j - 1, 1] == b and Q[j - 1, 2] < c))):
-                break
+        while j > 0 and _precedes(a, b, c, Q[j - 1, 0], Q[j - 1, 1], Q[j - 1, 2]):
             j -= 1
-        if j == i:
-            continue
-        d = Q[i, 3]
-        e = Q[i, 4]
-        f = Q[i, 5]
-        for x in range(i, j, -1):
-            for y in range(COLUMNS):
-                Q[x, y] = Q[x - 1, y]
-        Q[j, 0] = a
-        Q[j, 1] = b
-        Q[j, 2] = c
-        Q[j, 3] = d
-        Q[j, 4] = e
-        Q[j, 5] = f
+        if j < i:
+            _put(Q, j, i, a, b, c, Q[i, 3], Q[i, 4], Q[i, 5])
 
 
 @njit(cache=True)
@@ -214,34 +218,19 @@ def advance(T, F, n, now):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _insert(Q, nq, start, positive, key, size, estimate, index):  # pragma: no cover
-    """Insert a row at its place in rebuild order (Q must hold one more row)."""
+def insert(Q, nq, start, positive, key, size, estimate, index):  # pragma: no cover
+    """Insert a row at its place in rebuild order (Q must hold one more row); returns the
+    rows in use."""
     lo = 0
     hi = nq
     while lo < hi:  # the first row that sorts after the new one
         mid = (lo + hi) >> 1
-        p0 = Q[mid, 0]
-        if p0 < start or (p0 == start and (Q[mid, 1] < positive or (
-                Q[mid, 1] == positive and Q[mid, 2] < key))):
+        if _precedes(Q[mid, 0], Q[mid, 1], Q[mid, 2], start, positive, key):
             lo = mid + 1
         else:
             hi = mid
-    for x in range(nq, lo, -1):
-        for y in range(COLUMNS):
-            Q[x, y] = Q[x - 1, y]
-    Q[lo, 0] = start
-    Q[lo, 1] = positive
-    Q[lo, 2] = key
-    Q[lo, 3] = size
-    Q[lo, 4] = estimate
-    Q[lo, 5] = index
+    _put(Q, lo, nq, start, positive, key, size, estimate, index)
     return nq + 1
-
-
-@njit(cache=True)
-def insert(Q, nq, start, positive, key, size, estimate, index):  # pragma: no cover
-    """Insert a row at its place in rebuild order; returns the rows in use."""
-    return _insert(Q, nq, start, positive, key, size, estimate, index)
 
 
 @njit(cache=True)
@@ -251,7 +240,7 @@ def place(Q, nq, T, F, n, now, size, estimate, key, index):  # pragma: no cover 
     start and the profile's steps in use."""
     n = advance(T, F, n, now)
     t, _, _, n = _place(T, F, n, np.int64(size), estimate, 0, 1)
-    _insert(Q, nq, t, 1.0 if estimate > 0 else 0.0, key, size, estimate, index)
+    insert(Q, nq, t, 1.0 if estimate > 0 else 0.0, key, size, estimate, index)
     return t, n
 
 
