@@ -225,19 +225,8 @@ class Conservative(QueueScheduler):
         if not c:
             return
         waiting = self._waiting
-        queue = self.queue
-        if c == 1:
-            job = waiting.pop(int(out[0, 1]))
-            started = [job]
-            if queue[0] is job:
-                del queue[0]
-                head = 1
-            else:
-                queue.remove(job)
-                head = 0
-        else:
-            chosen = [(int(key), waiting.pop(int(i))) for key, i in out[:c].tolist()]
-            started, head = dequeue(queue, chosen, {job.index for _, job in chosen})
+        started, head = dequeue(self.queue, [(int(key), waiting.pop(int(i)))
+                                             for key, i in out[:c].tolist()])
         sim = self.sim
         for n, job in enumerate(started):
             sim.start(job, backfilled=n >= head)

@@ -38,16 +38,23 @@ def take_due(entries: list[Entry], queue: list[Job], now: float, free: int,
         return [], 0
     chosen = {job.index for _, job in started}
     entries[:m] = [x for x in entries[:m] if x[3].index not in chosen]
-    return dequeue(queue, started, chosen)
+    return dequeue(queue, started)
 
 
-def dequeue(queue: list[Job], started: list[tuple[int, Job]],
-            chosen: set[int]) -> tuple[list[Job], int]:
-    """Take the started jobs ((queue key, job), job indices `chosen`) out of `queue`; returns
-    them in queue order and how many were at its head (the others are backfilled)."""
+def dequeue(queue: list[Job], started: list[tuple[int, Job]]) -> tuple[list[Job], int]:
+    """Take the started jobs ((queue key, job) each) out of `queue`; returns them in queue
+    order and how many were at its head (the others are backfilled)."""
+    if len(started) == 1:  # the common case: no sort, no set
+        job = started[0][1]
+        if queue[0] is job:
+            del queue[0]
+            return [job], 1
+        queue.remove(job)  # by identity: jobs define no equality
+        return [job], 0
     # Queue keys follow queue order: the jobs started from the head of the queue are not
     # backfilled, the others are; all start in queue order.
     started.sort()
+    chosen = {job.index for _, job in started}
     head = 0
     while head < len(queue) and queue[head].index in chosen:
         head += 1
@@ -57,5 +64,5 @@ def dequeue(queue: list[Job], started: list[tuple[int, Job]],
         queue[:] = [job for job in queue if job.index not in rest]
     else:
         for _, job in started[head:]:
-            queue.remove(job)  # by identity: jobs define no equality
+            queue.remove(job)
     return [job for _, job in started], head
