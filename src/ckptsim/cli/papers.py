@@ -4,22 +4,126 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ckptsim.cli.common import SweepProgress, output_folder
 from ckptsim.errors import ConfigError
 
-#: Options of some papers only: (flag, attribute, the papers that take it).
-_OWN_OPTIONS = (("--traces", "traces", ("niu", "oliner", "shi")),
-                ("--first", "first", ("niu", "oliner", "shi")),
-                ("--full", "full", ("jones", "forshaw")),
-                ("--per-cluster", "per_cluster", ("jones",)),
-                ("--load", "load", ("jones",)),
-                ("--days", "days", ("forshaw",)),
-                ("--platform", "platform", ("forshaw",)),
-                ("--start", "start", ("forshaw",)),
-                ("--availability-trace", "availability_trace", ("forshaw",)))
+PAPERS = ("niu", "oliner", "shi", "jones", "forshaw")
+
+
+@dataclass(frozen=True)
+class PaperOption:
+    """One option of `ckptsim paper`: its flag, the papers that use it (every other paper
+    refuses it), its help line, the value it takes when not given (None: the paper's own)
+    and argparse's other arguments."""
+
+    flag: str
+    papers: tuple[str, ...]
+    help: str
+    default: Any = None
+    kwargs: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def dest(self) -> str:
+        return self.flag.lstrip("-").replace("-", "_")
+
+
+_INT_N = {"type": int, "metavar": "N"}
+
+#: Every option of the paper command, declared once with the papers that use it.
+PAPER_OPTIONS = (
+    PaperOption("--out", PAPERS, "output folder (figN.csv, figN.png, the sweep's store); "
+                "required", kwargs={"required": True, "metavar": "DIR"}),
+    PaperOption("--jobs", PAPERS, "processes (default: all cores; 0: in this process)",
+                kwargs=_INT_N),
+    PaperOption("--trace-dir", ("niu", "oliner", "shi", "forshaw"),
+                "folder holding the PWA traces (default ../shared/data/traces; forshaw: the "
+                "Microsoft availability trace is looked for beside it)",
+                default="../shared/data/traces", kwargs={"metavar": "DIR"}),
+    PaperOption("--traces", ("niu", "oliner", "shi"),
+                "trace names (niu default: SDSC-BLUE CTC-SP2 HPC2N SDSC-SP2 KTH-SP2 CEA-Curie; "
+                "oliner default: SDSC NASA LUBLIN-256; shi default: SDSC-SP2 KTH-SP2)",
+                kwargs={"nargs": "+", "metavar": "NAME"}),
+    PaperOption("--first", ("niu", "oliner", "shi"),
+                "only the first N jobs of each trace (default: all; shi: also N jobs per "
+                "generated workload instead of the default 10,000)", kwargs=_INT_N),
+    PaperOption("--estimates", ("oliner", "shi"),
+                "oliner: exact (default, every workload scheduled with its run times) or "
+                "requested (the requested times where the trace has them: SDSC); shi: the "
+                "generated jobs' estimates, exact (default: the thesis's jobs have none and "
+                "are classified by their runtimes), tsafrir or f", default="exact",
+                kwargs={"metavar": "KIND"}),
+    PaperOption("--replications", ("oliner", "jones", "forshaw"),
+                "seeds per point (oliner: each thins the failure log differently; jones, "
+                "forshaw: each draws another workload, and forshaw other users); figures show "
+                "the mean (default 1; forshaw 3, with --full 50)", kwargs=_INT_N),
+    PaperOption("--failure-log", ("oliner",),
+                "the LANL failure records CSV (default: ../failures/lanl_cfdr/"
+                "LA-UR-05-7318-failure-data-1996-2005.csv.gz beside the trace folder)",
+                kwargs={"metavar": "FILE"}),
+    PaperOption("--system", ("oliner",),
+                "LANL system whose failures are used (default 20: 400 nodes)", default=20,
+                kwargs=_INT_N),
+    PaperOption("--loads", ("oliner",), "load scales c (default 1.0 1.2)",
+                kwargs={"type": float, "nargs": "+", "metavar": "C"}),
+    PaperOption("--counts", ("oliner",), "failure counts of figs 3-5 (default 0 500 ... 4000)",
+                kwargs={"type": int, "nargs": "+", "metavar": "N"}),
+    PaperOption("--levels", ("oliner",),
+                "confidence / accuracy values of figs 6-10 (default 0.0 0.1 ... 1.0)",
+                kwargs={"type": float, "nargs": "+", "metavar": "X"}),
+    PaperOption("--failure-rate", ("oliner",),
+                "failures of figs 6-10: seed (default: 4,000 for SDSC and NASA, 1,000 for "
+                "LUBLIN-256) or log (the failure log's own rate per node-day)",
+                default="seed", kwargs={"metavar": "seed|log"}),
+    PaperOption("--ci-seeds", ("shi",),
+                "fig16: seeds of the confidence intervals, the thesis's five first (default "
+                "30; at least 2)", default=30, kwargs=_INT_N),
+    PaperOption("--full", ("jones", "forshaw"),
+                "the seed's size (default off; jones: 400,000 jobs per cluster; forshaw: a "
+                "year, 50 replications; hours of runs)", kwargs={"action": "store_true"}),
+    PaperOption("--per-cluster", ("jones",),
+                "jobs per cluster (default 10,000; the seed: 400,000)", kwargs=_INT_N),
+    PaperOption("--load", ("jones",), "offered load per cluster, > 0 (default 0.95)",
+                kwargs={"type": float, "metavar": "L"}),
+    PaperOption("--days", ("forshaw",),
+                "days of users and HTC jobs per run (default 7; the seed: 365)", kwargs=_INT_N),
+    PaperOption("--start", ("forshaw",),
+                "the date of time 0, a Friday (default 2010-01-15, a week of term; with "
+                "--full 2010-01-01, the seed's year)", kwargs={"metavar": "DATE"}),
+    PaperOption("--platform", ("forshaw",),
+                "the desktop pool: newcastle (default: 1,359 computers in 35 clusters), "
+                "smallpool or a platform file whose node types have power tables "
+                "(docs/platforms.md)", kwargs={"metavar": "NAME|FILE"}),
+    PaperOption("--availability-trace", ("forshaw",),
+                "the Microsoft desktop availability trace of the trace figure (default: "
+                "../failures/availability_godfrey/microsoft.avt.gz beside the trace folder)",
+                kwargs={"metavar": "FILE"}),
+)
+
+
+def accepted_options(paper: str, figure: str | None = None) -> list[str]:
+    """The flags `paper` uses (`tables` rewrites a page from CSVs: --out only)."""
+    if figure == "tables":
+        return ["--out"]
+    return [o.flag for o in PAPER_OPTIONS if paper in o.papers]
+
+
+def check_options(args: argparse.Namespace) -> None:
+    """Refuse an option the paper (or its `tables`) does not use, then give every option
+    left out its default."""
+    accepted = accepted_options(args.paper, args.figure)
+    for o in PAPER_OPTIONS:
+        if getattr(args, o.dest) is not None and o.flag not in accepted:
+            what = f"{args.paper} tables" if args.figure == "tables" else args.paper
+            raise ConfigError(o.flag, f"does not apply to {what}; {what} accepts "
+                                      f"{', '.join(accepted)}")
+    for o in PAPER_OPTIONS:
+        if getattr(args, o.dest) is None and o.default is not None:
+            setattr(args, o.dest, o.default)
 
 
 def cmd_paper(args: argparse.Namespace) -> int:
@@ -28,10 +132,7 @@ def cmd_paper(args: argparse.Namespace) -> int:
     if args.jobs is not None and args.jobs < 0:
         raise ConfigError("--jobs", f"expected a number of processes >= 0 (0: in this "
                                     f"process), got {args.jobs}")
-    for flag, attr, papers in _OWN_OPTIONS:
-        if getattr(args, attr) not in (None, False) and args.paper not in papers:
-            raise ConfigError(flag, f"does not apply to {args.paper}; it is an option of "
-                                    f"{' and '.join(papers)}")
+    check_options(args)
     if args.figure == "tables":
         return _paper_tables(args)
     output_folder(args.out)
@@ -151,15 +252,37 @@ def _paper_forshaw(args: argparse.Namespace) -> int:
         raise ConfigError("--availability-trace", f"no such file: {trace} (the Microsoft "
                                                   "desktop availability trace, needed by "
                                                   "the trace figure)")
-    platform = args.platform or "newcastle"
-    if Path(platform).is_file():
-        platform = str(Path(platform).resolve())
+    platform = _pool_platform(args.platform or "newcastle")
     opt = forshaw.Options(days=days, replications=reps, jobs=args.jobs, platform=platform,
                           start=args.start or (forshaw.FULL_START if args.full
                                                else forshaw.DEFAULT_START),
                           trace=str(trace.resolve()) if trace.is_file() else None)
     return _run_figures(forshaw, args, opt,
                         f" ({days} days of the {opt.platform} pool, {reps} replications)")
+
+
+_POOLS = "accepted: newcastle, smallpool or a platform file (.toml) whose node types have " \
+          "power tables (docs/platforms.md)"
+
+
+def _pool_platform(value: str) -> str:
+    """The desktop pool `--platform` names (a file as an absolute path), checked now: the
+    spec the command writes would otherwise report the problem at one of its own lines."""
+    from ckptsim.platform.description import load_description
+
+    path = Path(value).expanduser()
+    if value not in ("newcastle", "smallpool") and path.suffix.lower() != ".toml" \
+            and not path.exists():
+        raise ConfigError("--platform", f"unknown desktop pool {value!r}; {_POOLS}")
+    try:
+        desc = load_description(value)
+    except ConfigError as exc:
+        problem = exc.message if exc.key == "platform" else str(exc)
+        raise ConfigError("--platform", f"{problem.split('; accepted:')[0]}; {_POOLS}") from None
+    if not desc.types or any(t.power is None for t in desc.types):
+        raise ConfigError("--platform", f"{value}: not a desktop pool (a node type without "
+                                        f"a power table); {_POOLS}")
+    return str(path.resolve()) if path.is_file() else value
 
 
 def _replications(args: argparse.Namespace) -> int:
@@ -188,8 +311,10 @@ def _run_figures(paper: Any, args: argparse.Namespace, opt: Any, detail: str = "
 
 
 def add_parsers(sub: Any) -> None:
-    p = sub.add_parser("paper", help="reproduce a seed paper's figure (CSV + PNG)")
-    p.add_argument("paper", choices=("niu", "oliner", "shi", "jones", "forshaw"),
+    p = sub.add_parser("paper", help="reproduce a seed paper's figure (CSV + PNG)",
+                       description="Reproduce a seed paper's figures (CSV + PNG). A paper "
+                                   "refuses the options it does not use.")
+    p.add_argument("paper", choices=PAPERS,
                    help="niu: seed 000, checkpoint-based backfilling; jones: seed 001, "
                         "multi-cluster co-allocation and CTMR; shi: seed 002, Scojo-PECT with "
                         "checkpoints and migration; forshaw: seed 003, energy-aware "
@@ -204,65 +329,15 @@ def add_parsers(sub: Any) -> None:
                                   "or all; forshaw: fig4 ... fig12, trace (the Microsoft "
                                   "availability trace), a family or all; tables: rewrite the "
                                   "tables of the page OUT.md from the CSVs in OUT")
-    p.add_argument("--out", required=True, help="output folder (figN.csv, figN.png, the sweep)")
-    p.add_argument("--trace-dir", default="../shared/data/traces",
-                   help="folder holding the PWA traces (default ../shared/data/traces)")
-    p.add_argument("--traces", nargs="+", default=None,
-                   help="trace names (niu default: SDSC-BLUE CTC-SP2 HPC2N SDSC-SP2 KTH-SP2 "
-                        "CEA-Curie; oliner default: SDSC NASA LUBLIN-256; shi default: SDSC-SP2 "
-                        "KTH-SP2)")
-    p.add_argument("--first", type=int, default=None,
-                   help="only the first N jobs of each trace (shi: also N jobs per generated "
-                        "workload instead of 10,000)")
-    p.add_argument("--jobs", type=int, default=None, help="processes (default: all cores)")
-    p.add_argument("--estimates", default="exact",
-                   help="oliner: exact (default, every workload scheduled with its run times) "
-                        "or requested (the requested times where the trace has them: SDSC); "
-                        "shi: the generated jobs' estimates, exact (default: the thesis's jobs "
-                        "have none and are classified by their runtimes), tsafrir or f")
-    g = p.add_argument_group("oliner only")
-    g.add_argument("--failure-log", default=None,
-                   help="the LANL failure records CSV (default: ../failures/lanl_cfdr/"
-                        "LA-UR-05-7318-failure-data-1996-2005.csv.gz beside the trace folder)")
-    g.add_argument("--system", type=int, default=20,
-                   help="LANL system whose failures are used (default 20: 400 nodes)")
-    g.add_argument("--loads", type=float, nargs="+", default=None,
-                   help="load scales c (default 1.0 1.2)")
-    g.add_argument("--counts", type=int, nargs="+", default=None,
-                   help="failure counts of figs 3-5 (default 0 500 ... 4000)")
-    g.add_argument("--levels", type=float, nargs="+", default=None,
-                   help="confidence / accuracy values of figs 6-10 (default 0.0 0.1 ... 1.0)")
-    g.add_argument("--failure-rate", default="seed",
-                   help="failures of figs 6-10: seed (default: 4,000 for SDSC and NASA, 1,000 "
-                        "for LUBLIN-256) or log (the failure log's own rate per node-day)")
-    g.add_argument("--replications", type=int, default=None,
-                   help="oliner, jones and forshaw: seeds per point (oliner: each thins the "
-                        "failure log differently; jones, forshaw: each draws another "
-                        "workload, and forshaw other users); figures show the mean "
-                        "(default 1; forshaw 3, with --full 50)")
-    g = p.add_argument_group("shi only")
-    g.add_argument("--ci-seeds", type=int, default=30, metavar="N",
-                   help="fig16: seeds of the confidence intervals, the thesis's five first "
-                        "(default 30)")
-    g = p.add_argument_group("jones and forshaw")
-    g.add_argument("--per-cluster", type=int, default=None, metavar="N",
-                   help="jobs per cluster (default 10,000; the seed: 400,000)")
-    g.add_argument("--full", action="store_true",
-                   help="the seed's size (jones: 400,000 jobs per cluster; forshaw: a year, "
-                        "50 replications; hours of runs)")
-    g.add_argument("--load", type=float, default=None,
-                   help="offered load per cluster (default 0.95)")
-    g = p.add_argument_group("forshaw only")
-    g.add_argument("--days", type=int, default=None, metavar="N",
-                   help="days of users and HTC jobs per run (default 7; the seed: 365)")
-    g.add_argument("--start", default=None, metavar="DATE",
-                   help="the date of time 0, a Friday (default 2010-01-15, a week of term; "
-                        "with --full 2010-01-01, the seed's year)")
-    g.add_argument("--platform", default=None, metavar="NAME|FILE",
-                   help="the desktop pool (default newcastle: 1,359 computers in 35 clusters; "
-                        "smallpool or a platform file, docs/platforms.md)")
-    g.add_argument("--availability-trace", default=None, metavar="FILE",
-                   help="the Microsoft desktop availability trace of the trace figure "
-                        "(default: ../failures/availability_godfrey/microsoft.avt.gz beside "
-                        "the trace folder)")
+    groups: dict[tuple[str, ...], Any] = {}
+    for o in PAPER_OPTIONS:
+        if o.papers not in groups:
+            names = list(o.papers)
+            title = ("every paper" if o.papers == PAPERS else
+                     f"{names[0]} only" if len(names) == 1 else
+                     f"{', '.join(names[:-1])} and {names[-1]}")
+            groups[o.papers] = p.add_argument_group(title)
+        # Every default is None here, so that an option given can be told from one left out
+        # (check_options refuses the first and fills in the second).
+        groups[o.papers].add_argument(o.flag, default=None, help=o.help, **o.kwargs)
     p.set_defaults(func=cmd_paper)

@@ -1,0 +1,114 @@
+"""`ckptsim paper`: every option is declared once with the papers that use it, and a paper
+refuses, in one line, an option it does not use (before writing or simulating anything)."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from ckptsim.cli import build_parser, main
+from ckptsim.cli.papers import PAPER_OPTIONS, PAPERS, accepted_options
+
+#: A value each option accepts, so that only the refusal can stop the command.
+VALUES = {"--jobs": ["1"], "--trace-dir": ["."], "--traces": ["KTH-SP2"], "--first": ["10"],
+          "--estimates": ["exact"], "--replications": ["2"], "--failure-log": ["x.csv"],
+          "--system": ["20"], "--loads": ["1.0"], "--counts": ["0"], "--levels": ["0.5"],
+          "--failure-rate": ["seed"], "--ci-seeds": ["5"], "--full": [],
+          "--per-cluster": ["10"], "--load": ["0.9"], "--days": ["1"],
+          "--start": ["2010-01-15"], "--platform": ["smallpool"],
+          "--availability-trace": ["x.avt"]}
+
+FIGURE = {"niu": "fig4", "oliner": "fig3", "shi": "fig11", "jones": "fig7", "forshaw": "fig6"}
+
+
+def paper_parser() -> argparse.ArgumentParser:
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    return sub.choices["paper"]
+
+
+def test_the_parser_is_the_table():
+    flags = [s for a in paper_parser()._actions for s in a.option_strings if s.startswith("--")
+             and s != "--help"]
+    assert sorted(flags) == sorted(o.flag for o in PAPER_OPTIONS)
+    assert len({o.flag for o in PAPER_OPTIONS}) == len(PAPER_OPTIONS)  # each declared once
+    assert set(VALUES) | {"--out"} == {o.flag for o in PAPER_OPTIONS}
+    for o in PAPER_OPTIONS:
+        assert o.papers and set(o.papers) <= set(PAPERS), o.flag
+        assert o.help.strip(), o.flag
+        if o.default is not None:
+            assert f"default {o.default}" in o.help or f"{o.default} (default" in o.help, o.flag
+
+
+OTHERS = [(o.flag, paper) for o in PAPER_OPTIONS for paper in PAPERS if paper not in o.papers]
+
+
+@pytest.mark.parametrize(("flag", "paper"), OTHERS)
+def test_an_option_a_paper_does_not_use_is_refused(flag, paper, tmp_path, capsys):
+    out = tmp_path / "out"
+    argv = ["paper", paper, FIGURE[paper], "--out", str(out), flag, *VALUES[flag]]
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    accepted = ", ".join(accepted_options(paper))
+    assert captured.err == (f"ckptsim: error: {flag}: does not apply to {paper}; {paper} "
+                            f"accepts {accepted}\n")
+    assert not out.exists()  # refused before anything is written
+
+
+def test_the_refusals_of_the_brief():
+    assert "--replications" not in accepted_options("shi")
+    assert "--estimates" not in accepted_options("niu")
+    assert "--trace-dir" not in accepted_options("jones")
+    assert "--platform" in accepted_options("forshaw")
+    assert accepted_options("niu", "tables") == ["--out"]
+
+
+def test_shi_refuses_replications(tmp_path, capsys):
+    assert main(["paper", "shi", "fig11", "--out", str(tmp_path / "shi"), "--first", "200",
+                 "--replications", "0"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ckptsim: error: --replications: does not apply to shi; shi accepts "
+                          "--out, --jobs, --trace-dir, --traces, --first, --estimates, "
+                          "--ci-seeds")
+    assert err.count("\n") == 1
+
+
+def test_tables_accepts_out_only(tmp_path, capsys):
+    assert main(["paper", "niu", "tables", "--out", str(tmp_path), "--first", "3"]) == 2
+    assert capsys.readouterr().err == ("ckptsim: error: --first: does not apply to niu "
+                                       "tables; niu tables accepts --out\n")
+
+
+def test_defaults_are_filled_in_when_left_out():
+    from ckptsim.cli.papers import check_options
+
+    args = paper_parser().parse_args(["oliner", "fig3", "--out", "x"])
+    check_options(args)
+    assert (args.trace_dir, args.system, args.failure_rate, args.estimates) == (
+        "../shared/data/traces", 20, "seed", "exact")
+    assert args.replications is None and args.full is None
+
+
+@pytest.mark.parametrize(("platform", "problem"), [
+    ("nosuch", "unknown desktop pool 'nosuch'"),
+    ("bgl", "unknown desktop pool 'bgl'"),
+    ("missing.toml", "missing.toml: no such file"),
+])
+def test_forshaw_names_the_platform_option(platform, problem, tmp_path, capsys):
+    out = tmp_path / "f"
+    assert main(["paper", "forshaw", "baseline", "--out", str(out), "--days", "1",
+                 "--platform", platform]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"ckptsim: error: --platform: {problem}; accepted: newcastle, smallpool or "
+                   f"a platform file (.toml) whose node types have power tables "
+                   f"(docs/platforms.md)\n")
+    assert "line" not in err and not (out / "baseline.toml").exists()
+
+
+def test_forshaw_refuses_a_platform_without_power_tables(tmp_path, capsys):
+    path = tmp_path / "plain.toml"
+    path.write_text('[types.a]\ncores = 1\n\n[[groups]]\nname = "g"\nmachines = 2\n'
+                    'type = "a"\n')
+    assert main(["paper", "forshaw", "fig6", "--out", str(tmp_path / "f"), "--platform",
+                 str(path)]) == 2
+    assert f"--platform: {path}: not a desktop pool" in capsys.readouterr().err
