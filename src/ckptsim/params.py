@@ -4,6 +4,11 @@ A parameter set is a frozen dataclass whose fields are declared with `param(defa
 low=, high=, choices=)`.  `make_params` builds one from user values (strings from the command
 line, typed values from a TOML spec) and refuses unknown keys and out-of-range values with a
 `ConfigError` naming the key and the accepted values.
+
+A float parameter is finite: `inf`, `-inf` and NaN are refused, naming the key, unless the
+parameter is declared with `infinite="what inf means"` (e.g. a threshold that nothing
+reaches); `describe_range` then says so.  Its help in the listings (`ckptsim schedulers`,
+`ckptsim components`) reads "finite" otherwise.
 """
 
 from __future__ import annotations
@@ -26,16 +31,19 @@ class NoParams:
 
 def param(default: Any, help: str, *, low: float | None = None, high: float | None = None,
           low_open: bool = False, high_open: bool = False,
-          choices: tuple[Any, ...] | None = None, added: bool = False) -> Any:
+          choices: tuple[Any, ...] | None = None, added: bool = False,
+          infinite: str = "") -> Any:
     """A parameter with its documentation and accepted range.
 
     `low`/`high` are inclusive unless `low_open`/`high_open`; `choices` lists accepted values.
+    `infinite`: what `inf` means for this float parameter (e.g. "no estimate is scaled"); only
+    such a parameter accepts it (within `low`/`high`), every other float must be finite.
     `added`: the parameter came after runs were recorded without it; at its default it is left
     out of experiment run identities (`identity_params`), so those runs keep their ids.
     """
     return dataclasses.field(default=default, metadata={
         "help": help, "low": low, "high": high, "low_open": low_open, "high_open": high_open,
-        "choices": choices, "added": added})
+        "choices": choices, "added": added, "infinite": infinite})
 
 
 def identity_params(params: Any) -> dict[str, Any]:
@@ -45,7 +53,22 @@ def identity_params(params: Any) -> dict[str, Any]:
             if not (f.metadata.get("added") and getattr(params, f.name) == f.default)}
 
 
-def describe_range(meta: Mapping[str, Any]) -> str:
+def _is_float(typ: Any) -> bool:
+    """Whether a field's annotation (a type or its text) is float or float | None."""
+    if isinstance(typ, str):
+        return "float" in typ.replace(" ", "").split("|")
+    args = typing.get_args(typ) if typing.get_origin(typ) in (typing.Union,
+                                                               types.UnionType) else (typ,)
+    return float in args
+
+
+def describe_range(meta: Mapping[str, Any] | dataclasses.Field[Any]) -> str:
+    """The accepted values of a parameter, from its metadata or its field (a field also says
+    whether a float must be finite)."""
+    number = False
+    if isinstance(meta, dataclasses.Field):
+        number = _is_float(meta.type)
+        meta = meta.metadata
     if meta.get("choices"):
         return "one of " + ", ".join(str(c) for c in meta["choices"])
     low, high = meta.get("low"), meta.get("high")
@@ -54,7 +77,20 @@ def describe_range(meta: Mapping[str, Any]) -> str:
         parts.append(f"{'>' if meta.get('low_open') else '>='} {low:g}")
     if high is not None:
         parts.append(f"{'<' if meta.get('high_open') else '<='} {high:g}")
-    return " and ".join(parts) if parts else "any value"
+    text = " and ".join(parts) if parts else "any value"
+    if meta.get("infinite"):
+        return f"{text}, or inf: {meta['infinite']}"
+    if number:
+        return f"finite, {text}" if parts else "any finite number"
+    return text
+
+
+def _finite_range(meta: Mapping[str, Any]) -> str:
+    """The accepted values of a float parameter, said to be finite unless it takes inf."""
+    if meta.get("infinite"):
+        return describe_range(meta)
+    text = describe_range(meta)
+    return "a finite number" + ("" if text == "any value" else f" {text}")
 
 
 def _convert(key: str, value: Any, typ: Any) -> Any:
@@ -108,6 +144,10 @@ def validate_params(obj: Any, *, where: str = "") -> None:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             if value != value:
                 raise ConfigError(prefix + f.name, "must be a number, got NaN")
+            if isinstance(value, float) and math.isinf(value) \
+                    and not (value > 0 and meta.get("infinite")):
+                raise ConfigError(prefix + f.name, f"got {value:g}; accepted: "
+                                                   f"{_finite_range(meta)}")
             bad = (low is not None and (value <= low if meta.get("low_open") else value < low)) \
                 or (high is not None and (value >= high if meta.get("high_open") else value > high))
             if bad:

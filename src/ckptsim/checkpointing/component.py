@@ -106,7 +106,7 @@ class Checkpointer(PlanAgent, Component):
                 if pol.kind != kind:
                     continue
                 lines.append(f"  {name} [{kind}]: {pol.description}")
-                lines += [f"      {f.name} = {f.default!r}  ({describe_range(f.metadata)}) "
+                lines += [f"      {f.name} = {f.default!r}  ({describe_range(f)}) "
                           f"{f.metadata.get('help', '')}"
                           for f in dataclasses.fields(pol.Params) if f.name not in cost]
         return lines

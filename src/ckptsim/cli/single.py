@@ -205,7 +205,7 @@ def cmd_components(args: argparse.Namespace) -> int:
         cls = get_component(name)
         print(f"{name}: {cls.description}")
         for f in dataclasses.fields(cls.Params):
-            print(f"    {f.name} = {f.default!r}  ({describe_range(f.metadata)}) "
+            print(f"    {f.name} = {f.default!r}  ({describe_range(f)}) "
                   f"{f.metadata.get('help', '')}")
         for line in cls.help_lines():
             print(f"    {line}")
@@ -221,7 +221,7 @@ def cmd_schedulers(args: argparse.Namespace) -> int:
         cls = get_scheduler(name)
         print(f"{name}: {cls.description}")
         for f in dataclasses.fields(cls.Params):
-            print(f"    {f.name} = {f.default!r}  ({describe_range(f.metadata)}) "
+            print(f"    {f.name} = {f.default!r}  ({describe_range(f)}) "
                   f"{f.metadata.get('help', '')}")
     return 0
 

@@ -147,7 +147,7 @@ class Failures(Component):
             trace = self.trace = load_failures(
                 self.params.source, n_nodes=n_nodes,
                 span=float(submit[-1]) - start if len(submit) else 0.0, offset=start,
-                seed=sim.seed, count=self.params.count)
+                seed=sim.seed, count=self.params.count, jobs=len(submit))
         times, nodes, repairs = trace.time, trace.node, trace.repair
         n = len(times)
         if len(nodes) != n or len(repairs) != n:

@@ -238,7 +238,8 @@ class Interruptions(Component):
 
         try:
             trace = load_failures(self.params.failures, n_nodes=self.n_machines,
-                                  span=last - first, offset=first, seed=sim.seed)
+                                  span=last - first, offset=first, seed=sim.seed,
+                                  jobs=len(sim.workload.submit))
         except ConfigError as exc:
             raise ConfigError("availability.failures", f"{exc.key}: {exc.message}") from None
         self.failure_trace = trace

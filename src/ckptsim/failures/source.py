@@ -7,10 +7,13 @@
 - `fta:path=FILE_OR_FOLDER[,platform=N][,start=..][,end=..][,count=...][,map=...]
   [,transient=...][,seed=...]`: a Failure Trace Archive event trace.
 - `synthetic:mtbf=SECONDS[,dist=weibull|exponential][,shape=0.7][,repair_mean=0]
-  [,repair_cv=1][,seed=S]`: per-node failure processes over the simulated span.
+  [,repair_cv=1][,seed=S][,max_per_job=1000]`: per-node failure processes over the simulated
+  span; refused before anything is drawn when it would give more than `max_per_job` failures
+  per job of the workload (nodes x span / mtbf / jobs) or more than 10^7 in all.
 
-`start` / `end` bound the window read from the log: seconds after its first selected failure,
-or a date (`2003-01-01`, `2003-01-01 12:00`).  Trace failures keep their repair times unless
+`start` / `end` bound the window read from the log: finite seconds after its first selected
+failure, or a date (`2003-01-01`, `2003-01-01 12:00`).  Every number is finite: `inf` and
+`nan` are refused, naming the option.  Trace failures keep their repair times unless
 `transient=true` (the seed-004 model: the node is usable again at once).  Without `seed=` the
 caller's seed is used (a sweep passes the run's seed, `ckptsim run` passes 0), so replications
 of a sweep draw different mappings and thinnings.  Failure times are seconds from the start of
@@ -20,6 +23,7 @@ Counts of what was done end up in the trace's `counts` / `notes`.
 
 from __future__ import annotations
 
+import math
 import os
 from collections import OrderedDict
 from pathlib import Path
@@ -36,13 +40,18 @@ _TRACE_COMMON = {"path", "start", "end", "count", "map", "transient", "seed"}
 _KEYS = {
     "lanl": {"system"} | _TRACE_COMMON,
     "fta": {"platform"} | _TRACE_COMMON,
-    "synthetic": {"mtbf", "dist", "shape", "repair_mean", "repair_cv", "seed"},
+    "synthetic": {"mtbf", "dist", "shape", "repair_mean", "repair_cv", "seed", "max_per_job"},
 }
 TRACE_KINDS = ("lanl", "fta")
 
 #: Most failures a synthetic source may be expected to draw (nodes x span / mtbf): beyond
 #: that a run would spend its time and memory on failures, e.g. for an mtbf typed in hours.
 MAX_SYNTHETIC_FAILURES = 10_000_000
+
+#: Most failures a synthetic source may be expected to draw per job of the workload, unless
+#: its `max_per_job=` option says otherwise: beyond it every job would be hit over and over
+#: (e.g. mtbf=1 s on 64 nodes under 60 jobs: about 10^5 failures each, minutes and 0.5 GB).
+MAX_FAILURES_PER_JOB = 1000
 
 #: Logs kept per process: a sweep of 100 runs over one log parses it once.
 _CACHE_SIZE = 4
@@ -90,6 +99,11 @@ def check_failure_spec(spec: str, *, base: str | Path | None = None) -> str:
     for key in ("seed", "count", "system", "platform"):
         if key in opt:
             parse_int(f"failures.{key}", opt[key], low=0)
+    if "max_per_job" in opt:
+        parse_int("failures.max_per_job", opt["max_per_job"], low=1)
+    for key in ("start", "end"):
+        if key in opt:
+            _bound(f"failures.{key}", opt[key])
     if "transient" in opt:
         parse_bool("failures.transient", opt["transient"])
     if "map" in opt and opt["map"] not in MAPPINGS:
@@ -120,19 +134,26 @@ def check_failure_spec(spec: str, *, base: str | Path | None = None) -> str:
 
 def _float(key: str, value: Any) -> float:
     try:
-        return float(value)
+        x = float(value)
     except (TypeError, ValueError):
         raise ConfigError(key, f"expected a number, got {value!r}") from None
+    if not math.isfinite(x):
+        raise ConfigError(key, f"expected a finite number, got {value!r}")
+    return x
 
 
-def _bound(value: str | None) -> float | str | None:
-    """A window bound as written: a number of seconds, else a date for the reader to parse."""
+def _bound(key: str, value: str | None) -> float | str | None:
+    """A window bound as written: a finite number of seconds, else a date for the reader to
+    parse."""
     if value is None:
         return None
     try:
-        return float(value)
+        x = float(value)
     except ValueError:
         return value
+    if not math.isfinite(x):
+        raise ConfigError(key, f"expected a finite number of seconds or a date, got {value!r}")
+    return x
 
 
 def _read(kind: str, opt: dict[str, str]) -> FailureTrace:
@@ -150,7 +171,8 @@ def _read(kind: str, opt: dict[str, str]) -> FailureTrace:
     if trace is not None:
         _READS.move_to_end(key)
         return trace
-    start, end = _bound(opt.get("start")), _bound(opt.get("end"))
+    start = _bound("failures.start", opt.get("start"))
+    end = _bound("failures.end", opt.get("end"))
     if kind == "lanl":
         from ckptsim.failures.readers import read_lanl_cfdr
 
@@ -168,17 +190,20 @@ def _read(kind: str, opt: dict[str, str]) -> FailureTrace:
 
 
 def load_failures(spec: str, *, n_nodes: int, span: float, offset: float = 0.0,
-                  seed: int = 0, count: int | None = None) -> FailureTrace:
+                  seed: int = 0, count: int | None = None,
+                  jobs: int | None = None) -> FailureTrace:
     """The failures named by `spec`, on nodes 0..n_nodes-1 over a period of `span` seconds
     starting at `offset` (the simulated clock of the workload's first submission).
 
     `seed` is used when the spec names none; `count` (a sweep's `failure_count`) rescales a
-    log to that many failures, overriding a `count=` in the spec.
+    log to that many failures, overriding a `count=` in the spec.  `jobs`: the workload's job
+    count; a synthetic source expected to draw more than `max_per_job` (default
+    MAX_FAILURES_PER_JOB) failures per job is refused before anything is drawn.
     """
     kind, opt = parse_failure_spec(spec)
     try:
         return _load(kind, opt, spec, n_nodes=n_nodes, span=span, offset=offset, seed=seed,
-                     count=count)
+                     count=count, jobs=jobs)
     except ConfigError as exc:  # a reader's or a model's key, as the option that sets it
         key = _OPTION_OF.get(exc.key, exc.key)
         if key.startswith("failures") or key not in _KEYS[kind]:
@@ -191,7 +216,7 @@ _OPTION_OF = {"distribution": "dist", "method": "map", "target": "count"}
 
 
 def _load(kind: str, opt: dict[str, str], spec: str, *, n_nodes: int, span: float,
-          offset: float, seed: int, count: int | None) -> FailureTrace:
+          offset: float, seed: int, count: int | None, jobs: int | None) -> FailureTrace:
     from ckptsim.failures import transforms
 
     seed = parse_int("failures.seed", opt.get("seed", seed), low=0)
@@ -208,6 +233,14 @@ def _load(kind: str, opt: dict[str, str], spec: str, *, n_nodes: int, span: floa
             raise ConfigError("failures.mtbf", f"{mtbf:g} s on {n_nodes} nodes over "
                               f"{span:g} s means about {expected:.3g} failures; at most "
                               f"{MAX_SYNTHETIC_FAILURES:,} are drawn (a larger mtbf?)")
+        limit = parse_int("failures.max_per_job", opt.get("max_per_job", MAX_FAILURES_PER_JOB),
+                          low=1)
+        if jobs and expected > limit * jobs:
+            raise ConfigError("failures.mtbf", f"{mtbf:g} s on {n_nodes} nodes over "
+                              f"{span:g} s means about {expected:.3g} failures, "
+                              f"{expected / jobs:.3g} per job of the workload's {jobs}; at "
+                              f"most {limit:,} per job are drawn (a larger mtbf, or "
+                              f"max_per_job=N to allow more)")
         trace = synthetic_failures(
             n_nodes, span, mtbf=mtbf,
             distribution=opt.get("dist", "weibull"),

@@ -1,0 +1,162 @@
+"""Every number parameter is finite: inf and NaN are refused naming the key, for every registered
+scheduler, component and checkpoint policy (enumerated from the registries), in failure source
+strings and in specs; only parameters declared with `infinite=` take inf.  Absurd synthetic
+failure models are refused before anything is drawn."""
+
+from __future__ import annotations
+
+import dataclasses
+import subprocess
+import sys
+import typing
+
+import pytest
+
+from ckptsim.checkpointing.base import _registry as checkpoint_registry
+from ckptsim.checkpointing.plan import parse_checkpoint
+from ckptsim.engine.components import _registry as component_registry
+from ckptsim.errors import ConfigError
+from ckptsim.experiments.spec import SpecError, parse_spec
+from ckptsim.failures.source import MAX_FAILURES_PER_JOB, check_failure_spec, load_failures
+from ckptsim.params import describe_range
+from ckptsim.policies.base import _registry as scheduler_registry
+from ckptsim.policies.base import scheduler_factory
+
+
+def float_params(registry: typing.Any) -> list[tuple[str, str, bool]]:
+    """(plug-in name, parameter, takes inf) of every float parameter of a registry."""
+    out = []
+    for name in registry.names():
+        params = registry.get(name).Params
+        hints = typing.get_type_hints(params)
+        for f in dataclasses.fields(params):
+            typ = hints[f.name]
+            if typ is float or float in typing.get_args(typ):
+                out.append((name, f.name, bool(f.metadata.get("infinite"))))
+    return out
+
+
+SCHEDULERS = float_params(scheduler_registry)
+COMPONENTS = float_params(component_registry)
+POLICIES = float_params(checkpoint_registry)
+BAD = ["inf", "-inf", "nan", "NaN", "infinity", "1e999"]
+
+
+def test_the_registries_have_float_params() -> None:
+    assert len(SCHEDULERS) > 20 and len(COMPONENTS) > 5 and len(POLICIES) > 50
+    assert {(n, k) for n, k, inf in SCHEDULERS + COMPONENTS + POLICIES if inf} \
+        == {("ckpt-backfill", "t_thr")}
+
+
+def _refused(build: typing.Callable[[], object], key: str) -> str:
+    with pytest.raises(ConfigError) as info:
+        build()
+    assert info.value.key == key
+    text = str(info.value)
+    assert "\n" not in text
+    return text
+
+
+@pytest.mark.parametrize(("name", "key", "takes_inf"), SCHEDULERS)
+def test_scheduler_float_params_refuse_inf_and_nan(name: str, key: str, takes_inf: bool) -> None:
+    for value in BAD:
+        if takes_inf and value in ("inf", "infinity", "1e999"):
+            continue
+        _refused(lambda v=value: scheduler_factory(name, {key: v}), f"{name}.{key}")
+        _refused(lambda v=value: scheduler_factory(name, {key: float(v)}), f"{name}.{key}")
+
+
+@pytest.mark.parametrize(("name", "key", "takes_inf"), COMPONENTS)
+def test_component_float_params_refuse_inf_and_nan(name: str, key: str, takes_inf: bool) -> None:
+    cls = component_registry.get(name)
+    for value in BAD:
+        _refused(lambda v=value: cls.make_params({key: v}), f"{name}.{key}")
+
+
+@pytest.mark.parametrize(("name", "key", "takes_inf"), POLICIES)
+def test_checkpoint_policy_float_params_refuse_inf_and_nan(name: str, key: str,
+                                                           takes_inf: bool) -> None:
+    for value in BAD:
+        _refused(lambda v=value: parse_checkpoint(f"{name}:{key}={v}"), f"checkpoint.{key}")
+
+
+def test_inf_where_declared_and_the_listing_says_so() -> None:
+    fields = {f.name: f for f in dataclasses.fields(scheduler_registry.get("ckpt-backfill").Params)}
+    assert scheduler_factory("ckpt-backfill", {"t_thr": "inf"}).params.t_thr == float("inf")
+    assert describe_range(fields["t_thr"]).startswith(">= 0, or inf: ")
+    assert describe_range(fields["p"]) == "finite, > 0 and <= 1"
+    assert describe_range(fields["max_checkpoints"]) == ">= 0"  # an integer
+    text = _refused(lambda: scheduler_factory("scojo-pect", {"cycle": "inf"}), "scojo-pect.cycle")
+    assert text == "scojo-pect.cycle: got inf; accepted: a finite number > 0"
+
+
+@pytest.mark.parametrize("option", ["mtbf", "shape", "repair_mean", "repair_cv"])
+@pytest.mark.parametrize("value", ["inf", "nan", "-inf"])
+def test_synthetic_source_numbers_are_finite(option: str, value: str) -> None:
+    spec = f"synthetic:mtbf=100000,{option}={value}" if option != "mtbf" \
+        else f"synthetic:mtbf={value}"
+    _refused(lambda: check_failure_spec(spec), f"failures.{option}")
+
+
+@pytest.mark.parametrize("option", ["start", "end"])
+def test_log_window_bounds_are_finite(option: str, tmp_path: typing.Any) -> None:
+    log = tmp_path / "log.csv"
+    log.write_text("")
+    _refused(lambda: check_failure_spec(f"lanl:path={log},{option}=inf"), f"failures.{option}")
+    _refused(lambda: check_failure_spec(f"lanl:path={log},{option}=nan"), f"failures.{option}")
+
+
+def test_absurd_synthetic_failures_are_refused_with_the_expected_count() -> None:
+    # 64 nodes over 1e5 s: 6.4e6 failures at mtbf=1, 1.07e5 per job of 60: refused
+    text = _refused(lambda: load_failures("synthetic:mtbf=1", n_nodes=64, span=1e5, jobs=60),
+                    "failures.mtbf")
+    assert "about 6.4e+06 failures, 1.07e+05 per job of the workload's 60" in text
+    assert f"at most {MAX_FAILURES_PER_JOB:,} per job" in text and "max_per_job=" in text
+    # just under the limit is drawn; max_per_job raises it
+    ok = load_failures("synthetic:mtbf=110,seed=1", n_nodes=64, span=1e5, jobs=60)
+    assert 0 < len(ok) < MAX_FAILURES_PER_JOB * 60
+    _refused(lambda: load_failures("synthetic:mtbf=100", n_nodes=64, span=1e5, jobs=60),
+             "failures.mtbf")
+    assert len(load_failures("synthetic:mtbf=100,max_per_job=2000,seed=1", n_nodes=64,
+                             span=1e5, jobs=60)) > 0
+    _refused(lambda: check_failure_spec("synthetic:mtbf=1,max_per_job=0"), "failures.max_per_job")
+
+
+def _cli(*argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "ckptsim", "run", "--workload",
+                           "lublin:n=60,seed=2,machine=64", *argv],
+                          capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.parametrize(("argv", "expected"), [
+    (("--scheduler", "scojo-pect", "--set", "cycle=inf"),
+     "ckptsim: error: --set cycle: got inf; accepted: a finite number > 0"),
+    (("--scheduler", "easy", "--failures", "synthetic:mtbf=1"),
+     "ckptsim: error: --failures mtbf: 1 s on 64 nodes over "),
+])
+def test_cli_refuses_in_one_line(argv: tuple[str, ...], expected: str) -> None:
+    done = _cli(*argv)
+    assert done.returncode == 2
+    assert done.stdout == "" and done.stderr.count("\n") == 1
+    assert done.stderr.startswith(expected)
+
+
+def test_spec_refuses_toml_inf_and_nan() -> None:
+    for value in ("inf", "nan", "-inf"):
+        text = f"""
+[workloads.m]
+generator = "lublin"
+n = 50
+
+[workloads.m.components.bound]
+limit = {value}
+
+[[schedulers]]
+name = "scojo-pect"
+params = {{ cycle = {value} }}
+"""
+        with pytest.raises(SpecError) as info:
+            parse_spec(text)
+        where = [loc.split(" (line")[0] for loc, _ in info.value.problems]
+        assert "schedulers[0].params.cycle" in where
+        assert any("components.bound" in w for w in where), where
