@@ -1,4 +1,5 @@
-"""Every `ckptsim ...` command shown in the README runs (from the repository root)."""
+"""Every `ckptsim ...` command and Python snippet shown in the README runs (from the
+repository root), and the README says how to install what a command needs before it."""
 
 from __future__ import annotations
 
@@ -50,3 +51,27 @@ def test_readme_command_runs(command, scratch):
     done = subprocess.run([sys.executable, "-m", "ckptsim", *args], cwd=ROOT,
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
+
+
+def readme_python() -> list[str]:
+    import re
+
+    return re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), flags=re.S)
+
+
+def test_readme_python_runs_as_shown_from_the_root():
+    blocks = readme_python()
+    assert blocks
+    for code in blocks:
+        done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip(), code
+
+
+def test_readme_says_how_to_install_dask_before_using_it():
+    text = (ROOT / "README.md").read_text()
+    install = text.find("pip install '.[dask]'")  # from a clone; 'ckptsim[dask]' needs ckptsim
+    first_use = min(text.index(c) for c in readme_commands() if "--dask" in c)
+    assert 0 <= install < first_use
+    assert "'ckptsim[dask]'" not in text

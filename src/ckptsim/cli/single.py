@@ -227,7 +227,7 @@ def cmd_schedulers(args: argparse.Namespace) -> int:
 
 
 def _add_workload_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--machine-size", type=int, default=None,
+    p.add_argument("--machine-size", type=int, default=None, metavar="N",
                    help="nodes of the simulated machine (default: the trace's MaxProcs, "
                         "else MaxNodes)")
     p.add_argument("--oversize", choices=("skip", "clamp"), default="skip",
@@ -236,7 +236,8 @@ def _add_workload_options(p: argparse.ArgumentParser) -> None:
                    help="job size from requested processors (default; allocated when -1) or "
                         "allocated processors")
     p.add_argument("--skip-bad-lines", action="store_true",
-                   help="skip malformed trace lines (counted) instead of stopping")
+                   help="skip malformed trace lines (counted) instead of stopping (default: "
+                        "stop at the first)")
 
 
 def add_parsers(sub: Any) -> None:
@@ -244,38 +245,49 @@ def add_parsers(sub: Any) -> None:
                                     "conservative and compare them")
     p.add_argument("--jobs", type=int, default=DEMO_JOBS, help="number of jobs (default "
                                                                 f"{DEMO_JOBS})")
-    p.add_argument("--seed", type=int, default=DEMO_SEED, help="random seed")
-    p.add_argument("--machine-size", type=int, default=DEMO_MACHINE, help="nodes")
-    p.add_argument("--out", default=None, help="write each scheduler's outputs under DIR")
-    p.add_argument("--check", action="store_true", help="run the invariant checker")
+    p.add_argument("--seed", type=int, default=DEMO_SEED,
+                   help=f"random seed of the generated workload (default {DEMO_SEED})")
+    p.add_argument("--machine-size", type=int, default=DEMO_MACHINE,
+                   help=f"nodes of the machine (default {DEMO_MACHINE})")
+    p.add_argument("--out", default=None, metavar="DIR",
+                   help="write each scheduler's outputs under DIR (default: none written)")
+    p.add_argument("--check", action="store_true",
+                   help="run the invariant checker after every event (slower; default off)")
     p.add_argument("--platform", default=None, metavar="NAME|FILE", help=PLATFORM_HELP)
     p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser("run", help="simulate one workload under one scheduler")
     p.add_argument("--workload", required=True,
-                   help="an SWF trace (.swf or .swf.gz), 'builtin', or "
-                        "'lublin:n=N,seed=S,machine=P,typed=false,estimates=tsafrir'")
-    p.add_argument("--scheduler", default="easy", help="scheduler name (see `ckptsim "
-                                                        "schedulers`)")
+                   help="an SWF trace (.swf or .swf.gz), 'builtin', "
+                        "'lublin:n=N,seed=S,machine=P,typed=false,estimates=tsafrir', "
+                        "'grid:n=N,ppbw=300,error=0.5,info=1.0,load=0.7,seed=S' (docs/grid.md) "
+                        "or 'htc:days=D,seed=S,...' (a desktop pool's HTC jobs, "
+                        "docs/pool.md); required")
+    p.add_argument("--scheduler", default="easy", metavar="NAME",
+                   help="scheduler: fcfs, easy (default), conservative, ckpt-backfill, htc, "
+                        "bgl-fcfs, bgl-balancing, bgl-tiebreak, scojo-pect, coalloc (`ckptsim "
+                        "schedulers` lists them with their parameters)")
     p.add_argument("--set", action="append", metavar="KEY=VALUE",
-                   help="scheduler parameter (repeatable)")
-    p.add_argument("--alpha", type=float, default=None,
-                   help="estimate interpolation: estimate = runtime + alpha (requested - "
-                        "runtime)")
-    p.add_argument("--load-scale", type=float, default=None,
-                   help="multiply runtimes and estimates by C")
-    p.add_argument("--first", type=int, default=None, help="keep only the first N jobs")
+                   help="scheduler parameter (repeatable; default: the scheduler's own)")
+    p.add_argument("--alpha", type=float, default=None, metavar="A",
+                   help="estimate interpolation: estimate = runtime + A (requested - "
+                        "runtime) (default: the trace's estimates as they are)")
+    p.add_argument("--load-scale", type=float, default=None, metavar="C",
+                   help="multiply runtimes and estimates by C > 0 (default: unscaled)")
+    p.add_argument("--first", type=int, default=None, metavar="N",
+                   help="keep only the first N jobs (default: all)")
     p.add_argument("--window", type=float, nargs=2, metavar=("START", "END"), default=None,
-                   help="keep jobs submitted in [START, END) seconds")
+                   help="keep jobs submitted in [START, END) seconds (default: all)")
     p.add_argument("--overrun", choices=("extend", "kill"), default="extend",
-                   help="jobs running past their estimate: run to completion (default) or "
-                        "kill at start + estimate")
-    p.add_argument("--check", action="store_true", help="run the invariant checker")
+                   help="jobs running past their estimate: extend (default: run to "
+                        "completion) or kill (at start + estimate)")
+    p.add_argument("--check", action="store_true",
+                   help="run the invariant checker after every event (slower; default off)")
     p.add_argument("--failures", default=None, metavar="KIND:OPTIONS",
                    help="node failures: lanl:path=FILE,system=20[,count=4000][,map=modulo|"
                         "random][,transient=true], fta:path=..., or synthetic:mtbf=S[,dist="
                         "weibull|exponential][,shape=0.7][,repair_mean=S] (the failures "
-                        "component)")
+                        "component; default: none)")
     p.add_argument("--checkpoint", default=None, metavar="POLICY:OPTIONS",
                    help="checkpoints of every job: an interval policy (none, fixed:interval=S,"
                         "cost=S, young:cost=S[,mtbf=S], daly, ratio, startdelay, geometric, "
@@ -283,19 +295,22 @@ def add_parsers(sub: Any) -> None:
                         "constant=S] and restart=S, plus skip (closedcluster, interarrival) "
                         "and proactive (scheduled, clusteropening) policies joined by +, e.g. "
                         "fixed:interval=1800,cost=60+closedcluster+scheduled; or opt (the "
-                        "checkpoint component; see docs/energy.md)")
+                        "checkpoint component; see docs/energy.md; default: none)")
     p.add_argument("--component", action="append", metavar="NAME:KEY=VALUE,...",
                    help="a component of the run with its parameters (repeatable; see "
-                        "`ckptsim components`)")
+                        "`ckptsim components`; default: none)")
     p.add_argument("--platform", default=None, metavar="NAME|FILE", help=PLATFORM_HELP)
-    p.add_argument("--out", default=None, help="write jobs.csv, summary.json, schedule.swf")
+    p.add_argument("--out", default=None, metavar="DIR",
+                   help="write DIR/jobs.csv, DIR/summary.json and DIR/schedule.swf (default: "
+                        "only the table is printed)")
     _add_workload_options(p)
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("inspect", help="statistics of an SWF trace")
-    p.add_argument("path")
+    p.add_argument("path", help="an SWF trace (.swf or .swf.gz)")
     p.add_argument("--plot", default=None, metavar="FILE.png",
-                   help="draw the runtime / estimate distribution")
+                   help="draw the runtime / estimate distribution into FILE.png (default: "
+                        "no plot)")
     _add_workload_options(p)
     p.set_defaults(func=cmd_inspect)
 
