@@ -23,8 +23,7 @@ def _describe_runs(runs: Any, inputs: list[str]) -> tuple[list[str], list[list[s
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from ckptsim.experiments.execute import make_executor
-    from ckptsim.experiments.sweep import manifest, plan_sweep, run_sweep
+    from ckptsim.experiments.store import Store
 
     if not args.dry_run and not args.out:
         raise ConfigError("--out", "a sweep needs a results folder: --out DIR (or --dry-run)")
@@ -32,14 +31,32 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         raise ConfigError("--jobs", f"expected a number of processes >= 0, got {args.jobs}")
     if args.dask_timeout is not None and not args.dask_timeout > 0:
         raise ConfigError("--dask-timeout", f"expected seconds > 0, got {args.dask_timeout}")
+    if args.max_runs is not None and args.max_runs < 1:
+        raise ConfigError("--max-runs", f"expected a number of runs >= 1, got {args.max_runs}")
+    if args.dry_run or not Path(args.out).is_dir():
+        return _sweep(args, locked=False)  # a new store: run_sweep takes its lock
+    with Store(args.out).lock():  # another sweep writing it: refused before anything else
+        return _sweep(args, locked=True)
+
+
+def _sweep(args: argparse.Namespace, locked: bool) -> int:
+    from ckptsim.experiments.execute import make_executor
+    from ckptsim.experiments.matrix import MAX_RUNS, MatrixTooLarge
+    from ckptsim.experiments.sweep import manifest, plan_sweep, run_sweep
+
     # Before planning: `--dask local` starts its workers' fork server here, which imports Dask
     # and ckptsim while the spec is checked and the store read.
     executor = None if args.dry_run else make_executor(args.jobs, args.dask,
                                                         dask_timeout=args.dask_timeout)
-    plan = plan_sweep(args.spec, args.out, trace_dir=args.trace_dir, keep_jobs=args.keep_jobs)
+    try:
+        plan = plan_sweep(args.spec, args.out, trace_dir=args.trace_dir,
+                          keep_jobs=args.keep_jobs, max_runs=args.max_runs or MAX_RUNS)
+    except MatrixTooLarge as exc:
+        if args.dry_run:  # the count, then the refusal a sweep would give
+            print(f"{exc.runs} runs ({_shape(exc.spec)}): too many to list")
+        raise
     spec = plan.spec
-    shape = (f"{len(spec.workloads)} workload(s), {len(spec.schedulers)} scheduler "
-             f"entr{'y' if len(spec.schedulers) == 1 else 'ies'}, {len(spec.seeds)} seed(s)")
+    shape = _shape(spec)
     for path, why in plan.corrupt:
         what = "per-job file" if Path(path).parent.name == "jobs" else "store file"
         print(f"ckptsim: damaged {what} {path} ({why}): its runs are run again",
@@ -60,7 +77,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
           f"{len(plan.todo)} to run on {where}", file=sys.stderr)
     bar = SweepProgress(len(plan.runs), plan.done)
     try:
-        result = run_sweep(plan, args.out, executor, on_row=bar.update)
+        result = run_sweep(plan, args.out, executor, on_row=bar.update, locked=locked)
     except KeyboardInterrupt:
         bar.close()
         print(f"ckptsim: interrupted after {bar.count} runs; the store keeps every finished "
@@ -79,6 +96,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     print(f"{result.ok} succeeded, {result.failed} failed, {result.skipped} already done; "
           f"{ran} runs in {result.seconds:.1f} s{rate}; results in {args.out}")
     return 1 if result.failed else 0
+
+
+def _shape(spec: Any) -> str:
+    return (f"{len(spec.workloads)} workload(s), {len(spec.schedulers)} scheduler "
+            f"entr{'y' if len(spec.schedulers) == 1 else 'ies'}, {len(spec.seeds)} seed(s)")
 
 
 def cmd_results(args: argparse.Namespace) -> int:
@@ -184,6 +206,9 @@ def add_parsers(sub: Any) -> None:
                         "spec's trace_dir, else the spec's folder)")
     p.add_argument("--keep-jobs", action="store_true",
                    help="also store every run's per-job records (DIR/jobs/RUN.parquet)")
+    p.add_argument("--max-runs", type=int, default=None, metavar="N",
+                   help="allow a matrix of up to N runs (default 100000; a larger one is "
+                        "refused before it is expanded)")
     p.set_defaults(func=cmd_sweep)
 
     p = sub.add_parser("results", help="table of a results store (filter, group, CSV)")

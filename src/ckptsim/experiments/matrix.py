@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ckptsim import __version__
+from ckptsim.errors import ConfigError
 from ckptsim.experiments import grid
 from ckptsim.experiments.columns import PARAM_PREFIX, WORKLOAD_PREFIX
 from ckptsim.experiments.spec import (
@@ -113,6 +114,46 @@ def workload_points(w: WorkloadSpec
         components = {k: v for k, v in point.items() if component_option(k) is not None}
         out.append((source, transforms, components, point.get(PLATFORM)))
     return out
+
+
+#: The most runs a sweep expands unless the command line asks for more (`--max-runs N`):
+#: a matrix is built in memory (about 600 bytes a run) before anything runs.
+MAX_RUNS = 100_000
+
+
+class MatrixTooLarge(ConfigError):
+    """A spec's matrix holds more runs than the limit allows (nothing was expanded)."""
+
+    def __init__(self, spec: Spec, runs: int, limit: int) -> None:
+        self.spec = spec
+        self.runs = runs
+        self.limit = limit
+        super().__init__(str(spec.path), f"{runs:,} runs in the matrix, above the limit of "
+                                         f"{limit:,} runs of one sweep; pass --max-runs "
+                                         f"{runs} to allow them, or shrink the grid")
+
+
+def matrix_size(spec: Spec) -> int:
+    """The number of runs `build_matrix` gives, as a product of the grids' sizes: nothing is
+    expanded, so a matrix of any size is counted at once."""
+    n = 0
+    for w in spec.workloads.values():
+        points = sum(grid.size(s.params, s.zip) for s in spec.schedulers
+                     if w.name in s.workloads)
+        n += grid.size(w.options, w.zip) * points
+    return n * len(spec.seeds)
+
+
+def check_size(spec: Spec, limit: int | None = MAX_RUNS) -> int:
+    """The size of the spec's matrix.
+
+    Raises:
+        MatrixTooLarge: it is above `limit` (None: no limit).
+    """
+    n = matrix_size(spec)
+    if limit is not None and n > limit:
+        raise MatrixTooLarge(spec, n, limit)
+    return n
 
 
 def build_matrix(spec: Spec) -> list[Run]:

@@ -65,6 +65,16 @@ def worker_main(conn: Connection, lifeline: Connection, jobs_dir: str) -> None:
     """A worker: run what arrives until told to stop, then report the CPU it used."""
     die_with_parent(lifeline)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the sweep decides what stops
+    try:
+        serve(conn, jobs_dir)
+    except (BrokenPipeError, ConnectionResetError, EOFError):
+        # The sweep is gone or stopped (killed, a full disk): nobody to report to, and
+        # nothing to say on its terminal.
+        os._exit(1)
+
+
+def serve(conn: Connection, jobs_dir: str) -> None:
+    """Receive runs, execute them and send back their rows until told to stop."""
     conn.send(("ready",))
     while True:
         try:
@@ -187,13 +197,16 @@ class PoolExecutor:
                 for w in list(pool):
                     dead = w.process.sentinel in ready
                     if w.conn in ready or dead:
+                        messages = []
                         try:
                             while w.conn.poll():
-                                deliver(w, w.conn.recv())
-                        except (EOFError, OSError, ValueError, TypeError):
+                                messages.append(w.conn.recv())
+                        except Exception:  # closed, or a message that does not unpickle
                             dead = True
-                        except Exception:  # a message that does not unpickle
-                            dead = True
+                        # Outside the try: an error of the store (a full disk) stops the
+                        # sweep, it does not mean that the worker died.
+                        for msg in messages:
+                            deliver(w, msg)
                     if dead:
                         bury(w)
                         if dispatch:

@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from ckptsim import __version__
+from ckptsim.errors import OutputError
 from ckptsim.experiments.execute import Executor
-from ckptsim.experiments.matrix import Run, build_matrix
+from ckptsim.experiments.matrix import MAX_RUNS, Run, build_matrix, check_size
 from ckptsim.experiments.spec import Spec, load_spec
 from ckptsim.experiments.store import STORE_FORMAT, Store
 from ckptsim.experiments.writer import StoreWriter
@@ -47,11 +48,17 @@ class SweepResult:
 
 
 def plan_sweep(spec_path: str | Path, out: str | Path | None = None, *,
-               trace_dir: str | Path | None = None, keep_jobs: bool = False) -> Plan:
-    """Validate a spec, expand its matrix and, with a store, find what is left to run."""
+               trace_dir: str | Path | None = None, keep_jobs: bool = False,
+               max_runs: int | None = MAX_RUNS) -> Plan:
+    """Validate a spec, expand its matrix and, with a store, find what is left to run.
+
+    Raises:
+        MatrixTooLarge: the matrix holds more than `max_runs` runs (counted, not built).
+    """
     spec = load_spec(spec_path, trace_dir=trace_dir)
     if keep_jobs and not spec.keep_jobs:
         spec = dataclasses.replace(spec, keep_jobs=True)
+    check_size(spec, max_runs)
     runs = build_matrix(spec)
     plan = Plan(spec=spec, runs=runs, todo=list(runs))
     if out is None:
@@ -102,11 +109,14 @@ def _figure_doc(fig: Any) -> dict[str, Any]:
 
 
 def run_sweep(plan: Plan, out: str | Path, executor: Executor,
-              on_row: Callable[[dict[str, Any]], None] | None = None) -> SweepResult:
+              on_row: Callable[[dict[str, Any]], None] | None = None, *,
+              locked: bool = False) -> SweepResult:
     """Run what the plan left to do, recording each run in the store as it finishes.
 
     Before and after, run logs are compacted into run tables and damaged files are set
-    aside (their runs are in `plan.todo`)."""
+    aside (their runs are in `plan.todo`).  The store's lock is taken here, unless the
+    caller holds it already (`locked`: taken before planning, so that a second sweep is
+    refused before it prints anything)."""
     store = Store(out)
     result = SweepResult(skipped=plan.done)
     t0 = time.perf_counter()
@@ -120,10 +130,15 @@ def run_sweep(plan: Plan, out: str | Path, executor: Executor,
         if on_row is not None:
             on_row(row)
 
-    with store.lock():
-        store.remove_temporaries()
-        store.prepare(plan.spec.text, manifest(plan.spec, plan.runs))
-        store.compact()
+    with contextlib.nullcontext() if locked else store.lock():
+        try:
+            store.remove_temporaries()
+            store.prepare(plan.spec.text, manifest(plan.spec, plan.runs))
+            store.compact()
+        except OSError as exc:  # a full disk, a read-only folder: nothing has run yet
+            raise OutputError(str(exc.filename or out), f"{exc.strerror or exc}: cannot "
+                              f"write the results store {out}; nothing ran, the runs it "
+                              "holds are kept") from None
         if plan.todo:
             try:
                 with StoreWriter(store) as writer:

@@ -19,6 +19,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from ckptsim.errors import OutputError
 from ckptsim.experiments import storefmt as fmt
 from ckptsim.experiments.store import Store, fsync_dir
 from ckptsim.experiments.storefmt import JobsRef
@@ -61,10 +62,13 @@ class StoreWriter:
         self._thread: threading.Thread | None = None
 
     def __enter__(self) -> StoreWriter:
-        self.store.log_dir.mkdir(parents=True, exist_ok=True)
-        self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND,
-                           0o644)
-        self._write(fmt.LOG_HEADER)
+        try:
+            self.store.log_dir.mkdir(parents=True, exist_ok=True)
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND,
+                               0o644)
+            self._write(fmt.LOG_HEADER)
+        except OSError as exc:
+            raise self.failed(self.path, exc) from None
         self._dirty = True
         self._pending.append(self.store.log_dir)  # the log's name
         self._thread = threading.Thread(target=self._loop, daemon=True,
@@ -83,13 +87,28 @@ class StoreWriter:
             raise self._error
         data = fmt.log_record(row, jobs)
         with self._lock:
-            self._write(data)
+            try:
+                self._write(data)
+            except OSError as exc:
+                # A record cut short is read as unfinished: the records before it are kept.
+                self._error = self.failed(self.path, exc)
+                raise self._error from None
             self.records += 1
             self._dirty = True
 
+    def failed(self, path: Path, exc: OSError) -> OutputError:
+        """The error of a failed write (a full disk...): the file, the store, what is kept."""
+        why = exc.strerror or str(exc)
+        return OutputError(str(path), f"{why}: cannot write the results store {self.store.root};"
+                                      f" the {self.records} run(s) this sweep recorded before "
+                                      "are kept: make room and run the same command to resume")
+
     def write_jobs(self, run_id: str, data: bytes) -> JobsRef:
         """Write a run's per-job file here (for executors whose workers cannot)."""
-        ref = write_jobs_file(self.store.jobs_dir, run_id, data)
+        try:
+            ref = write_jobs_file(self.store.jobs_dir, run_id, data)
+        except OSError as exc:
+            raise self.failed(self.store.jobs_dir / f"{run_id}.parquet", exc) from None
         self.written_jobs(run_id)
         return ref
 
@@ -109,7 +128,10 @@ class StoreWriter:
         while not self._stop.wait(self.commit_seconds):
             try:
                 self.commit()
-            except BaseException as exc:  # reported by the next record()
+            except OSError as exc:  # reported by the next record()
+                self._error = self.failed(self.path, exc)
+                return
+            except BaseException as exc:
                 self._error = exc
                 return
 
@@ -145,6 +167,9 @@ class StoreWriter:
             self._thread.join()
         try:
             self.commit()
+        except OSError as exc:
+            if self._error is None:
+                self._error = self.failed(self.path, exc)
         finally:
             os.close(self._fd)
             self._fd = -1
