@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from ckptsim import __version__
 from ckptsim.cli import campaign, papers, single
+from ckptsim.cli.common import library_notes
 from ckptsim.errors import CkptsimError
 
 
@@ -32,7 +33,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return int(args.func(args))
+        with library_notes():
+            return int(args.func(args))
     except CkptsimError as exc:
         print(f"ckptsim: error: {exc}", file=sys.stderr)
         return 2

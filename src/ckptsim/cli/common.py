@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import logging
 import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -149,6 +150,28 @@ def output_folder(out: str | None, flag: str = "--out") -> Path | None:
 def note(text: str) -> None:
     """A remark about the run on stderr (the tables stay clean on stdout)."""
     print(f"ckptsim: note: {text}", file=sys.stderr)
+
+
+class _NoteHandler(logging.Handler):
+    def emit(self, record: logging.LogRecord) -> None:
+        note(record.getMessage())
+
+
+@contextmanager
+def library_notes() -> Iterator[None]:
+    """Print what the library logs at INFO or above on the "ckptsim" logger as notes (e.g.
+    that conservative's kernels are being compiled), for the duration of a command."""
+    logger = logging.getLogger("ckptsim")
+    handler = _NoteHandler(logging.INFO)
+    level = logger.level
+    logger.addHandler(handler)
+    if logger.getEffectiveLevel() > logging.INFO:
+        logger.setLevel(logging.INFO)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
 
 
 class Progress:

@@ -15,17 +15,50 @@ A rebuild places every row, in order, at its earliest fit in a profile built afr
 running jobs; jobs of one (size, estimate) search on from where the last one of their kind was
 placed and a run of them is placed several at a time (see `ckptsim.policies.conservative`).
 Numba compiles these functions on first use and caches the machine code next to this file
-(`cache=True`), so only the first run on a machine pays for the compilation.
+(`cache=True`), so only the first run on a machine pays for the compilation.  When it does
+compile (not when it loads the code from its cache), `COMPILING` is logged once per process at
+INFO on this module's logger (the command line prints it as a note on stderr; the library
+itself prints nothing).
 """
 
 from __future__ import annotations
 
+import logging
+from typing import Any
+
 import numpy as np
 from numba import njit
+from numba.core import event
 
 INF = np.inf
 START, POSITIVE, KEY, SIZE, ESTIMATE, INDEX = range(6)
 COLUMNS = 6
+
+COMPILING = "compiling conservative backfilling's kernels (once; cached for later runs) ..."
+
+
+class _CompileNotice(event.Listener):
+    """Logs `COMPILING` when numba starts compiling a kernel of this module.  Numba fires
+    "numba:compile" only after its cache had no code for the signature, so a run that loads
+    the kernels from the cache says nothing."""
+
+    def __init__(self) -> None:
+        self.told = False
+
+    def on_start(self, ev: Any) -> None:
+        if self.told:
+            return
+        dispatcher = (ev.data or {}).get("dispatcher")
+        if getattr(getattr(dispatcher, "py_func", None), "__module__", None) != __name__:
+            return
+        self.told = True
+        logging.getLogger(__name__).info(COMPILING)
+
+    def on_end(self, ev: Any) -> None:
+        pass
+
+
+event.register("numba:compile", _CompileNotice())
 
 
 @njit(cache=True)
