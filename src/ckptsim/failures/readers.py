@@ -38,6 +38,7 @@ import numpy as np
 
 from ckptsim.errors import ConfigError, WorkloadError
 from ckptsim.failures.model import FailureTrace
+from ckptsim.limits import check_time, check_times
 
 __all__ = ["LANL_NODE_COLUMNS", "TimeSpec", "fta_event_trace_path", "lanl_systems",
            "read_fta", "read_lanl_cfdr"]
@@ -368,6 +369,8 @@ def _read_lanl_records(path: str | PathLike[str], node_column: str, dst: bool) -
         t = seconds.get(row[i])
         if t is None:
             t = seconds[row[i]] = _parse_lanl_time(row[i], dst, where, line, names[i])
+            check_time(t, path=where, line=line, field=names[i], what="date, in seconds since "
+                       "1970,", hint="dates run from 1653 to 2286")
         return t
 
     for row in reader:
@@ -399,6 +402,8 @@ def _read_lanl_records(path: str | PathLike[str], node_column: str, dst: bool) -
             if minutes < 0:
                 raise WorkloadError(f"expected minutes, got {down!r}", path=where, line=line,
                                     field=names[i_down])
+            check_time(minutes * 60.0, path=where, line=line, field=names[i_down],
+                       what="down time")
         mismatch = from_down = unknown = False
         if fixed_text and i_fixed is not None:
             t1 = when(row, i_fixed, line, names)
@@ -673,6 +678,8 @@ def read_fta(folder_or_event_trace_path: str | PathLike[str], *,
                           allow_null=False)
     t1 = _fta_time_column(cols.values["event_stop_time"], lines, where, "event_stop_time",
                           allow_null=True)
+    check_times(t0, lines, path=where, field="event_start_time")
+    check_times(t1, lines, path=where, field="event_stop_time")
     bad = np.flatnonzero(t1 < t0)
     if len(bad):
         i = int(bad[0])

@@ -99,6 +99,8 @@ def check_failure_spec(spec: str, *, base: str | Path | None = None) -> str:
     for key in ("seed", "count", "system", "platform"):
         if key in opt:
             parse_int(f"failures.{key}", opt[key], low=0)
+    if "count" in opt:
+        _check_count("failures.count", parse_int("failures.count", opt["count"], low=0))
     if "max_per_job" in opt:
         parse_int("failures.max_per_job", opt["max_per_job"], low=1)
     for key in ("start", "end"):
@@ -130,6 +132,13 @@ def check_failure_spec(spec: str, *, base: str | Path | None = None) -> str:
                              if base is not None else ""))
     opt["path"] = str(path.resolve())
     return format_failure_spec(kind, opt)
+
+
+def _check_count(key: str, count: int) -> None:
+    """A log rescaled to `count` failures holds that many: the synthetic sources' limit."""
+    if count > MAX_SYNTHETIC_FAILURES:
+        raise ConfigError(key, f"{count} failures is more than the limit, "
+                               f"{MAX_SYNTHETIC_FAILURES:,} (MAX_SYNTHETIC_FAILURES)")
 
 
 def _float(key: str, value: Any) -> float:
@@ -253,6 +262,7 @@ def _load(kind: str, opt: dict[str, str], spec: str, *, n_nodes: int, span: floa
         if count is None and "count" in opt:
             count = parse_int("failures.count", opt["count"], low=0)
         if count is not None:
+            _check_count("failures.count" if "count" in opt else "failure_count", count)
             trace = transforms.rescale_count(trace, count, span=span, seed=seed)
         trace = transforms.map_nodes(trace, n_nodes, method=opt.get("map", "modulo"),
                                      seed=seed)

@@ -37,6 +37,7 @@ import numpy as np
 
 from ckptsim.errors import ConfigError, WorkloadError
 from ckptsim.failures.readers import _read_text
+from ckptsim.limits import MAX_SECONDS, check_time
 from ckptsim.rng import RandomStreams
 
 KINDS = ("avt", "fta")
@@ -93,6 +94,7 @@ def read_avt(path: str | PathLike[str]) -> AvailabilityTrace:
             if not math.isfinite(t) or t < 0:
                 raise WorkloadError(f"expected a time >= 0, got {value!r}", path=where,
                                     line=number, field=name)
+            check_time(t, path=where, line=number, field=name)
             if times and t < times[-1]:
                 what = "ends before it starts" if i % 2 else "starts before the previous ends"
                 raise WorkloadError(f"session {i // 2 + 1} {what} ({value} < {times[-1]:g}): "
@@ -145,6 +147,10 @@ def parse_source(text: str, base: Path | None = None) -> tuple[str, dict[str, st
         if not eq or key not in KEYS[kind]:
             raise ConfigError("availability.trace", f"unknown option {part!r} of {kind}; "
                                                     f"accepted: {', '.join(KEYS[kind])}")
+        if key in opt:
+            raise ConfigError("availability.trace", f"{key} is given twice in {text!r} "
+                                                    f"({key}={opt[key]} and {part}): give "
+                                                    f"each option once")
         opt[key] = value.strip()
     if "path" not in opt:
         raise ConfigError("availability.trace", f"{kind} needs path=...")
@@ -160,12 +166,14 @@ def parse_source(text: str, base: Path | None = None) -> tuple[str, dict[str, st
     for key in ("start", "platform"):
         if key in opt:
             try:
-                ok = float(opt[key]) >= 0 and math.isfinite(float(opt[key]))
+                ok = 0 <= float(opt[key]) <= (MAX_SECONDS if key == "start" else math.inf) \
+                    and math.isfinite(float(opt[key]))
             except ValueError:
                 ok = False
             if not ok:
                 raise ConfigError("availability.trace", f"{key}={opt[key]!r}: expected a "
-                                                        "number >= 0")
+                                  "number >= 0" + (f" and <= {MAX_SECONDS:g} (MAX_SECONDS)"
+                                                   if key == "start" else ""))
     return kind, opt
 
 

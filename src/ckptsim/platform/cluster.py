@@ -18,6 +18,7 @@ from itertools import repeat
 from operator import add
 
 from ckptsim.errors import ConfigError
+from ckptsim.limits import check_nodes
 
 #: log2 of the nodes per block of free counts.
 BLOCK_SHIFT = 10
@@ -73,7 +74,7 @@ class Cluster:
     def __init__(self, n_nodes: int) -> None:
         if int(n_nodes) < 1:
             raise ConfigError("machine_size", f"must be a positive number of nodes, got {n_nodes}")
-        self.n_nodes = int(n_nodes)
+        self.n_nodes = check_nodes("machine_size", n_nodes)  # the masks below grow with it
         self.all_mask = (1 << self.n_nodes) - 1
         self._free = self.all_mask
         self.n_free = self.n_nodes

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from ckptsim.errors import ConfigError
+from ckptsim.limits import MAX_NODES, check_nodes
 
 #: Names of the built-in platforms (`grid` takes options: `grid:clusters=4,nodes=100`).
 BUILTINS = ("machine", "bgl", "grid", "newcastle", "smallpool")
@@ -190,6 +191,7 @@ def parse_description(doc: Mapping[str, Any], source: str = "", text: str = "") 
     if not isinstance(raw_groups, list) or not raw_groups:
         raise where.error("groups", "expected at least one [[groups]] entry")
     groups: list[Group] = []
+    total = 0
     for i, g in enumerate(raw_groups):
         loc = f"groups[{i}]"
         if not isinstance(g, dict):
@@ -230,6 +232,12 @@ def parse_description(doc: Mapping[str, Any], source: str = "", text: str = "") 
             except ConfigError as exc:
                 raise where.error(f"{loc}.reboot", exc.message) from None
         groups.append(Group(gname, machines, gtype, hours, link, reboot))
+        total += machines * next(t.cores for t in types if t.name == gtype)
+        if total > MAX_NODES:
+            raise where.error(f"{loc}.machines", f"the groups up to this one have {total} "
+                                                 f"nodes (machines x cores), more than the "
+                                                 f"largest machine accepted, {MAX_NODES} "
+                                                 f"(MAX_NODES)")
     return Description(name=name, types=tuple(types), groups=tuple(groups), source=source,
                        text=text)
 
@@ -296,6 +304,8 @@ def _grid(options: str, text: str) -> Description:
         return n
 
     clusters, nodes = integer("clusters", 4), integer("nodes", 100)
+    check_nodes("platform", clusters * nodes, f"grid: {clusters} clusters x {nodes} nodes = "
+                                              f"{clusters * nodes}")
     link: float | None = DEFAULT_LINK
     raw = values.get("link")
     if raw is not None:

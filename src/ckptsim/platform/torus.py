@@ -34,7 +34,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ckptsim.errors import ConfigError
-from ckptsim.platform.boxes import MAX_BOXES, Coord, Shape, arcs, box_tables, scale_sizes
+from ckptsim.platform.boxes import MAX_BOXES, Coord, Shape, box_tables, scale_sizes
 from ckptsim.platform.freeboxes import FreeBoxes, Mfp
 from ckptsim.platform.placement import VolumeBoxes, afters_from, walk_afters, walk_best
 
@@ -69,7 +69,10 @@ class Torus:
             raise ConfigError("dims", f"expected three positive integers, got {dims!r}")
         if not isinstance(wraparound, bool | np.bool_):
             raise ConfigError("wraparound", f"expected true or false, got {wraparound!r}")
-        n_boxes = math.prod(len(arcs(d, bool(wraparound))) for d in values)
+        # Runs per dimension, counted rather than listed (arcs(d) has ~d**2 of them): a
+        # wrap-around ring has d per extent below d and one whole ring, a line d - a + 1.
+        n_boxes = math.prod(d * (d - 1) + 1 if wraparound else d * (d + 1) // 2
+                            for d in values)
         if n_boxes > MAX_BOXES:
             raise ConfigError("dims", f"{dims!r} has {n_boxes} boxes; the torus is meant for "
                                       f"supernodes (BG/L: 4x4x8) and keeps every box, at most "

@@ -37,6 +37,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from ckptsim.errors import ConfigError
+from ckptsim.limits import MAX_DAYS, check_count
 from ckptsim.platform.calendar import DAY, HOUR, Calendar
 from ckptsim.platform.hours import OpeningHours, WeeklyHours
 from ckptsim.platform.users import Sessions, UserCluster
@@ -81,6 +82,9 @@ class SessionLength:
             if not sep or name not in accepted:
                 raise ConfigError(f"{key}.{name or part}", f"expected one of "
                                   f"{', '.join(accepted)} as name=value, got {part!r}")
+            if name in values:
+                raise ConfigError(f"{key}.{name}", f"is given twice in {text!r}: give each "
+                                                   f"parameter once")
             try:
                 values[name] = float(value)
             except ValueError:
@@ -200,6 +204,7 @@ def generate_sessions(clusters: Sequence[UserCluster], *, days: int, seed: int,
     length, office_weekly = model.validate()
     if isinstance(days, bool) or not isinstance(days, int) or days < 1:
         raise ConfigError("users.days", f"expected a whole number of days >= 1, got {days!r}")
+    check_count("users.days", days, MAX_DAYS, "MAX_DAYS", "days")
     cal = calendar or Calendar()
     horizon = float(days * DAY)
     k0, k1 = cal.day_index(0.0), cal.day_index(horizon)

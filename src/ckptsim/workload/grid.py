@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from ckptsim.errors import ConfigError
+from ckptsim.limits import MAX_JOBS, check_count, check_nodes
 from ckptsim.rng import RandomStreams
 from ckptsim.workload import estimates as est
 from ckptsim.workload.model import SWF_FIELDS, SWF_INDEX, Workload
@@ -78,6 +79,10 @@ class GridParams:
         for name, low in (("clusters", 1), ("nodes", 1), ("n", 1), ("width_min", 1)):
             _integer(name, getattr(self, name), low)
         total = self.clusters * self.nodes
+        check_nodes("grid.nodes", total, f"{self.clusters} clusters x {self.nodes} nodes = "
+                                         f"{total}")
+        check_count("grid.n", self.clusters * self.n, MAX_JOBS, "MAX_JOBS", "jobs",
+                    f"{self.clusters} clusters x {self.n} jobs")
         _integer("width_max", self.width_max, self.width_min)
         if self.width_max > total:
             raise ConfigError("grid.width_max", f"must be at most the grid's {self.clusters} x "

@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 
 from ckptsim.errors import ConfigError
+from ckptsim.limits import MAX_DAYS, MAX_JOBS, check_count, check_nodes
 from ckptsim.platform.calendar import DAY, HOUR, Calendar
 from ckptsim.rng import RandomStreams
 from ckptsim.values import parse_bool, parse_int
@@ -113,6 +114,16 @@ class HTCParams:
                                                  f"{getattr(self, name)}")
         if self.memory_max < self.memory_min:
             raise ConfigError("htc.memory_max", f"must be >= memory_min ({self.memory_min})")
+        check_count("htc.days", self.days, MAX_DAYS, "MAX_DAYS", "days")
+        check_nodes("htc.machine", self.machine)
+        anchored = self.anchor and 0 <= self.anchor_day < self.days
+        expected = self.mean * self.days + (self.anchor_jobs if anchored else 0)
+        if expected > MAX_JOBS:
+            key = "htc.mean" if self.mean > MAX_JOBS else "htc.days"
+            shown = f"{expected:.0f}" if expected < 1e12 else f"{expected:.3g}"
+            raise ConfigError(key, f"{self.days} days at a mean of {self.mean:g} jobs a day "
+                                   f"make about {shown} jobs, more than the limit, {MAX_JOBS} "
+                                   f"(MAX_JOBS)")
 
 
 def _day_counts(params: HTCParams, seed: int, cal: Calendar) -> tuple[np.ndarray, np.ndarray]:
@@ -141,6 +152,10 @@ def _day_counts(params: HTCParams, seed: int, cal: Calendar) -> tuple[np.ndarray
     burst = np.where(is_burst, size, 0.0)
     if anchored:
         burst[params.anchor_day] += params.anchor_jobs
+    drawn = float(background.sum() + burst.sum())
+    if drawn > MAX_JOBS:  # the lognormal tail of a mean near the limit
+        raise ConfigError("htc.days", f"the {params.days} days drawn hold {drawn:.0f} jobs, "
+                                      f"more than the limit, {MAX_JOBS} (MAX_JOBS)")
     return background.astype(np.int64), burst.astype(np.int64)
 
 

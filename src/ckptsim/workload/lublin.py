@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from ckptsim.errors import ConfigError
+from ckptsim.limits import MAX_JOBS, check_count, check_nodes
 from ckptsim.rng import RandomStreams
 from ckptsim.workload import estimates as est
 from ckptsim.workload.model import SWF_INDEX, Workload, from_columns
@@ -155,6 +156,8 @@ class LublinParams:
                 or not isinstance(self.machine_size, (int, np.integer)) or self.machine_size < 1:
             raise ConfigError("machine_size",
                               f"must be a positive integer, got {self.machine_size!r}")
+        check_count("n_jobs", int(self.n_jobs), MAX_JOBS, "MAX_JOBS", "jobs")
+        check_nodes("machine_size", self.machine_size)
         if not isinstance(self.typed, (bool, np.bool_)):
             raise ConfigError("typed", f"must be a bool, got {self.typed!r}")
         if isinstance(self.start_hour, bool) or not isinstance(self.start_hour, int) \

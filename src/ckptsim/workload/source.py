@@ -14,7 +14,9 @@ One function used by the command line and by experiment specs, so both accept th
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 from ckptsim.errors import ConfigError
@@ -33,8 +35,26 @@ def parse_generator(spec: str) -> dict[str, str]:
         key, sep, value = part.partition("=")
         if not sep:
             raise ConfigError("workload", f"expected key=value in {spec!r}, got {part!r}")
-        out[key.strip()] = value.strip()
+        key = key.strip()
+        if key in out:
+            raise ConfigError(f"{spec.partition(':')[0].strip()}.{key}",
+                              f"is given twice in {spec!r} ({key}={out[key]} and "
+                              f"{key}={value.strip()}): give each option once")
+        out[key] = value.strip()
     return out
+
+
+#: `NAME:...` that names no generator and no file: a mistyped generator, not a missing trace.
+_PREFIX = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
+
+
+def _unknown_generator(spec: str) -> None:
+    name, sep, _ = spec.partition(":")
+    if sep and _PREFIX.fullmatch(name.strip()) and not Path(spec).expanduser().exists():
+        raise ConfigError("workload", f"unknown generator {name.strip()!r} in {spec!r} (and "
+                                      f"no such file); accepted generators: "
+                                      f"{', '.join(GENERATORS)}, or builtin, or the path of "
+                                      f"an SWF trace")
 
 
 def generate(options: Mapping[str, Any]) -> Workload:
@@ -153,6 +173,7 @@ def load_workload(
     else:
         from ckptsim.workload.swf import read_swf
 
+        _unknown_generator(spec)
         w = read_swf(spec, machine_size=machine_size, oversize=oversize,
                      skip_bad_lines=skip_bad_lines, size_from=size_from)
     if window is not None:

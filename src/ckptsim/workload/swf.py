@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from ckptsim.errors import ConfigError, WorkloadError
+from ckptsim.limits import MAX_SECONDS, check_nodes, header_nodes
 from ckptsim.workload.model import SWF_FIELDS, SWF_INDEX, Workload
 from ckptsim.workload.swf_numbers import parse_number, parse_numbers
 from ckptsim.workload.swf_write import write_swf
@@ -78,9 +79,8 @@ _INTEGRAL_FIELDS = (_I_JOB, _I_ALLOC, _I_REQ_PROCS)
 _MINUS_ONE_FIELDS = (_I_RUNTIME, _I_ALLOC, _I_REQ_PROCS, _I_REQ_TIME)
 
 #: Largest value of a time field the simulator reads (submit, run and requested time): 1e10 s,
-#: about 317 years; real traces stay below 3e9.  Larger values are unit mistakes (milliseconds)
-#: or corruption, and the simulated clock, its metrics and the daily series grow with them.
-MAX_SECONDS = 1e10
+#: about 317 years (`ckptsim.limits.MAX_SECONDS`, shared with the failure and availability
+#: traces).
 _TIME_FIELDS = (_I_SUBMIT, _I_RUNTIME, _I_REQ_TIME)
 
 #: Largest job number: up to 2**53 every whole number is exact as a float64 and fits an int64.
@@ -186,9 +186,10 @@ def read_swf(
 
     Raises:
         WorkloadError: the file is missing or unreadable, a truncated or corrupt gzip stream,
-            not text, has no jobs, has a malformed data line (naming the line and the field),
-            or the machine size is unknown.
-        ConfigError: an option has a value outside the accepted ones.
+            not text, has no jobs, or has a malformed data line (naming the line and the field).
+        ConfigError: an option has a value outside the accepted ones; or, under the key
+            `machine_size`, the machine size is not given and the header has none, or one
+            above `ckptsim.limits.MAX_NODES`.
     """
     _check_choice("oversize", oversize, _OVERSIZE)
     _check_choice("size_from", size_from, _SIZE_FROM)
@@ -230,7 +231,7 @@ def _check_machine_size(value: object) -> int:
         raise ConfigError("machine_size", message) from None
     if size < 1:
         raise ConfigError("machine_size", message)
-    return int(size)
+    return check_nodes("machine_size", size)
 
 
 def parse_header(comments: Iterable[bytes | str]) -> dict[str, str]:
@@ -258,10 +259,10 @@ def parse_header(comments: Iterable[bytes | str]) -> dict[str, str]:
 def _machine_size_from_header(header: dict[str, str], where: str) -> int:
     for key in ("MaxProcs", "MaxNodes"):
         match = _LEADING_INT.match(header.get(key, ""))
-        if match and int(match.group(1)) >= 1:
-            return int(match.group(1))
-    raise WorkloadError("cannot tell the machine size: the header has no usable MaxProcs or "
-                        "MaxNodes; pass machine_size", path=where)
+        if match and match.group(1).strip("0"):
+            return header_nodes(where, key, match.group(1))
+    raise ConfigError("machine_size", f"{where}: cannot tell the machine size: the header has "
+                                      "no usable MaxProcs or MaxNodes; give the machine size")
 
 
 def _read_text(path: str | PathLike[str], where: str) -> bytes:
