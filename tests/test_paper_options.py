@@ -73,6 +73,12 @@ def test_shi_refuses_replications(tmp_path, capsys):
     assert err.count("\n") == 1
 
 
+def test_refused_before_its_value_is_checked(tmp_path, capsys):
+    assert main(["paper", "jones", "fig7", "--out", str(tmp_path), "--first", "0"]) == 2
+    assert capsys.readouterr().err.startswith("ckptsim: error: --first: does not apply to "
+                                              "jones; jones accepts --out, --jobs, ")
+
+
 def test_tables_accepts_out_only(tmp_path, capsys):
     assert main(["paper", "niu", "tables", "--out", str(tmp_path), "--first", "3"]) == 2
     assert capsys.readouterr().err == ("ckptsim: error: --first: does not apply to niu "

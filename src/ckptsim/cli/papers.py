@@ -127,12 +127,12 @@ def check_options(args: argparse.Namespace) -> None:
 
 
 def cmd_paper(args: argparse.Namespace) -> int:
+    check_options(args)
     if args.first is not None and args.first < 1:
         raise ConfigError("--first", f"expected a number of jobs >= 1, got {args.first}")
     if args.jobs is not None and args.jobs < 0:
         raise ConfigError("--jobs", f"expected a number of processes >= 0 (0: in this "
                                     f"process), got {args.jobs}")
-    check_options(args)
     if args.figure == "tables":
         return _paper_tables(args)
     output_folder(args.out)
