@@ -61,6 +61,8 @@ def _sweep(args: argparse.Namespace, locked: bool) -> int:
         what = "per-job file" if Path(path).parent.name == "jobs" else "store file"
         print(f"ckptsim: damaged {what} {path} ({why}): its runs are run again",
               file=sys.stderr)
+    _note_unchecked(plan.unchecked, "the next sweep records them" if args.dry_run else
+                    "this sweep records them")
     if args.dry_run:
         inputs = manifest(spec, plan.runs)["inputs"]
         columns, rows = _describe_runs(plan.runs, inputs)
@@ -112,6 +114,7 @@ def cmd_results(args: argparse.Namespace) -> int:
     loaded = load_store(args.dir, all_runs=args.all)
     rows, manifest = loaded.rows, loaded.manifest
     _warn_damaged_jobs(loaded.damaged_jobs)
+    _note_unchecked(loaded.unchecked, "the next sweep records them")
     columns = res.all_columns(rows) or list(manifest.get("inputs", []))
     where = res.parse_where(args.where, columns)
     rows = res.filter_rows(rows, where)
@@ -169,6 +172,14 @@ def _warn_damaged_jobs(damaged: list[tuple[str, str]]) -> None:
               "to recompute its run", file=sys.stderr)
 
 
+def _note_unchecked(paths: list[str], then: str) -> None:
+    if paths:
+        more = f" and {len(paths) - 3} more" if len(paths) > 3 else ""
+        print(f"ckptsim: note: {len(paths)} run table(s) without a recorded SHA-256 (written "
+              f"by an earlier version; checked by their own checksums only): "
+              f"{', '.join(paths[:3])}{more}; {then}", file=sys.stderr)
+
+
 def _pm(mean: float, half: float) -> str:
     if mean != mean:
         return "-"
@@ -180,6 +191,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     report = make_report(args.dir, args.out)
     _warn_damaged_jobs(report.damaged_jobs)
+    _note_unchecked(report.unchecked, "the next sweep records them")
     for note in report.notes:
         print(f"ckptsim: {note}", file=sys.stderr)
     print(f"{len(report.figures) // 2} figure(s) (PNG and SVG) and the page {report.html}")

@@ -34,6 +34,7 @@ class Report:
     figures: list[Path] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # figures that could not be drawn, etc.
     damaged_jobs: list[tuple[str, str]] = field(default_factory=list)  # (file, why)
+    unchecked: list[str] = field(default_factory=list)  # run tables without a SHA-256
 
 
 def versions() -> dict[str, str]:
@@ -54,7 +55,8 @@ def make_report(store_dir: str | Path, out: str | Path | None = None) -> Report:
     figdir = folder / "figures"
     inputs = manifest.get("inputs") or []
     metrics = manifest.get("metrics") or list(DEFAULT_METRICS)
-    report = Report(html=folder / "index.html", damaged_jobs=loaded.damaged_jobs)
+    report = Report(html=folder / "index.html", damaged_jobs=loaded.damaged_jobs,
+                    unchecked=loaded.unchecked)
     sections = []
     for doc in manifest.get("figures", []):
         fig = FigureSpec(**{**doc, "where": {k: tuple(v) for k, v in doc["where"].items()}})

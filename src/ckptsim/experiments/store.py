@@ -7,6 +7,7 @@ Layout of a store folder:
     DIR/log/SEQ.log                runs as they finish (appended by the sweep, one writer)
     DIR/runs/part-SEQ-K.parquet    rows of finished runs (a run log, compacted)
     DIR/runs/<run_id>.parquet      one row per file (store format 1, read as it is)
+    DIR/checksums/part-SEQ-K.parquet.sha256   the SHA-256 of each run table (`storesums`)
     DIR/jobs/<run_id>.parquet      per-job records of a run (only with keep_jobs)
     DIR/damaged/                   damaged files set aside by a sweep (never read)
     DIR/.lock                      held while a sweep writes (a second sweep is refused)
@@ -17,8 +18,9 @@ second (`fsync`, a group commit); when the sweep ends -- and when the next one s
 a kill -- run logs are compacted into run tables, written under a temporary name, flushed and
 renamed.  A run recorded twice (a failed run run again, a crash between writing a table and
 deleting its log) is read once: the most recent record wins (files are numbered in the order
-they were written).  Every file checks itself on reading (`storefmt`), so damage is reported
-by file name instead of being read.
+they were written).  Every file checks itself on reading (`storefmt`; run tables against
+their recorded SHA-256 too, `storesums`), so damage is reported by file name instead of being
+read.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from typing import Any
 
 from ckptsim.errors import CkptsimError
 from ckptsim.experiments import storefmt as fmt
+from ckptsim.experiments import storesums as sums
 from ckptsim.experiments.storefmt import STORE_FORMAT, Damaged, Entry, JobsRef
 
 _TMP = ".tmp-"
@@ -72,6 +75,7 @@ class Contents:
     damaged: list[Source] = field(default_factory=list)
     origin: dict[str, Source] = field(default_factory=dict)  # run -> where its row is
     torn: int = 0  # run logs ending in an unfinished record (runs that were in flight)
+    unchecked: list[str] = field(default_factory=list)  # run tables without a SHA-256
 
     def jobs_ok(self, run_id: str) -> bool:
         """Does the run have an intact per-job file?"""
@@ -91,24 +95,6 @@ def fsync_dir(path: Path) -> None:
         pass
     finally:
         os.close(fd)
-
-
-def write_atomic(table: Any, path: Path) -> None:
-    """Write a pyarrow table to `path` so that readers see the whole file or nothing."""
-    import pyarrow.parquet as pq
-
-    tmp = path.with_name(f"{_TMP}{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}")
-    try:
-        with open(tmp, "wb") as f:
-            pq.write_table(table, f, write_page_checksum=True, write_statistics=False)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise
-    fsync_dir(path.parent)
 
 
 class Store:
@@ -160,7 +146,8 @@ class Store:
     def remove_temporaries(self) -> int:
         """Delete files left under temporary names by a sweep that was killed mid-write."""
         n = 0
-        for folder in (self.runs_dir, self.jobs_dir, self.log_dir, self.root):
+        for folder in (self.runs_dir, self.jobs_dir, self.log_dir, self.root,
+                       self.root / sums.SUMS):
             if folder.is_dir():
                 for entry in os.scandir(folder):
                     if entry.name.startswith(_TMP):
@@ -182,6 +169,10 @@ class Store:
         """
         contents = self.read(verify_jobs=False)
         merge = [s for s in contents.sources if s.kind in ("log", "single")]
+        sums.prune(self.runs_dir)
+        for path in contents.unchecked:  # sound by their own checks: record their SHA-256
+            with contextlib.suppress(FileNotFoundError):
+                sums.record(Path(path))
         if not merge and not contents.damaged:
             return []
         entries = []
@@ -193,7 +184,7 @@ class Store:
         if entries:
             seq = self.next_seq()
             for k, table in enumerate(fmt.tables_of(entries)):
-                write_atomic(table, self.runs_dir / f"part-{seq:06d}-{k}.parquet")
+                sums.write_table(table, self.runs_dir / f"part-{seq:06d}-{k}.parquet")
         damaged_paths = {s.path for s in contents.damaged}
         for src in contents.damaged:
             self.damaged_dir.mkdir(exist_ok=True)
@@ -202,11 +193,12 @@ class Store:
                 target = target.with_name(f"{target.name}.{uuid.uuid4().hex[:8]}")
             with contextlib.suppress(FileNotFoundError):
                 os.replace(src.path, target)
+            sums.forget(src.path)
         for src in merge:
             if src.path not in damaged_paths:
                 with contextlib.suppress(FileNotFoundError):
                     src.path.unlink()
-        for folder in (self.runs_dir, self.log_dir, self.damaged_dir):
+        for folder in (self.runs_dir, self.log_dir, self.damaged_dir, self.root / sums.SUMS):
             fsync_dir(folder)
         return contents.corrupt
 
@@ -278,7 +270,10 @@ class Store:
 
     def _entries(self, src: Source, out: Contents) -> list[Entry]:
         if src.kind == "part":
-            return fmt.read_table(str(src.path))
+            entries, checked = sums.read_table(src.path)
+            if not checked:
+                out.unchecked.append(str(src.path))
+            return entries
         if src.kind == "single":
             return [fmt.read_single(str(src.path), src.path.stem)]
         with open(src.path, "rb") as f:
@@ -335,6 +330,7 @@ class Loaded:
     rows: list[dict[str, Any]]
     manifest: dict[str, Any]
     damaged_jobs: list[tuple[str, str]]
+    unchecked: list[str] = field(default_factory=list)  # run tables without a SHA-256
 
 
 def load_store(root: str | Path, *, all_runs: bool = False) -> Loaded:
@@ -362,7 +358,7 @@ def load_store(root: str | Path, *, all_runs: bool = False) -> Loaded:
     else:
         ids = [r for r in order if r in contents.rows]
     bad = [contents.bad_jobs[r] for r in ids if r in contents.bad_jobs]
-    return Loaded([contents.rows[r] for r in ids], manifest, bad)
+    return Loaded([contents.rows[r] for r in ids], manifest, bad, contents.unchecked)
 
 
 def load_results(root: str | Path, *, all_runs: bool = False) -> tuple[list[dict[str, Any]],

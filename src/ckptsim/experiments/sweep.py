@@ -36,6 +36,7 @@ class Plan:
     done: int = 0  # finished runs found in the store
     retry: int = 0  # runs recorded as failed, to be run again
     corrupt: list[tuple[str, str]] = field(default_factory=list)  # damaged files (file, why)
+    unchecked: list[str] = field(default_factory=list)  # run tables without a SHA-256
 
 
 @dataclass
@@ -67,6 +68,7 @@ def plan_sweep(spec_path: str | Path, out: str | Path | None = None, *,
     store.manifest()  # refuses a store of another format
     contents = store.read()
     plan.corrupt = contents.corrupt + sorted(contents.bad_jobs.values())
+    plan.unchecked = contents.unchecked
     todo = []
     for run in runs:
         rid = run.run_id
