@@ -252,6 +252,16 @@ def test_fta_time_beyond_the_bound(tmp_path: Path, start: str, stop: str, field:
     assert (info.value.path, info.value.line, info.value.field) == (str(path), 3, field)
 
 
+def test_session_csv_time_beyond_the_bound(tmp_path: Path) -> None:
+    from ckptsim.platform.users import read_sessions
+
+    path = tmp_path / "s.csv"
+    path.write_text("machine,login,logout\n0,0,60\n1,100,1e300\n")
+    with pytest.raises(WorkloadError, match="MAX_SECONDS") as info:
+        read_sessions(path, 2)
+    assert (info.value.path, info.value.line, info.value.field) == (str(path), 3, "logout")
+
+
 # ----------------------------------------------------------------------------------- 4. names
 
 

@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from ckptsim.errors import ConfigError, WorkloadError
+from ckptsim.limits import check_time
 from ckptsim.platform.calendar import Calendar
 from ckptsim.platform.hours import OpeningHours
 
@@ -147,6 +148,7 @@ def _time(value: str, cal: Calendar, where: str, line: int, name: str) -> float:
     if t < 0:
         raise WorkloadError(f"before time 0 ({cal.epoch.isoformat(sep=' ')}): {value!r}",
                             path=where, line=line, field=name)
+    check_time(t, path=where, line=line, field=name)
     return t
 
 
