@@ -5,6 +5,7 @@ and the store, no traceback, the runs recorded before kept)."""
 
 from __future__ import annotations
 
+import builtins
 import errno
 import os
 import time
@@ -198,3 +199,47 @@ def test_a_worker_whose_sweep_is_gone_ends_quietly(tmp_path, capfd):
     assert p.exitcode == 1
     err = capfd.readouterr().err
     assert "Traceback" not in err and "BrokenPipeError" not in err
+
+
+def test_a_full_disk_while_writing_a_run_table_keeps_the_run_log(small, tmp_path, capsys,
+                                                                 monkeypatch):
+    """The run log is compacted into a run table (Parquet) when a sweep ends: when that
+    fails, the log stays and holds the runs; the next sweep compacts it first, and names
+    the file it cannot write."""
+    from ckptsim.experiments import storesums
+
+    out = tmp_path / "out"
+
+    class Full:
+        """A file on a full disk: the first bytes of a write get there, then ENOSPC."""
+
+        def __init__(self, f):
+            self.f = f
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.f.close()
+
+        def write(self, data):
+            self.f.write(data[:10])
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    def full_open(path, mode="r", *args, **kwargs):
+        f = builtins.open(path, mode, *args, **kwargs)
+        return Full(f) if "w" in mode else f
+
+    monkeypatch.setattr(storesums, "open", full_open, raising=False)
+    assert main(["sweep", str(small), "--out", str(out), "--jobs", "0"]) == 0
+    assert "12 succeeded" in capsys.readouterr().out
+    assert [p.name for p in (out / "log").iterdir()] == ["000001.log"]
+    assert len(load_results(out)[0]) == 12  # read from the run log
+    assert main(["sweep", str(small), "--out", str(out), "--jobs", "0"]) == 2
+    *_, last = capsys.readouterr().err.splitlines()
+    assert last.startswith("ckptsim: error: ") and "No space left on device" in last
+    assert "part-000002-0.parquet" in last and f"results store {out}" in last
+    monkeypatch.undo()
+    assert main(["sweep", str(small), "--out", str(out), "--jobs", "0"]) == 0
+    assert "12 already done" in capsys.readouterr().out
+    assert not any((out / "log").iterdir()) and len(load_results(out)[0]) == 12

@@ -102,9 +102,11 @@ def _write_bytes(path: Path, data: bytes) -> None:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             tmp.unlink()
+        if isinstance(exc, OSError):  # a full disk: name the file (a write error names none)
+            raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
         raise
 
 

@@ -27,6 +27,7 @@ def run_spec(name: str, text: str, out: Path, trace_dir: str | Path, jobs: int |
     (all cores by default) and return the rows of its runs.  A run that fails stops the figure
     with its error; an interrupted figure resumes from the runs already stored."""
     from ckptsim.experiments.execute import make_executor
+    from ckptsim.experiments.matrix import MatrixTooLarge
     from ckptsim.experiments.store import load_results
     from ckptsim.experiments.sweep import plan_sweep, run_sweep
 
@@ -34,7 +35,12 @@ def run_spec(name: str, text: str, out: Path, trace_dir: str | Path, jobs: int |
     spec_path = out / f"{name}.toml"
     spec_path.write_text(text)
     store = store or out / "store"
-    plan = plan_sweep(spec_path, store, trace_dir=Path(trace_dir).resolve())
+    try:
+        plan = plan_sweep(spec_path, store, trace_dir=Path(trace_dir).resolve())
+    except MatrixTooLarge as exc:  # the paper's options chose the size: name the usual one
+        raise ConfigError("--replications", f"{exc.runs:,} runs for {name}, above the limit "
+                                            f"of {exc.limit:,} runs of one sweep; ask for "
+                                            "fewer replications") from None
     result = run_sweep(plan, store, make_executor(jobs), on_row=on_row)
     if result.failed:
         first_failure = result.failures[0]
