@@ -87,7 +87,7 @@ def test_inf_where_declared_and_the_listing_says_so() -> None:
     assert describe_range(fields["p"]) == "finite, > 0 and <= 1"
     assert describe_range(fields["max_checkpoints"]) == ">= 0"  # an integer
     text = _refused(lambda: scheduler_factory("scojo-pect", {"cycle": "inf"}), "scojo-pect.cycle")
-    assert text == "scojo-pect.cycle: got inf; accepted: a finite number > 0"
+    assert text == "scojo-pect.cycle: got inf; accepted: a finite number > 0, at least 1 (a period)"
 
 
 @pytest.mark.parametrize("option", ["mtbf", "shape", "repair_mean", "repair_cv"])
@@ -131,6 +131,8 @@ def _cli(*argv: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.parametrize(("argv", "expected"), [
     (("--scheduler", "scojo-pect", "--set", "cycle=inf"),
      "ckptsim: error: --set cycle: got inf; accepted: a finite number > 0"),
+    (("--checkpoint", "fixed:interval=1e-9,cost=1"),
+     "ckptsim: error: --checkpoint interval: got 1e-09; accepted: >= 1 (a period"),
     (("--scheduler", "easy", "--failures", "synthetic:mtbf=1"),
      "ckptsim: error: --failures mtbf: 1 s on 64 nodes over "),
 ])
@@ -160,3 +162,36 @@ params = {{ cycle = {value} }}
         where = [loc.split(" (line")[0] for loc, _ in info.value.problems]
         assert "schedulers[0].params.cycle" in where
         assert any("components.bound" in w for w in where), where
+
+
+def periods(registry: typing.Any) -> list[tuple[str, str, float]]:
+    """(plug-in name, parameter, least value) of every declared period of a registry."""
+    return [(name, f.name, f.metadata["period"]) for name in registry.names()
+            for f in dataclasses.fields(registry.get(name).Params) if f.metadata.get("period")]
+
+
+def test_periods_are_declared() -> None:
+    declared = {(n, k) for n, k, _ in periods(scheduler_registry) + periods(checkpoint_registry)}
+    assert {("scojo-pect", "cycle"), ("scojo-pect", "fixed_interval"), ("fixed", "interval"),
+            ("startdelay", "interval"), ("multi", "n_open"), ("multi", "n_closed"),
+            ("geometric", "a"), ("interarrival", "m")} <= declared
+
+
+@pytest.mark.parametrize(("name", "key", "least"), periods(checkpoint_registry))
+def test_checkpoint_periods_below_the_least_are_refused(name: str, key: str,
+                                                        least: float) -> None:
+    for value in (least / 2, 1e-300):
+        text = _refused(lambda v=value: parse_checkpoint(f"{name}:cost=1,{key}={v!r}"),
+                        f"checkpoint.{key}")
+        assert f"accepted: >= {least:g} (a period" in text
+    for value in (0, -1):
+        text = _refused(lambda v=value: parse_checkpoint(f"{name}:cost=1,{key}={v}"),
+                        f"checkpoint.{key}")
+        assert "accepted: > 0" in text
+
+
+@pytest.mark.parametrize(("name", "key", "least"), periods(scheduler_registry))
+def test_scheduler_periods_below_the_least_are_refused(name: str, key: str,
+                                                       least: float) -> None:
+    _refused(lambda: scheduler_factory(name, {key: least / 2}), f"{name}.{key}")
+    assert getattr(scheduler_factory(name, {key: least * 1000}).params, key) == least * 1000

@@ -32,18 +32,21 @@ class NoParams:
 def param(default: Any, help: str, *, low: float | None = None, high: float | None = None,
           low_open: bool = False, high_open: bool = False,
           choices: tuple[Any, ...] | None = None, added: bool = False,
-          infinite: str = "") -> Any:
+          infinite: str = "", period: float = 0.0) -> Any:
     """A parameter with its documentation and accepted range.
 
     `low`/`high` are inclusive unless `low_open`/`high_open`; `choices` lists accepted values.
     `infinite`: what `inf` means for this float parameter (e.g. "no estimate is scaled"); only
     such a parameter accepts it (within `low`/`high`), every other float must be finite.
+    `period`: the parameter is the period of events that repeat (a checkpoint interval, a
+    cycle); values under `period` (in the parameter's unit, e.g. 1 s) are refused, as an
+    event every 1e-9 s would keep the run on the same instants for ever.
     `added`: the parameter came after runs were recorded without it; at its default it is left
     out of experiment run identities (`identity_params`), so those runs keep their ids.
     """
     return dataclasses.field(default=default, metadata={
         "help": help, "low": low, "high": high, "low_open": low_open, "high_open": high_open,
-        "choices": choices, "added": added, "infinite": infinite})
+        "choices": choices, "added": added, "infinite": infinite, "period": period})
 
 
 def identity_params(params: Any) -> dict[str, Any]:
@@ -78,6 +81,8 @@ def describe_range(meta: Mapping[str, Any] | dataclasses.Field[Any]) -> str:
     if high is not None:
         parts.append(f"{'<' if meta.get('high_open') else '<='} {high:g}")
     text = " and ".join(parts) if parts else "any value"
+    if meta.get("period"):
+        text += f", at least {meta['period']:g} (a period)"
     if meta.get("infinite"):
         return f"{text}, or inf: {meta['infinite']}"
     if number:
@@ -153,3 +158,7 @@ def validate_params(obj: Any, *, where: str = "") -> None:
             if bad:
                 raise ConfigError(prefix + f.name,
                                   f"got {value:g}; accepted: {describe_range(meta)}")
+            if value < meta.get("period", 0.0):
+                raise ConfigError(prefix + f.name, f"got {value:g}; accepted: >= "
+                                  f"{meta['period']:g} (a period: a shorter one has the run "
+                                  f"spin through an event every period, for hours or for ever)")

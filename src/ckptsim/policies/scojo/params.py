@@ -20,7 +20,7 @@ class ScojoParams:
                                   "or conservative (every waiting job's)",
                           choices=("easy", "conservative"))
     cycle: float = param(3600.0, "cycle length, s (one slice per class)", low=0.0,
-                         low_open=True)
+                         low_open=True, period=1.0)
     share_short: float = param(0.2, "short class's share of a cycle", low=0.0, low_open=True,
                                high=1.0)
     share_medium: float = param(0.3, "medium class's share of a cycle", low=0.0,
@@ -64,7 +64,7 @@ class ScojoParams:
                                   "replaces it)", low=0.0, low_open=True)
     fixed_interval: float = param(800.0, "interval of `fixed` when the policy string gives "
                                          "none, s (the thesis's test)", low=0.0,
-                                  low_open=True)
+                                  low_open=True, period=1.0)
     jitter_var: float = param(2.0, "variance of the normal jitter of each interval, s^2",
                               low=0.0)
     ckpt_bandwidth: float = param(70.0, "checkpoint write bandwidth, MB/s", low=0.0,
