@@ -195,3 +195,13 @@ def test_scheduler_periods_below_the_least_are_refused(name: str, key: str,
                                                        least: float) -> None:
     _refused(lambda: scheduler_factory(name, {key: least / 2}), f"{name}.{key}")
     assert getattr(scheduler_factory(name, {key: least * 1000}).params, key) == least * 1000
+
+
+@pytest.mark.parametrize(("policy", "inner"), [("fixed:interval=inf", "interval"),
+                                               ("young:mtbf=nan", "mtbf"),
+                                               ("fixed:interval=0.5", "interval")])
+def test_scojo_interval_string_names_the_policy_key(policy: str, inner: str) -> None:
+    text = _refused(lambda: scheduler_factory("scojo-pect", {"checkpoint": "alc",
+                                                             "interval": policy}),
+                    "scojo-pect.interval")
+    assert text.startswith(f"scojo-pect.interval: {inner}: ")

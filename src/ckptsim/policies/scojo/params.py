@@ -139,8 +139,10 @@ def interval_policy(spec: str, fixed_interval: float = 800.0) -> CheckpointPolic
     its own interval= takes `fixed_interval`)."""
     try:
         policy = parse_policy(spec, need_cost=False)
-    except ConfigError as err:
-        raise ConfigError(f"{NAME}.interval", err.message) from None
+    except ConfigError as err:  # the policy's own key, if any, named in the message
+        _, dot, inner = err.key.partition(".")
+        raise ConfigError(f"{NAME}.interval",
+                          f"{inner}: {err.message}" if dot else err.message) from None
     given = [k for k in _COST_KEYS if getattr(policy.params, k) is not None
              and getattr(policy.params, k) != 0.0]
     if given:
