@@ -287,3 +287,9 @@ def test_missing_machine_size_names_the_flag(capsys: pytest.CaptureFixture[str],
     err = error_of(capsys, argv)
     assert err == (f"--machine-size: {path}: cannot tell the machine size: the header has no "
                    f"usable MaxProcs or MaxNodes; give the machine size")
+
+
+def test_maintenance_window_beyond_the_bound(capsys: pytest.CaptureFixture[str]) -> None:
+    err = error_of(capsys, ["run", "--workload", "lublin:n=20,seed=1", "--platform",
+                            "newcastle", "--component", "availability:maintenance=0-1e300"])
+    assert "availability:maintenance" in err and "MAX_SECONDS" in err

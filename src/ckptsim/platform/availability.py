@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from ckptsim.errors import ConfigError
+from ckptsim.limits import MAX_SECONDS
 from ckptsim.platform.calendar import Calendar
 from ckptsim.platform.groups import group_names, machines_of
 from ckptsim.platform.hours import OpeningHours
@@ -58,6 +59,9 @@ def parse_maintenance(text: str, key: str = "availability.maintenance") -> list[
                                    "0 <= START < END")
         if at and not group.strip():
             raise ConfigError(key, f"window {item!r} names no group after @")
+        if end > MAX_SECONDS:
+            raise ConfigError(key, f"window {item!r} ends after {MAX_SECONDS:g} s (317 years; "
+                                   "MAX_SECONDS): a unit mistake?")
         out.append(Window(start, end, group.strip() or None))
     return out
 
