@@ -11,11 +11,13 @@ import sys
 import typing
 
 import pytest
+from helpers import jobs
 
 from ckptsim.checkpointing.base import _registry as checkpoint_registry
 from ckptsim.checkpointing.plan import parse_checkpoint
 from ckptsim.engine.components import _registry as component_registry
-from ckptsim.errors import ConfigError
+from ckptsim.engine.simulator import Simulator
+from ckptsim.errors import ConfigError, DecisionError
 from ckptsim.experiments.spec import SpecError, parse_spec
 from ckptsim.failures.source import MAX_FAILURES_PER_JOB, check_failure_spec, load_failures
 from ckptsim.params import describe_range
@@ -205,3 +207,14 @@ def test_scojo_interval_string_names_the_policy_key(policy: str, inner: str) -> 
                                                              "interval": policy}),
                     "scojo-pect.interval")
     assert text.startswith(f"scojo-pect.interval: {inner}: ")
+
+
+def test_an_infinite_event_time_is_not_called_the_past() -> None:
+    sim = Simulator(jobs([(0.0, 1.0, 1, 1.0)], 1), scheduler_factory("fcfs"))
+    for t in (float("inf"), float("nan")):
+        with pytest.raises(DecisionError, match="is not a finite time"):
+            sim.at(t, print)
+        with pytest.raises(DecisionError, match="is not a finite time"):
+            sim.wake_at(t)
+    with pytest.raises(DecisionError, match="in the past"):
+        sim.at(-1.0, print)

@@ -337,8 +337,7 @@ class Simulator(Migration):
     def wake_at(self, t: float, tag: Any = None) -> int:
         """Ask for `policy.on_timer(t, tag)` at time t (>= now). Returns a cancel handle."""
         if not self.now <= t < INF:
-            raise DecisionError(None, f"timer at {t:g} is in the past (now {self.now:g})",
-                                self.now)
+            raise DecisionError(None, _bad_time("timer", t, self.now), self.now)
         return self._push(t, PRIO_TIMER, None, 0, tag)
 
     def cancel_timer(self, handle: int) -> None:
@@ -348,8 +347,7 @@ class Simulator(Migration):
         """`callback(t)` at time t (>= now), ordered by the priority of event `kind` (see
         `ckptsim.engine.events`; default: node failures).  Returns a handle for `cancel`."""
         if not self.now <= t < INF:
-            raise DecisionError(None, f"event at {t:g} is in the past (now {self.now:g})",
-                                self.now)
+            raise DecisionError(None, _bad_time("event", t, self.now), self.now)
         prio = self._kind_prio.get(kind)
         if prio is None:
             prio = event_kind(kind).priority
@@ -372,6 +370,13 @@ class _NoJob:
 
 
 _NO_JOB = _NoJob()
+def _bad_time(what: str, t: float, now: float) -> str:
+    """Why a time cannot be scheduled: in the past, or not a finite number."""
+    if t < now:
+        return f"{what} at {t:g} is in the past (now {now:g})"
+    return f"{what} at {t:g} is not a finite time (now {now:g}); a parameter is inf or NaN?"
+
+
 #: Ends the event heap (time infinity, after every priority): never processed.
 _SENTINEL: tuple[Any, ...] = (INF, INF, -1, None, 0, None)
 _ENGINE_PRIORITIES = frozenset({PRIO_END, PRIO_OVERHEAD, PRIO_SUBMIT, PRIO_TIMER})
