@@ -118,3 +118,10 @@ def test_forshaw_refuses_a_platform_without_power_tables(tmp_path, capsys):
     assert main(["paper", "forshaw", "fig6", "--out", str(tmp_path / "f"), "--platform",
                  str(path)]) == 2
     assert f"--platform: {path}: not a desktop pool" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("paper", ["shi", "jones"])
+def test_tables_refused_for_a_page_without_generated_tables(paper, tmp_path, capsys):
+    assert main(["paper", paper, "tables", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"ckptsim: error: figure: {paper}'s results page has no tables")

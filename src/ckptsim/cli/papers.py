@@ -168,8 +168,11 @@ def _paper_tables(args: argparse.Namespace) -> int:
         from ckptsim.experiments.papers.oliner_tables import TABLES
     elif args.paper == "forshaw":
         from ckptsim.experiments.papers.forshaw_tables import TABLES
-    else:
+    elif args.paper == "niu":
         from ckptsim.experiments.papers.niu_tables import TABLES
+    else:
+        raise ConfigError("figure", f"{args.paper}'s results page has no tables generated from "
+                                    "its CSVs; 'tables' applies to niu, oliner, forshaw")
     folder = Path(args.out)
     page = folder.with_suffix(".md")
     if not page.is_file():
