@@ -243,3 +243,18 @@ def test_a_full_disk_while_writing_a_run_table_keeps_the_run_log(small, tmp_path
     assert main(["sweep", str(small), "--out", str(out), "--jobs", "0"]) == 0
     assert "12 already done" in capsys.readouterr().out
     assert not any((out / "log").iterdir()) and len(load_results(out)[0]) == 12
+
+
+def test_a_large_matrix_is_listed_as_plain_columns(small, capsys, monkeypatch):
+    from ckptsim.cli import campaign
+
+    assert main(["sweep", str(small), "--dry-run"]) == 0
+    table = capsys.readouterr().out
+    monkeypatch.setattr(campaign, "PLAIN_ABOVE", 11)
+    assert main(["sweep", str(small), "--dry-run"]) == 0
+    plain = capsys.readouterr().out.splitlines()
+    assert plain[0] == "Run matrix of small" and plain[1].split() == ["#", "run", "n",
+                                                                        "scheduler", "seed"]
+    assert len(plain) == 3 + 12 + 1 and plain[-1] == table.splitlines()[-1]
+    ids = [line.split()[1] for line in plain[3:15]]
+    assert all(i in table for i in ids)
