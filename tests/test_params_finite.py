@@ -218,3 +218,15 @@ def test_an_infinite_event_time_is_not_called_the_past() -> None:
             sim.wake_at(t)
     with pytest.raises(DecisionError, match="in the past"):
         sim.at(-1.0, print)
+
+
+@pytest.mark.parametrize("policy", ["young:cost=1e-12,mtbf=1", "daly:cost=1e-12,mtbf=1",
+                                    "ratio:cost=1e-9"])
+def test_a_computed_interval_under_a_second_is_refused(policy, capsys):
+    from ckptsim.cli import main
+
+    argv = ["run", "--workload", "lublin:n=30,seed=2,machine=64", "--checkpoint", policy]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ckptsim: error: checkpoint: ") and "under 1 s" in err
+    assert err.count("\n") == 1

@@ -45,6 +45,9 @@ if TYPE_CHECKING:
     from ckptsim.engine.state import Job
 
 INF = math.inf
+#: Shortest interval between checkpoints that a policy may compute from its numbers (as the
+#: shortest period a user may give): a shorter one would spin through checkpoints.
+MIN_INTERVAL = 1.0
 register_event_kind("checkpoint", 2.6, "periodic checkpoint begins",
                     "after failures and completions at that instant, before submissions")
 
@@ -183,6 +186,12 @@ class Checkpointer(PlanAgent, Component):
             tau = self.policy.interval(delta, mtbf, self.policy.restart_cost(delta))
             if not tau > 0:
                 tau = INF  # nothing to save at no cost: no checkpoints
+            elif tau < MIN_INTERVAL:
+                raise ConfigError("checkpoint", f"{self.policy.name}'s interval for job "
+                                  f"{job.id} is {tau:.3g} s (checkpoint cost {delta:.3g} s"
+                                  + (f", mtbf {mtbf:.3g} s" if mtbf < INF else "")
+                                  + f"), under {MIN_INTERVAL:g} s: the job would checkpoint "
+                                  "without end; give a larger cost")
             got = self.per_job[job.index] = (delta, tau)
         return got
 
