@@ -189,6 +189,28 @@ def test_results_refuse_a_damaged_store(store, capsys):
     assert victim.name in err and "damaged" in err
 
 
+def test_results_show_the_readable_runs_of_a_damaged_store(spec, store, capsys):
+    """A second sweep adds a run table; damaging the first leaves the second's runs shown,
+    the damaged file named, exit status 2."""
+    assert main(["results", str(store), "--csv", "-"]) == 0
+    before = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    spec.write_text(SPEC.replace("seeds = [1, 2, 3]", "seeds = [1, 2, 3, 4]"))
+    assert main(["sweep", str(spec), "--out", str(store), "--jobs", "0"]) == 0
+    capsys.readouterr()
+    tables = sorted((store / "runs").iterdir())
+    assert len(tables) == 2
+    victim = tables[0]
+    data = bytearray(victim.read_bytes())
+    data[len(data) // 2] ^= 0x10
+    victim.write_bytes(bytes(data))
+    assert main(["results", str(store), "--csv", "-"]) == 2
+    captured = capsys.readouterr()
+    shown = list(csv.DictReader(io.StringIO(captured.out)))
+    assert 0 < len(shown) < len(before) + len(shown)
+    assert {r["run_id"] for r in shown}.isdisjoint({r["run_id"] for r in before})
+    assert victim.name in captured.err and "damaged run file" in captured.err
+
+
 def test_group_by_pools_only_replications_with_a_confidence_interval(tmp_path, capsys):
     """One seed, two values of n: grouping by scheduler alone pools two configurations, whose
     spread is no confidence interval; grouping by scheduler and n gives one configuration per

@@ -128,9 +128,10 @@ def cmd_results(args: argparse.Namespace) -> int:
     from ckptsim.experiments.spec import DEFAULT_METRICS
     from ckptsim.experiments.store import load_store
 
-    loaded = load_store(args.dir, all_runs=args.all)
+    loaded = load_store(args.dir, all_runs=args.all, keep_damaged=True)
     rows, manifest = loaded.rows, loaded.manifest
     _warn_damaged_jobs(loaded.damaged_jobs)
+    status = _warn_damaged_runs(args.dir, loaded.damaged_runs)
     _note_unchecked(loaded.unchecked, "the next sweep records them")
     columns = res.all_columns(rows) or list(manifest.get("inputs", []))
     where = res.parse_where(args.where, columns)
@@ -156,7 +157,7 @@ def cmd_results(args: argparse.Namespace) -> int:
         else:
             Path(args.csv).write_text(text, encoding="utf-8")
             print(f"{len(table if by else rows)} rows written to {args.csv}")
-        return 0
+        return status
     if by:
         labels = short_names([*by, *columns])[:len(by)] + ["runs", "failed", *metrics]
         body = [[fmt(g[c]) for c in by] + [str(g["runs"]), str(g["failed"])]
@@ -172,7 +173,17 @@ def cmd_results(args: argparse.Namespace) -> int:
                   "interval)")
     print_table(title, labels, body)
     _note_pooled(pooled)
-    return 0
+    return status
+
+
+def _warn_damaged_runs(root: str, damaged: list[tuple[str, str]]) -> int:
+    """Name every damaged run file on stderr; exit status 2 when there is one (the readable
+    runs are still shown)."""
+    for path, why in damaged:
+        print(f"ckptsim: error: {root}: damaged run file {path} ({why}); its runs are not "
+              "shown: rerun the sweep to recompute them (it sets damaged files aside in "
+              "DIR/damaged)", file=sys.stderr)
+    return 2 if damaged else 0
 
 
 def _note_pooled(pooled: list[str]) -> None:

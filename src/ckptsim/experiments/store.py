@@ -331,14 +331,20 @@ class Loaded:
     manifest: dict[str, Any]
     damaged_jobs: list[tuple[str, str]]
     unchecked: list[str] = field(default_factory=list)  # run tables without a SHA-256
+    damaged_runs: list[tuple[str, str]] = field(default_factory=list)  # (file, reason)
 
 
-def load_store(root: str | Path, *, all_runs: bool = False) -> Loaded:
+def load_store(root: str | Path, *, all_runs: bool = False,
+               keep_damaged: bool = False) -> Loaded:
     """The rows of a store in matrix order (see `load_results`), and the per-job files that
     are damaged or missing (the rows are sound; a sweep recomputes those runs).
 
+    `keep_damaged`: damaged run files are listed in `damaged_runs` (file, reason) and the
+    readable rows returned, instead of raising.
+
     Raises:
-        StoreError: the folder is not a store, or holds damaged run files (named).
+        StoreError: the folder is not a store, or holds damaged run files (named), unless
+            `keep_damaged`.
     """
     store = Store(root)
     if not store.exists():
@@ -346,7 +352,7 @@ def load_store(root: str | Path, *, all_runs: bool = False) -> Loaded:
                          "SPEC --out DIR` first")
     manifest = store.manifest() or {}
     contents = store.read()
-    if contents.corrupt:
+    if contents.corrupt and not keep_damaged:
         listed = "\n".join(f"  - {f}: {why}" for f, why in contents.corrupt)
         raise StoreError(f"{root}: {len(contents.corrupt)} damaged run file(s):\n{listed}\n"
                          "rerun the sweep to recompute their runs (it sets damaged files "
@@ -358,7 +364,8 @@ def load_store(root: str | Path, *, all_runs: bool = False) -> Loaded:
     else:
         ids = [r for r in order if r in contents.rows]
     bad = [contents.bad_jobs[r] for r in ids if r in contents.bad_jobs]
-    return Loaded([contents.rows[r] for r in ids], manifest, bad, contents.unchecked)
+    return Loaded([contents.rows[r] for r in ids], manifest, bad, contents.unchecked,
+                  [(str(f), why) for f, why in contents.corrupt])
 
 
 def load_results(root: str | Path, *, all_runs: bool = False) -> tuple[list[dict[str, Any]],
