@@ -258,3 +258,23 @@ def test_a_large_matrix_is_listed_as_plain_columns(small, capsys, monkeypatch):
     assert len(plain) == 3 + 12 + 1 and plain[-1] == table.splitlines()[-1]
     ids = [line.split()[1] for line in plain[3:15]]
     assert all(i in table for i in ids)
+
+
+def test_absurd_replications_are_refused_before_the_seeds_are_built(tmp_path, capsys):
+    spec = tmp_path / "s.toml"
+    spec.write_text('name = "r"\nreplications = 1000000000\n[workloads.model]\n'
+                    'generator = "lublin"\nn = 10\n[[schedulers]]\nname = "easy"\n')
+    assert main(["sweep", str(spec), "--dry-run"]) == 2
+    err = capsys.readouterr().err
+    assert "replications (line 2): 1000000000 is more than the limit" in err
+
+
+def test_a_seed_listed_twice_in_a_long_list(tmp_path):
+    seeds = list(range(200_000)) + [5]
+    spec = tmp_path / "s.toml"
+    spec.write_text(f'name = "r"\nseeds = {seeds}\n[workloads.model]\n'
+                    'generator = "lublin"\nn = 10\n[[schedulers]]\nname = "easy"\n')
+    from ckptsim.errors import CkptsimError
+
+    with pytest.raises(CkptsimError, match=r"seeds\[200000\].*seed 5 is listed twice"):
+        load_spec(spec)

@@ -394,6 +394,10 @@ _TYPE_NAMES = {str: "a string", bool: "true or false", int: "an integer", list: 
                dict: "a table"}
 
 
+#: Most replications a spec may ask for (its seed list is built when the spec is read).
+MAX_REPLICATIONS = 1_000_000
+
+
 def _seeds(problems: _Problems, doc: dict[str, Any]) -> tuple[int, ...]:
     if "seeds" in doc and "replications" in doc:
         problems.add("replications", "give either seeds or replications, not both")
@@ -403,19 +407,26 @@ def _seeds(problems: _Problems, doc: dict[str, Any]) -> tuple[int, ...]:
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             problems.add("replications", f"expected an integer >= 1, got {n!r}")
             return (1,)
+        if n > MAX_REPLICATIONS:
+            problems.add("replications", f"{n} is more than the limit, {MAX_REPLICATIONS} "
+                                         "(MAX_REPLICATIONS; a sweep of more than 100,000 runs "
+                                         "also needs --max-runs)")
+            return (1,)
         return tuple(range(1, n + 1))
     seeds = doc.get("seeds", [1])
     if not isinstance(seeds, list) or not seeds:
         problems.add("seeds", f"expected a non-empty list of integers, got {seeds!r}")
         return (1,)
-    good = []
+    good: list[int] = []
+    seen: set[int] = set()
     for i, s in enumerate(seeds):
         if isinstance(s, bool) or not isinstance(s, int) or s < 0:
             problems.add(f"seeds[{i}]", f"expected an integer >= 0, got {s!r}")
-        elif s in good:
+        elif s in seen:
             problems.add(f"seeds[{i}]", f"seed {s} is listed twice")
         else:
             good.append(s)
+            seen.add(s)
     return tuple(good) or (1,)
 
 
