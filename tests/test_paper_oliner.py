@@ -163,6 +163,9 @@ def test_bad_arguments(tmp_path, capsys):
                                                             traces=("LLNL",)))
     with pytest.raises(ConfigError, match="--levels"):
         oliner.run_figures("fig6", tmp_path, oliner.Options(trace_dir=TRACES, levels=(1.5,)))
+    for loads in ((float("inf"),), (float("nan"),), (0.0,)):
+        with pytest.raises(ConfigError, match=r"--loads: values must lie in \(0, 1000\]"):
+            oliner.run_figures("fig6", tmp_path, oliner.Options(trace_dir=TRACES, loads=loads))
     with pytest.raises(ConfigError, match="--estimates"):
         oliner.run_figures("fig6", tmp_path, oliner.Options(trace_dir=TRACES, estimates="x"))
     with pytest.raises(ConfigError, match="--failure-rate"):

@@ -180,7 +180,9 @@ class DaskExecutor:
             import distributed  # noqa: F401
         except ImportError:
             raise ConfigError("--dask", "needs Dask's distributed package: pip install "
-                                        "'ckptsim[dask]'") from None
+                                        "'.[dask]' from a clone of ckptsim, or 'ckptsim[dask]' "
+                                        "where ckptsim is installed from a package index"
+                              ) from None
         self.address = address
         self.workers = max(1, workers or os.cpu_count() or 1)
         self.timeout = timeout

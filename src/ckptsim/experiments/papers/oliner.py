@@ -355,12 +355,12 @@ def _check(opt: Options) -> None:
                                             f"{', '.join(RATES)}")
     if opt.replications < 1:
         raise ConfigError("--replications", f"must be >= 1, got {opt.replications}")
-    for key, values, low, high in (("--loads", opt.loads, 0.0, float("inf")),
+    for key, values, low, high in (("--loads", opt.loads, 0.0, 1000.0),
                                    ("--levels", opt.levels, 0.0, 1.0)):
         bad = [v for v in values if not (low < v <= high if key == "--loads"
                                          else low <= v <= high)]
         if bad or not values:
-            accepted = "(0, inf)" if key == "--loads" else "[0, 1]"
+            accepted = "(0, 1000]" if key == "--loads" else "[0, 1]"
             raise ConfigError(key, f"values must lie in {accepted}"
                                    f", got {list(values)}")
     if not opt.counts or min(opt.counts) < 0:
