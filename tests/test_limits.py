@@ -293,3 +293,14 @@ def test_maintenance_window_beyond_the_bound(capsys: pytest.CaptureFixture[str])
     err = error_of(capsys, ["run", "--workload", "lublin:n=20,seed=1", "--platform",
                             "newcastle", "--component", "availability:maintenance=0-1e300"])
     assert "availability:maintenance" in err and "MAX_SECONDS" in err
+
+
+def test_a_spec_machine_size_above_the_limit(tmp_path: Path) -> None:
+    from ckptsim.experiments.spec import load_spec
+
+    spec = tmp_path / "s.toml"
+    spec.write_text('name = "m"\n[workloads.t]\ntrace = "x.swf"\nmachine_size = 1000000000\n'
+                    '[[schedulers]]\nname = "easy"\n')
+    with pytest.raises(Exception, match=r"machine_size \(line 4\): 1000000000 is more than the "
+                                        r"limit, 1048576 \(MAX_NODES\)"):
+        load_spec(spec)

@@ -49,6 +49,7 @@ from ckptsim.experiments.columns import PARAM_PREFIX, WORKLOAD_PREFIX, resolve
 from ckptsim.experiments.speccomp import check_combinations, component_axes
 from ckptsim.experiments.specgen import check_points, generator_options
 from ckptsim.experiments.speclines import key_lines, line_of
+from ckptsim.limits import MAX_NODES
 from ckptsim.workload.source import CHECKS as GENERATOR_CHECKS
 
 #: Metrics shown by `ckptsim results` and the report when a spec names none.
@@ -147,10 +148,13 @@ class Bad(ValueError):
     """A value is wrong; the message says what is accepted."""
 
 
-def _int(low: int) -> Callable[[Any], int]:
+def _int(low: int, high: int | None = None, name: str = "") -> Callable[[Any], int]:
+    """An integer >= low (and <= high, the constant `name`, when given)."""
     def check(v: Any) -> int:
         if isinstance(v, bool) or not isinstance(v, int) or v < low:
             raise Bad(f"expected an integer >= {low}, got {v!r}")
+        if high is not None and v > high:
+            raise Bad(f"{v} is more than the limit, {high} ({name})")
         return v
     return check
 
@@ -203,7 +207,7 @@ TRANSFORM_OPTIONS: dict[str, Callable[[Any], Any]] = {
     "load_scale": _real(0.0, open_low=True),
 }
 TRACE_OPTIONS: dict[str, Callable[[Any], Any]] = {
-    "machine_size": _int(1), "oversize": _choice("skip", "clamp"),
+    "machine_size": _int(1, MAX_NODES, "MAX_NODES"), "oversize": _choice("skip", "clamp"),
     "size_from": _choice("requested", "allocated"), "skip_bad_lines": _bool,
 }
 GENERATOR_OPTIONS: dict[str, Callable[[Any], Any]] = {
