@@ -14,6 +14,9 @@ next slice, paying the switch overhead there.  Within a slice, in this order (se
 5. with `checkpoint=alc`, after an ALC checkpoint or at a slice start, the reserve pass
    (`ckptsim.policies.scojo.reserve`).
 
+ALC timers, and checkpoints the scheduler did not write (the checkpoint component's, under any
+`--checkpoint` policy): `ckptsim.policies.scojo.alctimers`.
+
 The engine is used through the verbs of the "engine verbs" section at the end only.
 """
 
@@ -27,7 +30,7 @@ import numpy as np
 from ckptsim.engine.state import CHECKPOINTING, RUNNING, SUSPENDED
 from ckptsim.errors import InvariantError
 from ckptsim.policies.base import Scheduler, register
-from ckptsim.policies.scojo import nontype, reserve
+from ckptsim.policies.scojo import alctimers, nontype, reserve
 from ckptsim.policies.scojo.checkpoints import AlcPlan
 from ckptsim.policies.scojo.params import ScojoParams
 from ckptsim.policies.scojo.planner import (
@@ -112,7 +115,8 @@ class ScojoPect(Scheduler):
         self.alc: AlcPlan | None = None
         self.next_ck: dict[int, int] = {}
         self.token: dict[int, int] = {}
-        self.ckpt_mask: dict[int, int] = {}
+        self.ckpt_mask: dict[int, int] = {}  # index -> mask, ALC checkpoints in flight
+        self.deferred: set[int] = set()  # suspensions due after a foreign checkpoint
         if p.checkpoint == "alc":
             wanted = p.checkpoint_classes()
             eligible = np.isin(np.asarray(self.cls), list(wanted))
@@ -154,6 +158,7 @@ class ScojoPect(Scheduler):
         self.states[c].forget(job)
         self.plans[c].stale = True
         self.token.pop(i, None)
+        self.deferred.discard(i)
         self.idle_cycles = self.sim.now
 
     def on_checkpointed(self, job: Job) -> None:
@@ -172,13 +177,17 @@ class ScojoPect(Scheduler):
                 self._retrack(job, self.vtime(c, now) + self._remaining(job))
             self.plans[c].stale = True
             return
+        mask = self.ckpt_mask.pop(i, None)
+        if mask is None:  # a checkpoint the scheduler did not write (e.g. --checkpoint)
+            alctimers.foreign_done(self, job)
+            return
         # An ALC checkpoint: the job joins the reserve queue.
         self.n_alc[i] += 1
         self.holders.pop(i, None)
         self.foreign.discard(i)
         self.states[c].forget(job)
         self.plans[c].stale = True
-        self.reserved[i] = (job, self.ckpt_mask.pop(i))
+        self.reserved[i] = (job, mask)
         self.reserve_due = 2
 
     def on_requeue(self, job: Job, reason: str) -> None:
@@ -190,6 +199,7 @@ class ScojoPect(Scheduler):
         if self.suspending.pop(i, None) is not None:
             self.pending -= 1
         self.ckpt_mask.pop(i, None)
+        self.deferred.discard(i)
         self.token[i] = self.token.get(i, 0) + 1  # its checkpoint timer is void
         self.holders.pop(i, None)
         self.foreign.discard(i)
@@ -204,7 +214,7 @@ class ScojoPect(Scheduler):
     def on_timer(self, now: float, tag: Any) -> None:
         _, job, token = tag
         if self.token.get(job.index) == token and job.state is RUNNING:
-            self._alc_checkpoint(job)
+            alctimers.take(self, job)
 
     def _on_slice_end(self, now: float) -> None:
         self.timer = False
@@ -263,10 +273,11 @@ class ScojoPect(Scheduler):
 
     def _suspend(self, job: Job) -> None:
         """Suspend a holder at its slice's end (a job writing an ALC checkpoint finishes it and
-        joins the reserve queue)."""
+        joins the reserve queue; one writing another checkpoint is suspended after it)."""
         i = job.index
         self.token[i] = self.token.get(i, 0) + 1  # its timer is void
         if job.state is CHECKPOINTING:
+            alctimers.defer_suspension(self, job)
             return
         self.suspending[i] = job.mask
         self.pending += 1
@@ -304,7 +315,7 @@ class ScojoPect(Scheduler):
             self.foreign.add(i)
         self.idle_cycles = now
         if self.alc is not None and i in self.next_ck:
-            self._arm(job, now, overhead)
+            alctimers.arm(self, job, now, overhead)
 
     # ------------------------------------------------------------------ the pass
     def schedule(self, now: float) -> None:
@@ -373,33 +384,6 @@ class ScojoPect(Scheduler):
         foreign = [(self.leave_time(self.holders[i], now, vnow), -1 - i, self.holders[i])
                    for i in self.foreign]
         self.shadow = easy_pass(cs.queue, cs.running, foreign, free, vnow, cs.min_size, start)
-
-    # ------------------------------------------------------------------ ALC
-    def _arm(self, job: Job, now: float, overhead: float) -> None:
-        """Set the timer of the job's next checkpoint (positions are in useful work)."""
-        alc = self.alc
-        assert alc is not None
-        i = job.index
-        k = self.next_ck[i]
-        end = alc.end(i)
-        done = job.work_done
-        while k < end and alc.position(k) <= done:
-            k += 1
-        self.next_ck[i] = k
-        if k >= end:
-            return
-        token = self.token.get(i, 0) + 1
-        self.token[i] = token
-        self._wake(now + overhead + (alc.position(k) - done), ("ckpt", job, token))
-
-    def _alc_checkpoint(self, job: Job) -> None:
-        alc = self.alc
-        assert alc is not None
-        i = job.index
-        self.next_ck[i] += 1
-        self.token[i] = self.token.get(i, 0) + 1  # its timer is void
-        self.ckpt_mask[i] = job.mask
-        self._eng_checkpoint(job, alc.checkpoint_cost(i))
 
     # ------------------------------------------------------------------ records
     def job_columns(self) -> dict[str, np.ndarray]:
