@@ -132,17 +132,20 @@ class CkptBackfill(Easy):
         self._pending: set[int] = set()  # jobs whose Algorithm 3 checkpoint is in flight
         self._batch: list[Job] = []  # checkpointed jobs, back to the queue when all are done
         self.preemptions = 0  # Algorithm 3 invocations that checkpointed something
+        # Completed Algorithm 3 checkpoints per job: the job's own count (`n_checkpoints`) also
+        # counts those of a checkpoint component, which neither restart a job nor predict it.
+        self._ckpts = [0] * len(sim.jobs)
 
     # --- Algorithm 2 --------------------------------------------------------------------------
     def _at_cap(self, job: Job) -> bool:
         cap = self.cap
-        return cap is not None and job.n_checkpoints >= cap
+        return cap is not None and self._ckpts[job.index] >= cap
 
     def predict_runtime(self, job: Job) -> float:
         est = job.estimate
         if est < self.t_thr:
             return est
-        n_checkpoints = job.n_checkpoints
+        n_checkpoints = self._ckpts[job.index]
         if n_checkpoints:
             return max(est - job.work_done, 0.0) + self.t_extend
         cap = self.cap
@@ -151,7 +154,7 @@ class CkptBackfill(Easy):
         return est * self.p
 
     def restart_overhead(self, job: Job) -> float:
-        return self.t_restart if job.n_checkpoints else 0.0
+        return self.t_restart if self._ckpts[job.index] else 0.0
 
     def _started(self, job: Job, backfilled: bool) -> None:
         if backfilled:
@@ -162,7 +165,7 @@ class CkptBackfill(Easy):
                 shadow = max(self._shadow_end, job.seg_start)
                 if job.pred_end <= shadow:
                     self._promise[job.index] = shadow
-        if job.estimate >= self.t_thr and not job.n_checkpoints and not self._at_cap(job):
+        if job.estimate >= self.t_thr and not self._ckpts[job.index] and not self._at_cap(job):
             if self._scale_all or backfilled:
                 self._scaled.add(job.index)
             else:
@@ -265,13 +268,18 @@ class CkptBackfill(Easy):
         scaled_too = self._preempt_any
         t_thr = self.t_thr
         out = []
+        ckpts = self._ckpts
         for key in self.running:
             job = key[2]
-            if job.state is not RUNNING or (cap is not None and job.n_checkpoints >= cap):
+            if job.state is not RUNNING or (cap is not None and ckpts[job.index] >= cap):
                 continue
             if job.index in backfilled or (scaled_too and job.estimate >= t_thr):
                 out.append(job)
         return out
+
+    def on_checkpointed(self, job: Job) -> None:
+        if job.index in self._pending:  # not a checkpoint component's
+            self._ckpts[job.index] += 1
 
     def on_requeue(self, job: Job, reason: str) -> None:
         if job.index in self._pending:
