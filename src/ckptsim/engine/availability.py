@@ -149,8 +149,8 @@ class Availability(Interruptions):
     def identity(cls, params: AvailabilityParams) -> dict[str, Any]:
         """The parameters, with files named by the SHA-256 of their bytes (moving a trace or a
         session file keeps the run) and failures as the failures component names them."""
-        from ckptsim.experiments.matrix import file_sha256
         from ckptsim.failures.readers import fta_event_trace_path
+        from ckptsim.hashing import file_sha256
         from ckptsim.platform.avt import parse_source
 
         doc: dict[str, Any] = dataclasses.asdict(params)

@@ -120,9 +120,9 @@ class Failures(Component):
     def identity(cls, params: FailureParams) -> dict[str, Any]:
         """The source's options, with the log named by the SHA-256 of its bytes instead of its
         path (moving a log keeps the run), and the count."""
-        from ckptsim.experiments.matrix import file_sha256
         from ckptsim.failures.readers import fta_event_trace_path
         from ckptsim.failures.source import parse_failure_spec
+        from ckptsim.hashing import file_sha256
 
         kind, opt = parse_failure_spec(params.source)
         doc: dict[str, Any] = {"kind": kind, **opt}

@@ -16,7 +16,6 @@ import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from ckptsim import __version__
@@ -31,6 +30,7 @@ from ckptsim.experiments.spec import (
     WorkloadSpec,
 )
 from ckptsim.experiments.speccomp import component_identity, component_option, split_components
+from ckptsim.hashing import file_sha256  # also the name callers of this module import
 from ckptsim.params import identity_params
 
 
@@ -76,22 +76,6 @@ def run_identity(workload: dict[str, Any], transforms: dict[str, Any], scheduler
     doc = {"ckptsim": __version__, "workload": workload, "transforms": transforms,
            "scheduler": scheduler, "params": params, "seed": seed, "overrun": overrun}
     return hashlib.sha256(canonical_json(doc).encode()).hexdigest()
-
-
-_HASHES: dict[tuple[str, int, int], str] = {}
-
-
-def file_sha256(path: str) -> str:
-    """The SHA-256 of a file's bytes (cached by path, size and modification time)."""
-    st = Path(path).stat()
-    key = (path, st.st_size, st.st_mtime_ns)
-    if key not in _HASHES:
-        h = hashlib.sha256()
-        with open(path, "rb") as f:
-            for block in iter(lambda: f.read(1 << 20), b""):
-                h.update(block)
-        _HASHES[key] = h.hexdigest()
-    return _HASHES[key]
 
 
 def _format(key: str, value: Any) -> Any:

@@ -48,8 +48,8 @@ from ckptsim.experiments import grid
 from ckptsim.experiments.columns import PARAM_PREFIX, WORKLOAD_PREFIX, resolve
 from ckptsim.experiments.speccomp import check_combinations, component_axes
 from ckptsim.experiments.specgen import check_points, generator_options
-from ckptsim.experiments.speclines import key_lines, line_of
 from ckptsim.limits import MAX_NODES
+from ckptsim.tomllines import key_lines, line_of
 from ckptsim.workload.source import CHECKS as GENERATOR_CHECKS
 
 #: Metrics shown by `ckptsim results` and the report when a spec names none.

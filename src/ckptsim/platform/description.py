@@ -112,13 +112,13 @@ class _Where:
     """Names a location in a platform file: `FILE, line N: key`."""
 
     def __init__(self, source: str, text: str) -> None:
-        from ckptsim.experiments.speclines import key_lines
+        from ckptsim.tomllines import key_lines
 
         self.source = source
         self.lines = key_lines(text) if text else {}
 
     def key(self, loc: str) -> str:
-        from ckptsim.experiments.speclines import line_of
+        from ckptsim.tomllines import line_of
 
         line = line_of(self.lines, loc) if self.lines else None
         where = self.source

@@ -1,4 +1,5 @@
-"""Where in a spec's text a key is: line numbers for the locations of spec problems.
+"""Where in a TOML text a key is: line numbers for the locations of the problems found in
+experiment specs and platform files.
 
 tomllib keeps no positions; this scan covers what specs use (headers, `key = value`, dotted
 keys) and gives up quietly otherwise.
