@@ -1,26 +1,41 @@
 """Registries of plug-ins by name (schedulers, components, checkpoint-interval policies): one
 class decorator to register, the sorted names, and a lookup whose error names the accepted
-ones. The built-in plug-ins are imported on first use by the registry's `load` function."""
+ones. The built-in plug-ins are imported on first use by the registry's `load` function.
+
+Wherever a registry takes a name it also takes a plug-in from outside the package
+(`ckptsim.plugins`): a reference ``path/to/file.py:Class`` or ``package.module:Class``, the
+name of an installed entry point, or (from Python) the class itself."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
+from ckptsim import plugins
 from ckptsim.errors import ConfigError
 
 T = TypeVar("T", bound=type)
 
+#: The registries by kind ("scheduler", "component", "checkpoint policy").
+REGISTRIES: dict[str, Registry[Any]] = {}
+
 
 class Registry(Generic[T]):
     """Plug-in classes by their `name` attribute. `kind` names them in messages ("scheduler");
-    `key` is the key of the error for an unknown name; `load` imports the built-ins."""
+    `key` is the key of the error for an unknown name; `load` imports the built-ins; `base`
+    is the class a plug-in must derive from."""
 
-    def __init__(self, kind: str, key: str, load: Callable[[], Any]) -> None:
+    def __init__(self, kind: str, key: str, load: Callable[[], Any], *,
+                 base: type | None = None) -> None:
         self.kind = kind
         self.key = key
         self._load = load
+        self.base = base
         self.classes: dict[str, T] = {}
+        #: Plug-ins from outside the package, by the reference or entry-point name that
+        #: loaded them and by their own names (the last one loaded under a name).
+        self.plugins: dict[str, T] = {}
+        REGISTRIES[kind] = self
 
     def register(self, cls: T) -> T:
         """Class decorator: make `cls` available under `cls.name`."""
@@ -33,13 +48,68 @@ class Registry(Generic[T]):
         return cls
 
     def names(self) -> list[str]:
+        """The built-in names and those of the installed entry points."""
         self._load()
-        return sorted(self.classes)
+        return sorted(set(self.classes) | set(plugins.entry_points(self.kind)))
 
-    def get(self, name: str) -> T:
+    def get(self, name: str | T) -> T:
+        """The class of a name, a plug-in reference or entry point, or a class (checked)."""
+        if isinstance(name, type) or not isinstance(name, str):
+            self._load()
+            return self._adopt(name, name, getattr(name, "__name__", repr(name)))
+        cls = self.classes.get(name)
+        if cls is not None:
+            return cls
         self._load()
-        try:
-            return self.classes[name]
-        except KeyError:
-            raise ConfigError(self.key, f"unknown {self.kind} {name!r}; accepted: "
-                                        f"{', '.join(sorted(self.classes))}") from None
+        cls = self.classes.get(name) or self.plugins.get(name)
+        if cls is not None:
+            return cls
+        if name in plugins.entry_points(self.kind):
+            found = plugins.load_entry_point(self.kind, name, self.key)
+            return self._adopt(found, name, f"{name} (entry point of "
+                                            f"{plugins.GROUPS[self.kind]})")
+        ref = plugins.split_reference(name, self.classes)
+        if ref is not None and not ref[1].strip():
+            return self._adopt(plugins.load_reference(ref[0], self.key), ref[0], ref[0])
+        raise ConfigError(self.key, f"unknown {self.kind} {name!r}; accepted: "
+                                    f"{', '.join(self.names())}")
+
+    def known(self, name: str) -> bool:
+        """Whether `name` is a registered or installed name, a loaded plug-in's or a plug-in
+        reference (which may still fail to load)."""
+        self._load()
+        if name in self.classes or name in self.plugins or name in plugins.entry_points(
+                self.kind):
+            return True
+        ref = plugins.split_reference(name, self.classes)
+        return ref is not None and not ref[1].strip()
+
+    def split(self, text: str) -> tuple[str, str]:
+        """A ``NAME[:key=value,...]`` string's name (or plug-in reference) and options."""
+        self._load()
+        ref = plugins.split_reference(text, self.classes)
+        if ref is not None:
+            return ref
+        name, _, rest = text.partition(":")
+        return name.strip(), rest
+
+    def is_plugin(self, cls: type) -> bool:
+        """Whether a class comes from outside the package (not a built-in)."""
+        return plugins.source_sha256(cls) is not None
+
+    def identity(self, name: str | T) -> str:
+        """What run ids hash of a choice: a built-in's name as it is; for a plug-in, its name
+        and the SHA-256 of the file that defines it (editing the file changes the id)."""
+        cls = self.get(name)
+        digest = plugins.source_sha256(cls)
+        if digest is None:
+            return name if isinstance(name, str) else cls.name
+        return f"{cls.name}@sha256:{digest}"
+
+    def _adopt(self, obj: Any, key: Any, what: str) -> T:
+        cls: T = plugins.check_class(obj, self.base, self.kind, self.key, what, self.classes)
+        if isinstance(key, str):
+            self.plugins[key] = cls
+        if self.classes.get(cls.name) is not cls:
+            self.plugins[cls.name] = cls
+        return cls

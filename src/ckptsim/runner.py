@@ -63,7 +63,7 @@ class RunResult:
 
 def simulate(
     workload: Workload,
-    scheduler: str = "easy",
+    scheduler: str | type = "easy",
     params: Mapping[str, Any] | None = None,
     *,
     machine_size: int | None = None,
@@ -80,6 +80,9 @@ def simulate(
 ) -> RunResult:
     """Simulate `workload` under the named scheduler and compute its metrics.
 
+    `scheduler`: a name, a plug-in reference (``path/to/file.py:Class``, ``module:Class``)
+    or a `Scheduler` subclass (docs/plugins.md).
+
     `platform`: what to simulate on (default: the scheduler's, else a homogeneous cluster of
     `machine_size` or the workload's nodes): a `Platform`, or a built-in name or platform file
     (`ckptsim.platform.description`), then recorded in summary.json's options.
@@ -95,6 +98,8 @@ def simulate(
     are already mapped onto the machine and whose times are on the workload's clock).
     """
     factory = scheduler_factory(scheduler, params or {})
+    if not isinstance(scheduler, str):  # a plug-in's class: recorded by its name
+        scheduler = factory.cls.name
     workload = factory.prepare(workload)
     if failure_seed is not None:
         seed = failure_seed

@@ -116,7 +116,8 @@ class CheckpointPolicy:
 
 
 _registry: Registry[type[CheckpointPolicy]] = Registry("checkpoint policy", "checkpoint",
-                                                       lambda: _load_builtin())
+                                                       lambda: _load_builtin(),
+                                                       base=CheckpointPolicy)
 _REGISTRY = _registry.classes
 
 
@@ -155,9 +156,9 @@ def split_part(part: str, spec: str, *, accepted: str = ""
     if not isinstance(part, str):
         raise ConfigError("checkpoint", f"expected a string such as young:cost=600, got "
                                         f"{part!r}")
-    name, _, rest = part.partition(":")
+    name, rest = _registry.split(part)  # NAME, or a plug-in's module:Class
     name = name.strip()
-    if accepted and name not in _registry.names():
+    if accepted and not _registry.known(name):
         raise ConfigError("checkpoint", f"unknown checkpoint policy {name!r}; accepted: "
                                         f"{accepted}")
     cls = _registry.get(name)

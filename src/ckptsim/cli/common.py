@@ -57,9 +57,11 @@ def parse_components(items: Sequence[str] | None) -> dict[str, dict[str, str]]:
     parameter names continues the previous value (`source=lanl:path=F,system=20`)."""
     from ckptsim.engine.components import get_component
 
+    from ckptsim.registry import REGISTRIES
+
     out: dict[str, dict[str, str]] = {}
     for item in items or ():
-        name, _, rest = item.partition(":")
+        name, rest = REGISTRIES["component"].split(item)  # NAME, or a plug-in's file.py:Class
         name = name.strip()
         with flag_names({"component": "--component"}):
             cls = get_component(name)
@@ -80,7 +82,8 @@ def parse_components(items: Sequence[str] | None) -> dict[str, dict[str, str]]:
             else:
                 raise ConfigError(f"--component {name}", f"expected key=value with a key of "
                                   f"{', '.join(sorted(fields)) or 'none'}, got {part!r}")
-        with flag_names({}, {f"{name}.": f"--component {name}:"}):
+        with flag_names({}, {f"{name}.": f"--component {name}:",
+                             f"{cls.name}.": f"--component {name}:"}):
             cls.make_params(values)
         out[name] = values
     return out
@@ -96,10 +99,13 @@ def component_rows(result: Any) -> list[tuple[tuple[str, str], ...]]:
     counter); the rows of components a policy attaches itself are the policy's."""
     from ckptsim.engine.components import component_names, get_component
 
+    from ckptsim.registry import REGISTRIES
+
     out = []
     known = component_names()
+    plugins = REGISTRIES["component"].plugins  # loaded from outside the package
     for name in result.components:
-        if name not in known:
+        if name not in known and name not in plugins:
             continue
         cls = get_component(name)
         out.append(cls.rows or tuple((c, c.replace("_", " ")) for c in cls.counter_names))

@@ -189,7 +189,7 @@ def overridden(component: Component, hook: str) -> bool:
 
 
 _registry: Registry[type[Component]] = Registry("component", "component",
-                                                lambda: _load_builtin())
+                                                lambda: _load_builtin(), base=Component)
 _REGISTRY = _registry.classes
 
 

@@ -108,7 +108,7 @@ class Scheduler:
 
 
 _registry: Registry[type[Scheduler]] = Registry("scheduler", "scheduler",
-                                                lambda: _load_builtin())
+                                                lambda: _load_builtin(), base=Scheduler)
 _REGISTRY = _registry.classes
 
 
@@ -121,7 +121,9 @@ def scheduler_names() -> list[str]:
     return _registry.names()
 
 
-def get_scheduler(name: str) -> type[Scheduler]:
+def get_scheduler(name: str | type[Scheduler]) -> type[Scheduler]:
+    """A scheduler by name, plug-in reference (`file.py:Class`, `module:Class`), installed
+    entry point (group `ckptsim.schedulers`) or class (see `ckptsim.plugins`)."""
     return _registry.get(name)
 
 
@@ -143,10 +145,13 @@ class SchedulerFactory:
         return self.cls.default_platform(workload, self.params, machine_size)
 
 
-def scheduler_factory(name: str, values: Mapping[str, Any] | None = None) -> SchedulerFactory:
-    """Validate a scheduler name and its parameters now; build the policy later."""
+def scheduler_factory(name: str | type[Scheduler], values: Mapping[str, Any] | None = None
+                      ) -> SchedulerFactory:
+    """Validate a scheduler (a name, a plug-in reference or a class) and its parameters now;
+    build the policy later."""
     cls = get_scheduler(name)
-    return SchedulerFactory(cls, make_params(cls.Params, values or {}, where=name))
+    where = name if isinstance(name, str) else cls.name
+    return SchedulerFactory(cls, make_params(cls.Params, values or {}, where=where))
 
 
 def _load_builtin() -> None:

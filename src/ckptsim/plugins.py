@@ -1,0 +1,205 @@
+"""Plug-ins from outside the package: schedulers, components and checkpoint policies that a
+user writes in a file of their own, or that an installed package provides.
+
+A registry (`ckptsim.registry.Registry`) accepts, wherever it accepts a name:
+
+* a **reference** ``path/to/file.py:ClassName`` (the file is imported by path; a relative
+  path resolves against the current folder) or ``package.module:ClassName`` (imported from
+  ``sys.path``).  In option strings (``--component NAME:key=value,...``, a checkpoint part
+  ``NAME:key=value,...``) the reference takes the place of NAME: ``meter.py:Meter:period=60``.
+  A reference is recognised when the text before the first ``:`` is not a registered name,
+  ends in ``.py``, holds a ``/``, or is a (dotted) module name, and the text after it is a
+  Python identifier followed by the end of the string or by ``:``.  Options (``key=value``)
+  always hold ``=``, so the two never read alike.  A path holding ``:``, ``=``, ``,`` or
+  ``+`` cannot be referred to;
+* an **entry point** of an installed distribution, in the group ``ckptsim.schedulers``,
+  ``ckptsim.components`` or ``ckptsim.checkpoint_policies``: its name is the plug-in's name;
+* in Python, **the class itself**.
+
+The class is checked: a subclass of the registry's base class, whose `name` (its own, not a
+built-in's) names it; a class without one is named after its Python class name.  Any problem
+is one `ConfigError` line naming the reference (a missing file or class, the file and line of
+an error raised while importing it).
+
+`source_sha256(cls)` is the SHA-256 of the file that defines a plug-in (run ids hash it, so
+that editing a plug-in reruns its runs); built-ins (modules under ``ckptsim.``) have none.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import re
+import sys
+import traceback
+from collections.abc import Container
+from pathlib import Path
+from typing import Any
+
+from ckptsim.errors import ConfigError
+
+#: Entry-point groups by registry kind.
+GROUPS = {"scheduler": "ckptsim.schedulers", "component": "ckptsim.components",
+          "checkpoint policy": "ckptsim.checkpoint_policies"}
+
+_REF = re.compile(r"^\s*(?P<module>[^:=,+]+?)\s*:\s*(?P<cls>[A-Za-z_]\w*)\s*(?::|$)")
+_MODULE = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
+_LOADED: dict[tuple[str, str], Any] = {}  # (module or file state, class) -> the class
+_ENTRY_POINTS: dict[str, dict[str, Any]] = {}  # group -> name -> EntryPoint
+
+
+def split_reference(text: str, known: Container[str] = ()) -> tuple[str, str] | None:
+    """(reference ``module:Class``, the rest after its ``:``) when `text` starts with a
+    reference, else None (`known`: the registered names, never a module)."""
+    m = _REF.match(text)
+    if m is None:
+        return None
+    module = m.group("module")
+    if module in known or not (is_path(module) or _MODULE.match(module)):
+        return None
+    reference = f"{module}:{m.group('cls')}"
+    rest = text[m.end():] if text[m.end() - 1:m.end()] == ":" else ""
+    return reference, rest
+
+
+def is_path(module: str) -> bool:
+    """Whether a reference's module part is a file path rather than a module name."""
+    return module.endswith(".py") or "/" in module or "\\" in module
+
+
+def load_reference(reference: str, key: str) -> Any:
+    """The object a ``module:Class`` reference names (loaded once per file version)."""
+    module, _, name = reference.rpartition(":")
+    if is_path(module):
+        path = Path(module).expanduser().resolve()
+        if not path.is_file():
+            raise ConfigError(key, f"{reference}: no such file {path}")
+        st = path.stat()
+        state = f"{path}@{st.st_size}@{st.st_mtime_ns}"
+        if (state, name) not in _LOADED:
+            mod = _import_file(path, reference, key)
+            _LOADED[(state, name)] = _class_of(mod, name, reference, key, str(path))
+        return _LOADED[(state, name)]
+    try:
+        mod = importlib.import_module(module)
+    except Exception as exc:  # an error of the user's code: say where
+        file = getattr(exc, "filename", None) or _module_file(module)
+        raise ConfigError(key, f"{reference}: cannot import {module}: "
+                               f"{_where(exc, file)}") from None
+    return _class_of(mod, name, reference, key, getattr(mod, "__file__", module))
+
+
+def _module_file(module: str) -> str | None:
+    try:
+        spec = importlib.util.find_spec(module)
+    except Exception:
+        return None
+    return spec.origin if spec is not None else None
+
+
+def _import_file(path: Path, reference: str, key: str) -> Any:
+    """Import a plug-in file as a module of its own (registered in `sys.modules`, so that
+    dataclasses, type hints and pickling find it)."""
+    stem = re.sub(r"\W", "_", path.stem)
+    name = f"_ckptsim_plugin_{stem}_{hashlib.sha1(str(path).encode()).hexdigest()[:10]}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ConfigError(key, f"{reference}: {path} is not a Python file")
+    mod = importlib.util.module_from_spec(spec)
+    old = sys.modules.get(name)
+    sys.modules[name] = mod
+    try:
+        spec.loader.exec_module(mod)
+    except Exception as exc:
+        if old is not None:
+            sys.modules[name] = old
+        else:
+            sys.modules.pop(name, None)
+        raise ConfigError(key, f"{reference}: {_where(exc, str(path))}") from None
+    return mod
+
+
+def _where(exc: BaseException, file: str | None) -> str:
+    """One line: the file and line of the error in the user's code, and the error."""
+    line = None
+    if isinstance(exc, SyntaxError) and exc.filename and exc.lineno:
+        file, line = exc.filename, exc.lineno
+    elif file:
+        for frame in traceback.extract_tb(exc.__traceback__):
+            if Path(frame.filename).resolve() == Path(file).resolve():
+                line = frame.lineno
+    if isinstance(exc, SyntaxError):
+        message = exc.msg
+    else:
+        message = str(exc)
+    message = " ".join(message.split()) or type(exc).__name__
+    where = f"{file}, line {line}: " if file and line else ""
+    return f"{where}{type(exc).__name__}: {message}"
+
+
+def _class_of(mod: Any, name: str, reference: str, key: str, where: str) -> Any:
+    try:
+        return getattr(mod, name)
+    except AttributeError:
+        raise ConfigError(key, f"{reference}: {where} defines no {name}") from None
+
+
+def check_class(obj: Any, base: type | None, kind: str, key: str, what: str,
+                builtin: dict[str, Any]) -> Any:
+    """`obj` as a plug-in class of the registry: a subclass of `base` with a name of its own
+    (its `name` when it sets one that is no built-in's, else its class name; `what`: how the
+    user named it, for messages)."""
+    if base is not None and not (isinstance(obj, type) and issubclass(obj, base)):
+        found = (obj.__name__ if isinstance(obj, type) else
+                 f"{getattr(obj, '__name__', repr(obj))} (a {type(obj).__name__})")
+        raise ConfigError(key, f"{what}: {found} is not a {kind} class (a subclass of "
+                               f"ckptsim.{base.__name__})")
+    own = obj.__dict__.get("name")
+    if own:
+        if not isinstance(own, str):
+            raise ConfigError(key, f"{what}: its name must be a string, got {own!r}")
+        if own in builtin and builtin[own] is not obj:
+            raise ConfigError(key, f"{what}: its name {own!r} is a built-in {kind}'s; "
+                                   "give it another")
+    elif getattr(obj, "name", "") in builtin or not getattr(obj, "name", ""):
+        obj.name = obj.__name__
+    return obj
+
+
+def entry_points(kind: str) -> dict[str, Any]:
+    """The installed entry points of a registry kind's group, by name (read once)."""
+    group = GROUPS.get(kind)
+    if group is None:
+        return {}
+    if group not in _ENTRY_POINTS:
+        from importlib.metadata import entry_points as found
+
+        _ENTRY_POINTS[group] = {ep.name: ep for ep in found(group=group)}
+    return _ENTRY_POINTS[group]
+
+
+def load_entry_point(kind: str, name: str, key: str) -> Any:
+    ep = entry_points(kind)[name]
+    try:
+        return ep.load()
+    except Exception as exc:
+        file = getattr(exc, "filename", None) or _module_file(ep.module)
+        raise ConfigError(key, f"{name} (entry point {ep.value} of {GROUPS[kind]}): "
+                               f"{_where(exc, file)}") from None
+
+
+def forget_entry_points() -> None:
+    """Read the installed entry points again at the next look-up (tests, notebooks)."""
+    _ENTRY_POINTS.clear()
+
+
+def source_sha256(cls: Any) -> str | None:
+    """The SHA-256 of the file defining a plug-in class; None for a built-in."""
+    module = getattr(cls, "__module__", "") or ""
+    if module == "ckptsim" or module.startswith("ckptsim."):
+        return None
+    file = getattr(sys.modules.get(module), "__file__", None)
+    if not file or not Path(file).is_file():
+        return None
+    return hashlib.sha256(Path(file).read_bytes()).hexdigest()
