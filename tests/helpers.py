@@ -91,7 +91,7 @@ def lanl_row(system: int, node: int | str, started: str, fixed: str, down: str =
 
 def inject_failures(sim: Simulator, times: Any, nodes: Any, repairs: Any = None) -> Any:
     """Attach a failures component with these failures (repairs: 0 = transient)."""
-    from ckptsim.engine.failures import Failures
+    from ckptsim.components.failures import Failures
 
     component = Failures.from_lists(times, nodes, repairs)
     sim.add_component(component)

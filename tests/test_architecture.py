@@ -1,12 +1,16 @@
 """docs/architecture.md stays true: its priority table is the registry's, its verb and hook
-tables name every verb and hook, its file list names every package and engine module."""
+tables name every verb and hook, its file list names every package and every module of the engine
+and of the components; the engine and the platform import nothing of the layers above them."""
 
 from __future__ import annotations
 
+import ast
 import inspect
+import re
 from pathlib import Path
 
-from ckptsim.engine.components import HOOKS, component_names
+from ckptsim.components import component_names
+from ckptsim.engine.components import HOOKS
 from ckptsim.engine.events import priority_table
 from ckptsim.engine.simulator import Simulator
 from ckptsim.policies.base import Scheduler
@@ -45,13 +49,63 @@ def test_every_hook_is_in_the_hook_table():
         assert f"| `{hook}(" in table, hook
 
 
-def test_the_file_list_covers_every_package_and_engine_module():
+def test_the_file_list_covers_every_package_and_the_engine_and_component_modules():
     files = section("Files")
     for path in sorted(SRC.iterdir()):
         if path.is_dir() and (path / "__init__.py").exists():
             assert f"  {path.name}/" in files, path.name
         elif path.suffix == ".py" and not path.name.startswith("__"):
             assert f"  {path.name}" in files, path.name
-    for module in sorted((SRC / "engine").glob("*.py")):
-        if module.stem != "__init__":
-            assert module.stem in files.split("engine/", 1)[1].split("failures/", 1)[0], module
+    for package in ("engine", "components"):
+        entry = re.split(r"\n  (?! )", files.split(f"\n  {package}/", 1)[1], maxsplit=1)[0]
+        for module in sorted((SRC / package).glob("*.py")):
+            if module.stem != "__init__":
+                assert module.stem in entry, module
+
+
+#: What each layer may not import, at module level or inside functions (TYPE_CHECKING
+#: blocks included): the engine is the kernel, below the policies, the components and
+#: everything that runs experiments; the platform describes machines (data) and sits below it.
+FORBIDDEN = {
+    "engine": ("ckptsim.policies", "ckptsim.checkpointing", "ckptsim.components",
+               "ckptsim.experiments", "ckptsim.cli", "ckptsim.metrics", "ckptsim.records",
+               "ckptsim.plots", "ckptsim.runner"),
+    "platform": ("ckptsim.engine", "ckptsim.policies", "ckptsim.checkpointing",
+                 "ckptsim.components", "ckptsim.experiments", "ckptsim.cli", "ckptsim.metrics",
+                 "ckptsim.records", "ckptsim.plots", "ckptsim.runner"),
+}
+
+
+def imported_modules(path: Path) -> list[tuple[int, str]]:
+    """(line, module) of every import in a file, wherever it is (functions, TYPE_CHECKING
+    blocks); `from ckptsim import x` counts as `ckptsim.x`, a relative import as its
+    absolute name."""
+    package = "ckptsim." + ".".join(path.relative_to(SRC).parent.parts)
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            out += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*parent, base] if base else parent)
+            out += [(node.lineno, f"{base}.{alias.name}") for alias in node.names]
+    return out
+
+
+def test_the_engine_and_the_platform_import_nothing_above_them():
+    bad = []
+    for layer, forbidden in FORBIDDEN.items():
+        for path in sorted((SRC / layer).rglob("*.py")):
+            for line, module in imported_modules(path):
+                if any(module == f or module.startswith(f + ".") for f in forbidden):
+                    bad.append(f"{path.relative_to(SRC)}:{line}: {module}")
+    assert not bad, "imports above the layer:\n" + "\n".join(bad)
+
+
+def test_the_import_check_sees_imports_inside_functions():
+    module = SRC / "engine" / "simulator.py"
+    found = {m for _, m in imported_modules(module)}
+    assert "ckptsim.engine.invariants.InvariantChecker" in found  # imported inside __init__
+    assert "ckptsim.engine.policy.Policy" in found  # a TYPE_CHECKING import

@@ -11,7 +11,7 @@ from helpers import examples, jobs
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from ckptsim.engine.availability import Availability
+from ckptsim.components.availability import Availability
 from ckptsim.engine.components import Component
 from ckptsim.engine.simulator import Simulator
 from ckptsim.engine.state import RUNNING

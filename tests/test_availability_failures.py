@@ -11,7 +11,7 @@ import pytest
 from helpers import trace
 
 from ckptsim.cli.common import write_outputs
-from ckptsim.engine.failures import FAILURE_COUNTERS
+from ckptsim.components.failures import FAILURE_COUNTERS
 from ckptsim.policies.base import scheduler_names
 from ckptsim.runner import simulate
 from ckptsim.workload.source import load_workload

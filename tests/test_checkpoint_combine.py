@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ckptsim.checkpointing.plan import parse_checkpoint
-from ckptsim.engine.components import Component, build_components
+from ckptsim.components import Component, build_components
 from ckptsim.engine.simulator import Simulator
 from ckptsim.errors import ConfigError
 from ckptsim.platform.description import load_description

@@ -10,7 +10,7 @@ import pytest
 from helpers import inject_failures, jobs
 
 from ckptsim.checkpointing.base import parse_policy
-from ckptsim.engine.components import Component, build_components
+from ckptsim.components import Component, build_components
 from ckptsim.engine.simulator import Simulator
 from ckptsim.errors import ConfigError
 from ckptsim.policies.base import scheduler_factory

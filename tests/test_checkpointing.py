@@ -14,7 +14,7 @@ from ckptsim.checkpointing.base import parse_policy
 from ckptsim.checkpointing.daly import daly_interval
 from ckptsim.checkpointing.young import young_interval
 from ckptsim.cli import main
-from ckptsim.engine.components import Component, build_components
+from ckptsim.components import Component, build_components
 from ckptsim.engine.simulator import Simulator
 from ckptsim.errors import ConfigError
 from ckptsim.policies.base import scheduler_factory

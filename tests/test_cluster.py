@@ -69,7 +69,7 @@ def test_cluster_matches_a_set_of_free_nodes(n, script):
             held.append((mask, nodes))
         elif op == "fail":
             node = r % n
-            if node not in down:  # as ckptsim.engine.failures does
+            if node not in down:  # as ckptsim.components.failures does
                 down.add(node)
                 c.down_mask |= 1 << node
                 if c.free_mask & (1 << node):

@@ -8,7 +8,7 @@ import math
 import pytest
 from coalloc_helpers import Checked, grid_jobs, metrics, rate
 
-from ckptsim.engine.gridrates import GridRates
+from ckptsim.components.gridrates import GridRates
 from ckptsim.engine.simulator import Simulator
 from ckptsim.errors import ConfigError
 from ckptsim.platform.links import GridShape

@@ -205,7 +205,7 @@ def test_uneven_platforms_keep_every_invariant(grid, ctmr):
 def test_packed_values_are_read_in_place_as_python_floats():
     import numpy as np
 
-    from ckptsim.engine.gridrates import packed
+    from ckptsim.components.gridrates import packed
 
     col = np.array([150.0, 300.0, np.nan])
     view = packed(col)

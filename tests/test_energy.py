@@ -13,9 +13,9 @@ from helpers import examples, inject_failures, jobs, scripted, trace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ckptsim.engine.components import build_components
-from ckptsim.engine.energy import EnergyMeter, EnergyParams
-from ckptsim.engine.powermgr import PowerManager, PowerParams
+from ckptsim.components import build_components
+from ckptsim.components.energy import EnergyMeter, EnergyParams
+from ckptsim.components.powermgr import PowerManager, PowerParams
 from ckptsim.engine.simulator import Simulator
 from ckptsim.errors import ConfigError
 from ckptsim.platform.base import Platform

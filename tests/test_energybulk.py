@@ -1,4 +1,4 @@
-"""The energy meter's node-set accounting (`ckptsim.engine.energybulk.Bulk`) against the
+"""The energy meter's node-set accounting (`ckptsim.components.energybulk.Bulk`) against the
 straightforward one it replaced: idle nodes searched for and removed from their group as soon
 as a job takes them or a reason pins them.  The lazy removal must give the same sleeps,
 wake-ups and node-seconds per state, bit for bit, whatever the order of operations."""
@@ -12,7 +12,7 @@ from helpers import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ckptsim.engine.energybulk import Bulk
+from ckptsim.components.energybulk import Bulk
 
 INF = math.inf
 

@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ckptsim.engine.simulator as simulator_module
-from ckptsim.engine.availability import Availability
-from ckptsim.engine.components import build_components
+from ckptsim.components import build_components
+from ckptsim.components.availability import Availability
 from ckptsim.engine.simulator import Simulator
 from ckptsim.policies.base import SchedulerFactory
 from ckptsim.policies.fcfs import FCFS

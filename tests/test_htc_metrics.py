@@ -12,7 +12,7 @@ from helpers import examples, jobs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ckptsim.engine.components import build_components
+from ckptsim.components import build_components
 from ckptsim.engine.simulator import Simulator
 from ckptsim.errors import ConfigError
 from ckptsim.experiments.benefit import benefit_ci, benefit_rows
@@ -191,7 +191,7 @@ def test_interactive_use_counted_as_active(tmp_path):
 
 
 def test_default_energy_options_keep_the_run_identity():
-    from ckptsim.engine.energy import EnergyMeter, EnergyParams
+    from ckptsim.components.energy import EnergyMeter, EnergyParams
 
     doc = EnergyMeter.identity(EnergyParams(active=1, idle=1, sleep=1))
     assert not {"htc", "htc_shared", "owners"} & set(doc)

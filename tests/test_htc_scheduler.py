@@ -12,7 +12,7 @@ from helpers import doc_commands, examples, jobs, run_doc_command
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ckptsim.engine.components import Component, build_components
+from ckptsim.components import Component, build_components
 from ckptsim.engine.simulator import Simulator
 from ckptsim.errors import ConfigError
 from ckptsim.platform.description import load_description, resolve_platform

@@ -39,7 +39,7 @@ def test_command_runs(command, tmp_path):
 def test_every_availability_parameter_and_counter_is_documented():
     from dataclasses import fields
 
-    from ckptsim.engine.availability import COUNTERS, AvailabilityParams
+    from ckptsim.components.availability import COUNTERS, AvailabilityParams
 
     for f in fields(AvailabilityParams):
         assert f"| `{f.name}` |" in TEXT, f.name

@@ -11,7 +11,7 @@ import weakref
 import pytest
 from helpers import jobs
 
-from ckptsim.engine.failures import Failures
+from ckptsim.components.failures import Failures
 from ckptsim.engine.simulator import Simulator
 from ckptsim.runner import simulate
 

@@ -15,7 +15,7 @@ from os import PathLike
 from typing import Any
 
 from ckptsim import __version__
-from ckptsim.engine.components import Component, build_components, merge_counters
+from ckptsim.components import Component, build_components, merge_counters
 from ckptsim.engine.simulator import Simulator
 from ckptsim.errors import ConfigError
 from ckptsim.metrics.core import daily_series, summary
@@ -178,7 +178,7 @@ def _with_energy(comps: list[Component], platform: Platform | None) -> list[Comp
     names = [c.name for c in comps]
     if "energy" not in names:
         if platform is not None and has_power_profiles(platform):
-            from ckptsim.engine.energy import EnergyMeter
+            from ckptsim.components.energy import EnergyMeter
 
             return [*comps, EnergyMeter()]
         if "power" in names:
@@ -228,7 +228,7 @@ def _components(components: Mapping[str, Mapping[str, Any]] | Sequence[Component
         spec = {"failures": {"source": failures or "", "count": failure_count}, **spec}
     built = build_components(spec)
     if failures is not None and not isinstance(failures, str):
-        from ckptsim.engine.failures import Failures
+        from ckptsim.components.failures import Failures
 
         built.insert(0, Failures(trace=failures))
     return built + comps

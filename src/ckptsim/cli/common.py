@@ -55,8 +55,7 @@ def parse_components(items: Sequence[str] | None) -> dict[str, dict[str, str]]:
 
     A value may contain commas: a part that does not start with one of the component's
     parameter names continues the previous value (`source=lanl:path=F,system=20`)."""
-    from ckptsim.engine.components import get_component
-
+    from ckptsim.components import get_component
     from ckptsim.registry import REGISTRIES
 
     out: dict[str, dict[str, str]] = {}
@@ -97,8 +96,7 @@ def component_flags(components: Mapping[str, Any]) -> dict[str, str]:
 def component_rows(result: Any) -> list[tuple[tuple[str, str], ...]]:
     """The summary rows of the run's registered components (`Component.rows`, else one per
     counter); the rows of components a policy attaches itself are the policy's."""
-    from ckptsim.engine.components import component_names, get_component
-
+    from ckptsim.components import component_names, get_component
     from ckptsim.registry import REGISTRIES
 
     out = []

@@ -198,7 +198,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 def cmd_components(args: argparse.Namespace) -> int:
     import dataclasses
 
-    from ckptsim.engine.components import component_names, get_component
+    from ckptsim.components import component_names, get_component
     from ckptsim.policies.base import describe_range
 
     for name in component_names():

@@ -1,5 +1,5 @@
-"""Components: the platform-side actors of a run (failures, and later owners, power managers,
-checkpoint agents, energy meters), plugged into the engine instead of patching it.
+"""Components: the platform-side actors of a run (failures, owners, power managers, checkpoint
+agents, energy meters), plugged into the engine instead of patching it.
 
 A component is one class with a frozen dataclass of parameters (`Params`, declared with
 `ckptsim.params.param` like a scheduler's), registered under a name with `@register_component`.
@@ -33,8 +33,12 @@ components were given, before the policy's hook of the same name):
 
 `counters()` are merged into the run's metrics by the runner (two components counting the
 same key is an error), `options()` is recorded in summary.json under the component's name, and
-`identity(params)` is what experiment run ids hash.  Adding a component touches its own file
-and one line of `_load_builtin` below.
+`identity(params)` is what experiment run ids hash.
+
+The built-in components live above the engine, in the `ckptsim.components` package: importing
+it adds its loader here (`add_loader`), which the registry calls on first use.  The engine
+imports nothing of them.  Adding a component touches its own file and one line of that
+package's loader.
 """
 
 from __future__ import annotations
@@ -251,7 +255,17 @@ def merge_counters(components: Sequence[Counting], into: dict[str, Any]) -> dict
     return into
 
 
+#: Functions that register the built-in components, added from above the engine (the
+#: `ckptsim.components` package adds its own when imported); the registry calls them on first use.
+_loaders: list[Callable[[], None]] = []
+
+
+def add_loader(load: Callable[[], None]) -> None:
+    """Have the registry call `load` (which registers components) before its first lookup."""
+    if load not in _loaders:
+        _loaders.append(load)
+
+
 def _load_builtin() -> None:
-    # Importing the modules registers their components.
-    from ckptsim.checkpointing import component  # noqa: F401
-    from ckptsim.engine import availability, bound, energy, failures, powermgr  # noqa: F401
+    for load in _loaders:
+        load()

@@ -38,7 +38,7 @@ from ckptsim.platform.base import Platform
 
 if TYPE_CHECKING:
     from ckptsim.engine.invariants import InvariantChecker
-    from ckptsim.policies.base import Scheduler
+    from ckptsim.engine.policy import Policy
     from ckptsim.workload.model import Workload
 
 OVERRUN_MODES = ("extend", "kill")
@@ -54,7 +54,7 @@ class Simulator(Migration):
     def __init__(
         self,
         workload: Workload,
-        scheduler: Callable[[Simulator], Scheduler],
+        scheduler: Callable[[Simulator], Policy],
         *,
         platform: Platform | None = None,
         components: Sequence[Component] = (),
@@ -106,7 +106,7 @@ class Simulator(Migration):
         self.components: list[Component] = []
         self.rate_model: RateModel | None = None
         self._bind_hooks()
-        self.policy: Scheduler = scheduler(self)
+        self.policy: Policy = scheduler(self)
         for c in components:
             self.add_component(c)
 

@@ -37,8 +37,8 @@ from ckptsim.platform.cluster import Cluster
 if TYPE_CHECKING:
     from ckptsim.engine.components import HookLists
     from ckptsim.engine.invariants import InvariantChecker
+    from ckptsim.engine.policy import Policy
     from ckptsim.platform.base import Platform
-    from ckptsim.policies.base import Scheduler
 
 THEN_MODES = ("requeue", "suspend", "continue")
 INF = math.inf
@@ -50,7 +50,7 @@ class Verbs:
     # Set by Simulator.__init__.
     now: float
     platform: Platform
-    policy: Scheduler
+    policy: Policy
     checker: InvariantChecker | None
     active: dict[int, Job]
     marked: set[int]

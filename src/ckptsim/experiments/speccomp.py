@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ckptsim.engine.components import alias_keys, component_names, get_component
+from ckptsim.components import alias_keys, component_names, get_component
 from ckptsim.errors import ConfigError
 from ckptsim.experiments import grid
 from ckptsim.params import describe_range

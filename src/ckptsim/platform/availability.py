@@ -1,6 +1,6 @@
 """Availability timelines: the intervals in which machines may not run batch work, by reason.
 
-Data only (the engine side is `ckptsim.engine.availability`, the component that applies
+Data only (the run side is `ckptsim.components.availability`, the component that applies
 them).  Each source gives intervals `[start, end)` on machines (`ckptsim.platform.groups`):
 
 - **owners** (reason `owner`): interactive sessions, read from a session CSV

@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from ckptsim.engine.failures import Failures
+from ckptsim.components.failures import Failures
 from ckptsim.policies.base import register
 from ckptsim.policies.bgl import BalancingParams, BglFcfs, TiebreakParams
 

@@ -5,7 +5,7 @@ The grid: C clusters of consecutive engine nodes, each joined to a central switc
 link: the run's platform when it describes a grid (its groups and their links,
 `ckptsim.platform.gridlayout.grid_layout`; clusters may differ in size), else the workload's
 own C clusters of N nodes (engine node ids c*N .. (c+1)*N - 1 are cluster c,
-`ckptsim.engine.gridrates.grid_shape`).  Every job
+`ckptsim.components.gridrates.grid_shape`).  Every job
 is submitted to the queue of its home cluster.  One pass after all events of a timestamp,
 in three phases (the seed's "local, remote (migration), and co-allocated execution"):
 
@@ -26,7 +26,7 @@ in three phases (the seed's "local, remote (migration), and co-allocated executi
 Priority order: CTMR-requeued jobs first (the latest first: each was put at the head of its
 queue), then by submission.  `coalloc=false` is the seed's "Migration Only" baseline.
 
-The links are the grid's rate model (`ckptsim.engine.gridrates.GridRates`, a component the
+The links are the grid's rate model (`ckptsim.components.gridrates.GridRates`, a component the
 policy attaches): they give every co-allocated job its max-min fair share, and the engine
 applies the progress rates that changed once per timestamp after the pass (`sim.set_rate`),
 so end times move when a co-allocated job starts or ends.  The CTMR agent
@@ -45,7 +45,7 @@ from bisect import bisect_left, insort
 from heapq import heappop, heappush
 from typing import TYPE_CHECKING, Any
 
-from ckptsim.engine.gridrates import COUNTERS, GridRates, grid_shape, packed
+from ckptsim.components.gridrates import COUNTERS, GridRates, grid_shape, packed
 from ckptsim.engine.state import QUEUED
 from ckptsim.platform.gridlayout import GridLayout, check_width, check_workload, grid_layout
 from ckptsim.policies.base import Scheduler, param, register

@@ -1,7 +1,7 @@
 """What an interruption does to the jobs on the machines it takes: kill, or suspend and resume
 or kill after `max_suspend`; and node failures applied as availability events, exactly as the
 failures component applies them.  The base of the availability component
-(`ckptsim.engine.availability`), which holds the timelines and the configuration.
+(`ckptsim.components.availability`), which holds the timelines and the configuration.
 """
 
 from __future__ import annotations

@@ -39,10 +39,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ckptsim.components.failures import FAILURE_COUNTERS
+from ckptsim.components.interruptions import KILLING, Interruptions
 from ckptsim.engine.components import register_component
 from ckptsim.engine.events import register_event_kind
-from ckptsim.engine.failures import FAILURE_COUNTERS
-from ckptsim.engine.interruptions import KILLING, Interruptions
 from ckptsim.errors import ConfigError
 from ckptsim.params import make_params, param
 from ckptsim.platform.base import MAINTENANCE, OWNER, REBOOT
@@ -162,7 +162,7 @@ class Availability(Interruptions):
         if params.owners and params.owners != "model":
             doc["owners"] = {"sha256": file_sha256(params.owners)}
         if params.failures:
-            from ckptsim.engine.failures import FailureParams, Failures
+            from ckptsim.components.failures import FailureParams, Failures
 
             doc["failures"] = Failures.identity(FailureParams(source=params.failures))
         return doc

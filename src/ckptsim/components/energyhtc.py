@@ -2,7 +2,7 @@
 part of the pool's energy due to its HTC jobs, and total energy with interactive use counted
 as active (``energy:owners=active``).
 
-The meter's machine states (`ckptsim.engine.machines`) tell, per machine, when it is active
+The meter's machine states (`ckptsim.components.machines`) tell, per machine, when it is active
 (a job holds one of its cores), idle, asleep, waking.  The ledger here follows every closed
 state interval (`closed`) and every change of the reasons holding machines (`nodes_changed`),
 and charges the HTC jobs:
@@ -34,11 +34,11 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from ckptsim.engine.machines import ACTIVE, IDLE, OFF, SLEEP, TO_SLEEP, WAKING
+from ckptsim.components.machines import ACTIVE, IDLE, OFF, SLEEP, TO_SLEEP, WAKING
 from ckptsim.platform.base import OWNER
 
 if TYPE_CHECKING:
-    from ckptsim.engine.energy import EnergyMeter
+    from ckptsim.components.energy import EnergyMeter
 
 INF = math.inf
 TRACE = "trace"  # the availability component's reason for availability traces

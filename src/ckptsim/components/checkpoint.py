@@ -21,7 +21,7 @@ checkpointed; before submissions).
 
 The policy string may combine an interval policy with skip and proactive policies
 (`checkpointing.plan`, e.g. ``fixed:interval=1800,cost=60+closedcluster+scheduled``); the
-mixin `checkpointing.agent.PlanAgent` runs them, and Opt's checkpoint before every eviction.
+mixin `components.checkpointagent.PlanAgent` runs them, and Opt's checkpoint before every eviction.
 """
 
 from __future__ import annotations
@@ -31,9 +31,9 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ckptsim.checkpointing.agent import PLAN_COUNTERS, PlanAgent, calendar_of
 from ckptsim.checkpointing.base import CheckpointPolicy, IntervalContext
 from ckptsim.checkpointing.plan import parse_checkpoint
+from ckptsim.components.checkpointagent import PLAN_COUNTERS, PlanAgent, calendar_of
 from ckptsim.engine.components import Component, register_component
 from ckptsim.engine.events import register_event_kind
 from ckptsim.engine.state import RUNNING

@@ -4,7 +4,7 @@
 A machine (`ckptsim.platform.power.machine_blocks`: a block of consecutive engine nodes; one
 node per machine on the homogeneous machine of a trace) is *active* while a job holds any of
 its cores -- checkpoints, restarts and wake-up delays included --, *idle* when awake and
-unused, *sleep* or *off* when the power manager (`ckptsim.engine.powermgr`) put it there, and
+unused, *sleep* or *off* when the power manager (`ckptsim.components.powermgr`) put it there, and
 *waking* / *to_sleep* during the transitions.  Nodes held out of service by a reason (failure,
 owner, reboot, ...) keep the state their jobs give them: an owner's machine is idle unless a
 job runs on it.  The meter follows occupancy through `on_start` / `on_release` and integrates
@@ -30,9 +30,9 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ckptsim.components.energybulk import Bulk
+from ckptsim.components.energyhtc import HTC_COUNTERS, OWNER_COUNTERS
 from ckptsim.engine.components import Component, register_component
-from ckptsim.engine.energybulk import Bulk
-from ckptsim.engine.energyhtc import HTC_COUNTERS, OWNER_COUNTERS
 from ckptsim.engine.state import KILLED, QUEUED, RUNNING
 from ckptsim.errors import ConfigError
 from ckptsim.params import make_params, param
@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from ckptsim.engine.simulator import Simulator
     from ckptsim.engine.state import Job
 
-from ckptsim.engine.machines import (  # noqa: F401 - the states, for the power manager
+from ckptsim.components.machines import (  # noqa: F401 - the states, for the power manager
     ACTIVE,
     IDLE,
     OFF,
@@ -175,7 +175,7 @@ class EnergyMeter(MachineStates, Component):
         self.masks = [((1 << cores) - 1) << first for first, cores in blocks]
         self.down = 0
         # One-core machines of one profile, instantaneous transitions, no log: node sets
-        # (`ckptsim.engine.energybulk`) instead of one state per machine.
+        # (`ckptsim.components.energybulk`) instead of one state per machine.
         p0 = profiles[0] if profiles else None
         attributed = self.params.htc or self.params.owners == "active"
         self.uniform = (not attributed and self.log is None and p0 is not None
@@ -185,7 +185,7 @@ class EnergyMeter(MachineStates, Component):
         self.core_watts = p0.active if p0 is not None else 0.0
         self.bulk: Bulk | None = Bulk(n, self.start, INF) if self.uniform else None
         if attributed:
-            from ckptsim.engine.energyhtc import HtcLedger
+            from ckptsim.components.energyhtc import HtcLedger
 
             self.htc = HtcLedger(self, self.params.htc_shared)
         manager = sim.component("power")

@@ -1,6 +1,6 @@
 """The power manager: machines idle longer than a timeout go to sleep (component "power").
 
-Works with the energy meter (`ckptsim.engine.energy`, component "energy"), which keeps the
+Works with the energy meter (`ckptsim.components.energy`, component "energy"), which keeps the
 machines' power states: a machine that has been idle for `idle_timeout` seconds while no
 reason (failure, owner, reboot, ...) held any of its nodes goes to sleep (``state = "sleep"``)
 or is switched off (``"off"``), through the profile's sleep transition.  A reason taking the
@@ -27,7 +27,7 @@ from ckptsim.engine.components import Component, register_component
 from ckptsim.params import param
 
 if TYPE_CHECKING:
-    from ckptsim.engine.energy import EnergyMeter
+    from ckptsim.components.energy import EnergyMeter
     from ckptsim.engine.simulator import Simulator
 
 
@@ -59,7 +59,7 @@ class PowerManager(Component):
 
     def link(self, meter: EnergyMeter) -> None:
         """Called once the energy meter and the manager are both attached."""
-        from ckptsim.engine.energy import OFF, SLEEP
+        from ckptsim.components.energy import OFF, SLEEP
 
         self.meter = meter
         meter.manager = self

@@ -1,9 +1,9 @@
-"""Per-machine power states of the energy meter (`ckptsim.engine.energy`): one state per
+"""Per-machine power states of the energy meter (`ckptsim.components.energy`): one state per
 machine, its transitions and the energy of every closed interval (and the state log).
 
 A machine is ACTIVE, IDLE, SLEEP, OFF, WAKING or TO_SLEEP (`ckptsim.platform.power.STATES`).
 `MachineStates` is the part of `EnergyMeter` that keeps them; the meter uses it whenever the
-node-set accounting (`ckptsim.engine.energybulk`) does not apply: a state log, machines of
+node-set accounting (`ckptsim.components.energybulk`) does not apply: a state log, machines of
 several cores or profiles, timed transitions.
 """
 
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ckptsim.platform.power import STATES, PowerProfile
 
 if TYPE_CHECKING:
-    from ckptsim.engine.energybulk import Bulk
+    from ckptsim.components.energybulk import Bulk
     from ckptsim.engine.state import Job
 
 ACTIVE, IDLE, SLEEP, OFF, WAKING, TO_SLEEP = range(6)  # indices into STATES
@@ -67,7 +67,7 @@ class MachineStates:
     # looked at (a job takes it, a reason holds it, the run ends): no event per machine.
     sleep_after = INF
     until_state = SLEEP  # where a sleep transition leads (the power manager sets it)
-    #: The HTC attribution (`ckptsim.engine.energyhtc.HtcLedger`), told of every closed
+    #: The HTC attribution (`ckptsim.components.energyhtc.HtcLedger`), told of every closed
     #: interval; None unless asked for.
     htc: Any = None
 

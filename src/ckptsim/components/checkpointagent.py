@@ -1,4 +1,4 @@
-"""What the checkpoint component does beyond periodic checkpoints (`checkpointing.component`):
+"""What the checkpoint component does beyond periodic checkpoints (`components.checkpoint`):
 the skip decision, proactive checkpoints (scheduled, clusteropening), Opt's checkpoint just
 before every eviction, and what skip and proactive policies ask of a job (its cluster, whether
 it is open, its next opening, its last checkpoint).  A mixin of `Checkpointer`."""

@@ -1,0 +1,39 @@
+"""The built-in components: the platform-side actors a run plugs into the engine.
+
+availability (+ interruptions: owners, reboots, maintenance, traces, failures taking machines
+out of service), failures, energy (+ machines, energybulk, energyhtc: the meter's per-machine
+states, node-set accounting and HTC attribution), powermgr (the power manager), bound (the
+execution-time bound), gridrates (the grid's links as a rate model, attached by `coalloc`) and
+checkpoint (+ checkpointagent: the checkpoint component driving the `ckptsim.checkpointing`
+policies for any scheduler).
+
+The component base class and the registry are the engine's (`ckptsim.engine.components`);
+importing this package adds the loader that registers the built-in components there, so that
+lookups by name through this package always see them.  The registered names are those of the
+classes (`failures`, `availability`, `energy`, `power`, `bound`, `checkpoint`).
+"""
+
+from __future__ import annotations
+
+from ckptsim.engine.components import (
+    Component,
+    add_loader,
+    alias_keys,
+    build_components,
+    component_names,
+    get_component,
+    merge_counters,
+    register_component,
+)
+
+
+def _load_builtin() -> None:
+    # Importing the modules registers their components, the checkpoint component first.
+    from ckptsim.components import checkpoint  # noqa: F401, I001
+    from ckptsim.components import availability, bound, energy, failures, powermgr  # noqa: F401
+
+
+add_loader(_load_builtin)
+
+__all__ = ["Component", "alias_keys", "build_components", "component_names", "get_component",
+           "merge_counters", "register_component"]
