@@ -11,9 +11,9 @@ import pytest
 
 from ckptsim.cli import main
 from ckptsim.errors import ConfigError
-from ckptsim.experiments.papers import forshaw as fw
-from ckptsim.experiments.papers.forshaw_figs import reduce
-from ckptsim.experiments.papers.forshaw_tables import TABLES
+from ckptsim.experiments.papers.forshaw import experiments as fw
+from ckptsim.experiments.papers.forshaw.figures import reduce
+from ckptsim.experiments.papers.forshaw.tables import TABLES
 from ckptsim.experiments.sweep import plan_sweep
 from ckptsim.metrics.htc import benefit
 

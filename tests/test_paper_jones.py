@@ -10,7 +10,7 @@ import pytest
 
 from ckptsim.cli import main
 from ckptsim.errors import ConfigError
-from ckptsim.experiments.papers import jones
+from ckptsim.experiments.papers.jones import experiments as jones
 from ckptsim.experiments.sweep import plan_sweep
 
 

@@ -9,8 +9,8 @@ from helpers import TRACES, trace
 
 from ckptsim.cli import main
 from ckptsim.errors import ConfigError
-from ckptsim.experiments.papers.niu import TRACES as TRACE_FILES
-from ckptsim.experiments.papers.niu import run_figure, spec_text
+from ckptsim.experiments.papers.niu.experiments import TRACES as TRACE_FILES
+from ckptsim.experiments.papers.niu.experiments import run_figure, spec_text
 
 SLICE = ["CTC-SP2", "CEA-Curie"]
 
@@ -31,7 +31,7 @@ def test_figure_writes_csv_and_png(figure, tmp_path):
         assert [r["trace"] for r in shares] == [*SLICE, "all"]
         assert int(shares[-1]["jobs"]) == sum(int(r["jobs"]) for r in shares[:-1])
     if figure == "readings":
-        from ckptsim.experiments.papers.niu import READINGS
+        from ckptsim.experiments.papers.niu.experiments import READINGS
 
         assert {r["reading"] for r in rows} == {"classical", *(lab for lab, _ in READINGS)}
         for r in rows:
@@ -53,7 +53,7 @@ def test_fig1_uses_the_schedule_the_log_records():
 
     from helpers import jobs
 
-    from ckptsim.experiments.papers.niu import logged_daily
+    from ckptsim.experiments.papers.niu.experiments import logged_daily
     from ckptsim.workload.model import SWF_INDEX
 
     day = 86400.0

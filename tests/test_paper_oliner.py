@@ -11,7 +11,7 @@ from helpers import TRACES, trace
 
 from ckptsim.cli import main
 from ckptsim.errors import ConfigError
-from ckptsim.experiments.papers import oliner
+from ckptsim.experiments.papers.oliner import experiments as oliner
 from ckptsim.experiments.sweep import plan_sweep
 
 LOG = TRACES.parent / "failures" / "lanl_cfdr" / "LA-UR-05-7318-failure-data-1996-2005.csv.gz"
@@ -54,7 +54,7 @@ def test_every_figure_writes_csv_and_png(figures):
 
 @pytest.mark.slow  # the figures fixture runs every family (~40 s)
 def test_options_share_the_default_runs_and_cover_every_variant(figures):
-    from ckptsim.experiments.papers.oliner_options import VARIANTS
+    from ckptsim.experiments.papers.oliner.variants import VARIANTS
 
     rows = read(figures / "options.csv")
     assert {r["variant"] for r in rows} == {label for label, _, _ in VARIANTS}

@@ -12,8 +12,8 @@ from helpers import TRACES, trace
 
 from ckptsim.cli import main
 from ckptsim.errors import ConfigError
-from ckptsim.experiments.papers import shi
-from ckptsim.experiments.papers.shi_figures import THESIS_TABLE3
+from ckptsim.experiments.papers.shi import experiments as shi
+from ckptsim.experiments.papers.shi.figures import THESIS_TABLE3
 from ckptsim.experiments.sweep import plan_sweep
 
 SMALL = ["--first", "300", "--ci-seeds", "6", "--jobs", "2"]

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from ckptsim.experiments.papers import forshaw_tables, niu_tables, oliner_tables
+from ckptsim.experiments.papers.forshaw import tables as forshaw_tables
+from ckptsim.experiments.papers.niu import tables as niu_tables
+from ckptsim.experiments.papers.oliner import tables as oliner_tables
 from ckptsim.experiments.papers.tables import change, marked, percent, render_page
 
 RESULTS = Path(__file__).resolve().parents[1] / "docs" / "results"

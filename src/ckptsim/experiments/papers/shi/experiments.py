@@ -33,7 +33,7 @@ import numpy as np
 
 from ckptsim.errors import ConfigError
 from ckptsim.experiments.papers.common import FigureOutput, OnRow, run_spec
-from ckptsim.experiments.papers.shi_figures import (
+from ckptsim.experiments.papers.shi.figures import (
     CASES,
     SEED_FIGURES,
     case_figure,

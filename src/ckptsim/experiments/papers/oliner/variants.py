@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ckptsim.experiments.papers.common import FigureOutput, write_csv
-from ckptsim.experiments.papers.oliner_plots import line_figure
+from ckptsim.experiments.papers.oliner.plots import line_figure
 from ckptsim.experiments.stats import mean_ci
 
 if TYPE_CHECKING:
-    from ckptsim.experiments.papers.oliner import Options
+    from ckptsim.experiments.papers.oliner.experiments import Options
 
 #: The variants: label, scheduler, extra parameters (none: the default reading).
 VARIANTS: tuple[tuple[str, str, dict[str, Any]], ...] = (
@@ -66,7 +66,7 @@ def _variant(row: dict[str, Any]) -> str:
 def options_figure(rows: list[dict[str, Any]], out: Path, opt: Options) -> FigureOutput:
     """Bounded slowdown against the prediction level for every variant (mean and 95% interval
     over the replications)."""
-    from ckptsim.experiments.papers.oliner import TRACES
+    from ckptsim.experiments.papers.oliner.experiments import TRACES
 
     groups: dict[tuple[str, str, float], list[dict[str, Any]]] = {}
     for row in rows:

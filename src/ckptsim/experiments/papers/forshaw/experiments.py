@@ -224,7 +224,7 @@ def run_figures(figure: str, out: str | Path, opt: Options,
                 on_row: OnRow | None = None) -> list[FigureOutput]:
     """Compute a figure, a family or `all` into `out`: figN.csv and figN.png, FAMILY.toml and
     the shared sweep store out/store."""
-    from ckptsim.experiments.papers.forshaw_figs import FIGURE_MAKERS, reduce
+    from ckptsim.experiments.papers.forshaw.figures import FIGURE_MAKERS, reduce
 
     check(opt)
     figs = wanted(figure)

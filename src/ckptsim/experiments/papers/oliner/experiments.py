@@ -36,7 +36,7 @@ import numpy as np
 
 from ckptsim.errors import ConfigError
 from ckptsim.experiments.papers.common import FigureOutput, OnRow, find_family, run_spec, write_csv
-from ckptsim.experiments.papers.oliner_plots import capacity_figure, line_figure
+from ckptsim.experiments.papers.oliner.plots import capacity_figure, line_figure
 from ckptsim.experiments.stats import mean_ci
 
 TRACES: dict[str, str] = {
@@ -142,7 +142,7 @@ def spec_text(family: str, opt: Options, counts: dict[str, int] | None = None) -
         lines += [f"load_scale = {_list(loads)}", f'failures = "{source}"',
                   f"failure_count = {_list(sweep)}", ""]
     if family == "options":
-        from ckptsim.experiments.papers.oliner_options import schedulers_text
+        from ckptsim.experiments.papers.oliner.variants import schedulers_text
 
         return "\n".join(lines) + "\n" + schedulers_text(_list(opt.levels))
     lines += ["[[schedulers]]"]
@@ -307,7 +307,7 @@ def run_figures(figure: str, out: str | Path, opt: Options,
         if family == "failures":
             outputs += failures_figures(rows, out_path, opt, wanted)
         elif family == "options":
-            from ckptsim.experiments.papers.oliner_options import options_figure
+            from ckptsim.experiments.papers.oliner.variants import options_figure
 
             outputs.append(options_figure(rows, out_path, opt))
         else:
@@ -317,7 +317,7 @@ def run_figures(figure: str, out: str | Path, opt: Options,
 
 def runs_of(figure: str, opt: Options) -> int:
     """How many runs a figure's families hold (for progress bars)."""
-    from ckptsim.experiments.papers.oliner_options import VARIANTS
+    from ckptsim.experiments.papers.oliner.variants import VARIANTS
 
     wanted = list(FIGURES) if figure == "all" else [figure]
     families = {family_of(f) for f in wanted}

@@ -4,7 +4,7 @@ Systems"): its figures on real Parallel Workloads Archive traces.
 Figs. 4, 6, 7 and `readings` are experiment specs (written to the output folder, so they can
 be rerun or extended with `ckptsim sweep`) run with the sweep machinery on all cores, followed
 by the figure's own reduction of the results into `figN.csv` and `figN.png`
-(`ckptsim.experiments.papers.niu_sweeps`).  Fig. 1 and Fig. 2 (properties of the traces) and
+(`ckptsim.experiments.papers.niu.sweeps`).  Fig. 1 and Fig. 2 (properties of the traces) and
 Fig. 5 (daily series of simulated schedules) are computed directly.
 
 The seed used ANL-Intrepid, SDSC-Blue, CTC-SP2 and HPC2N; Intrepid is not available here, so
@@ -271,7 +271,7 @@ def run_figure(figure: str, out: str | Path, *, trace_dir: str | Path,
                first: int | None = None,
                on_row: Callable[[dict[str, Any]], None] | None = None) -> FigureOutput:
     """Compute one figure of seed 000 into `out` (figN.csv, figN.png, and the sweep store)."""
-    from ckptsim.experiments.papers import niu_sweeps
+    from ckptsim.experiments.papers.niu import sweeps as niu_sweeps
 
     if figure not in FIGURES:
         raise ConfigError("figure", f"unknown figure {figure!r}; accepted: {', '.join(FIGURES)}")

@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 
 from ckptsim.experiments.benefit import paired_benefit_ci
-from ckptsim.experiments.papers import forshaw as fw
 from ckptsim.experiments.papers.common import FigureOutput, figure, legend_below, save, write_csv
+from ckptsim.experiments.papers.forshaw import experiments as fw
 from ckptsim.experiments.stats import mean_ci
 
 Point = dict[str, Any]

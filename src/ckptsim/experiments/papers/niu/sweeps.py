@@ -17,7 +17,7 @@ from ckptsim.experiments.papers.common import (
     save,
     write_csv,
 )
-from ckptsim.experiments.papers.niu import (
+from ckptsim.experiments.papers.niu.experiments import (
     ALPHAS,
     P_VALUES,
     READING_NAMES,

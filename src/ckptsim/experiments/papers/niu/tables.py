@@ -150,7 +150,7 @@ def fig7(folder: Path) -> str:
 
 
 def readings(folder: Path) -> str:
-    from ckptsim.experiments.papers.niu import READING_NAMES
+    from ckptsim.experiments.papers.niu.experiments import READING_NAMES
 
     rows = read(folder, "readings")
     out = []

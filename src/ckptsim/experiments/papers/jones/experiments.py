@@ -33,7 +33,7 @@ import numpy as np
 
 from ckptsim.errors import ConfigError
 from ckptsim.experiments.papers.common import FigureOutput, OnRow, find_family, run_spec
-from ckptsim.experiments.papers.jones_figs import FIGURE_MAKERS
+from ckptsim.experiments.papers.jones.figures import FIGURE_MAKERS
 
 PPBWS = (150.0, 300.0, 400.0)
 INFO_ERRORS = (0.0, 0.5, 0.8, 1.0)  # Figs. 1-6: the seed's four error levels of Figs. 2, 4, 6

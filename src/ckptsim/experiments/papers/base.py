@@ -1,0 +1,194 @@
+"""The Paper interface: what a seed paper's reproduction declares, and the registry that holds
+the reproductions.
+
+A paper is one package folder under `ckptsim/experiments/papers/` whose `__init__.py` defines a
+`Paper` subclass registered with `@register`: its name and seed, the options of `ckptsim paper`
+it uses (shared ones by flag, its own as `PaperOption`s), its figures and what `all` runs, its
+options dataclass, how it runs a figure (the experiment specs it builds, and the reduction of
+their rows into FIGURE.csv and FIGURE.png), its results page's generated tables and its claims
+(`Claim`: what the seed states, and where in the committed CSVs that is compared).  Every
+package folder is found and imported by the registry: adding a paper touches nothing else.
+The `__init__.py` stays light (no numpy, no matplotlib): the command line reads every paper's
+declaration to build its options, and imports a paper's modules only when it runs.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from ckptsim.registry import Registry
+
+if TYPE_CHECKING:
+    from ckptsim.experiments.papers.common import FigureOutput, OnRow
+    from ckptsim.experiments.papers.tables import Table
+
+
+@dataclass(frozen=True)
+class PaperOption:
+    """One option of `ckptsim paper`: its flag, its help line, the value it takes when not given
+    (None: the paper's own) and argparse's other arguments.  `papers` (the papers that use it)
+    is filled in by the command line from the papers' declarations."""
+
+    flag: str
+    help: str
+    default: Any = None
+    kwargs: Mapping[str, Any] = field(default_factory=dict)
+    papers: tuple[str, ...] = ()
+
+    @property
+    def dest(self) -> str:
+        return self.flag.lstrip("-").replace("-", "_")
+
+
+_INT_N = {"type": int, "metavar": "N"}
+
+#: The options every paper may use (declared once; a paper names those it uses in `uses`).
+#: `--out` and `--jobs` are every paper's.
+SHARED_OPTIONS = (
+    PaperOption("--out", "output folder (figN.csv, figN.png, the sweep's store); required",
+                kwargs={"required": True, "metavar": "DIR"}),
+    PaperOption("--jobs", "processes (default: all cores; 0: in this process)", kwargs=_INT_N),
+    PaperOption("--trace-dir", "folder holding the PWA traces (default ../shared/data/traces; "
+                "forshaw: the Microsoft availability trace is looked for beside it)",
+                default="../shared/data/traces", kwargs={"metavar": "DIR"}),
+    PaperOption("--traces", "trace names (niu default: SDSC-BLUE CTC-SP2 HPC2N SDSC-SP2 KTH-SP2 "
+                "CEA-Curie; oliner default: SDSC NASA LUBLIN-256; shi default: SDSC-SP2 "
+                "KTH-SP2)", kwargs={"nargs": "+", "metavar": "NAME"}),
+    PaperOption("--first", "only the first N jobs of each trace (default: all; shi: also N "
+                "jobs per generated workload instead of the default 10,000)", kwargs=_INT_N),
+    PaperOption("--estimates", "oliner: exact (default, every workload scheduled with its run "
+                "times) or requested (the requested times where the trace has them: SDSC); "
+                "shi: the generated jobs' estimates, exact (default: the thesis's jobs have "
+                "none and are classified by their runtimes), tsafrir or f", default="exact",
+                kwargs={"metavar": "KIND"}),
+    PaperOption("--replications", "seeds per point (oliner: each thins the failure log "
+                "differently; jones, forshaw: each draws another workload, and forshaw other "
+                "users); figures show the mean (default 1; forshaw 3, with --full 50)",
+                kwargs=_INT_N),
+    PaperOption("--full", "the seed's size (default off; jones: 400,000 jobs per cluster; "
+                "forshaw: a year, 50 replications; hours of runs)",
+                kwargs={"action": "store_true"}),
+)
+EVERY_PAPER = ("--out", "--jobs")
+
+#: The rules a claim is judged by (`Claim.rule`), each against the claim's rows and metrics.
+RULES: dict[str, str] = {
+    "seed-value-in-ci": "the seed's value lies in the 95% interval of the metric (the column "
+                        "and its `_ci`/`_ci95` half-width) on the claim's rows",
+    "same-sign-ci-excludes-zero": "the metric has the sign the seed states and its 95% "
+                                  "interval excludes zero",
+    "same-direction": "the metric moves from the baseline row to the compared row in the "
+                      "direction the seed states (a ratio below or above 1, a change below or "
+                      "above 0)",
+    "spread-within-ci": "the claim's rows differ little: each one's value of the metric lies in "
+                        "the 95% interval of every other's",
+    "within-factor": "the metric lies within a factor of 2 of the seed's value",
+    "ordering-holds-share": "the ordering the seed states between the claim's rows holds on "
+                            "at least the share of the groups (traces, durations, loads) the "
+                            "claim names",
+    "best-point": "the row that is best in the metric has the parameter value the seed states",
+    "crossing-point": "the metric (the claim's second) changes sign between neighbouring values "
+                      "of the swept parameter (its first) that bracket the seed's value",
+    "both-metrics": "the rule `Claim.each` names holds on each of the claim's metrics, each "
+                    "against its own seed value (`seed` gives one value per metric)",
+}
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim of a seed paper, as data: the seed's statement and value(s), the CSV of the
+    results folder (docs/results/PAPER/CSV.csv, or several of the same columns), its rows
+    (column -> value or tuple of values; empty: every row) and metric columns compared, and
+    the name of the rule (`RULES`) that judges it (`each`: the rule every metric meets under
+    `both-metrics`).  `verdict` is the results page's verdict today, in its words."""
+
+    statement: str
+    seed: str | tuple[float, ...]
+    csv: str | tuple[str, ...]
+    metrics: tuple[str, ...]
+    rule: str
+    rows: Mapping[str, Any] = field(default_factory=dict)
+    verdict: str = ""
+    each: str = ""
+
+
+class Paper:
+    """A seed paper's reproduction.  Subclasses set the class attributes and implement
+    `figures`, `wanted`, `options` and `run`; `runs_of`, `tables` and `detail` have defaults."""
+
+    #: The name on the command line (`ckptsim paper NAME`) and of the results page.
+    name: ClassVar[str] = ""
+    #: The seed's number ("000") and what it is about (the paper argument's help).
+    seed: ClassVar[str] = ""
+    about: ClassVar[str] = ""
+    #: What the figure argument accepts (its help).
+    figure_help: ClassVar[str] = ""
+    #: The shared options it uses besides --out and --jobs (`SHARED_OPTIONS`), in that order.
+    uses: ClassVar[tuple[str, ...]] = ()
+    #: The options only it uses.
+    own_options: ClassVar[tuple[PaperOption, ...]] = ()
+    #: Its claims, from its results page.
+    claims: ClassVar[tuple[Claim, ...]] = ()
+
+    def figures(self) -> tuple[str, ...]:
+        """The figures' names (`all` runs these)."""
+        raise NotImplementedError
+
+    def wanted(self, figure: str) -> list[str]:
+        """The figures `figure` (a figure, a family or `all`) runs; an unknown one is refused
+        (ConfigError) naming the accepted values."""
+        raise NotImplementedError
+
+    def options(self, given: Any) -> Any:
+        """The paper's options dataclass from the command's values (`given.DEST`, every option
+        left out at its shared default or None), checked; a bad value is refused naming its
+        option."""
+        raise NotImplementedError
+
+    def runs_of(self, figure: str, opt: Any) -> int | None:
+        """How many runs `figure` holds (for a progress bar); None: not counted ahead (each
+        figure is then reported with its own time)."""
+        return None
+
+    def run(self, figure: str, out: Path, opt: Any,
+            on_row: OnRow | None = None) -> Iterable[FigureOutput]:
+        """Compute `figure` into `out`: write each experiment spec it builds, run it through the
+        sweep store, reduce the rows into FIGURE.csv and FIGURE.png; yield or return what was
+        written."""
+        raise NotImplementedError
+
+    def tables(self) -> Mapping[str, Table] | None:
+        """The generated tables of docs/results/NAME.md by name (`ckptsim paper NAME tables`),
+        or None when the page has none."""
+        return None
+
+    def detail(self, opt: Any) -> str:
+        """What the final line says after the time (e.g. the size of the runs)."""
+        return ""
+
+
+def _load() -> None:
+    """Import every package folder of ckptsim.experiments.papers (each registers its paper)."""
+    package = importlib.import_module("ckptsim.experiments.papers")
+    for info in pkgutil.iter_modules(package.__path__):
+        if info.ispkg:
+            importlib.import_module(f"{package.__name__}.{info.name}")
+
+
+papers: Registry[type[Paper]] = Registry("paper", "paper", _load)
+register: Callable[[type[Paper]], type[Paper]] = papers.register
+
+
+def all_papers() -> list[Paper]:
+    """Every registered paper, in the order of their seeds."""
+    return sorted((papers.get(name)() for name in papers.names()),
+                  key=lambda p: (p.seed, p.name))
+
+
+def get_paper(name: str) -> Paper:
+    return papers.get(name)()
