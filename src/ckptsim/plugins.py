@@ -63,6 +63,19 @@ def split_reference(text: str, known: Container[str] = ()) -> tuple[str, str] | 
     return reference, rest
 
 
+def resolve_file(text: str, base: Path) -> str:
+    """`text` with the relative file path of a leading ``file.py:Class`` reference resolved
+    against `base` (an experiment spec's folder); any other text as it is."""
+    ref = split_reference(text)
+    if ref is None:
+        return text
+    module, _, name = ref[0].rpartition(":")
+    if not is_path(module) or Path(module).expanduser().is_absolute():
+        return text
+    resolved = f"{(base / Path(module).expanduser()).resolve()}:{name}"
+    return resolved + (f":{ref[1]}" if ref[1] else "")
+
+
 def is_path(module: str) -> bool:
     """Whether a reference's module part is a file path rather than a module name."""
     return module.endswith(".py") or "/" in module or "\\" in module
@@ -146,10 +159,10 @@ def _class_of(mod: Any, name: str, reference: str, key: str, where: str) -> Any:
 
 
 def check_class(obj: Any, base: type | None, kind: str, key: str, what: str,
-                builtin: dict[str, Any]) -> Any:
+                builtin: dict[str, Any], default: str = "") -> Any:
     """`obj` as a plug-in class of the registry: a subclass of `base` with a name of its own
-    (its `name` when it sets one that is no built-in's, else its class name; `what`: how the
-    user named it, for messages)."""
+    (its `name` when it sets one that is no built-in's, else `default` (an entry point's
+    name) or its class name; `what`: how the user named it, for messages)."""
     if base is not None and not (isinstance(obj, type) and issubclass(obj, base)):
         found = (obj.__name__ if isinstance(obj, type) else
                  f"{getattr(obj, '__name__', repr(obj))} (a {type(obj).__name__})")
@@ -163,7 +176,7 @@ def check_class(obj: Any, base: type | None, kind: str, key: str, what: str,
             raise ConfigError(key, f"{what}: its name {own!r} is a built-in {kind}'s; "
                                    "give it another")
     elif getattr(obj, "name", "") in builtin or not getattr(obj, "name", ""):
-        obj.name = obj.__name__
+        obj.name = default or obj.__name__
     return obj
 
 
@@ -202,4 +215,31 @@ def source_sha256(cls: Any) -> str | None:
     file = getattr(sys.modules.get(module), "__file__", None)
     if not file or not Path(file).is_file():
         return None
-    return hashlib.sha256(Path(file).read_bytes()).hexdigest()
+    from ckptsim.hashing import file_sha256
+
+    return file_sha256(str(file))
+
+
+_PARTS = re.compile(r"\+(?!\s*[0-9.])")  # checkpoint parts (ckptsim.checkpointing.plan)
+
+
+def plugin_sources(cls: Any, values: dict[str, Any]) -> list[str]:
+    """The SHA-256 of every plug-in file a component's run depends on: the component's own
+    (when it is a plug-in), and for the checkpoint component, those of the plug-in policies
+    its `policy` string names.  Empty for built-ins, so their run ids do not change."""
+    out = []
+    own = source_sha256(cls)
+    if own is not None:
+        out.append(own)
+    policy = values.get("policy")
+    if getattr(cls, "name", "") == "checkpoint" and isinstance(policy, str):
+        from ckptsim.registry import REGISTRIES
+
+        registry = REGISTRIES["checkpoint policy"]
+        for part in _PARTS.split(policy):
+            name = registry.split(part.strip())[0]
+            if registry.known(name) and name not in registry.classes:
+                digest = source_sha256(registry.get(name))
+                if digest is not None:
+                    out.append(digest)
+    return out

@@ -20,6 +20,20 @@ T = TypeVar("T", bound=type)
 REGISTRIES: dict[str, Registry[Any]] = {}
 
 
+class _Classes(dict):  # type: ignore[type-arg]
+    """The registered classes by name; an installed entry point's name is looked up too
+    (`classes[name]` loads it), so that code listing `names()` finds every class."""
+
+    def __init__(self, registry: Registry[Any]) -> None:
+        super().__init__()
+        self.registry = registry
+
+    def __missing__(self, name: str) -> Any:
+        if isinstance(name, str) and name in plugins.entry_points(self.registry.kind):
+            return self.registry.get(name)
+        raise KeyError(name)
+
+
 class Registry(Generic[T]):
     """Plug-in classes by their `name` attribute. `kind` names them in messages ("scheduler");
     `key` is the key of the error for an unknown name; `load` imports the built-ins; `base`
@@ -31,7 +45,7 @@ class Registry(Generic[T]):
         self.key = key
         self._load = load
         self.base = base
-        self.classes: dict[str, T] = {}
+        self.classes: dict[str, T] = _Classes(self)
         #: Plug-ins from outside the package, by the reference or entry-point name that
         #: loaded them and by their own names (the last one loaded under a name).
         self.plugins: dict[str, T] = {}
@@ -67,7 +81,7 @@ class Registry(Generic[T]):
         if name in plugins.entry_points(self.kind):
             found = plugins.load_entry_point(self.kind, name, self.key)
             return self._adopt(found, name, f"{name} (entry point of "
-                                            f"{plugins.GROUPS[self.kind]})")
+                                            f"{plugins.GROUPS[self.kind]})", default=name)
         ref = plugins.split_reference(name, self.classes)
         if ref is not None and not ref[1].strip():
             return self._adopt(plugins.load_reference(ref[0], self.key), ref[0], ref[0])
@@ -106,8 +120,9 @@ class Registry(Generic[T]):
             return name if isinstance(name, str) else cls.name
         return f"{cls.name}@sha256:{digest}"
 
-    def _adopt(self, obj: Any, key: Any, what: str) -> T:
-        cls: T = plugins.check_class(obj, self.base, self.kind, self.key, what, self.classes)
+    def _adopt(self, obj: Any, key: Any, what: str, default: str = "") -> T:
+        cls: T = plugins.check_class(obj, self.base, self.kind, self.key, what, self.classes,
+                                     default)
         if isinstance(key, str):
             self.plugins[key] = cls
         if self.classes.get(cls.name) is not cls:

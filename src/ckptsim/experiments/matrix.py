@@ -147,7 +147,7 @@ def build_matrix(spec: Spec) -> list[Run]:
         SpecError: two entries of the spec describe the same run, or a figure would average
             runs that differ in a parameter it does not name.
     """
-    from ckptsim.policies.base import get_scheduler, make_params
+    from ckptsim.policies.base import get_scheduler, make_params, scheduler_identity
 
     runs: list[Run] = []
     for w in spec.workloads.values():
@@ -172,6 +172,8 @@ def build_matrix(spec: Spec) -> list[Run]:
                 if w.name not in s.workloads:
                     continue
                 cls = get_scheduler(s.name)
+                # A built-in's name; a plug-in's name and the SHA-256 of its source file.
+                sid = scheduler_identity(s.name)
                 for point in grid.expand(s.params, s.zip):
                     prm = make_params(cls.Params, point)
                     params = dataclasses.asdict(prm)
@@ -183,7 +185,7 @@ def build_matrix(spec: Spec) -> list[Run]:
                             **{PARAM_PREFIX + k: v for k, v in params.items()},
                             "overrun": s.overrun, "seed": seed}
                         runs.append(Run(
-                            run_id=run_identity(wid, tid, s.name, key, seed, s.overrun),
+                            run_id=run_identity(wid, tid, sid, key, seed, s.overrun),
                             experiment=spec.name, workload=w.name, kind=w.kind, path=w.path,
                             source=source, transforms=transforms, components=components,
                             platform=None if platform is None else platform.value,

@@ -364,7 +364,7 @@ def parse_spec(text: str, path: str | Path = "spec.toml", *,
     metric_names = known_metrics()
     metrics = _metrics(problems, doc, metric_names)
     workloads = _workloads(problems, doc, folder)
-    schedulers = _schedulers(problems, doc, workloads, overrun)
+    schedulers = _schedulers(problems, doc, workloads, overrun, p.resolve().parent)
     columns = _dimension_columns(workloads, schedulers)
     figures = _figures(problems, doc, columns, metric_names)
 
@@ -575,8 +575,9 @@ def _check_generator(problems: _Problems, loc: str, axes: dict[str, list[Any]]) 
 
 
 def _schedulers(problems: _Problems, doc: dict[str, Any], workloads: dict[str, WorkloadSpec],
-                overrun: str) -> list[SchedulerSpec]:
-    from ckptsim.policies.base import scheduler_names
+                overrun: str, base: Path = Path(".")) -> list[SchedulerSpec]:
+    from ckptsim.plugins import resolve_file
+    from ckptsim.policies.base import get_scheduler, scheduler_names
 
     entries = doc.get("schedulers")
     if not isinstance(entries, list) or not entries:
@@ -589,12 +590,20 @@ def _schedulers(problems: _Problems, doc: dict[str, Any], workloads: dict[str, W
             problems.add(loc, "expected a table with name = SCHEDULER")
             continue
         _unknown(problems, f"{loc}.", entry, SCHEDULER_KEYS)
-        name = entry.get("name")
-        if name not in scheduler_names():
+        name = written = entry.get("name")
+        if isinstance(name, str) and name not in scheduler_names():
+            # A plug-in (docs/plugins.md): a file path resolves against the spec's folder.
+            name = resolve_file(name, base)
+            try:
+                get_scheduler(name)
+            except ConfigError as exc:
+                problems.add(f"{loc}.name", exc.message)
+                continue
+        elif name not in scheduler_names():
             problems.add(f"{loc}.name", f"unknown scheduler {name!r}; accepted: "
                                         f"{', '.join(scheduler_names())}")
             continue
-        label = _scalar(problems, entry, "label", str, name, f"{loc}.")
+        label = _scalar(problems, entry, "label", str, written, f"{loc}.")
         own = _scalar(problems, entry, "overrun", str, overrun, f"{loc}.")
         if "overrun" in entry and own not in OVERRUN:
             problems.add(f"{loc}.overrun", f"got {own!r}; accepted: {', '.join(OVERRUN)}")

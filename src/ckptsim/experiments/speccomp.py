@@ -24,6 +24,7 @@ from ckptsim.components import alias_keys, component_names, get_component
 from ckptsim.errors import ConfigError
 from ckptsim.experiments import grid
 from ckptsim.params import describe_range
+from ckptsim.plugins import plugin_sources
 
 if TYPE_CHECKING:
     from ckptsim.experiments.spec import _Problems
@@ -65,6 +66,9 @@ def component_identity(components: dict[str, dict[str, Any]]) -> dict[str, Any]:
     for name, values in components.items():
         cls = get_component(name)
         out[name] = cls.identity(cls.make_params(values))
+        sources = plugin_sources(cls, values)  # plug-ins' files (none for built-ins)
+        if sources:
+            out[name] = {**out[name], "plugin_sources": sources}
     return out
 
 

@@ -127,6 +127,12 @@ def get_scheduler(name: str | type[Scheduler]) -> type[Scheduler]:
     return _registry.get(name)
 
 
+def scheduler_identity(name: str | type[Scheduler]) -> str:
+    """What experiment run ids hash of a scheduler: a built-in's name; a plug-in's name and
+    the SHA-256 of the file that defines it (so that editing it reruns its runs)."""
+    return _registry.identity(name)
+
+
 class SchedulerFactory:
     """A validated scheduler choice: builds the policy for a simulator and prepares the
     workload for the platform the policy needs."""
@@ -170,5 +176,5 @@ def _load_builtin() -> None:
 
 
 __all__ = ["NoParams", "Scheduler", "SchedulerFactory", "describe_range", "get_scheduler",
-           "make_params", "param", "register", "scheduler_factory", "scheduler_names",
-           "validate_params"]
+           "make_params", "param", "register", "scheduler_factory", "scheduler_identity",
+           "scheduler_names", "validate_params"]
