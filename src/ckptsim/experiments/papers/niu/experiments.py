@@ -32,6 +32,7 @@ from ckptsim.experiments.papers.common import (
     save,
     write_csv,
 )
+from ckptsim.experiments.papers.niu import FIGURES
 
 TRACES: dict[str, str] = {
     "SDSC-BLUE": "SDSC-BLUE-2000-4.2-cln.swf.gz",
@@ -44,7 +45,6 @@ TRACES: dict[str, str] = {
 P_VALUES = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 ALPHAS = (0.0, 0.5, 1.0)
 T_EXTENDS = (120.0, 430.0, 1200.0, 3600.0)
-FIGURES = ("fig1", "fig2", "fig4", "fig5", "fig6", "fig7", "readings")
 UTIL_BUCKETS = tuple(round(0.1 * k, 1) for k in range(11))
 #: The readings of an overdue prediction compared by `readings` (p = 0.2, no overhead): the
 #: run's label, its ckpt-backfill parameters; "classical" is EASY.
