@@ -56,6 +56,33 @@ def test_the_declaration_is_consistent(paper: Paper):
         assert marked(page) and set(marked(page)) <= set(tables)
 
 
+#: A figure of each paper and the committed specs (docs/results/NAME/FAMILY.toml) that its
+#: specs under the command's defaults equal.
+SPECS = {"niu": ("all", ()), "jones": ("all", ("info", "fixed", "ctmr", "overhead")),
+         "shi": ("all", ()), "forshaw": ("fixed", ("fixed",)),
+         "oliner": ("balancing", ())}
+
+
+@pytest.mark.parametrize("paper", PAPERS, ids=NAMES)
+def test_the_specs_are_data(paper: Paper):
+    import argparse
+    import tomllib
+
+    from ckptsim.cli import build_parser
+    from ckptsim.cli.papers import check_options
+
+    figure, committed = SPECS[paper.name]
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    given = sub.choices["paper"].parse_args([paper.name, figure, "--out", "x"])
+    check_options(given)
+    specs = paper.specs(figure, paper.options(given))
+    assert specs and set(committed) <= set(specs)
+    for name, text in specs.items():
+        assert tomllib.loads(text)["name"] == f"{paper.name}-{name}"
+    for name in committed:
+        assert specs[name] == (RESULTS / paper.name / f"{name}.toml").read_text(), name
+
+
 def _rows(path: Path) -> tuple[list[str], list[dict[str, str]]]:
     with open(path, newline="") as fh:
         reader = csv.DictReader(fh)

@@ -150,6 +150,12 @@ class Paper:
         option."""
         raise NotImplementedError
 
+    def specs(self, figure: str, opt: Any) -> dict[str, str]:
+        """The experiment specs `figure` runs, by name (NAME.toml in the output folder), as
+        TOML text: the runs as data, which `ckptsim sweep` can rerun or extend.  Figures the
+        paper computes directly (e.g. a trace's own properties) need none."""
+        return {}
+
     def runs_of(self, figure: str, opt: Any) -> int | None:
         """How many runs `figure` holds (for a progress bar); None: not counted ahead (each
         figure is then reported with its own time)."""

@@ -134,6 +134,13 @@ class Forshaw(Paper):
                                                      else forshaw.DEFAULT_START),
                                trace=str(trace.resolve()) if trace.is_file() else None)
 
+    def specs(self, figure: str, opt: Any) -> dict[str, str]:
+        from ckptsim.experiments.papers.forshaw.experiments import FAMILIES, spec_text
+
+        figures = self.wanted(figure)
+        return {family: spec_text(family, opt) for family, members in FAMILIES.items()
+                if any(f in members for f in figures)}
+
     def runs_of(self, figure: str, opt: Any) -> int:
         from ckptsim.experiments.papers.forshaw.experiments import runs_of
 

@@ -82,6 +82,13 @@ class Jones(Paper):
                              replications=1 if given.replications is None
                              else int(given.replications), jobs=given.jobs)
 
+    def specs(self, figure: str, opt: Any) -> dict[str, str]:
+        from ckptsim.experiments.papers.jones.experiments import FAMILIES, spec_text
+
+        figures = self.wanted(figure)
+        return {family: spec_text(family, opt) for family, members in FAMILIES.items()
+                if any(f in members for f in figures)}
+
     def runs_of(self, figure: str, opt: Any) -> int:
         from ckptsim.experiments.papers.jones.experiments import runs_of
 

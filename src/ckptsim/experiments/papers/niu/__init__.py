@@ -13,6 +13,8 @@ from ckptsim.errors import ConfigError
 from ckptsim.experiments.papers.base import Claim, Paper, register
 
 FIGURES = ("fig1", "fig2", "fig4", "fig5", "fig6", "fig7", "readings")
+#: The figures that are sweeps (the others are computed from the traces or runs directly).
+SWEPT = ("fig4", "fig6", "fig7", "readings")
 
 
 @dataclass(frozen=True)
@@ -95,6 +97,13 @@ class Niu(Paper):
         return Options(trace_dir=Path(given.trace_dir),
                        traces=tuple(given.traces) if given.traces else None,
                        first=given.first, jobs=given.jobs)
+
+    def specs(self, figure: str, opt: Options) -> dict[str, str]:
+        from ckptsim.experiments.papers.niu.experiments import TRACES, spec_text
+
+        traces = list(opt.traces) if opt.traces else list(TRACES)
+        return {f: spec_text(f, traces, opt.first) for f in self.wanted(figure)
+                if f in SWEPT}
 
     def run(self, figure: str, out: Path, opt: Options,
             on_row: Any = None) -> Iterator[Any]:

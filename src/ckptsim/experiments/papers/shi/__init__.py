@@ -84,6 +84,16 @@ class Shi(Paper):
                        traces=tuple(given.traces) if given.traces else defaults.traces,
                        trace_dir=Path(given.trace_dir), first=given.first, jobs=given.jobs)
 
+    def specs(self, figure: str, opt: Any) -> dict[str, str]:
+        from ckptsim.experiments.papers.shi.experiments import spec_text
+
+        figures = self.wanted(figure)
+        seeds = opt.seeds(figures)
+        out = {"lublin": spec_text("lublin", opt, seeds)} if seeds else {}
+        if "traces" in figures:
+            out["traces"] = spec_text("traces", opt)
+        return out
+
     def runs_of(self, figure: str, opt: Any) -> int:
         from ckptsim.experiments.papers.shi.experiments import runs_of
 
