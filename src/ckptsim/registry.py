@@ -46,8 +46,8 @@ class Registry(Generic[T]):
         self._load = load
         self.base = base
         self.classes: dict[str, T] = _Classes(self)
-        #: Plug-ins from outside the package, by the reference or entry-point name that
-        #: loaded them and by their own names (the last one loaded under a name).
+        #: Plug-ins loaded from outside the package, by their own names (the last one
+        #: loaded under a name), so that a run's component names find their classes.
         self.plugins: dict[str, T] = {}
         REGISTRIES[kind] = self
 
@@ -70,21 +70,26 @@ class Registry(Generic[T]):
         """The class of a name, a plug-in reference or entry point, or a class (checked)."""
         if isinstance(name, type) or not isinstance(name, str):
             self._load()
-            return self._adopt(name, name, getattr(name, "__name__", repr(name)))
+            return self._adopt(name, getattr(name, "__name__", repr(name)))
         cls = self.classes.get(name)
         if cls is not None:
             return cls
         self._load()
-        cls = self.classes.get(name) or self.plugins.get(name)
+        cls = self.classes.get(name)
         if cls is not None:
             return cls
         if name in plugins.entry_points(self.kind):
             found = plugins.load_entry_point(self.kind, name, self.key)
-            return self._adopt(found, name, f"{name} (entry point of "
-                                            f"{plugins.GROUPS[self.kind]})", default=name)
+            return self._adopt(found, f"{name} (entry point of {plugins.GROUPS[self.kind]})",
+                               default=name)
         ref = plugins.split_reference(name, self.classes)
         if ref is not None and not ref[1].strip():
-            return self._adopt(plugins.load_reference(ref[0], self.key), ref[0], ref[0])
+            # Loaded again from the file each time it changes (a relative path names another
+            # file in another folder: references are never cached here).
+            return self._adopt(plugins.load_reference(ref[0], self.key), ref[0])
+        cls = self.plugins.get(name)  # the name of a plug-in loaded before
+        if cls is not None:
+            return cls
         raise ConfigError(self.key, f"unknown {self.kind} {name!r}; accepted: "
                                     f"{', '.join(self.names())}")
 
@@ -120,11 +125,9 @@ class Registry(Generic[T]):
             return name if isinstance(name, str) else cls.name
         return f"{cls.name}@sha256:{digest}"
 
-    def _adopt(self, obj: Any, key: Any, what: str, default: str = "") -> T:
+    def _adopt(self, obj: Any, what: str, default: str = "") -> T:
         cls: T = plugins.check_class(obj, self.base, self.kind, self.key, what, self.classes,
                                      default)
-        if isinstance(key, str):
-            self.plugins[key] = cls
         if self.classes.get(cls.name) is not cls:
             self.plugins[cls.name] = cls
         return cls

@@ -1,0 +1,310 @@
+"""Plug-ins from outside the package (docs/plugins.md): a scheduler, a component and a
+checkpoint policy given by file path or module reference, by entry point or as a class, run
+from the command line, from Python and in sweeps (process pool and Dask), with run ids that
+follow the plug-in's source and one-line errors for bad references."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import ckptsim
+from ckptsim import plugins
+from ckptsim.checkpointing.plan import parse_checkpoint
+from ckptsim.cli import main
+from ckptsim.errors import ConfigError
+from ckptsim.experiments.matrix import build_matrix
+from ckptsim.experiments.spec import SpecError, load_spec
+from ckptsim.experiments.store import load_results
+from ckptsim.registry import REGISTRIES
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples" / "plugins"
+WORKLOAD = "lublin:n=800,seed=3,machine=64"
+
+
+@pytest.fixture
+def plug(tmp_path: Path) -> Path:
+    """The example plug-ins copied outside the checkout."""
+    folder = tmp_path / "plug"
+    folder.mkdir()
+    for name in ("largest_first.py", "every_hour.py", "starts_per_hour.py"):
+        shutil.copy(EXAMPLES / name, folder / name)
+    return folder
+
+
+def _import(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(f"_test_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return getattr(module, name)
+
+
+def test_the_cli_runs_a_scheduler_from_a_file_outside_the_checkout(plug, capsys):
+    ref = f"{plug}/largest_first.py:LargestFirst"
+    assert main(["run", "--workload", WORKLOAD, "--scheduler", ref, "--check"]) == 0
+    out = capsys.readouterr().out
+    assert f"{ref} on lublin" in out and "mean wait" in out
+    # Its declared parameters are validated like a built-in's, and reach --set.
+    assert main(["run", "--workload", WORKLOAD, "--scheduler", ref, "--set", "most=-1"]) == 2
+    assert capsys.readouterr().err.strip() == "ckptsim: error: --set most: got -1; accepted: >= 0"
+
+
+def test_simulate_takes_the_class_itself_and_the_same_run_by_reference(plug):
+    LargestFirst = _import(plug / "largest_first.py", "LargestFirst")
+    w = ckptsim.workload(WORKLOAD)
+    by_class = ckptsim.simulate(w, LargestFirst)
+    assert by_class.scheduler == "largest-first"
+    by_ref = ckptsim.simulate(w, f"{plug}/largest_first.py:LargestFirst", check=True)
+    assert by_ref.summary == by_class.summary
+    easy = ckptsim.simulate(w, "easy")
+    assert easy.summary["mean_wait"] != by_class.summary["mean_wait"]
+    limited = ckptsim.simulate(w, LargestFirst, {"most": 1})
+    assert limited.params == {"requeue": "front", "most": 1}
+
+
+def test_a_module_reference_imports_from_sys_path(plug, tmp_path, monkeypatch):
+    package = tmp_path / "mine"
+    (package / "sched").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "sched" / "__init__.py").write_text("")
+    shutil.copy(plug / "largest_first.py", package / "sched" / "wide.py")
+    shutil.copy(plug / "largest_first.py", tmp_path / "widemod.py")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    w = ckptsim.workload("lublin:n=200,seed=3,machine=64")
+    dotted = ckptsim.simulate(w, "mine.sched.wide:LargestFirst")
+    bare = ckptsim.simulate(w, "widemod:LargestFirst")
+    assert dotted.summary == bare.summary
+    assert dotted.scheduler == "mine.sched.wide:LargestFirst"
+
+
+def test_a_component_and_a_checkpoint_policy_from_files(plug, capsys):
+    starts = f"{plug}/starts_per_hour.py:StartsPerHour"
+    hourly = f"{plug}/every_hour.py:EveryHour"
+    code = main(["run", "--workload", WORKLOAD, "--scheduler", "easy", "--check",
+                 "--component", f"{starts}:period=7200",
+                 "--checkpoint", f"{hourly}:hours=2,cost=60"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "max starts per period" in out and "checkpoints" in out
+    w = ckptsim.workload(WORKLOAD)
+    result = ckptsim.simulate(w, "easy", components={
+        starts: {"period": 3600}, "checkpoint": {"policy": f"{hourly}:cost=60"}})
+    assert result.summary["checkpoints"] > 0
+    assert result.summary["max_starts_per_period"] >= result.summary["mean_starts_per_period"]
+    assert result.options["starts"] == {"period": 3600.0}
+    # Wrong options name the flag as typed.
+    assert main(["run", "--workload", WORKLOAD, "--component", f"{starts}:period=0"]) == 2
+    assert f"--component {starts}:period: got 0" in capsys.readouterr().err
+    assert main(["run", "--workload", WORKLOAD, "--checkpoint", f"{hourly}:hours=0,cost=1"]) == 2
+    assert "--checkpoint hours: got 0" in capsys.readouterr().err
+    # A plug-in policy combines with the built-in skip and proactive policies.
+    plan = parse_checkpoint(f"{hourly}:hours=2,cost=60+closedcluster")
+    assert plan.names == ("every-hour", "closedcluster") and plan.interval.interval(60, 0, 0) == 7200
+
+
+def _dist(site: Path) -> None:
+    """A distribution installed by hand: a module and a dist-info with entry points."""
+    shutil.copy(EXAMPLES / "largest_first.py", site / "ckptsim_extra.py")
+    shutil.copy(EXAMPLES / "starts_per_hour.py", site / "ckptsim_extra_meter.py")
+    info = site / "ckptsim_extra-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: ckptsim-extra\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(
+        "[ckptsim.schedulers]\nwidest = ckptsim_extra:LargestFirst\n\n"
+        "[ckptsim.components]\nstarts = ckptsim_extra_meter:StartsPerHour\n")
+
+
+def test_entry_points_are_listed_and_run(tmp_path):
+    site = tmp_path / "site"
+    site.mkdir()
+    _dist(site)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(site), *filter(None, [os.environ.get("PYTHONPATH")])])}
+
+    def ckpt(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "ckptsim", *args], env=env, cwd=tmp_path,
+                              capture_output=True, text=True, timeout=120)
+
+    listed = ckpt("schedulers")
+    assert listed.returncode == 0, listed.stderr
+    assert "widest: starts the widest waiting job" in listed.stdout
+    done = ckpt("run", "--workload", "lublin:n=200,seed=3,machine=64", "--scheduler", "widest",
+                "--component", "starts:period=3600", "--check")
+    assert done.returncode == 0, done.stderr
+    assert "widest on lublin" in done.stdout and "max starts per period" in done.stdout
+
+
+def test_entry_points_in_this_process(tmp_path, monkeypatch):
+    site = tmp_path / "site"
+    site.mkdir()
+    _dist(site)
+    monkeypatch.syspath_prepend(str(site))
+    plugins.forget_entry_points()
+    try:
+        assert "widest" in REGISTRIES["scheduler"].names()
+        assert "starts" in REGISTRIES["component"].names()
+        cls = REGISTRIES["scheduler"].get("widest")
+        assert cls.name == "largest-first"
+    finally:
+        plugins.forget_entry_points()
+        REGISTRIES["scheduler"].plugins.clear()
+        REGISTRIES["component"].plugins.clear()
+
+
+SPEC = """
+name = "plugins"
+seeds = [1, 2]
+
+[workloads.model]
+generator = "lublin"
+n = 200
+machine = 64
+
+[workloads.model.components.checkpoint]
+policy = "{hourly}:cost=60"
+
+[[schedulers]]
+name = "plug/largest_first.py:LargestFirst"
+params = {{ most = [0, 2] }}
+
+[[schedulers]]
+name = "easy"
+"""
+
+
+def _spec(tmp_path: Path, hourly: str = "fixed") -> Path:
+    path = tmp_path / "plugins.toml"
+    path.write_text(SPEC.format(hourly=hourly))
+    return path
+
+
+def test_a_sweep_runs_plugins_on_the_process_pool(plug, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the checkpoint policy's path is relative to the current folder
+    spec = _spec(tmp_path, "plug/every_hour.py:EveryHour")
+    assert main(["sweep", str(spec), "--out", str(tmp_path / "st"), "--jobs", "2"]) == 0
+    rows, _ = load_results(tmp_path / "st")
+    assert len(rows) == 6 and {r["status"] for r in rows} == {"ok"}
+    assert all(r["checkpoints"] > 0 for r in rows)
+    assert {r["scheduler"] for r in rows} == {"plug/largest_first.py:LargestFirst", "easy"}
+
+
+def test_a_sweep_runs_plugins_on_dask(plug, tmp_path, monkeypatch):
+    pytest.importorskip("distributed", reason="Dask's distributed is not installed "
+                                              "(pip install 'ckptsim[dask]')")
+    monkeypatch.chdir(tmp_path)
+    spec = _spec(tmp_path)
+    assert main(["sweep", str(spec), "--out", str(tmp_path / "st"), "--dask", "local",
+                 "--jobs", "2"]) == 0
+    rows, _ = load_results(tmp_path / "st")
+    assert len(rows) == 6 and {r["status"] for r in rows} == {"ok"}
+
+
+def test_the_run_id_follows_the_plugin_source(plug, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    spec = _spec(tmp_path, "plug/every_hour.py:EveryHour")
+    before = build_matrix(load_spec(spec))
+    assert len({r.run_id for r in before}) == 6
+    with open(plug / "largest_first.py", "a") as f:
+        f.write("\n# edited\n")
+    after = build_matrix(load_spec(spec))
+    changed = {b.scheduler for b, a in zip(before, after, strict=True) if b.run_id != a.run_id}
+    assert changed == {"plug/largest_first.py:LargestFirst"}
+    with open(plug / "every_hour.py", "a") as f:
+        f.write("\n# edited\n")
+    again = build_matrix(load_spec(spec))
+    assert all(a.run_id != b.run_id for a, b in zip(after, again, strict=True))
+    # The scheduler's file resolves against the spec's folder, wherever the sweep starts.
+    plain = _spec(tmp_path)
+    ids = [r.run_id for r in build_matrix(load_spec(plain))]
+    monkeypatch.chdir(ROOT)
+    assert [r.run_id for r in build_matrix(load_spec(plain))] == ids
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("fixed:interval=60,cost=1", None),
+    ("young:cost=600", None),
+    ("energy", None),
+    ("easy:Foo", None),  # a registered name is never a module
+    ("a/b.py:Meter", ("a/b.py:Meter", "")),
+    ("a/b.py:Meter:period=60,x=1", ("a/b.py:Meter", "period=60,x=1")),
+    ("pkg.mod:Cls:k=v", ("pkg.mod:Cls", "k=v")),
+    ("mod:Cls", ("mod:Cls", "")),
+    ("mod:key=value", None),
+])
+def test_the_reference_syntax(text, expected):
+    assert plugins.split_reference(text, {"easy", "fixed", "young", "energy"}) == expected
+
+
+BAD = {
+    "raises.py": "import math\n\nx = math.sqrt(-1)\n",
+    "syntax.py": "def f(:\n    pass\n",
+    "imports.py": "import ckptsim_no_such_module_here\n",
+    "other.py": "class Other:\n    name = 'other'\n",
+    "builtin_name.py": "from ckptsim import Scheduler\n\n\nclass Easy2(Scheduler):\n"
+                       "    name = 'easy'\n",
+}
+
+
+@pytest.mark.parametrize(("file", "cls", "message"), [
+    ("missing.py", "X", "no such file"),
+    ("raises.py", "X", "raises.py, line 3: ValueError: math domain error"),
+    ("syntax.py", "X", "syntax.py, line 1: SyntaxError"),
+    ("imports.py", "X", "imports.py, line 1: ModuleNotFoundError"),
+    ("other.py", "Missing", "other.py defines no Missing"),
+    ("other.py", "Other", "Other is not a scheduler class (a subclass of ckptsim.Scheduler)"),
+    ("builtin_name.py", "Easy2", "its name 'easy' is a built-in scheduler's"),
+])
+def test_a_bad_reference_is_one_line_naming_the_option(tmp_path, capsys, file, cls, message):
+    for name, text in BAD.items():
+        (tmp_path / name).write_text(text)
+    ref = f"{tmp_path}/{file}:{cls}"
+    assert main(["run", "--workload", "lublin:n=10", "--scheduler", ref]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"ckptsim: error: --scheduler: {ref}: ") and message in err
+    assert err.count("\n") == 1
+    assert main(["run", "--workload", "lublin:n=10", "--checkpoint", f"{ref}:cost=1"]) == 2
+    assert capsys.readouterr().err.startswith("ckptsim: error: --checkpoint")
+
+
+def test_a_bad_reference_in_a_spec_is_a_problem_of_its_line(tmp_path):
+    spec = tmp_path / "bad.toml"
+    spec.write_text('name = "bad"\n[workloads.m]\ngenerator = "lublin"\nn = 10\n'
+                    '[[schedulers]]\nname = "nowhere.py:Nothing"\n')
+    with pytest.raises(SpecError) as info:
+        load_spec(spec)
+    assert "schedulers[0].name" in str(info.value) and "no such file" in str(info.value)
+
+
+def test_a_class_without_a_name_is_named_after_its_class():
+    from ckptsim import QueueScheduler
+
+    class Unnamed(QueueScheduler):
+        def schedule(self, now: float) -> None:
+            for job in list(self.queue):
+                if job.size <= self.cluster.n_free:
+                    self.sim.start(job)
+                    self.queue.remove(job)
+                    self._removed(job)
+
+    result = ckptsim.simulate(ckptsim.workload("lublin:n=100,seed=1,machine=32"), Unnamed)
+    assert result.scheduler == "Unnamed"
+    with pytest.raises(ConfigError, match="not a scheduler class"):
+        ckptsim.simulate(ckptsim.workload("lublin:n=10"), dict)
+
+
+def test_importing_ckptsim_imports_nothing_heavy():
+    code = ("import sys, ckptsim; print(sorted(m for m in sys.modules "
+            "if m.split('.')[0] in ('ckptsim', 'numpy', 'pyarrow', 'numba')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, check=True)
+    assert done.stdout.strip() == "['ckptsim']"
+    assert {"Scheduler", "QueueScheduler", "Component", "CheckpointPolicy", "param",
+            "simulate", "workload"} <= set(ckptsim.__all__)
