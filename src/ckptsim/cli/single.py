@@ -266,7 +266,8 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--scheduler", default="easy", metavar="NAME",
                    help="scheduler: fcfs, easy (default), conservative, ckpt-backfill, htc, "
                         "bgl-fcfs, bgl-balancing, bgl-tiebreak, scojo-pect, coalloc (`ckptsim "
-                        "schedulers` lists them with their parameters)")
+                        "schedulers` lists them with their parameters), or a plug-in: "
+                        "FILE.py:CLASS or MODULE:CLASS (docs/plugins.md)")
     p.add_argument("--set", action="append", metavar="KEY=VALUE",
                    help="scheduler parameter (repeatable; default: the scheduler's own)")
     p.add_argument("--alpha", type=float, default=None, metavar="A",
