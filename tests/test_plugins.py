@@ -85,6 +85,18 @@ def test_a_module_reference_imports_from_sys_path(plug, tmp_path, monkeypatch):
     assert dotted.scheduler == "mine.sched.wide:LargestFirst"
 
 
+def test_a_plugin_file_imports_modules_beside_it(tmp_path):
+    (tmp_path / "sizes.py").write_text("def widest(jobs):\n    return max(jobs, key=lambda j: j.size)\n")
+    (tmp_path / "uses.py").write_text(
+        (EXAMPLES / "largest_first.py").read_text()
+        .replace("import dataclasses\n", "import dataclasses\n\nimport sizes\n")
+        .replace("max(fitting, key=lambda j: j.size)", "sizes.widest(fitting)"))
+    w = ckptsim.workload("lublin:n=200,seed=3,machine=64")
+    assert ckptsim.simulate(w, f"{tmp_path}/uses.py:LargestFirst").summary == \
+        ckptsim.simulate(w, f"{EXAMPLES}/largest_first.py:LargestFirst").summary
+    assert str(tmp_path) not in sys.path
+
+
 def test_a_component_and_a_checkpoint_policy_from_files(plug, capsys):
     starts = f"{plug}/starts_per_hour.py:StartsPerHour"
     hourly = f"{plug}/every_hour.py:EveryHour"

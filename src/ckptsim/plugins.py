@@ -122,6 +122,8 @@ def _import_file(path: Path, reference: str, key: str) -> Any:
     mod = importlib.util.module_from_spec(spec)
     old = sys.modules.get(name)
     sys.modules[name] = mod
+    # While it is imported, the file's folder is on sys.path: it may import modules beside it.
+    sys.path.insert(0, str(path.parent))
     try:
         spec.loader.exec_module(mod)
     except Exception as exc:
@@ -130,6 +132,8 @@ def _import_file(path: Path, reference: str, key: str) -> Any:
         else:
             sys.modules.pop(name, None)
         raise ConfigError(key, f"{reference}: {_where(exc, str(path))}") from None
+    finally:
+        sys.path.remove(str(path.parent))
     return mod
 
 
@@ -138,10 +142,15 @@ def _where(exc: BaseException, file: str | None) -> str:
     line = None
     if isinstance(exc, SyntaxError) and exc.filename and exc.lineno:
         file, line = exc.filename, exc.lineno
-    elif file:
-        for frame in traceback.extract_tb(exc.__traceback__):
-            if Path(frame.filename).resolve() == Path(file).resolve():
-                line = frame.lineno
+    else:
+        frames = [f for f in traceback.extract_tb(exc.__traceback__)
+                  if not f.filename.startswith("<")]  # importlib's own frames
+        mine = [f for f in frames if file and Path(f.filename).resolve() == Path(file).resolve()]
+        # The error's line in the named file, else where it was raised (a module that file
+        # imports).
+        last = mine[-1] if mine else frames[-1] if frames else None
+        if last is not None:
+            file, line = last.filename, last.lineno
     if isinstance(exc, SyntaxError):
         message = exc.msg
     else:
