@@ -115,6 +115,25 @@ def test_kill_after_checkpoint_rolls_back_to_saved_work():
     assert j.lost_work == 20.0 and j.work_saved == 30.0 and j.end == 130.0
 
 
+def test_save_progress_records_a_save_without_an_overhead_and_a_kill_rolls_back_to_it():
+    def save(sim, js):
+        sim.save_progress(js[1], 25.0)
+        sim.save_progress(js[1], 10.0)  # below the progress saved: that one stays
+
+    def too_much(sim, js):
+        with pytest.raises(DecisionError, match=r"job 1 .*at most its progress now \(40\)"):
+            sim.save_progress(js[1], 41.0)
+
+    def fail(sim, js):
+        sim.kill(js[1], "eviction")
+
+    sim = scripted(one_job(), [start_at(0), (30, save), (40, too_much), (50, fail),
+                               start_at(60)]).run()
+    j = sim.jobs[0]
+    # Saved 25 s at 30 with no pause; lost 25 s at 50; resumes at 60 with 75 s left.
+    assert (j.work_saved, j.lost_work, j.overhead, j.end) == (25.0, 25.0, 0.0, 135.0)
+
+
 def test_kill_during_checkpoint_loses_it_and_charges_elapsed_overhead_only():
     def ckpt(sim, js):
         sim.checkpoint(js[1], 10.0, then="requeue")
@@ -189,13 +208,13 @@ def test_overrun_extend_and_kill():
                                                                    JobState.KILLED, 10.0)
 
 
-@pytest.mark.parametrize("verb", ["checkpoint", "kill", "migrate", "set_rate"])
+@pytest.mark.parametrize("verb", ["checkpoint", "kill", "migrate", "set_rate", "save_progress"])
 def test_verbs_on_a_queued_job_are_refused(verb):
     def act(sim, js):
         if verb == "migrate":
             sim.migrate([(js[1], 0b11)])
             return
-        args = {"checkpoint": (1.0,), "kill": (), "set_rate": (0.5,)}[verb]
+        args = {"checkpoint": (1.0,), "kill": (), "set_rate": (0.5,), "save_progress": (0.0,)}[verb]
         getattr(sim, verb)(js[1], *args)
 
     with pytest.raises(DecisionError, match=r"job 1 .*QUEUED"):

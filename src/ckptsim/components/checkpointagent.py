@@ -214,9 +214,7 @@ class PlanAgent:
             work_at = getattr(avail, "work_at", None)
             saved = work_at(job, now - delta) if work_at is not None \
                 else job.progress(now - delta)
-        job.work_saved = max(job.work_saved, min(saved, done))
-        if sim.checker is not None:
-            sim.checker.on_save(job, back=done - job.work_saved)
+        sim.save_progress(job, min(saved, done))
         job.n_checkpoints += 1
         self.started += 1
         self.completed += 1

@@ -338,6 +338,22 @@ class Verbs:
             self.checker.on_delay(job, seconds)
         self._schedule_end(job)
 
+    def save_progress(self, job: Job, work: float) -> None:
+        """Record `work` seconds of a RUNNING job's progress as saved now, with no overhead
+        phase: a checkpoint whose time a component accounts for itself (Opt's, over the
+        seconds just before an eviction).  `work` is at most the job's progress now; a save
+        below the one the job has keeps that one."""
+        if job.state is not RUNNING:
+            raise DecisionError(job.id, f"cannot save the progress of a job that is "
+                                        f"{job.state.name}", self.now)
+        done = job.progress(self.now)
+        if not work <= done:
+            raise DecisionError(job.id, f"saved progress must be at most its progress now "
+                                        f"({done:g}), got {work}", self.now)
+        job.work_saved = max(job.work_saved, work)
+        if self.checker is not None:
+            self.checker.on_save(job, back=done - job.work_saved)
+
     def kill(self, job: Job, reason: str = "preempt", *, requeue: bool = True) -> None:
         """Stop a job that holds nodes, losing its unsaved work.
 
