@@ -131,6 +131,7 @@ def simulate(
                    **_platform_option(described),
                    **{c.name: c.options() for c in sim.components}}
         names = tuple(c.name for c in sim.components)
+        htc = htc_applies(sim.policy, sim.components)
         wall, events = sim.wall_seconds, sim.n_events
         # The job objects (most of a large run's memory) are freed with the simulator before
         # the records are built from what was harvested of them, and before the metrics.
@@ -145,7 +146,7 @@ def simulate(
             gc.enable()
     metrics = merge_counters(counted, summary(table))
     metrics.update(own)
-    if htc_applies(scheduler, names):
+    if htc:
         metrics.update(htc_summary(table, metrics))
     return RunResult(
         workload=workload,

@@ -100,6 +100,7 @@ class Availability(Interruptions):
                    "failures): kill or suspend the jobs on them")
     Params = AvailabilityParams
     counter_names = COUNTERS + FAILURE_COUNTERS
+    htc_metrics = True
 
     # --- configuration -------------------------------------------------------------------
     @classmethod

@@ -55,6 +55,7 @@ class Bound(Component):
     description = "jobs executing longer than a limit (total or per attempt) end as bad"
     Params = BoundParams
     counter_names = ("jobs_bad",)
+    htc_metrics = True
     rows = (("jobs_bad", "jobs removed by the execution bound"),)
 
     def __init__(self, params: Any = None) -> None:

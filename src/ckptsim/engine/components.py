@@ -76,6 +76,9 @@ class Component:
     aliases: ClassVar[dict[str, str]] = {}
     #: (counter, label) rows `ckptsim run` prints when the run counted them.
     rows: ClassVar[tuple[tuple[str, str], ...]] = ()
+    #: True: a run with this component can evict or bound jobs, and reports the HTC metrics
+    #: (`ckptsim.metrics.htc`).
+    htc_metrics: ClassVar[bool] = False
 
     def __init__(self, params: Any = None) -> None:
         self.params = params if params is not None else self.Params()

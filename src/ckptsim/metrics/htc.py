@@ -3,8 +3,9 @@ and the benefit function of its eq. (5).
 
 Pure functions over a run's records (`JobTable`) and, for the wasted checkpoint time, the
 run's counters.  `htc_summary` joins a run's metrics when the run can evict or bound jobs or
-schedules a pool: the `htc` scheduler, the `availability` component or the `bound` component
-(`applies`); other runs keep the summary they had.  docs/metrics.md defines each one.
+schedules a pool: when its scheduler or one of its components declares `htc_metrics = True`
+(the `htc` scheduler, the `availability` and `bound` components; `applies`); other runs keep
+the summary they had.  docs/metrics.md defines each one.
 """
 
 from __future__ import annotations
@@ -21,14 +22,13 @@ from ckptsim.records.jobs import JobTable
 HTC_METRIC_NAMES: tuple[str, ...] = (
     "mean_task_overhead", "mean_task_overhead_min", "evictions", "wasted_cpu_s",
 )
-#: The run features that bring the HTC metrics into a run's summary.
-HTC_SCHEDULERS = ("htc",)
-HTC_COMPONENTS = ("availability", "bound")
 
 
-def applies(scheduler: str, components: Iterable[str]) -> bool:
-    """Whether a run of `scheduler` with these components reports the HTC metrics."""
-    return scheduler in HTC_SCHEDULERS or any(c in HTC_COMPONENTS for c in components)
+def applies(policy: Any, components: Iterable[Any]) -> bool:
+    """Whether a run of this scheduling policy with these components reports the HTC metrics:
+    the policy or a component declares ``htc_metrics = True``."""
+    return bool(getattr(policy, "htc_metrics", False)
+                or any(getattr(c, "htc_metrics", False) for c in components))
 
 
 def task_overheads(table: JobTable) -> np.ndarray:

@@ -60,6 +60,8 @@ class HTC(FCFS):
     description = ("HTC pool: FCFS queue, each job on free cores chosen at random (or lowest "
                    "ids, or awake power-efficient machines first)")
     Params = HTCParams
+    #: A run of the pool reports the HTC metrics (`ckptsim.metrics.htc`).
+    htc_metrics = True
 
     def __init__(self, sim: Simulator, params: Any = None) -> None:
         super().__init__(sim, params)
