@@ -130,8 +130,10 @@ def test_save_progress_records_a_save_without_an_overhead_and_a_kill_rolls_back_
     sim = scripted(one_job(), [start_at(0), (30, save), (40, too_much), (50, fail),
                                start_at(60)]).run()
     j = sim.jobs[0]
-    # Saved 25 s at 30 with no pause; lost 25 s at 50; resumes at 60 with 75 s left.
+    # Saved 25 s at 30 with no pause (two checkpoints counted); lost 25 s at 50; resumes at 60
+    # with 75 s left.
     assert (j.work_saved, j.lost_work, j.overhead, j.end) == (25.0, 25.0, 0.0, 135.0)
+    assert j.n_checkpoints == 2
 
 
 def test_kill_during_checkpoint_loses_it_and_charges_elapsed_overhead_only():

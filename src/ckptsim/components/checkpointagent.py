@@ -215,7 +215,6 @@ class PlanAgent:
             saved = work_at(job, now - delta) if work_at is not None \
                 else job.progress(now - delta)
         sim.save_progress(job, min(saved, done))
-        job.n_checkpoints += 1
         self.started += 1
         self.completed += 1
         self.since[job.index] = self.since.get(job.index, 0) + 1

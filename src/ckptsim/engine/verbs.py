@@ -340,9 +340,9 @@ class Verbs:
 
     def save_progress(self, job: Job, work: float) -> None:
         """Record `work` seconds of a RUNNING job's progress as saved now, with no overhead
-        phase: a checkpoint whose time a component accounts for itself (Opt's, over the
-        seconds just before an eviction).  `work` is at most the job's progress now; a save
-        below the one the job has keeps that one."""
+        phase: a completed checkpoint (counted in `n_checkpoints`) whose time a component
+        accounts for itself (Opt's, over the seconds just before an eviction).  `work` is at
+        most the job's progress now; a save below the one the job has keeps that one."""
         if job.state is not RUNNING:
             raise DecisionError(job.id, f"cannot save the progress of a job that is "
                                         f"{job.state.name}", self.now)
@@ -350,9 +350,11 @@ class Verbs:
         if not work <= done:
             raise DecisionError(job.id, f"saved progress must be at most its progress now "
                                         f"({done:g}), got {work}", self.now)
+        self.marked.add(job.index)
         job.work_saved = max(job.work_saved, work)
         if self.checker is not None:
             self.checker.on_save(job, back=done - job.work_saved)
+        job.n_checkpoints += 1
 
     def kill(self, job: Job, reason: str = "preempt", *, requeue: bool = True) -> None:
         """Stop a job that holds nodes, losing its unsaved work.
