@@ -119,7 +119,8 @@ class Claim:
 
 class Paper:
     """A seed paper's reproduction.  Subclasses set the class attributes and implement
-    `figures`, `wanted`, `options` and `run`; `runs_of`, `tables` and `detail` have defaults."""
+    `figures`, `wanted`, `options` and `run`; `specs`, `runs_of`, `tables` and `detail` have
+    defaults."""
 
     #: The name on the command line (`ckptsim paper NAME`) and of the results page.
     name: ClassVar[str] = ""
