@@ -15,6 +15,7 @@ import dataclasses
 from typing import Any
 
 import numpy as np
+import pytest
 from helpers import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -80,10 +81,10 @@ def cases(draw: Any) -> dict[str, Any]:
     scheduler = draw(st.sampled_from(scheduler_names()))
     seed = draw(st.integers(1, 5))
     failures = draw(st.sampled_from([None, "synthetic:mtbf=40000", "synthetic:mtbf=200000"]))
-    # Owners evict (kill) rather than suspend: a job suspended by its owner keeps its rate of
-    # 0 when it leaves its nodes otherwise (a slice end, a migration, a failure), with or
-    # without checkpoints; that is the availability component's own matter.
-    avail = AVAILABILITY if draw(st.booleans()) else None
+    # Owners evict (kill) or suspend: a job suspended by its owner may also leave its nodes
+    # another way (a slice end, a migration, a failure) and must then run again.
+    avail = ({**AVAILABILITY, "on_unavailable": draw(st.sampled_from(["kill", "suspend"]))}
+             if draw(st.booleans()) else None)
     return {"scheduler": scheduler, "seed": seed, "policy": draw(checkpoint_policies()),
             "params": scheduler_params(scheduler, draw), "failures": failures,
             "availability": avail}
@@ -137,3 +138,17 @@ def test_free_checkpoints_change_no_schedule(scheduler, seed, data):
             np.testing.assert_allclose(got, want, rtol=0, atol=1e-6, err_msg=column)
         else:
             assert list(got) == list(want), column
+
+
+@pytest.mark.parametrize(("scheduler", "params", "seed"), [
+    ("bgl-balancing", {}, 1), ("bgl-balancing", {}, 5), ("easy", {}, 1),
+    ("scojo-pect", {"checkpoint": "alc", "migration": True}, 2), ("scojo-pect", {}, 3)])
+def test_a_job_suspended_by_its_owner_that_leaves_its_nodes_otherwise_runs_again(
+        scheduler, params, seed):
+    """Owners suspend; failures (of the failures component), migrations and time slices take
+    suspended jobs off their nodes: each runs again at its rate and the run completes."""
+    workload = load_workload(f"lublin:n=30,machine=64,seed={seed}", first=JOBS)
+    result = simulate(workload, scheduler, params,
+                      components={"availability": {**AVAILABILITY, "on_unavailable": "suspend"}},
+                      failures="synthetic:mtbf=40000", seed=seed, check=True, daily=False)
+    assert result.summary["jobs"] == JOBS and result.summary["jobs_killed"] == 0

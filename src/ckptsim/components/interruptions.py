@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ckptsim.engine.components import Component
-from ckptsim.engine.state import CHECKPOINTING, RUNNING
+from ckptsim.engine.state import CHECKPOINTING, MIGRATING, RUNNING
 from ckptsim.errors import ConfigError
 from ckptsim.platform.base import FAILURE, MAINTENANCE, REBOOT
 
@@ -36,6 +36,7 @@ class Interruptions(Component):
     owner: list[Job | None]  # the job that last took each node (see on_start)
     _down_seen = 0  # nodes out of service at the last look for jobs to resume
     _suspended_nodes = 0  # nodes of the jobs suspended since then
+    waking: dict[int, float] | None = None  # job -> its rate, once it takes nodes again
 
     # --- changes ---------------------------------------------------------------------------
     def _apply(self, now: float, changes: list[tuple[str, int, int]]) -> None:
@@ -114,7 +115,13 @@ class Interruptions(Component):
     # --- which job holds a node -------------------------------------------------------------
     def on_start(self, job: Job) -> None:
         """The job took nodes: it holds them until another job takes them (nodes are held
-        by one job at a time, so the latest to take a node that is not free holds it)."""
+        by one job at a time, so the latest to take a node that is not free holds it).  A job
+        whose suspension ended when it gave its nodes back another way runs again at the rate
+        it had before the suspension."""
+        waking = self.waking
+        if waking and job.index in waking:
+            assert self.sim is not None
+            self.sim.set_rate(job, waking.pop(job.index))
         owner = self.owner
         bits = job.mask
         while bits:
@@ -163,6 +170,24 @@ class Interruptions(Component):
         self.frozen[job.index] = (now, rate)
         self._suspended_nodes |= job.mask
         self.counts["jobs_suspended"] += 1
+
+    def on_release(self, job: Job) -> None:
+        """The job gave its nodes back while suspended, another way than this component's
+        own kill (a failure of the failures component, a policy's preemption or time slice, a
+        migration): the suspension ends there, and the job gets its rate back when it next
+        takes nodes (`on_start`), since a job that holds no nodes has no rate to set."""
+        entry = self.suspended.pop(job.index, None)
+        if entry is None:
+            return
+        self.frozen.pop(job.index, None)
+        assert self.sim is not None
+        self.sim.cancel(entry[2])
+        if job.state is RUNNING or job.state is CHECKPOINTING or job.state is MIGRATING:
+            self.sim.set_rate(job, entry[1])  # moving to other nodes (a migration)
+        else:
+            if self.waking is None:
+                self.waking = {}
+            self.waking[job.index] = entry[1]
 
     def release(self, job: Job) -> None:
         """Forget the job's suspension because it leaves its machines for another reason (a
