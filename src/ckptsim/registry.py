@@ -8,7 +8,11 @@ name of an installed entry point, or (from Python) the class itself."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import importlib
+import importlib.util
+import pkgutil
+import re
+from collections.abc import Callable, Iterable
 from typing import Any, Generic, TypeVar
 
 from ckptsim import plugins
@@ -18,6 +22,56 @@ T = TypeVar("T", bound=type)
 
 #: The registries by kind ("scheduler", "component", "checkpoint policy").
 REGISTRIES: dict[str, Registry[Any]] = {}
+
+
+def registering_modules(package: str, decorator: str,
+                        paths: Iterable[str] | None = None) -> list[str]:
+    """The modules of `package` and of its subpackages, by name, whose source has a line
+    beginning with ``@<decorator>`` (the class decorator that registers a plug-in), sorted.
+
+    Only the sources are read: nothing is imported, so that helper modules (and the numba
+    kernels of conservative backfilling) cost nothing here.  `paths`: the package's folders
+    (default: found from its name, importing at most the package itself).  A module whose
+    source cannot be read (not a plain file) is listed, to be imported.
+    """
+    if paths is None:
+        spec = importlib.util.find_spec(package)
+        paths = list(spec.submodule_search_locations or ()) if spec is not None else []
+    marker = re.compile(rb"^@" + re.escape(decorator.encode()) + rb"\b", re.MULTILINE)
+    out: list[str] = []
+    for info in sorted(pkgutil.iter_modules(list(paths)), key=lambda m: m.name):
+        name = f"{package}.{info.name}"
+        spec = info.module_finder.find_spec(name, None)  # type: ignore[call-arg]
+        if spec is None:
+            continue
+        if info.ispkg:
+            out += registering_modules(name, decorator, spec.submodule_search_locations or ())
+            continue
+        try:
+            with open(str(spec.origin), "rb") as f:
+                source = f.read()
+        except (OSError, TypeError):
+            out.append(name)
+            continue
+        if str(spec.origin).endswith(".py") and not marker.search(source):
+            continue
+        out.append(name)
+    return out
+
+
+def package_loader(package: str, decorator: str) -> Callable[[], None]:
+    """A registry's `load` function: imports, once per process, the modules of `package`
+    that register a plug-in with `@<decorator>` (`registering_modules`), which registers the
+    built-ins; a new built-in is one file in the package."""
+    done = False
+
+    def load() -> None:
+        nonlocal done
+        if not done:
+            for name in registering_modules(package, decorator):
+                importlib.import_module(name)
+            done = True
+    return load
 
 
 class _Classes(dict):  # type: ignore[type-arg]

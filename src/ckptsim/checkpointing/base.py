@@ -28,7 +28,7 @@ from typing import Any, ClassVar
 
 from ckptsim.errors import ConfigError
 from ckptsim.params import make_params, param
-from ckptsim.registry import Registry
+from ckptsim.registry import Registry, package_loader
 
 INF = math.inf
 
@@ -177,20 +177,5 @@ def policy_params(values: Mapping[str, Any], cls: type[CheckpointPolicy]) -> Any
     return make_params(cls.Params, values, where="checkpoint")
 
 
-def _load_builtin() -> None:
-    from ckptsim.checkpointing import (  # noqa: F401
-        closedcluster,
-        clusteropening,
-        daly,
-        fixed,
-        geometric,
-        interarrival,
-        minuteinhour,
-        multi,
-        none,
-        opt,
-        ratio,
-        scheduled,
-        startdelay,
-        young,
-    )
+#: Imports the package's modules that register a policy (`@register_policy`), once.
+_load_builtin = package_loader("ckptsim.checkpointing", "register_policy")

@@ -25,13 +25,10 @@ from ckptsim.engine.components import (
     merge_counters,
     register_component,
 )
+from ckptsim.registry import package_loader
 
-
-def _load_builtin() -> None:
-    # Importing the modules registers their components, the checkpoint component first.
-    from ckptsim.components import checkpoint  # noqa: F401, I001
-    from ckptsim.components import availability, bound, energy, failures, powermgr  # noqa: F401
-
+#: Imports the package's modules that register a component (`@register_component`), once.
+_load_builtin = package_loader("ckptsim.components", "register_component")
 
 add_loader(_load_builtin)
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ckptsim.params import NoParams, describe_range, make_params, param, validate_params
 from ckptsim.platform.base import Platform
-from ckptsim.registry import Registry
+from ckptsim.registry import Registry, package_loader
 
 if TYPE_CHECKING:
     from ckptsim.engine.simulator import Simulator
@@ -160,19 +160,8 @@ def scheduler_factory(name: str | type[Scheduler], values: Mapping[str, Any] | N
     return SchedulerFactory(cls, make_params(cls.Params, values or {}, where=where))
 
 
-def _load_builtin() -> None:
-    # Importing the modules registers their schedulers.
-    from ckptsim.policies import (  # noqa: F401
-        bgl,
-        bgl_fault,
-        ckpt_backfill,
-        coalloc,
-        conservative,
-        easy,
-        fcfs,
-        htc,
-        scojo,
-    )
+#: Imports the package's modules that register a scheduler (`@register`), once.
+_load_builtin = package_loader("ckptsim.policies", "register")
 
 
 __all__ = ["NoParams", "Scheduler", "SchedulerFactory", "describe_range", "get_scheduler",
