@@ -82,7 +82,7 @@ def phases(trace: str, scheduler: str, first: int | None, out: Path) -> dict[str
 
     result = RunResult(workload=w, scheduler=scheduler,
                        params=dataclasses.asdict(sim.policy.params),
-                       options={"machine_size": sim.cluster.n_nodes, "overrun": "extend"},
+                       options={"machine_size": sim.platform.n_nodes, "overrun": "extend"},
                        table=table, summary=metrics, daily=daily)
     out.mkdir(parents=True, exist_ok=True)
     write_jobs_csv(table, out / "jobs.csv")

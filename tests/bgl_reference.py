@@ -67,17 +67,17 @@ class RefFcfs(QueueScheduler):
         k = 0
         while k < len(q):
             job = q[k]
-            mask = self.choose(job, self.cluster.free_mask, now)
-            if mask is None and prm.migration and self.cluster.n_free >= job.size:
+            mask = self.choose(job, self.platform.free_mask, now)
+            if mask is None and prm.migration and self.platform.n_free >= job.size:
                 if self._repack(job, now):
-                    mask = self.choose(job, self.cluster.free_mask, now)
+                    mask = self.choose(job, self.platform.free_mask, now)
             if mask is None:
                 break
             self._start(job, mask, now, False)
             k += 1
         if k:
             del q[:k]
-        if not q or not prm.backfill or self.cluster.n_free < self._min_size:
+        if not q or not prm.backfill or self.platform.n_free < self._min_size:
             return
         # 2. Spatial reservation for the blocked head, then backfilling.
         head = q[0]
@@ -87,7 +87,7 @@ class RefFcfs(QueueScheduler):
         # Candidate boxes per (size, must avoid the reservation), valid until a job starts:
         # many waiting jobs share a size, and a busy queue is scanned in full at every pass.
         boxes: dict[tuple[int, bool], list[int]] = {}
-        free = self.cluster.free_mask
+        free = self.platform.free_mask
         n_free = free.bit_count()
         for job in q[1:]:
             if job.size > n_free:
@@ -107,7 +107,7 @@ class RefFcfs(QueueScheduler):
             self._start(job, mask, now, True)
             started.append(job)
             boxes.clear()
-            free = self.cluster.free_mask
+            free = self.platform.free_mask
             n_free = free.bit_count()
             if n_free < self._min_size:
                 break
@@ -122,7 +122,7 @@ class RefFcfs(QueueScheduler):
     def _shadow(self, head: Job, now: float) -> tuple[float, int]:
         """(shadow time, free mask then) for the head: release running jobs in order of
         estimated end onto a copy of the occupancy until a box of its size is free."""
-        free = self.cluster.free_mask
+        free = self.platform.free_mask
         for job in sorted(self.running.values(), key=lambda j: (j.pred_end, j.index)):
             free |= job.mask
             if self.torus.free_partitions(free, head.size):
@@ -140,7 +140,7 @@ class RefFcfs(QueueScheduler):
     def _repack(self, head: Job, now: float) -> bool:
         """Re-place every running job, largest first, with the MFP heuristic on an empty torus;
         apply the layout if the head then fits."""
-        key = (self._version, head.size, self.cluster.down_mask)
+        key = (self._version, head.size, self.platform.down_mask)
         if key == self._repack_failed:
             return False  # nothing changed since the same re-packing last failed
         ok = self._try_repack(head)
@@ -150,7 +150,7 @@ class RefFcfs(QueueScheduler):
 
     def _try_repack(self, head: Job) -> bool:
         jobs = sorted(self.running.values(), key=lambda j: (-j.size, j.index))
-        free = self.torus.all_mask & ~self.cluster.down_mask
+        free = self.torus.all_mask & ~self.platform.down_mask
         layout = []
         for job in jobs:
             parts = self.torus.free_partitions(free, job.size)

@@ -224,7 +224,7 @@ class RecordingCkpt(__import__("ckptsim.policies.ckpt_backfill",
         if not (self.queue and self._blocked):
             return
         head = self.queue[0]
-        free = self.cluster.n_free
+        free = self.platform.n_free
         def expected_end(j):
             extend = self.t_extend if j.n_checkpoints else 0.0
             return j.seg_start + extend + j.estimate - j.work_done

@@ -60,7 +60,7 @@ class NaiveConservative(QueueScheduler):
         self.rebuild = True
 
     def free_at(self, p, placed):
-        free = self.cluster.n_free + sum(job.size for job, end in self.running.values()
+        free = self.platform.n_free + sum(job.size for job, end in self.running.values()
                                          if end <= p)
         return free - sum(size for r, size, e in placed if r <= p < r + e)
 
@@ -108,7 +108,7 @@ class NaiveConservative(QueueScheduler):
         q = self.queue
         due = sorted((self.resv[j.index], j.estimate > 0, k) for k, j in enumerate(q)
                      if self.resv[j.index] <= now)
-        free = self.cluster.n_free
+        free = self.platform.n_free
         zero_running = any(job.estimate <= 0 for job, _ in self.running.values())
         chosen = set()
         for _, positive, k in due:
@@ -174,7 +174,7 @@ class CheckedConservative(Conservative):
         before = self.reservations()
         releases = [(j.pred_end, j.size) for j in self.running.values()]
         super()._rebuild(now)
-        expected, profile = reference_rebuild(now, self.cluster.n_free, releases, before)
+        expected, profile = reference_rebuild(now, self.platform.n_free, releases, before)
         assert [e[:3] for e in self.reservations()] == [e[:3] for e in expected], now
         assert self.profile_steps() == profile.steps(), now
         self.rebuilds += 1
@@ -187,7 +187,7 @@ class CheckedConservative(Conservative):
         assert len(entries) == len(self.queue)
         if not entries:
             return
-        fresh = Profile(now, self.cluster.n_free,
+        fresh = Profile(now, self.platform.n_free,
                         [(j.pred_end, j.size) for j in self.running.values()])
         for r, _, _, job in entries:
             assert self.resv[job.index] == r

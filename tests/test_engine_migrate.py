@@ -29,7 +29,7 @@ def test_kill_during_a_migration_frees_both_node_sets():
 
     def fail(sim, js):
         sim.kill(js[1], "failure")
-        seen.update(free=sim.cluster.n_free, mask=sim.cluster.free_mask,
+        seen.update(free=sim.platform.n_free, mask=sim.platform.free_mask,
                     state=js[1].state)
 
     sim = scripted(one_job(), [start_at(0), (20, move), (22, fail), start_at(30)]).run()
@@ -37,7 +37,7 @@ def test_kill_during_a_migration_frees_both_node_sets():
     assert seen == {"free": 4, "mask": 0b1111, "state": JobState.QUEUED}
     assert j.lost_work == 0.0 and j.overhead == 2.0 and j.n_migrations == 1
     assert j.end == 110.0 and j.segments == [(0.0, 20.0), (20.0, 22.0), (30.0, 110.0)]
-    assert sim.cluster.n_free == 4
+    assert sim.platform.n_free == 4
 
 
 def test_failure_at_the_instant_a_move_completes_finds_it_still_moving():

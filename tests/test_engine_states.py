@@ -23,7 +23,7 @@ def test_queued_running_done():
     j = sim.jobs[0]
     assert (j.state, j.status, j.start, j.end) == (JobState.DONE, "completed", 0.0, 100.0)
     assert j.work_done == 100.0 and j.wait == 0.0 and j.segments == [(0.0, 100.0)]
-    assert sim.cluster.n_free == 4
+    assert sim.platform.n_free == 4
 
 
 def test_start_later_counts_wait_and_uses_lowest_free_nodes():
@@ -83,7 +83,7 @@ def test_checkpoint_suspend_then_resume():
 
     def look(sim, js):
         seen["state"] = js[1].state
-        seen["free"] = sim.cluster.n_free
+        seen["free"] = sim.platform.n_free
 
     sim = scripted(one_job(), [start_at(0), (20, ckpt), (31, look), start_at(50)]).run()
     j = sim.jobs[0]
@@ -176,7 +176,7 @@ def test_migration_holds_both_node_sets_then_moves():
 
     def look(sim, js):
         seen["mask"] = js[1].mask
-        seen["free"] = sim.cluster.n_free
+        seen["free"] = sim.platform.n_free
 
     sim = scripted(one_job(), [start_at(0), (20, move), (22, look)]).run()
     j = sim.jobs[0]

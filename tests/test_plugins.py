@@ -301,7 +301,7 @@ def test_a_class_without_a_name_is_named_after_its_class():
     class Unnamed(QueueScheduler):
         def schedule(self, now: float) -> None:
             for job in list(self.queue):
-                if job.size <= self.cluster.n_free:
+                if job.size <= self.platform.n_free:
                     self.sim.start(job)
                     self.queue.remove(job)
                     self._removed(job)

@@ -30,7 +30,7 @@ class Logged(ScojoPect):
     def _eng_start(self, job: Any, mask: int | None, overhead: float,
                    backfilled: bool) -> None:
         super()._eng_start(job, mask, overhead, backfilled)
-        self.starts.append((self.sim.now, job.id, self.cluster.node_ids(job.mask), overhead))
+        self.starts.append((self.sim.now, job.id, self.platform.node_ids(job.mask), overhead))
 
     def _begin(self, s: Any, now: float) -> None:
         super()._begin(s, now)

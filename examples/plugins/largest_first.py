@@ -37,7 +37,7 @@ class LargestFirst(QueueScheduler):
 
     def schedule(self, now: float) -> None:
         queue = self.queue  # waiting jobs, in submit order (QueueScheduler keeps it)
-        free = self.cluster.n_free
+        free = self.platform.n_free
         started = 0
         while queue and free > 0 and (self.params.most == 0 or started < self.params.most):
             fitting = [job for job in queue if job.size <= free]

@@ -212,17 +212,17 @@ class Verbs:
             raise DecisionError(job.id, f"restart overhead amount must be >= 0 and given "
                                         f"without a duration, got {amount}", now)
         size = job.size
-        cluster = self.platform
+        platform = self.platform
         if mask is None:
-            if size > cluster.n_free:
-                raise DecisionError(job.id, f"needs {size} nodes but only {cluster.n_free} are "
+            if size > platform.n_free:
+                raise DecisionError(job.id, f"needs {size} nodes but only {platform.n_free} are "
                                             f"free", now)
             if overhead != 0.0 and not overhead > 0.0:
                 raise DecisionError(job.id, f"restart overhead must be >= 0, got {overhead}",
                                     now)
-            mask = cluster.allocate(size)
+            mask = platform.allocate(size)
         else:
-            free = cluster.free_mask
+            free = platform.free_mask
             if mask & free != mask:
                 busy = Cluster.node_ids(mask ^ (mask & free))
                 raise DecisionError(job.id, f"nodes {busy[:8]} are not free", now)
@@ -232,7 +232,7 @@ class Verbs:
             if overhead != 0.0 and not overhead > 0.0:
                 raise DecisionError(job.id, f"restart overhead must be >= 0, got {overhead}",
                                     now)
-            cluster.take(mask, size)
+            platform.take(mask, size)
         job.mask = mask
         if not TO_RUNNING[state]:  # state.move, inlined
             bad_transition(job, RUNNING)

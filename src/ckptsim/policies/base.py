@@ -49,7 +49,12 @@ class Scheduler:
     def __init__(self, sim: Simulator, params: Any = None) -> None:
         self.sim = sim
         self.params = params if params is not None else self.Params()
-        self.cluster = sim.cluster
+        self.platform = sim.platform
+
+    @property
+    def cluster(self) -> Platform:
+        """Deprecated alias of `platform` (the whole machine: a cluster, a grid or a torus)."""
+        return self.platform
 
     # --- hooks called by the engine -------------------------------------------------
     def on_submit(self, job: Job) -> None:

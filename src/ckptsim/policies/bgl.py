@@ -198,8 +198,8 @@ class BglFcfs(QueueScheduler):
         if not q:
             return
         prm: BglParams = self.params
-        cluster = self.cluster
-        state = (self._version, self.migrations, cluster.free_mask, cluster.down_mask)
+        platform = self.platform
+        state = (self._version, self.migrations, platform.free_mask, platform.down_mask)
         settled = self._settled
         self._settled = None
         if settled is not None and settled[0] == state and settled[2] is q[0]:
@@ -208,7 +208,7 @@ class BglFcfs(QueueScheduler):
             # later now only moves more jobs past the shadow time), so only the new ones at
             # the tail are examined.
             first = settled[1]
-            if first < len(q) and prm.backfill and cluster.n_free >= self._min_size:
+            if first < len(q) and prm.backfill and platform.n_free >= self._min_size:
                 self._backfill(q, now, first)
             else:
                 self._settled = settled
@@ -218,11 +218,11 @@ class BglFcfs(QueueScheduler):
         self.held = False
         while k < len(q):
             job = q[k]
-            mask = self.place_head(job, self.cluster.free_mask, now)
+            mask = self.place_head(job, self.platform.free_mask, now)
             if (mask is None and not self.held and prm.migration
-                    and self.cluster.n_free >= job.size):
+                    and self.platform.n_free >= job.size):
                 if self._repack(job, now):
-                    mask = self.place_head(job, self.cluster.free_mask, now)
+                    mask = self.place_head(job, self.platform.free_mask, now)
             if mask is None:
                 break
             self._start(job, mask, now, False)
@@ -235,15 +235,15 @@ class BglFcfs(QueueScheduler):
             # The head waits for a stable partition (`hold`): nothing else may take one, and
             # the next pass looks again (its verdict changes with time, not only with state).
             return
-        if not prm.backfill or cluster.n_free < self._min_size:
+        if not prm.backfill or platform.n_free < self._min_size:
             self._settle(q)
             return
         self._backfill(q, now, 1)
 
     def _settle(self, q: list[Job]) -> None:
         """Record that every waiting job was examined in the current state."""
-        cluster = self.cluster
-        self._settled = ((self._version, self.migrations, cluster.free_mask, cluster.down_mask),
+        platform = self.platform
+        self._settled = ((self._version, self.migrations, platform.free_mask, platform.down_mask),
                          len(q), q[0])
 
     def _backfill(self, q: list[Job], now: float, first: int) -> None:
@@ -264,7 +264,7 @@ class BglFcfs(QueueScheduler):
         torus = self.torus
         groups = self._waiting.groups
         sizes = self._waiting.sizes
-        free = self.cluster.free_mask
+        free = self.platform.free_mask
         n_free = free.bit_count()
         fits = torus.fit_test(free)  # size -> a box of that size is free
         fits_avoiding: dict[int, bool] = {}  # size -> a free box clear of the reservation
@@ -310,7 +310,7 @@ class BglFcfs(QueueScheduler):
             self._start(best, mask, now, True)
             started.append(best)
             after = queue_key(best)
-            free = self.cluster.free_mask
+            free = self.platform.free_mask
             n_free = free.bit_count()
             if n_free < self._min_size:
                 break
@@ -323,8 +323,8 @@ class BglFcfs(QueueScheduler):
 
     def _reservation(self, head: Job) -> Reservation:
         """The head's reservation in the current state (remembered while it lasts)."""
-        cluster = self.cluster
-        key = (self._version, self.migrations, cluster.free_mask, head.index)
+        platform = self.platform
+        key = (self._version, self.migrations, platform.free_mask, head.index)
         res = self._res
         if res is None or res.key != key:
             res = self._res = Reservation(key, *self._shadow(head))
@@ -335,14 +335,14 @@ class BglFcfs(QueueScheduler):
         running jobs are released in order of estimated end onto a copy of the occupancy
         until a box of the head's size is free; (inf, all released) if none is."""
         by_end = self._by_end
-        k, free = self.torus.release_until_free(self.cluster.free_mask,
+        k, free = self.torus.release_until_free(self.platform.free_mask,
                                                 (job.mask for _, _, job in by_end), head.size)
         return (by_end[k - 1][0] if k > 0 else INF), free
 
     def _repack(self, head: Job, now: float) -> bool:
         """Re-place every running job, largest first, with the MFP heuristic on an empty torus;
         apply the layout if the head then fits."""
-        key = (self._version, head.size, self.cluster.down_mask)
+        key = (self._version, head.size, self.platform.down_mask)
         if key == self._repack_failed:
             return False  # nothing changed since the same re-packing last failed
         ok = self._try_repack(head)
@@ -354,7 +354,7 @@ class BglFcfs(QueueScheduler):
 
     def _try_repack(self, head: Job) -> bool | None:
         jobs = sorted(self.running.values(), key=lambda j: (-j.size, j.index))
-        free = self.torus.all_mask & ~self.cluster.down_mask
+        free = self.torus.all_mask & ~self.platform.down_mask
         layout = []
         for job in jobs:
             mask = self.torus.best_partition(free, job.size)

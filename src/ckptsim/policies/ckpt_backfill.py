@@ -238,7 +238,7 @@ class CkptBackfill(Easy):
         if not q or self._waiting_on:
             return
         head = q[0]
-        free = self.cluster.n_free
+        free = self.platform.n_free
         if free >= head.size:
             return
         candidates = self._preemptible()
@@ -313,7 +313,7 @@ class CkptBackfill(Easy):
             # the nodes they free.  Jobs already fitting from the head may start.
             q = self.queue
             k = 0
-            while k < len(q) and q[k].size <= self.cluster.n_free:
+            while k < len(q) and q[k].size <= self.platform.n_free:
                 self._run(q[k], now, False)
                 k += 1
             if k:

@@ -160,7 +160,7 @@ class Coalloc(Scheduler):
         heap, count = self._sizes, self._size_count
         while heap and not count.get(heap[0]):
             heappop(heap)
-        return heap[0] if heap else self.sim.cluster.n_nodes + 1
+        return heap[0] if heap else self.sim.platform.n_nodes + 1
 
     def on_submit(self, job: Job) -> None:
         self._enqueue(job, front=False)
@@ -204,7 +204,7 @@ class Coalloc(Scheduler):
     # --- starting ----------------------------------------------------------------------------
     def _start(self, job: Job, now: float, split: list[int], pred: float) -> None:
         """Start `job` with split[c] nodes on cluster c (the lowest free ids of each)."""
-        free_mask = self.cluster.free_mask
+        free_mask = self.platform.free_mask
         mask = 0
         masks = self.masks
         for c, k in enumerate(split):
@@ -262,7 +262,7 @@ class Coalloc(Scheduler):
     def schedule(self, now: float) -> None:
         new, self._new = self._new, []
         if self.n_waiting:
-            free_mask = self.cluster.free_mask
+            free_mask = self.platform.free_mask
             self.free = free = [(free_mask & m).bit_count() for m in self.masks]
             if new and not self._dirty:
                 reserved, home, sizes = self.reserved, self.home, self.sizes

@@ -197,7 +197,7 @@ class Conservative(QueueScheduler):
             self._firsts = self._k.grow(self._firsts, self._nq)
         firsts = self._firsts
         self._t, self._f, self._n, nf = self._k.rebuild(
-            self._q, self._nq, now, self.cluster.n_free, self._r, self._nr, firsts)
+            self._q, self._nq, now, self.platform.n_free, self._r, self._nr, firsts)
         self._limit = 2 * self._n + 64
         first = self.first_resv
         for index, t in firsts[:nf].tolist():
@@ -215,7 +215,7 @@ class Conservative(QueueScheduler):
         q = self._q
         if not nq or q[0, 0] > now:
             return
-        free = self.cluster.n_free
+        free = self.platform.n_free
         if free < self._min_size:
             return
         if nq > len(self._due):

@@ -108,7 +108,7 @@ class CtmrAgent(Component):
                 continue
             split = s.pieces[i][2]
             if free is None:
-                free_mask = s.cluster.free_mask
+                free_mask = s.platform.free_mask
                 free = [(free_mask & m).bit_count() for m in s.masks]
             if not any(k and free[c] + k >= smallest for c, k in enumerate(split)):
                 continue

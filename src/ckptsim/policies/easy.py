@@ -163,13 +163,13 @@ class Easy(QueueScheduler):
             return
         self._dirty = False
         self._new = 0
-        cluster = self.cluster
+        platform = self.platform
         # 1. Start jobs from the head while they fit.
         k = 0
         n = len(q)
         while k < n:
             job = q[k]
-            if job.size > cluster.n_free:
+            if job.size > platform.n_free:
                 break
             self._run(job, now, False)
             k += 1
@@ -184,7 +184,7 @@ class Easy(QueueScheduler):
         if not self._plain:
             self._before_reservation(now)
         head_size = q[0].size
-        future = cluster.n_free
+        future = platform.n_free
         shadow_end = INF
         for key in self.running:
             future += key[2].size
@@ -200,8 +200,8 @@ class Easy(QueueScheduler):
         self._backfill(now, 1)
 
     def _backfill(self, now: float, i: int) -> None:
-        cluster = self.cluster
-        free = cluster.n_free
+        platform = self.platform
+        free = platform.n_free
         if free < self._min_size:
             return
         q = self.queue

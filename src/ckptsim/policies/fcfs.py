@@ -23,7 +23,7 @@ class FCFS(QueueScheduler):
         q = self.queue
         if not q:
             return
-        free = self.cluster.n_free
+        free = self.platform.n_free
         start = self.sim.start
         place = self.placer()
         k = 0

@@ -91,13 +91,13 @@ class HTC(FCFS):
 
     def _pick(self, size: int) -> int:
         """`size` distinct free cores, each uniformly among the free cores left."""
-        cluster = self.cluster
-        n_free = cluster.n_free
+        platform = self.platform
+        n_free = platform.n_free
         if size == 1:  # HTC jobs
             k = int(self._uniform() * n_free)
-            return 1 << cluster.kth_free(k if k < n_free else n_free - 1)
+            return 1 << platform.kth_free(k if k < n_free else n_free - 1)
         mask = 0
-        free = cluster.free_mask
+        free = platform.free_mask
         for _ in range(size):
             k = int(self._uniform() * n_free)
             if k >= n_free:  # guard against rounding up to n_free

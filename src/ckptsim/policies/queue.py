@@ -34,7 +34,7 @@ class QueueScheduler(Scheduler):
     def __init__(self, sim: Simulator, params: Any = None) -> None:
         super().__init__(sim, params)
         self.queue: list[Job] = []
-        n = self.cluster.n_nodes
+        n = self.platform.n_nodes
         self._size_count = [0] * (n + 2)
         self._min_size = n + 1  # smallest size in the queue; n+1 when empty
         self._size_heap: list[int] = []  # sizes waiting (lazy: may hold absent ones)

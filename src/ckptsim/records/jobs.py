@@ -242,7 +242,7 @@ def harvest(sim: Simulator) -> Harvest:
                   "n_restarts", "n_migrations")
     return Harvest(
         workload=sim.workload,
-        n_nodes=sim.cluster.n_nodes,
+        n_nodes=sim.platform.n_nodes,
         # None (never started / not ended) becomes NaN
         start=np.array(list(map(attrgetter("start"), jobs)), dtype=np.float64),
         end=np.array(list(map(attrgetter("end"), jobs)), dtype=np.float64),

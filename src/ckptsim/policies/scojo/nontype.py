@@ -34,8 +34,8 @@ if TYPE_CHECKING:
 
 
 def backfill(s: ScojoPect, now: float) -> None:
-    cluster = s.cluster
-    if cluster.n_free == 0 or now >= s.slice_end:
+    platform = s.platform
+    if platform.n_free == 0 or now >= s.slice_end:
         return
     t = s.cur
     left = s.slice_end - now
@@ -44,12 +44,12 @@ def backfill(s: ScojoPect, now: float) -> None:
     order = s.order
     at = order.index(t)
     for c in (order[(at + 1) % 3], order[(at + 2) % 3]):
-        if cluster.n_free == 0:
+        if platform.n_free == 0:
             return
         cs = s.states[c]
         if s.suspended[c] and switch < left:
             for i, (job, mask) in list(s.suspended[c].items()):
-                if mask & ~(cluster.free_mask & ~s.claims[t]):
+                if mask & ~(platform.free_mask & ~s.claims[t]):
                     continue
                 end = vnow + min(switch + s._remaining(job), left)
                 if not _admits(s, vnow, end, job.size):
@@ -61,7 +61,7 @@ def backfill(s: ScojoPect, now: float) -> None:
                 s.plans[c].stale = True
         if not cs.queue:
             continue
-        avail = cluster.free_mask & ~s.claims[t] & ~s.claims[c]
+        avail = platform.free_mask & ~s.claims[t] & ~s.claims[c]
         n_avail = avail.bit_count()
         if n_avail < cs.min_size:
             continue
@@ -101,8 +101,8 @@ def _startable(s: ScojoPect, c: int, now: float) -> set[int]:
     with only c's jobs on the machine (its suspended and running jobs keep their nodes)."""
     cs = s.states[c]
     vnow = s.vtime(c, now)
-    cluster = s.cluster
-    up = cluster.n_nodes - cluster.down_mask.bit_count()
+    platform = s.platform
+    up = platform.n_nodes - platform.down_mask.bit_count()
     free = up - cs.held
     if free < cs.min_size:
         return set()

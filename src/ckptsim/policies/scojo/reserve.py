@@ -33,25 +33,25 @@ if TYPE_CHECKING:
 def restart(s: ScojoPect, now: float, own_class: bool) -> None:
     """The pass over every reserved job, or with `own_class` over the current class's."""
     p = s.params
-    cluster = s.cluster
+    platform = s.platform
     t = s.cur
     cls = s.cls
     for job, mask in reversed(list(s.reserved.values())):
         if own_class and cls[job.index] != t:
             continue
-        avail = cluster.free_mask & ~s.claims[t] & ~s.claims[cls[job.index]]
+        avail = platform.free_mask & ~s.claims[t] & ~s.claims[cls[job.index]]
         if mask & ~avail == 0:
             _restart(s, job, mask, p.t_restart, now, moved=False)
     if not p.migration:
         return
     alc = s.alc
     assert alc is not None
-    while s.reserved and cluster.n_free:
+    while s.reserved and platform.n_free:
         best: tuple[Job, int] | None = None
         for i, (job, _) in s.reserved.items():
             if (best is not None and job.size <= best[0].size) or (own_class and cls[i] != t):
                 continue
-            avail = cluster.free_mask & ~s.claims[t] & ~s.claims[s.cls[i]]
+            avail = platform.free_mask & ~s.claims[t] & ~s.claims[s.cls[i]]
             if job.size <= avail.bit_count():
                 best = (job, avail)
         if best is None:

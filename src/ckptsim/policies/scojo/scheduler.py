@@ -75,7 +75,7 @@ class ScojoPect(Scheduler):
         p: ScojoParams = self.params
         w = sim.workload
         n = len(sim.jobs)
-        n_nodes = self.cluster.n_nodes
+        n_nodes = self.platform.n_nodes
         by = w.estimate if p.classify_by == "estimate" else w.runtime
         self.cls: list[int] = classify(by, p.short_limit, p.long_limit).tolist()
         self.size_cls = size_class(w.size, n_nodes)
@@ -237,7 +237,7 @@ class ScojoPect(Scheduler):
         nxt = self._next_slice(now)
         if nxt is None:
             return  # no jobs: the next submission starts the slices again
-        if self.holders or self.cluster.down_mask:
+        if self.holders or self.platform.down_mask:
             self.idle_cycles = now  # running, or waiting for nodes out of service
         elif now - self.idle_cycles > STUCK_CYCLES * self.params.cycle:
             stuck = [j for j in self.sim.jobs if j.state is SUSPENDED or j.index in self.reserved]
@@ -338,7 +338,7 @@ class ScojoPect(Scheduler):
     def _resume(self, now: float) -> None:
         c = self.cur
         suspended = self.suspended[c]
-        free = self.cluster.free_mask
+        free = self.platform.free_mask
         overhead = self.params.switch_overhead
         blocked = False
         for i, (job, mask) in list(suspended.items()):
@@ -348,7 +348,7 @@ class ScojoPect(Scheduler):
             del suspended[i]
             self.claims[c] ^= mask
             self._eng_start(job, mask, overhead, False)
-            free = self.cluster.free_mask
+            free = self.platform.free_mask
             key = job.tag
             assert isinstance(key, tuple)
             self._retrack(job, key[0] + overhead)
@@ -361,12 +361,12 @@ class ScojoPect(Scheduler):
         cs = self.states[c]
         vnow = self.vtime(c, now)
         claims = self.claims[c]
-        free = self.cluster.n_free if not claims else (
-            self.cluster.free_mask & ~claims).bit_count()
+        free = self.platform.n_free if not claims else (
+            self.platform.free_mask & ~claims).bit_count()
 
         def start(job: Job, backfilled: bool) -> None:
             mask = None if not self.claims[c] else lowest(
-                self.cluster.free_mask & ~self.claims[c], job.size)
+                self.platform.free_mask & ~self.claims[c], job.size)
             self._eng_start(job, mask, 0.0, backfilled)
             cs.removed(job)
             self._track(job, vnow + job.estimate)
