@@ -48,19 +48,46 @@ name = "ckpt-backfill"
 params = { p = [0.2, 0.5] }
 """
 
+#: Checkpoint plans in their string forms (the alias, the component's table, combinations,
+#: spaces and a number's +): their ids stay those the strings always had.
+CHECKPOINT_SPEC = """
+name = "checkpoint-plans"
+seeds = [1]
+
+[workloads.sdsc]
+trace = "SDSC-SP2-1998-4.2-cln.swf.gz"
+first = 500
+failures = "synthetic:mtbf=500000"
+checkpoint = ["none", "young:cost=600", "young:cost=600,mtbf=86400+closedcluster",
+              "fixed:interval=1800,cost=60+closedcluster+scheduled", " daly:cost=1e+2 ",
+              "fixed:interval=1800+closedcluster+scheduled:cost=60", "opt:cost=60",
+              "interarrival:w=10,m=5,l=3,d=60,cost=60", "scheduled:cost=120,then=continue"]
+
+[workloads.model]
+generator = "lublin"
+n = 200
+machine = 64
+
+[workloads.model.components.checkpoint]
+policy = ["fixed:interval=3600,bandwidth=2,memory=0.5", "ratio:cost=30"]
+
+[[schedulers]]
+name = "easy"
+"""
 
 def spec_run_ids(name: str, tmp_path: Path) -> dict[str, list[str]]:
     trace("SDSC-SP2-1998-4.2-cln.swf.gz")  # skip when the traces are absent
-    if name == "synthetic":
-        path = tmp_path / "synthetic.toml"
-        path.write_text(SYNTHETIC_SPEC)
+    if name in ("synthetic", "checkpoint"):
+        path = tmp_path / f"{name}.toml"
+        path.write_text(SYNTHETIC_SPEC if name == "synthetic" else CHECKPOINT_SPEC)
         spec = load_spec(path, trace_dir=TRACES)
     else:
         spec = load_spec(ROOT / "examples" / f"{name}.toml", trace_dir=TRACES)
     return {"run_ids": [r.run_id for r in build_matrix(spec)]}
 
 
-@pytest.mark.parametrize("name", ["failures", "traces", "backfilling", "synthetic"])
+@pytest.mark.parametrize("name", ["failures", "traces", "backfilling", "synthetic",
+                                  "checkpoint"])
 def test_run_ids_unchanged(name, tmp_path):
     if name == "failures" and not (TRACES.parent / "failures" / "lanl_cfdr").is_dir():
         pytest.skip("the LANL failure log is not available")

@@ -235,20 +235,24 @@ _PARTS = re.compile(r"\+(?!\s*[0-9.])")  # checkpoint parts (ckptsim.checkpointi
 def plugin_sources(cls: Any, values: dict[str, Any]) -> list[str]:
     """The SHA-256 of every plug-in file a component's run depends on: the component's own
     (when it is a plug-in), and for the checkpoint component, those of the plug-in policies
-    its `policy` string names.  Empty for built-ins, so their run ids do not change."""
+    its `policy` names (a string, or the `CheckpointPlan` made of it).  Empty for built-ins,
+    so their run ids do not change."""
     out = []
     own = source_sha256(cls)
     if own is not None:
         out.append(own)
     policy = values.get("policy")
-    if getattr(cls, "name", "") == "checkpoint" and isinstance(policy, str):
-        from ckptsim.registry import REGISTRIES
+    if getattr(cls, "name", "") != "checkpoint":
+        return out
+    from ckptsim.registry import REGISTRIES
 
-        registry = REGISTRIES["checkpoint policy"]
-        for part in _PARTS.split(policy):
-            name = registry.split(part.strip())[0]
-            if registry.known(name) and name not in registry.classes:
-                digest = source_sha256(registry.get(name))
-                if digest is not None:
-                    out.append(digest)
+    registry = REGISTRIES["checkpoint policy"]
+    names = getattr(policy, "references", None)  # a CheckpointPlan: its parts, as given
+    if names is None and isinstance(policy, str):
+        names = [registry.split(part.strip())[0] for part in _PARTS.split(policy)]
+    for name in names or ():
+        if registry.known(name) and name not in registry.classes:
+            digest = source_sha256(registry.get(name))
+            if digest is not None:
+                out.append(digest)
     return out

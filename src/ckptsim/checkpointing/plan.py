@@ -17,6 +17,10 @@ The cost options (cost, bandwidth, memory, constant, restart, mtbf) belong to th
 combination: they are given once, in any part.  `opt` is a baseline and combines with
 nothing.  A string without ``+`` naming an interval policy is that policy alone, exactly as
 before.  A ``+`` followed by a digit stays in a number (``cost=1e+2``).
+
+The string is parsed once where it enters (`parse_plan`: the command line, the spec reader)
+into a `CheckpointPlan`, the structured value passed inward; a spec may give the same as a
+table (`plan_from_table`).  `CheckpointPlan.build` makes a run's `Plan` (its policies).
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from ckptsim.checkpointing.base import (
     INF,
     CheckpointPolicy,
     CostParams,
-    parse_policy,
+    interval_names,
     split_part,
 )
 from ckptsim.errors import ConfigError
@@ -134,8 +138,265 @@ class Plan:
         return out
 
 
+@dataclass(frozen=True)
+class PlanPart:
+    """One policy of a checkpoint plan: its name (or plug-in reference) as given, its kind
+    and its own options (converted values; the cost options are the plan's)."""
+
+    name: str
+    kind: str  # "interval", "skip" or "proactive"
+    options: tuple[tuple[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class CheckpointPlan:
+    """The checkpoint plan as structured parameters: the policies in the order given (at most
+    one interval policy, skip and proactive policies), each with its own options, and the
+    cost model's options (cost, bandwidth, memory, constant, restart, mtbf), checked.
+
+    Made once at the edge -- `parse_plan` from a ``+``-joined string (the command line's
+    `--checkpoint`, a spec's string), `plan_from_table` from a spec's table -- and passed
+    inward as it is (the checkpoint component's `policy`); `build` makes a run's policies.
+    `text` is the string form: the string as given, or a table's equivalent string; run ids
+    hash it, so that a plan has the same id whichever form it was written in.
+    """
+
+    parts: tuple[PlanPart, ...]
+    cost: tuple[tuple[str, Any], ...] = ()
+    text: str = "none"
+
+    def __str__(self) -> str:
+        return self.text
+
+    @property
+    def interval(self) -> PlanPart | None:
+        return next((p for p in self.parts if p.kind == "interval"), None)
+
+    @property
+    def skip(self) -> tuple[PlanPart, ...]:
+        return tuple(p for p in self.parts if p.kind == "skip")
+
+    @property
+    def proactive(self) -> tuple[PlanPart, ...]:
+        return tuple(p for p in self.parts if p.kind == "proactive")
+
+    @property
+    def references(self) -> tuple[str, ...]:
+        """The parts' names or plug-in references, as given (for plug-in sources)."""
+        return tuple(p.name for p in self.parts)
+
+    def build(self) -> Plan:
+        """The run's policies (new objects: a plan's policies hold the state of a run)."""
+        return _assemble(self._classes(), self.text)[0]
+
+    def _classes(self) -> list[tuple[type[CheckpointPolicy], dict[str, Any]]]:
+        from ckptsim.checkpointing.base import _registry
+
+        out = []
+        for i, part in enumerate(self.parts):
+            values = dict(part.options)
+            if i == 0:
+                values.update(self.cost)
+            out.append((_registry.get(part.name), values))
+        return out
+
+
+def _structured(parts: list[tuple[type[CheckpointPolicy], dict[str, Any]]], refs: list[str],
+                text: str) -> CheckpointPlan:
+    """The `CheckpointPlan` of parts (class, options as given) once they build (checked)."""
+    plan, built = _assemble(parts, text)
+    cost_params = plan.interval.params
+    given = {k for _, values in parts for k in values if k in COST_KEYS}
+    cost = tuple((k, getattr(cost_params, k)) for k in COST_KEYS if k in given)
+    out = tuple(PlanPart(ref, cls.kind, tuple((k, getattr(policy.params, k))
+                                              for k in values if k not in COST_KEYS))
+                for (cls, values), ref, policy in zip(parts, refs, built, strict=True))
+    return CheckpointPlan(out, cost, text)
+
+
+#: The keys of a plan given as a table, besides the cost options and the parts' sub-tables.
+TABLE_KEYS = ("interval", "skip", "proactive")
+
+
+def plan_from_table(table: Any, *, where: str = "checkpoint.policy") -> CheckpointPlan:
+    """A `CheckpointPlan` from a table (a spec's ``[...components.checkpoint.policy]``)::
+
+        interval = "fixed"            # an interval policy (default: none, unless skip or
+        skip = ["closedcluster"]      #   proactive policies are given)
+        proactive = ["scheduled"]     # skip and proactive policies: a name or a list
+        cost = 60                     # the cost options: cost, bandwidth, memory, constant,
+        mtbf = 86400                  #   restart, mtbf
+        [...policy.fixed]             # a part's own options, in a table of its name
+        interval = 1800
+
+    Its `text` is the equivalent string (the parts in the order interval, skip, proactive,
+    the cost options after the first part's own options): ``fixed:interval=1800,cost=60,
+    mtbf=86400+closedcluster+scheduled``.  Errors name the key below `where`.
+    """
+    from ckptsim.checkpointing.base import _registry
+
+    if isinstance(table, CheckpointPlan):
+        return table
+    if not isinstance(table, dict):
+        raise ConfigError(where, f"expected a table (interval, skip, proactive, the cost "
+                                 f"options, a table of options per part), got {table!r}")
+    slots: list[tuple[str, str]] = []  # (name, the key naming it)
+    for key in TABLE_KEYS:
+        if key in table:
+            value = table_value((key,), table[key], where=where)
+            slots += [(n, key) for n in (value.split("+") if value else [])]
+    if not slots:
+        slots = [("none", "interval")]
+    subtables = {k: v for k, v in table.items() if isinstance(v, dict)}
+    for key, value in table.items():
+        if key not in TABLE_KEYS and key not in subtables:
+            table_value((key,), value, where=where)
+    parts: list[tuple[type[CheckpointPolicy], dict[str, Any]]] = []
+    refs: list[str] = []
+    seen: dict[str, str] = {}
+    for name, key in slots:
+        cls = _registry.get(name)
+        if cls.name in seen:
+            raise ConfigError(f"{where}.{key}", f"{cls.name} is given twice (also in "
+                                                f"{seen[cls.name]})")
+        seen[cls.name] = key
+        own: dict[str, Any] = {}
+        for sub in dict.fromkeys((name, cls.name)):
+            for opt, value in subtables.get(sub, {}).items():
+                own[opt] = table_value((sub, opt), value, where=where)
+        parts.append((cls, own))
+        refs.append(name)
+    for sub in subtables:
+        if not any(sub in (n, _registry.get(n).name) for n, _ in slots):
+            raise ConfigError(f"{where}.{sub}", f"options of {sub}, which the plan does not "
+                                                f"name (give it as interval, skip or "
+                                                f"proactive)")
+    cost = {k: table[k] for k in table if k in COST_KEYS}
+    if parts:
+        parts[0] = (parts[0][0], {**parts[0][1], **cost})
+    text = "+".join(ref + (":" + ",".join(f"{k}={_text(v)}" for k, v in values.items())
+                           if values else "")
+                    for ref, (_, values) in zip(refs, parts, strict=True))
+    try:
+        return _structured(parts, refs, text)
+    except ConfigError as exc:
+        raise ConfigError(_table_key(exc.key, parts, refs, where), exc.message) from None
+
+
+def plan_value(value: Any, where: str = "checkpoint.policy") -> CheckpointPlan:
+    """A checkpoint component's `policy` value as the plan: the plan made before, a table
+    (`plan_from_table`, errors keyed below `where`), or a string parsed (another scalar as
+    its text, as before)."""
+    if isinstance(value, CheckpointPlan):
+        return value
+    if isinstance(value, dict):
+        return plan_from_table(value, where=where)
+    return parse_plan(value if isinstance(value, str) else str(value))
+
+
+def _text(value: Any) -> str:
+    """A table's value as the string form writes it."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _table_key(key: str, parts: list[tuple[type[CheckpointPolicy], dict[str, Any]]],
+               refs: list[str], where: str) -> str:
+    """The table key of an error about a plan (``checkpoint.cost`` -> ``where.cost``)."""
+    option = key.removeprefix("checkpoint").removeprefix(".")
+    if not option or option in COST_KEYS:
+        return f"{where}.{option}" if option else where
+    for (cls, values), ref in zip(parts, refs, strict=True):
+        fields = {f.name for f in dataclasses.fields(cls.Params)}
+        if option in values or option in fields:
+            return f"{where}.{ref}.{option}"
+    return where
+
+
+def table_value(path: tuple[str, ...], value: Any, *, where: str = "checkpoint.policy"
+                ) -> Any:
+    """One value of a plan table checked alone (`path`: its key below the table, ``("cost",)``
+    or ``("fixed", "interval")``), as the plan takes it: a number as given (a grid axis's
+    values stay numbers), skip and proactive names joined by ``+``.
+
+    Raises:
+        ConfigError: keyed by the value's place below `where`.
+    """
+    from ckptsim.checkpointing.base import _registry
+
+    key = f"{where}.{'.'.join(path)}"
+    if len(path) == 1 and path[0] in TABLE_KEYS:
+        slot = path[0]
+        names = value
+        if isinstance(value, str):  # a name, or names joined by + (as a column holds them)
+            names = [value] if slot == "interval" else [n for n in value.split("+")
+                                                        if n.strip()]
+        if slot == "interval" and not isinstance(value, str):
+            raise ConfigError(key, f"expected the name of an interval policy, got {value!r}")
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise ConfigError(key, f"expected a name or a list of names of {slot} policies, "
+                                   f"got {value!r}")
+        names = [n.strip() for n in names]
+        kind = "interval" if slot == "interval" else slot
+        for name in names:
+            if not _registry.known(name):
+                raise ConfigError(key, f"unknown checkpoint policy {name!r}; accepted: "
+                                       f"{accepted_parts()}")
+            cls = _registry.get(name)
+            if cls.kind != kind:
+                article = "an" if kind == "interval" else "a"
+                raise ConfigError(key, f"{name} is a {cls.kind} policy, not {article} {kind} "
+                                       f"policy; accepted: {accepted_parts()}")
+        return "+".join(names)
+    if len(path) == 1:
+        if path[0] not in COST_KEYS:
+            raise ConfigError(key, f"unknown key; accepted: {', '.join(TABLE_KEYS)}, the cost "
+                                   f"options ({', '.join(COST_KEYS)}) and a table of a part's "
+                                   f"own options, named after it")
+        _checked(CostParams, path[0], value, key)
+        return value
+    if len(path) == 2:
+        name, option = path
+        if not _registry.known(name):
+            raise ConfigError(f"{where}.{name}", f"unknown checkpoint policy {name!r}; "
+                                                 f"accepted: {accepted_parts()}")
+        cls = _registry.get(name)
+        fields = [f.name for f in dataclasses.fields(cls.Params) if f.name not in COST_KEYS]
+        if option in COST_KEYS:
+            raise ConfigError(key, f"a cost option applies to the whole plan: give it as "
+                                   f"{where}.{option}")
+        if option not in fields:
+            raise ConfigError(key, f"unknown option of {cls.name}; accepted: "
+                                   f"{', '.join(fields) or 'none'}")
+        _checked(cls.Params, option, value, key)
+        return value
+    raise ConfigError(key, "expected a value of the plan or of a part's table")
+
+
+def _checked(params: type, option: str, value: Any, key: str) -> None:
+    if isinstance(value, (list, dict)):
+        raise ConfigError(key, f"expected one value, got {value!r}")
+    try:
+        make_params(params, {option: value}, where="checkpoint")
+    except ConfigError as exc:
+        raise ConfigError(key, exc.message) from None
+
+
 def parse_checkpoint(spec: str) -> Plan:
-    """A validated `Plan` from a checkpoint string (syntax in the module docstring).
+    """A validated `Plan` from a checkpoint string (syntax in the module docstring): the
+    string parsed by `parse_plan`, then built.
+
+    Raises:
+        ConfigError: see `parse_plan`.
+    """
+    return parse_plan(spec).build()
+
+
+def parse_plan(spec: str) -> CheckpointPlan:
+    """The `CheckpointPlan` of a checkpoint string (syntax in the module docstring), checked
+    whole: the one place where the string is parsed (the command line and the spec reader
+    call it; the plan travels inward as the structured value).
 
     Raises:
         ConfigError: unknown policy or key (naming the accepted ones), two interval policies,
@@ -146,17 +407,39 @@ def parse_checkpoint(spec: str) -> Plan:
         raise ConfigError("checkpoint", f"expected a string such as young:cost=600, got "
                                         f"{spec!r}")
     texts = [t.strip() for t in _SPLIT.split(spec)]
+    parts: list[tuple[type[CheckpointPolicy], dict[str, str]]] = []
+    refs: list[str] = []
     if len(texts) == 1:
         cls, _ = split_part(texts[0], spec, accepted=accepted_parts())
         if cls.kind == "interval":
-            policy = parse_policy(spec)
-            return Plan(policy, names=(policy.name,))
-    parts: list[tuple[type[CheckpointPolicy], dict[str, str]]] = []
-    for text in texts:
-        if not text:
-            raise ConfigError("checkpoint", f"an empty part in {spec!r}; expected "
-                                            f"NAME[:key=value,...] joined by +")
-        parts.append(split_part(text, spec, accepted=accepted_parts()))
+            # As parse_policy: the whole string, the interval policies accepted.
+            cls, values = split_part(spec, spec, accepted=", ".join(interval_names()))
+            parts, refs = [(cls, values)], [_reference(spec)]
+    if not parts:
+        for text in texts:
+            if not text:
+                raise ConfigError("checkpoint", f"an empty part in {spec!r}; expected "
+                                                f"NAME[:key=value,...] joined by +")
+            parts.append(split_part(text, spec, accepted=accepted_parts()))
+            refs.append(_reference(text))
+    return _structured(parts, refs, spec)
+
+
+def _reference(part: str) -> str:
+    """The name (or plug-in reference) of one ``NAME[:key=value,...]``, as given."""
+    from ckptsim.checkpointing.base import _registry
+
+    return _registry.split(part)[0].strip()
+
+
+def _assemble(parts: list[tuple[type[CheckpointPolicy], dict[str, Any]]], spec: str
+              ) -> tuple[Plan, list[CheckpointPolicy]]:
+    """The `Plan` of parts (class, options) in the order given, validated (`spec`: the
+    string, for messages), and the policy built of each part."""
+    if len(parts) == 1 and parts[0][0].kind == "interval":
+        cls, values = parts[0]
+        policy = cls(make_params(cls.Params, values, where="checkpoint"))
+        return Plan(policy, names=(policy.name,)), [policy]
     names = [cls.name for cls, _ in parts]
     for name in names:
         if names.count(name) > 1:
@@ -169,7 +452,7 @@ def parse_checkpoint(spec: str) -> Plan:
         raise ConfigError("checkpoint", f"two interval policies in {spec!r} "
                                         f"({', '.join(intervals)}); give one, plus skip and "
                                         f"proactive policies; accepted: {accepted_parts()}")
-    cost: dict[str, str] = {}
+    cost: dict[str, Any] = {}
     owner: dict[str, str] = {}
     for cls, values in parts:
         for key in COST_KEYS:
@@ -207,16 +490,22 @@ def parse_checkpoint(spec: str) -> Plan:
                                             f"interval policy schedules: add one, e.g. "
                                             f"fixed:interval=1800,cost=60+{skips[0].name}")
         else:
-            interval = parse_policy("none")
+            interval = _none()
             interval.params = make_params(CostParams, cost, where="checkpoint")
     p = interval.params
     if p.cost is None and p.bandwidth is None and (interval.name != "none" or proactive):
         raise ConfigError("checkpoint.cost", f"give the checkpoint cost in {spec!r}: cost=S, "
                                              f"or bandwidth=GB/s (+ memory=GB, constant=S)")
-    return Plan(interval, skips, proactive, tuple(names))
+    return Plan(interval, skips, proactive, tuple(names)), built
 
 
-def _fixed(interval: float, cost: dict[str, str]) -> CheckpointPolicy:
+def _none() -> CheckpointPolicy:
+    from ckptsim.checkpointing.base import _registry
+
+    return _registry.get("none")(need_cost=False)
+
+
+def _fixed(interval: float, cost: dict[str, Any]) -> CheckpointPolicy:
     from ckptsim.checkpointing.fixed import Fixed
 
     return Fixed(make_params(Fixed.Params, {**cost, "interval": interval}, where="checkpoint"),

@@ -50,7 +50,7 @@ def flag_names(keys: Mapping[str, str], prefixes: Mapping[str, str] | None = Non
         raise ConfigError(flag, exc.message) from None
 
 
-def parse_components(items: Sequence[str] | None) -> dict[str, dict[str, str]]:
+def parse_components(items: Sequence[str] | None) -> dict[str, dict[str, Any]]:
     """`--component NAME:key=value,...` options into ``{name: {key: value}}``, validated now.
 
     A value may contain commas: a part that does not start with one of the component's
@@ -58,7 +58,7 @@ def parse_components(items: Sequence[str] | None) -> dict[str, dict[str, str]]:
     from ckptsim.components import get_component
     from ckptsim.registry import REGISTRIES
 
-    out: dict[str, dict[str, str]] = {}
+    out: dict[str, dict[str, Any]] = {}
     for item in items or ():
         name, rest = REGISTRIES["component"].split(item)  # NAME, or a plug-in's file.py:Class
         name = name.strip()
@@ -83,8 +83,10 @@ def parse_components(items: Sequence[str] | None) -> dict[str, dict[str, str]]:
                                   f"{', '.join(sorted(fields)) or 'none'}, got {part!r}")
         with flag_names({}, {f"{name}.": f"--component {name}:",
                              f"{cls.name}.": f"--component {name}:"}):
-            cls.make_params(values)
-        out[name] = values
+            prm = cls.make_params(values)
+        # A value parsed into a structure (the checkpoint plan) is passed on as made.
+        out[name] = {k: getattr(prm, k) if k in getattr(cls, "parsed_params", ()) else v
+                     for k, v in values.items()}
     return out
 
 

@@ -64,11 +64,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         if "checkpoint" in components:
             raise ConfigError("--checkpoint", "also given with --component checkpoint:...; "
                                               "keep one of them")
-        from ckptsim.checkpointing.plan import parse_checkpoint
+        from ckptsim.checkpointing.plan import parse_plan
 
+        # Parsed here, once: the plan travels inward as the structured value.
         with flag_names({"checkpoint": "--checkpoint"}, {"checkpoint.": "--checkpoint "}):
-            parse_checkpoint(args.checkpoint)
-        components["checkpoint"] = {"policy": args.checkpoint}
+            plan = parse_plan(args.checkpoint)
+        components["checkpoint"] = {"policy": plan}
     w = load_workload(args)
     if args.alpha is not None and args.alpha > 1:
         note(_alpha_note(w, args.alpha, args.overrun))

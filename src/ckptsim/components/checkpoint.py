@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ckptsim.checkpointing.base import CheckpointPolicy, IntervalContext
-from ckptsim.checkpointing.plan import parse_checkpoint
+from ckptsim.checkpointing.plan import plan_value, table_value
 from ckptsim.components.checkpointagent import PLAN_COUNTERS, PlanAgent, calendar_of
 from ckptsim.engine.components import Component, register_component
 from ckptsim.engine.events import register_event_kind
@@ -59,7 +59,8 @@ CHECKPOINT_COUNTERS = ("checkpoints_started", "checkpoints_completed",
 
 @dataclasses.dataclass(frozen=True)
 class CheckpointParams:
-    policy: str = param("none", "policies and their options, parts joined by +: one "
+    # A `CheckpointPlan` once made (`Checkpointer.make_params`: from the string, or a table).
+    policy: Any = param("none", "policies and their options, parts joined by +: one "
                                 "interval policy (none, fixed:interval=S,cost=S, young:cost=S"
                                 "[,mtbf=S], daly, ratio, startdelay, geometric, minuteinhour, "
                                 "multi), skip policies (closedcluster, interarrival:w=,m=,l=,"
@@ -88,11 +89,30 @@ class Checkpointer(PlanAgent, Component):
             ("proactive_migrations", "jobs requeued after a proactive checkpoint"),
             ("lost_work_s", "lost work (s)"))
 
+    #: Parameters whose made value (the plan) is passed inward instead of the text given.
+    parsed_params = ("policy",)
+    #: Parameters a spec may give as a table, grid axes inside (`table_value` checks a key);
+    #: the keys whose list of names is one value.
+    table_params = {"policy": ("skip", "proactive")}
+
     @classmethod
     def make_params(cls, values: Any, *, base: Path | None = None) -> CheckpointParams:
-        prm: CheckpointParams = make_params(CheckpointParams, values, where=cls.name)
-        parse_checkpoint(prm.policy)  # refused now, naming the key and the accepted values
-        return prm
+        """The plan parsed here, once (refused now, naming the key and the accepted values):
+        a string, a table (`plan_from_table`) or a `CheckpointPlan` made before."""
+        values = dict(values)
+        if "policy" in values:
+            values["policy"] = plan_value(values["policy"], f"{cls.name}.policy")
+        return make_params(CheckpointParams, values, where=cls.name)
+
+    @classmethod
+    def table_value(cls, param: str, path: tuple[str, ...], value: Any) -> Any:
+        """One value of the `policy` table checked alone (`checkpointing.plan.table_value`)."""
+        return table_value(path, value, where=f"{cls.name}.{param}")
+
+    @classmethod
+    def identity(cls, params: Any) -> dict[str, Any]:
+        """The plan's string form (a table's equivalent string), as run ids always hashed."""
+        return {"policy": str(params.policy)}
 
     @classmethod
     def help_lines(cls) -> list[str]:
@@ -116,14 +136,13 @@ class Checkpointer(PlanAgent, Component):
 
     @classmethod
     def check_value(cls, param: str, value: Any, *, base: Path | None = None) -> Any:
-        value = super().check_value(param, value, base=base)
         if param == "policy":
-            parse_checkpoint(value)
-        return value
+            return cls.make_params({"policy": value}, base=base).policy
+        return super().check_value(param, value, base=base)
 
     def __init__(self, params: Any = None) -> None:
         super().__init__(params)
-        self.plan = parse_checkpoint(self.params.policy)
+        self.plan = plan_value(self.params.policy, "checkpoint.policy").build()
         self.policy: CheckpointPolicy = self.plan.interval
         # Only Scheduled listens to notices (a listener changes the availability's counters),
         # only Opt to evictions.

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ckptsim import __version__
+from ckptsim.checkpointing.plan import CheckpointPlan
 from ckptsim.errors import ConfigError
 from ckptsim.experiments import grid
 from ckptsim.experiments.columns import PARAM_PREFIX, WORKLOAD_PREFIX
@@ -29,7 +30,12 @@ from ckptsim.experiments.spec import (
     SpecError,
     WorkloadSpec,
 )
-from ckptsim.experiments.speccomp import component_identity, component_option, split_components
+from ckptsim.experiments.speccomp import (
+    component_identity,
+    component_option,
+    made_components,
+    split_components,
+)
 from ckptsim.hashing import file_sha256  # also the name callers of this module import
 from ckptsim.params import identity_params
 
@@ -79,9 +85,12 @@ def run_identity(workload: dict[str, Any], transforms: dict[str, Any], scheduler
 
 
 def _format(key: str, value: Any) -> Any:
-    """A parameter value as stored in a column (windows become 'start-end' strings)."""
+    """A parameter value as stored in a column (windows become 'start-end' strings, a
+    checkpoint plan its string form, as given)."""
     if key == "window":
         return f"{value[0]:g}-{value[1]:g}"
+    if isinstance(value, CheckpointPlan):
+        return value.text
     return value
 
 
@@ -161,7 +170,7 @@ def build_matrix(spec: Spec) -> list[Run]:
                           {**source, **transforms, **options}.items()})
             if platform is not None:
                 wcols[WORKLOAD_PREFIX + PLATFORM] = platform.written
-            components = split_components(options)
+            components = made_components(split_components(options))
             # Runs without components (or a platform) keep the identities they had before
             # components (and platforms) existed.
             wid = {**identity, **source, **component_identity(components)}

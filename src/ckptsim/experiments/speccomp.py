@@ -50,12 +50,32 @@ def component_option(key: str) -> tuple[str, str] | None:
 
 
 def split_components(point: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """The components of one grid point: ``{name: {parameter: value}}``."""
+    """The components of one grid point: ``{name: {parameter: value}}`` (the keys of a
+    parameter given as a table, ``checkpoint.policy.cost``, back in their table)."""
     out: dict[str, dict[str, Any]] = {}
     for key, value in point.items():
         target = component_option(key)
         if target is not None:
-            out.setdefault(target[0], {})[target[1]] = value
+            *tables, last = target[1].split(".")
+            inner = out.setdefault(target[0], {})
+            for t in tables:
+                inner = inner.setdefault(t, {})
+            inner[last] = value
+    return out
+
+
+def made_components(components: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The components of a run with the values a component parses (`parsed_params`: the
+    checkpoint plan, from its string or table) made once, here, for the run to take as
+    they are."""
+    out = {}
+    for name, values in components.items():
+        cls = get_component(name)
+        parsed = [k for k in getattr(cls, "parsed_params", ()) if k in values]
+        if parsed:
+            prm = cls.make_params(values)
+            values = {**values, **{k: getattr(prm, k) for k in parsed}}
+        out[name] = values
     return out
 
 
@@ -65,8 +85,12 @@ def component_identity(components: dict[str, dict[str, Any]]) -> dict[str, Any]:
     out = {}
     for name, values in components.items():
         cls = get_component(name)
-        out[name] = cls.identity(cls.make_params(values))
-        sources = plugin_sources(cls, values)  # plug-ins' files (none for built-ins)
+        prm = cls.make_params(values)
+        out[name] = cls.identity(prm)
+        # Plug-ins' files (none for built-ins); a parsed value (the checkpoint plan) as made.
+        made = {k: getattr(prm, k) if k in getattr(cls, "parsed_params", ()) else v
+                for k, v in values.items()}
+        sources = plugin_sources(cls, made)
         if sources:
             out[name] = {**out[name], "plugin_sources": sources}
     return out
@@ -117,6 +141,10 @@ def component_axes(problems: _Problems, loc: str, w: dict[str, Any], folder: Pat
     axes: dict[str, list[Any]] = {}
     for key, (name, param) in alias_keys().items():
         if key in w:
+            if isinstance(w[key], dict) and param in getattr(get_component(name),
+                                                             "table_params", ()):
+                axes.update(table_axes(problems, f"{loc}.{key}", name, param, w[key]))
+                continue
             axes[key] = _as_axis(problems, f"{loc}.{key}", w[key],
                                  value_check(name, param, folder))
     table = w.get("components", {})
@@ -140,11 +168,52 @@ def component_axes(problems: _Problems, loc: str, w: dict[str, Any], folder: Pat
                                                  f"{', '.join(fields) or 'none'}")
                 continue
             key = option_key(name, param)
-            if key in axes:
+            table = f"{name}.{param}."
+            if key in axes or (key != f"{name}.{param}" and any(
+                    k.startswith(table) for k in axes)):
                 problems.add(f"{where}.{param}", f"given twice (also as {loc}.{key})")
+                continue
+            if isinstance(value, dict) and param in getattr(get_component(name),
+                                                            "table_params", ()):
+                if key in w:
+                    problems.add(f"{where}.{param}", f"given twice (also as {loc}.{key})")
+                    continue
+                axes.update(table_axes(problems, f"{where}.{param}", name, param, value))
                 continue
             axes[key] = _as_axis(problems, f"{where}.{param}", value,
                                  value_check(name, param, folder))
+    return axes
+
+
+def table_axes(problems: _Problems, where: str, name: str, param: str,
+               table: dict[str, Any]) -> dict[str, list[Any]]:
+    """The grid axes of a parameter given as a table (the checkpoint component's `policy`):
+    one axis per key, ``<component>.<parameter>.<key>`` (a sub-table's keys one level down),
+    each value checked alone by the component's `table_value(parameter, path, value)`; the
+    store's columns are these keys, numbers staying numbers.  Where the component's
+    `table_params[parameter]` names a key (skip, proactive), a list of names is one value and
+    a list of such lists an axis."""
+    from ckptsim.experiments.spec import Bad, _as_axis
+
+    cls = get_component(name)
+    lists = cls.table_params[param]  # type: ignore[attr-defined]
+    axes: dict[str, list[Any]] = {}
+
+    def check(path: tuple[str, ...]) -> Callable[[Any], Any]:
+        def one(v: Any) -> Any:
+            try:
+                return cls.table_value(param, path, v)  # type: ignore[attr-defined]
+            except ConfigError as exc:
+                raise Bad(exc.message) from None
+        return one
+
+    for key, value in table.items():
+        items = value.items() if isinstance(value, dict) else [(None, value)]
+        for sub, v in items:
+            path = (key,) if sub is None else (key, sub)
+            axes[".".join((name, param, *path))] = _as_axis(
+                problems, ".".join((where, *path)), v, check(path),
+                pair=sub is None and key in lists)
     return axes
 
 
@@ -162,6 +231,13 @@ def check_combinations(problems: _Problems, loc: str, axes: dict[str, list[Any]]
                 get_component(name).make_params(values, base=folder)
             except ConfigError as exc:
                 param = exc.key.removeprefix(f"{name}.")
+                head = param.split(".")[0]
+                if isinstance(values.get(head), dict):
+                    # A key of a table parameter (checkpoint.policy.cost), where it was given.
+                    given = next((k for k in point if k.startswith(f"{name}.{head}.")), None)
+                    if given is not None:
+                        problems.add(f"{loc}.components.{name}.{param}", exc.message)
+                        continue
                 if param not in values:
                     param = next(iter(values))
                 key = option_key(name, param)
