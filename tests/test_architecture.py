@@ -32,7 +32,7 @@ def test_priority_table_is_the_registry():
 
 
 def test_every_verb_is_in_the_verb_table():
-    not_verbs = {"run", "advance", "add_component", "component", "release_jobs"}
+    not_verbs = {"run", "advance", "add_component", "component", "provider", "release_jobs"}
     verbs = [name for name, _ in inspect.getmembers(Simulator, inspect.isfunction)
              if not name.startswith("_") and name not in not_verbs]
     table = section("Verbs")
@@ -109,3 +109,49 @@ def test_the_import_check_sees_imports_inside_functions():
     found = {m for _, m in imported_modules(module)}
     assert "ckptsim.engine.invariants.InvariantChecker" in found  # imported inside __init__
     assert "ckptsim.engine.policy.Policy" in found  # a TYPE_CHECKING import
+
+
+def _calls(path: Path) -> list[tuple[int, ast.Call]]:
+    return [(node.lineno, node) for node in ast.walk(ast.parse(path.read_text(), str(path)))
+            if isinstance(node, ast.Call)]
+
+
+def test_no_component_is_looked_up_by_name_inside_the_package():
+    """Components, policies and checkpoint policies find a component by what it provides
+    (`sim.provider(Protocol)`, ckptsim.engine.provides); `sim.component(name)` is for users."""
+    bad = []
+    for path in sorted(SRC.rglob("*.py")):
+        for line, call in _calls(path):
+            func = call.func
+            if isinstance(func, ast.Attribute) and func.attr == "component":
+                bad.append(f"{path.relative_to(SRC)}:{line}")
+    assert not bad, "component lookups by name:\n" + "\n".join(bad)
+
+
+def test_only_the_engine_dispatches_before_eviction_and_before_unavailable():
+    """Components call `sim.evict` and `sim.announce_unavailable`; the kernel's verbs walk
+    the hook lists."""
+    bad = []
+    for path in sorted(SRC.rglob("*.py")):
+        if path.relative_to(SRC).parts[0] == "engine":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            target = None
+            if isinstance(node, (ast.For, ast.comprehension)):
+                target = node.iter
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Subscript):
+                target = node.func.value
+            if (isinstance(target, ast.Attribute)
+                    and target.attr in ("before_eviction", "before_unavailable")
+                    and isinstance(target.value, ast.Attribute)
+                    and target.value.attr == "hooks"):
+                bad.append(f"{path.relative_to(SRC)}:{getattr(node, 'lineno', '?')}")
+    assert not bad, "hook dispatches outside the engine:\n" + "\n".join(bad)
+
+
+def test_the_dispatch_check_sees_a_loop_over_the_hooks(tmp_path):
+    sample = tmp_path / "x.py"
+    sample.write_text("for hook in sim.hooks.before_eviction:\n    hook(now, job, 'x')\n")
+    tree = ast.parse(sample.read_text())
+    loops = [n.iter for n in ast.walk(tree) if isinstance(n, ast.For)]
+    assert loops and loops[0].attr == "before_eviction" and loops[0].value.attr == "hooks"

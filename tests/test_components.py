@@ -13,6 +13,7 @@ from ckptsim.cli import main
 from ckptsim.engine import components as registry
 from ckptsim.engine import events
 from ckptsim.engine.components import Component, register_component
+from ckptsim.engine.provides import FailureTimes, Progress
 from ckptsim.engine.simulator import Simulator
 from ckptsim.errors import ConfigError, DecisionError
 from ckptsim.experiments.execute import execute_run
@@ -249,3 +250,105 @@ def test_every_hook_has_a_list():
 
     assert HookLists.__slots__ == HOOKS
     assert all(hasattr(Component, hook) for hook in HOOKS)
+
+
+# --- what components provide each other (ckptsim.engine.provides) -----------------------------
+class Oracle(Component):
+    """A plug-in failure predictor: provides `FailureTimes` from a list of its own."""
+
+    name = "oracle"
+    provides = (FailureTimes,)
+    times = (5.0, 7.0)
+
+    def failure_times(self):
+        return list(self.times)
+
+    def failing_nodes(self, start, end):
+        return 0b10 if any(start <= t <= end for t in self.times) else 0
+
+
+class Watcher(Component):
+    """A plug-in that consumes `FailureTimes` through `sim.provider`, never by name."""
+
+    name = "watcher"
+
+    def at_end(self, now):
+        failures = self.sim.provider(FailureTimes)
+        self.seen = failures.failure_times() if failures is not None else None
+
+
+def test_a_component_provides_a_protocol_and_another_consumes_it():
+    from ckptsim.components.availability import Availability, AvailabilityParams
+    from ckptsim.components.failures import Failures
+    from ckptsim.policies.bgl_fault import _failing
+
+    w = jobs([(0.0, 10.0, 1, 10.0)], 2)
+    oracle, watcher = Oracle(), Watcher()
+    sim = Simulator(w, scheduler_factory("fcfs"), components=[watcher, oracle])
+    assert sim.provider(FailureTimes) is oracle and sim.provider(Progress) is None
+    assert _failing(sim, 4.0, 6.0) == 0b10 and _failing(sim, 8.0, 9.0) == 0  # a built-in reads it
+    sim.run()
+    assert watcher.seen == [5.0, 7.0]
+    alone = Simulator(w, scheduler_factory("fcfs"), components=[Watcher()]).run()
+    assert alone.provider(FailureTimes) is None and alone.components[0].seen is None
+    # The built-ins declare theirs; the availability component's failures only when given some.
+    assert FailureTimes in Failures.provides
+    assert FailureTimes not in Availability().provides
+    given = Availability(AvailabilityParams(failures="synthetic:mtbf=2000000"))
+    assert FailureTimes in given.provides and Progress in given.provides
+
+
+class Evicting(Component):
+    """Evicts job 1 at t=2 and records what `before_eviction` saw."""
+
+    name = "evicting"
+
+    def attach(self, sim):
+        super().attach(sim)
+        self.seen = []
+        sim.at(2.0, lambda now: sim.evict(sim.jobs[0], "eviction",
+                                          before_kill=lambda: self.seen.append("before_kill")))
+
+    def before_eviction(self, now, job, reason):
+        self.seen.append((now, job.id, reason, job.state.name))
+
+
+def test_evict_tells_before_eviction_then_kills_and_requeues():
+    w = jobs([(0.0, 10.0, 1, 10.0)], 2)
+    comp = Evicting()
+    sim = Simulator(w, lambda s: Scripted(s, [(0.0, lambda s, js: s.start(js[1]))]),
+                    components=[comp], check=True)
+    sim.advance(3.0)
+    job = sim.jobs[0]
+    assert comp.seen == [(2.0, 1, "eviction", "RUNNING"), "before_kill"]
+    assert job.state.name == "QUEUED" and job.n_kills == 1 and job.lost_work == 2.0
+    assert sim.policy.log == [("requeue", 2.0, 1, "eviction")]
+
+
+def test_evict_refuses_a_job_that_holds_no_nodes():
+    w = jobs([(0.0, 10.0, 1, 10.0)], 2)
+    comp = Evicting()
+    sim = Simulator(w, lambda s: Scripted(s, []), components=[comp], check=True)
+    with pytest.raises(DecisionError, match="cannot evict a job that is QUEUED"):
+        sim.advance(3.0)
+    assert comp.seen == []  # refused before any listener was told
+
+
+def test_announce_unavailable_tells_the_components_then_the_policy():
+    order = []
+
+    class Listener(Component):
+        name = "listener"
+
+        def before_unavailable(self, now, mask, at, reason):
+            order.append(("component", now, mask, at, reason))
+
+    class Policy(Scripted):
+        def before_unavailable(self, now, mask, at, reason):
+            order.append(("policy", now, mask, at, reason))
+
+    w = jobs([(0.0, 10.0, 1, 10.0)], 2)
+    sim = Simulator(w, lambda s: Policy(s, [(1.0, lambda s, js: s.announce_unavailable(
+        0b1, 5.0, "reboot"))]), components=[Listener()])
+    sim.advance(2.0)
+    assert order == [("component", 1.0, 1, 5.0, "reboot"), ("policy", 1.0, 1, 5.0, "reboot")]

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from ckptsim.checkpointing.base import CostParams, register_policy
 from ckptsim.checkpointing.plan import SkipPolicy
+from ckptsim.engine.provides import OwnerArrivals
 from ckptsim.errors import ConfigError
 from ckptsim.params import param
 
@@ -50,8 +51,8 @@ class Interarrival(SkipPolicy):
 
     def check(self) -> None:
         sim = self.agent.sim
-        avail = sim.component("availability")
-        if avail is None or not (avail.params.owners or avail.params.trace):
+        users: OwnerArrivals | None = sim.provider(OwnerArrivals)
+        if users is None or not users.knows_arrivals():
             raise ConfigError("checkpoint", "interarrival counts user arrivals: run the "
                                             "availability component with owners=model|CSV "
                                             "or trace=...")
@@ -65,7 +66,8 @@ class Interarrival(SkipPolicy):
 
             sim = self.agent.sim
             machines = machines_of(sim.platform)
-            got = sim.component("availability").arrivals()
+            users: OwnerArrivals | None = sim.provider(OwnerArrivals)
+            got = users.arrivals() if users is not None else None
             machine, times = got if got is not None else (np.empty(0, np.int64),
                                                           np.empty(0))
             sessions = Sessions.build(machine, times, times, len(machines))

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from ckptsim.checkpointing.base import CostParams, register_policy
 from ckptsim.checkpointing.plan import ProactivePolicy
+from ckptsim.engine.provides import Announcements
 from ckptsim.errors import ConfigError
 from ckptsim.params import param
 
@@ -55,15 +56,16 @@ class Scheduled(ProactivePolicy):
 
     def check(self) -> None:
         sim = self.agent.sim
-        avail = sim.component("availability")
+        avail: Announcements | None = sim.provider(Announcements)
         if avail is None:
             raise ConfigError("checkpoint", "scheduled acts on announced reboots and "
                                             "maintenance: run the availability component")
-        announced = avail.params.reboot or avail.params.maintenance or any(
+        announced = avail.announces() or any(
             getattr(g, "reboot", None) for g in getattr(sim.platform, "groups", ()))
         p = self.params
-        if announced and p.cost is not None and avail.params.lead < p.cost + p.margin:
-            raise ConfigError("availability.lead", f"got {avail.params.lead:g}; scheduled "
+        lead = avail.notice_lead()
+        if announced and p.cost is not None and lead < p.cost + p.margin:
+            raise ConfigError("availability.lead", f"got {lead:g}; scheduled "
                                                    f"needs lead >= cost + margin = "
                                                    f"{p.cost + p.margin:g} s to checkpoint "
                                                    f"before a reboot")

@@ -43,6 +43,14 @@ from ckptsim.components.failures import FAILURE_COUNTERS
 from ckptsim.components.interruptions import KILLING, Interruptions
 from ckptsim.engine.components import register_component
 from ckptsim.engine.events import register_event_kind
+from ckptsim.engine.provides import (
+    Announcements,
+    FailureTimes,
+    OwnerArrivals,
+    Progress,
+    Suspensions,
+    WorkCalendar,
+)
 from ckptsim.errors import ConfigError
 from ckptsim.params import make_params, param
 from ckptsim.platform.base import MAINTENANCE, OWNER, REBOOT
@@ -50,6 +58,7 @@ from ckptsim.platform.base import MAINTENANCE, OWNER, REBOOT
 if TYPE_CHECKING:
     from ckptsim.engine.simulator import Simulator
     from ckptsim.engine.state import Job
+    from ckptsim.platform.calendar import Calendar
 
 TRACE = "trace"
 MODES = ("kill", "suspend")
@@ -101,6 +110,8 @@ class Availability(Interruptions):
     Params = AvailabilityParams
     counter_names = COUNTERS + FAILURE_COUNTERS
     htc_metrics = True
+    #: `FailureTimes` only when given failures (see __init__).
+    provides = (Progress, Suspensions, OwnerArrivals, Announcements, WorkCalendar, FailureTimes)
 
     # --- configuration -------------------------------------------------------------------
     @classmethod
@@ -171,6 +182,8 @@ class Availability(Interruptions):
     def __init__(self, params: Any = None) -> None:
         super().__init__(params)
         self.counts: dict[str, int] = dict.fromkeys(COUNTERS + FAILURE_COUNTERS, 0)
+        if not self.params.failures:
+            self.provides = tuple(p for p in type(self).provides if p is not FailureTimes)
         self.suspended: dict[int, tuple[Job, float, int, int]] = {}
         self.frozen: dict[int, tuple[float, float]] = {}
         # (time, reason, down|up, machine) of every change when set to a list (for checks;
@@ -184,7 +197,8 @@ class Availability(Interruptions):
 
         super().attach(sim)
         prm: AvailabilityParams = self.params
-        if prm.failures and sim.component("failures") is not None:
+        first_failures = sim.provider(FailureTimes)
+        if prm.failures and first_failures is not None and first_failures is not self:
             raise ConfigError("availability.failures", "the failures component is in the run "
                                                        "too; give the failures once")
         machines = machines_of(sim.platform)
@@ -293,9 +307,7 @@ class Availability(Interruptions):
             if not sim.hooks.before_unavailable and not overridden_policy(sim):
                 return
             self.counts["unavailable_notices"] += 1
-            for hook in sim.hooks.before_unavailable:
-                hook(now, mask, at, reason)
-            sim.policy.before_unavailable(now, mask, at, reason)
+            sim.announce_unavailable(mask, at, reason)
 
         sim.at(when, notice, kind="notice")
 
@@ -335,6 +347,27 @@ class Availability(Interruptions):
             return None
         return (np.concatenate([m for m, _ in parts]).astype(np.int64),
                 np.concatenate([t for _, t in parts]).astype(np.float64))
+
+    # --- what the component provides (ckptsim.engine.provides) -----------------------------
+    def knows_arrivals(self) -> bool:
+        """True when the run has owners or a trace, whose arrivals `arrivals` gives."""
+        return bool(self.params.owners or self.params.trace)
+
+    def announces(self) -> bool:
+        """True when reboots or maintenance are configured here (a platform file's groups
+        may add reboots of their own)."""
+        return bool(self.params.reboot or self.params.maintenance)
+
+    def notice_lead(self) -> float:
+        """Seconds between an announcement (`before_unavailable`) and its interruption."""
+        return float(self.params.lead)
+
+    def work_calendar(self) -> Calendar:
+        """The calendar of the run (before the run: the one of the epoch given)."""
+        from ckptsim.platform.calendar import Calendar
+
+        got: Calendar | None = getattr(self, "calendar", None)
+        return got or Calendar(self.params.epoch)
 
     # --- outputs ---------------------------------------------------------------------------
     def counters(self) -> dict[str, int]:

@@ -36,6 +36,7 @@ from ckptsim.checkpointing.plan import plan_value, table_value
 from ckptsim.components.checkpointagent import PLAN_COUNTERS, PlanAgent, calendar_of
 from ckptsim.engine.components import Component, register_component
 from ckptsim.engine.events import register_event_kind
+from ckptsim.engine.provides import FailureTimes
 from ckptsim.engine.state import RUNNING
 from ckptsim.errors import ConfigError
 from ckptsim.params import make_params, param
@@ -180,12 +181,12 @@ class Checkpointer(PlanAgent, Component):
             return float(m)
         sim = self.sim
         assert sim is not None
-        failures = sim.component("failures")
+        failures: FailureTimes | None = sim.provider(FailureTimes)
         if failures is None:
             raise ConfigError("checkpoint.mtbf", f"{self.policy.name} needs the mean time "
                                                  "between failures: give mtbf=S or run with "
                                                  "failures")
-        n_failures = len(failures.times)  # type: ignore[attr-defined]
+        n_failures = len(failures.failure_times())
         submit = sim.workload.submit
         span = float(submit[-1] - submit[0]) if len(submit) else 0.0
         if n_failures == 0 or span <= 0:

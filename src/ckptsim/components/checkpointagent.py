@@ -9,6 +9,7 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ckptsim.engine.provides import Progress, Suspensions, WorkCalendar
 from ckptsim.engine.state import RUNNING
 
 if TYPE_CHECKING:
@@ -147,9 +148,9 @@ class PlanAgent:
         part.taken(job, key)
         if part.then == "requeue" and job.rate == 0.0:
             # Suspended by its owner: it leaves the machine, so its suspension ends here.
-            release = getattr(sim.component("availability"), "release", None)
-            if release is not None:
-                release(job)
+            suspensions: Suspensions | None = sim.provider(Suspensions)
+            if suspensions is not None:
+                suspensions.release(job)
         delta, _ = self._plan(job)
         self.inflight[job.index] = now
         self.pro_inflight[job.index] = (part, job.n_checkpoints)
@@ -210,9 +211,8 @@ class PlanAgent:
         if self.policy.params.save == "end":
             saved = done
         else:
-            avail = sim.component("availability")
-            work_at = getattr(avail, "work_at", None)
-            saved = work_at(job, now - delta) if work_at is not None \
+            progress: Progress | None = sim.provider(Progress)
+            saved = progress.work_at(job, now - delta) if progress is not None \
                 else job.progress(now - delta)
         sim.save_progress(job, min(saved, done))
         self.started += 1
@@ -228,10 +228,11 @@ class PlanAgent:
 
 
 def calendar_of(sim: Simulator | None) -> Any:
-    """The availability component's calendar (its epoch), else the default one."""
+    """The calendar of the run's machines (`WorkCalendar`: the availability component's, its
+    epoch), else the default one."""
     from ckptsim.platform.calendar import Calendar
 
-    avail = sim.component("availability") if sim is not None else None
-    if avail is None:
+    clock: WorkCalendar | None = sim.provider(WorkCalendar) if sim is not None else None
+    if clock is None:
         return Calendar()
-    return getattr(avail, "calendar", None) or Calendar(avail.params.epoch)  # type: ignore
+    return clock.work_calendar()

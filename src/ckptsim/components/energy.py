@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from ckptsim.components.energybulk import Bulk
 from ckptsim.components.energyhtc import HTC_COUNTERS, OWNER_COUNTERS
 from ckptsim.engine.components import Component, register_component
+from ckptsim.engine.provides import PowerManagement, PowerStates
 from ckptsim.engine.state import KILLED, QUEUED, RUNNING
 from ckptsim.errors import ConfigError
 from ckptsim.params import make_params, param
@@ -105,6 +106,7 @@ class EnergyMeter(MachineStates, Component):
     description = "power states of every machine integrated into energy (J, kWh, by state)"
     Params = EnergyParams
     counter_names = ENERGY_COUNTERS
+    provides = (PowerStates,)
     rows = (("energy_kwh", "energy (kWh)"), ("energy_htc_kwh", "HTC-attributable energy (kWh)"),
             ("mean_power_w", "mean power (W)"),
             ("energy_lost_j", "energy of lost work (J)"),
@@ -188,9 +190,9 @@ class EnergyMeter(MachineStates, Component):
             from ckptsim.components.energyhtc import HtcLedger
 
             self.htc = HtcLedger(self, self.params.htc_shared)
-        manager = sim.component("power")
+        manager: PowerManagement | None = sim.provider(PowerManagement)
         if manager is not None:
-            manager.link(self)  # type: ignore[attr-defined]
+            manager.link(self)
 
     def set_sleep_after(self, seconds: float) -> None:
         """The power manager's idle timeout (before the run)."""
@@ -324,6 +326,11 @@ class EnergyMeter(MachineStates, Component):
                 asleep * bulk.sleep_time if self.until_state == SLEEP else 0.0,
                 asleep * bulk.sleep_time if self.until_state == OFF else 0.0,
                 p.wake_energy * bulk.wakeups, p.sleep_energy * bulk.sleeps]
+
+    def sleeps(self) -> int:
+        """Machines put to sleep so far."""
+        bulk = self.bulk
+        return bulk.sleeps if bulk is not None else self.slept
 
     def counters(self) -> dict[str, Any]:
         if self.bulk is not None:

@@ -15,8 +15,9 @@ simulated machine over the workload's submit span, with the run's seed when the 
 none; or it is given a ready trace (`Failures(trace=...)`, anything with `time`, `node` and
 `repair` columns, nodes already on the machine and times on the workload's clock).
 
-Predictors that read the future failure schedule (seed 004) find it with
-``sim.component("failures")`` and ask `failing_nodes(start, end)`.
+The component provides `FailureTimes` (`ckptsim.engine.provides`): predictors that read the
+future failure schedule (seed 004) find it with ``sim.provider(FailureTimes)`` and ask
+`failing_nodes(start, end)`; interval policies count its `failure_times()` for an MTBF.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ckptsim.engine.components import Component, register_component
+from ckptsim.engine.provides import FailureTimes
 from ckptsim.errors import ConfigError
 from ckptsim.params import param
 from ckptsim.platform.base import FAILURE
@@ -55,6 +57,7 @@ class Failures(Component):
     description = "node failures from a failure log or a model: kill, requeue, repair"
     Params = FailureParams
     counter_names = FAILURE_COUNTERS
+    provides = (FailureTimes,)
     aliases = {"failures": "source", "failure_count": "count"}
     rows = (("failures", "failures"), ("failures_hitting_jobs", "failures hitting jobs"),
             ("jobs_killed_by_failures", "job kills by failures (each job requeued)"),
@@ -170,6 +173,10 @@ class Failures(Component):
         self.times = [float(times[k]) for k in order]
         self.bits = [1 << int(nodes[k]) for k in order]
 
+    def failure_times(self) -> list[float]:
+        """The times of the run's failures, sorted."""
+        return self.times
+
     def failing_nodes(self, start: float, end: float) -> int:
         """Mask of the nodes with a failure in [start, end]: what a perfect predictor knows."""
         lo = bisect_left(self.times, start)
@@ -216,9 +223,7 @@ class Failures(Component):
             self.failures_hitting_jobs += 1
             self.jobs_killed += len(victims)
         for job in victims:
-            for hook in sim.hooks.before_eviction:
-                hook(now, job, "failure")
-            sim.kill(job, "failure")
+            sim.evict(job, "failure")
         sim.nodes_changed()
 
     def _make_repair(self, node: int, until: float):  # type: ignore[no-untyped-def]

@@ -89,20 +89,12 @@ class Interruptions(Component):
                 for job in victims:
                     if job.mask & kill_mask or job.state is not RUNNING:
                         self.counts["jobs_killed_unavailable"] += 1
-                        self._evicting(now, job, "eviction")
-                        self._unsuspend(job)
-                        sim.kill(job, "eviction")
+                        sim.evict(job, "eviction", before_kill=self._unsuspender(job))
                     else:
                         self._suspend(job, now)
         if up and self.suspended:
             self._resume(now)
         sim.nodes_changed()
-
-    def _evicting(self, now: float, job: Job, reason: str) -> None:
-        """Tell the components listening (`before_eviction`) that the job is killed now."""
-        assert self.sim is not None
-        for hook in self.sim.hooks.before_eviction:
-            hook(now, job, reason)
 
     def work_at(self, job: Job, t: float) -> float:
         """The job's progress at a time t <= now of its current allocation, a suspension
@@ -159,8 +151,7 @@ class Interruptions(Component):
             sim.cancel(entry[2])
         if self.params.max_suspend <= 0:
             self.counts["jobs_killed_after_suspend"] += 1
-            self._evicting(now, job, "eviction")
-            sim.kill(job, "eviction")
+            sim.evict(job, "eviction")
             return
         rate = job.rate
         sim.set_rate(job, 0.0)
@@ -205,6 +196,11 @@ class Interruptions(Component):
             if entry[3] == _holding(job):
                 self.sim.set_rate(job, entry[1])
 
+    def _unsuspender(self, job: Job) -> Callable[[], None]:
+        """`_unsuspend(job)`, for `sim.evict` to call after the `before_eviction` hooks (which
+        read the suspension, `work_at`) and before the kill."""
+        return lambda: self._unsuspend(job)
+
     def _make_expiry(self, index: int) -> Callable[[float], None]:
         def expire(now: float) -> None:
             entry = self.suspended.pop(index, None)
@@ -215,12 +211,16 @@ class Interruptions(Component):
                 self.frozen.pop(index, None)
                 return
             self.counts["jobs_killed_after_suspend"] += 1
-            assert self.sim is not None
-            self._evicting(now, job, "eviction")
-            self.frozen.pop(index, None)
-            self.sim.set_rate(job, entry[1])  # a job waits again at the rate it had
-            self.sim.kill(job, "eviction")
-            self.sim.nodes_changed()
+            sim = self.sim
+            assert sim is not None
+            rate = entry[1]
+
+            def thaw() -> None:  # after the hooks, which read the suspension (`work_at`)
+                self.frozen.pop(index, None)
+                sim.set_rate(job, rate)  # a job waits again at the rate it had
+
+            sim.evict(job, "eviction", before_kill=thaw)
+            sim.nodes_changed()
 
         return expire
 
@@ -305,9 +305,7 @@ class Interruptions(Component):
             c["failures_hitting_jobs"] += 1
             c["jobs_killed_by_failures"] += len(victims)
         for job in victims:
-            self._evicting(now, job, "failure")
-            self._unsuspend(job)
-            sim.kill(job, "failure")
+            sim.evict(job, "failure", before_kill=self._unsuspender(job))
         sim.nodes_changed()
 
     def _make_repair(self, m: int) -> Callable[[float], None]:
@@ -324,6 +322,10 @@ class Interruptions(Component):
                 self.sim.nodes_changed()
 
         return repair
+
+    def failure_times(self) -> list[float]:
+        """The times of the failures given to this component, sorted."""
+        return getattr(self, "fail_times", [])
 
     def failing_nodes(self, start: float, end: float) -> int:
         """Mask of the nodes with a failure in [start, end] (as the failures component's)."""

@@ -24,10 +24,10 @@ import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from ckptsim.engine.components import Component, register_component
+from ckptsim.engine.provides import PowerManagement, PowerStates
 from ckptsim.params import param
 
 if TYPE_CHECKING:
-    from ckptsim.components.energy import EnergyMeter
     from ckptsim.engine.simulator import Simulator
 
 
@@ -46,18 +46,19 @@ class PowerManager(Component):
     description = "idle machines sleep after a timeout and wake for jobs (needs energy)"
     Params = PowerParams
     counter_names = ("machines_slept",)
+    provides = (PowerManagement,)
 
     def __init__(self, params: Any = None) -> None:
         super().__init__(params)
-        self.meter: EnergyMeter | None = None
+        self.meter: PowerStates | None = None
 
     def attach(self, sim: Simulator) -> None:
         super().attach(sim)
-        meter = sim.component("energy")
+        meter: PowerStates | None = sim.provider(PowerStates)
         if meter is not None:
-            self.link(meter)  # type: ignore[arg-type]
+            self.link(meter)
 
-    def link(self, meter: EnergyMeter) -> None:
+    def link(self, meter: PowerStates) -> None:
         """Called once the energy meter and the manager are both attached."""
         from ckptsim.components.energy import OFF, SLEEP
 
@@ -69,5 +70,4 @@ class PowerManager(Component):
     def counters(self) -> dict[str, Any]:
         if self.meter is None:
             return {"machines_slept": 0}
-        bulk = self.meter.bulk
-        return {"machines_slept": bulk.sleeps if bulk is not None else self.meter.slept}
+        return {"machines_slept": self.meter.sleeps()}

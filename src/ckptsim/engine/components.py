@@ -79,6 +79,9 @@ class Component:
     #: True: a run with this component can evict or bound jobs, and reports the HTC metrics
     #: (`ckptsim.metrics.htc`).
     htc_metrics: ClassVar[bool] = False
+    #: The protocols of `ckptsim.engine.provides` this component implements, which others
+    #: find with `sim.provider(protocol)`; an instance may narrow them.
+    provides: tuple[type, ...] = ()
 
     def __init__(self, params: Any = None) -> None:
         self.params = params if params is not None else self.Params()

@@ -3,12 +3,14 @@
 `Simulator(workload, scheduler, platform=..., components=...)` replays a workload on a
 platform (`ckptsim.platform.base`) under one scheduling policy, with components
 (`ckptsim.engine.components`: failures, ...) plugged in.  Policies and components act through
-the verbs (`start`, `checkpoint`, `kill`, `migrate`, `set_rate`, `wake_at` / `cancel_timer`,
-`at` / `cancel`); each is validated and a bad decision raises `DecisionError` naming the job
-and the reason.  This module holds the loop, the events and the wiring; the verbs are in
-engine/verbs.py and engine/migration.py, the progress and overhead arithmetic in
-engine/overheads.py, the rate model in engine/rates.py.  Submissions are merged from the
-workload's sorted columns instead of being pushed on the heap, which keeps the heap small.
+the verbs (`start`, `checkpoint`, `kill`, `evict`, `migrate`, `set_rate`, `wake_at` /
+`cancel_timer`, `at` / `cancel`, `announce_unavailable`); each is validated and a bad decision
+raises `DecisionError` naming the job and the reason.  Components find the services of others
+with `provider(protocol)` (engine/provides.py).  This module holds the loop, the events and the
+wiring; the verbs are in engine/verbs.py, engine/migration.py and engine/notices.py, the
+progress and overhead arithmetic in engine/overheads.py, the rate model in engine/rates.py.
+Submissions are merged from the workload's sorted columns instead of being pushed on the heap,
+which keeps the heap small.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from ckptsim.engine.components import Component, HookLists
 from ckptsim.engine.events import PRIO_END, PRIO_OVERHEAD, PRIO_SUBMIT, PRIO_TIMER, event_kind
 from ckptsim.engine.migration import Migration
+from ckptsim.engine.notices import Notices
 from ckptsim.engine.rates import RateModel, apply_rates
 from ckptsim.engine.state import (
     DONE,
@@ -48,7 +51,7 @@ INF = math.inf
 COMPACT_MIN = 4096
 
 
-class Simulator(Migration):
+class Simulator(Migration, Notices):
     """Replays a workload on a platform under one scheduling policy, with components."""
 
     def __init__(
@@ -125,7 +128,8 @@ class Simulator(Migration):
         component.attach(self)
 
     def component(self, name: str) -> Component | None:
-        """The attached component of that name, or None."""
+        """The attached component of that name, or None (for users: inside the package,
+        components find each other by what they provide, `provider`)."""
         for c in self.components:
             if c.name == name:
                 return c
@@ -139,7 +143,7 @@ class Simulator(Migration):
 
     @property
     def cluster(self) -> Platform:
-        """The platform, under the name policies have always used."""
+        """Deprecated alias of `platform` (the whole machine: a cluster, a grid or a torus)."""
         return self.platform
 
     def _post_pass(self, now: float) -> None:

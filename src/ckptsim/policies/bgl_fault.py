@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from ckptsim.components.failures import Failures
+from ckptsim.engine.provides import FailureTimes
 from ckptsim.policies.base import register
 from ckptsim.policies.bgl import BalancingParams, BglFcfs, TiebreakParams
 
@@ -39,12 +39,9 @@ INF = math.inf
 
 def _failing(sim: Simulator, start: float, end: float) -> int:
     """The nodes with a failure in [start, end] (the failure schedule of the run's failures
-    component; none without it)."""
-    failures = sim.component("failures")
-    if isinstance(failures, Failures):
-        return failures.failing_nodes(start, end)
-    avail = sim.component("availability")  # failures given to the availability component
-    return avail.failing_nodes(start, end) if avail is not None else 0  # type: ignore[attr-defined]
+    component, or of the availability component given failures; none without either)."""
+    failures: FailureTimes | None = sim.provider(FailureTimes)
+    return failures.failing_nodes(start, end) if failures is not None else 0
 
 
 @register

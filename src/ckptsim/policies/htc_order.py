@@ -10,7 +10,7 @@ midpoint), then the type's first machine.  A core is chosen as
    is idle and has not yet fallen asleep);
 2. else the lowest free core of the best class with a free core (its machine is woken).
 
-Whether a machine is asleep is the energy meter's (`EnergyMeter.node_asleep`); without a power
+Whether a machine is asleep is the energy meter's (`PowerStates.node_asleep`); without a power
 manager nothing sleeps and the choice is the lowest free core of the best class.  A machine
 seen asleep is remembered (its cores are skipped) until a job is placed on it or a reason
 (owner, reboot) takes or gives it back, the only ways a sleeping machine wakes, so a pass
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ckptsim.engine.provides import PowerStates
 from ckptsim.platform.power import machine_blocks
 
 
@@ -68,7 +69,7 @@ class EfficientOrder:
 
     def meter(self) -> Any:
         if self._meter is False:
-            meter = self.sim.component("energy")
+            meter: PowerStates | None = self.sim.provider(PowerStates)
             sleeps = meter is not None and meter.sleep_after != float("inf")
             self._meter = meter if sleeps else None
         return self._meter
