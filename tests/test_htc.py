@@ -7,8 +7,8 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from ckptsim.calendar import DAY, Calendar
 from ckptsim.errors import ConfigError
-from ckptsim.platform.calendar import DAY, Calendar
 from ckptsim.rng import RandomStreams
 from ckptsim.workload.htc import (
     HTCParams,

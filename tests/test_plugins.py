@@ -86,7 +86,8 @@ def test_a_module_reference_imports_from_sys_path(plug, tmp_path, monkeypatch):
 
 
 def test_a_plugin_file_imports_modules_beside_it(tmp_path):
-    (tmp_path / "sizes.py").write_text("def widest(jobs):\n    return max(jobs, key=lambda j: j.size)\n")
+    (tmp_path / "sizes.py").write_text(
+        "def widest(jobs):\n    return max(jobs, key=lambda j: j.size)\n")
     (tmp_path / "uses.py").write_text(
         (EXAMPLES / "largest_first.py").read_text()
         .replace("import dataclasses\n", "import dataclasses\n\nimport sizes\n")
@@ -119,7 +120,8 @@ def test_a_component_and_a_checkpoint_policy_from_files(plug, capsys):
     assert "--checkpoint hours: got 0" in capsys.readouterr().err
     # A plug-in policy combines with the built-in skip and proactive policies.
     plan = parse_checkpoint(f"{hourly}:hours=2,cost=60+closedcluster")
-    assert plan.names == ("every-hour", "closedcluster") and plan.interval.interval(60, 0, 0) == 7200
+    assert plan.names == ("every-hour", "closedcluster")
+    assert plan.interval.interval(60, 0, 0) == 7200
 
 
 def _dist(site: Path) -> None:

@@ -11,8 +11,8 @@ from helpers import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ckptsim.calendar import DAY, HOUR, Calendar, TermRange
 from ckptsim.errors import ConfigError
-from ckptsim.platform.calendar import DAY, HOUR, Calendar, TermRange
 from ckptsim.platform.hours import OpeningHours, WeeklyHours
 from ckptsim.platform.reboots import RebootSchedule
 

@@ -12,8 +12,8 @@ from helpers import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ckptsim.calendar import DAY, HOUR, Calendar
 from ckptsim.errors import ConfigError
-from ckptsim.platform.calendar import DAY, HOUR, Calendar
 from ckptsim.platform.hours import OpeningHours
 from ckptsim.platform.usermodel import SessionLength, UserModel, generate_sessions
 from ckptsim.platform.users import UserCluster, cluster_of_machine

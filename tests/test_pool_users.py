@@ -10,8 +10,8 @@ from helpers import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ckptsim.calendar import Calendar
 from ckptsim.errors import ConfigError, WorkloadError
-from ckptsim.platform.calendar import Calendar
 from ckptsim.platform.hours import OpeningHours
 from ckptsim.platform.users import (
     ArrivalCounter,

@@ -56,9 +56,9 @@ from ckptsim.params import make_params, param
 from ckptsim.platform.base import MAINTENANCE, OWNER, REBOOT
 
 if TYPE_CHECKING:
+    from ckptsim.calendar import Calendar
     from ckptsim.engine.simulator import Simulator
     from ckptsim.engine.state import Job
-    from ckptsim.platform.calendar import Calendar
 
 TRACE = "trace"
 MODES = ("kill", "suspend")
@@ -116,9 +116,9 @@ class Availability(Interruptions):
     # --- configuration -------------------------------------------------------------------
     @classmethod
     def make_params(cls, values: Any, *, base: Path | None = None) -> AvailabilityParams:
+        from ckptsim.calendar import Calendar
         from ckptsim.platform.availability import parse_maintenance
         from ckptsim.platform.avt import parse_source
-        from ckptsim.platform.calendar import Calendar
         from ckptsim.platform.reboots import RebootSchedule
 
         prm: AvailabilityParams = make_params(AvailabilityParams, values, where=cls.name)
@@ -192,7 +192,7 @@ class Availability(Interruptions):
 
     # --- the run -------------------------------------------------------------------------
     def attach(self, sim: Simulator) -> None:
-        from ckptsim.platform.calendar import Calendar
+        from ckptsim.calendar import Calendar
         from ckptsim.platform.groups import machines_of
 
         super().attach(sim)
@@ -364,7 +364,7 @@ class Availability(Interruptions):
 
     def work_calendar(self) -> Calendar:
         """The calendar of the run (before the run: the one of the epoch given)."""
-        from ckptsim.platform.calendar import Calendar
+        from ckptsim.calendar import Calendar
 
         got: Calendar | None = getattr(self, "calendar", None)
         return got or Calendar(self.params.epoch)

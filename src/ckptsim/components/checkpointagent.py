@@ -230,7 +230,7 @@ class PlanAgent:
 def calendar_of(sim: Simulator | None) -> Any:
     """The calendar of the run's machines (`WorkCalendar`: the availability component's, its
     epoch), else the default one."""
-    from ckptsim.platform.calendar import Calendar
+    from ckptsim.calendar import Calendar
 
     clock: WorkCalendar | None = sim.provider(WorkCalendar) if sim is not None else None
     if clock is None:

@@ -37,8 +37,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     import numpy as np
 
+    from ckptsim.calendar import Calendar
     from ckptsim.engine.state import Job
-    from ckptsim.platform.calendar import Calendar
 
 
 class FailureTimes(Protocol):

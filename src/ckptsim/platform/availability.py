@@ -24,9 +24,9 @@ from typing import Any
 
 import numpy as np
 
+from ckptsim.calendar import Calendar
 from ckptsim.errors import ConfigError
 from ckptsim.limits import MAX_SECONDS
-from ckptsim.platform.calendar import Calendar
 from ckptsim.platform.groups import group_names, machines_of
 from ckptsim.platform.hours import OpeningHours
 from ckptsim.platform.reboots import RebootSchedule

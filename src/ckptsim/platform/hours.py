@@ -14,7 +14,7 @@ Examples: `"mon-fri 08:00-18:00"`, `"mon-fri 08:00-21:00; sat,sun 10:00-18:00"`,
 `"mon-fri 08:00-12:00,13:00-17:00"`, `"daily 07:00-23:00"`.
 
 An `OpeningHours` may give other hours for holidays (days out of term, see
-`ckptsim.platform.calendar`).  Open intervals are half-open, `[opening, closing)`: at the
+`ckptsim.calendar`).  Open intervals are half-open, `[opening, closing)`: at the
 closing instant the cluster is closed.  Times are DST-free (every day has 86,400 s).
 """
 
@@ -25,8 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ckptsim.calendar import DAY, WEEK, WEEKDAYS, Calendar, parse_clock
 from ckptsim.errors import ConfigError
-from ckptsim.platform.calendar import DAY, WEEK, WEEKDAYS, Calendar, parse_clock
 
 ACCEPTED = ("'24h', 'closed', or clauses 'DAYS HH:MM-HH:MM[,HH:MM-HH:MM]' separated by ';' "
             "(DAYS such as mon-fri, sat,sun or daily)")

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ckptsim.calendar import Calendar, parse_clock
 from ckptsim.errors import ConfigError
-from ckptsim.platform.calendar import Calendar, parse_clock
 from ckptsim.platform.hours import parse_days
 from ckptsim.rng import RandomStreams
 

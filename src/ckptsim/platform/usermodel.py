@@ -36,9 +36,9 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
+from ckptsim.calendar import DAY, HOUR, Calendar
 from ckptsim.errors import ConfigError
 from ckptsim.limits import MAX_DAYS, check_count
-from ckptsim.platform.calendar import DAY, HOUR, Calendar
 from ckptsim.platform.hours import OpeningHours, WeeklyHours
 from ckptsim.platform.users import Sessions, UserCluster
 from ckptsim.rng import RandomStreams

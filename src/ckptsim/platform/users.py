@@ -34,9 +34,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ckptsim.calendar import Calendar
 from ckptsim.errors import ConfigError, WorkloadError
 from ckptsim.limits import check_time
-from ckptsim.platform.calendar import Calendar
 from ckptsim.platform.hours import OpeningHours
 
 COLUMNS = ("machine", "login", "logout")

@@ -42,9 +42,9 @@ from typing import Any
 
 import numpy as np
 
+from ckptsim.calendar import DAY, HOUR, Calendar
 from ckptsim.errors import ConfigError
 from ckptsim.limits import MAX_DAYS, MAX_JOBS, check_count, check_nodes
-from ckptsim.platform.calendar import DAY, HOUR, Calendar
 from ckptsim.rng import RandomStreams
 from ckptsim.values import parse_bool, parse_int
 from ckptsim.workload.model import SWF_INDEX, Workload, from_columns
