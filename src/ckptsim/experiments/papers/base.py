@@ -187,6 +187,35 @@ def _load() -> None:
             importlib.import_module(f"{package.__name__}.{info.name}")
 
 
+
+class FamilyPaper(Paper):
+    """A paper whose figures come in families of experiments, computed by the module
+    `experiments` beside its declaration (imported when a figure runs): its `FAMILIES` (family
+    -> figures), `spec_text(family, opt)`, `runs_of(figure, opt)` and `run_figures(figure, out,
+    opt, on_row=)`; with `has_tables`, its module `tables` holds the page's `TABLES`."""
+
+    has_tables: ClassVar[bool] = False
+
+    def _module(self, name: str) -> Any:
+        return importlib.import_module(f"{type(self).__module__}.{name}")
+
+    def specs(self, figure: str, opt: Any) -> dict[str, str]:
+        experiments = self._module("experiments")
+        figures = self.wanted(figure)
+        return {family: experiments.spec_text(family, opt)
+                for family, members in experiments.FAMILIES.items()
+                if any(f in members for f in figures)}
+
+    def runs_of(self, figure: str, opt: Any) -> int | None:
+        return int(self._module("experiments").runs_of(figure, opt))
+
+    def run(self, figure: str, out: Path, opt: Any,
+            on_row: OnRow | None = None) -> Iterable[FigureOutput]:
+        return self._module("experiments").run_figures(figure, out, opt, on_row=on_row)
+
+    def tables(self) -> Mapping[str, Table] | None:
+        return self._module("tables").TABLES if self.has_tables else None
+
 papers: Registry[type[Paper]] = Registry("paper", "paper", _load)
 register: Callable[[type[Paper]], type[Paper]] = papers.register
 

@@ -4,12 +4,11 @@ declaration.  Its policies, specs and runs are in `experiments`, its reduction a
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from ckptsim.errors import ConfigError
-from ckptsim.experiments.papers.base import Claim, Paper, PaperOption, register
+from ckptsim.experiments.papers.base import Claim, FamilyPaper, PaperOption, register
 
 _BENEFITS = ("benefit_energy_mwh", "benefit_overhead_min")
 _OPT = ("Opt 1 min", "Opt 2 min", "Opt 3 min", "Opt 4 min")
@@ -80,7 +79,8 @@ def pool_platform(value: str) -> str:
 
 
 @register
-class Forshaw(Paper):
+class Forshaw(FamilyPaper):
+    has_tables = True
     name = "forshaw"
     seed = "003"
     about = "energy-aware checkpointing in a desktop pool"
@@ -134,27 +134,7 @@ class Forshaw(Paper):
                                                      else forshaw.DEFAULT_START),
                                trace=str(trace.resolve()) if trace.is_file() else None)
 
-    def specs(self, figure: str, opt: Any) -> dict[str, str]:
-        from ckptsim.experiments.papers.forshaw.experiments import FAMILIES, spec_text
 
-        figures = self.wanted(figure)
-        return {family: spec_text(family, opt) for family, members in FAMILIES.items()
-                if any(f in members for f in figures)}
-
-    def runs_of(self, figure: str, opt: Any) -> int:
-        from ckptsim.experiments.papers.forshaw.experiments import runs_of
-
-        return runs_of(figure, opt)
-
-    def run(self, figure: str, out: Path, opt: Any, on_row: Any = None) -> list[Any]:
-        from ckptsim.experiments.papers.forshaw.experiments import run_figures
-
-        return run_figures(figure, out, opt, on_row=on_row)
-
-    def tables(self) -> Mapping[str, Any]:
-        from ckptsim.experiments.papers.forshaw.tables import TABLES
-
-        return TABLES
 
     def detail(self, opt: Any) -> str:
         return f" ({opt.days} days of the {opt.platform} pool, {opt.replications} replications)"

@@ -3,11 +3,10 @@ runs and reduction are in `experiments`, its figures in `figures`."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from ckptsim.errors import ConfigError
-from ckptsim.experiments.papers.base import Claim, Paper, PaperOption, register
+from ckptsim.experiments.papers.base import Claim, FamilyPaper, PaperOption, register
 
 _IDEAL = "ideal (0% error)"
 _CTMR = ("no CTMR", "CTMR 10 min")
@@ -42,7 +41,7 @@ CLAIMS = (
 
 
 @register
-class Jones(Paper):
+class Jones(FamilyPaper):
     name = "jones"
     seed = "001"
     about = "multi-cluster co-allocation and CTMR"
@@ -82,22 +81,6 @@ class Jones(Paper):
                              replications=1 if given.replications is None
                              else int(given.replications), jobs=given.jobs)
 
-    def specs(self, figure: str, opt: Any) -> dict[str, str]:
-        from ckptsim.experiments.papers.jones.experiments import FAMILIES, spec_text
-
-        figures = self.wanted(figure)
-        return {family: spec_text(family, opt) for family, members in FAMILIES.items()
-                if any(f in members for f in figures)}
-
-    def runs_of(self, figure: str, opt: Any) -> int:
-        from ckptsim.experiments.papers.jones.experiments import runs_of
-
-        return runs_of(figure, opt)
-
-    def run(self, figure: str, out: Path, opt: Any, on_row: Any = None) -> list[Any]:
-        from ckptsim.experiments.papers.jones.experiments import run_figures
-
-        return run_figures(figure, out, opt, on_row=on_row)
 
     def detail(self, opt: Any) -> str:
         return f" ({opt.n:,} jobs per cluster, load {opt.load:g})"

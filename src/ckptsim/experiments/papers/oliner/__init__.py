@@ -4,11 +4,10 @@ scheduler options in `variants`, the tables of docs/results/oliner.md in `tables
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ckptsim.experiments.papers.base import Claim, Paper, PaperOption, register
+from ckptsim.experiments.papers.base import Claim, FamilyPaper, PaperOption, register
 
 _BSLD = ("mean_response_bsld",)
 
@@ -50,7 +49,8 @@ CLAIMS = (
 
 
 @register
-class Oliner(Paper):
+class Oliner(FamilyPaper):
+    has_tables = True
     name = "oliner"
     seed = "004"
     about = "fault-aware BG/L scheduling"
@@ -103,24 +103,4 @@ class Oliner(Paper):
             replications=1 if given.replications is None else int(given.replications),
             jobs=given.jobs, estimates=given.estimates, rate=given.failure_rate)
 
-    def specs(self, figure: str, opt: Any) -> dict[str, str]:
-        from ckptsim.experiments.papers.oliner.experiments import FAMILIES, spec_text
 
-        figures = self.wanted(figure)
-        return {family: spec_text(family, opt) for family, members in FAMILIES.items()
-                if any(f in members for f in figures)}
-
-    def runs_of(self, figure: str, opt: Any) -> int:
-        from ckptsim.experiments.papers.oliner.experiments import runs_of
-
-        return runs_of(figure, opt)
-
-    def run(self, figure: str, out: Path, opt: Any, on_row: Any = None) -> list[Any]:
-        from ckptsim.experiments.papers.oliner.experiments import run_figures
-
-        return run_figures(figure, out, opt, on_row=on_row)
-
-    def tables(self) -> Mapping[str, Any]:
-        from ckptsim.experiments.papers.oliner.tables import TABLES
-
-        return TABLES
