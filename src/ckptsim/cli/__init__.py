@@ -2,7 +2,8 @@
 
 `common` holds the shared helpers, `single` the commands on one workload (run, demo, inspect,
 schedulers), `campaign` the commands on experiment specs and results stores (sweep, results,
-report) and `papers` the seed papers' figures (paper).
+report), `papers` the seed papers' figures (paper) and `convert` the workload formats
+(convert).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import sys
 from collections.abc import Sequence
 
 from ckptsim import __version__
-from ckptsim.cli import campaign, papers, single
+from ckptsim.cli import campaign, convert, papers, single
 from ckptsim.cli.common import library_notes
 from ckptsim.errors import CkptsimError
 
@@ -26,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     single.add_parsers(sub)
     campaign.add_parsers(sub)
     papers.add_parsers(sub)
+    convert.add_parsers(sub)
     return parser
 
 

@@ -3,6 +3,7 @@
 One function used by the command line and by experiment specs, so both accept the same names:
 
 - a path to an SWF trace (`.swf` or `.swf.gz`);
+- a path to a Batsim JSON workload (`.json` or `.json.gz`, `ckptsim.workload.batsim`);
 - `builtin`: the demo workload (Lublin-Feitelson model, 3,000 jobs, 128 nodes, seed 1);
 - `lublin:n=N,seed=S,machine=P,typed=false,estimates=tsafrir` (any subset of the options);
 - `htc:days=D,seed=S,...`: bursty HTC submissions of a desktop pool (`ckptsim.workload.htc`,
@@ -147,6 +148,11 @@ CHECKS: dict[str, Callable[[Mapping[str, Any]], None]] = {
 }
 
 
+def is_batsim(path: str) -> bool:
+    """Whether a workload path names a Batsim JSON workload (`.json` or `.json.gz`)."""
+    return path.lower().endswith((".json", ".json.gz"))
+
+
 def load_workload(
     spec: str,
     *,
@@ -170,6 +176,10 @@ def load_workload(
         w = generate({})
     elif name in GENERATORS and (spec == name or spec.startswith(name + ":")):
         w = GENERATORS[name](parse_generator(spec))
+    elif is_batsim(spec):
+        from ckptsim.workload.batsim import read_batsim
+
+        w = read_batsim(spec, machine_size=machine_size, oversize=oversize)
     else:
         from ckptsim.workload.swf import read_swf
 

@@ -1,0 +1,76 @@
+"""`ckptsim convert IN OUT`: a workload (SWF trace, Batsim JSON or generator string) written
+as SWF or Batsim JSON, by OUT's suffix, after the transforms `run` applies."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from ckptsim.cli.common import load_workload
+from ckptsim.errors import ConfigError
+
+#: OUT suffixes and the format each writes.
+SUFFIXES = {".swf": "swf", ".swf.gz": "swf", ".json": "batsim"}
+
+
+def out_format(out: str) -> str:
+    """`swf` or `batsim` by OUT's suffix, else a ConfigError naming the suffixes accepted."""
+    lower = out.lower()
+    for suffix, kind in SUFFIXES.items():
+        if lower.endswith(suffix):
+            return kind
+    raise ConfigError("OUT", f"{out!r} has an unknown suffix {Path(out).suffix or '(none)'!r}; "
+                             f"accepted: {', '.join(SUFFIXES)} (SWF, or Batsim JSON)")
+
+
+def cmd_convert(args: argparse.Namespace) -> int:
+    kind = out_format(args.out)
+    args.workload = args.source
+    w = load_workload(args)
+    if kind == "batsim":
+        from ckptsim.workload.batsim import write_batsim
+
+        write_batsim(args.out, w)
+    else:
+        from ckptsim.workload.batsim import swf_fields
+        from ckptsim.workload.swf_write import write_swf
+
+        header = {k: v for k, v in w.header.items() if k not in ("MaxProcs", "MaxNodes")}
+        header = {"MaxProcs": str(w.machine_size), **header}
+        write_swf(args.out, swf_fields(w), header=header)
+    print(f"wrote {len(w)} jobs ({w.machine_size} nodes) to {args.out}")
+    return 0
+
+
+def add_parsers(sub: Any) -> None:
+    p = sub.add_parser("convert", help="write a workload (SWF, Batsim JSON or a generator "
+                                       "string) as SWF or Batsim JSON")
+    p.add_argument("source", metavar="IN",
+                   help="an SWF trace (.swf, .swf.gz), a Batsim JSON workload (.json) or a "
+                        "generator string ('lublin:...', 'grid:...', 'htc:...', 'builtin'); "
+                        "required")
+    p.add_argument("out", metavar="OUT",
+                   help="the file to write: .swf or .swf.gz (SWF) or .json (Batsim JSON); "
+                        "required")
+    p.add_argument("--first", type=int, default=None, metavar="N",
+                   help="keep only the first N jobs (default: all)")
+    p.add_argument("--window", type=float, nargs=2, metavar=("START", "END"), default=None,
+                   help="keep jobs submitted in [START, END) seconds (default: all)")
+    p.add_argument("--alpha", type=float, default=None, metavar="A",
+                   help="estimate interpolation: estimate = runtime + A (requested - "
+                        "runtime) (default: the trace's estimates as they are)")
+    p.add_argument("--load-scale", type=float, default=None, metavar="C",
+                   help="multiply runtimes and estimates by C > 0 (default: unscaled)")
+    p.add_argument("--machine-size", type=int, default=None, metavar="N",
+                   help="nodes of the machine (default: the trace's MaxProcs, else MaxNodes; "
+                        "a Batsim file's nb_res)")
+    p.add_argument("--oversize", choices=("skip", "clamp"), default="skip",
+                   help="jobs larger than the machine: skip them (default) or clamp their size")
+    p.add_argument("--size-from", choices=("requested", "allocated"), default="requested",
+                   help="SWF job size from requested processors (default; allocated when -1) "
+                        "or allocated processors")
+    p.add_argument("--skip-bad-lines", action="store_true",
+                   help="skip malformed SWF lines (counted) instead of stopping (default: "
+                        "stop at the first)")
+    p.set_defaults(func=cmd_convert)

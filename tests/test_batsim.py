@@ -1,0 +1,211 @@
+"""Batsim JSON workloads: reading, writing, `--workload FILE.json` and `ckptsim convert`."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from helpers import TRACES
+
+from ckptsim.cli import main
+from ckptsim.errors import CkptsimError, WorkloadError
+from ckptsim.workload.batsim import ID_COLUMN, read_batsim, write_batsim
+from ckptsim.workload.source import load_workload
+from ckptsim.workload.swf import read_swf
+
+SDSC = TRACES / "SDSC-SP2-1998-4.2-cln.swf.gz"
+
+SMALL = {
+    "nb_res": 16,
+    "jobs": [
+        {"id": "w0!3", "subtime": 10, "res": 4, "walltime": 200, "profile": "short"},
+        {"id": "w0!1", "subtime": 0, "res": 16, "walltime": -1, "profile": "long"},
+        {"id": "w0!2", "subtime": 5.5, "res": 2, "profile": "short"},
+    ],
+    "profiles": {"short": {"type": "delay", "delay": 100},
+                 "long": {"type": "delay", "delay": 3600.25}},
+}
+
+
+def dump(tmp_path: Path, doc: object, name: str = "w.json") -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_small_workload_fields(tmp_path):
+    w = read_batsim(dump(tmp_path, SMALL))
+    assert w.machine_size == 16
+    assert w.job_id.tolist() == [1, 2, 3]  # sorted by submit; numbers after the '!'
+    assert w.submit.tolist() == [0.0, 5.5, 10.0]
+    assert w.runtime.tolist() == [3600.25, 100.0, 100.0]
+    assert w.size.tolist() == [16, 2, 4]
+    assert w.estimate.tolist() == [3600.25, 100.0, 200.0]  # walltime -1 or missing: runtime
+    assert w.extra[ID_COLUMN].tolist() == ["w0!1", "w0!2", "w0!3"]
+    assert w.counts["requested_time_missing"] == 2
+    assert w.counts["unsorted_submits"] == 1
+    assert w.counts["jobs"] == 3
+
+
+def test_ids_that_are_not_numbered_become_1_to_n(tmp_path):
+    doc = json.loads(json.dumps(SMALL))
+    for job, name in zip(doc["jobs"], ("c", "a", "b"), strict=True):
+        job["id"] = name
+    w = read_batsim(dump(tmp_path, doc))
+    assert w.job_id.tolist() == [2, 3, 1]  # file order numbers, then sorted by submit
+    assert w.extra[ID_COLUMN].tolist() == ["a", "b", "c"]
+
+
+def test_write_then_read_is_the_same_and_byte_identical(tmp_path):
+    w = read_batsim(dump(tmp_path, SMALL))
+    write_batsim(tmp_path / "a.json", w)
+    write_batsim(tmp_path / "b.json", w)
+    assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
+    back = read_batsim(tmp_path / "a.json")
+    for col in ("job_id", "submit", "runtime", "estimate", "size"):
+        assert np.array_equal(getattr(back, col), getattr(w, col)), col
+    assert back.extra[ID_COLUMN].tolist() == w.extra[ID_COLUMN].tolist()
+    doc = json.loads((tmp_path / "a.json").read_text())
+    assert all(p["type"] == "delay" for p in doc["profiles"].values())
+    assert len(doc["profiles"]) == 2  # one per distinct run time
+
+
+def test_lublin_round_trips_through_both_formats(tmp_path):
+    spec = "lublin:n=300,seed=4"
+    w = load_workload(spec)
+    for name in ("l.json", "l.swf", "l.swf.gz"):
+        assert main(["convert", spec, str(tmp_path / name)]) == 0
+        back = load_workload(str(tmp_path / name))
+        for col in ("job_id", "submit", "runtime", "estimate", "size"):
+            assert np.array_equal(getattr(back, col), getattr(w, col)), (name, col)
+        assert back.machine_size == w.machine_size
+
+
+@pytest.mark.parametrize("spec", ["grid:n=50,seed=3", "htc:days=1,seed=2", "builtin"])
+def test_generated_workloads_convert_to_both_formats(tmp_path, spec):
+    for name in ("g.json", "g.swf"):
+        assert main(["convert", spec, str(tmp_path / name), "--first", "40"]) == 0
+        back = load_workload(str(tmp_path / name))
+        assert len(back) == 40
+
+
+def test_convert_is_deterministic(tmp_path):
+    for name in ("a.json", "b.json"):
+        assert main(["convert", "lublin:n=100,seed=2", str(tmp_path / name)]) == 0
+    assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
+
+
+def run_jobs(tmp_path: Path, workload: str, name: str, *extra: str) -> list[tuple[str, ...]]:
+    out = tmp_path / name
+    assert main(["run", "--workload", workload, "--scheduler", "easy", "--out", str(out),
+                 *extra]) == 0
+    with open(out / "jobs.csv", newline="") as fh:
+        return [(r["job_id"], r["start"], r["end"]) for r in csv.DictReader(fh)]
+
+
+def test_lublin_json_runs_the_same_schedule(tmp_path):
+    spec = "lublin:n=400,seed=5"
+    assert main(["convert", spec, str(tmp_path / "l.json")]) == 0
+    assert (run_jobs(tmp_path, spec, "gen")
+            == run_jobs(tmp_path, str(tmp_path / "l.json"), "json"))
+
+
+def test_sdsc_json_runs_the_same_schedule(tmp_path):
+    if not SDSC.exists():
+        pytest.skip(f"needs ../shared/data (the SDSC-SP2 trace expected at {SDSC})")
+    out = tmp_path / "sdsc.json"
+    assert main(["convert", str(SDSC), str(out), "--first", "500"]) == 0
+    assert len(read_batsim(out)) == 500
+    assert (run_jobs(tmp_path, str(SDSC), "swf", "--first", "500")
+            == run_jobs(tmp_path, str(out), "json"))
+    back = tmp_path / "back.swf"
+    assert main(["convert", str(out), str(back)]) == 0
+    w, b = read_swf(SDSC), read_swf(back)
+    assert np.array_equal(w.runtime[:500], b.runtime)
+    assert np.array_equal(w.estimate[:500], b.estimate)
+
+
+def one_line_error(path: Path) -> str:
+    with pytest.raises(CkptsimError) as exc:
+        read_batsim(path)
+    text = str(exc.value)
+    assert "\n" not in text
+    assert str(path) in text
+    return text
+
+
+def modified(**changes: object) -> dict:
+    doc = json.loads(json.dumps(SMALL))
+    for key, value in changes.items():
+        if key == "short_profile":
+            doc["profiles"]["short"] = value
+        elif value is None:
+            del doc["jobs"][0][key]
+        else:
+            doc["jobs"][0][key] = value
+    return doc
+
+
+def test_other_profile_type_is_refused_naming_it(tmp_path):
+    text = one_line_error(dump(tmp_path, modified(short_profile={
+        "type": "parallel_homogeneous", "cpu": 1e9, "com": 0})))
+    assert "'parallel_homogeneous'" in text and "'short'" in text and "'w0!3'" in text
+
+
+@pytest.mark.parametrize("field", ["res", "subtime", "profile", "id"])
+def test_missing_field_names_the_job(tmp_path, field):
+    text = one_line_error(dump(tmp_path, modified(**{field: None})))
+    assert f"missing field {field!r}" in text
+    assert "jobs[0]" in text
+
+
+@pytest.mark.parametrize(("field", "value", "words"), [
+    ("subtime", 1e12, "beyond the largest time"),
+    ("walltime", 1e11, "beyond the largest time"),
+    ("subtime", -5, ">= 0"),
+    ("res", 2.5, "whole number"),
+    ("res", 0, "whole number"),
+    ("res", 1 << 21, "MAX_NODES"),
+    ("profile", "nope", "not in 'profiles'"),
+])
+def test_absurd_values_name_the_job(tmp_path, field, value, words):
+    text = one_line_error(dump(tmp_path, modified(**{field: value})))
+    assert words in text and "'w0!3'" in text
+
+
+def test_absurd_delay_names_the_profile(tmp_path):
+    doc = modified(short_profile={"type": "delay", "delay": 1e20})
+    text = one_line_error(dump(tmp_path, doc))
+    assert "profile 'short'" in text and "beyond the largest time" in text
+
+
+def test_not_json_and_bad_top_level(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    assert "not a Batsim JSON workload" in one_line_error(bad)
+    assert "'nb_res'" in one_line_error(dump(tmp_path, {"jobs": [], "profiles": {}}))
+    with pytest.raises(WorkloadError):
+        read_batsim(tmp_path / "missing.json")
+
+
+def test_oversize_jobs_skip_or_clamp(tmp_path):
+    path = dump(tmp_path, SMALL)
+    assert len(read_batsim(path, machine_size=8)) == 2
+    w = read_batsim(path, machine_size=8, oversize="clamp")
+    assert w.size.max() == 8 and w.counts["clamped_too_large"] == 1
+
+
+def test_convert_errors_are_one_line(tmp_path, capsys):
+    assert main(["convert", "lublin:n=10", str(tmp_path / "x.txt")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "unknown suffix '.txt'" in err
+    bad = dump(tmp_path, modified(res=None))
+    assert main(["convert", str(bad), str(tmp_path / "y.swf")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(bad) in err and "'w0!3'" in err
+    assert main(["run", "--workload", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "missing field 'res'" in err
