@@ -48,6 +48,8 @@ def test_readme_command_runs(command, scratch):
         args[1] = str(scratch / Path(args[1]).name)
     if args[0] == "convert":  # the file written
         args[2] = str(scratch / Path(args[2]).name)
+    if args[0] == "gantt":  # the run folder it reads
+        args[1] = str(scratch / Path(args[1]).name)
     if args[0] == "demo":
         args += ["--jobs", "300"]
     done = subprocess.run([sys.executable, "-m", "ckptsim", *args], cwd=ROOT,

@@ -77,6 +77,7 @@ def simulate(
     failures: Any = None,
     failure_seed: int | None = None,
     failure_count: int | None = None,
+    recorders: Sequence[Component] = (),
 ) -> RunResult:
     """Simulate `workload` under the named scheduler and compute its metrics.
 
@@ -96,6 +97,10 @@ def simulate(
     `ckptsim.failures.source`), loaded for the simulated machine over the workload's submit
     span, or anything with `time`, `node` and `repair` columns (a `FailureTrace` whose nodes
     are already mapped onto the machine and whose times are on the workload's clock).
+
+    `recorders`: components that only watch the run (e.g. `ckptsim.records.allocations`'s
+    recorder, with `--out`): attached after the others, they add nothing to its records,
+    metrics, options or identity.
     """
     factory = scheduler_factory(scheduler, params or {})
     if not isinstance(scheduler, str):  # a plug-in's class: recorded by its name
@@ -116,22 +121,25 @@ def simulate(
     gc_enabled = gc.isenabled()
     gc.disable()
     try:
-        sim = Simulator(workload, factory, platform=built, components=comps,
+        sim = Simulator(workload, factory, platform=built, components=[*comps, *recorders],
                         machine_size=machine_size, overrun=overrun, check=check,
                         progress=progress, seed=seed)
         sim.run()
         harvested = harvest(sim)
+        watching = {id(c) for c in recorders}
+        own_comps = [c for c in sim.components if id(c) not in watching]
         added: dict[str, Any] = {}
-        for c in sim.components:
+        for c in own_comps:
             added.update(c.job_columns())
         resolved = dataclasses.asdict(sim.policy.params)
-        counted = [_Counted(c.name, c.counters()) for c in sim.components]
+        counted = [_Counted(c.name, c.counters()) for c in own_comps]
         own = sim.policy.counters()
         options = {"machine_size": sim.platform.n_nodes, "overrun": overrun,
                    **_platform_option(described),
-                   **{c.name: c.options() for c in sim.components}}
-        names = tuple(c.name for c in sim.components)
-        htc = htc_applies(sim.policy, sim.components)
+                   **{c.name: c.options() for c in own_comps}}
+        names = tuple(c.name for c in own_comps)
+        htc = htc_applies(sim.policy, own_comps)
+        del own_comps
         wall, events = sim.wall_seconds, sim.n_events
         # The job objects (most of a large run's memory) are freed with the simulator before
         # the records are built from what was harvested of them, and before the metrics.

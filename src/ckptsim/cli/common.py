@@ -267,7 +267,9 @@ def print_table(title: str, columns: list[str], rows: list[list[str]]) -> None:
     console.print(table)
 
 
-def write_outputs(result: Any, out: Path) -> None:
+def write_outputs(result: Any, out: Path, allocations: Any = None) -> None:
+    """jobs.csv, summary.json, schedule.swf; with an `AllocationLog` also allocations.csv,
+    out_jobs.csv and (when nodes left service) unavailability.csv."""
     from ckptsim.records.io import write_jobs_csv, write_schedule_swf, write_summary_json
 
     try:
@@ -276,6 +278,10 @@ def write_outputs(result: Any, out: Path) -> None:
         write_summary_json(result.summary_document(), out / "summary.json")
         write_schedule_swf(result.workload, result.table, out / "schedule.swf",
                            scheduler=result.scheduler)
+        if allocations is not None:
+            from ckptsim.records.allocations import write_records
+
+            write_records(allocations, result.table, out)
     except OSError as exc:
         where = exc.filename if exc.filename is not None else out
         raise OutputError(str(where), f"cannot write: {exc.strerror or exc}") from None

@@ -73,6 +73,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     w = load_workload(args)
     if args.alpha is not None and args.alpha > 1:
         note(_alpha_note(w, args.alpha, args.overrun))
+    recorders: list[Any] = []
+    log = None
+    if out is not None:
+        from ckptsim.records.allocations import AllocationLog, AllocationRecorder
+
+        log = AllocationLog()
+        recorders.append(AllocationRecorder(log))
     progress = Progress(f"{args.scheduler}")
     try:
         with flag_names(SIMULATION_FLAGS, {f"{args.scheduler}.": "--set ",
@@ -82,11 +89,11 @@ def cmd_run(args: argparse.Namespace) -> int:
             result = simulate(w, args.scheduler, params, machine_size=args.machine_size,
                               overrun=args.overrun, check=args.check, progress=progress,
                               components=components, failures=args.failures,
-                              platform=platform)
+                              platform=platform, recorders=recorders)
     finally:
         progress.close()
     if out is not None:
-        write_outputs(result, out)
+        write_outputs(result, out, log)
     wall = time.perf_counter() - t0
     s = result.summary
     shown = list(SUMMARY_ROWS)
@@ -135,6 +142,18 @@ def _alpha_note(w: Any, alpha: float, overrun: str) -> str:
     return (f"--alpha {alpha:g} > 1 exaggerates the users' errors: the {under} jobs that "
             f"requested less time than they ran get estimates further below their run time "
             f"({clamped} of them clamped to 0 s); {fate}")
+
+
+def cmd_gantt(args: argparse.Namespace) -> int:
+    from ckptsim.plots.gantt import parse_node_range, plot_gantt
+
+    nodes = parse_node_range(args.nodes) if args.nodes is not None else None
+    path = args.out if args.out is not None else str(Path(args.dir) / "gantt.png")
+    with flag_names({"path": "--out"}):
+        boxes = plot_gantt(args.dir, path, start=args.start, end=args.end, nodes=nodes,
+                           color=args.color)
+    print(f"{boxes} boxes drawn in {path}")
+    return 0
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -303,10 +322,27 @@ def add_parsers(sub: Any) -> None:
                         "`ckptsim components`; default: none)")
     p.add_argument("--platform", default=None, metavar="NAME|FILE", help=PLATFORM_HELP)
     p.add_argument("--out", default=None, metavar="DIR",
-                   help="write DIR/jobs.csv, DIR/summary.json and DIR/schedule.swf (default: "
-                        "only the table is printed)")
+                   help="write DIR/jobs.csv, DIR/summary.json, DIR/schedule.swf, "
+                        "DIR/allocations.csv, DIR/out_jobs.csv (Batsim's format) and, when "
+                        "nodes left service, DIR/unavailability.csv (default: only the table "
+                        "is printed)")
     _add_workload_options(p)
     p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("gantt", help="the Gantt chart of a run written with --out")
+    p.add_argument("dir", metavar="DIR", help="a run's --out folder (its allocations.csv)")
+    p.add_argument("--out", default=None, metavar="FILE.png|.svg",
+                   help="the image to write (default: DIR/gantt.png)")
+    p.add_argument("--from", dest="start", type=float, default=None, metavar="T",
+                   help="window start, s (default: the first attempt's start)")
+    p.add_argument("--to", dest="end", type=float, default=None, metavar="T",
+                   help="window end, s (default: the last attempt's end)")
+    p.add_argument("--nodes", default=None, metavar="A-B",
+                   help="draw only nodes A to B (default: all)")
+    p.add_argument("--color", choices=("job", "ended"), default="job",
+                   help="colour boxes by job (default) or by how the attempt ended, with a "
+                        "legend")
+    p.set_defaults(func=cmd_gantt)
 
     p = sub.add_parser("inspect", help="statistics of an SWF trace")
     p.add_argument("path", help="an SWF trace (.swf or .swf.gz)")

@@ -43,7 +43,7 @@ class Platform(Cluster):
     nodes out of service and hand them back.
     """
 
-    __slots__ = ("_holds",)
+    __slots__ = ("_holds", "hold_observer")
 
     kind: ClassVar[str] = "cluster"
     #: Node groups (e.g. the clusters of a grid): none on a single homogeneous machine.
@@ -52,6 +52,11 @@ class Platform(Cluster):
     def __init__(self, n_nodes: int) -> None:
         super().__init__(n_nodes)
         self._holds: dict[str, int] = {}
+        #: Called as ``observer(reason, mask, held)`` when `reason` takes the nodes of `mask`
+        #: (``held`` True: only those it did not hold yet) or gives them back (False); None,
+        #: the default, costs one test per change.  A run's records set it
+        #: (`ckptsim.records.allocations`) to write when machines were out of service.
+        self.hold_observer: Any = None
 
     def node_group(self, node: int) -> int:
         """The group a node belongs to (0 on a single machine)."""
@@ -77,6 +82,10 @@ class Platform(Cluster):
         if not mask:
             return 0
         holds = self._holds
+        if self.hold_observer is not None:
+            added = mask & ~holds.get(reason, 0)
+            if added:
+                self.hold_observer(reason, added, True)
         holds[reason] = holds.get(reason, 0) | mask
         newly = mask & ~self.down_mask
         if newly:
@@ -99,6 +108,8 @@ class Platform(Cluster):
         mask &= held
         if not mask:
             return 0
+        if self.hold_observer is not None:
+            self.hold_observer(reason, mask, False)
         rest = held & ~mask
         if rest:
             holds[reason] = rest

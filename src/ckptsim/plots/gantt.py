@@ -1,0 +1,153 @@
+"""The Gantt chart of a run: its attempts (allocations.csv) as boxes on their nodes, the
+machines' down time (unavailability.csv) shaded.
+
+Every attempt's node intervals become rectangles of one `PolyCollection` (rasterised when
+there are many), so a window of a 100,000-job run draws in seconds.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from pathlib import Path
+
+import numpy as np
+
+from ckptsim.errors import ConfigError, OutputError
+from ckptsim.plots.trace import check_image_path
+from ckptsim.records.allocations import ENDED, parse_nodes
+
+#: Colours of `ended` (--color ended); other values are grey.
+ENDED_COLORS = {
+    "completed": "#4c9a2a", "checkpointed": "#1f77b4", "suspended": "#17becf",
+    "migrated": "#9467bd", "preempted": "#ff7f0e", "failure": "#d62728",
+    "eviction": "#8c564b", "killed": "#e377c2", "bad": "#7f7f7f",
+}
+RASTER_ABOVE = 2000  # rectangles
+
+
+def parse_node_range(text: str) -> tuple[int, int]:
+    """``A-B`` (or one node ``A``) -> (A, B); ConfigError naming --nodes otherwise."""
+    first, _, last = text.partition("-")
+    try:
+        a, b = int(first), int(last or first)
+    except ValueError:
+        raise ConfigError("--nodes", f"{text!r}: expected A-B (node ids, e.g. 0-63)") from None
+    if a < 0 or b < a:
+        raise ConfigError("--nodes", f"{text!r}: expected 0 <= A <= B")
+    return a, b
+
+
+def _rows(path: Path) -> list[list[str]]:
+    with open(path, newline="") as f:
+        reader = csv.reader(f)
+        next(reader, None)
+        return list(reader)
+
+
+def plot_gantt(run_dir: str | Path, path: str | Path, *, start: float | None = None,
+               end: float | None = None, nodes: tuple[int, int] | None = None,
+               color: str = "job") -> int:
+    """Draw the Gantt chart of the run in `run_dir` into `path`; returns the boxes drawn.
+
+    Raises:
+        ConfigError: no allocations.csv in `run_dir` (key "DIR"), a window with nothing in it
+            or --from not below --to, an unknown --color.
+        OutputError: the image cannot be written.
+    """
+    run = Path(run_dir)
+    source = run / "allocations.csv"
+    if not source.is_file():
+        raise ConfigError("DIR", f"{run}: no allocations.csv (write one with "
+                                 f"`ckptsim run ... --out {run}`)")
+    if color not in ("job", "ended"):
+        raise ConfigError("--color", f"{color!r}: accepted: job, ended")
+    for key, value in (("--from", start), ("--to", end)):
+        if value is not None and not math.isfinite(value):
+            raise ConfigError(key, f"{value}: expected a finite time in seconds")
+    if start is not None and end is not None and not start < end:
+        raise ConfigError("--from", f"{start:g} is not before --to {end:g}")
+    check_image_path(path)
+    rows = _rows(source)
+    if not rows:
+        raise ConfigError("DIR", f"{source}: no attempts to draw")
+    t0 = min(float(r[2]) for r in rows) if start is None else start
+    t1 = max(float(r[3]) for r in rows) if end is None else end
+    if not t0 < t1:
+        t1 = t0 + 1.0
+    lo, hi = nodes if nodes is not None else (0, math.inf)
+    boxes: list[tuple[float, float, float, float]] = []  # x0, x1, y0, y1
+    keys: list[str] = []
+    top = 0
+    for job_id, _attempt, s, e, text, ended in rows:
+        a, b = float(s), float(e)
+        if b < t0 or a > t1:
+            continue
+        for first, last in parse_nodes(text):
+            top = max(top, last)
+            first, last = max(first, lo), min(last, hi)
+            if first > last:
+                continue
+            boxes.append((max(a, t0), min(b, t1), first, last + 1))
+            keys.append(job_id if color == "job" else ended)
+    if not boxes:
+        raise ConfigError("--from" if start is not None or end is not None else "--nodes",
+                          f"no attempt in the window [{t0:g}, {t1:g}]"
+                          + (f" on nodes {lo}-{hi}" if nodes is not None else ""))
+    down = []
+    down_path = run / "unavailability.csv"
+    if down_path.is_file():
+        for _reason, s, e, text in _rows(down_path):
+            a, b = float(s), float(e)
+            if b < t0 or a > t1:
+                continue
+            for first, last in parse_nodes(text):
+                first, last = max(first, lo), min(last, hi)
+                if first <= last:
+                    down.append((max(a, t0), min(b, t1), first, last + 1))
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.collections import PolyCollection
+    from matplotlib.patches import Patch
+
+    box = np.asarray(boxes, dtype=float)
+    verts = np.stack([box[:, [0, 2]], box[:, [0, 3]], box[:, [1, 3]], box[:, [1, 2]]], axis=1)
+    if color == "job":
+        cmap = plt.get_cmap("tab20")
+        faces = [cmap((int(k) * 7) % 20) for k in keys]
+    else:
+        faces = [ENDED_COLORS.get(k, "#bbbbbb") for k in keys]
+    many = len(boxes) > RASTER_ABOVE
+    fig, ax = plt.subplots(figsize=(11, 5), dpi=150, layout="constrained")
+    if down:
+        d = np.asarray(down, dtype=float)
+        dverts = np.stack([d[:, [0, 2]], d[:, [0, 3]], d[:, [1, 3]], d[:, [1, 2]]], axis=1)
+        ax.add_collection(PolyCollection(dverts, facecolors="#000000", alpha=0.25,
+                                         edgecolors="none", rasterized=len(down) > RASTER_ABOVE,
+                                         zorder=1))
+    ax.add_collection(PolyCollection(verts, facecolors=faces,
+                                     edgecolors="none" if many else "#333333",
+                                     linewidths=0.3, rasterized=many, zorder=2))
+    ax.set_xlim(t0, t1)
+    ax.set_ylim(lo if nodes is not None else 0, (hi if nodes is not None else top) + 1)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("node")
+    ax.set_title(f"{run.name or run}: {len(boxes)} boxes")
+    handles = []
+    if color == "ended":
+        seen = sorted(set(keys), key=lambda k: list(ENDED).index(k) if k in ENDED else 99)
+        handles += [Patch(color=ENDED_COLORS.get(k, "#bbbbbb"), label=k) for k in seen]
+    if down:
+        handles.append(Patch(color="#000000", alpha=0.25, label="down"))
+    if handles:
+        ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8)
+    try:
+        fig.savefig(path)
+    except OSError as exc:
+        raise OutputError(str(path), f"cannot write: {exc.strerror or exc}") from None
+    finally:
+        plt.close(fig)
+    return len(boxes)

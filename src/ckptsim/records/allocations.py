@@ -1,0 +1,278 @@
+"""What a run records of its allocations, with `--out`: every attempt of every job (a span during
+which it holds a fixed set of nodes) and the machines' down time by reason.
+
+`AllocationRecorder` is a component that watches a run (its hooks and the platform's
+`hold_observer`) and fills an `AllocationLog`; the runner attaches it only when asked
+(`simulate(..., recorders=[...])`), so a run without `--out` pays nothing, and it adds nothing
+to the run's metrics, options or identity.  The writers:
+
+- `allocations.csv`: ``job_id, attempt, start, end, nodes, ended``;
+- `unavailability.csv`: ``reason, start, end, nodes`` (written when nodes left service);
+- `out_jobs.csv`: Batsim's job output (what evalys's ``JobSet.from_csv`` reads).
+
+Node sets are written in Batsim's interval-set form (``0-3 8 10-11``).
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ckptsim.engine.components import Component
+from ckptsim.engine.state import DONE, KILLED, QUEUED, SUSPENDED
+
+if TYPE_CHECKING:
+    from ckptsim.engine.simulator import Simulator
+    from ckptsim.engine.state import Job
+    from ckptsim.records.jobs import JobTable
+
+ALLOCATION_COLUMNS = ("job_id", "attempt", "start", "end", "nodes", "ended")
+UNAVAILABILITY_COLUMNS = ("reason", "start", "end", "nodes")
+BATSIM_COLUMNS = ("job_id", "workload_name", "profile", "submission_time",
+                  "requested_number_of_resources", "requested_time", "success", "final_state",
+                  "starting_time", "execution_time", "finish_time", "waiting_time",
+                  "turnaround_time", "stretch", "allocated_resources", "consumed_energy",
+                  "metadata")
+
+#: How an attempt ended (allocations.csv's `ended`).
+ENDED = {
+    "completed": "the job did its work",
+    "checkpointed": "a checkpoint completed and the job waits again",
+    "suspended": "a checkpoint completed and the job was set aside (resumed later)",
+    "migrated": "the job moved to other nodes (a new attempt begins at once)",
+    "preempted": "the scheduler stopped the job without a checkpoint; it waits again",
+    "failure": "a node failure killed the job",
+    "eviction": "the machines were taken back (owner, reboot, maintenance, trace)",
+    "killed": "the job reached its estimate (--overrun kill)",
+    "bad": "the execution-time bound removed the job (--component bound)",
+}
+#: A reason given to `kill` / `on_requeue` -> the attempt's `ended`.
+_REASONS = {"checkpoint": "checkpointed", "preempt": "preempted"}
+
+
+def num(x: float) -> str:
+    """A time as jobs.csv writes it: whole numbers without a decimal point, others the
+    shortest text that reads back exactly."""
+    x = float(x)
+    return str(int(x)) if x.is_integer() else repr(x)
+
+
+def node_text(mask: int) -> str:
+    """A node set (int bitmask) in the interval-set form: ``0-3 8 10-11``."""
+    parts = []
+    base = 0
+    while mask:
+        low = (mask & -mask).bit_length() - 1
+        mask >>= low
+        base += low
+        run = (~mask & (mask + 1)).bit_length() - 1  # trailing ones
+        parts.append(f"{base}-{base + run - 1}" if run > 1 else str(base))
+        mask >>= run
+        base += run
+    return " ".join(parts)
+
+
+def parse_nodes(text: str) -> list[tuple[int, int]]:
+    """The closed intervals ``(first, last)`` of a node set in the interval-set form."""
+    out = []
+    for part in text.split():
+        first, _, last = part.partition("-")
+        out.append((int(first), int(last or first)))
+    return out
+
+
+class AllocationLog:
+    """The attempts and the down time of one run, in the order they ended."""
+
+    def __init__(self) -> None:
+        self.job_ids: list[int] = []
+        self.attempts: list[int] = []
+        self.starts: list[float] = []
+        self.ends: list[float] = []
+        self.masks: list[int] = []
+        self.ended: list[str] = []
+        self.down: list[tuple[str, float, float, int]] = []  # reason, start, end, nodes
+
+
+class AllocationRecorder(Component):
+    """Records every attempt of every job and every span of down time into `log`."""
+
+    name = "allocations"
+
+    def __init__(self, log: AllocationLog | None = None) -> None:
+        super().__init__()
+        self.log = log if log is not None else AllocationLog()
+        self.open: dict[int, tuple[float, int]] = {}  # job index -> (start, nodes)
+        self.count: dict[int, int] = {}  # job index -> attempts so far
+        self.last: dict[int, int] = {}  # job index -> its last closed row (to name `ended`)
+        self.down_open: dict[str, list[list[Any]]] = {}  # reason -> [[start, nodes], ...]
+
+    def attach(self, sim: Simulator) -> None:
+        super().attach(sim)
+        platform = sim.platform
+        for reason, mask in platform.holds().items():  # held before the recorder came
+            self.down_open[reason] = [[sim.now, mask]]
+        platform.hold_observer = self._held
+
+    # --- attempts -----------------------------------------------------------------------
+    def _close(self, job: Job, ended: str) -> None:
+        start, mask = self.open.pop(job.index)
+        log = self.log
+        self.last[job.index] = len(log.ended)
+        log.job_ids.append(job.id)
+        log.attempts.append(self.count.get(job.index, 0))
+        log.starts.append(start)
+        log.ends.append(self.sim.now)  # type: ignore[union-attr]
+        log.masks.append(mask)
+        log.ended.append(ended)
+
+    def _open(self, job: Job) -> None:
+        index = job.index
+        self.count[index] = self.count.get(index, 0) + 1
+        self.open[index] = (self.sim.now, job.mask)  # type: ignore[union-attr]
+
+    def on_start(self, job: Job) -> None:
+        held = self.open.get(job.index)
+        if held is not None:
+            if held == (self.sim.now, job.mask):  # type: ignore[union-attr]
+                return  # a move's new nodes, already opened when the old ones went back
+            self._close(job, "migrated")  # a move that holds its source: both sets now
+        self._open(job)
+
+    def on_release(self, job: Job) -> None:
+        if job.index not in self.open:
+            return
+        state = job.state
+        if job.mask:  # a move gave back its old nodes and runs on its new ones
+            self._close(job, "migrated")
+            self._open(job)
+        elif state is DONE or state is KILLED:
+            self._close(job, _REASONS.get(job.status, job.status))
+        elif state is SUSPENDED:
+            self._close(job, "suspended")
+        elif state is QUEUED:
+            self._close(job, "requeued")  # named by on_requeue, which follows
+        else:
+            self._close(job, state.name.lower())
+
+    def on_requeue(self, job: Job, reason: str) -> None:
+        row = self.last.get(job.index)
+        if row is not None and self.log.ended[row] == "requeued":
+            self.log.ended[row] = _REASONS.get(reason, reason)
+
+    # --- down time ----------------------------------------------------------------------
+    def _held(self, reason: str, mask: int, held: bool) -> None:
+        now = self.sim.now  # type: ignore[union-attr]
+        spans = self.down_open.setdefault(reason, [])
+        if held:
+            spans.append([now, mask])
+            return
+        keep = []
+        for span in spans:
+            back = span[1] & mask
+            if back:
+                self.log.down.append((reason, span[0], now, back))
+                span[1] &= ~back
+            if span[1]:
+                keep.append(span)
+        self.down_open[reason] = keep
+
+    def at_end(self, now: float) -> None:
+        sim = self.sim
+        for index in list(self.open):  # nothing holds nodes after a run; kept for safety
+            job = sim.jobs[index] if sim is not None else None  # type: ignore[union-attr]
+            if job is not None:
+                self._close(job, "running")
+        for reason, spans in self.down_open.items():
+            for start, mask in spans:
+                self.log.down.append((reason, start, max(now, start), mask))
+        self.down_open = {}
+        if sim is not None:
+            sim.platform.hold_observer = None
+
+
+# --- writers ----------------------------------------------------------------------------
+def write_allocations(log: AllocationLog, path: Path) -> None:
+    """allocations.csv: one row per attempt, by start time (then job, then attempt)."""
+    order = sorted(range(len(log.ended)),
+                   key=lambda i: (log.starts[i], log.job_ids[i], log.attempts[i]))
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(ALLOCATION_COLUMNS)
+        ids, attempts, starts, ends = log.job_ids, log.attempts, log.starts, log.ends
+        masks, ended = log.masks, log.ended
+        w.writerows((ids[i], attempts[i], num(starts[i]), num(ends[i]), node_text(masks[i]),
+                     ended[i]) for i in order)
+
+
+def write_unavailability(log: AllocationLog, path: Path) -> bool:
+    """unavailability.csv: one row per span of down time (reason, start, end, nodes); written
+    only when nodes left service.  Returns whether it was written."""
+    if not log.down:
+        return False
+    rows = sorted(log.down, key=lambda r: (r[1], r[0], r[2], r[3]))
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(UNAVAILABILITY_COLUMNS)
+        w.writerows((reason, num(start), num(end), node_text(mask))
+                    for reason, start, end, mask in rows)
+    return True
+
+
+def write_batsim_jobs(table: JobTable, log: AllocationLog, path: Path,
+                      workload_name: str = "w0") -> None:
+    """out_jobs.csv in Batsim's format: one row per job, its whole-job view (first start to
+    end) on its last attempt's nodes.  Times are written as floats (``2409.0``), as Batsim
+    does, so that readers (pandas, evalys) give every time column one float type."""
+    last: dict[int, int] = {}
+    for i, job_id in enumerate(log.job_ids):  # rows are in the order attempts ended
+        last[job_id] = i
+    c = table.columns
+    ids, submit, start, end = c["job_id"], c["submit"], c["start"], c["end"]
+    size, estimate, status, runtime = c["size"], c["estimate"], c["status"], c["runtime"]
+    energy = c.get("energy")
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(BATSIM_COLUMNS)
+        for k in range(len(ids)):
+            job_id = int(ids[k])
+            row = last.get(job_id)
+            nodes = node_text(log.masks[row]) if row is not None else ""
+            s, e, sub = float(start[k]), float(end[k]), float(submit[k])
+            if s != s:  # never started (ended in the queue)
+                s = e
+            completed = str(status[k]) == "completed"
+            execution = e - s
+            turnaround = e - sub
+            w.writerow((job_id, workload_name, "", repr(sub), int(size[k]),
+                        repr(float(estimate[k])), 1 if completed else 0,
+                        "COMPLETED_SUCCESSFULLY" if completed else _final_state(str(status[k])),
+                        repr(s), repr(execution), repr(e), repr(s - sub), repr(turnaround),
+                        repr(turnaround / execution) if execution > 0 else "1.0",
+                        nodes, repr(float(energy[k])) if energy is not None else "0.0",
+                        f"runtime={num(float(runtime[k]))}"))
+
+
+def _final_state(status: str) -> str:
+    if status == "killed":
+        return "COMPLETED_WALLTIME_REACHED"
+    return "COMPLETED_KILLED"
+
+
+def write_records(log: AllocationLog, table: JobTable, out: Path) -> list[str]:
+    """Write allocations.csv, out_jobs.csv and (when nodes left service) unavailability.csv
+    into `out`; returns the names written."""
+    write_allocations(log, out / "allocations.csv")
+    write_batsim_jobs(table, log, out / "out_jobs.csv")
+    names = ["allocations.csv", "out_jobs.csv"]
+    if write_unavailability(log, out / "unavailability.csv"):
+        names.append("unavailability.csv")
+    return names
+
+
+def read_csv_rows(path: Path) -> Iterable[dict[str, str]]:
+    """The rows of one of these files as dicts (for the Gantt chart and tests)."""
+    with open(path, newline="") as f:
+        yield from csv.DictReader(f)

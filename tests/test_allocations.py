@@ -1,0 +1,219 @@
+"""allocations.csv, unavailability.csv, out_jobs.csv and the Gantt chart of `ckptsim run --out`."""
+
+from __future__ import annotations
+
+import csv
+from collections import defaultdict
+from itertools import pairwise
+from pathlib import Path
+
+import pytest
+
+from ckptsim.cli import main
+from ckptsim.records.allocations import (
+    ALLOCATION_COLUMNS,
+    BATSIM_COLUMNS,
+    ENDED,
+    UNAVAILABILITY_COLUMNS,
+    AllocationRecorder,
+    node_text,
+    parse_nodes,
+)
+
+WORKLOAD = "lublin:n=200,seed=1,machine=64"
+RUNS = {
+    "htc": ["--workload", "htc:days=1,seed=2", "--platform", "smallpool", "--scheduler", "htc",
+            "--component", "availability:owners=model,reboot=03:00-05:00"],
+    "easy": ["--scheduler", "easy"],
+    "failures": ["--scheduler", "easy", "--failures", "synthetic:mtbf=20000,repair_mean=3600"],
+    "ckpt": ["--scheduler", "ckpt-backfill", "--set", "p=0.2",
+             "--failures", "synthetic:mtbf=20000,repair_mean=3600"],
+}
+
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+@pytest.fixture(scope="module", params=sorted(RUNS))
+def run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp(request.param)
+    workload = [] if "--workload" in RUNS[request.param] else ["--workload", WORKLOAD]
+    assert main(["run", *workload, *RUNS[request.param], "--out", str(out)]) == 0
+    return out
+
+
+def test_node_text_round_trip() -> None:
+    assert node_text(0) == ""
+    assert node_text(0b1111) == "0-3"
+    mask = 0b1111 | 1 << 8 | 1 << 10 | 1 << 11
+    assert node_text(mask) == "0-3 8 10-11"
+    assert parse_nodes("0-3 8 10-11") == [(0, 3), (8, 8), (10, 11)]
+    big = (1 << 300) - 1 ^ (1 << 150)
+    back = 0
+    for a, b in parse_nodes(node_text(big)):
+        back |= ((1 << (b - a + 1)) - 1) << a
+    assert back == big
+
+
+def test_attempts_hold_nodes_alone(run: Path) -> None:
+    """Sweep every node's intervals: no node is held by two attempts at once."""
+    rows = _rows(run / "allocations.csv")
+    assert tuple(rows[0]) == ALLOCATION_COLUMNS
+    by_node: dict[int, list[tuple[float, float]]] = defaultdict(list)
+    for r in rows:
+        s, e = float(r["start"]), float(r["end"])
+        assert s <= e
+        for a, b in parse_nodes(r["nodes"]):
+            for node in range(a, b + 1):
+                by_node[node].append((s, e))
+    assert by_node and (max(by_node) < 64 or run.name.startswith("htc"))
+    for spans in by_node.values():
+        spans.sort()
+        for (_s0, e0), (s1, _e1) in pairwise(spans):
+            assert s1 >= e0
+
+
+def test_attempts_cover_each_job(run: Path) -> None:
+    jobs = {r["job_id"]: r for r in _rows(run / "jobs.csv")}
+    attempts: dict[str, list[dict[str, str]]] = defaultdict(list)
+    for r in _rows(run / "allocations.csv"):
+        assert r["ended"] in ENDED
+        attempts[r["job_id"]].append(r)
+    assert set(attempts) == set(jobs)
+    for job_id, rows in attempts.items():
+        rows.sort(key=lambda r: int(r["attempt"]))
+        assert [int(r["attempt"]) for r in rows] == list(range(1, len(rows) + 1))
+        job = jobs[job_id]
+        held = sum(float(r["end"]) - float(r["start"]) for r in rows)
+        assert held >= float(job["runtime"]) - 1e-6
+        assert float(rows[-1]["end"]) == float(job["end"])
+        assert float(rows[0]["start"]) == float(job["start"])
+        assert rows[-1]["ended"] == "completed" or job["status"] != "completed"
+        width = sum(b - a + 1 for a, b in parse_nodes(rows[-1]["nodes"]))
+        assert width == int(job["size"])
+
+
+def test_ended_values_by_run(run: Path) -> None:
+    ended = {r["ended"] for r in _rows(run / "allocations.csv")}
+    if run.name.startswith("easy"):
+        assert ended == {"completed"}
+        assert not (run / "unavailability.csv").exists()
+    elif not run.name.startswith("htc"):
+        assert "failure" in ended
+    if run.name.startswith("ckpt"):
+        assert "checkpointed" in ended
+    if run.name.startswith("htc"):
+        assert "eviction" in ended
+        reasons = {r["reason"] for r in _rows(run / "unavailability.csv")}
+        assert {"owner", "reboot"} <= reasons
+
+
+def test_unavailability(run: Path) -> None:
+    if run.name.startswith("easy"):
+        return
+    rows = _rows(run / "unavailability.csv")
+    assert tuple(rows[0]) == UNAVAILABILITY_COLUMNS
+    assert {r["reason"] for r in rows} <= {"failure", "owner", "reboot"}
+    assert all(float(r["start"]) <= float(r["end"]) for r in rows)
+    # A down node holds no attempt that begins while it is down.
+    down: dict[int, list[tuple[float, float]]] = defaultdict(list)
+    for r in rows:
+        for a, b in parse_nodes(r["nodes"]):
+            for node in range(a, b + 1):
+                down[node].append((float(r["start"]), float(r["end"])))
+    for r in _rows(run / "allocations.csv"):
+        s = float(r["start"])
+        for a, b in parse_nodes(r["nodes"]):
+            for node in range(a, b + 1):
+                assert not any(d0 < s < d1 for d0, d1 in down[node])
+
+
+def test_batsim_jobs(run: Path) -> None:
+    rows = _rows(run / "out_jobs.csv")
+    assert tuple(rows[0]) == BATSIM_COLUMNS
+    jobs = {r["job_id"]: r for r in _rows(run / "jobs.csv")}
+    assert len(rows) == len(jobs)
+    for r in rows:
+        job = jobs[r["job_id"]]
+        assert float(r["finish_time"]) == float(job["end"])
+        assert float(r["starting_time"]) == float(job["start"])
+        assert float(r["waiting_time"]) == pytest.approx(float(job["start"]) -
+                                                         float(job["submit"]))
+        assert int(r["requested_number_of_resources"]) == int(job["size"])
+
+
+def test_evalys_reads_out_jobs(run: Path) -> None:
+    jobset = pytest.importorskip("evalys.jobset")
+    js = jobset.JobSet.from_csv(str(run / "out_jobs.csv"))
+    assert len(js.df) == len(_rows(run / "jobs.csv"))
+    load = js.utilisation["load"]
+    assert load.max() > 0
+    if run.name.startswith("easy"):  # every job ran once: the whole-job view is exact
+        assert load.max() <= 64
+        times = load.index.to_numpy(dtype=float)
+        area = float((load.to_numpy()[:-1] * (times[1:] - times[:-1])).sum())
+        jobs = _rows(run / "jobs.csv")
+        assert area == pytest.approx(sum(int(j["size"]) * float(j["runtime"]) for j in jobs),
+                                     rel=1e-6)
+
+
+def test_gantt_png(run: Path, tmp_path: Path) -> None:
+    png = tmp_path / "g.png"
+    assert main(["gantt", str(run), "--out", str(png), "--color", "ended"]) == 0
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert main(["gantt", str(run), "--out", str(tmp_path / "w.svg"), "--from", "0",
+                 "--to", "50000", "--nodes", "0-31"]) == 0
+    assert (tmp_path / "w.svg").read_text().lstrip().startswith("<?xml")
+
+
+@pytest.mark.parametrize("argv, flag", [
+    (["--from", "10", "--to", "5"], "--from"),
+    (["--nodes", "a-b"], "--nodes"),
+    (["--from", "1e12"], "--from"),
+])
+def test_gantt_errors(argv: list[str], flag: str, tmp_path: Path,
+                      capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "run"
+    assert main(["run", "--workload", "lublin:n=20,seed=1,machine=16", "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["gantt", str(out), *argv]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and flag in err[0]
+
+
+def test_gantt_without_allocations(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["gantt", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "allocations.csv" in err[0]
+
+
+def test_no_recorder_without_out(monkeypatch: pytest.MonkeyPatch,
+                                 capsys: pytest.CaptureFixture[str]) -> None:
+    attached = []
+    original = AllocationRecorder.attach
+
+    def attach(self: AllocationRecorder, sim: object) -> None:
+        attached.append(self)
+        original(self, sim)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(AllocationRecorder, "attach", attach)
+    assert main(["run", "--workload", "lublin:n=20,seed=1,machine=16"]) == 0
+    assert attached == []
+
+
+def test_recorder_changes_no_output(tmp_path: Path) -> None:
+    """The same run with and without the recorder: identical records and summary."""
+    from ckptsim.records.allocations import AllocationLog
+    from ckptsim.runner import simulate
+    from ckptsim.workload.source import load_workload
+
+    w = load_workload(WORKLOAD)
+    plain = simulate(w, "ckpt-backfill", {"p": 0.2}, failures="synthetic:mtbf=20000")
+    log = AllocationLog()
+    watched = simulate(w, "ckpt-backfill", {"p": 0.2}, failures="synthetic:mtbf=20000",
+                       recorders=[AllocationRecorder(log)])
+    assert plain.summary_document() == watched.summary_document()
+    assert plain.components == watched.components
+    assert len(log.ended) >= 200
