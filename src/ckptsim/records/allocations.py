@@ -61,6 +61,13 @@ def num(x: float) -> str:
 
 def node_text(mask: int) -> str:
     """A node set (int bitmask) in the interval-set form: ``0-3 8 10-11``."""
+    if not mask:
+        return ""
+    base = (mask & -mask).bit_length() - 1
+    run = mask >> base
+    if not run & (run + 1):  # one interval: the common case
+        last = base + run.bit_length() - 1
+        return f"{base}-{last}" if last > base else str(base)
     parts = []
     base = 0
     while mask:
@@ -94,6 +101,13 @@ class AllocationLog:
         self.masks: list[int] = []
         self.ended: list[str] = []
         self.down: list[tuple[str, float, float, int]] = []  # reason, start, end, nodes
+        self._texts: list[str] | None = None
+
+    def node_texts(self) -> list[str]:
+        """Each attempt's nodes in the interval-set form (computed once, after the run)."""
+        if self._texts is None or len(self._texts) != len(self.masks):
+            self._texts = [node_text(m) for m in self.masks]
+        return self._texts
 
 
 class AllocationRecorder(Component):
@@ -202,9 +216,9 @@ def write_allocations(log: AllocationLog, path: Path) -> None:
         w = csv.writer(f, lineterminator="\n")
         w.writerow(ALLOCATION_COLUMNS)
         ids, attempts, starts, ends = log.job_ids, log.attempts, log.starts, log.ends
-        masks, ended = log.masks, log.ended
-        w.writerows((ids[i], attempts[i], num(starts[i]), num(ends[i]), node_text(masks[i]),
-                     ended[i]) for i in order)
+        texts, ended = log.node_texts(), log.ended
+        w.writerows((ids[i], attempts[i], num(starts[i]), num(ends[i]), texts[i], ended[i])
+                    for i in order)
 
 
 def write_unavailability(log: AllocationLog, path: Path) -> bool:
@@ -230,29 +244,32 @@ def write_batsim_jobs(table: JobTable, log: AllocationLog, path: Path,
     for i, job_id in enumerate(log.job_ids):  # rows are in the order attempts ended
         last[job_id] = i
     c = table.columns
-    ids, submit, start, end = c["job_id"], c["submit"], c["start"], c["end"]
-    size, estimate, status, runtime = c["size"], c["estimate"], c["status"], c["runtime"]
-    energy = c.get("energy")
+    ids, submit = c["job_id"].tolist(), c["submit"].astype(float).tolist()
+    start, end = c["start"].astype(float).tolist(), c["end"].astype(float).tolist()
+    size, estimate = c["size"].tolist(), c["estimate"].astype(float).tolist()
+    status, runtime = c["status"].tolist(), c["runtime"].astype(float).tolist()
+    energy = c["energy"].astype(float).tolist() if "energy" in c else None
+    texts = log.node_texts()
     with open(path, "w", newline="") as f:
         w = csv.writer(f, lineterminator="\n")
         w.writerow(BATSIM_COLUMNS)
         for k in range(len(ids)):
-            job_id = int(ids[k])
+            job_id = ids[k]
             row = last.get(job_id)
-            nodes = node_text(log.masks[row]) if row is not None else ""
-            s, e, sub = float(start[k]), float(end[k]), float(submit[k])
+            nodes = texts[row] if row is not None else ""
+            s, e, sub = start[k], end[k], submit[k]
             if s != s:  # never started (ended in the queue)
                 s = e
-            completed = str(status[k]) == "completed"
+            completed = status[k] == "completed"
             execution = e - s
             turnaround = e - sub
-            w.writerow((job_id, workload_name, "", repr(sub), int(size[k]),
-                        repr(float(estimate[k])), 1 if completed else 0,
-                        "COMPLETED_SUCCESSFULLY" if completed else _final_state(str(status[k])),
+            w.writerow((job_id, workload_name, "", repr(sub), size[k], repr(estimate[k]),
+                        1 if completed else 0,
+                        "COMPLETED_SUCCESSFULLY" if completed else _final_state(status[k]),
                         repr(s), repr(execution), repr(e), repr(s - sub), repr(turnaround),
                         repr(turnaround / execution) if execution > 0 else "1.0",
-                        nodes, repr(float(energy[k])) if energy is not None else "0.0",
-                        f"runtime={num(float(runtime[k]))}"))
+                        nodes, repr(energy[k]) if energy is not None else "0.0",
+                        f"runtime={num(runtime[k])}"))
 
 
 def _final_state(status: str) -> str:
