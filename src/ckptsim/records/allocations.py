@@ -250,26 +250,28 @@ def write_batsim_jobs(table: JobTable, log: AllocationLog, path: Path,
     status, runtime = c["status"].tolist(), c["runtime"].astype(float).tolist()
     energy = c["energy"].astype(float).tolist() if "energy" in c else None
     texts = log.node_texts()
+    lines = [",".join(BATSIM_COLUMNS)]
+    add = lines.append
+    for k in range(len(ids)):
+        job_id = ids[k]
+        row = last.get(job_id)
+        nodes = texts[row] if row is not None else ""
+        s, e, sub = start[k], end[k], submit[k]
+        if s != s:  # never started (ended in the queue)
+            s = e
+        completed = status[k] == "completed"
+        execution = e - s
+        turnaround = e - sub
+        state = "1,COMPLETED_SUCCESSFULLY" if completed else f"0,{_final_state(status[k])}"
+        stretch = repr(turnaround / execution) if execution > 0 else "1.0"
+        joules = repr(energy[k]) if energy is not None else "0.0"
+        # No field holds a comma or a quote: the lines are what a csv writer gives.
+        add(f"{job_id},{workload_name},,{sub!r},{size[k]},{estimate[k]!r},{state},{s!r},"
+            f"{execution!r},{e!r},{s - sub!r},{turnaround!r},{stretch},{nodes},{joules},"
+            f"runtime={num(runtime[k])}")
+    add("")
     with open(path, "w", newline="") as f:
-        w = csv.writer(f, lineterminator="\n")
-        w.writerow(BATSIM_COLUMNS)
-        for k in range(len(ids)):
-            job_id = ids[k]
-            row = last.get(job_id)
-            nodes = texts[row] if row is not None else ""
-            s, e, sub = start[k], end[k], submit[k]
-            if s != s:  # never started (ended in the queue)
-                s = e
-            completed = status[k] == "completed"
-            execution = e - s
-            turnaround = e - sub
-            w.writerow((job_id, workload_name, "", repr(sub), size[k], repr(estimate[k]),
-                        1 if completed else 0,
-                        "COMPLETED_SUCCESSFULLY" if completed else _final_state(status[k]),
-                        repr(s), repr(execution), repr(e), repr(s - sub), repr(turnaround),
-                        repr(turnaround / execution) if execution > 0 else "1.0",
-                        nodes, repr(energy[k]) if energy is not None else "0.0",
-                        f"runtime={num(runtime[k])}"))
+        f.write("\n".join(lines))
 
 
 def _final_state(status: str) -> str:
