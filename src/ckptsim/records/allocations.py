@@ -18,7 +18,7 @@ from __future__ import annotations
 import csv
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ckptsim.engine.components import Component
 from ckptsim.engine.state import DONE, KILLED, QUEUED, SUSPENDED
@@ -121,13 +121,13 @@ class AllocationRecorder(Component):
         self.open: dict[int, tuple[float, int]] = {}  # job index -> (start, nodes)
         self.count: dict[int, int] = {}  # job index -> attempts so far
         self.last: dict[int, int] = {}  # job index -> its last closed row (to name `ended`)
-        self.down_open: dict[str, list[list[Any]]] = {}  # reason -> [[start, nodes], ...]
+        self.down_open: dict[str, dict[int, float]] = {}  # reason -> node -> since when
 
     def attach(self, sim: Simulator) -> None:
         super().attach(sim)
         platform = sim.platform
         for reason, mask in platform.holds().items():  # held before the recorder came
-            self.down_open[reason] = [[sim.now, mask]]
+            self._held(reason, mask, True)
         platform.hold_observer = self._held
 
     # --- attempts -----------------------------------------------------------------------
@@ -178,20 +178,29 @@ class AllocationRecorder(Component):
 
     # --- down time ----------------------------------------------------------------------
     def _held(self, reason: str, mask: int, held: bool) -> None:
+        """Nodes taken (`held`) or given back by `reason`: each node's down time opens and
+        closes on its own (a node already held stays open from its first hold); the nodes
+        given back at once that went down at one time make one row."""
         now = self.sim.now  # type: ignore[union-attr]
-        spans = self.down_open.setdefault(reason, [])
+        since = self.down_open.setdefault(reason, {})
+        bits = mask
         if held:
-            spans.append([now, mask])
+            while bits:
+                low = bits & -bits
+                node = low.bit_length() - 1
+                if node not in since:
+                    since[node] = now
+                bits ^= low
             return
-        keep = []
-        for span in spans:
-            back = span[1] & mask
-            if back:
-                self.log.down.append((reason, span[0], now, back))
-                span[1] &= ~back
-            if span[1]:
-                keep.append(span)
-        self.down_open[reason] = keep
+        back: dict[float, int] = {}
+        while bits:
+            low = bits & -bits
+            start = since.pop(low.bit_length() - 1, None)
+            if start is not None:
+                back[start] = back.get(start, 0) | low
+            bits ^= low
+        for start in sorted(back):
+            self.log.down.append((reason, start, now, back[start]))
 
     def at_end(self, now: float) -> None:
         sim = self.sim
@@ -199,9 +208,12 @@ class AllocationRecorder(Component):
             job = sim.jobs[index] if sim is not None else None  # type: ignore[union-attr]
             if job is not None:
                 self._close(job, "running")
-        for reason, spans in self.down_open.items():
-            for start, mask in spans:
-                self.log.down.append((reason, start, max(now, start), mask))
+        for reason, since in self.down_open.items():
+            open_at: dict[float, int] = {}
+            for node, start in since.items():
+                open_at[start] = open_at.get(start, 0) | (1 << node)
+            for start in sorted(open_at):
+                self.log.down.append((reason, start, max(now, start), open_at[start]))
         self.down_open = {}
         if sim is not None:
             sim.platform.hold_observer = None
