@@ -24,18 +24,16 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
-import gzip
 import math
-import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from os import PathLike
-from pathlib import Path
 
 import numpy as np
 
 from ckptsim.calendar import Calendar
 from ckptsim.errors import ConfigError, WorkloadError
+from ckptsim.files import read_bytes
 from ckptsim.limits import check_time
 from ckptsim.platform.hours import OpeningHours
 
@@ -114,19 +112,7 @@ class Sessions:
 
 def _text(path: str | PathLike[str]) -> str:
     where = str(path)
-    try:
-        raw = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise WorkloadError("file not found", path=where) from None
-    except IsADirectoryError:
-        raise WorkloadError("is a folder, expected a file", path=where) from None
-    except OSError as exc:
-        raise WorkloadError(f"cannot read the file: {exc.strerror or exc}", path=where) from None
-    if raw.startswith(b"\x1f\x8b"):
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise WorkloadError(f"gzip data is corrupt or truncated: {exc}", path=where) from None
+    raw = read_bytes(path)
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

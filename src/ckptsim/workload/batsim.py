@@ -19,11 +19,9 @@ estimate is the run time.  Times are bounded by `ckptsim.limits.MAX_SECONDS` and
 
 from __future__ import annotations
 
-import gzip
 import json
 import math
 import re
-import zlib
 from os import PathLike
 from pathlib import Path
 from typing import Any
@@ -31,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from ckptsim.errors import ConfigError, WorkloadError
+from ckptsim.files import read_bytes
 from ckptsim.limits import MAX_NODES, MAX_SECONDS, check_nodes
 from ckptsim.workload.model import SWF_FIELDS, SWF_INDEX, Workload
 
@@ -61,17 +60,7 @@ def _job_label(job: Any, index: int) -> str:
 
 
 def _load(path: str | PathLike[str], where: str) -> Any:
-    try:
-        raw = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise WorkloadError("file not found", path=where) from None
-    except OSError as exc:
-        raise WorkloadError(f"cannot read the file: {exc.strerror or exc}", path=where) from None
-    if raw.startswith(b"\x1f\x8b"):
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise WorkloadError(f"gzip data is corrupt or truncated: {exc}", path=where) from None
+    raw = read_bytes(path)
     try:
         return json.loads(raw)
     except (UnicodeDecodeError, ValueError) as exc:
