@@ -44,6 +44,8 @@ def cmd_convert(args: argparse.Namespace) -> int:
 
 
 def add_parsers(sub: Any) -> None:
+    from ckptsim.cli.single import _add_workload_options
+
     p = sub.add_parser("convert", help="write a workload (SWF, Batsim JSON or a generator "
                                        "string) as SWF or Batsim JSON")
     p.add_argument("source", metavar="IN",
@@ -62,15 +64,5 @@ def add_parsers(sub: Any) -> None:
                         "runtime) (default: the trace's estimates as they are)")
     p.add_argument("--load-scale", type=float, default=None, metavar="C",
                    help="multiply runtimes and estimates by C > 0 (default: unscaled)")
-    p.add_argument("--machine-size", type=int, default=None, metavar="N",
-                   help="nodes of the machine (default: the trace's MaxProcs, else MaxNodes; "
-                        "a Batsim file's nb_res)")
-    p.add_argument("--oversize", choices=("skip", "clamp"), default="skip",
-                   help="jobs larger than the machine: skip them (default) or clamp their size")
-    p.add_argument("--size-from", choices=("requested", "allocated"), default="requested",
-                   help="SWF job size from requested processors (default; allocated when -1) "
-                        "or allocated processors")
-    p.add_argument("--skip-bad-lines", action="store_true",
-                   help="skip malformed SWF lines (counted) instead of stopping (default: "
-                        "stop at the first)")
+    _add_workload_options(p)
     p.set_defaults(func=cmd_convert)

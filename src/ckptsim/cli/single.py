@@ -249,7 +249,7 @@ def cmd_schedulers(args: argparse.Namespace) -> int:
 def _add_workload_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--machine-size", type=int, default=None, metavar="N",
                    help="nodes of the simulated machine (default: the trace's MaxProcs, "
-                        "else MaxNodes)")
+                        "else MaxNodes; a Batsim file's nb_res)")
     p.add_argument("--oversize", choices=("skip", "clamp"), default="skip",
                    help="jobs larger than the machine: skip them (default) or clamp their size")
     p.add_argument("--size-from", choices=("requested", "allocated"), default="requested",
