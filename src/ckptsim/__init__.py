@@ -10,6 +10,13 @@ cheap:
     ckptsim.param                                 a declared parameter
     ckptsim.simulate(workload, scheduler, ...)    one run (a name, a reference or a class)
     ckptsim.workload(text)                        a workload from any `--workload` string
+
+Results as pandas DataFrames (docs/outputs.md, "pandas"; pandas is imported when they are
+called):
+
+    ckptsim.simulate(...).to_pandas()             a run's per-job records (jobs.csv's columns)
+    ckptsim.load_run(DIR)                         a `ckptsim run --out DIR` folder
+    ckptsim.load_results(DIR)                     a sweep's results store, one row per run
 """
 
 from __future__ import annotations
@@ -30,6 +37,8 @@ _EXPORTS = {
     "RunResult": ("ckptsim.runner", "RunResult"),
     # The workload package is callable: ckptsim.workload("lublin:n=800").
     "workload": ("ckptsim", "workload"),
+    "load_run": ("ckptsim.frames", "load_run"),
+    "load_results": ("ckptsim.frames", "load_results"),
 }
 
 __all__ = ["__version__", *_EXPORTS]

@@ -28,7 +28,7 @@ from ckptsim.records.jobs import JobTable, harvest
 from ckptsim.workload.model import Workload
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class RunResult:
     workload: Workload
     scheduler: str
@@ -59,6 +59,24 @@ class RunResult:
             "metrics": self.summary,
             "daily": self.daily,
         }
+
+    def to_pandas(self) -> Any:
+        """The per-job records as a pandas DataFrame: one row per job in workload order,
+        the columns and values of jobs.csv (`job_id` a column, the index 0..n-1), with the
+        records' dtypes (`backfilled` bool, counts int64, times float64).  Needs pandas."""
+        from ckptsim.frames import jobs_frame
+
+        return jobs_frame(self.table)
+
+    def __repr__(self) -> str:
+        from ckptsim.display import result_repr
+
+        return result_repr(self)
+
+    def _repr_html_(self) -> str:
+        from ckptsim.display import html_table, result_rows
+
+        return html_table(f"{self.scheduler} on {self.workload.source}", result_rows(self))
 
 
 def simulate(

@@ -42,7 +42,7 @@ SWF_FIELDS: tuple[str, ...] = (
 SWF_INDEX: dict[str, int] = {name: i for i, name in enumerate(SWF_FIELDS)}
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class Workload:
     """Jobs as columns, plus where they came from and what the loader did to them.
 
@@ -90,6 +90,16 @@ class Workload:
 
     def __len__(self) -> int:
         return len(self.job_id)
+
+    def __repr__(self) -> str:
+        from ckptsim.display import workload_repr
+
+        return workload_repr(self)
+
+    def _repr_html_(self) -> str:
+        from ckptsim.display import html_table, workload_rows
+
+        return html_table("workload", workload_rows(self))
 
     @property
     def n_jobs(self) -> int:
