@@ -34,7 +34,12 @@ Points the seed leaves open are options (docs/schedulers.md):
 * `partial`: whether to preempt when checkpointing every candidate would still not let the
   head start (default: no, the head then simply waits);
 * `max_checkpoints`: a per-job cap ("limiting the per-job checkpointing occurrences"); a job at
-  the cap is no longer preempted and is planned with its estimate.
+  the cap is no longer preempted and is planned with its estimate;
+* `freeze`: whether backfilling stops while the checkpoints of Algorithm 3 are written (default:
+  yes, only jobs fitting from the head start); with `freeze=false` the pass goes on as EASY's,
+  the jobs being checkpointed counted as ending when their checkpoints do;
+* `retry`: whether Algorithm 3 may run again at an instant where it already ran, once a pass
+  has started or ended a job since (default: no, the next try is at the next event).
 """
 
 from __future__ import annotations
@@ -89,6 +94,12 @@ class CkptBackfillParams(QueueParams):
                         choices=("all", "backfilled"))
     partial: bool = param(False, "preempt even if checkpointing every candidate would not "
                                  "free enough nodes for the head")
+    freeze: bool = param(True, "no backfilling while Algorithm 3's checkpoints are written "
+                               "(false: EASY's pass goes on, the jobs being checkpointed "
+                               "ending when their checkpoints do)", added=True)
+    retry: bool = param(False, "run Algorithm 3 again at an instant where it already ran "
+                               "when a job started or ended since (false: at the next event)",
+                        added=True)
 
     def costs(self) -> tuple[float, float, float]:
         """(t_checkpoint, t_extend, t_restart) with the defaults resolved."""
@@ -128,6 +139,9 @@ class CkptBackfill(Easy):
         self._timer: int | None = None
         self._timer_at = INF
         self._last_attempt = -INF
+        self._freeze = prm.freeze
+        self._retry = prm.retry
+        self._attempt_state: tuple[int, int, int] | None = None  # what the last attempt saw
         self._waiting_on = 0  # checkpoints the reserved head still waits for
         self._pending: set[int] = set()  # jobs whose Algorithm 3 checkpoint is in flight
         self._batch: list[Job] = []  # checkpointed jobs, back to the queue when all are done
@@ -215,7 +229,8 @@ class CkptBackfill(Easy):
         at = max(self._shadow_end, now)
         if at == self._timer_at and self._timer is not None:
             return
-        if at == self._last_attempt:
+        if at == self._last_attempt and (not self._retry
+                                         or self._attempt_state == self._state_key()):
             return  # Algorithm 3 already ran at this instant; try again at the next event
         self._cancel_timer()
         self._timer = self.sim.wake_at(at, "reservation")
@@ -227,12 +242,19 @@ class CkptBackfill(Easy):
             self._timer = None
             self._timer_at = INF
 
+    def _state_key(self) -> tuple[int, int, int]:
+        """What a new attempt at the same instant would see differently: starts (the running
+        order's sequence number), free nodes, running jobs."""
+        return (self._seq, self.platform.n_free, len(self.running))
+
     def on_timer(self, now: float, tag: Any) -> None:
         if tag != "reservation":
             return
         self._timer = None
         self._timer_at = INF
         self._last_attempt = now
+        if self._retry:
+            self._attempt_state = self._state_key()
         self._dirty = True
         q = self.queue
         if not q or self._waiting_on:
@@ -255,6 +277,11 @@ class CkptBackfill(Easy):
             self._forget(job)
             self._pending.add(job.index)
             self.sim.checkpoint(job, self.t_checkpoint, then="requeue")
+            if not self._freeze:
+                # Its nodes come free when the checkpoint is written: the reservation walk of
+                # the passes meanwhile counts them then.
+                job.pred_end = now + self.t_checkpoint
+                self._track(job)
         if chosen:
             self.preemptions += 1
             self._waiting_on = len(self._pending)
@@ -296,6 +323,8 @@ class CkptBackfill(Easy):
             self._settle(job)
 
     def _settle(self, job: Job) -> None:
+        if job.tag is not None:  # tracked while checkpointing (freeze=false)
+            self._forget(job)
         self._pending.discard(job.index)
         self._waiting_on = len(self._pending)
         if not self._pending:
@@ -308,7 +337,7 @@ class CkptBackfill(Easy):
         self._dirty = True
 
     def schedule(self, now: float) -> None:
-        if self._waiting_on:
+        if self._waiting_on and self._freeze:
             # The reserved head waits for the checkpoints of Algorithm 3: nothing else may take
             # the nodes they free.  Jobs already fitting from the head may start.
             q = self.queue

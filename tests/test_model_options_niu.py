@@ -1,0 +1,125 @@
+"""ckpt-backfill's modelling choices as options (seed 000): `freeze` (backfilling stops while
+Algorithm 3's checkpoints are written) and `retry` (Algorithm 3 at most once per instant)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers import jobs, starts
+
+from ckptsim.engine.simulator import Simulator
+from ckptsim.errors import ConfigError
+from ckptsim.params import identity_params as identity
+from ckptsim.policies.base import scheduler_factory
+from ckptsim.policies.ckpt_backfill import CkptBackfillParams
+from ckptsim.workload.model import from_columns
+
+# Seed 000's Fig. 3 with a checkpoint of 4 s, and F, a 2-node 2 s job arriving while E's
+# checkpoint is written (30-34).
+FIG3_F = [
+    (0.0, 10.0, 4, 10.0),   # A
+    (0.0, 30.0, 4, 30.0),   # B
+    (1.0, 20.0, 8, 20.0),   # C: the head, needs the whole machine
+    (2.0, 15.0, 2, 40.0),   # D: backfilled, predicted 8 s
+    (3.0, 40.0, 2, 50.0),   # E: backfilled, predicted 10 s, checkpointed at C's reservation
+    (31.0, 2.0, 2, 2.0),    # F: fits the 6 free nodes, ends (33) before E's checkpoint (34)
+]
+COSTS = {"t_thr": 35, "p": 0.2, "t_checkpoint": 4, "t_extend": 8, "overdue": "now"}
+
+
+def run(rows, machine, **params):
+    return Simulator(jobs(rows, machine), scheduler_factory("ckpt-backfill", params),
+                     check=True).run()
+
+
+def test_freeze_default_holds_backfilling_while_checkpoints_are_written():
+    # At 30 E is checkpointed (30-34) and C waits for it; F, arriving at 31, may not take any
+    # of the 6 free nodes: it waits behind C (34-54) and E, and starts with E's restart at 54.
+    sim = run(FIG3_F, 8, **COSTS)
+    assert starts(sim) == {1: (0, 10), 2: (0, 30), 3: (34, 54), 4: (10, 25), 5: (10, 78),
+                           6: (54, 56)}
+    assert sim.jobs[4].segments == [(10, 34), (54, 78)]
+    assert starts(run(FIG3_F, 8, freeze=True, **COSTS)) == starts(sim)
+
+
+def test_freeze_false_backfills_what_ends_before_the_checkpoints_do():
+    # E, being checkpointed, counts as ending at 34: C's reservation is 34, and F (31 + 2 = 33
+    # <= 34) is backfilled at once; C still starts at 34, E restarts after C as before.
+    sim = run(FIG3_F, 8, freeze=False, **COSTS)
+    assert starts(sim) == {1: (0, 10), 2: (0, 30), 3: (34, 54), 4: (10, 25), 5: (10, 78),
+                           6: (31, 33)}
+    assert sim.jobs[5].backfilled
+
+
+def test_freeze_false_still_protects_the_head():
+    # A 5 s F would end at 36, after C's reservation (34), with no extra nodes: it waits.
+    rows = [*FIG3_F[:5], (31.0, 5.0, 2, 5.0)]
+    sim = run(rows, 8, freeze=False, **COSTS)
+    assert starts(sim)[3] == (34, 54) and starts(sim)[6] == (54, 59)
+
+
+# Zero-overhead checkpoints complete at the instant they are taken: the second head's
+# reservation can then fall at the same instant as the first attempt.
+PING = [
+    (0.0, 25.0, 2, 99.0),   # 1: started at 0, predicted 19.8 s
+    (0.0, 58.0, 3, 80.0),   # 2: the head, reservation at 1's predicted end
+    (1.0, 52.0, 1, 72.0),   # 3: backfilled (predicted end 15.4 <= 19.8)
+    (4.0, 26.0, 1, 94.0),   # 4: backfilled on the extra node (predicted end 22.8)
+]
+LITERAL = {"t_thr": 20, "p": 0.2, "overhead": False, "overdue": "now"}
+
+
+def test_retry_default_runs_algorithm_3_once_per_instant():
+    # At 19.8 Algorithm 3 cannot free 3 nodes (3 and 4 hold 2; 1 was not backfilled); at 25 (1
+    # ends) it checkpoints 3 and job 2 starts.  Job 3, now the head, is overdue-blocked by 4
+    # with a reservation at 25 again: no second attempt then; 3 restarts when 4 ends (30).
+    sim = run(PING, 4, **LITERAL)
+    assert starts(sim) == {1: (0, 25), 2: (25, 83), 3: (1, 58), 4: (4, 30)}
+    assert sim.jobs[2].segments == [(1, 25), (30, 58)]
+    assert sim.jobs[3].n_checkpoints == 0
+
+
+def test_retry_runs_algorithm_3_again_once_a_job_started():
+    # The same, but Algorithm 3 runs again at 25 once job 2 has started: backfilled job 4 is
+    # checkpointed for job 3, which restarts at once; 4 waits until 3 ends (53).
+    sim = run(PING, 4, retry=True, **LITERAL)
+    assert starts(sim) == {1: (0, 25), 2: (25, 83), 3: (1, 53), 4: (4, 58)}
+    assert sim.jobs[2].segments == [(1, 25), (25, 53)]
+    assert sim.jobs[3].segments == [(4, 25), (53, 58)]
+
+
+def _random_workloads(count: int):
+    rng = np.random.default_rng(11)
+    for _ in range(count):
+        n = 25
+        runtime = rng.integers(1, 200, n)
+        yield from_columns(submit=np.sort(rng.integers(0, 300, n)), runtime=runtime,
+                           size=rng.integers(1, 9, n),
+                           estimate=np.ceil(runtime * rng.uniform(0.5, 5, n)), machine_size=8)
+
+
+@pytest.mark.parametrize("overhead", [True, False])
+def test_options_keep_every_job_and_its_work(overhead):
+    # The invariant checker (check=True) runs on every event; each job does its work once.
+    for w in _random_workloads(15):
+        for params in ({"freeze": False}, {"retry": True}, {"freeze": False, "retry": True}):
+            sim = Simulator(w, scheduler_factory("ckpt-backfill", {
+                "t_thr": 50, "p": 0.1, "overhead": overhead, "t_checkpoint": 7,
+                "overdue": "now", **params}), check=True).run()
+            assert all(j.end is not None for j in sim.jobs)
+            assert all(abs(sum(b - a for a, b in j.segments) - j.overhead - j.runtime) < 1e-6
+                       for j in sim.jobs if j.n_checkpoints == 0)
+
+
+def test_defaults_leave_the_run_identity_unchanged():
+    # `added` parameters at their default are left out of a run's identity.
+    ident = identity(CkptBackfillParams())
+    assert "freeze" not in ident and "retry" not in ident
+    assert identity(CkptBackfillParams(freeze=False))["freeze"] is False
+
+
+def test_option_errors_name_key_and_values():
+    with pytest.raises(ConfigError, match=r"ckpt-backfill\.freeze"):
+        scheduler_factory("ckpt-backfill", {"freeze": "sometimes"})
+    with pytest.raises(ConfigError, match=r"ckpt-backfill\.retry"):
+        scheduler_factory("ckpt-backfill", {"retry": "2"})
