@@ -73,8 +73,13 @@ def jobs_frame(table: JobTable) -> pd.DataFrame:
 
 
 def allocations_frame(log: AllocationLog) -> pd.DataFrame:
-    """The attempts an `AllocationRecorder` recorded (its `log`), as `allocations.csv` holds
-    them: one row per attempt, by start, then job, then attempt."""
+    """The attempts an `AllocationRecorder(log)` recorded, as `allocations.csv` holds them:
+    one row per attempt, by start, then job, then attempt.
+
+        log = AllocationLog()
+        result = ckptsim.simulate(w, "easy", recorders=[AllocationRecorder(log)])
+        allocations_frame(log)
+    """
     pd = _pandas()
     order = sorted(range(len(log.ended)),
                    key=lambda i: (log.starts[i], log.job_ids[i], log.attempts[i]))
@@ -91,8 +96,8 @@ def allocations_frame(log: AllocationLog) -> pd.DataFrame:
 
 
 def unavailability_frame(log: AllocationLog) -> pd.DataFrame:
-    """The nodes' down time an `AllocationRecorder` recorded, as `unavailability.csv` holds
-    it (by start, then reason); no rows when no node left service."""
+    """The nodes' down time an `AllocationRecorder(log)` recorded, as `unavailability.csv`
+    holds it (by start, then reason); no rows when no node left service."""
     from ckptsim.records.allocations import node_text
 
     pd = _pandas()
