@@ -36,6 +36,8 @@ BATSIM_COLUMNS = ("job_id", "workload_name", "profile", "submission_time",
                   "turnaround_time", "stretch", "allocated_resources", "consumed_energy",
                   "metadata")
 
+_CHUNK = 65536  # rows formatted and written at once
+
 #: How an attempt ended (allocations.csv's `ended`).
 ENDED = {
     "completed": "the job did its work",
@@ -104,9 +106,18 @@ class AllocationLog:
         self._texts: list[str] | None = None
 
     def node_texts(self) -> list[str]:
-        """Each attempt's nodes in the interval-set form (computed once, after the run)."""
+        """Each attempt's nodes in the interval-set form (computed once, after the run, and
+        once per distinct node set: jobs often take the same nodes)."""
         if self._texts is None or len(self._texts) != len(self.masks):
-            self._texts = [node_text(m) for m in self.masks]
+            cache: dict[int, str] = {}
+            texts = []
+            add = texts.append
+            for mask in self.masks:
+                text = cache.get(mask)
+                if text is None:
+                    text = cache[mask] = node_text(mask)
+                add(text)
+            self._texts = texts
         return self._texts
 
 
@@ -148,17 +159,35 @@ class AllocationRecorder(Component):
         self.open[index] = (self.sim.now, job.mask)  # type: ignore[union-attr]
 
     def on_start(self, job: Job) -> None:
-        held = self.open.get(job.index)
+        index = job.index
+        now = self.sim.now  # type: ignore[union-attr]
+        held = self.open.get(index)
         if held is not None:
-            if held == (self.sim.now, job.mask):  # type: ignore[union-attr]
+            if held == (now, job.mask):
                 return  # a move's new nodes, already opened when the old ones went back
             self._close(job, "migrated")  # a move that holds its source: both sets now
-        self._open(job)
+        count = self.count
+        count[index] = count.get(index, 0) + 1
+        self.open[index] = (now, job.mask)
 
     def on_release(self, job: Job) -> None:
+        state = job.state
+        if state is DONE and not job.mask:  # the common case, inlined
+            held = self.open.pop(job.index, None)
+            if held is None:
+                return
+            log = self.log
+            index = job.index
+            self.last[index] = len(log.ended)
+            log.job_ids.append(job.id)
+            log.attempts.append(self.count[index])
+            log.starts.append(held[0])
+            log.ends.append(self.sim.now)  # type: ignore[union-attr]
+            log.masks.append(held[1])
+            log.ended.append(_REASONS.get(job.status, job.status))
+            return
         if job.index not in self.open:
             return
-        state = job.state
         if job.mask:  # a move gave back its old nodes and runs on its new ones
             self._close(job, "migrated")
             self._open(job)
@@ -222,15 +251,19 @@ class AllocationRecorder(Component):
 # --- writers ----------------------------------------------------------------------------
 def write_allocations(log: AllocationLog, path: Path) -> None:
     """allocations.csv: one row per attempt, by start time (then job, then attempt)."""
-    order = sorted(range(len(log.ended)),
-                   key=lambda i: (log.starts[i], log.job_ids[i], log.attempts[i]))
+    import numpy as np
+
+    order = np.lexsort((np.asarray(log.attempts, dtype=np.int64),
+                        np.asarray(log.job_ids, dtype=np.int64),
+                        np.asarray(log.starts, dtype=np.float64))).tolist()
+    ids, attempts, starts, ends = log.job_ids, log.attempts, log.starts, log.ends
+    texts, ended = log.node_texts(), log.ended
+    # No field holds a comma or a quote: the lines are what a csv writer gives.
     with open(path, "w", newline="") as f:
-        w = csv.writer(f, lineterminator="\n")
-        w.writerow(ALLOCATION_COLUMNS)
-        ids, attempts, starts, ends = log.job_ids, log.attempts, log.starts, log.ends
-        texts, ended = log.node_texts(), log.ended
-        w.writerows((ids[i], attempts[i], num(starts[i]), num(ends[i]), texts[i], ended[i])
-                    for i in order)
+        f.write(",".join(ALLOCATION_COLUMNS) + "\n")
+        for part in range(0, len(order), _CHUNK):  # in parts: a bounded memory
+            f.write("".join([f"{ids[i]},{attempts[i]},{num(starts[i])},{num(ends[i])},"
+                             f"{texts[i]},{ended[i]}\n" for i in order[part:part + _CHUNK]]))
 
 
 def write_unavailability(log: AllocationLog, path: Path) -> bool:
@@ -252,9 +285,8 @@ def write_batsim_jobs(table: JobTable, log: AllocationLog, path: Path,
     """out_jobs.csv in Batsim's format: one row per job, its whole-job view (first start to
     end) on its last attempt's nodes.  Times are written as floats (``2409.0``), as Batsim
     does, so that readers (pandas, evalys) give every time column one float type."""
-    last: dict[int, int] = {}
-    for i, job_id in enumerate(log.job_ids):  # rows are in the order attempts ended
-        last[job_id] = i
+    # Rows are in the order attempts ended: a job's last row wins.
+    last = {job_id: i for i, job_id in enumerate(log.job_ids)}
     c = table.columns
     ids, submit = c["job_id"].tolist(), c["submit"].astype(float).tolist()
     start, end = c["start"].astype(float).tolist(), c["end"].astype(float).tolist()
@@ -262,28 +294,31 @@ def write_batsim_jobs(table: JobTable, log: AllocationLog, path: Path,
     status, runtime = c["status"].tolist(), c["runtime"].astype(float).tolist()
     energy = c["energy"].astype(float).tolist() if "energy" in c else None
     texts = log.node_texts()
-    lines = [",".join(BATSIM_COLUMNS)]
-    add = lines.append
-    for k in range(len(ids)):
-        job_id = ids[k]
-        row = last.get(job_id)
-        nodes = texts[row] if row is not None else ""
-        s, e, sub = start[k], end[k], submit[k]
-        if s != s:  # never started (ended in the queue)
-            s = e
-        completed = status[k] == "completed"
-        execution = e - s
-        turnaround = e - sub
-        state = "1,COMPLETED_SUCCESSFULLY" if completed else f"0,{_final_state(status[k])}"
-        stretch = repr(turnaround / execution) if execution > 0 else "1.0"
-        joules = repr(energy[k]) if energy is not None else "0.0"
-        # No field holds a comma or a quote: the lines are what a csv writer gives.
-        add(f"{job_id},{workload_name},,{sub!r},{size[k]},{estimate[k]!r},{state},{s!r},"
-            f"{execution!r},{e!r},{s - sub!r},{turnaround!r},{stretch},{nodes},{joules},"
-            f"runtime={num(runtime[k])}")
-    add("")
     with open(path, "w", newline="") as f:
-        f.write("\n".join(lines))
+        f.write(",".join(BATSIM_COLUMNS) + "\n")
+        lines: list[str] = []
+        add = lines.append
+        for k in range(len(ids)):
+            job_id = ids[k]
+            row = last.get(job_id)
+            nodes = texts[row] if row is not None else ""
+            s, e, sub = start[k], end[k], submit[k]
+            if s != s:  # never started (ended in the queue)
+                s = e
+            completed = status[k] == "completed"
+            execution = e - s
+            turnaround = e - sub
+            state = "1,COMPLETED_SUCCESSFULLY" if completed else f"0,{_final_state(status[k])}"
+            stretch = repr(turnaround / execution) if execution > 0 else "1.0"
+            joules = repr(energy[k]) if energy is not None else "0.0"
+            # No field holds a comma or a quote: the lines are what a csv writer gives.
+            add(f"{job_id},{workload_name},,{sub!r},{size[k]},{estimate[k]!r},{state},{s!r},"
+                f"{execution!r},{e!r},{s - sub!r},{turnaround!r},{stretch},{nodes},{joules},"
+                f"runtime={num(runtime[k])}\n")
+            if len(lines) == _CHUNK:  # in parts: a bounded memory
+                f.write("".join(lines))
+                lines.clear()
+        f.write("".join(lines))
 
 
 def _final_state(status: str) -> str:
