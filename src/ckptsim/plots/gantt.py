@@ -135,7 +135,7 @@ def plot_gantt(run_dir: str | Path, path: str | Path, *, start: float | None = N
     ax.set_ylim(lo if nodes is not None else 0, (hi if nodes is not None else top) + 1)
     ax.set_xlabel("time (s)")
     ax.set_ylabel("node")
-    ax.set_title(f"{run.name or run}: {len(boxes)} boxes")
+    ax.set_title(f"{_run_title(run)}: {len(boxes)} attempts")
     handles = []
     if color == "ended":
         seen = sorted(set(keys), key=lambda k: list(ENDED).index(k) if k in ENDED else 99)
@@ -151,3 +151,14 @@ def plot_gantt(run_dir: str | Path, path: str | Path, *, start: float | None = N
     finally:
         plt.close(fig)
     return len(boxes)
+
+
+def _run_title(run: Path) -> str:
+    """The run's scheduler and workload from its summary.json, else the folder's name."""
+    import json
+
+    try:
+        doc = json.loads((run / "summary.json").read_text())
+        return f"{doc['scheduler']} on {doc['workload']['source']}"
+    except (OSError, ValueError, KeyError, TypeError):
+        return run.name or str(run)
