@@ -20,8 +20,9 @@ in three phases (the seed's "local, remote (migration), and co-allocated executi
 3. **co-allocation** (`coalloc=true`): a job still waiting that revealed a PPBW estimate, is
    not barred, and spans at most all the nodes its clusters' reservation rules allow, is split
    with "Module 1" (`ckptsim.policies.coalloc_place`) so that its *estimated* traffic fits
-   every link's residual bandwidth (capacity minus the booked estimates); clusters whose link
-   is saturated are skipped while it is (`skip_saturated`).
+   every link's residual bandwidth (capacity minus the booked estimates), counting a block's
+   worst-case mesh cut (`admit_cut=real`: also its actual one); clusters whose link is
+   saturated are skipped while it is (`skip_saturated`).
 
 Priority order: CTMR-requeued jobs first (the latest first: each was put at the head of its
 queue), then by submission.  `coalloc=false` is the seed's "Migration Only" baseline.
@@ -39,7 +40,6 @@ wide job of a real trace) is co-allocated when no other job uses the links, and 
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from bisect import bisect_left, insort
 from heapq import heappop, heappush
@@ -48,7 +48,8 @@ from typing import TYPE_CHECKING, Any
 from ckptsim.components.gridrates import COUNTERS, GridRates, grid_shape, packed
 from ckptsim.engine.state import QUEUED
 from ckptsim.platform.gridlayout import GridLayout, check_width, check_workload, grid_layout
-from ckptsim.policies.base import Scheduler, param, register
+from ckptsim.policies.base import Scheduler, register
+from ckptsim.policies.coalloc_params import CoallocParams
 from ckptsim.policies.coalloc_place import greedy_split, lowest_nodes
 from ckptsim.policies.ctmr import CTMR_COUNTERS, CtmrAgent
 
@@ -58,20 +59,6 @@ if TYPE_CHECKING:
     from ckptsim.workload.model import Workload
 
 INF = math.inf
-
-
-@dataclasses.dataclass(frozen=True)
-class CoallocParams:
-    coalloc: bool = param(True, "co-allocate jobs across clusters using their PPBW estimates "
-                                "(false: the seed's 'Migration Only')")
-    remote: bool = param(True, "run a waiting job whole on another cluster (the seed's "
-                               "'migration')")
-    skip_saturated: bool = param(True, "do not co-allocate over a saturated link while it is")
-    ctmr: bool = param(False, "the selective checkpoint-terminate-migrate-restart agent")
-    overhead: float = param(600.0, "checkpoint + restart overhead O (s), O/2 each", low=0.0)
-    overhead_known: bool = param(True, "the agent knows O (false: it assumes 30 min)")
-    cpfrac: float = param(0.04, "checkpoint a job only if O < cpfrac * its remaining time",
-                          low=0.0, high=1.0)
 
 
 @register
@@ -364,6 +351,7 @@ class Coalloc(Scheduler):
         reserved, shadow = self.reserved, self.shadow
         booked, barred = self.rates.booked, self.barred
         rC = range(C)
+        cut = self.params.admit_cut
         hi, lo, room, residual = self._coalloc_room(links)
         for job in jobs:
             size = job.size
@@ -380,7 +368,7 @@ class Coalloc(Scheduler):
                      else lo[c] for c in rC]
             if sum(avail) < size:
                 continue  # what greedy_split would find first
-            split = greedy_split(size, e, avail, residual)
+            split = greedy_split(size, e, avail, residual, cut)
             if split is None:
                 if size <= n_big or self.rates.coallocated() or not self._never_fits(job, e):
                     continue
@@ -411,8 +399,8 @@ class Coalloc(Scheduler):
 
     def _never_fits(self, job: Job, estimate: float) -> bool:
         """The job's estimated traffic fits no split even on idle links."""
-        return greedy_split(job.size, estimate, self.sizes,
-                            self.rates.links.capacity) is None
+        return greedy_split(job.size, estimate, self.sizes, self.rates.links.capacity,
+                            self.params.admit_cut) is None
 
     # --- metrics -------------------------------------------------------------------------------
     def counters(self) -> dict[str, Any]:

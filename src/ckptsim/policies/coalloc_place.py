@@ -10,6 +10,13 @@ time and cached per n).  The split is chosen greedily: the clusters in order of 
 piece they can take (ties: lower cluster), each taking the largest admissible piece of what
 is left; if nodes remain, the job is not co-allocated.  Any split found this way fits every
 link with the estimated demand, whatever order the blocks take.
+
+With `cut="real"` (the scheduler's `admit_cut=real`) a job that this worst-case rule refuses
+gets a second chance: the same greedy choice with the *least* cut a k-block can make (the
+all-to-all part is exact either way), accepted when the split's actual traffic
+(`ckptsim.platform.links.split_demand`: blocks in cluster order, as the links book it) fits
+every link's residual.  A split the worst case admits is kept as it is, so the real cut only
+adds co-allocations.
 """
 
 from __future__ import annotations
@@ -17,14 +24,27 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 
-from ckptsim.platform.links import PHI, max_block_cut
+from ckptsim.platform.links import PHI, block_cut, fits, max_block_cut, split_demand
+
+#: How Module 1 counts a block's mesh cut (`greedy_split`'s `cut`).
+CUTS = ("worst", "real")
 
 
 @lru_cache(maxsize=4096)
 def unit_demand(n: int) -> tuple[float, ...]:
     """u_n(k) for k = 0..n: the largest traffic per unit of PPBW that k of an n-node job's
     nodes put on their cluster's link (0 for k = 0 and k = n)."""
-    cut = max_block_cut(n).tolist()
+    return _unit(n, max_block_cut(n).tolist())
+
+
+@lru_cache(maxsize=4096)
+def least_unit_demand(n: int) -> tuple[float, ...]:
+    """Like `unit_demand` with the least mesh cut a block of k ranks can make."""
+    return _unit(n, [min((block_cut(n, a, a + k) for a in range(n - k + 1)), default=0)
+                     for k in range(n + 1)])
+
+
+def _unit(n: int, cut: list[int]) -> tuple[float, ...]:
     out = []
     for k in range(n + 1):
         a2a = k * (n - k) / (n - 1) if 0 < k < n else 0.0
@@ -42,13 +62,23 @@ def largest_piece(unit: Sequence[float], limit: int, estimate: float, residual: 
 
 
 def greedy_split(n: int, estimate: float, avail: Sequence[int],
-                 residual: Sequence[float]) -> list[int] | None:
+                 residual: Sequence[float], cut: str = "worst") -> list[int] | None:
     """Nodes per cluster for an n-node job across at least two clusters, at most `avail[c]`
     on cluster c and within each link's residual bandwidth for PPBW `estimate`; None when
-    the greedy choice leaves nodes unplaced."""
+    the greedy choice leaves nodes unplaced (`cut`: see the module's docstring)."""
     if n < 2 or sum(avail) < n:
         return None
-    unit = unit_demand(n)
+    split = _greedy(n, estimate, avail, residual, unit_demand(n))
+    if split is not None or cut == "worst":
+        return split
+    split = _greedy(n, estimate, avail, residual, least_unit_demand(n))
+    if split is None or not fits(split_demand(split, estimate), residual):
+        return None
+    return split
+
+
+def _greedy(n: int, estimate: float, avail: Sequence[int], residual: Sequence[float],
+            unit: Sequence[float]) -> list[int] | None:
     top = n - 1  # a piece of n would not be a co-allocation
     best = [largest_piece(unit, min(a, top), estimate, r) for a, r in zip(avail, residual,
                                                                           strict=True)]

@@ -11,13 +11,22 @@ their rates), while some link is saturated and jobs wait (steps 1-5 of the seed)
    estimate minus the work done, at its current rate; O is taken as 30 min when the agent
    does not know it, `overhead_known=false`), and (3) a waiting job could use the freed nodes
    at once: the smallest waiting job fits the free nodes plus the candidate's nodes of one of
-   the clusters it spans;
+   the clusters it spans (`ctmr_waiting=nodes`); with `ctmr_waiting=dispatch`, the seed's
+   "other scheduling constraints" too: some waiting job, in priority order, that the pass
+   would start there -- whole on one of those clusters (its own, or another with `remote`)
+   within the cluster's EASY reservation, or co-allocated (`coalloc`, a revealed estimate,
+   not barred) with Module 1 on the free nodes plus the candidate's, its estimated traffic
+   fitting the links once the candidate has left them;
 3. checkpoint it (O/2 on its nodes; it leaves the links at once, its communication stops,
    and the engine gives the jobs that shared its links their new rates before time moves on),
    then it goes back to the head of its home queue and restarts with O/2 of overhead,
    wherever the scheduler places it next;
 4. the scheduler runs again when the checkpoint completes (the engine's pass at that time);
 5. repeat from 1 (a checkpointed job no longer loads the links).
+
+`ctmr_steps=batch` (the default) repeats at once, so several jobs may be checkpointed at one
+instant; `ctmr_steps=seed` follows the seed's steps to the letter: after one checkpoint the
+agent waits until it completes, the scheduler runs (step 4), and only then re-evaluates.
 
 A job's first offence marks it and replaces its estimate by what the monitor saw (its true
 PPBW) for its next starts; at its second it is never co-allocated again (unless it is wider
@@ -29,7 +38,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ckptsim.engine.components import Component
-from ckptsim.engine.state import RUNNING
+from ckptsim.engine.state import CHECKPOINTING, QUEUED, RUNNING
+from ckptsim.platform.links import REL_TOL
+from ckptsim.policies.coalloc_place import greedy_split
 
 if TYPE_CHECKING:
     from ckptsim.engine.state import Job
@@ -59,12 +70,20 @@ class CtmrAgent(Component):
         self.offences: dict[int, int] = {}
         self.checkpoints = 0
         self.restart_due: set[int] = set()  # checkpointed jobs: restart overhead when started
+        self.dispatch = p.ctmr_waiting == "dispatch"
+        self.one_at_a_time = p.ctmr_steps == "seed"
+        self.pending: Job | None = None  # ctmr_steps=seed: the checkpoint being written
 
     def options(self) -> dict[str, Any]:
         return {"overhead": self.overhead, "overhead_known": bool(self.params.overhead_known),
                 "cpfrac": self.cpfrac}
 
     def after_pass(self, now: float) -> None:
+        pending = self.pending
+        if pending is not None:
+            if pending.state is CHECKPOINTING:
+                return  # step 4 comes when it completes
+            self.pending = None
         if self.s.n_waiting:
             self.run(now)
 
@@ -86,6 +105,9 @@ class CtmrAgent(Component):
             if job is None:
                 return
             self.checkpoint(job, now)
+            if self.one_at_a_time:
+                self.pending = job
+                return
 
     def candidate(self, link: int, now: float) -> Job | None:
         """Step 2: the eligible job with the largest traffic on `link`, or None."""
@@ -112,8 +134,45 @@ class CtmrAgent(Component):
                 free = [(free_mask & m).bit_count() for m in s.masks]
             if not any(k and free[c] + k >= smallest for c, k in enumerate(split)):
                 continue
+            if self.dispatch and not self.usable(i, split, free, now):
+                continue
             best, load = job, traffic
         return best
+
+    def usable(self, i: int, split: list[int], free: list[int], now: float) -> bool:
+        """`ctmr_waiting=dispatch`: whether some waiting job would start at once on the free
+        nodes plus job i's (`split`), under the scheduler's rules (see the module)."""
+        s = self.s
+        p = s.params
+        links = s.rates.links
+        reserved, shadow, extra = s.reserved, s.shadow, s.extra
+        gain = [free[c] + k for c, k in enumerate(split)]
+        # What co-allocation could use once job i left the links.
+        residual = [r + e for r, e in zip(links.residuals(), links.estimate(i), strict=True)]
+        demand = links.demand(i)
+        usable = [not (p.skip_saturated and links.load(c) - demand[c]
+                       > links.capacity[c] * (1.0 + REL_TOL)) for c in range(s.C)]
+        for job in s.order:
+            if job.state is not QUEUED:
+                continue
+            size, j = job.size, job.index
+            pred = now + job.estimate
+            room = []
+            for c in range(s.C):
+                r = reserved[c]
+                binds = not (r is None or r is job or pred <= shadow[c])
+                room.append(min(gain[c], extra[c] + split[c]) if binds else gain[c])
+            for c, k in enumerate(split):
+                if k and size <= s.sizes[c] and size <= room[c] and (
+                        p.remote or c == s.home[j]):
+                    return True
+            e = s.rates.booked[j]
+            if not p.coalloc or size < 2 or e != e or (size <= s.N and j in s.barred):
+                continue
+            avail = [a if u else 0 for a, u in zip(room, usable, strict=True)]
+            if greedy_split(size, e, avail, residual, p.admit_cut) is not None:
+                return True
+        return False
 
     def checkpoint(self, job: Job, now: float) -> None:
         """Step 3: checkpoint, leave the links, re-estimate or bar, restart overhead due."""

@@ -12,7 +12,10 @@ shared by the families (a run two families need is run once):
   and time-averaged number of co-allocated jobs;
 - `ctmr` (Figs. 10-16): with the CTMR agent, vs the error and the checkpoint/restart overhead
   0-30 min;
-- `overhead` (Figs. 17-19): overhead 0-90 min at two error levels.
+- `overhead` (Figs. 17-19): overhead 0-90 min at two error levels;
+- `cpfrac` (figures `cpfrac`, `unknown`) and `ablation` (figure `ablation`): the CPfrac sweep,
+  the agent assuming 30 min, and the model's readings one at a time
+  (`ckptsim.experiments.papers.jones.ablation`); not part of `all`.
 
 Every family also runs "Migration Only" (`coalloc=false`), the seed's baseline, whose schedule
 does not depend on the bandwidths, and the plain co-allocation without CTMR where it compares.
@@ -33,6 +36,7 @@ import numpy as np
 
 from ckptsim.errors import ConfigError
 from ckptsim.experiments.papers.common import FigureOutput, OnRow, find_family, run_spec
+from ckptsim.experiments.papers.jones import ablation
 from ckptsim.experiments.papers.jones.figures import FIGURE_MAKERS
 
 PPBWS = (150.0, 300.0, 400.0)
@@ -51,8 +55,8 @@ LOAD = 0.95
 FAMILIES = {"info": ("fig1", "fig2", "fig3", "fig4", "fig5", "fig6", "fig8"),
             "fixed": ("fig7", "fig9"),
             "ctmr": ("fig10", "fig11", "fig12", "fig13", "fig14", "fig15", "fig16"),
-            "overhead": ("fig17", "fig18", "fig19")}
-FIGURES = tuple(f"fig{k}" for k in range(1, 20))
+            "overhead": ("fig17", "fig18", "fig19"), **ablation.FAMILIES}
+FIGURES = tuple(f"fig{k}" for k in range(1, 20))  # `all` (the seed's figures)
 METRICS = ("mean_response", "mean_wait", "coalloc_slowdown", "mean_coallocated",
            "coalloc_starts", "saturated_time", "link_utilization", "ctmr_checkpoints",
            "ctmr_jobs", "ctmr_barred", "remote_starts", "utilization", "makespan")
@@ -78,11 +82,13 @@ def _list(values: Sequence[float]) -> str:
 
 
 def _workload(name: str, opt: Options, ppbw: float, errors: Sequence[float], mode: str,
-              infos: Sequence[float] = (1.0,)) -> list[str]:
-    # Every workload names the same options, so that a run two families share has one id.
+              infos: Sequence[float] = (1.0,), kappa: float | None = None) -> list[str]:
+    # Every workload names the same options, so that a run two families share has one id
+    # (a fixed kappa is named only where it is given).
+    fixed = [] if kappa is None else [f"kappa = {kappa:g}"]
     return [f'[workloads.{name}]', 'generator = "grid"', f"n = {opt.n}",
             f"load = {opt.load:g}", f"ppbw = {ppbw:g}", f"error = {_list(errors)}",
-            f'error_mode = "{mode}"', f"info = {_list(infos)}", ""]
+            f'error_mode = "{mode}"', f"info = {_list(infos)}", *fixed, ""]
 
 
 def _scheduler(label: str, workloads: Sequence[str], **params: Any) -> list[str]:
@@ -94,6 +100,8 @@ def _scheduler(label: str, workloads: Sequence[str], **params: Any) -> list[str]
 
 
 def _value(v: Any) -> str:
+    if isinstance(v, str):
+        return f'"{v}"'
     return ("true" if v else "false") if isinstance(v, bool) else f"{v:g}"
 
 
@@ -101,6 +109,12 @@ def spec_text(family: str, opt: Options) -> str:
     """The experiment spec of a family (TOML)."""
     lines = [f'name = "jones-{family}"', f"replications = {opt.replications}",
              "metrics = [" + ", ".join(f'"{m}"' for m in METRICS) + "]", ""]
+    if family in ablation.FAMILIES:
+        def workload(name: str, ppbw: float, errors: Sequence[float],
+                     kappa: float | None = None) -> list[str]:
+            return _workload(name, opt, ppbw, errors, "uniform", kappa=kappa)
+
+        return "\n".join(lines + ablation.spec_lines(family, workload, _scheduler)) + "\n"
     lines += _workload("base", opt, 300.0, (0.0,), "uniform")
     names = [f"ppbw{p:g}" for p in PPBWS]
     coalloc = list(names)
@@ -136,7 +150,8 @@ def runs_of(figure: str, opt: Options) -> int:
                 "fixed": len(FIXED_ERRORS),
                 "ctmr": len(CTMR_ERRORS) * (1 + len(CTMR_MINUTES)),
                 "overhead": len(LONG_ERRORS) * (1 + len(LONG_MINUTES))}
-    return sum((1 + len(PPBWS) * per_ppbw[f]) * opt.replications for f in families)
+    return sum((ablation.runs_of(f) if f in ablation.FAMILIES
+                else 1 + len(PPBWS) * per_ppbw[f]) * opt.replications for f in families)
 
 
 # ----------------------------------------------------------------------------- reduction
@@ -173,6 +188,10 @@ def run_figures(figure: str, out: str | Path, opt: Options,
     outputs: list[FigureOutput] = []
     for family in families:
         rows = run_spec(family, spec_text(family, opt), out_path, out_path, opt.jobs, on_row)
+        if family in ablation.FAMILIES:
+            outputs += [ablation.FIGURE_MAKERS[fig](rows, out_path)
+                        for fig in FAMILIES[family] if fig in wanted]
+            continue
         pts = points(rows)
         for fig in FAMILIES[family]:
             if fig in wanted:

@@ -1,0 +1,47 @@
+"""Parameters of `coalloc` (seed 001's multi-cluster meta-scheduler and its CTMR agent).
+
+The last four are readings of the seed that drive its results, each a documented option
+whose default is the reading the scheduler has always used (docs/grid.md, "Model options"):
+`admit_cut` (the mesh cut Module 1 admits with), `ctmr_waiting` (what "a waiting job could
+immediately make use of the freed resources" checks), `ctmr_steps` (one checkpoint at a time
+or all at one instant).  The communication share kappa is the workload's (`grid:kappa=`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ckptsim.policies.base import param
+from ckptsim.policies.coalloc_place import CUTS
+
+#: Readings of the CTMR agent's waiting-job check (`ctmr_waiting`).
+WAITING = ("nodes", "dispatch")
+#: Readings of the CTMR agent's iteration (`ctmr_steps`).
+STEPS = ("batch", "seed")
+
+
+@dataclasses.dataclass(frozen=True)
+class CoallocParams:
+    coalloc: bool = param(True, "co-allocate jobs across clusters using their PPBW estimates "
+                                "(false: the seed's 'Migration Only')")
+    remote: bool = param(True, "run a waiting job whole on another cluster (the seed's "
+                               "'migration')")
+    skip_saturated: bool = param(True, "do not co-allocate over a saturated link while it is")
+    ctmr: bool = param(False, "the selective checkpoint-terminate-migrate-restart agent")
+    overhead: float = param(600.0, "checkpoint + restart overhead O (s), O/2 each", low=0.0)
+    overhead_known: bool = param(True, "the agent knows O (false: it assumes 30 min)")
+    cpfrac: float = param(0.04, "checkpoint a job only if O < cpfrac * its remaining time",
+                          low=0.0, high=1.0)
+    admit_cut: str = param("worst", "mesh cut Module 1 admits a co-allocation with: worst (the "
+                                    "largest cut a block of k ranks can make, wherever it "
+                                    "falls) or real (also the split's actual cut, the one "
+                                    "the links book)", choices=CUTS, added=True)
+    ctmr_waiting: str = param("nodes", "CTMR's waiting-job check: nodes (the smallest waiting "
+                                       "job fits the free nodes plus the candidate's on one "
+                                       "cluster) or dispatch (a waiting job the scheduler "
+                                       "would start there: reservations, priority order, "
+                                       "bandwidth of a co-allocation)", choices=WAITING,
+                              added=True)
+    ctmr_steps: str = param("batch", "CTMR's iteration: batch (checkpoint every candidate at "
+                                     "one instant) or seed (one checkpoint, wait for it, "
+                                     "reschedule, re-evaluate)", choices=STEPS, added=True)
