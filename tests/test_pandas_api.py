@@ -6,16 +6,19 @@ from __future__ import annotations
 
 import ast
 import csv
+import io
 import json
 import math
+import os
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
-from helpers import jobs
+from helpers import doc_commands, jobs
 
 import ckptsim
 from ckptsim.errors import ConfigError
@@ -216,7 +219,7 @@ def test_load_results_has_a_row_per_run_as_results_csv(tmp_path):
     assert sorted(frame.groupby("scheduler").size().items()) == [("easy", 4), ("fcfs", 4)]
     # the values `ckptsim results DIR --csv` writes
     text = to_csv(export_columns(rows), rows)
-    exported = pd.read_csv(__import__("io").StringIO(text))
+    exported = pd.read_csv(io.StringIO(text))
     for column in ("workload.n", "seed", "mean_wait", "mean_bsld", "utilization"):
         assert frame[column].tolist() == exported[column].tolist(), column
     assert frame.attrs["damaged_runs"] == [] and frame.attrs["damaged_jobs"] == []
@@ -327,10 +330,42 @@ def test_notebook_code_runs(tmp_path, monkeypatch):
     assert list(tmp_path.iterdir()) == []  # nothing written where it ran
 
 
-def test_outputs_md_pandas_snippets_run(tmp_path, monkeypatch):
+def pandas_section() -> str:
     text = (ROOT / "docs" / "outputs.md").read_text(encoding="utf-8")
-    section = text[text.index("## pandas"):]
+    return text[text.index("## pandas"):]
+
+
+def run_outputs_md_pandas(tmp_path: Path, *, real_sweep: bool) -> None:
+    """The section's commands (from the repository root, their --out under `tmp_path`; the
+    sweep of a smaller spec of the same shape unless `real_sweep`), then its Python from
+    `tmp_path`, where those folders are."""
+    section = pandas_section()
+    commands = doc_commands(section)
+    assert [c.split()[1] for c in commands] == ["run", "sweep"]
+    for command in commands:
+        args = shlex.split(command)[1:]
+        if args[0] == "sweep" and not real_sweep:
+            small_spec = tmp_path / "small.toml"
+            small_spec.write_text(SPEC.format(seeds="1"))
+            args[1] = str(small_spec)
+        args = [str(tmp_path / a) if args[i - 1] == "--out" else a for i, a in enumerate(args)]
+        done = subprocess.run([sys.executable, "-m", "ckptsim", *args], cwd=ROOT,
+                              capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stderr
     blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
-    assert blocks
-    monkeypatch.chdir(tmp_path)
-    run_cells(blocks, {"__name__": "__main__"})
+    assert len(blocks) == 2
+    cwd = Path.cwd()
+    try:
+        os.chdir(tmp_path)
+        run_cells(blocks, {"__name__": "__main__"})
+    finally:
+        os.chdir(cwd)
+
+
+def test_outputs_md_pandas_snippets_run(tmp_path):
+    run_outputs_md_pandas(tmp_path, real_sweep=False)
+
+
+@pytest.mark.slow
+def test_outputs_md_pandas_snippets_run_with_the_sweep_shown(tmp_path):
+    run_outputs_md_pandas(tmp_path, real_sweep=True)
