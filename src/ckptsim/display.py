@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import html
 import math
+import numbers
 from typing import Any
 
 #: The metrics a run's summary shows, in order (those the run has).
@@ -17,12 +18,13 @@ KEY_METRICS = ("jobs_completed", "jobs_killed", "mean_wait", "mean_bsld", "utili
 def number(x: Any) -> str:
     """A metric as a person reads it: integers with thousands separators, large floats to
     the unit, others to four significant digits."""
-    if isinstance(x, bool) or not isinstance(x, (int, float)):
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
         return str(x)
-    if isinstance(x, int):
-        return f"{x:,}"
-    if not math.isfinite(x):
-        return str(x)
+    if isinstance(x, numbers.Integral):
+        return f"{int(x):,}"
+    x = float(x)
+    if not math.isfinite(x) or abs(x) >= 1e15:
+        return f"{x:.4g}"
     if x == int(x) and abs(x) < 1e15:
         return f"{int(x):,}"
     return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.4g}"
