@@ -36,21 +36,32 @@ PAPERS = tuple(_PAPERS)
 PAPER_OPTIONS = _options_table(list(_PAPERS.values()))
 
 
+#: The pseudo-figures that read a results folder instead of running: `tables` rewrites the
+#: page FOLDER.md from the CSVs in FOLDER, `claims` computes the claims' verdicts from them.
+READERS = ("tables", "claims")
+
+
 def accepted_options(paper: str, figure: str | None = None) -> list[str]:
-    """The flags `paper` uses (`tables` rewrites a page from CSVs: --out only)."""
+    """The flags `paper` uses (`tables`: --out only; `claims`: --out and --csv)."""
     if figure == "tables":
         return ["--out"]
+    if figure == "claims":
+        return ["--out", "--csv"]
     return [o.flag for o in PAPER_OPTIONS if paper in o.papers]
 
 
 def check_options(args: argparse.Namespace) -> None:
     """Refuse an option the paper (or its `tables`) does not use, then give every option
     left out its default."""
+    if args.paper not in _PAPERS:
+        raise ConfigError("paper", f"unknown paper {args.paper!r}; accepted: "
+                                   f"{', '.join(PAPERS)}")
     accepted = accepted_options(args.paper, args.figure)
-    for o in PAPER_OPTIONS:
-        if getattr(args, o.dest) is not None and o.flag not in accepted:
-            what = f"{args.paper} tables" if args.figure == "tables" else args.paper
-            raise ConfigError(o.flag, f"does not apply to {what}; {what} accepts "
+    given = [(o.flag, getattr(args, o.dest)) for o in PAPER_OPTIONS]
+    for flag, value in [*given, ("--csv", getattr(args, "csv", None))]:
+        if value is not None and flag not in accepted:
+            what = f"{args.paper} {args.figure}" if args.figure in READERS else args.paper
+            raise ConfigError(flag, f"does not apply to {what}; {what} accepts "
                                       f"{', '.join(accepted)}")
     for o in PAPER_OPTIONS:
         if getattr(args, o.dest) is None and o.default is not None:
@@ -66,6 +77,8 @@ def cmd_paper(args: argparse.Namespace) -> int:
                                     f"process), got {args.jobs}")
     if args.figure == "tables":
         return _paper_tables(args)
+    if args.figure == "claims":
+        return _paper_claims(args)
     output_folder(args.out)
     paper = _PAPERS[args.paper]
     paper.wanted(args.figure)
@@ -77,19 +90,45 @@ def _paper_tables(args: argparse.Namespace) -> int:
     """Rewrite the tables of the results page FOLDER.md from the CSVs in FOLDER (--out)."""
     from ckptsim.experiments.papers.tables import marked, render_page
 
-    tables = _PAPERS[args.paper].tables()
-    if tables is None:
-        having = [name for name, p in _PAPERS.items() if p.tables() is not None]
-        raise ConfigError("figure", f"{args.paper}'s results page has no tables generated from "
-                                    f"its CSVs; 'tables' applies to {', '.join(having)}")
+    tables = _PAPERS[args.paper].page_tables()
     folder = Path(args.out)
     page = folder.with_suffix(".md")
     if not page.is_file():
         raise ConfigError("--out", f"{page} does not exist: 'tables' rewrites the page "
                                    f"FOLDER.md from the CSVs in FOLDER")
     text = page.read_text()
-    page.write_text(render_page(text, folder, dict(tables)))
+    page.write_text(render_page(text, folder, tables))
     print(f"{page}: {len(marked(text))} tables from the CSVs in {folder}")
+    return 0
+
+
+def _paper_claims(args: argparse.Namespace) -> int:
+    """Compute every claim's verdict from the CSVs in FOLDER (--out), print them as a table
+    and, with --csv FILE, write them as CSV."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from ckptsim.experiments.papers.claims_table import COLUMNS, cells, evaluate, write_csv
+
+    folder = Path(args.out)
+    if not folder.is_dir():
+        raise ConfigError("--out", f"{folder} is not a folder: 'claims' reads the CSVs of a "
+                                   f"results folder (e.g. docs/results/{args.paper})")
+    try:
+        lines = evaluate(_PAPERS[args.paper].claims, folder)
+    except ValueError as exc:
+        raise ConfigError("claims", f"{args.paper}: {exc}") from None
+    table = Table(title=f"{args.paper}: the seed's claims against {folder}")
+    for column in COLUMNS:
+        table.add_column(column, overflow="fold",
+                         justify="right" if column in ("ours", "n", "ci_low", "ci_high")
+                         else "left")
+    for line in lines:
+        table.add_row(*cells(line))
+    Console().print(table)
+    if args.csv:
+        write_csv(lines, Path(args.csv))
+        print(f"{args.csv}: {len(lines)} rows")
     return 0
 
 
@@ -126,10 +165,15 @@ def add_parsers(sub: Any) -> None:
                        description="Reproduce a seed paper's figures (CSV + PNG). A paper "
                                    "refuses the options it does not use.")
     papers = _PAPERS.values()
-    p.add_argument("paper", choices=PAPERS,
-                   help="; ".join(f"{x.name}: seed {x.seed}, {x.about}" for x in papers))
+    p.add_argument("paper", metavar="PAPER", help="one of " + "; ".join(
+        f"{x.name}: seed {x.seed}, {x.about}" for x in papers))
     p.add_argument("figure", help="; ".join(f"{x.name}: {x.figure_help}" for x in papers)
-                   + "; tables: rewrite the tables of the page OUT.md from the CSVs in OUT")
+                   + "; tables: rewrite the tables of the page OUT.md from the CSVs in OUT; "
+                     "claims: every claim of the seed with its verdict computed from the CSVs "
+                     "in OUT (agrees, differs, inconclusive, not-run)")
+    p.add_argument("--csv", default=None, metavar="FILE",
+                   help="claims only: also write the claims table as CSV (claim, seed, ours, "
+                        "n, ci_low, ci_high, rule, verdict)")
     groups: dict[tuple[str, ...], Any] = {}
     for o in PAPER_OPTIONS:
         if o.papers not in groups:

@@ -76,45 +76,79 @@ SHARED_OPTIONS = (
 )
 EVERY_PAPER = ("--out", "--jobs")
 
-#: The rules a claim is judged by (`Claim.rule`), each against the claim's rows and metrics.
+#: The rules a claim is judged by (`Claim.rule`).  Each compares the seed's value with our
+#: figure and its 95% interval (`claims.py` computes both from the CSVs); a verdict is `agrees`,
+#: `differs`, `inconclusive` (the interval cannot decide) or `not-run` (no CSV or no rows), and
+#: never `agrees` on fewer than 3 replications.
 RULES: dict[str, str] = {
-    "seed-value-in-ci": "the seed's value lies in the 95% interval of the metric (the column "
-                        "and its `_ci`/`_ci95` half-width) on the claim's rows",
-    "same-sign-ci-excludes-zero": "the metric has the sign the seed states and its 95% "
-                                  "interval excludes zero",
-    "same-direction": "the metric moves from the baseline row to the compared row in the "
-                      "direction the seed states (a ratio below or above 1, a change below or "
-                      "above 0)",
-    "spread-within-ci": "the claim's rows differ little: each one's value of the metric lies in "
-                        "the 95% interval of every other's",
-    "within-factor": "the metric lies within a factor of 2 of the seed's value",
-    "ordering-holds-share": "the ordering the seed states between the claim's rows holds on "
-                            "at least the share of the groups (traces, durations, loads) the "
-                            "claim names",
-    "best-point": "the row that is best in the metric has the parameter value the seed states",
-    "crossing-point": "the metric (the claim's second) changes sign between neighbouring values "
-                      "of the swept parameter (its first) that bracket the seed's value",
-    "both-metrics": "the rule `Claim.each` names holds on each of the claim's metrics, each "
-                    "against its own seed value (`seed` gives one value per metric)",
+    "in-ci": "the seed's value lies in our 95% interval (agrees), or outside it (differs)",
+    "same-sign": "our interval lies on the seed's side of zero (agrees), wholly on the other "
+                 "side (differs), or straddles zero (inconclusive)",
+    "factor-2": "our interval lies within a factor of 2 of the seed's value (agrees), wholly "
+                "outside that band (differs), or across its edge (inconclusive)",
+    "at-most": "our interval lies at or below the seed's value (agrees), wholly above it "
+               "(differs), or across it (inconclusive)",
+    "at-least": "our interval lies at or above the seed's value (agrees), wholly below it "
+                "(differs), or across it (inconclusive)",
+    "flat": "every row's difference from the first row (relative with `relative`) lies within "
+            "+-the seed's value: graded as `at-most` on the largest one, each difference's "
+            "interval decided as in `factor-2`",
+    "share": "the ordering holds (the value, or the paired difference, at or below zero; at "
+             "or above with `higher`) on at least the seed's share of the replications, seeds "
+             "or groups (agrees), or the share's 95% Wilson interval lies below it (differs)",
+    "best-at": "the best row (lowest; highest with `higher`) and every row whose interval "
+               "overlaps its interval span at most two neighbouring values of `param` around "
+               "the seed's value (agrees); the seed's value lies outside their span (differs)",
+    "crossing": "the metric changes sign along `param` between the last value whose interval "
+                "lies wholly on the first side and the first whose interval lies wholly on "
+                "the other: the seed's value inside that span agrees, outside differs",
 }
 
 
 @dataclass(frozen=True)
+class Between:
+    """A `Claim.rows` value: the numbers from `low` to `high`, both included."""
+
+    low: float
+    high: float
+
+
+@dataclass(frozen=True)
 class Claim:
-    """One claim of a seed paper, as data: the seed's statement and value(s), the CSV of the
-    results folder (docs/results/PAPER/CSV.csv, or several of the same columns), its rows
-    (column -> value or tuple of values; empty: every row) and metric columns compared, and
-    the name of the rule (`RULES`) that judges it (`each`: the rule every metric meets under
-    `both-metrics`).  `verdict` is the results page's verdict today, in its words."""
+    """One claim of a seed paper, as data: the seed's statement and value(s) and where in the
+    results folder's CSVs (docs/results/PAPER/CSV.csv, or several of the same columns) our
+    figure comes from.  Its verdict is computed (`claims.evaluate`), never written by hand.
+
+    - `seed`: the seed's value, or one per part (a part per metric, then per value of `by`).
+    - `rows`: column -> value or tuple of values the rows are selected by (empty: every row);
+      `exclude` the same for rows dropped (e.g. a CSV's summary rows).
+    - `metrics`: the columns compared, each a part graded on its own; a metric may be
+      `A - B` or `A / B` of two columns of one row (the ratio less 1).
+    - `unit`: the column(s) naming a replication, workload seed or trace: each selected row
+      is one, and our figure is their mean with its t interval.  Left empty, each row carries
+      its own mean, 95% half-width (column `METRIC_ci` or `METRIC_ci95`) and number of
+      replications (`seeds`, `replications` or `METRIC_n`; none: 1).
+    - `versus`: (column, baseline, compared): the difference compared - baseline (the ratio
+      less 1 with `relative`), paired per `unit` where there is one; without, from the two
+      rows' own intervals, combined as independent (half-widths in quadrature).
+    - `param`, `higher`: the swept column of `best-at` and `crossing`, and the sense of better.
+    - `note`: prose that explains the verdict (it never overrules it).
+    """
 
     statement: str
-    seed: str | tuple[float, ...]
+    seed: float | tuple[float, ...]
     csv: str | tuple[str, ...]
     metrics: tuple[str, ...]
     rule: str
     rows: Mapping[str, Any] = field(default_factory=dict)
-    verdict: str = ""
-    each: str = ""
+    exclude: Mapping[str, Any] = field(default_factory=dict)
+    by: str = ""
+    unit: str | tuple[str, ...] = ""
+    versus: tuple[str, Any, Any] | tuple[()] = ()
+    relative: bool = False
+    param: str = ""
+    higher: bool = False
+    note: str = ""
 
 
 class Paper:
@@ -173,6 +207,13 @@ class Paper:
         """The generated tables of docs/results/NAME.md by name (`ckptsim paper NAME tables`),
         or None when the page has none."""
         return None
+
+    def page_tables(self) -> dict[str, Table]:
+        """Every table docs/results/NAME.md may mark: the paper's own (`tables`) and `claims`,
+        its claims with their computed verdicts (`claims_table.markdown_table`)."""
+        from ckptsim.experiments.papers.claims_table import markdown_table
+
+        return {**(self.tables() or {}), "claims": lambda folder: markdown_table(self, folder)}
 
     def detail(self, opt: Any) -> str:
         """What the final line says after the time (e.g. the size of the runs)."""

@@ -8,7 +8,9 @@ A page marks each generated table with an HTML comment naming it and an end mark
 
 `render_page` replaces what lies between the markers with the table computed from the CSVs in
 the page's folder (docs/results/PAPER/), so the tables and the committed CSVs cannot drift apart
-(a test renders every page and compares).  `ckptsim paper PAPER tables --out FOLDER` rewrites the
+(a test renders every page and compares).  Every page may mark `claims`: its paper's claims
+with their verdicts computed from those CSVs (`claims_table.markdown_table`, the output of
+`ckptsim paper PAPER claims`).  `ckptsim paper PAPER tables --out FOLDER` rewrites the
 page FOLDER.md from the CSVs in FOLDER.
 """
 
@@ -55,6 +57,11 @@ def render_page(text: str, folder: Path, tables: dict[str, Table]) -> str:
     """`text` with every marked table recomputed from the CSVs in `folder`."""
     def table(match: re.Match[str]) -> str:
         name = match.group("name")
+        if name == "claims" and name not in tables:  # every page's: its paper's claims
+            from ckptsim.experiments.papers.base import get_paper
+
+            return match.group(1) + get_paper(folder.name).page_tables()["claims"](folder) \
+                + match.group(4)
         if name not in tables:
             raise ConfigError("table", f"the page names an unknown table {name!r}; known: "
                                        f"{', '.join(tables)}")

@@ -1,0 +1,155 @@
+"""The claims table of a paper: every claim's parts graded on the CSVs of a results folder
+(`claims.grade`), one row each, formatted deterministically for the terminal, a CSV file and
+the results page (the same CSVs give the same bytes).
+
+A claim of several parts (several metrics, or one metric on each value of `by`) gets a row of
+its own first, which agrees only if every part agrees; any part that differs makes it differ.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ckptsim.experiments.papers.base import RULES, Claim
+from ckptsim.experiments.papers.claims import (
+    NAN,
+    CsvRow,
+    Line,
+    combine,
+    grade,
+    number_of,
+    read_rows,
+)
+
+if TYPE_CHECKING:
+    from ckptsim.experiments.papers.base import Paper
+
+COLUMNS = ("claim", "seed", "ours", "n", "ci_low", "ci_high", "rule", "verdict")
+
+
+def columns_of(metric: str) -> list[str]:
+    """The columns a metric reads (a number in `A - 1` is not one)."""
+    names = [c.strip() for op in (" - ", " / ") if op in metric for c in metric.split(op)]
+    return [c for c in names or [metric] if math.isnan(number_of(c))]
+
+
+def _parts(claim: Claim, every: Sequence[CsvRow]) -> list[tuple[str, str, list[CsvRow]]]:
+    """(label, metric, rows) of each part: a metric (on the rows that have its columns), then
+    a value of `by`."""
+    out = []
+    for metric in claim.metrics:
+        label = metric if len(claim.metrics) > 1 else ""
+        rows = [r for r in every if all(c in r for c in columns_of(metric))]
+        if not claim.by:
+            out.append((label, metric, list(rows)))
+            continue
+        groups: list[str] = []
+        for r in rows:
+            if r[claim.by] not in groups:
+                groups.append(r[claim.by])
+        for g in groups:
+            out.append((", ".join(x for x in (label, f"{claim.by} {g}") if x), metric,
+                        [r for r in rows if r[claim.by] == g]))
+    return out
+
+
+def check(claim: Claim) -> None:
+    """Refuse a declaration the evaluator cannot compute (ValueError)."""
+    if claim.rule not in RULES:
+        raise ValueError(f"unknown rule {claim.rule!r}; known: {', '.join(RULES)}")
+    if claim.rule in ("flat", "best-at", "crossing") and not claim.param:
+        raise ValueError(f"rule {claim.rule} needs param (the swept column)")
+    if claim.rule == "share" and claim.versus and not claim.unit:
+        raise ValueError("rule share with versus needs unit (what is paired)")
+    if claim.rule == "same-sign" and 0 in _seeds(claim):
+        raise ValueError("rule same-sign needs a seed value with a sign")
+    if not claim.metrics:
+        raise ValueError("a claim names at least one metric")
+
+
+def _seeds(claim: Claim) -> tuple[float, ...]:
+    return claim.seed if isinstance(claim.seed, tuple) else (claim.seed,)
+
+
+def evaluate_claim(claim: Claim, folder: Path) -> list[Line]:
+    """The claims table's rows of one claim on the CSVs in `folder`."""
+    check(claim)
+    rows = read_rows(folder, claim)
+    seeds = _seeds(claim)
+    if not rows:
+        return [Line(claim.statement, "/".join(seed_text(claim.rule, s) for s in seeds), NAN,
+                     0, NAN, NAN, claim.rule, "not-run")]
+    parts = _parts(claim, rows)
+    if len(seeds) not in (1, len(claim.metrics), len(parts)):
+        raise ValueError(f"{claim.statement!r}: {len(seeds)} seed values for "
+                         f"{len(claim.metrics)} metrics and {len(parts)} parts")
+    lines = []
+    for k, (label, metric, part) in enumerate(parts):
+        seed = (seeds[0] if len(seeds) == 1 else seeds[k] if len(seeds) == len(parts)
+                else seeds[claim.metrics.index(metric)])
+        try:
+            ours, n, low, high, verdict = grade(claim, part, metric, seed)
+        except ValueError as exc:
+            raise ValueError(f"{claim.statement!r} ({metric}): {exc}") from None
+        text = f"{claim.statement} [{label}]" if label else claim.statement
+        lines.append(Line(text, seed_text(claim.rule, seed), ours, n, low, high, claim.rule,
+                          verdict))
+    if len(lines) == 1:
+        return lines
+    head = Line(claim.statement, "", NAN, min(line.n for line in lines), NAN, NAN, claim.rule,
+                combine(line.verdict for line in lines))
+    return [head, *lines]
+
+
+def evaluate(claims: Iterable[Claim], folder: Path) -> list[Line]:
+    """Every claim's rows on the CSVs in `folder`, in the order declared."""
+    return [line for claim in claims for line in evaluate_claim(claim, folder)]
+
+
+# ----------------------------------------------------------------------------- formats
+def number(x: float) -> str:
+    """Three significant digits, no exponent, no trailing zeros; NaN: empty."""
+    if math.isnan(x):
+        return ""
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    if x == 0:
+        return "0"
+    digits = max(0, min(6, 2 - math.floor(math.log10(abs(x)))))
+    text = f"{x:.{digits}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
+
+
+def seed_text(rule: str, seed: float) -> str:
+    if rule == "same-sign":
+        return "< 0" if seed < 0 else "> 0"
+    prefix = {"at-most": "\u2264 ", "at-least": "\u2265 ", "share": "\u2265 ",
+              "flat": "\u00b1 "}.get(rule, "")
+    return prefix + number(seed)
+
+
+def cells(line: Line) -> list[str]:
+    return [line.claim, line.seed, number(line.ours), str(line.n), number(line.ci_low),
+            number(line.ci_high), line.rule, line.verdict]
+
+
+def write_csv(lines: Sequence[Line], path: Path) -> None:
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(COLUMNS)
+        w.writerows(cells(line) for line in lines)
+
+
+def markdown_table(paper: Paper, folder: Path) -> str:
+    """The page's claims table: `ckptsim paper NAME claims` on `folder`, as Markdown."""
+    from ckptsim.experiments.papers.tables import markdown
+
+    rows = [[c.replace("|", "\\|") or "-" for c in cells(line)]
+            for line in evaluate(paper.claims, folder)]
+    return markdown(COLUMNS, rows)
