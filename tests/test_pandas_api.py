@@ -281,6 +281,16 @@ def test_summaries_are_short_tables_not_arrays():
     assert ">200<" in page and "first_n(200)" in page and "offered load" in page
 
 
+def test_numbers_in_summaries():
+    import numpy as np
+
+    from ckptsim.display import number
+
+    assert [number(v) for v in (3, np.int64(12345), 2.5, np.float64(12929.8), 275922.0,
+                                0.56211, float("nan"), 1e20, "x")] == [
+        "3", "12,345", "2.5", "12,930", "275,922", "0.5621", "nan", "1e+20", "x"]
+
+
 def test_html_is_escaped():
     w = jobs([(0, 10, 1, 10)], 1)
     w = type(w)(**{**w.__dict__, "source": "<b>x</b> & y"})
