@@ -12,8 +12,10 @@ What happens to a job whose machine becomes unavailable:
   and requeued -- a reboot or a failure ends the job's processes;
 - reasons `owner` and `trace`: `on_unavailable` decides.  `kill` as above; `suspend` (the
   default, HTCondor's): a RUNNING job is frozen in place (rate 0, it keeps its nodes) and
-  resumes at its former rate when none of its nodes is out of service any more, if that is
-  within `max_suspend` seconds (600, HTCondor's MaxSuspendTime); otherwise it is killed then.
+  resumes at its former rate when none of its nodes is out of service any more (and, with
+  `resume_after`, none has been for that many seconds: HTCondor waits for its machine to be
+  idle a while before resuming), if that is within `max_suspend` seconds (600, HTCondor's
+  MaxSuspendTime); otherwise it is killed then.
   A job checkpointing or moving at that instant is killed (the checkpoint or move is lost).
 
 Reboots and maintenance windows are known in advance: `lead` seconds before one, the hook
@@ -92,6 +94,9 @@ class AvailabilityParams:
                                 choices=MODES)
     max_suspend: float = param(600.0, "seconds a suspended job waits for its machines before "
                                       "it is killed (HTCondor's MaxSuspendTime)", low=0.0)
+    resume_after: float = param(0.0, "seconds its machines must stay free of owners before a "
+                                      "suspended job resumes (HTCondor's idle period; 0: at "
+                                      "once)", low=0.0, added=True)
     lead: float = param(0.0, "seconds before a reboot or maintenance window that "
                              "before_unavailable is called", low=0.0)
     epoch: str = param("2010-01-01", "wall-clock date-time of time 0 (reboot times, opening "

@@ -1,5 +1,6 @@
 """What an interruption does to the jobs on the machines it takes: kill, or suspend and resume
-or kill after `max_suspend`; and node failures applied as availability events, exactly as the
+(at once, or once its machines have been back for `resume_after` seconds) or kill after
+`max_suspend`; and node failures applied as availability events, exactly as the
 failures component applies them.  The base of the availability component
 (`ckptsim.components.availability`), which holds the timelines and the configuration.
 """
@@ -37,6 +38,7 @@ class Interruptions(Component):
     _down_seen = 0  # nodes out of service at the last look for jobs to resume
     _suspended_nodes = 0  # nodes of the jobs suspended since then
     waking: dict[int, float] | None = None  # job -> its rate, once it takes nodes again
+    idle_waits: dict[int, int] | None = None  # job -> its resume event (resume_after > 0)
 
     # --- changes ---------------------------------------------------------------------------
     def _apply(self, now: float, changes: list[tuple[str, int, int]]) -> None:
@@ -147,6 +149,10 @@ class Interruptions(Component):
         entry = self.suspended.get(job.index)
         if entry is not None:
             if entry[3] == _holding(job):
+                waits = self.idle_waits
+                if waits and job.index in waits:  # its machines were not idle long enough
+                    sim.cancel(waits.pop(job.index))
+                    self._suspended_nodes |= job.mask  # looked at again when they are back
                 return  # already waiting
             sim.cancel(entry[2])
         if self.params.max_suspend <= 0:
@@ -251,11 +257,43 @@ class Interruptions(Component):
                 self.frozen.pop(index, None)
                 sim.cancel(handle)
             elif not job.mask & down:
-                del suspended[index]
-                self.frozen.pop(index, None)
-                sim.cancel(handle)
-                sim.set_rate(job, rate)
-                self.counts["jobs_resumed"] += 1
+                wait = self.params.resume_after
+                if wait > 0:
+                    waits = self.idle_waits
+                    if waits is None:
+                        waits = self.idle_waits = {}
+                    if index not in waits:
+                        waits[index] = sim.at(now + wait, self._make_wake(index),
+                                              kind="availability")
+                    continue
+                self._wake(job)
+
+    def _wake(self, job: Job) -> None:
+        """The suspended job runs again at its former rate."""
+        sim = self.sim
+        assert sim is not None
+        _, rate, handle, _ = self.suspended.pop(job.index)
+        self.frozen.pop(job.index, None)
+        sim.cancel(handle)
+        sim.set_rate(job, rate)
+        self.counts["jobs_resumed"] += 1
+
+    def _make_wake(self, index: int) -> Callable[[float], None]:
+        """The end of a suspended job's idle wait (`resume_after`): it resumes if it is still
+        suspended on the same nodes, none of them out of service (an owner's return meanwhile
+        cancels the wait; the next departure starts another)."""
+        def wake(now: float) -> None:
+            assert self.sim is not None and self.idle_waits is not None
+            self.idle_waits.pop(index, None)
+            entry = self.suspended.get(index)
+            if entry is None:
+                return
+            job = entry[0]
+            if _holding(job) != entry[3] or job.mask & self.sim.platform.down_mask:
+                return
+            self._wake(job)
+
+        return wake
 
     # --- failures, as the failures component applies them ----------------------------------
     def _failures(self, sim: Simulator, first: float, last: float) -> None:

@@ -59,6 +59,8 @@ FULL_START = "2010-01-01"  # the seed's year
 FULL_REPLICATIONS = 50
 TRACE_DAYS = 35  # the Microsoft trace's length
 LEAD = 600  # seconds a reboot is announced ahead (Scheduled checkpoints in this time)
+REBOOT_DURATION = 300.0  # seconds a reboot keeps the machines down (the availability default)
+FIRSTS = ("interval", "delay")  # StartDelay's first checkpoint: at d + n, or at d
 TAIL_DAYS = 3  # days of users and reboots after the last submission (the last jobs finish)
 
 FAMILIES = {"baseline": ("fig4", "fig5"), "fixed": ("fig6",), "ccsr": ("fig7",),
@@ -88,6 +90,11 @@ class Options:
     bound: float = 86400.0
     trace: str | None = None  # the Microsoft .avt trace (absolute path), for `trace`
     jobs: int | None = None
+    # Modelling choices the seed leaves open (defaults: the runs of docs/results/forshaw.md).
+    startdelay_first: str = "interval"  # StartDelay's first checkpoint at d + n, or at d
+    resume_after: float = 0.0  # idle seconds before a suspended job resumes (HTCondor's wait)
+    lead: float = LEAD  # seconds a reboot is announced (Scheduled's drain holds the machines)
+    reboot_duration: float = REBOOT_DURATION
 
 
 def family_of(figure: str) -> str:
@@ -106,9 +113,11 @@ def _cost(d: int) -> str:
     return f"cost={d * MIN:g}"
 
 
-def policy(kind: str, d: int, value: float | None = None, variant: Any = None) -> str:
+def policy(kind: str, d: int, value: float | None = None, variant: Any = None,
+           first: str = "interval") -> str:
     """The checkpoint component's policy string of one configuration (`kind` as in the
-    figures' CSVs; `d` the checkpoint duration in minutes; `value` the swept parameter)."""
+    figures' CSVs; `d` the checkpoint duration in minutes; `value` the swept parameter;
+    `first` StartDelay's first checkpoint, `Options.startdelay_first`)."""
     cost = _cost(d)
     if kind == "none":
         return "none"
@@ -125,7 +134,8 @@ def policy(kind: str, d: int, value: float | None = None, variant: Any = None) -
     if kind == "ratio":
         return f"ratio:p={value:g},{cost}"
     if kind == "startdelay":
-        return f"startdelay:interval={variant * MIN:g},delay={value * MIN:g},{cost}"
+        tail = "" if first == "interval" else f",first={first}"
+        return f"startdelay:interval={variant * MIN:g},delay={value * MIN:g},{cost}{tail}"
     if kind == "interarrival":
         w, scope = variant
         return (f"interarrival:w={w:g},m={EVALUATE:g},l={value:g},d={RECENT:g},"
@@ -171,11 +181,11 @@ def durations_of(family: str) -> tuple[int, ...]:
     return tuple(sorted({c["d"] for c in configurations(family)})) or DURATIONS
 
 
-def policies_of(family: str) -> list[str]:
+def policies_of(family: str, first: str = "interval") -> list[str]:
     """The policy strings of a family's runs: None, Opt at each duration, its configurations."""
     strings = ["none", *(policy("opt", d) for d in durations_of(family))]
     for c in configurations(family):
-        s = policy(c["kind"], c["d"], c["value"], c["variant"])
+        s = policy(c["kind"], c["d"], c["value"], c["variant"], first)
         if s not in strings:
             strings.append(s)
     return strings
@@ -203,13 +213,18 @@ def spec_text(family: str, opt: Options) -> str:
     else:
         lines.append('owners = "model"')
     lines += [f"days = {days + TAIL_DAYS}", f"reboot = {_quote(opt.reboot)}",
-              f"lead = {LEAD:g}", f"epoch = {_quote(opt.start)}",
-              f"on_unavailable = {_quote(opt.on_unavailable)}",
-              "", "[workloads.pool.components.energy]", "htc = true", 'owners = "active"',
+              f"lead = {opt.lead:g}", f"epoch = {_quote(opt.start)}",
+              f"on_unavailable = {_quote(opt.on_unavailable)}"]
+    if opt.resume_after:
+        lines.append(f"resume_after = {opt.resume_after:g}")
+    if opt.reboot_duration != REBOOT_DURATION:
+        lines.append(f"reboot_duration = {opt.reboot_duration:g}")
+    policies = policies_of(family, opt.startdelay_first)
+    lines += ["", "[workloads.pool.components.energy]", "htc = true", 'owners = "active"',
               "", "[workloads.pool.components.power]", f"idle_timeout = {opt.idle_timeout:g}",
               "", "[workloads.pool.components.bound]", f"limit = {opt.bound:g}",
               "", "[workloads.pool.components.checkpoint]",
-              "policy = [" + ", ".join(_quote(p) for p in policies_of(family)) + "]", "",
+              "policy = [" + ", ".join(_quote(p) for p in policies) + "]", "",
               "[[schedulers]]", 'name = "htc"', ""]
     return "\n".join(lines)
 
@@ -217,7 +232,7 @@ def spec_text(family: str, opt: Options) -> str:
 def runs_of(figure: str, opt: Options) -> int:
     """How many runs a figure's families hold (runs two families share counted in each)."""
     families = {family_of(f) for f in wanted(figure)}
-    return sum(len(policies_of(f)) * opt.replications for f in families)
+    return sum(len(policies_of(f, opt.startdelay_first)) * opt.replications for f in families)
 
 
 def run_figures(figure: str, out: str | Path, opt: Options,
@@ -233,7 +248,7 @@ def run_figures(figure: str, out: str | Path, opt: Options,
     outputs: list[FigureOutput] = []
     for family in families:
         rows = run_spec(family, spec_text(family, opt), out_path, out_path, opt.jobs, on_row)
-        pts = reduce(rows, family)
+        pts = reduce(rows, family, opt.startdelay_first)
         for fig in FAMILIES[family]:
             if fig in figs:
                 outputs.append(FIGURE_MAKERS[fig](pts, out_path))
@@ -253,6 +268,13 @@ def check(opt: Options) -> None:
                                      f"({day.strftime('%A')})")
     if opt.days < 1:
         raise ConfigError("--days", f"expected a number of days >= 1, got {opt.days}")
+    if opt.startdelay_first not in FIRSTS:
+        raise ConfigError("startdelay_first", f"expected one of {', '.join(FIRSTS)}, got "
+                                              f"{opt.startdelay_first!r}")
+    for key in ("resume_after", "lead", "reboot_duration"):
+        value = getattr(opt, key)
+        if not value >= 0:
+            raise ConfigError(key, f"expected a number of seconds >= 0, got {value!r}")
     if opt.replications < 2:
         raise ConfigError("--replications", f"expected >= 2 (the figures show a 95% interval "
                                             f"over replications), got {opt.replications}")

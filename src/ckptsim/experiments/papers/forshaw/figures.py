@@ -35,15 +35,16 @@ def _value(row: dict[str, Any], metric: str) -> float:
     return float(v) if v is not None else math.nan
 
 
-def reduce(rows: list[dict[str, Any]], family: str) -> list[Point]:
+def reduce(rows: list[dict[str, Any]], family: str, first: str = "interval") -> list[Point]:
     """One point per configuration of the family (None and Opt included): the mean and 95%
-    interval of each shown metric, and of each benefit, over the replications."""
+    interval of each shown metric, and of each benefit, over the replications (`first`:
+    StartDelay's first checkpoint, as the runs were made)."""
     configs: dict[str, dict[str, Any]] = {"none": {"kind": "none", "d": 0, "value": None,
                                                    "variant": None}}
     for d in fw.durations_of(family):
         configs[fw.policy("opt", d)] = {"kind": "opt", "d": d, "value": None, "variant": None}
     for c in fw.configurations(family):
-        configs.setdefault(fw.policy(c["kind"], c["d"], c["value"], c["variant"]), c)
+        configs.setdefault(fw.policy(c["kind"], c["d"], c["value"], c["variant"], first), c)
     by: dict[str, dict[int, dict[str, Any]]] = {}
     for row in rows:
         if row.get("status") != "ok":
