@@ -217,12 +217,16 @@ def _pm(mean: float, half: float) -> str:
 def cmd_report(args: argparse.Namespace) -> int:
     from ckptsim.experiments.report import make_report
 
-    report = make_report(args.dir, args.out)
+    report = make_report(args.dir, args.out, gantt=args.gantt)
     _warn_damaged_jobs(report.damaged_jobs)
     _note_unchecked(report.unchecked, "the next sweep records them")
     for note in report.notes:
         print(f"ckptsim: {note}", file=sys.stderr)
-    print(f"{len(report.figures) // 2} figure(s) (PNG and SVG) and the page {report.html}")
+    charts = [p.stem[len("gantt-"):] for p in report.figures if p.stem.startswith("gantt-")]
+    drawn = f"{(len(report.figures) - len(charts)) // 2} figure(s) (PNG and SVG)"
+    if charts:
+        drawn += f", the Gantt chart of run {charts[0]}"
+    print(f"{drawn} and the page {report.html}")
     return 0
 
 
@@ -272,4 +276,8 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("dir", help="results store (the --out of a sweep)")
     p.add_argument("--out", default=None, metavar="HTMLDIR",
                    help="where to write index.html and figures/ (default: DIR/report)")
+    p.add_argument("--gantt", default=None, metavar="RUN",
+                   help="also the Gantt chart of run RUN of the store (its run id, or a "
+                        "unique prefix: the run_id column of `ckptsim results DIR --csv -`), "
+                        "simulated again to record its nodes")
     p.set_defaults(func=cmd_report)

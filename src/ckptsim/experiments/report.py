@@ -3,15 +3,20 @@
     DIR/report/index.html      figures (embedded), summary table, run matrix, failures,
                                versions and seeds
     DIR/report/figures/NAME.png, NAME.svg
+    DIR/report/figures/gantt-RUN.png, DIR/report/gantt/RUN/   with `gantt=RUN`
 
 The page embeds its figures as data URIs, so the single file can be mailed or archived and
 still shows everything; the PNG and SVG files are there for papers.  Everything the page
-shows comes from the store (`sweep.json` and the run files), not from the traces.
+shows comes from the store (`sweep.json` and the run files), not from the traces -- except
+the Gantt chart of the run named by `gantt`, which is simulated again (experiments/rerun.py)
+since a sweep does not record which nodes its jobs held.  The page is the Jinja2 template
+templates/report.html filled in with the values computed here.
 """
 
 from __future__ import annotations
 
 import base64
+import functools
 import html
 import math
 import platform
@@ -47,8 +52,15 @@ def versions() -> dict[str, str]:
             "matplotlib": matplotlib.__version__}
 
 
-def make_report(store_dir: str | Path, out: str | Path | None = None) -> Report:
-    """Draw the figures named in the store's spec and write the HTML page."""
+def make_report(store_dir: str | Path, out: str | Path | None = None,
+                gantt: str | None = None) -> Report:
+    """Draw the figures named in the store's spec and write the HTML page; with `gantt` (a
+    run id of the store, or a unique prefix of one) also the Gantt chart of that run.
+
+    Raises:
+        ConfigError: (key --gantt) `gantt` names no run, or several, or a run that cannot be
+            simulated again (see `rerun.rerun_schedule`).
+    """
     loaded = load_store(store_dir)
     rows, manifest = loaded.rows, loaded.manifest
     folder = Path(out) if out is not None else Path(store_dir) / "report"
@@ -66,29 +78,32 @@ def make_report(store_dir: str | Path, out: str | Path | None = None) -> Report:
             report.notes.append(f"figure {fig.name}: {exc}")
             continue
         report.figures += paths
-        sections.append(_figure_html(fig, paths[0], paths[1], inputs))
+        sections.append(_figure(fig, paths[0], paths[1], inputs))
+    chart = None
+    if gantt is not None:
+        chart = _gantt(store_dir, gantt, rows, manifest, folder, report)
     notes = report.notes + [f"damaged per-job file {f} ({why}): rerun the sweep to recompute "
                             "its run" for f, why in loaded.damaged_jobs]
-    page = _page(manifest, rows, inputs, metrics, sections, notes)
+    page = _page(manifest, rows, inputs, metrics, sections, notes, chart)
     folder.mkdir(parents=True, exist_ok=True)
     report.html.write_text(page, encoding="utf-8")
     return report
 
 
 # ----------------------------------------------------------------------------- HTML
-_STYLE = """
-body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 80em; padding: 0 1em;
-       color: #222; }
-h1 { margin-bottom: 0.2em; } h2 { border-bottom: 1px solid #ccc; padding-bottom: 0.2em; }
-table { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0 1.5em; }
-th, td { border: 1px solid #ddd; padding: 0.2em 0.5em; text-align: right; }
-th { background: #f3f3f3; } td.text { text-align: left; }
-tr.failed td { background: #fde8e8; } tr.missing td { color: #999; }
-figure { margin: 1em 0 2em; } figure img { max-width: 100%; border: 1px solid #eee; }
-figcaption { font-size: 0.9em; color: #555; }
-pre { background: #f7f7f7; padding: 0.5em; overflow-x: auto; font-size: 0.8em; }
-.muted { color: #666; }
-"""
+_TEMPLATES = Path(__file__).resolve().parent / "templates"
+
+
+@functools.lru_cache(maxsize=1)
+def _template() -> Any:
+    import jinja2
+
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(_TEMPLATES), autoescape=False,
+                             trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+                             undefined=jinja2.StrictUndefined)
+    # Escaped as html.escape does (quotes too), every value explicitly: `esc`.
+    env.filters["esc"] = _esc
+    return env.get_template("report.html")
 
 
 def _esc(value: Any) -> str:
@@ -107,20 +122,8 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
-def _table(columns: Sequence[str], rows: Sequence[Sequence[Any]],
-           classes: Sequence[str] | None = None, text_cols: int = 0) -> str:
-    head = "".join(f"<th>{_esc(c)}</th>" for c in columns)
-    body = []
-    for i, r in enumerate(rows):
-        cls = f' class="{classes[i]}"' if classes and classes[i] else ""
-        cells = "".join(
-            f'<td class="text">{_esc(v)}</td>' if j < text_cols else f"<td>{_esc(v)}</td>"
-            for j, v in enumerate(r))
-        body.append(f"<tr{cls}>{cells}</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
-
-
-def _figure_html(fig: FigureSpec, png: Path, svg: Path, columns: Sequence[str]) -> str:
+def _figure(fig: FigureSpec, png: Path, svg: Path, columns: Sequence[str]) -> dict[str, Any]:
+    """A figure of the page: its SVG embedded, its caption, links to its files."""
     data = base64.b64encode(svg.read_bytes()).decode("ascii")
 
     def label(c: str) -> str:
@@ -133,48 +136,64 @@ def _figure_html(fig: FigureSpec, png: Path, svg: Path, columns: Sequence[str]) 
         what += f", one panel per {label(fig.facet_by)}"
     if fig.where:
         what += "; only " + ", ".join(f"{label(k)} in {list(v)}" for k, v in fig.where.items())
-    return (f'<figure id="{_esc(fig.name)}"><img alt="{_esc(fig.name)}" '
-            f'src="data:image/svg+xml;base64,{data}">'
-            f"<figcaption><b>{_esc(fig.name)}</b>: {_esc(what)}. Mean over replications, "
-            f"error bars: 95% confidence interval. Files: "
-            f'<a href="figures/{_esc(png.name)}">PNG</a>, '
-            f'<a href="figures/{_esc(svg.name)}">SVG</a>.</figcaption></figure>')
+    return {"name": fig.name, "mime": "image/svg+xml", "data": data,
+            "caption": f"{what}. Mean over replications, error bars: 95% confidence interval.",
+            "links": [("PNG", f"figures/{png.name}"), ("SVG", f"figures/{svg.name}")]}
+
+
+def _gantt(store_dir: str | Path, wanted: str, rows: list[dict[str, Any]],
+           manifest: dict[str, Any], folder: Path, report: Report) -> dict[str, Any]:
+    """The Gantt chart of the run `wanted` names, simulated again, as a figure of the page."""
+    from ckptsim.experiments.rerun import find_run_id, rerun_schedule
+    from ckptsim.plots.gantt import plot_gantt
+
+    by_id = {r["run_id"]: r for r in rows}
+    run_id = find_run_id(store_dir, wanted, list(dict.fromkeys([*manifest.get("runs", []),
+                                                                 *by_id])))
+    short = run_id[:12]
+    row = by_id.get(run_id)
+    if row is None or row.get("status") != "ok":
+        from ckptsim.errors import ConfigError
+
+        raise ConfigError("--gantt", f"run {short} has no result in {store_dir} "
+                                     f"({'not run yet' if row is None else 'it failed'}): "
+                                     "choose a run whose status is ok")
+    rerun = rerun_schedule(store_dir, run_id, folder / "gantt" / short, row)
+    if rerun.differences:
+        report.notes.append(f"the Gantt chart's run {short} simulated again differs from the "
+                            f"stored run ({'; '.join(rerun.differences[:3])}): a trace or "
+                            "ckptsim changed since the sweep")
+    png = folder / "figures" / f"gantt-{short}.png"
+    png.parent.mkdir(parents=True, exist_ok=True)
+    # Coloured by how attempts ended where they end in more than one way, else by job.
+    color = "ended" if len(rerun.endings) > 1 else "job"
+    boxes = plot_gantt(rerun.folder, png, color=color)
+    report.figures.append(png)
+    what = ", ".join(f"{k}={_fmt(row.get(k))}" for k in shown_inputs(rows, manifest.get(
+        "inputs") or []) if k in row)
+    return {"name": f"gantt-{short}", "run": short, "mime": "image/png",
+            "data": base64.b64encode(png.read_bytes()).decode("ascii"),
+            "caption": f"run {short} ({what or row.get('workload')}, seed {row.get('seed')}) "
+                       f"simulated again: {boxes} boxes, each attempt of a job on its nodes, "
+                       f"coloured by {'how it ended' if color == 'ended' else 'job'}; "
+                       "shaded: nodes down. Records: "
+                       f"gantt/{short}/ (ckptsim gantt draws windows of it).",
+            "links": [("PNG", f"figures/{png.name}")]}
 
 
 def _page(manifest: dict[str, Any], rows: list[dict[str, Any]], inputs: list[str],
-          metrics: list[str], figures: list[str], notes: list[str]) -> str:
-    name = manifest.get("experiment", "sweep")
+          metrics: list[str], figures: list[dict[str, Any]], notes: list[str],
+          gantt: dict[str, Any] | None = None) -> str:
     matrix_ids = manifest.get("runs", [])
     by_id = {r["run_id"]: r for r in rows}
-    ok = sum(r["status"] == "ok" for r in rows)
     failed = [r for r in rows if r["status"] != "ok"]
-    missing = [rid for rid in matrix_ids if rid not in by_id]
     shown = shown_inputs(rows, inputs) or [c for c in ("workload", "scheduler") if c in inputs]
     labels = short_names([*shown, *inputs])[:len(shown)]
-    parts = [f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
-             f"<title>{_esc(name)} – ckptsim report</title><style>{_STYLE}</style></head><body>",
-             f"<h1>{_esc(name)}</h1>"]
-    if manifest.get("description"):
-        parts.append(f"<p>{_esc(manifest['description'])}</p>")
-    parts.append(f"<p class=\"muted\">{len(matrix_ids) or len(rows)} runs in the matrix: "
-                 f"{ok} succeeded, {len(failed)} failed, {len(missing)} not run yet. "
-                 f"Seeds: {_esc(', '.join(map(str, manifest.get('seeds', []))))}.</p>")
-    for note in notes:
-        parts.append(f"<p class=\"muted\">{_esc(note)}</p>")
-    if figures:
-        parts.append("<h2>Figures</h2>" + "".join(figures))
 
-    parts.append("<h2>Summary</h2><p class=\"muted\">Mean ± 95% confidence interval "
-                 "(Student t) over the successful runs of each configuration.</p>")
     summary = group(rows, shown, metrics, inputs)
-    parts.append(_table(
-        [*labels, "runs", "failed", *metrics],
-        [[_fmt(g[c]) for c in shown] + [g["runs"], g["failed"]]
-         + [_pm(g[m], g[f"{m}_ci95"]) for m in metrics] for g in summary],
-        text_cols=len(shown)))
+    summary_rows = [[_fmt(g[c]) for c in shown] + [g["runs"], g["failed"]]
+                    + [_pm(g[m], g[f"{m}_ci95"]) for m in metrics] for g in summary]
 
-    parts.append("<h2>Run matrix</h2>")
-    cols = ["run", *labels, "seed", "status", "simulation (s)"]
     table_rows, classes = [], []
     for rid in matrix_ids or list(by_id):
         r = by_id.get(rid)
@@ -185,23 +204,21 @@ def _page(manifest: dict[str, Any], rows: list[dict[str, Any]], inputs: list[str
         table_rows.append([rid[:12], *[_fmt(r.get(c)) for c in shown], r.get("seed"),
                            r["status"], _fmt(r.get("sim_seconds"))])
         classes.append("failed" if r["status"] != "ok" else "")
-    parts.append(_table(cols, table_rows, classes, text_cols=1 + len(shown)))
 
-    if failed:
-        parts.append("<h2>Failures</h2>")
-        for r in failed:
-            parts.append(f"<details><summary>{_esc(r['run_id'][:12])}: "
-                         f"{_esc(r.get('error_message') or '')}</summary>"
-                         f"<pre>{_esc(r.get('error') or '')}</pre></details>")
-
-    parts.append("<h2>Versions</h2>")
-    made_with = sorted({str(r.get("ckptsim_version")) for r in rows})
     vers = [[k, v] for k, v in versions().items()]
-    vers.append(["ckptsim of the runs", ", ".join(made_with)])
-    parts.append(_table(["package", "version"], vers, text_cols=2))
-    parts.append(f"<p class=\"muted\">Spec: {_esc(manifest.get('spec', ''))}; traces: "
-                 f"{_esc(manifest.get('trace_dir', ''))}.</p></body></html>\n")
-    return "\n".join(parts)
+    vers.append(["ckptsim of the runs",
+                 ", ".join(sorted({str(r.get("ckptsim_version")) for r in rows}))])
+    return str(_template().render(
+        name=manifest.get("experiment", "sweep"), description=manifest.get("description"),
+        matrix_runs=len(matrix_ids) or len(rows), ok=len(rows) - len(failed), failed=failed,
+        missing=sum(rid not in by_id for rid in matrix_ids),
+        seeds=", ".join(map(str, manifest.get("seeds", []))), notes=notes, figures=figures,
+        gantt=gantt,
+        summary={"columns": [*labels, "runs", "failed", *metrics], "rows": summary_rows,
+                 "text_cols": len(shown)},
+        matrix={"columns": ["run", *labels, "seed", "status", "simulation (s)"],
+                "rows": table_rows, "classes": classes, "text_cols": 1 + len(shown)},
+        versions=vers, spec=manifest.get("spec", ""), trace_dir=manifest.get("trace_dir", "")))
 
 
 def _pm(mean: float, half: float) -> str:

@@ -1,0 +1,81 @@
+"""The statistics of `ckptsim results` and `report` checked against well-kept libraries:
+the Student t table and its expansion against scipy.stats.t, grouping and intervals against
+pandas' groupby.  The hand-written code stays (docs/experiments.md#results says why); these
+tests hold it to the libraries' answers."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ckptsim.experiments.results import group
+from ckptsim.experiments.stats import T975, mean_ci, t975
+
+scipy_stats = pytest.importorskip("scipy.stats")
+pd = pytest.importorskip("pandas")
+
+
+def test_t_table_is_scipy_rounded_to_three_decimals():
+    for df in range(1, len(T975) + 1):
+        exact = float(scipy_stats.t.ppf(0.975, df))
+        assert t975(df) == round(exact, 3), df
+
+
+def test_t_expansion_above_the_table_is_within_2e_6_of_scipy():
+    df = np.arange(len(T975) + 1, 5001)
+    exact = scipy_stats.t.ppf(0.975, df)
+    ours = np.array([t975(int(d)) for d in df])
+    assert np.abs(ours - exact).max() < 2e-6
+    # Decreasing towards the normal quantile, as the distribution's quantile does.
+    assert (np.diff(ours) < 0).all() and ours[-1] > scipy_stats.norm.ppf(0.975)
+
+
+def test_mean_ci_is_the_student_interval():
+    values = [3.0, 5.0, 10.0, None, math.inf, math.nan]
+    mean, half, n = mean_ci(values)
+    a = np.array([3.0, 5.0, 10.0])
+    assert n == 3 and mean == pytest.approx(6.0)
+    assert half == pytest.approx(4.303 * a.std(ddof=1) / math.sqrt(3), rel=1e-12)
+    lo, hi = scipy_stats.t.interval(0.95, 2, loc=a.mean(), scale=scipy_stats.sem(a))
+    assert half == pytest.approx((hi - lo) / 2, rel=1e-3)  # the table's 3 decimals
+
+
+rows_strategy = st.lists(
+    st.fixed_dictionaries({
+        "scheduler": st.sampled_from(["easy", "fcfs", "cons"]),
+        "n": st.sampled_from([100, 200, None]),
+        "status": st.sampled_from(["ok", "ok", "ok", "failed"]),
+        "wait": st.one_of(st.none(), st.floats(-1e6, 1e6, allow_nan=False)),
+    }), min_size=1, max_size=40)
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows_strategy)
+def test_group_agrees_with_pandas_groupby(rows):
+    ours = group(rows, ["scheduler", "n"], ["wait"])
+    df = pd.DataFrame(rows)
+    df["nkey"] = [repr(r["n"]) for r in rows]  # as stored: 100 and None, not 100.0 and nan
+    sizes = df.groupby(["scheduler", "nkey"], sort=False).size()
+    assert [(g["scheduler"], repr(g["n"])) for g in ours] == list(sizes.index)
+    assert [g["runs"] for g in ours] == sizes.tolist()
+    ok = df[df["status"] == "ok"]
+    wait = ok["wait"].astype(float).groupby([ok["scheduler"], ok["nkey"]], sort=False)
+    stats = pd.DataFrame({"mean": wait.mean(), "std": wait.std(ddof=1), "n": wait.count(),
+                          "ok": ok.groupby(["scheduler", "nkey"]).size()})
+    for g in ours:
+        key = (g["scheduler"], repr(g["n"]))
+        count = int(stats["n"].get(key, 0)) if key in stats.index else 0
+        assert g["failed"] == g["runs"] - (int(stats["ok"][key]) if key in stats.index else 0)
+        if count == 0:
+            assert math.isnan(g["wait"]) and math.isnan(g["wait_ci95"])
+            continue
+        assert g["wait"] == pytest.approx(stats["mean"][key], rel=1e-9, abs=1e-6)
+        if count == 1:
+            assert math.isnan(g["wait_ci95"])
+        else:
+            half = t975(count - 1) * stats["std"][key] / math.sqrt(count)
+            assert g["wait_ci95"] == pytest.approx(half, rel=1e-9, abs=1e-6)
