@@ -2,7 +2,9 @@
 write changes.
 
 * `arm`: the timer of a job's next ALC checkpoint, whose positions are in seconds of useful
-  work; `take`: write it (the job stops and joins the reserve queue when it completes).
+  work; `take`: write it (the job stops and joins the reserve queue when it completes; with
+  `migration=false, without_migration=continue` it runs on, keeping its nodes, and the
+  checkpoint completes like a foreign one below, counted as an ALC checkpoint).
 * A checkpoint the scheduler did not write -- the checkpoint component's (`--checkpoint`), or
   any other component's -- reaches the scheduler's hooks like its own (`on_checkpointed`, and
   `on_requeue` when it requeues the job or a failure cuts it).  The scheduler tells them apart
@@ -50,6 +52,10 @@ def take(s: ScojoPect, job: Job) -> None:
     i = job.index
     s.next_ck[i] += 1
     s.token[i] = s.token.get(i, 0) + 1  # its timer is void
+    if s.params.without_migration == "continue" and not s.params.migration:
+        s.kept.add(i)
+        s._eng_checkpoint(job, alc.checkpoint_cost(i), "continue")
+        return
     s.ckpt_mask[i] = job.mask
     s._eng_checkpoint(job, alc.checkpoint_cost(i))
 
@@ -63,12 +69,19 @@ def defer_suspension(s: ScojoPect, job: Job) -> None:
 
 
 def foreign_done(s: ScojoPect, job: Job) -> None:
-    """A checkpoint the scheduler did not write completed."""
+    """A checkpoint the scheduler did not write completed (or one of its own that keeps the
+    job on its nodes: its end moved by the checkpoint's time)."""
     i = job.index
     deferred = i in s.deferred
     s.deferred.discard(i)
     if job.state is not RUNNING:
         return  # requeued by it: on_requeue puts the job back in its class's queue
+    if i in s.kept:
+        s.kept.discard(i)
+        s.n_alc[i] += 1
+        if i not in s.foreign:
+            c = s.cls[i]
+            s._retrack(job, s.vtime(c, s.sim.now) + s._remaining(job))
     if deferred and s.cls[i] != s.cur:
         s._suspend(job)  # its slice ended while it was written
     elif s.alc is not None and i in s.next_ck:

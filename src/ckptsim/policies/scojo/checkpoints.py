@@ -59,11 +59,15 @@ class AlcPlan:
             self.mig_cost = np.full(n, float(p.migration_fixed))
         else:
             self.mig_cost = alc.migration_cost(self.s_app, p.migration_bandwidth, p.t_min)
-        # When: the interval policy's compute time between checkpoints, per job.
+        # When: the interval policy's compute time between checkpoints, per job, from the
+        # ALC checkpoint's cost or (interval_size=sys) the system image's.
+        delta = self.ckpt_cost
+        if p.interval_size == "sys" and p.ckpt_fixed is None:
+            delta = alc.checkpoint_cost(s_sys, p.ckpt_bandwidth, p.ckpt_coordination)
         policy = p.interval_policy()
         mtbf = float(policy.params.mtbf) if policy.params.mtbf is not None else p.mtbf
         t_opt = np.array([policy.interval(d, mtbf, p.t_restart)
-                          for d in self.ckpt_cost.tolist()], dtype=np.float64)
+                          for d in delta.tolist()], dtype=np.float64)
         self.t_opt = t_opt
         idx = np.flatnonzero(eligible & np.isfinite(t_opt))  # `none`: no checkpoint
         flat, offsets = alc.positions(streams.stream("scojo.jitter"), t_opt[idx], work[idx],

@@ -49,6 +49,12 @@ class ScojoParams:
                                    "long jobs", choices=("off", "alc"))
     migration: bool = param(True, "a checkpointed job may restart on other nodes (false: "
                                   "only on its own)")
+    without_migration: str = param(
+        "stop", "what an ALC checkpoint does with migration=false: stop (the job gives its "
+                "nodes back and restarts only on them, from the reserve queue) or continue "
+                "(it pays the checkpoint's time and runs on, keeping its nodes); no effect "
+                "with migration=true",
+        choices=("stop", "continue"), added=True)
     ckpt_classes: str = param("medium-long", "classes that checkpoint, joined by '-'")
     reserve_pass: str = param("checkpoint", "when reserved jobs try to restart: at checkpoint "
                                             "instants (all of them) and at their class's slice "
@@ -60,6 +66,11 @@ class ScojoParams:
                                    "young:reading=literal = 20 sqrt(delta) as printed in "
                                    "the thesis, fixed (fixed_interval) or "
                                    "fixed:interval=S, daly, none")
+    interval_size: str = param(
+        "app", "checkpoint cost delta the interval policy is given: app (the ALC "
+               "checkpoint's, from S_app) or sys (the system image's, S_sys / ckpt_bandwidth "
+               "+ coordination, as the thesis's formula; ckpt_fixed when given)",
+        choices=("app", "sys"), added=True)
     mtbf: float = param(720000.0, "MTBF M of the interval (200 h; the policy's mtbf= "
                                   "replaces it)", low=0.0, low_open=True)
     fixed_interval: float = param(800.0, "interval of `fixed` when the policy string gives "

@@ -117,6 +117,7 @@ class ScojoPect(Scheduler):
         self.token: dict[int, int] = {}
         self.ckpt_mask: dict[int, int] = {}  # index -> mask, ALC checkpoints in flight
         self.deferred: set[int] = set()  # suspensions due after a foreign checkpoint
+        self.kept: set[int] = set()  # ALC checkpoints in flight that keep the nodes
         if p.checkpoint == "alc":
             wanted = p.checkpoint_classes()
             eligible = np.isin(np.asarray(self.cls), list(wanted))
@@ -199,6 +200,7 @@ class ScojoPect(Scheduler):
         if self.suspending.pop(i, None) is not None:
             self.pending -= 1
         self.ckpt_mask.pop(i, None)
+        self.kept.discard(i)
         self.deferred.discard(i)
         self.token[i] = self.token.get(i, 0) + 1  # its checkpoint timer is void
         self.holders.pop(i, None)
@@ -412,10 +414,10 @@ class ScojoPect(Scheduler):
         """Suspend to disk at a slice end: all work kept, nodes released, no cost."""
         self.sim.checkpoint(job, 0.0, "suspend")
 
-    def _eng_checkpoint(self, job: Job, cost: float) -> None:
+    def _eng_checkpoint(self, job: Job, cost: float, then: str = "suspend") -> None:
         """An ALC checkpoint: the job holds its nodes for `cost` s, then stops (all its work
-        saved) and gives them back."""
-        self.sim.checkpoint(job, cost, "suspend")
+        saved) and gives them back (`then="continue"`: runs on, keeping them)."""
+        self.sim.checkpoint(job, cost, then)
 
     def _wake(self, t: float, tag: Any) -> None:
         self.sim.wake_at(t, tag)

@@ -11,7 +11,9 @@ extended with `ckptsim sweep`) run with the sweep machinery on all cores into on
 
 - `lublin`: the three cases on the thesis's seeds and on further seeds (Fig. 16's confidence
   intervals are over `ci_seeds` seeds, the thesis's five first);
-- `traces`: the three cases on SDSC-SP2 and KTH-SP2 (classes by the users' estimates).
+- `traces`: the three cases on SDSC-SP2 and KTH-SP2 (classes by the users' estimates);
+- `readings` (figure `readings`, not part of `all`): the cases under each reading of the model
+  the thesis leaves open, on the thesis's seeds (`ckptsim.experiments.papers.shi.readings`).
 
 Table 3 (workload characteristics) is computed from the generated workloads directly.
 
@@ -33,6 +35,7 @@ import numpy as np
 
 from ckptsim.errors import ConfigError
 from ckptsim.experiments.papers.common import FigureOutput, OnRow, run_spec
+from ckptsim.experiments.papers.shi import readings
 from ckptsim.experiments.papers.shi.figures import (
     CASES,
     SEED_FIGURES,
@@ -48,7 +51,9 @@ TRACES: dict[str, str] = {
 }
 #: The thesis's seeds, in Table 3's order.
 THESIS_SEEDS = (71, 23, 31, 13, 7)
-FIGURES = ("table3", *SEED_FIGURES, "fig16", "traces")
+FIGURES = ("table3", *SEED_FIGURES, "fig16", "traces")  # `all`
+#: Figures run only when named.
+EXTRA_FIGURES = ("readings",)
 #: The case parameters of `scojo-pect` (label -> params).
 CASE_PARAMS = {"original": 'checkpoint = "off"',
                "checkpoint": 'checkpoint = "alc", migration = false',
@@ -83,9 +88,9 @@ class Options:
 def wanted_figures(figure: str) -> list[str]:
     if figure == "all":
         return list(FIGURES)
-    if figure not in FIGURES:
+    if figure not in FIGURES + EXTRA_FIGURES:
         raise ConfigError("figure", f"unknown figure {figure!r} of shi; accepted: "
-                                    f"{', '.join(FIGURES)}, all")
+                                    f"{', '.join(FIGURES + EXTRA_FIGURES)}, all")
     return [figure]
 
 
@@ -123,6 +128,8 @@ def runs_of(figure: str, opt: Options) -> int:
     n = len(opt.seeds(wanted)) * len(CASES)
     if "traces" in wanted:
         n += len(opt.traces) * len(CASES)
+    if "readings" in wanted:
+        n += readings.runs_of(THESIS_SEEDS)
     return n
 
 
@@ -153,6 +160,10 @@ def run_figures(figure: str, out: str | Path, opt: Options,
         rows = run_spec("traces", spec_text("traces", opt), out_path, opt.trace_dir,
                         opt.jobs, on_row)
         outputs.append(trace_figure(rows, opt.traces, out_path))
+    if "readings" in wanted:
+        text = readings.spec_text(opt.n, opt.machine, opt.estimates, THESIS_SEEDS)
+        rows = run_spec("readings", text, out_path, opt.trace_dir, opt.jobs, on_row)
+        outputs.append(readings.readings_figure(rows, out_path))
     return outputs
 
 
