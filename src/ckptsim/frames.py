@@ -81,17 +81,13 @@ def allocations_frame(log: AllocationLog) -> pd.DataFrame:
         allocations_frame(log)
     """
     pd = _pandas()
-    order = sorted(range(len(log.ended)),
-                   key=lambda i: (log.starts[i], log.job_ids[i], log.attempts[i]))
+    order = log.order()
     texts = log.node_texts()
-    columns = {
-        "job_id": [log.job_ids[i] for i in order],
-        "attempt": [log.attempts[i] for i in order],
-        "start": [log.starts[i] for i in order],
-        "end": [log.ends[i] for i in order],
-        "nodes": [texts[i] for i in order],
-        "ended": [log.ended[i] for i in order],
-    }
+    rows = [log.rows[i] for i in order]
+    columns = {name: [row[k] for row in rows]
+               for k, name in enumerate(("job_id", "attempt", "start", "end"))}
+    columns["nodes"] = [texts[i] for i in order]
+    columns["ended"] = [row[5] for row in rows]
     return pd.DataFrame(columns).astype(ALLOCATION_DTYPES)
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import csv
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ckptsim.engine.components import Component
 from ckptsim.engine.state import DONE, KILLED, QUEUED, SUSPENDED
@@ -93,26 +93,61 @@ def parse_nodes(text: str) -> list[tuple[int, int]]:
 
 
 class AllocationLog:
-    """The attempts and the down time of one run, in the order they ended."""
+    """The attempts and the down time of one run, in the order they ended: `rows` holds
+    ``(job_id, attempt, start, end, nodes, ended)`` per attempt (nodes as an int mask)."""
 
     def __init__(self) -> None:
-        self.job_ids: list[int] = []
-        self.attempts: list[int] = []
-        self.starts: list[float] = []
-        self.ends: list[float] = []
-        self.masks: list[int] = []
-        self.ended: list[str] = []
+        self.rows: list[tuple[int, int, float, float, int, str]] = []
         self.down: list[tuple[str, float, float, int]] = []  # reason, start, end, nodes
         self._texts: list[str] | None = None
+
+    def column(self, k: int) -> list[Any]:
+        """The k-th field of every row (0 job_id, 1 attempt, 2 start, 3 end, 4 nodes,
+        5 ended)."""
+        return [row[k] for row in self.rows]
+
+    @property
+    def job_ids(self) -> list[int]:
+        return self.column(0)
+
+    @property
+    def attempts(self) -> list[int]:
+        return self.column(1)
+
+    @property
+    def starts(self) -> list[float]:
+        return self.column(2)
+
+    @property
+    def ends(self) -> list[float]:
+        return self.column(3)
+
+    @property
+    def masks(self) -> list[int]:
+        return self.column(4)
+
+    @property
+    def ended(self) -> list[str]:
+        return self.column(5)
+
+    def order(self) -> list[int]:
+        """The rows' indices by start, then job, then attempt (allocations.csv's order)."""
+        import numpy as np
+
+        rows, n = self.rows, len(self.rows)
+        return np.lexsort((np.fromiter((r[1] for r in rows), np.int64, n),
+                           np.fromiter((r[0] for r in rows), np.int64, n),
+                           np.fromiter((r[2] for r in rows), np.float64, n))).tolist()
 
     def node_texts(self) -> list[str]:
         """Each attempt's nodes in the interval-set form (computed once, after the run, and
         once per distinct node set: jobs often take the same nodes)."""
-        if self._texts is None or len(self._texts) != len(self.masks):
+        if self._texts is None or len(self._texts) != len(self.rows):
             cache: dict[int, str] = {}
             texts = []
             add = texts.append
-            for mask in self.masks:
+            for row in self.rows:
+                mask = row[4]
                 text = cache.get(mask)
                 if text is None:
                     text = cache[mask] = node_text(mask)
@@ -129,8 +164,9 @@ class AllocationRecorder(Component):
     def __init__(self, log: AllocationLog | None = None) -> None:
         super().__init__()
         self.log = log if log is not None else AllocationLog()
-        self.open: dict[int, tuple[float, int]] = {}  # job index -> (start, nodes)
-        self.count: dict[int, int] = {}  # job index -> attempts so far
+        # job index -> (start, nodes, attempt) of its open attempt
+        self.open: dict[int, tuple[float, int, int]] = {}
+        self.count: dict[int, int] = {}  # job index -> attempts closed, for jobs that wait again
         self.last: dict[int, int] = {}  # job index -> its last closed row (to name `ended`)
         self.down_open: dict[str, dict[int, float]] = {}  # reason -> node -> since when
 
@@ -143,48 +179,36 @@ class AllocationRecorder(Component):
 
     # --- attempts -----------------------------------------------------------------------
     def _close(self, job: Job, ended: str) -> None:
-        start, mask = self.open.pop(job.index)
-        log = self.log
-        self.last[job.index] = len(log.ended)
-        log.job_ids.append(job.id)
-        log.attempts.append(self.count.get(job.index, 0))
-        log.starts.append(start)
-        log.ends.append(self.sim.now)  # type: ignore[union-attr]
-        log.masks.append(mask)
-        log.ended.append(ended)
+        index = job.index
+        start, mask, attempt = self.open.pop(index)
+        rows = self.log.rows
+        self.last[index] = len(rows)
+        self.count[index] = attempt
+        rows.append((job.id, attempt, start, self.sim.now, mask, ended))  # type: ignore[union-attr]
 
     def _open(self, job: Job) -> None:
         index = job.index
-        self.count[index] = self.count.get(index, 0) + 1
-        self.open[index] = (self.sim.now, job.mask)  # type: ignore[union-attr]
+        self.open[index] = (self.sim.now, job.mask,  # type: ignore[union-attr]
+                            self.count.get(index, 0) + 1)
 
     def on_start(self, job: Job) -> None:
         index = job.index
         now = self.sim.now  # type: ignore[union-attr]
         held = self.open.get(index)
         if held is not None:
-            if held == (now, job.mask):
+            if held[0] == now and held[1] == job.mask:
                 return  # a move's new nodes, already opened when the old ones went back
             self._close(job, "migrated")  # a move that holds its source: both sets now
-        count = self.count
-        count[index] = count.get(index, 0) + 1
-        self.open[index] = (now, job.mask)
+        self.open[index] = (now, job.mask, self.count.get(index, 0) + 1)
 
     def on_release(self, job: Job) -> None:
         state = job.state
         if state is DONE and not job.mask:  # the common case, inlined
             held = self.open.pop(job.index, None)
-            if held is None:
-                return
-            log = self.log
-            index = job.index
-            self.last[index] = len(log.ended)
-            log.job_ids.append(job.id)
-            log.attempts.append(self.count[index])
-            log.starts.append(held[0])
-            log.ends.append(self.sim.now)  # type: ignore[union-attr]
-            log.masks.append(held[1])
-            log.ended.append(_REASONS.get(job.status, job.status))
+            if held is not None:
+                status = job.status
+                self.log.rows.append((job.id, held[2], held[0], self.sim.now,  # type: ignore[union-attr]
+                                      held[1], _REASONS.get(status, status)))
             return
         if job.index not in self.open:
             return
@@ -201,9 +225,10 @@ class AllocationRecorder(Component):
             self._close(job, state.name.lower())
 
     def on_requeue(self, job: Job, reason: str) -> None:
-        row = self.last.get(job.index)
-        if row is not None and self.log.ended[row] == "requeued":
-            self.log.ended[row] = _REASONS.get(reason, reason)
+        k = self.last.get(job.index)
+        rows = self.log.rows
+        if k is not None and rows[k][5] == "requeued":
+            rows[k] = (*rows[k][:5], _REASONS.get(reason, reason))
 
     # --- down time ----------------------------------------------------------------------
     def _held(self, reason: str, mask: int, held: bool) -> None:
@@ -251,19 +276,19 @@ class AllocationRecorder(Component):
 # --- writers ----------------------------------------------------------------------------
 def write_allocations(log: AllocationLog, path: Path) -> None:
     """allocations.csv: one row per attempt, by start time (then job, then attempt)."""
-    import numpy as np
-
-    order = np.lexsort((np.asarray(log.attempts, dtype=np.int64),
-                        np.asarray(log.job_ids, dtype=np.int64),
-                        np.asarray(log.starts, dtype=np.float64))).tolist()
-    ids, attempts, starts, ends = log.job_ids, log.attempts, log.starts, log.ends
-    texts, ended = log.node_texts(), log.ended
+    rows = log.rows
+    order = log.order()
+    texts = log.node_texts()
     # No field holds a comma or a quote: the lines are what a csv writer gives.
     with open(path, "w", newline="") as f:
         f.write(",".join(ALLOCATION_COLUMNS) + "\n")
         for part in range(0, len(order), _CHUNK):  # in parts: a bounded memory
-            f.write("".join([f"{ids[i]},{attempts[i]},{num(starts[i])},{num(ends[i])},"
-                             f"{texts[i]},{ended[i]}\n" for i in order[part:part + _CHUNK]]))
+            lines = []
+            add = lines.append
+            for i in order[part:part + _CHUNK]:
+                job_id, attempt, start, end, _, ended = rows[i]
+                add(f"{job_id},{attempt},{num(start)},{num(end)},{texts[i]},{ended}\n")
+            f.write("".join(lines))
 
 
 def write_unavailability(log: AllocationLog, path: Path) -> bool:
@@ -286,7 +311,7 @@ def write_batsim_jobs(table: JobTable, log: AllocationLog, path: Path,
     end) on its last attempt's nodes.  Times are written as floats (``2409.0``), as Batsim
     does, so that readers (pandas, evalys) give every time column one float type."""
     # Rows are in the order attempts ended: a job's last row wins.
-    last = {job_id: i for i, job_id in enumerate(log.job_ids)}
+    last = {row[0]: i for i, row in enumerate(log.rows)}
     c = table.columns
     ids, submit = c["job_id"].tolist(), c["submit"].astype(float).tolist()
     start, end = c["start"].astype(float).tolist(), c["end"].astype(float).tolist()
