@@ -3,8 +3,10 @@
 The interval is the Student t interval: mean +- t(0.975, n - 1) * s / sqrt(n), with s the
 sample standard deviation.  The t quantile comes from a table for 1 to 30 degrees of freedom
 (values to 3 decimals, as printed in statistics tables) and, above 30, from the Cornish-Fisher
-expansion of t around the normal quantile, whose error there is below 1e-4 -- far below what
-a handful of replications can resolve, and without scipy as a dependency.
+expansion of t around the normal quantile, within 2e-6 of the exact quantile there -- far
+below what a handful of replications can resolve, and without scipy as a dependency.
+tests/test_results_stats.py checks both against scipy.stats.t; scipy's exact values would
+change the committed results CSVs (docs/experiments.md#reports says by how much).
 """
 
 from __future__ import annotations
