@@ -1,9 +1,10 @@
 """Naming a failure source on the command line or in a spec: `KIND:key=value,...`.
 
-- `lanl:path=FILE,system=20[,start=..][,end=..][,count=4000][,map=modulo|random]
-  [,transient=false][,seed=S]`: the LANL failure records, one system, optionally cut to a
-  time window and rescaled to `count` failures over the simulated span (seed 004), mapped onto
-  the simulated nodes.
+- `lanl:path=FILE,system=20[,start=..][,end=..][,count=4000][,jitter=auto|S]
+  [,map=modulo|random][,transient=false][,seed=S]`: the LANL failure records, one system,
+  optionally cut to a time window and rescaled to `count` failures over the simulated span
+  (seed 004; beyond the log's size the copies are moved by up to `jitter` seconds, default
+  `auto`, see `transforms.rescale_count`), mapped onto the simulated nodes.
 - `fta:path=FILE_OR_FOLDER[,platform=N][,start=..][,end=..][,count=...][,map=...]
   [,transient=...][,seed=...]`: a Failure Trace Archive event trace.
 - `synthetic:mtbf=SECONDS[,dist=weibull|exponential][,shape=0.7][,repair_mean=0]
@@ -36,7 +37,7 @@ from ckptsim.values import parse_bool, parse_int
 KINDS = ("lanl", "fta", "synthetic")
 MAPPINGS = ("modulo", "random")
 DISTRIBUTIONS = ("weibull", "exponential")
-_TRACE_COMMON = {"path", "start", "end", "count", "map", "transient", "seed"}
+_TRACE_COMMON = {"path", "start", "end", "count", "jitter", "map", "transient", "seed"}
 _KEYS = {
     "lanl": {"system"} | _TRACE_COMMON,
     "fta": {"platform"} | _TRACE_COMMON,
@@ -108,6 +109,8 @@ def check_failure_spec(spec: str, *, base: str | Path | None = None) -> str:
             _bound(f"failures.{key}", opt[key])
     if "transient" in opt:
         parse_bool("failures.transient", opt["transient"])
+    if "jitter" in opt:
+        parse_jitter(opt["jitter"])
     if "map" in opt and opt["map"] not in MAPPINGS:
         raise ConfigError("failures.map", f"got {opt['map']!r}; accepted: {', '.join(MAPPINGS)}")
     if kind == "synthetic":
@@ -132,6 +135,20 @@ def check_failure_spec(spec: str, *, base: str | Path | None = None) -> str:
                              if base is not None else ""))
     opt["path"] = str(path.resolve())
     return format_failure_spec(kind, opt)
+
+
+def parse_jitter(value: str) -> float | None:
+    """A rescaled log's copy jitter: `auto` (None: the transform's default) or seconds >= 0."""
+    if value == "auto":
+        return None
+    try:
+        x = _float("failures.jitter", value)
+    except ConfigError:
+        x = -1.0
+    if x < 0:
+        raise ConfigError("failures.jitter", f"got {value!r}; accepted: auto or a number of "
+                                             "seconds >= 0")
+    return x
 
 
 def _check_count(key: str, count: int) -> None:
@@ -263,7 +280,8 @@ def _load(kind: str, opt: dict[str, str], spec: str, *, n_nodes: int, span: floa
             count = parse_int("failures.count", opt["count"], low=0)
         if count is not None:
             _check_count("failures.count" if "count" in opt else "failure_count", count)
-            trace = transforms.rescale_count(trace, count, span=span, seed=seed)
+            trace = transforms.rescale_count(trace, count, span=span, seed=seed,
+                                             jitter=parse_jitter(opt.get("jitter", "auto")))
         trace = transforms.map_nodes(trace, n_nodes, method=opt.get("map", "modulo"),
                                      seed=seed)
         if parse_bool("failures.transient", opt.get("transient", "false")):

@@ -127,7 +127,7 @@ def _span(span: object) -> float:
 
 
 def rescale_count(trace: FailureTrace, target: int, *, span: float | None = None,
-                  seed: int | RandomStreams = 0) -> FailureTrace:
+                  seed: int | RandomStreams = 0, jitter: float | None = None) -> FailureTrace:
     """The trace stretched over `span` seconds with exactly `target` failures.
 
     Method (stream "failures.rescale"):
@@ -145,7 +145,9 @@ def rescale_count(trace: FailureTrace, target: int, *, span: float | None = None
        of the original at the scale of the gaps (the gaps keep their distribution instead of
        pairing each failure with its copy), narrow enough (a 1/sqrt(n) share of the period) that
        the rate's shape over the period is kept.  Failures at the same instant move together,
-       so a multi-node event stays one event in a copy.
+       so a multi-node event stays one event in a copy.  `jitter` sets the half-width in
+       seconds instead (the same draws, scaled: 0 puts every copy at its original's instant,
+       so failures simultaneous in the log are simultaneous across copies too).
 
     Because the order does not depend on `target`, a smaller target keeps a subset of the
     failures of a larger one (same seed): a sweep over the count, like seed 004's 0..4,000 in
@@ -154,11 +156,13 @@ def rescale_count(trace: FailureTrace, target: int, *, span: float | None = None
     Args:
         target: failures wanted (0 gives an empty trace: a run without failures).
         span: the simulated period in seconds; default the trace's own span (count only).
+        jitter: the copies' half-width in seconds (None: span / (2 sqrt(n))).
     """
     target = _positive_int("target", target, 0)
     new_span = trace.span if span is None else _span(span)
     n = len(trace)
-    note = f"rescale_count({target}, span={new_span:g}, seed={_seed_text(seed)})"
+    note = f"rescale_count({target}, span={new_span:g}, seed={_seed_text(seed)}" + (
+        ")" if jitter is None else f", jitter={jitter:g})")
     counts = {"rescale_source_failures": n, "failures": target}
     if target == 0:
         empty = np.zeros(0)
@@ -173,7 +177,9 @@ def rescale_count(trace: FailureTrace, target: int, *, span: float | None = None
     scaled = np.minimum(trace.time * factor, new_span)
     rng = _streams(seed).stream("failures.rescale")
     copies = -(-target // n)  # ceil
-    half_width = 0.5 * new_span / math.sqrt(n)
+    half_width = 0.5 * new_span / math.sqrt(n) if jitter is None else float(jitter)
+    if not (math.isfinite(half_width) and half_width >= 0):
+        raise ConfigError("jitter", f"must be a number of seconds >= 0, got {jitter!r}")
     # Failures at the same instant (a multi-node event) share one displacement in a copy.
     first_of_instant = np.searchsorted(scaled, scaled, side="left")
     times, nodes, repairs = [], [], []

@@ -71,6 +71,9 @@ ESTIMATES = ("exact", "requested")
 #: How many failures the prediction figures (6-10) inject: the seed's counts, or the failure
 #: log's own rate per node and day over each workload's span on the 128 supernodes.
 RATES = ("seed", "log")
+#: What a `first` slice does to the failure counts: keep them (the default: all 4,000 failures
+#: on the slice's shorter span) or scale them by the slice's share of the workload's span.
+SLICES = ("keep", "scale")
 
 
 @dataclass(frozen=True)
@@ -89,6 +92,8 @@ class Options:
     jobs: int | None = None
     estimates: str = "exact"
     rate: str = "seed"
+    slice_failures: str = "keep"  # SLICES: a `first` slice keeps the counts or scales them
+    jitter: str | None = None  # the failure copies' jitter (auto, or seconds; None: auto)
 
     def log(self) -> Path:
         return (self.failure_log if self.failure_log is not None
@@ -114,10 +119,22 @@ def log_rate(opt: Options) -> float:
     return len(trace.time) / (nodes * trace.span / 86400.0)
 
 
+def slice_shares(opt: Options) -> dict[str, float]:
+    """Each workload's factor on the seed's failure counts: with `first` and
+    `slice_failures="scale"` the slice's submit span over the whole workload's, else 1."""
+    if not opt.first or opt.slice_failures == "keep":
+        return dict.fromkeys(opt.traces, 1.0)
+    from dataclasses import replace
+
+    sliced, whole = _span_days(opt), _span_days(replace(opt, first=None))
+    return {t: sliced[t] / whole[t] if whole[t] else 1.0 for t in opt.traces}
+
+
 def level_counts(opt: Options) -> dict[str, int]:
     """The failure count of each workload in the prediction figures (6-10)."""
     if opt.rate == "seed":
-        return {t: FAILURE_COUNTS[t] for t in opt.traces}
+        share = slice_shares(opt)
+        return {t: round(FAILURE_COUNTS[t] * share[t]) for t in opt.traces}
     rate = log_rate(opt) * 128
     return {t: round(rate * d) for t, d in _span_days(opt).items()}
 
@@ -126,6 +143,9 @@ def spec_text(family: str, opt: Options, counts: dict[str, int] | None = None) -
     """The experiment spec of a family (TOML); `counts`: the failure count per workload of the
     prediction families (default `level_counts`)."""
     source = f"lanl:path={opt.log()},system={opt.system},map=modulo,transient=true"
+    if opt.jitter is not None:
+        source += f",jitter={opt.jitter}"
+    share = slice_shares(opt) if family == "failures" else {}
     lines = [f'name = "oliner-{family}"',
              f"replications = {opt.replications}",
              "metrics = [" + ", ".join(f'"{m}"' for m in METRICS) + "]", ""]
@@ -133,7 +153,8 @@ def spec_text(family: str, opt: Options, counts: dict[str, int] | None = None) -
         counts = level_counts(opt)
     loads = opt.loads[:1] if family == "options" else opt.loads
     for t in opt.traces:
-        sweep = opt.counts if family == "failures" else (counts[t],)  # type: ignore[index]
+        sweep = (tuple(round(c * share[t]) for c in opt.counts) if family == "failures"
+                 else (counts[t],))  # type: ignore[index]
         lines += [f'[workloads."{t}"]', f'trace = "{TRACES[t]}"']
         if opt.first:
             lines.append(f"first = {opt.first}")
@@ -353,6 +374,13 @@ def _check(opt: Options) -> None:
     if opt.rate not in RATES:
         raise ConfigError("--failure-rate", f"unknown {opt.rate!r}; accepted: "
                                             f"{', '.join(RATES)}")
+    if opt.slice_failures not in SLICES:
+        raise ConfigError("slice_failures", f"unknown {opt.slice_failures!r}; accepted: "
+                                            f"{', '.join(SLICES)}")
+    if opt.jitter is not None:
+        from ckptsim.failures.source import parse_jitter
+
+        parse_jitter(str(opt.jitter))
     if opt.replications < 1:
         raise ConfigError("--replications", f"must be >= 1, got {opt.replications}")
     for key, values, low, high in (("--loads", opt.loads, 0.0, 1000.0),
