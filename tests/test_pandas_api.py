@@ -239,6 +239,13 @@ def test_load_results_leaves_out_a_damaged_run_file_and_names_it(tmp_path):
     assert [Path(f).name for f, _ in frame.attrs["damaged_runs"]] == [tables[0].name]
 
 
+def test_load_results_of_the_latest_matrix_or_of_every_run(tmp_path):
+    sweep(tmp_path, "1, 2")
+    store = sweep(tmp_path, "1")  # the spec shrank: the seed-2 runs stay in the store
+    assert ckptsim.load_results(store)["seed"].tolist() == [1, 1, 1, 1]
+    assert sorted(ckptsim.load_results(store, all_runs=True)["seed"]) == [1] * 4 + [2] * 4
+
+
 def test_load_results_of_what_is_not_a_store(tmp_path):
     with pytest.raises(StoreError, match="not a results store"):
         ckptsim.load_results(tmp_path)
