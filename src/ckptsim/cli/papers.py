@@ -163,7 +163,10 @@ def _run_figures(paper: Paper, args: argparse.Namespace, opt: Any) -> int:
 def add_parsers(sub: Any) -> None:
     p = sub.add_parser("paper", help="reproduce a seed paper's figure (CSV + PNG)",
                        description="Reproduce a seed paper's figures (CSV + PNG). A paper "
-                                   "refuses the options it does not use.")
+                                   "refuses the options it does not use. Two pseudo-figures "
+                                   "read a results folder instead: tables (rewrite its page) "
+                                   "and claims (every claim's verdict, computed from its CSVs; "
+                                   "--csv FILE also writes them).")
     papers = _PAPERS.values()
     p.add_argument("paper", metavar="PAPER", help="one of " + "; ".join(
         f"{x.name}: seed {x.seed}, {x.about}" for x in papers))
