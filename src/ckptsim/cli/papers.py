@@ -119,8 +119,9 @@ def _paper_claims(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise ConfigError("claims", f"{args.paper}: {exc}") from None
     table = Table(title=f"{args.paper}: the seed's claims against {folder}")
-    for column in COLUMNS:
-        table.add_column(column, overflow="fold",
+    for column in COLUMNS:  # the claim wraps; the figures and the verdict keep one line
+        table.add_column(column, overflow="fold", no_wrap=column != "claim",
+                         ratio=1 if column == "claim" else None,
                          justify="right" if column in ("ours", "n", "ci_low", "ci_high")
                          else "left")
     for line in lines:
