@@ -14,7 +14,8 @@ their rates), while some link is saturated and jobs wait (steps 1-5 of the seed)
    the clusters it spans (`ctmr_waiting=nodes`); with `ctmr_waiting=dispatch`, the seed's
    "other scheduling constraints" too: some waiting job, in priority order, that the pass
    would start there -- whole on one of those clusters (its own, or another with `remote`)
-   within the cluster's EASY reservation, or co-allocated (`coalloc`, a revealed estimate,
+   within the cluster's EASY reservation (made again as if the candidate were gone: the
+   head of the queue, its shadow time and extra nodes), or co-allocated (`coalloc`, a revealed estimate,
    not barred) with Module 1 on the free nodes plus the candidate's, its estimated traffic
    fitting the links once the candidate has left them;
 3. checkpoint it (O/2 on its nodes; it leaves the links at once, its communication stops,
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
     from ckptsim.engine.state import Job
     from ckptsim.policies.coalloc import Coalloc
 
+INF = float("inf")
 #: Counters of the agent (metrics of `coalloc` runs).
 CTMR_COUNTERS = ("ctmr_checkpoints", "ctmr_jobs", "ctmr_barred")
 #: The overhead the agent assumes when it does not know it (seed 001: 30 minutes).
@@ -145,8 +147,13 @@ class CtmrAgent(Component):
         s = self.s
         p = s.params
         links = s.rates.links
-        reserved, shadow, extra = s.reserved, s.shadow, s.extra
+        job_i = s.rates.job(i)
         gain = [free[c] + k for c, k in enumerate(split)]
+        # Each cluster's EASY reservation as the pass would make it without job i.
+        easy = [self._easy(c, gain[c], job_i, now) for c in range(s.C)]
+        if any(k and head is not None and head.size <= gain[c]
+               for c, (k, (head, _, _)) in enumerate(zip(split, easy, strict=True))):
+            return True  # the head of a queue fits
         # What co-allocation could use once job i left the links.
         residual = [r + e for r, e in zip(links.residuals(), links.estimate(i), strict=True)]
         demand = links.demand(i)
@@ -157,11 +164,8 @@ class CtmrAgent(Component):
                 continue
             size, j = job.size, job.index
             pred = now + job.estimate
-            room = []
-            for c in range(s.C):
-                r = reserved[c]
-                binds = not (r is None or r is job or pred <= shadow[c])
-                room.append(min(gain[c], extra[c] + split[c]) if binds else gain[c])
+            room = [g if head is None or head is job or pred <= shadow else min(g, extra)
+                    for g, (head, shadow, extra) in zip(gain, easy, strict=True)]
             for c, k in enumerate(split):
                 if k and size <= s.sizes[c] and size <= room[c] and (
                         p.remote or c == s.home[j]):
@@ -173,6 +177,25 @@ class CtmrAgent(Component):
             if greedy_split(size, e, avail, residual, p.admit_cut) is not None:
                 return True
         return False
+
+    def _easy(self, c: int, free: int, skip: Job, now: float) -> tuple[Job | None, float, int]:
+        """(head, shadow time, extra nodes) of cluster c's EASY reservation with `free` nodes
+        free and `skip` gone (`Coalloc._reserve`); (None, inf, free) when its queue holds no
+        job the cluster can run."""
+        s = self.s
+        for job in s.queues[c]:
+            if job.state is not QUEUED or job.size > s.sizes[c]:
+                continue
+            if job.size <= free:
+                return job, INF, free
+            future = free
+            for pred, _, other, k in s.running[c]:
+                if other is not skip:
+                    future += k
+                    if future >= job.size:
+                        return job, pred, future - job.size
+            return job, now, 0  # never fits by predictions alone: nothing may pass it
+        return None, INF, free
 
     def checkpoint(self, job: Job, now: float) -> None:
         """Step 3: checkpoint, leave the links, re-estimate or bar, restart overhead due."""
