@@ -15,9 +15,9 @@ their rates), while some link is saturated and jobs wait (steps 1-5 of the seed)
    "other scheduling constraints" too: some waiting job, in priority order, that the pass
    would start there -- whole on one of those clusters (its own, or another with `remote`)
    within the cluster's EASY reservation (made again as if the candidate were gone: the
-   head of the queue, its shadow time and extra nodes), or co-allocated (`coalloc`, a revealed estimate,
-   not barred) with Module 1 on the free nodes plus the candidate's, its estimated traffic
-   fitting the links once the candidate has left them;
+   head of the queue, its shadow time and extra nodes), or co-allocated (`coalloc`, a
+   revealed estimate, not barred) with Module 1 on the free nodes plus the candidate's, its
+   estimated traffic fitting the links once the candidate has left them;
 3. checkpoint it (O/2 on its nodes; it leaves the links at once, its communication stops,
    and the engine gives the jobs that shared its links their new rates before time moves on),
    then it goes back to the head of its home queue and restarts with O/2 of overhead,
