@@ -217,3 +217,42 @@ def test_recorder_changes_no_output(tmp_path: Path) -> None:
     assert plain.summary_document() == watched.summary_document()
     assert plain.components == watched.components
     assert len(log.ended) >= 200
+
+
+@pytest.mark.parametrize("name", sorted(RUNS))
+def test_files_equal_value_by_value_formatting(name: str, tmp_path: Path) -> None:
+    """allocations.csv and out_jobs.csv, assembled column by column, hold the bytes that
+    formatting every value on its own gives (the csv module; the by-value Batsim writer)."""
+    import ckptsim
+    from ckptsim.records.allocations import (
+        AllocationLog,
+        _write_batsim_jobs_by_value,
+        num,
+        write_allocations,
+        write_batsim_jobs,
+    )
+    from ckptsim.runner import simulate
+
+    argv = RUNS[name]
+    options = dict(zip(argv[::2], argv[1::2], strict=True))
+    params = dict(x.split("=") for x in [options["--set"]]) if "--set" in options else {}
+    components = {}
+    if "--component" in options:
+        kind, _, text = options["--component"].partition(":")
+        components[kind] = dict(x.split("=", 1) for x in text.split(","))
+    w = ckptsim.workload(options.get("--workload", WORKLOAD))
+    log = AllocationLog()
+    result = simulate(w, options["--scheduler"], {k: float(v) for k, v in params.items()},
+                      failures=options.get("--failures"), components=components,
+                      platform=options.get("--platform"), recorders=[AllocationRecorder(log)])
+    write_allocations(log, tmp_path / "a.csv")
+    with open(tmp_path / "a_ref.csv", "w", newline="") as f:
+        w_ = csv.writer(f, lineterminator="\n")
+        w_.writerow(ALLOCATION_COLUMNS)
+        texts = log.node_texts()
+        w_.writerows((r[0], r[1], num(r[2]), num(r[3]), texts[i], r[5])
+                     for i, r in ((i, log.rows[i]) for i in log.order()))
+    assert (tmp_path / "a.csv").read_bytes() == (tmp_path / "a_ref.csv").read_bytes()
+    write_batsim_jobs(result.table, log, tmp_path / "o.csv")
+    _write_batsim_jobs_by_value(result.table, log, tmp_path / "o_ref.csv", "w0")
+    assert (tmp_path / "o.csv").read_bytes() == (tmp_path / "o_ref.csv").read_bytes()
