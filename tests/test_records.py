@@ -16,10 +16,9 @@ from hypothesis import strategies as st
 
 from ckptsim.engine.simulator import Simulator
 from ckptsim.policies.base import scheduler_factory
-from ckptsim.records.allocations import num
 from ckptsim.records.io import CSV_CHUNK, write_jobs_csv
 from ckptsim.records.jobs import ALL_COLUMNS, JobTable, from_simulation
-from ckptsim.records.text import float_repr_text, int_text, join_rows, num_text, spaced_text
+from ckptsim.records.text import float_repr_text, int_text, join_rows
 
 # ------------------------------------------------------------------------- records
 
@@ -98,21 +97,6 @@ FLOATS = st.one_of(st.floats(allow_nan=True, allow_infinity=True),
 def test_float_repr_text_is_repr(values):
     expected = [repr(v) if math.isfinite(v) else "" for v in values]
     assert as_lines(float_repr_text(np.array(values))) == expected
-
-
-@settings(max_examples=examples(200))
-@given(values=st.lists(FLOATS, min_size=1, max_size=40))
-def test_num_text_is_num(values):
-    assert as_lines(num_text(np.array(values))) == [num(v) for v in values]
-
-
-@settings(max_examples=examples(100))
-@given(sets=st.lists(st.lists(st.integers(0, 40), max_size=6), min_size=1, max_size=20))
-def test_spaced_text_keeps_the_spaces_inside_values(sets):
-    strings = [" ".join(map(str, s)) for s in sets]
-    numbers = np.arange(len(strings))
-    text = join_rows([int_text(numbers), spaced_text(strings)], spaces=True).decode("ascii")
-    assert text.split("\n")[:-1] == [f"{k},{s}" for k, s in enumerate(strings)]
 
 
 def reference_csv(table: JobTable) -> str:

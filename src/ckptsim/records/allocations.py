@@ -275,29 +275,20 @@ class AllocationRecorder(Component):
 
 # --- writers ----------------------------------------------------------------------------
 def write_allocations(log: AllocationLog, path: Path) -> None:
-    """allocations.csv: one row per attempt, by start time (then job, then attempt).  Rows are
-    assembled as byte matrices column by column (`ckptsim.records.text`), the text of each
-    value what `num`, `str` and `node_text` give."""
-    import numpy as np
-
-    from ckptsim.records.text import int_text, join_rows, labels_text, num_text, spaced_text
-
+    """allocations.csv: one row per attempt, by start time (then job, then attempt)."""
     rows = log.rows
     order = log.order()
     texts = log.node_texts()
-    with open(path, "wb") as f:
-        f.write((",".join(ALLOCATION_COLUMNS) + "\n").encode("ascii"))
+    # No field holds a comma or a quote: the lines are what a csv writer gives.
+    with open(path, "w", newline="") as f:
+        f.write(",".join(ALLOCATION_COLUMNS) + "\n")
         for part in range(0, len(order), _CHUNK):  # in parts: a bounded memory
-            chunk = [rows[i] for i in order[part:part + _CHUNK]]
-            n = len(chunk)
-            f.write(join_rows([
-                int_text(np.fromiter((r[0] for r in chunk), np.int64, n)),
-                int_text(np.fromiter((r[1] for r in chunk), np.int64, n)),
-                num_text(np.fromiter((r[2] for r in chunk), np.float64, n)),
-                num_text(np.fromiter((r[3] for r in chunk), np.float64, n)),
-                spaced_text([texts[i] for i in order[part:part + _CHUNK]]),
-                labels_text([r[5] for r in chunk]),
-            ], spaces=True))
+            lines = []
+            add = lines.append
+            for i in order[part:part + _CHUNK]:
+                job_id, attempt, start, end, _, ended = rows[i]
+                add(f"{job_id},{attempt},{num(start)},{num(end)},{texts[i]},{ended}\n")
+            f.write("".join(lines))
 
 
 def write_unavailability(log: AllocationLog, path: Path) -> bool:
@@ -318,75 +309,8 @@ def write_batsim_jobs(table: JobTable, log: AllocationLog, path: Path,
                       workload_name: str = "w0") -> None:
     """out_jobs.csv in Batsim's format: one row per job, its whole-job view (first start to
     end) on its last attempt's nodes.  Times are written as floats (``2409.0``), as Batsim
-    does, so that readers (pandas, evalys) give every time column one float type.  Rows are
-    assembled as byte matrices column by column (`ckptsim.records.text`)."""
-    import numpy as np
-
-    from ckptsim.records.text import (
-        float_repr_text,
-        int_text,
-        join_rows,
-        labels_text,
-        num_text,
-        spaced_text,
-        strings_text,
-    )
-
+    does, so that readers (pandas, evalys) give every time column one float type."""
     # Rows are in the order attempts ended: a job's last row wins.
-    last = {row[0]: i for i, row in enumerate(log.rows)}
-    c = table.columns
-    ids = np.asarray(c["job_id"])
-    submit = np.asarray(c["submit"], dtype=np.float64)
-    end = np.asarray(c["end"], dtype=np.float64)
-    start = np.asarray(c["start"], dtype=np.float64)
-    start = np.where(np.isnan(start), end, start)  # never started (ended in the queue)
-    estimate = np.asarray(c["estimate"], dtype=np.float64)
-    runtime = np.asarray(c["runtime"], dtype=np.float64)
-    energy = (np.asarray(c["energy"], dtype=np.float64) if "energy" in c
-              else np.zeros(len(ids)))
-    execution, waiting, turnaround = end - start, start - submit, end - submit
-    with np.errstate(divide="ignore", invalid="ignore"):
-        stretch = np.where(execution > 0, turnaround / np.where(execution > 0, execution, 1.0),
-                           1.0)
-    floats = (submit, estimate, start, execution, end, waiting, turnaround, stretch, energy)
-    if not all(np.isfinite(x).all() for x in floats):
-        _write_batsim_jobs_by_value(table, log, path, workload_name)
-        return
-    status = c["status"].tolist()
-    states = [_STATES.get(x) or f"0,{_final_state(x)}" for x in status]
-    texts = log.node_texts()
-    nodes = [texts[k] if (k := last.get(job_id)) is not None else ""
-             for job_id in ids.tolist()]
-    name = strings_text([workload_name or " "])
-    nothing = strings_text([" "])
-    prefix = strings_text(["runtime="])
-    with open(path, "wb") as f:
-        f.write((",".join(BATSIM_COLUMNS) + "\n").encode("ascii"))
-        for lo in range(0, len(ids), _CHUNK):  # in parts: a bounded memory
-            hi = min(lo + _CHUNK, len(ids))
-            n = hi - lo
-            part = slice(lo, hi)
-            metadata = num_text(runtime[part])
-            metadata = np.concatenate([np.broadcast_to(prefix, (prefix.shape[0], n)),
-                                       metadata])
-            f.write(join_rows([
-                int_text(ids[part]), np.broadcast_to(name, (name.shape[0], n)),
-                np.broadcast_to(nothing, (1, n)), float_repr_text(submit[part]),
-                int_text(np.asarray(c["size"][part])), float_repr_text(estimate[part]),
-                labels_text(states[lo:hi]), float_repr_text(start[part]),
-                float_repr_text(execution[part]), float_repr_text(end[part]),
-                float_repr_text(waiting[part]), float_repr_text(turnaround[part]),
-                float_repr_text(stretch[part]), spaced_text(nodes[lo:hi]),
-                float_repr_text(energy[part]), metadata,
-            ], spaces=True))
-
-
-_STATES = {"completed": "1,COMPLETED_SUCCESSFULLY"}
-
-
-def _write_batsim_jobs_by_value(table: JobTable, log: AllocationLog, path: Path,
-                                workload_name: str) -> None:
-    """out_jobs.csv value by value: for runs with a non-finite time or energy."""
     last = {row[0]: i for i, row in enumerate(log.rows)}
     c = table.columns
     ids, submit = c["job_id"].tolist(), c["submit"].astype(float).tolist()
@@ -397,20 +321,29 @@ def _write_batsim_jobs_by_value(table: JobTable, log: AllocationLog, path: Path,
     texts = log.node_texts()
     with open(path, "w", newline="") as f:
         f.write(",".join(BATSIM_COLUMNS) + "\n")
+        lines: list[str] = []
+        add = lines.append
         for k in range(len(ids)):
-            row = last.get(ids[k])
+            job_id = ids[k]
+            row = last.get(job_id)
             nodes = texts[row] if row is not None else ""
             s, e, sub = start[k], end[k], submit[k]
             if s != s:  # never started (ended in the queue)
                 s = e
+            completed = status[k] == "completed"
             execution = e - s
             turnaround = e - sub
-            state = _STATES.get(status[k]) or f"0,{_final_state(status[k])}"
+            state = "1,COMPLETED_SUCCESSFULLY" if completed else f"0,{_final_state(status[k])}"
             stretch = repr(turnaround / execution) if execution > 0 else "1.0"
             joules = repr(energy[k]) if energy is not None else "0.0"
-            f.write(f"{ids[k]},{workload_name},,{sub!r},{size[k]},{estimate[k]!r},{state},"
-                    f"{s!r},{execution!r},{e!r},{s - sub!r},{turnaround!r},{stretch},{nodes},"
-                    f"{joules},runtime={num(runtime[k])}\n")
+            # No field holds a comma or a quote: the lines are what a csv writer gives.
+            add(f"{job_id},{workload_name},,{sub!r},{size[k]},{estimate[k]!r},{state},{s!r},"
+                f"{execution!r},{e!r},{s - sub!r},{turnaround!r},{stretch},{nodes},{joules},"
+                f"runtime={num(runtime[k])}\n")
+            if len(lines) == _CHUNK:  # in parts: a bounded memory
+                f.write("".join(lines))
+                lines.clear()
+        f.write("".join(lines))
 
 
 def _final_state(status: str) -> str:

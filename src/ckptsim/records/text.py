@@ -98,37 +98,9 @@ def float_repr_text(values: np.ndarray) -> np.ndarray:
     return text
 
 
-def num_text(values: np.ndarray) -> np.ndarray:
-    """Floats as allocations.csv writes each (`ckptsim.records.allocations.num`): a whole value
-    as its integer (``2409``), any other by repr; non-finite values by repr too."""
-    arr = np.asarray(values, dtype=np.float64)
-    with np.errstate(invalid="ignore"):
-        whole = (arr == np.trunc(arr)) & (np.abs(arr) < 2.0**62)
-    rest = np.flatnonzero(~whole)
-    strings = [str(int(x)) if x.is_integer() else repr(x) for x in arr[rest].tolist()]
-    digits = int_text(np.where(whole, arr, 0.0).astype(np.int64))
-    width = max(digits.shape[0], max(map(len, strings), default=0))
-    text = np.full((width, arr.size), SPACE, np.uint8)
-    text[width - digits.shape[0]:] = digits
-    if len(rest):
-        text[:, rest] = strings_text(strings, width)
-    return text
-
-
-#: A byte that stands for a space inside a value (`spaced_text`), put back by `join_rows`.
-HELD_SPACE = 1
-
-
-def spaced_text(strings: list[str]) -> np.ndarray:
-    """ASCII strings that may hold spaces (node sets ``0-3 8``), as `strings_text` does; their
-    spaces survive `join_rows(..., spaces=True)`."""
-    return strings_text([s.replace(" ", "\x01") for s in strings])
-
-
-def join_rows(columns: list[np.ndarray], sep: int = 44, spaces: bool = False) -> bytes:
+def join_rows(columns: list[np.ndarray], sep: int = 44) -> bytes:
     """Text matrices of the same number of values as lines: `sep` between the values, a
-    newline after the last, padding dropped (with `spaces`, `spaced_text`'s spaces put
-    back)."""
+    newline after the last, padding dropped."""
     n = columns[0].shape[1]
     width = sum(c.shape[0] for c in columns) + len(columns)
     lines = np.full((width, n), sep, dtype=np.uint8)
@@ -137,5 +109,4 @@ def join_rows(columns: list[np.ndarray], sep: int = 44, spaces: bool = False) ->
         lines[pos:pos + text.shape[0]] = text
         pos += text.shape[0] + 1
     lines[-1] = 10
-    text = lines.T.tobytes().translate(None, b" ")
-    return text.replace(b"\x01", b" ") if spaces else text
+    return lines.T.tobytes().translate(None, b" ")
