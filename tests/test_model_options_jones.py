@@ -192,18 +192,22 @@ def test_jones_families_cpfrac_and_ablation_name_the_options():
 
     opt = jones.Options(n=100)
     assert "cpfrac" not in jones.FIGURES and "ablation" not in jones.FIGURES  # not `all`
-    cp = tomllib.loads(jones.spec_text("cpfrac", opt))
+    assert jones.family_of("unknown") == "cpfrac-sweep"
+    cp = tomllib.loads(jones.spec_text("cpfrac-sweep", opt))
     params = [s["params"] for s in cp["schedulers"]]
     assert {"ctmr": True, "overhead": 600, "cpfrac": [0.005, 0.01, 0.02, 0.08, 0.16, 0.32, 1]} \
         in params
     assert any(p.get("overhead_known") is False for p in params)
-    ab = tomllib.loads(jones.spec_text("ablation", opt))
+    ab = tomllib.loads(jones.spec_text("readings", opt))
     given = {k: v for s in ab["schedulers"] for k, v in s["params"].items()}
     assert given["admit_cut"] == "real" and given["ctmr_waiting"] == "dispatch"
     assert given["ctmr_steps"] == "seed"
     assert [w.get("kappa") for w in ab["workloads"].values()].count(0.5) == 2
     # 4% at 10 min is also the known overhead's 10 min: one run
     assert jones.runs_of("cpfrac", opt) == 19 and jones.runs_of("ablation", opt) == 19
+    assert jones.runs_of("all", opt) == sum(jones.runs_of(f, opt) for f in jones.FAMILIES)
+    with pytest.raises(ConfigError, match="ablation"):
+        jones.family_of("fig20")
 
 
 def test_ablation_family_runs_and_reports_every_reading(tmp_path):

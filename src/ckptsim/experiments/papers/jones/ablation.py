@@ -4,9 +4,9 @@ the results, one at a time (docs/grid.md, "Model options").  All at 300 Mbit/s a
 uniform error, every job informed, on the workloads of the other families (a run they share
 has one id).
 
-- family `cpfrac`: figure `cpfrac` (turnaround vs CPfrac, CTMR at 10 min) and figure
+- family `cpfrac-sweep`: figure `cpfrac` (turnaround vs CPfrac, CTMR at 10 min) and figure
   `unknown` (CTMR at 0-30 min, the agent knowing the overhead or assuming 30 min);
-- family `ablation`: figure `ablation`, the ideal case (0% error), co-allocation without CTMR
+- family `readings`: figure `ablation`, the ideal case (0% error), co-allocation without CTMR
   and CTMR at 0 and 10 min under today's readings and under each of `admit_cut=real`,
   `ctmr_waiting=dispatch`, `ctmr_steps=seed`, all three at once, and a fixed kappa
   (`grid:kappa=`, `ABLATION_KAPPA`).
@@ -34,7 +34,9 @@ DEFAULT_OVERHEAD = 600.0  # `overhead` of the runs without CTMR (the parameter's
 UNKNOWN_MINUTES = (0, 5, 10, 20, 30)
 ABLATION_KAPPA = 0.5
 ABLATION_MINUTES = (0, 10)
-FAMILIES = {"cpfrac": ("cpfrac", "unknown"), "ablation": ("ablation",)}
+#: Families (named apart from their figures: a command names the figures) and figures.
+FAMILIES = {"cpfrac-sweep": ("cpfrac", "unknown"), "readings": ("ablation",)}
+FIGURES = ("cpfrac", "unknown", "ablation")
 #: Readings of the ablation: label -> (what it changes, its `coalloc` parameters).
 READINGS: dict[str, tuple[str, dict[str, Any]]] = {
     "": ("today's readings", {}),
@@ -56,7 +58,7 @@ def spec_lines(family: str, workload: Spec, scheduler: Spec) -> list[str]:
     lines = workload("base", PPBW, (0.0,)) + workload("err", PPBW, (1.0,))
     lines += scheduler("migration-only", ["base"], coalloc=False)
     lines += scheduler("coalloc", ["err"], coalloc=True, ctmr=False)
-    if family == "cpfrac":
+    if family == "cpfrac-sweep":
         # 4% at 10 min is a point of the overhead line below (one run).
         lines += scheduler("ctmr", ["err"], ctmr=True, overhead=CPFRAC_OVERHEAD,
                            cpfrac=[c for c in CPFRACS if c != DEFAULT_CPFRAC])
@@ -81,7 +83,7 @@ def spec_lines(family: str, workload: Spec, scheduler: Spec) -> list[str]:
 
 def runs_of(family: str) -> int:
     """Runs of one replication of a family."""
-    if family == "cpfrac":  # CPfrac 4% at 10 min is also the known overhead's 10 min
+    if family == "cpfrac-sweep":  # CPfrac 4% at 10 min is also the known overhead's 10 min
         return 2 + len(CPFRACS) + 2 * len(UNKNOWN_MINUTES) - 1
     readings = len(READINGS) * len(ABLATION_MINUTES) + 2 * (len(NO_AGENT_READINGS) - 1)
     return 2 + 3 + len(ABLATION_MINUTES) + readings

@@ -13,9 +13,10 @@ shared by the families (a run two families need is run once):
 - `ctmr` (Figs. 10-16): with the CTMR agent, vs the error and the checkpoint/restart overhead
   0-30 min;
 - `overhead` (Figs. 17-19): overhead 0-90 min at two error levels;
-- `cpfrac` (figures `cpfrac`, `unknown`) and `ablation` (figure `ablation`): the CPfrac sweep,
-  the agent assuming 30 min, and the model's readings one at a time
-  (`ckptsim.experiments.papers.jones.ablation`); not part of `all`.
+- beyond the seed's figures, named by their figures only and not part of `all`
+  (`ckptsim.experiments.papers.jones.ablation`): `cpfrac-sweep` (figures `cpfrac`,
+  `unknown`: the CPfrac sweep and the agent assuming 30 min) and `readings` (figure
+  `ablation`: the model's readings one at a time).
 
 Every family also runs "Migration Only" (`coalloc=false`), the seed's baseline, whose schedule
 does not depend on the bandwidths, and the plain co-allocation without CTMR where it compares.
@@ -55,7 +56,9 @@ LOAD = 0.95
 FAMILIES = {"info": ("fig1", "fig2", "fig3", "fig4", "fig5", "fig6", "fig8"),
             "fixed": ("fig7", "fig9"),
             "ctmr": ("fig10", "fig11", "fig12", "fig13", "fig14", "fig15", "fig16"),
-            "overhead": ("fig17", "fig18", "fig19"), **ablation.FAMILIES}
+            "overhead": ("fig17", "fig18", "fig19")}
+#: Every family, the seed's and those beyond its figures (named by their figures only).
+ALL_FAMILIES = {**FAMILIES, **ablation.FAMILIES}
 FIGURES = tuple(f"fig{k}" for k in range(1, 20))  # `all` (the seed's figures)
 METRICS = ("mean_response", "mean_wait", "coalloc_slowdown", "mean_coallocated",
            "coalloc_starts", "saturated_time", "link_utilization", "ctmr_checkpoints",
@@ -73,7 +76,10 @@ class Options:
 
 
 def family_of(figure: str) -> str:
-    return find_family(figure, FAMILIES, [*FIGURES, *FAMILIES])
+    for family, figures in ablation.FAMILIES.items():
+        if figure in figures:
+            return family
+    return find_family(figure, FAMILIES, [*FIGURES, *FAMILIES, *ablation.FIGURES])
 
 
 # ----------------------------------------------------------------------------- specs
@@ -183,14 +189,14 @@ def run_figures(figure: str, out: str | Path, opt: Options,
         list(FAMILIES[figure]) if figure in FAMILIES else [figure])
     if figure != "all":
         family_of(figure)
-    families = [f for f in FAMILIES if any(fig in FAMILIES[f] for fig in wanted)]
+    families = [f for f in ALL_FAMILIES if any(fig in ALL_FAMILIES[f] for fig in wanted)]
     out_path = Path(out)
     outputs: list[FigureOutput] = []
     for family in families:
         rows = run_spec(family, spec_text(family, opt), out_path, out_path, opt.jobs, on_row)
         if family in ablation.FAMILIES:
             outputs += [ablation.FIGURE_MAKERS[fig](rows, out_path)
-                        for fig in FAMILIES[family] if fig in wanted]
+                        for fig in ALL_FAMILIES[family] if fig in wanted]
             continue
         pts = points(rows)
         for fig in FAMILIES[family]:
