@@ -18,7 +18,7 @@ VALUES = {"--jobs": ["1"], "--trace-dir": ["."], "--traces": ["KTH-SP2"], "--fir
           "--failure-rate": ["seed"], "--ci-seeds": ["5"], "--full": [],
           "--per-cluster": ["10"], "--load": ["0.9"], "--days": ["1"],
           "--start": ["2010-01-15"], "--platform": ["smallpool"],
-          "--availability-trace": ["x.avt"]}
+          "--availability-trace": ["x.avt"], "--yes": []}
 
 FIGURE = {"niu": "fig4", "oliner": "fig3", "shi": "fig11", "jones": "fig7", "forshaw": "fig6"}
 
@@ -70,7 +70,7 @@ def test_shi_refuses_replications(tmp_path, capsys):
                  "--replications", "0"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("ckptsim: error: --replications: does not apply to shi; shi accepts "
-                          "--out, --jobs, --trace-dir, --traces, --first, --estimates, "
+                          "--out, --jobs, --yes, --trace-dir, --traces, --first, --estimates, "
                           "--ci-seeds")
     assert err.count("\n") == 1
 

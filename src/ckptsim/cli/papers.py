@@ -10,7 +10,13 @@ from typing import Any
 
 from ckptsim.cli.common import SweepProgress, output_folder
 from ckptsim.errors import ConfigError
-from ckptsim.experiments.papers.base import SHARED_OPTIONS, Paper, PaperOption, all_papers
+from ckptsim.experiments.papers.base import (
+    EVERY_PAPER,
+    SHARED_OPTIONS,
+    Paper,
+    PaperOption,
+    all_papers,
+)
 
 
 def _options_table(papers: list[Paper]) -> tuple[PaperOption, ...]:
@@ -18,7 +24,7 @@ def _options_table(papers: list[Paper]) -> tuple[PaperOption, ...]:
     users: dict[str, list[str]] = {}
     own: list[PaperOption] = []
     for paper in papers:
-        for flag in ("--out", "--jobs", *paper.uses):
+        for flag in (*EVERY_PAPER, *paper.uses):
             users.setdefault(flag, []).append(paper.name)
         for o in paper.own_options:
             if o.flag in users or any(s.flag == o.flag for s in SHARED_OPTIONS):
@@ -140,6 +146,8 @@ def _run_figures(paper: Paper, args: argparse.Namespace, opt: Any) -> int:
     out = Path(args.out)
     t0 = time.perf_counter()
     total = paper.runs_of(args.figure, opt)
+    if total is not None and not confirm_cost(paper, args, opt, total):
+        return 1
     if total is None:
         for figure in paper.run(args.figure, out, opt):
             print(f"{figure.csv.stem}: {figure.csv} and {figure.png} ({len(figure.rows)} rows, "
@@ -159,6 +167,48 @@ def _run_figures(paper: Paper, args: argparse.Namespace, opt: Any) -> int:
           + (f"; {reused} {'run was' if reused == 1 else 'runs were'} already in "
              f"{out / 'store'}" if reused > 0 else ""))
     return 0
+
+
+#: Above this estimate of CPU seconds a paper command asks before it starts (--yes: never).
+ASK_ABOVE = 3600.0
+
+
+def confirm_cost(paper: Paper, args: argparse.Namespace, opt: Any, runs: int) -> bool:
+    """Print the number of runs and the CPU time they are estimated to take; above an hour,
+    ask before starting (--yes: do not ask).  Returns whether to start.
+
+    Raises:
+        ConfigError: over an hour, without --yes, and no terminal to ask on.
+    """
+    import os
+    import sys
+
+    from ckptsim.experiments.estimate import format_seconds, measured_seconds
+
+    measured = measured_seconds(Path(args.out) / "store")
+    each = measured or paper.seconds_per_run(opt)
+    if each is None:
+        print(f"{runs:,} run{'' if runs == 1 else 's'} (runs already in {args.out}/store are "
+              "reused)")
+        return True
+    seconds, source = each
+    cpu = runs * seconds
+    procs = args.jobs if args.jobs else (os.cpu_count() or 1)
+    print(f"{runs:,} run{'' if runs == 1 else 's'}, about {format_seconds(cpu)} of CPU "
+          f"({seconds:.3g} s a run, {source}); about {format_seconds(cpu / max(procs, 1))} "
+          f"on {max(procs, 1)} process{'' if procs == 1 else 'es'}; runs already in "
+          f"{args.out}/store are reused")
+    if cpu <= ASK_ABOVE or args.yes:
+        return True
+    if not sys.stdin.isatty():
+        raise ConfigError("--yes", f"{paper.name} {args.figure} is estimated at "
+                                   f"{format_seconds(cpu)} of CPU; give --yes to start it "
+                                   "without being asked")
+    answer = input("Start? [y/N] ").strip().lower()
+    if answer in ("y", "yes"):
+        return True
+    print("not started")
+    return False
 
 
 def add_parsers(sub: Any) -> None:

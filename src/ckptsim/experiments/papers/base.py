@@ -53,6 +53,9 @@ SHARED_OPTIONS = (
     PaperOption("--out", "output folder (figN.csv, figN.png, the sweep's store); required",
                 kwargs={"required": True, "metavar": "DIR"}),
     PaperOption("--jobs", "processes (default: all cores; 0: in this process)", kwargs=_INT_N),
+    PaperOption("--yes", "start without asking, however long the runs are estimated to take "
+                "(without it a paper command estimated over an hour of CPU asks first, and "
+                "stops when it cannot ask)", kwargs={"action": "store_true"}),
     PaperOption("--trace-dir", "folder holding the PWA traces (default ../shared/data/traces; "
                 "forshaw: the Microsoft availability trace is looked for beside it)",
                 default="../shared/data/traces", kwargs={"metavar": "DIR"}),
@@ -74,7 +77,7 @@ SHARED_OPTIONS = (
                 "forshaw: a year, 50 replications; hours of runs)",
                 kwargs={"action": "store_true"}),
 )
-EVERY_PAPER = ("--out", "--jobs")
+EVERY_PAPER = ("--out", "--jobs", "--yes")
 
 #: The rules a claim is judged by (`Claim.rule`).  Each compares the seed's value with our
 #: figure and its 95% interval (`claims.py` computes both from the CSVs); a verdict is `agrees`,
@@ -218,6 +221,13 @@ class Paper:
     def detail(self, opt: Any) -> str:
         """What the final line says after the time (e.g. the size of the runs)."""
         return ""
+
+    def seconds_per_run(self, opt: Any) -> tuple[float, str] | None:
+        """The CPU seconds one run of the paper takes at `opt`'s size, scaled from a
+        measurement, and where that was measured (for the estimate `ckptsim paper` prints
+        before it starts); None: not known (the runs are counted only).  Runs already in the
+        output folder's store replace it with their own measured median."""
+        return None
 
 
 def _load() -> None:

@@ -142,3 +142,7 @@ class Forshaw(FamilyPaper):
 
     def detail(self, opt: Any) -> str:
         return f" ({opt.days} days of the {opt.platform} pool, {opt.replications} replications)"
+
+    def seconds_per_run(self, opt: Any) -> tuple[float, str] | None:
+        # A year of the pool took 87 s of CPU (docs/performance.md); runs grow with the days.
+        return 87.0 * opt.days / 365, "87 s a pool-year, scaled to the days"

@@ -81,3 +81,8 @@ class Jones(FamilyPaper):
 
     def detail(self, opt: Any) -> str:
         return f" ({opt.n:,} jobs per cluster, load {opt.load:g})"
+
+    def seconds_per_run(self, opt: Any) -> tuple[float, str] | None:
+        # 130-166 s of CPU per run at 400,000 jobs per cluster (docs/results/jones.md), the
+        # slower kept; runs grow with the jobs.
+        return 166.0 * opt.n / 400_000, "166 s at 400,000 jobs per cluster, scaled"

@@ -1,0 +1,108 @@
+"""Before a paper command starts, it prints its runs and their estimated CPU time, and asks
+when that is over an hour (--yes starts without asking; no terminal and no --yes: refused)."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from ckptsim.cli import main
+from ckptsim.errors import ConfigError
+from ckptsim.experiments.estimate import format_seconds, measured_seconds
+from ckptsim.experiments.execute import SerialExecutor
+from ckptsim.experiments.papers.base import get_paper
+from ckptsim.experiments.sweep import plan_sweep, run_sweep
+
+SPEC = """
+name = "t"
+seeds = [1, 2]
+
+[workloads.model]
+generator = "lublin"
+n = [60, 80]
+machine = 32
+
+[[schedulers]]
+name = "easy"
+"""
+
+
+@pytest.mark.parametrize("seconds, text", [(5, "5 s"), (89.4, "89 s"), (120, "2 min"),
+                                           (5399, "90 min"), (5400, "1.5 h"),
+                                           (36000, "10.0 h")])
+def test_format_seconds(seconds, text):
+    assert format_seconds(seconds) == text
+
+
+def test_measured_seconds_is_the_median_of_the_stored_runs(tmp_path: Path):
+    assert measured_seconds(tmp_path / "store") is None  # no store
+    spec = tmp_path / "t.toml"
+    spec.write_text(SPEC)
+    store = tmp_path / "store"
+    run_sweep(plan_sweep(spec, store), store, SerialExecutor())
+    seconds, source = measured_seconds(store)
+    from ckptsim.experiments.store import load_results
+
+    rows, _ = load_results(store)
+    times = sorted(r["run_seconds"] for r in rows)
+    assert len(times) == 4 and seconds == pytest.approx((times[1] + times[2]) / 2)
+    assert "median of 4 runs" in source
+
+
+def test_papers_scale_their_measurement_with_the_size():
+    jones = get_paper("jones")
+    full, _ = jones.seconds_per_run(type("O", (), {"n": 400_000})())
+    quarter, _ = jones.seconds_per_run(type("O", (), {"n": 100_000})())
+    assert full == pytest.approx(4 * quarter) and full > 60
+    forshaw = get_paper("forshaw")
+    year, _ = forshaw.seconds_per_run(type("O", (), {"days": 365})())
+    week, _ = forshaw.seconds_per_run(type("O", (), {"days": 7})())
+    assert year == pytest.approx(week * 365 / 7)
+    assert get_paper("niu").seconds_per_run(None) is None
+
+
+def test_a_long_command_without_a_terminal_is_refused_naming_yes(tmp_path, capsys,
+                                                                 monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    out = tmp_path / "out"
+    assert main(["paper", "jones", "fig7", "--full", "--out", str(out)]) == 2
+    captured = capsys.readouterr()
+    assert "67 runs, about 3.1 h of CPU" in captured.out
+    assert "--yes" in captured.err and "3.1 h" in captured.err
+    assert not (out / "store").exists()  # nothing started
+
+
+def test_a_long_command_asks_and_stops_on_no(tmp_path, capsys, monkeypatch):
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr("sys.stdin", Terminal("n\n"))
+    out = tmp_path / "out"
+    assert main(["paper", "jones", "fig7", "--full", "--out", str(out)]) == 1
+    assert "not started" in capsys.readouterr().out
+    assert not (out / "store").exists()
+
+
+def test_yes_skips_the_question(monkeypatch):
+    from argparse import Namespace
+
+    from ckptsim.cli.papers import confirm_cost
+
+    def ask(prompt: str) -> str:
+        raise AssertionError("asked")
+
+    monkeypatch.setattr("builtins.input", ask)
+    paper = get_paper("jones")
+    opt = type("O", (), {"n": 400_000})()
+    args = Namespace(out="nowhere", jobs=2, yes=True, figure="fig7")
+    assert confirm_cost(paper, args, opt, 67)
+    args.yes = False
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    with pytest.raises(ConfigError) as err:
+        confirm_cost(paper, args, opt, 67)
+    assert err.value.key == "--yes"
+    # Under an hour: no question, whatever the terminal.
+    assert confirm_cost(paper, args, type("O", (), {"n": 1_000})(), 67)
