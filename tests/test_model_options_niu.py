@@ -111,6 +111,27 @@ def test_options_keep_every_job_and_its_work(overhead):
                        for j in sim.jobs if j.n_checkpoints == 0)
 
 
+def test_retry_runs_algorithm_3_once_per_head_and_instant():
+    # Zero-cost checkpoints with freeze=false: a job checkpointed at t may be backfilled again
+    # at t; Algorithm 3 still runs at most once for each head at one instant (no endless loop).
+    for w in _random_workloads(15):
+        sim = Simulator(w, scheduler_factory("ckpt-backfill", {
+            "t_thr": 50, "p": 0.1, "overhead": False, "overdue": "now", "freeze": False,
+            "retry": True}), check=True)
+        policy = sim.policy
+        seen: list[tuple[float, int]] = []
+        original = policy.on_timer
+
+        def spy(now, tag, original=original, policy=policy, seen=seen):
+            if tag == "reservation" and policy.queue:
+                seen.append((now, policy.queue[0].index))
+            original(now, tag)
+
+        policy.on_timer = spy
+        sim.run()
+        assert len(seen) == len(set(seen))
+
+
 def test_defaults_leave_the_run_identity_unchanged():
     # `added` parameters at their default are left out of a run's identity.
     ident = identity(CkptBackfillParams())

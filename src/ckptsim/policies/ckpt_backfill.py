@@ -38,8 +38,8 @@ Points the seed leaves open are options (docs/schedulers.md):
 * `freeze`: whether backfilling stops while the checkpoints of Algorithm 3 are written (default:
   yes, only jobs fitting from the head start); with `freeze=false` the pass goes on as EASY's,
   the jobs being checkpointed counted as ending when their checkpoints do;
-* `retry`: whether Algorithm 3 may run again at an instant where it already ran, once a pass
-  has started or ended a job since (default: no, the next try is at the next event).
+* `retry`: whether Algorithm 3 may run again at an instant where it already ran, for a queue
+  head it has not run for at that instant (default: no, the next try is at the next event).
 """
 
 from __future__ import annotations
@@ -97,8 +97,8 @@ class CkptBackfillParams(QueueParams):
     freeze: bool = param(True, "no backfilling while Algorithm 3's checkpoints are written "
                                "(false: EASY's pass goes on, the jobs being checkpointed "
                                "ending when their checkpoints do)", added=True)
-    retry: bool = param(False, "run Algorithm 3 again at an instant where it already ran "
-                               "when a job started or ended since (false: at the next event)",
+    retry: bool = param(False, "run Algorithm 3 again at an instant where it already ran, "
+                               "for another queue head (false: at the next event)",
                         added=True)
 
     def costs(self) -> tuple[float, float, float]:
@@ -141,7 +141,7 @@ class CkptBackfill(Easy):
         self._last_attempt = -INF
         self._freeze = prm.freeze
         self._retry = prm.retry
-        self._attempt_state: tuple[int, int, int] | None = None  # what the last attempt saw
+        self._attempted: set[int] = set()  # heads Algorithm 3 ran for at `_last_attempt`
         self._waiting_on = 0  # checkpoints the reserved head still waits for
         self._pending: set[int] = set()  # jobs whose Algorithm 3 checkpoint is in flight
         self._batch: list[Job] = []  # checkpointed jobs, back to the queue when all are done
@@ -230,7 +230,7 @@ class CkptBackfill(Easy):
         if at == self._timer_at and self._timer is not None:
             return
         if at == self._last_attempt and (not self._retry
-                                         or self._attempt_state == self._state_key()):
+                                         or self.queue[0].index in self._attempted):
             return  # Algorithm 3 already ran at this instant; try again at the next event
         self._cancel_timer()
         self._timer = self.sim.wake_at(at, "reservation")
@@ -242,21 +242,18 @@ class CkptBackfill(Easy):
             self._timer = None
             self._timer_at = INF
 
-    def _state_key(self) -> tuple[int, int, int]:
-        """What a new attempt at the same instant would see differently: starts (the running
-        order's sequence number), free nodes, running jobs."""
-        return (self._seq, self.platform.n_free, len(self.running))
-
     def on_timer(self, now: float, tag: Any) -> None:
         if tag != "reservation":
             return
         self._timer = None
         self._timer_at = INF
+        if now != self._last_attempt:
+            self._attempted.clear()
         self._last_attempt = now
-        if self._retry:
-            self._attempt_state = self._state_key()
         self._dirty = True
         q = self.queue
+        if q and self._retry:
+            self._attempted.add(q[0].index)
         if not q or self._waiting_on:
             return
         head = q[0]
