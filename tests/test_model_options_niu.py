@@ -144,3 +144,23 @@ def test_option_errors_name_key_and_values():
         scheduler_factory("ckpt-backfill", {"freeze": "sometimes"})
     with pytest.raises(ConfigError, match=r"ckpt-backfill\.retry"):
         scheduler_factory("ckpt-backfill", {"retry": "2"})
+
+
+def test_paper_specs_carry_the_options(tmp_path):
+    from helpers import TRACES, trace
+
+    from ckptsim.experiments.papers.niu.experiments import spec_text
+    from ckptsim.experiments.sweep import plan_sweep
+
+    assert spec_text("fig7", ["CTC-SP2"]) == spec_text("fig7", ["CTC-SP2"], None, None)
+    text = spec_text("readings", ["CTC-SP2"], None, {"freeze": False, "overdue": "now"})
+    # Added to every ckpt-backfill run; a reading's own `overdue` wins.
+    assert text.count("freeze = false") == 5 and text.count('overdue = "now"') == 3
+    trace("CTC-SP2-1996-3.1-cln.swf.gz")
+    path = tmp_path / "fig7.toml"
+    path.write_text(spec_text("fig7", ["CTC-SP2"], None, {"retry": True}))
+    runs = plan_sweep(path, trace_dir=TRACES).runs
+    assert len(runs) == 6
+    path.write_text(spec_text("fig7", ["CTC-SP2"], None, {"freeze": "sometimes"}))
+    with pytest.raises(ConfigError, match="freeze"):
+        plan_sweep(path, trace_dir=TRACES)

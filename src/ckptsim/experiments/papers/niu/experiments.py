@@ -16,7 +16,8 @@ compares the readings of an overdue prediction (docs/schedulers.md) by job size.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -80,8 +81,26 @@ def _workloads(traces: Sequence[str], first: int | None, suffix: str = "",
     return "\n".join(out)
 
 
-def spec_text(figure: str, traces: Sequence[str], first: int | None = None) -> str:
-    """The experiment spec of a figure (TOML)."""
+def _toml(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return f'"{value}"' if isinstance(value, str) else f"{value:g}"
+
+
+def spec_text(figure: str, traces: Sequence[str], first: int | None = None,
+              params: Mapping[str, Any] | None = None) -> str:
+    """The experiment spec of a figure (TOML); `params`: ckpt-backfill parameters added to
+    every ckpt-backfill run (e.g. {"freeze": False, "retry": True}: the modelling choices of
+    docs/schedulers.md; a figure's own parameters win)."""
+    if params:
+        lines = spec_text(figure, traces, first).split("\n")
+        for i, line in enumerate(lines):
+            if line.startswith("params = { p = "):
+                own = set(re.findall(r"(\w+) = ", line))
+                extra = "".join(f"{k} = {_toml(v)}, " for k, v in params.items()
+                                if k not in own)
+                lines[i] = "params = { " + extra + line[len("params = { "):]
+        return "\n".join(lines)
     names = ", ".join(f'"{m}"' for m in METRICS)
     head = f'name = "niu-{figure}"\nmetrics = [{names}]\n\n'
     if figure == "fig4":
@@ -269,8 +288,10 @@ def fig5(out: Path, traces: Sequence[str], trace_dir: Path, jobs: int | None,
 def run_figure(figure: str, out: str | Path, *, trace_dir: str | Path,
                traces: Sequence[str] | None = None, jobs: int | None = None,
                first: int | None = None,
-               on_row: Callable[[dict[str, Any]], None] | None = None) -> FigureOutput:
-    """Compute one figure of seed 000 into `out` (figN.csv, figN.png, and the sweep store)."""
+               on_row: Callable[[dict[str, Any]], None] | None = None,
+               params: Mapping[str, Any] | None = None) -> FigureOutput:
+    """Compute one figure of seed 000 into `out` (figN.csv, figN.png, and the sweep store);
+    `params` as `spec_text`'s."""
     from ckptsim.experiments.papers.niu import sweeps as niu_sweeps
 
     if figure not in FIGURES:
@@ -292,7 +313,8 @@ def run_figure(figure: str, out: str | Path, *, trace_dir: str | Path,
         return fig2(out_path, names, folder, first)
     if figure == "fig5":
         return fig5(out_path, names, folder, jobs, first)
-    rows = run_spec(figure, spec_text(figure, names, first), out_path, folder, jobs, on_row)
+    rows = run_spec(figure, spec_text(figure, names, first, params), out_path, folder, jobs,
+                    on_row)
     reduce = {"fig4": niu_sweeps.fig4, "fig6": niu_sweeps.fig6, "fig7": niu_sweeps.fig7,
               "readings": niu_sweeps.readings}[figure]
     return reduce(rows, out_path, names)
