@@ -54,7 +54,7 @@ from ckptsim.engine.provides import (
     WorkCalendar,
 )
 from ckptsim.errors import ConfigError
-from ckptsim.params import make_params, param
+from ckptsim.params import identity_params, make_params, param
 from ckptsim.platform.base import MAINTENANCE, OWNER, REBOOT
 
 if TYPE_CHECKING:
@@ -170,7 +170,7 @@ class Availability(Interruptions):
         from ckptsim.hashing import file_sha256
         from ckptsim.platform.avt import parse_source
 
-        doc: dict[str, Any] = dataclasses.asdict(params)
+        doc: dict[str, Any] = identity_params(params)
         if params.trace:
             kind, opt = parse_source(params.trace)
             path = Path(opt.pop("path"))

@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from ckptsim.errors import ConfigError
-from ckptsim.params import NoParams, make_params
+from ckptsim.params import NoParams, identity_params, make_params
 from ckptsim.registry import Registry
 
 if TYPE_CHECKING:
@@ -125,8 +125,10 @@ class Component:
 
     @classmethod
     def identity(cls, params: Any) -> dict[str, Any]:
-        """What determines the component's behaviour, hashed into experiment run ids."""
-        return dataclasses.asdict(params)
+        """What determines the component's behaviour, hashed into experiment run ids (a
+        parameter added after runs were recorded is left out at its default, as a policy's:
+        `ckptsim.params.identity_params`)."""
+        return identity_params(params)
 
     # --- hooks (override the ones needed) ---------------------------------------------------
     def on_start(self, job: Job) -> None:
