@@ -65,6 +65,7 @@ if TYPE_CHECKING:
 TRACE = "trace"
 MODES = ("kill", "suspend")
 DAY = 86_400.0
+CHUNK = 1 << 16  # changes of the static timelines turned into Python objects at a time
 
 register_event_kind("notice", 1.4, "known interruption ahead (before_unavailable)",
                     "before the machines leave at that instant (a lead of 0)")
@@ -263,8 +264,8 @@ class Availability(Interruptions):
         self.reasons = [p[0] for p in parts]
         # User arrivals (the Interarrival skip policy): owners' logins, a trace's departures.
         self.arrival_parts = [(p[1], p[2]) for p in parts if p[0] in (OWNER, TRACE)]
+        self.n_ev = 0
         if not parts:
-            self.ev_time = []
             return
         t, delta, machine, code = [], [], [], []
         for i, (_, m, a, b) in enumerate(parts):
@@ -277,26 +278,44 @@ class Availability(Interruptions):
         times = np.concatenate(t)
         deltas = np.concatenate(delta)
         order = np.lexsort((-deltas, times))  # at one instant, machines leave before others return
-        self.ev_time = times[order].tolist()
-        codes = np.concatenate(code)[order].tolist()
-        self.ev_change = [(self.reasons[c], m, d) for c, m, d in
-                          zip(codes, np.concatenate(machine)[order].tolist(),
-                              deltas[order].tolist(), strict=True)]
+        # The changes stay numpy arrays, turned into Python objects a chunk at a time as the
+        # replay reaches them (a year of the desktop pool has two million of them).
+        self._ev = (times[order], np.concatenate(code)[order], np.concatenate(machine)[order],
+                    deltas[order])
+        self.n_ev = len(times)
         self.cursor = 0
-        if self.ev_time:
-            sim.at(self.ev_time[0], self._replay, kind="availability")
+        self._load(0)
+        if self.n_ev:
+            sim.at(self._ev_time[0], self._replay, kind="availability")
+
+    def _load(self, start: int) -> None:
+        """Make the changes from `start` on (a chunk of them) the ones `_replay` reads."""
+        end = min(start + CHUNK, self.n_ev)
+        times, codes, machines, deltas = self._ev
+        reasons = self.reasons
+        self._base = start
+        self._ev_time = times[start:end].tolist()
+        self._ev_change = [(reasons[c], m, d) for c, m, d in
+                           zip(codes[start:end].tolist(), machines[start:end].tolist(),
+                               deltas[start:end].tolist(), strict=True)]
 
     def _replay(self, now: float) -> None:
         """Apply every change of the static timelines at `now`, then wait for the next."""
-        times = self.ev_time
-        i = self.cursor
+        times = self._ev_time
+        i = self.cursor - self._base
         j = bisect_right(times, now, i)
-        self.cursor = j
-        self._apply(now, self.ev_change[i:j])
+        changes = self._ev_change[i:j]
+        while j == len(times) and self._base + j < self.n_ev:  # on into the next chunk
+            self._load(self._base + j)
+            times = self._ev_time
+            j = bisect_right(times, now)
+            changes += self._ev_change[:j]
+        self.cursor = self._base + j
+        self._apply(now, changes)
         sim = self.sim
         assert sim is not None
         # Once every job has ended nothing is left to interrupt: the replay stops there.
-        if j < len(times) and sim.n_ended < len(sim.jobs):
+        if self.cursor < self.n_ev and sim.n_ended < len(sim.jobs):
             sim.at(times[j], self._replay, kind="availability")
 
     # --- known interruptions ---------------------------------------------------------------

@@ -128,25 +128,93 @@ class HtcLedger:
             return
         now = max(now, meter.start)
         nm = meter.node_machine
-        seen = set()
-        while changed:
-            low = changed & -changed
-            changed ^= low
-            seen.add(nm[low.bit_length() - 1])
         masks = meter.masks
-        for m in sorted(seen):
-            meter._settle(m, now)  # lazy sleeps up to now, charged under the old flags
-            s = meter.state[m]
-            self._charge(m, s, max(meter.since[m], self.mark[m]), now)
-            self.mark[m] = now
+        seen = []
+        while changed:  # the machines of the changed nodes, each once
+            m = nm[(changed & -changed).bit_length() - 1]
+            seen.append(m)
+            changed ^= changed & masks[m]
+        if len(seen) > 1:
+            seen.sort()
+        state = meter.state
+        since = meter.since
+        mark = self.mark
+        was_pinned = self.pinned
+        for m in seen:
+            s = state[m]
+            if s == IDLE or s == WAKING or s == TO_SLEEP:  # else nothing is due
+                meter._settle(m, now)  # lazy sleeps up to now, charged under the old flags
+                s = state[m]
+            a = since[m]
+            self._charge(m, s, a if a > mark[m] else mark[m], now)
+            mark[m] = now
             pinned = bool(masks[m] & down)
-            if pinned and not self.pinned[m]:
-                self.after_job[m] = False  # whatever holds it keeps it awake from now on
-                self.natural[m] = INF
-            elif self.pinned[m] and not pinned:
+            if pinned:
+                if not was_pinned[m]:
+                    self.after_job[m] = False  # whatever holds it keeps it awake from now on
+                    self.natural[m] = INF
+                    was_pinned[m] = True
+            elif was_pinned[m]:
                 self.natural[m] = now + meter.sleep_after
-            self.pinned[m] = pinned
+                was_pinned[m] = False
             self.owner[m] = bool(masks[m] & interactive)
+
+    def one_machine(self, now: float) -> bool:
+        """The meter's `on_nodes_changed` when the reasons holding machines changed on one
+        machine only (an owner arrives or leaves), with a power manager: this ledger's
+        `nodes_changed` then the meter's own step, done as one.  False (nothing done) in
+        any other case."""
+        meter = self.meter
+        sim = meter.sim
+        if meter.sleep_after == INF or meter.bulk is not None or sim.n_ended == len(sim.jobs):
+            return False
+        platform = sim.platform
+        down = platform.down_mask
+        changed = down ^ meter.down
+        if not changed or changed != down ^ self.down:
+            return False
+        m = meter.node_machine[(changed & -changed).bit_length() - 1]
+        masks = meter.masks
+        mask = masks[m]
+        if changed & ~mask:
+            return False
+        interactive = platform.held(OWNER) | platform.held(TRACE)
+        if (interactive ^ self.interactive) & ~mask:
+            return False
+        self.down = meter.down = down
+        self.interactive = interactive
+        if now < meter.start:
+            now = meter.start
+        # This ledger's step (as in nodes_changed) ...
+        state = meter.state
+        s = state[m]
+        if s == IDLE or s == WAKING or s == TO_SLEEP:
+            meter._settle(m, now)  # lazy sleeps up to now, charged under the old flags
+            s = state[m]
+        a = meter.since[m]
+        mark = self.mark
+        self._charge(m, s, a if a > mark[m] else mark[m], now)
+        mark[m] = now
+        pinned = bool(mask & down)
+        if pinned:
+            if not self.pinned[m]:
+                self.after_job[m] = False
+                self.natural[m] = INF
+                self.pinned[m] = True
+        elif self.pinned[m]:
+            self.natural[m] = now + meter.sleep_after
+            self.pinned[m] = False
+        self.owner[m] = bool(mask & interactive)
+        # ... then the meter's (machine m is settled at now already)
+        if pinned:
+            meter.pinned[m] = True
+            if s != ACTIVE:
+                meter._wake(m, now)
+        else:
+            meter.pinned[m] = False
+            if s == IDLE:
+                meter._close(m, now, IDLE)  # the idle timeout restarts now
+        return True
 
     # --- outputs ------------------------------------------------------------------------------
     def counters(self, htc: bool) -> dict[str, Any]:

@@ -44,6 +44,9 @@ class Interruptions(Component):
     def _apply(self, now: float, changes: list[tuple[str, int, int]]) -> None:
         """Machines leave (+1) or rejoin (-1) service for reasons; then the jobs on machines
         that left are killed or suspended, suspended jobs whose nodes are back resume."""
+        if len(changes) == 1:  # an owner arrives or leaves: the common case
+            self._apply_one(now, *changes[0])
+            return
         sim = self.sim
         assert sim is not None
         platform = sim.platform
@@ -96,6 +99,40 @@ class Interruptions(Component):
                         self._suspend(job, now)
         if up and self.suspended:
             self._resume(now)
+        sim.nodes_changed()
+
+    def _apply_one(self, now: float, reason: str, m: int, d: int) -> None:
+        """`_apply(now, [(reason, m, d)])`: one machine leaves or rejoins service."""
+        held = self.held.get(reason)
+        if held is None:
+            held = self.held[reason] = [0] * self.n_machines
+        before = held[m]
+        held[m] = before + d
+        sim = self.sim
+        assert sim is not None
+        platform = sim.platform
+        mask = self.masks[m]
+        if before == 0 and d > 0:
+            if self.log is not None:
+                self.log.append((now, reason, "down", m))
+            self.counts["unavailability_events"] += 1
+            platform.hold(reason, mask)
+            if mask & ~(platform.free_mask | platform.down_idle):  # a job holds a node
+                kill = reason in KILLING or self.params.on_unavailable == "kill"
+                for job in self._jobs_on(mask):
+                    if kill or job.state is not RUNNING:
+                        self.counts["jobs_killed_unavailable"] += 1
+                        sim.evict(job, "eviction", before_kill=self._unsuspender(job))
+                    else:
+                        self._suspend(job, now)
+        elif before == 1 and d < 0:
+            if self.log is not None:
+                self.log.append((now, reason, "up", m))
+            platform.release_hold(reason, mask)
+            if self.suspended:
+                self._resume(now)
+        else:
+            return
         sim.nodes_changed()
 
     def work_at(self, job: Job, t: float) -> float:

@@ -156,6 +156,8 @@ class MachineStates:
         sim = self.sim
         assert sim is not None
         if self.htc is not None:
+            if self.htc.one_machine(now):  # one machine changed: done together there
+                return
             self.htc.nodes_changed(now)
         if self.sleep_after == INF or sim.n_ended == len(sim.jobs):
             return  # no power manager, or past the last job end: the span is over
