@@ -18,7 +18,10 @@ VALUES = {"--jobs": ["1"], "--trace-dir": ["."], "--traces": ["KTH-SP2"], "--fir
           "--failure-rate": ["seed"], "--ci-seeds": ["5"], "--full": [],
           "--per-cluster": ["10"], "--load": ["0.9"], "--days": ["1"],
           "--start": ["2010-01-15"], "--platform": ["smallpool"],
-          "--availability-trace": ["x.avt"], "--yes": []}
+          "--availability-trace": ["x.avt"], "--yes": [], "--freeze": ["true"],
+          "--retry": ["false"], "--startdelay-first": ["delay"], "--resume-after": ["60"],
+          "--lead": ["600"], "--reboot-duration": ["300"], "--slice-failures": ["scale"],
+          "--jitter": ["0"]}
 
 FIGURE = {"niu": "fig4", "oliner": "fig3", "shi": "fig11", "jones": "fig7", "forshaw": "fig6"}
 
@@ -136,3 +139,72 @@ def test_tables_of_a_page_whose_only_table_is_its_claims(paper, tmp_path, capsys
     assert main(["paper", paper, "tables", "--out", str(folder)]) == 0
     assert (tmp_path / f"{paper}.md").read_text() == page
     assert "1 tables" in capsys.readouterr().out
+
+
+def paper(name: str):
+    from ckptsim.experiments.papers.base import all_papers
+
+    return next(p for p in all_papers() if p.name == name)
+
+
+def given(*argv: str) -> argparse.Namespace:
+    from ckptsim.cli.papers import check_options
+
+    args = paper_parser().parse_args([*argv, "--out", "x"])
+    check_options(args)
+    return args
+
+
+def test_the_modelling_choices_reach_the_options():
+    niu, forshaw, oliner = (paper(name) for name in ("niu", "forshaw", "oliner"))
+    # Defaults: the committed runs' options (niu writes no extra ckpt-backfill parameter).
+    assert niu.options(given("niu", "fig4")).params() == {}
+    opt = forshaw.options(given("forshaw", "fig11"))
+    assert (opt.startdelay_first, opt.resume_after, opt.lead, opt.reboot_duration) == (
+        "interval", 0, 600, 300)
+    opt = oliner.options(given("oliner", "fig3"))
+    assert (opt.slice_failures, opt.jitter) == ("keep", None)
+    # Given: each lands in its field.
+    assert niu.options(given("niu", "fig4", "--freeze", "false", "--retry", "true")
+                       ).params() == {"freeze": False, "retry": True}
+    assert niu.options(given("niu", "fig4", "--retry", "true")).params() == {"retry": True}
+    opt = forshaw.options(given("forshaw", "fig11", "--startdelay-first", "delay",
+                                "--resume-after", "900", "--lead", "0",
+                                "--reboot-duration", "120"))
+    assert (opt.startdelay_first, opt.resume_after, opt.lead, opt.reboot_duration) == (
+        "delay", 900.0, 0.0, 120.0)
+    opt = oliner.options(given("oliner", "fig3", "--slice-failures", "scale",
+                               "--jitter", "0"))
+    assert (opt.slice_failures, opt.jitter) == ("scale", "0")
+
+
+def test_niu_params_reach_the_specs():
+    niu = paper("niu")
+    plain = niu.specs("fig6", niu.options(given("niu", "fig6")))["fig6"]
+    spec = niu.specs("fig6", niu.options(given("niu", "fig6", "--freeze", "false")))["fig6"]
+    assert "freeze" not in plain
+    assert spec == plain.replace("params = { p = 0.2", "params = { freeze = false, p = 0.2")
+
+
+@pytest.mark.parametrize(("argv", "error"), [
+    (("niu", "fig4", "--freeze", "no"), "--freeze: got 'no'; accepted: true, false"),
+    (("niu", "fig4", "--retry", "1"), "--retry: got '1'; accepted: true, false"),
+    (("forshaw", "fig11", "--startdelay-first", "d"),
+     "--startdelay-first: unknown 'd'; accepted: interval, delay"),
+    (("forshaw", "fig11", "--resume-after", "-1"),
+     "--resume-after: expected a number of seconds >= 0, got -1"),
+    (("forshaw", "fig11", "--lead", "nan"), "--lead: expected a number of seconds >= 0, got nan"),
+    (("forshaw", "fig11", "--reboot-duration", "inf"),
+     "--reboot-duration: expected a number of seconds >= 0, got inf"),
+    (("oliner", "fig3", "--slice-failures", "drop"),
+     "--slice-failures: unknown 'drop'; accepted: keep, scale"),
+    (("oliner", "fig3", "--jitter", "-5"),
+     "--jitter: got '-5'; accepted: auto or a number of seconds >= 0"),
+    (("oliner", "fig3", "--jitter", "soon"),
+     "--jitter: got 'soon'; accepted: auto or a number of seconds >= 0"),
+])
+def test_a_bad_modelling_choice_is_one_line_naming_its_flag(argv, error, tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["paper", *argv, "--out", str(out), "--trace-dir", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == f"ckptsim: error: {error}\n"
+    assert not out.exists() or not any(out.iterdir())  # no spec, no run

@@ -101,6 +101,17 @@ class Forshaw(FamilyPaper):
         PaperOption("--availability-trace", "the Microsoft desktop availability trace of the "
                     "trace figure (default: ../failures/availability_godfrey/microsoft.avt.gz "
                     "beside the trace folder)", kwargs={"metavar": "FILE"}),
+        PaperOption("--startdelay-first", "StartDelay's first checkpoint: interval (default "
+                    "interval: at d + n) or delay (at d)", default="interval",
+                    kwargs={"metavar": "interval|delay"}),
+        PaperOption("--resume-after", "seconds a machine's user must have been away before a "
+                    "suspended job resumes (default 0: at once; HTCondor waits for idleness)",
+                    default=0, kwargs={"type": float, "metavar": "S"}),
+        PaperOption("--lead", "seconds a reboot is announced ahead: Scheduled checkpoints, and "
+                    "the machines are held out of service, in this time (default 600)",
+                    default=600, kwargs={"type": float, "metavar": "S"}),
+        PaperOption("--reboot-duration", "seconds a nightly reboot keeps a machine down "
+                    "(default 300)", default=300, kwargs={"type": float, "metavar": "S"}),
     )
     claims = CLAIMS
 
@@ -133,10 +144,20 @@ class Forshaw(FamilyPaper):
                                                       "desktop availability trace, needed by "
                                                       "the trace figure)")
         platform = pool_platform(given.platform or "newcastle")
+        if given.startdelay_first not in forshaw.FIRSTS:
+            raise ConfigError("--startdelay-first", f"unknown {given.startdelay_first!r}; "
+                                                    f"accepted: {', '.join(forshaw.FIRSTS)}")
+        for flag in ("--resume-after", "--lead", "--reboot-duration"):
+            value = getattr(given, flag[2:].replace("-", "_"))
+            if not 0 <= value < float("inf"):
+                raise ConfigError(flag, f"expected a number of seconds >= 0, got {value:g}")
         return forshaw.Options(days=days, replications=reps, jobs=given.jobs, platform=platform,
                                start=given.start or (forshaw.FULL_START if given.full
                                                      else forshaw.DEFAULT_START),
-                               trace=str(trace.resolve()) if trace.is_file() else None)
+                               trace=str(trace.resolve()) if trace.is_file() else None,
+                               startdelay_first=given.startdelay_first,
+                               resume_after=given.resume_after, lead=given.lead,
+                               reboot_duration=given.reboot_duration)
 
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ckptsim.errors import ConfigError
-from ckptsim.experiments.papers.base import Between, Claim, Paper, register
+from ckptsim.experiments.papers.base import Between, Claim, Paper, PaperOption, register
 
 FIGURES = ("fig1", "fig2", "fig4", "fig5", "fig6", "fig7", "readings")
 #: The figures that are sweeps (the others are computed from the traces or runs directly).
@@ -26,6 +26,20 @@ class Options:
     traces: tuple[str, ...] | None = None  # None: every trace of `experiments.TRACES`
     first: int | None = None
     jobs: int | None = None
+    freeze: bool = True  # backfilling stops while Algorithm 3's checkpoints are written
+    retry: bool = False  # Algorithm 3 may run again at the same instant (once per queue head)
+
+    def params(self) -> dict[str, bool]:
+        """The ckpt-backfill parameters the options change (none at the defaults: the specs
+        of the committed runs)."""
+        return {k: v for k, v, default in (("freeze", self.freeze, True),
+                                           ("retry", self.retry, False)) if v != default}
+
+
+def _bool(flag: str, value: str) -> bool:
+    if value not in ("true", "false"):
+        raise ConfigError(flag, f"got {value!r}; accepted: true, false")
+    return value == "true"
 
 
 _SEED_LOGS = ("SDSC-BLUE", "CTC-SP2", "HPC2N")
@@ -89,6 +103,15 @@ class Niu(Paper):
     about = "checkpoint-based backfilling"
     figure_help = "fig1 fig2 fig4 fig5 fig6 fig7 readings all"
     uses = ("--trace-dir", "--traces", "--first")
+    own_options = (
+        PaperOption("--freeze", "ckpt-backfill runs (fig4-fig7, readings): true (default true: "
+                    "no backfilling while Algorithm 3's checkpoints are written) or false",
+                    default="true", kwargs={"metavar": "true|false"}),
+        PaperOption("--retry", "ckpt-backfill runs (fig4-fig7, readings): false (default "
+                    "false: Algorithm 3 at most once per instant) or true (again at the same "
+                    "instant, once per queue head)", default="false",
+                    kwargs={"metavar": "true|false"}),
+    )
     claims = CLAIMS
 
     def figures(self) -> tuple[str, ...]:
@@ -105,13 +128,15 @@ class Niu(Paper):
     def options(self, given: Any) -> Options:
         return Options(trace_dir=Path(given.trace_dir),
                        traces=tuple(given.traces) if given.traces else None,
-                       first=given.first, jobs=given.jobs)
+                       first=given.first, jobs=given.jobs,
+                       freeze=_bool("--freeze", given.freeze),
+                       retry=_bool("--retry", given.retry))
 
     def specs(self, figure: str, opt: Options) -> dict[str, str]:
         from ckptsim.experiments.papers.niu.experiments import TRACES, spec_text
 
         traces = list(opt.traces) if opt.traces else list(TRACES)
-        return {f: spec_text(f, traces, opt.first) for f in self.wanted(figure)
+        return {f: spec_text(f, traces, opt.first, opt.params()) for f in self.wanted(figure)
                 if f in SWEPT}
 
     def run(self, figure: str, out: Path, opt: Options,
@@ -122,7 +147,7 @@ class Niu(Paper):
         for name in figures:
             yield run_figure(name, out / name if len(figures) > 1 else out,
                              trace_dir=opt.trace_dir, traces=opt.traces, jobs=opt.jobs,
-                             first=opt.first, on_row=on_row)
+                             first=opt.first, on_row=on_row, params=opt.params())
 
     def tables(self) -> Mapping[str, Any]:
         from ckptsim.experiments.papers.niu.tables import TABLES

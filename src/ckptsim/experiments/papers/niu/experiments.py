@@ -237,11 +237,13 @@ def _daily_job(args: tuple[str, str, dict[str, Any], float | None, int | None]
 
 
 def fig5(out: Path, traces: Sequence[str], trace_dir: Path, jobs: int | None,
-         first: int | None) -> FigureOutput:
-    """Mean queue length of the days in each daily-utilisation bucket."""
+         first: int | None, params: Mapping[str, Any] | None = None) -> FigureOutput:
+    """Mean queue length of the days in each daily-utilisation bucket (`params` as
+    `spec_text`'s)."""
     variants: tuple[tuple[str, str, dict[str, Any], float | None], ...] = (
         ("classical", "easy", {}, None), ("classical-actual", "easy", {}, 0.0),
-        ("ckpt p=0.2", "ckpt-backfill", {"p": 0.2, "overhead": False}, None))
+        ("ckpt p=0.2", "ckpt-backfill", {**(params or {}), "p": 0.2, "overhead": False},
+         None))
     tasks = [(str(trace_dir / TRACES[t]), s, prm, alpha, first)
              for t in traces for _, s, prm, alpha in variants]
     if jobs == 0:
@@ -312,7 +314,7 @@ def run_figure(figure: str, out: str | Path, *, trace_dir: str | Path,
     if figure == "fig2":
         return fig2(out_path, names, folder, first)
     if figure == "fig5":
-        return fig5(out_path, names, folder, jobs, first)
+        return fig5(out_path, names, folder, jobs, first, params)
     rows = run_spec(figure, spec_text(figure, names, first, params), out_path, folder, jobs,
                     on_row)
     reduce = {"fig4": niu_sweeps.fig4, "fig6": niu_sweeps.fig6, "fig7": niu_sweeps.fig7,

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ckptsim.errors import ConfigError
 from ckptsim.experiments.papers.base import Claim, FamilyPaper, PaperOption, register
 
 _BSLD = ("mean_response_bsld",)
@@ -47,6 +48,21 @@ CLAIMS = (
 )
 
 
+def jitter(value: str) -> str | None:
+    """`--jitter`'s value as `Options.jitter`: None for auto (the specs the default runs
+    wrote), else the seconds as given, checked."""
+    if value == "auto":
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not seconds >= 0 or seconds == float("inf"):
+        raise ConfigError("--jitter", f"got {value!r}; accepted: auto or a number of seconds "
+                                      ">= 0")
+    return value
+
+
 @register
 class Oliner(FamilyPaper):
     has_tables = True
@@ -71,6 +87,14 @@ class Oliner(FamilyPaper):
         PaperOption("--failure-rate", "failures of figs 6-10: seed (default: 4,000 for SDSC "
                     "and NASA, 1,000 for LUBLIN-256) or log (the failure log's own rate per "
                     "node-day)", default="seed", kwargs={"metavar": "seed|log"}),
+        PaperOption("--slice-failures", "what a --first slice does to the failure counts: "
+                    "keep (default keep: every failure on the slice's shorter span) or scale "
+                    "(by the slice's share of the workload's span)", default="keep",
+                    kwargs={"metavar": "keep|scale"}),
+        PaperOption("--jitter", "half-width in seconds of the uniform shift of each copy of a "
+                    "log failure (counts above the log's 2,478): auto (default auto: span / "
+                    "(2 sqrt(2,478))) or S >= 0 (0: copies at their originals' instants)",
+                    default="auto", kwargs={"metavar": "auto|S"}),
     )
     claims = CLAIMS
 
@@ -91,6 +115,9 @@ class Oliner(FamilyPaper):
         from ckptsim.experiments.papers.oliner.experiments import Options
 
         defaults = Options()
+        if given.slice_failures not in ("keep", "scale"):
+            raise ConfigError("--slice-failures", f"unknown {given.slice_failures!r}; "
+                                                  "accepted: keep, scale")
         return Options(
             traces=tuple(given.traces) if given.traces else defaults.traces,
             trace_dir=Path(given.trace_dir),
@@ -100,7 +127,8 @@ class Oliner(FamilyPaper):
             counts=tuple(given.counts) if given.counts else defaults.counts,
             levels=tuple(given.levels) if given.levels else defaults.levels,
             replications=1 if given.replications is None else int(given.replications),
-            jobs=given.jobs, estimates=given.estimates, rate=given.failure_rate)
+            jobs=given.jobs, estimates=given.estimates, rate=given.failure_rate,
+            slice_failures=given.slice_failures, jitter=jitter(given.jitter))
 
     def seconds_per_run(self, opt: Any) -> tuple[float, str] | None:
         # 2,760 runs of the whole default traces took 4.5 h of run time, 5.9 s a run
