@@ -169,6 +169,10 @@ class AllocationRecorder(Component):
         self.count: dict[int, int] = {}  # job index -> attempts closed, for jobs that wait again
         self.last: dict[int, int] = {}  # job index -> its last closed row (to name `ended`)
         self.down_open: dict[str, dict[int, float]] = {}  # reason -> node -> since when
+        # One int object per distinct node set in the rows (a node set of a large platform
+        # is an int of hundreds of bytes; a year of a desktop pool records a million rows of
+        # a few thousand distinct sets).
+        self.same: dict[int, int] = {}
 
     def attach(self, sim: Simulator) -> None:
         super().attach(sim)
@@ -199,7 +203,8 @@ class AllocationRecorder(Component):
             if held[0] == now and held[1] == job.mask:
                 return  # a move's new nodes, already opened when the old ones went back
             self._close(job, "migrated")  # a move that holds its source: both sets now
-        self.open[index] = (now, job.mask, self.count.get(index, 0) + 1)
+        mask = job.mask
+        self.open[index] = (now, self.same.setdefault(mask, mask), self.count.get(index, 0) + 1)
 
     def on_release(self, job: Job) -> None:
         state = job.state
@@ -253,8 +258,10 @@ class AllocationRecorder(Component):
             if start is not None:
                 back[start] = back.get(start, 0) | low
             bits ^= low
+        same = self.same
         for start in sorted(back):
-            self.log.down.append((reason, start, now, back[start]))
+            mask = back[start]
+            self.log.down.append((reason, start, now, same.setdefault(mask, mask)))
 
     def at_end(self, now: float) -> None:
         sim = self.sim
