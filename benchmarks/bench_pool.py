@@ -2,6 +2,7 @@
 
     python benchmarks/bench_pool.py [--repeat 3] [--days 365]
     python benchmarks/bench_pool.py --simulate [--repeat 1] [--days 365] [--no-power]
+    python benchmarks/bench_pool.py --simulate --full [--seed 1] [--minimal TRACE]
 
 Each round runs, in a fresh process, the user-session generator on the shipped `newcastle`
 pool (1,359 computers in 35 clusters) and the HTC submission generator, for `--days` days,
@@ -21,6 +22,18 @@ experiments on the pool, in a fresh process:
 power manager).  It prints the events and jobs per CPU second of `simulate` (the owners'
 sessions it generates, the simulation, its records and metrics; not the HTC workload), the
 whole process's CPU seconds and wall seconds, and its peak resident memory.
+
+With `--simulate --full` each round is seed 003's whole set-up instead (docs/performance.md):
+
+    ckptsim run --workload htc:days=D,seed=S --platform newcastle --scheduler htc
+        --component availability:owners=model,reboot=03:00-05:00,lead=600,days=D+3
+        --component energy:htc=true,owners=active --component power:idle_timeout=900
+        --component bound:limit=86400 --checkpoint fixed:interval=3600,cost=60 --out TMP
+
+and, with `--minimal TRACE` (an SWF trace, e.g. HPC2N-2002-2.2-cln.swf.gz), each round also
+runs the minimal EASY loop `benchmarks/minimal_easy.py` on TRACE right after it, in a fresh
+process, and prints the pool's whole-process CPU over the loop's (the best of the rounds of
+each: the machine may be shared).
 """
 
 from __future__ import annotations
@@ -28,6 +41,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import pathlib
 import subprocess
 import sys
 import tempfile
@@ -67,15 +81,25 @@ sys.exit(code)
 """
 
 
-def run_year(days: int, seed: int, power: bool) -> dict[str, float]:
-    """One whole `ckptsim run` of the pool in a fresh process."""
+def run_year(days: int, seed: int, power: bool, full: bool = False) -> dict[str, float]:
+    """One whole `ckptsim run` of the pool in a fresh process (`full`: seed 003's set-up)."""
     with tempfile.TemporaryDirectory() as tmp:
         cmd = [sys.executable, "-c", SIMULATE, "run", "--workload", f"htc:days={days},seed={seed}",
-               "--platform", "newcastle", "--scheduler", "fcfs", "--component",
-               "availability:owners=model,reboot=05:00", "--checkpoint",
-               "fixed:interval=3600,cost=120", "--out", tmp]
-        if power:
-            cmd += ["--component", "power:idle_timeout=900"]
+               "--platform", "newcastle"]
+        if full:
+            cmd += ["--scheduler", "htc", "--component",
+                    f"availability:owners=model,reboot=03:00-05:00,lead=600,days={days + 3}",
+                    "--component", "energy:htc=true,owners=active"]
+            if power:
+                cmd += ["--component", "power:idle_timeout=900"]
+            cmd += ["--component", "bound:limit=86400", "--checkpoint",
+                    "fixed:interval=3600,cost=60", "--out", tmp]
+        else:
+            cmd += ["--scheduler", "fcfs", "--component",
+                    "availability:owners=model,reboot=05:00", "--checkpoint",
+                    "fixed:interval=3600,cost=120", "--out", tmp]
+            if power:
+                cmd += ["--component", "power:idle_timeout=900"]
         t0 = time.perf_counter()
         # The command prints a short table: the pipes' buffers hold it until wait4 returns.
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -95,15 +119,38 @@ def run_year(days: int, seed: int, power: bool) -> dict[str, float]:
             "peak_mb": usage.ru_maxrss / 1024.0}
 
 
+def run_minimal(trace: str) -> dict[str, float]:
+    """The minimal EASY loop on `trace` in a fresh process: its CPU seconds and peak memory."""
+    script = pathlib.Path(__file__).resolve().parent / "minimal_easy.py"
+    proc = subprocess.Popen([sys.executable, str(script), trace], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        err = proc.stderr.read().decode() if proc.stderr else ""
+        raise SystemExit(f"minimal loop failed:\n{err}")
+    return {"minimal_cpu_s": usage.ru_utime + usage.ru_stime,
+            "minimal_peak_mb": usage.ru_maxrss / 1024.0}
+
+
 def simulate_rounds(args: argparse.Namespace) -> int:
     rows = []
-    for seed in range(1, args.repeat + 1):
-        row = run_year(args.days, seed, not args.no_power)
-        rows.append(row)
+    for k in range(args.repeat):
+        seed = args.seed if args.seed is not None else k + 1
+        row = run_year(args.days, seed, not args.no_power, args.full)
         print(f"seed {seed}: {row['jobs']:,} jobs, {row['events']:,} events; simulation "
               f"{row['events_per_s']:,.0f} events/s, {row['jobs_per_s']:,.0f} jobs/s; whole "
               f"process {row['process_cpu_s']:.1f} s CPU, {row['wall_s']:.1f} s wall, "
               f"{row['peak_mb']:.0f} MB peak", flush=True)
+        if args.minimal:
+            row.update(run_minimal(args.minimal))
+            print(f"  minimal EASY loop: {row['minimal_cpu_s']:.2f} s CPU, "
+                  f"{row['minimal_peak_mb']:.0f} MB peak", flush=True)
+        rows.append(row)
+    if args.minimal:
+        pool = min(r["process_cpu_s"] for r in rows)
+        loop = min(r["minimal_cpu_s"] for r in rows)
+        print(f"best of {len(rows)}: pool {pool:.1f} s CPU, minimal loop {loop:.2f} s CPU, "
+              f"ratio {pool / loop:.1f}x; peak {max(r['peak_mb'] for r in rows):.0f} MB")
     print(json.dumps(rows))
     return 0
 
@@ -117,6 +164,13 @@ def main() -> int:
                     help="time the whole simulation of the pool instead of its inputs")
     ap.add_argument("--no-power", action="store_true",
                     help="with --simulate: without the power manager")
+    ap.add_argument("--full", action="store_true",
+                    help="with --simulate: seed 003's whole set-up (htc scheduler, reboots "
+                         "03:00-05:00, HTC energy, the 24 h bound, C(60))")
+    ap.add_argument("--seed", type=int, default=None,
+                    help="with --simulate: this seed in every round (default: 1, 2, 3...)")
+    ap.add_argument("--minimal", metavar="TRACE", default=None,
+                    help="with --simulate: the minimal EASY loop on TRACE after each round")
     args = ap.parse_args()
     if args.repeat is None:
         args.repeat = 1 if args.simulate else 3
