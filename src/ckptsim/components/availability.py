@@ -222,6 +222,7 @@ class Availability(Interruptions):
         if prm.failures:
             self._failures(sim, first, last)
         self.reboot_plan: list[tuple[str, list[int], Any]] = []
+        self.reboot_times: dict[int, list[float]] = {}
         if prm.reboot or any(getattr(g, "reboot", None)
                              for g in getattr(sim.platform, "groups", ())):
             from ckptsim.platform.availability import reboot_schedules
@@ -341,12 +342,16 @@ class Availability(Interruptions):
         assert sim is not None
         name, members, schedule = self.reboot_plan[g]
         t0 = max(after, sim.now, 0.0)
-        times = schedule.times(self.calendar, t0, min(t0 + 8 * DAY, self.horizon),
-                               cluster=name, seed=sim.seed)
-        times = times[times > after]
-        if not len(times):
-            return
-        at = float(times[0])
+        times = self.reboot_times.get(g)
+        if times is None:  # every reboot of the group to the horizon, drawn once
+            times = self.reboot_times[g] = schedule.times(
+                self.calendar, t0, self.horizon, cluster=name, seed=sim.seed).tolist()
+        k = bisect_right(times, after)
+        while k < len(times) and times[k] < t0:
+            k += 1
+        if k == len(times) or not times[k] < min(t0 + 8 * DAY, self.horizon):
+            return  # none within 8 days: the group reboots no more
+        at = times[k]
         mask = 0
         for m in members:
             mask |= self.masks[m]
