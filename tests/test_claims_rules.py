@@ -77,6 +77,18 @@ def test_not_run(means: Path):
     assert line.n == 0 and math.isnan(line.ours)
 
 
+def test_not_run_when_the_compared_rows_or_columns_are_absent(means: Path):
+    """A results folder being rewritten (or run at another size) lacks some rows or columns:
+    those claims are not run, never an error."""
+    grouped = Claim("s", (0.4, 0.5, 0.6), "f", ("x",), "factor-2", rows={"case": "zz"},
+                    by="case")
+    assert [line.verdict for line in evaluate_claim(grouped, means)] == ["not-run"]
+    both = evaluate_claim(Claim("s", (0.4, 0.4), "f", ("x", "absent"), "factor-2",
+                                rows={"case": "a"}), means)
+    assert [line.verdict for line in both] == ["not-run", "agrees", "not-run"]
+    assert both[2].n == 0 and math.isnan(both[2].ours)
+
+
 def test_a_declaration_the_rules_cannot_compute_is_refused(means: Path):
     with pytest.raises(ValueError, match="unknown rule"):
         evaluate_claim(Claim("s", 0.4, "f", ("x",), "roughly"), means)

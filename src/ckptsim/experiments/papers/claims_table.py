@@ -80,10 +80,10 @@ def evaluate_claim(claim: Claim, folder: Path) -> list[Line]:
     check(claim)
     rows = read_rows(folder, claim)
     seeds = _seeds(claim)
-    if not rows:
+    parts = _parts(claim, rows) if rows else []
+    if not parts:  # no CSV, or none of the rows the claim compares
         return [Line(claim.statement, "/".join(seed_text(claim.rule, s) for s in seeds), NAN,
                      0, NAN, NAN, claim.rule, "not-run")]
-    parts = _parts(claim, rows)
     if len(seeds) not in (1, len(claim.metrics), len(parts)):
         raise ValueError(f"{claim.statement!r}: {len(seeds)} seed values for "
                          f"{len(claim.metrics)} metrics and {len(parts)} parts")
@@ -91,11 +91,15 @@ def evaluate_claim(claim: Claim, folder: Path) -> list[Line]:
     for k, (label, metric, part) in enumerate(parts):
         seed = (seeds[0] if len(seeds) == 1 else seeds[k] if len(seeds) == len(parts)
                 else seeds[claim.metrics.index(metric)])
+        text = f"{claim.statement} [{label}]" if label else claim.statement
+        if not part:  # the CSV lacks this metric's columns
+            lines.append(Line(text, seed_text(claim.rule, seed), NAN, 0, NAN, NAN, claim.rule,
+                              "not-run"))
+            continue
         try:
             ours, n, low, high, verdict = grade(claim, part, metric, seed)
         except ValueError as exc:
             raise ValueError(f"{claim.statement!r} ({metric}): {exc}") from None
-        text = f"{claim.statement} [{label}]" if label else claim.statement
         lines.append(Line(text, seed_text(claim.rule, seed), ours, n, low, high, claim.rule,
                           verdict))
     if len(lines) == 1:
