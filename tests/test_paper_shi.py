@@ -54,6 +54,7 @@ def test_cases_differ_only_by_checkpoints_and_migrations(figures):
     for r in rows:
         assert int(r["checkpoints_original"]) == 0 and int(r["migrations_original"]) == 0
         assert int(r["migrations_checkpoint"]) == 0  # migration = false
+        assert int(r["migrations_checkpoint_keep"]) == 0
     for figure in shi.SEED_FIGURES:
         table = read(figures / f"{figure}.csv")
         assert {(r["class"], r["size_class"]) for r in table} == {
@@ -63,8 +64,12 @@ def test_cases_differ_only_by_checkpoints_and_migrations(figures):
                 ckpt, mig = float(r["arrt_checkpoint"]), float(r["arrt_migration"])
                 assert float(r["gain_migration_pct"]) == pytest.approx(
                     100 * (ckpt - mig) / ckpt, rel=1e-3, abs=1e-3)
+            if r["arrt_checkpoint_keep"] not in ("nan", ""):
+                keep, mig = float(r["arrt_checkpoint_keep"]), float(r["arrt_migration"])
+                assert float(r["gain_vs_keep_pct"]) == pytest.approx(
+                    100 * (keep - mig) / keep, rel=1e-3, abs=1e-3)
             # a relative response time is at least 1 (response >= runtime)
-            for case in ("original", "checkpoint", "migration"):
+            for case in ("original", "checkpoint", "checkpoint_keep", "migration"):
                 value = float(r[f"arrt_{case}"])
                 assert value != value or value >= 1.0 - 1e-9
 
@@ -78,6 +83,21 @@ def test_fig16_means_are_over_the_seeds(figures):
     mean = sum(float(r["gain_long_pct"]) for r in per_seed[:5]) / 5
     assert float(thesis_row["gain_long_pct"]) == pytest.approx(mean, rel=1e-4, abs=1e-4)
     assert float(next(r for r in rows if r["seed"] == "6 seeds")["gain_medium_ci95"]) >= 0
+    for key in ("gain_long_vs_keep_pct", "pooled_gain_medium_pct"):
+        mean = sum(float(r[key]) for r in per_seed[:5]) / 5
+        assert float(thesis_row[key]) == pytest.approx(mean, rel=1e-4, abs=1e-4)
+
+
+def test_arrivals_are_the_seeds_of_fig16(figures):
+    rows = read(figures / "arrivals.csv")
+    per_seed = [r for r in rows if r["seed"].isdigit()]
+    assert [int(r["seed"]) for r in per_seed] == [
+        int(r["seed"]) for r in read(figures / "fig16.csv") if r["seed"].isdigit()]
+    assert [int(r["thesis_seed"]) for r in per_seed] == [1] * 5 + [0]
+    every = next(r for r in rows if r["seed"] == "6 seeds")
+    mean = sum(float(r["interarrival_s"]) for r in per_seed) / 6
+    assert float(every["interarrival_s"]) == pytest.approx(mean, rel=1e-4)
+    assert all(0 < float(r["load"]) for r in per_seed)
 
 
 def test_rerun_reuses_the_store_and_gives_the_same_csv(figures, capsys):
@@ -92,12 +112,12 @@ def test_specs_hold_the_run_matrix(tmp_path):
     opt = shi.Options(trace_dir=TRACES)
     seeds = opt.seeds(["fig16"])
     assert seeds[:5] == list(shi.THESIS_SEEDS) and len(set(seeds)) == 30
-    for family, n in (("lublin", 30 * 3), ("traces", 2 * 3)):
+    for family, n in (("lublin", 30 * 4), ("traces", 2 * 4)):
         path = tmp_path / f"{family}.toml"
         path.write_text(shi.spec_text(family, opt, seeds))
         assert len(plan_sweep(path, trace_dir=TRACES).runs) == n
-    assert shi.runs_of("all", opt) == 96
-    assert shi.runs_of("fig11", opt) == 3
+    assert shi.runs_of("all", opt) == 128
+    assert shi.runs_of("fig11", opt) == 4
 
 
 def test_table3_agrees_with_the_thesis():
@@ -118,7 +138,7 @@ def test_bad_arguments(tmp_path, capsys):
     with pytest.raises(ConfigError, match="unknown figure 'fig3' of shi"):
         shi.wanted_figures("fig3")
     assert main(["paper", "shi", "fig17", "--out", str(tmp_path)]) == 2
-    assert "accepted: table3, fig11, fig12" in capsys.readouterr().err
+    assert "accepted: table3, arrivals, fig11, fig12" in capsys.readouterr().err
     assert main(["paper", "shi", "fig16", "--out", str(tmp_path), "--ci-seeds", "1"]) == 2
     assert "--ci-seeds: expected at least 2 seeds" in capsys.readouterr().err
     with pytest.raises(ConfigError, match="--trace-dir"):

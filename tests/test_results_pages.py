@@ -11,6 +11,7 @@ import pytest
 from ckptsim.experiments.papers.forshaw import tables as forshaw_tables
 from ckptsim.experiments.papers.niu import tables as niu_tables
 from ckptsim.experiments.papers.oliner import tables as oliner_tables
+from ckptsim.experiments.papers.shi import tables as shi_tables
 from ckptsim.experiments.papers.tables import change, marked, percent, render_page
 
 RESULTS = Path(__file__).resolve().parents[1] / "docs" / "results"
@@ -18,7 +19,8 @@ RESULTS = Path(__file__).resolve().parents[1] / "docs" / "results"
 
 @pytest.mark.parametrize(("page", "tables"), [("niu", niu_tables.TABLES),
                                                ("oliner", oliner_tables.TABLES),
-                                               ("forshaw", forshaw_tables.TABLES)])
+                                               ("forshaw", forshaw_tables.TABLES),
+                                               ("shi", shi_tables.TABLES)])
 def test_page_tables_match_the_committed_csvs(page, tables):
     text = (RESULTS / f"{page}.md").read_text()
     names = marked(text)

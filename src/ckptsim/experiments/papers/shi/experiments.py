@@ -9,19 +9,23 @@ runs is one experiment spec (written to the output folder as FAMILY.toml, so it 
 extended with `ckptsim sweep`) run with the sweep machinery on all cores into one store
 (out/store) shared by the figures:
 
-- `lublin`: the three cases on the thesis's seeds and on further seeds (Fig. 16's confidence
+- `lublin`: the cases on the thesis's seeds and on further seeds (Fig. 16's confidence
   intervals are over `ci_seeds` seeds, the thesis's five first);
-- `traces`: the three cases on SDSC-SP2 and KTH-SP2 (classes by the users' estimates);
+- `traces`: the cases on SDSC-SP2 and KTH-SP2 (classes by the users' estimates);
 - `readings` (figure `readings`, not part of `all`): the cases under each reading of the model
   the thesis leaves open, on the thesis's seeds (`ckptsim.experiments.papers.shi.readings`).
 
-Table 3 (workload characteristics) is computed from the generated workloads directly.
+Table 3 (workload characteristics) and `arrivals` (the mean inter-arrival time and offered
+load of every seed of Fig. 16) are computed from the generated workloads directly.
 
 The thesis's Lublin jobs have no user estimates, so it classified and scheduled them by their
 runtimes: the default `estimates = "exact"` does the same (`tsafrir` gives them modelled
 estimates).  "Gain from migration" is the thesis's "benefit purely from the migration stage":
 (ARRT without migration - ARRT with migration) / ARRT without migration, both with
-checkpoints; the gain over the original is reported beside it.
+checkpoints.  The thesis does not say what a checkpoint without migration does to the job, so
+both readings are cases: `checkpoint` (the job stops and restarts only on its own nodes) and
+`checkpoint-keep` (the checkpoint costs its time and the job keeps its nodes).  The gains over
+`checkpoint-keep` and over the original are reported beside it.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ from ckptsim.experiments.papers.shi import readings
 from ckptsim.experiments.papers.shi.figures import (
     CASES,
     SEED_FIGURES,
+    arrivals_figure,
     case_figure,
     gain_figure,
     table3_figure,
@@ -51,14 +56,17 @@ TRACES: dict[str, str] = {
 }
 #: The thesis's seeds, in Table 3's order.
 THESIS_SEEDS = (71, 23, 31, 13, 7)
-FIGURES = ("table3", *SEED_FIGURES, "fig16", "traces")  # `all`
+FIGURES = ("table3", "arrivals", *SEED_FIGURES, "fig16", "traces")  # `all`
 #: Figures run only when named.
 EXTRA_FIGURES = ("readings",)
 #: The case parameters of `scojo-pect` (label -> params).
 CASE_PARAMS = {"original": 'checkpoint = "off"',
                "checkpoint": 'checkpoint = "alc", migration = false',
+               "checkpoint-keep": 'checkpoint = "alc", migration = false, '
+                                  'without_migration = "continue"',
                "migration": 'checkpoint = "alc", migration = true'}
-METRICS = ("arrt_medium", "arrt_long", "arrt_medium_long",
+METRICS = ("arrt_medium", "arrt_long", "arrt_medium_long", "arrt_pooled_medium",
+           "arrt_pooled_long",
            *(f"arrt_{c}_{s}" for c in ("medium", "long") for s in ("narrow", "midsize", "wide")),
            "jobs_short", "jobs_medium", "jobs_long", "utilization", "mean_response",
            "slice_suspensions", "alc_checkpoints", "alc_migrations")
@@ -80,9 +88,13 @@ class Options:
     def seeds(self, figures: Sequence[str]) -> list[int]:
         """The Lublin seeds the figures need."""
         if "fig16" in figures:
-            extra = [s for s in range(1, 10 * self.ci_seeds) if s not in THESIS_SEEDS]
-            return list(THESIS_SEEDS) + extra[:max(self.ci_seeds - len(THESIS_SEEDS), 0)]
+            return self.ci_seed_list()
         return [SEED_FIGURES[f] for f in figures if f in SEED_FIGURES]
+
+    def ci_seed_list(self) -> list[int]:
+        """The seeds of Fig. 16's intervals and of `arrivals`: the thesis's five first."""
+        extra = [s for s in range(1, 10 * self.ci_seeds) if s not in THESIS_SEEDS]
+        return list(THESIS_SEEDS) + extra[:max(self.ci_seeds - len(THESIS_SEEDS), 0)]
 
 
 def wanted_figures(figure: str) -> list[str]:
@@ -147,6 +159,9 @@ def run_figures(figure: str, out: str | Path, opt: Options,
     outputs: list[FigureOutput] = []
     if "table3" in wanted:
         outputs.append(table3_figure(table3_rows(opt), out_path, opt.n))
+    if "arrivals" in wanted:
+        outputs.append(arrivals_figure(table3_rows(opt, opt.ci_seed_list()), out_path,
+                                       opt.n, opt.machine))
     seeds = opt.seeds(wanted)
     if seeds:
         rows = run_spec("lublin", spec_text("lublin", opt, seeds), out_path, opt.trace_dir,
@@ -167,13 +182,14 @@ def run_figures(figure: str, out: str | Path, opt: Options,
     return outputs
 
 
-def table3_rows(opt: Options) -> list[dict[str, Any]]:
+def table3_rows(opt: Options, seeds: Sequence[int] = THESIS_SEEDS) -> list[dict[str, Any]]:
     """Table 3: per seed, % of jobs, % of work (runtime x size) and mean size by class (by
-    runtime, as the thesis), and the mean inter-arrival time."""
+    runtime, as the thesis), the mean inter-arrival time and the offered load (the work over
+    the machine's node-seconds from the first submission to the last)."""
     from ckptsim.workload.source import load_workload
 
     rows = []
-    for seed in THESIS_SEEDS:
+    for seed in seeds:
         w = load_workload(f"lublin:n={opt.n},seed={seed},machine={opt.machine},"
                           f"estimates={opt.estimates}")
         runtime = np.asarray(w.runtime, dtype=np.float64)
@@ -188,6 +204,8 @@ def table3_rows(opt: Options) -> list[dict[str, Any]]:
             row[f"size_{name}"] = float(size[sel].mean()) if sel.any() else float("nan")
         submit = np.asarray(w.submit, dtype=np.float64)
         row["interarrival_s"] = float(np.mean(np.diff(submit))) if len(submit) > 1 else 0.0
+        span = float(submit[-1] - submit[0]) if len(submit) > 1 else 0.0
+        row["load"] = float(work.sum() / (opt.machine * span)) if span > 0 else float("nan")
         rows.append(row)
     return rows
 
