@@ -1,5 +1,8 @@
+import atexit
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 from hypothesis import HealthCheck, settings
@@ -16,3 +19,10 @@ settings.register_profile("dev", **_COMMON)
 settings.register_profile("explore", **_COMMON)
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
 settings.load_profile(PROFILE)
+
+# The parsed-trace cache of sweeps (ckptsim.workload.cache) goes to a folder of this test run,
+# not the user's ~/.cache, unless a folder (or "off") is given.
+if "CKPTSIM_TRACE_CACHE" not in os.environ:
+    _TRACE_CACHE = tempfile.mkdtemp(prefix="ckptsim-trace-cache-")
+    os.environ["CKPTSIM_TRACE_CACHE"] = _TRACE_CACHE
+    atexit.register(shutil.rmtree, _TRACE_CACHE, ignore_errors=True)

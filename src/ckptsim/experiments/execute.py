@@ -94,13 +94,15 @@ def load_run_workload(run: Run) -> Workload:
     from ckptsim.workload import transforms as tf
 
     if run.kind == "trace":
-        from ckptsim.workload.swf import read_swf
+        # Parsed once per machine (the disk cache every worker and sweep shares), then kept
+        # in this process for its next runs on the trace.
+        from ckptsim.workload.cache import read_swf_cached
 
         assert run.path is not None
         st = os.stat(run.path)
         key: tuple[Any, ...] = ("trace", run.path, st.st_size, st.st_mtime_ns,
                                 canonical_json(run.source))
-        w = _cached(key, lambda: read_swf(run.path or "", **run.source))
+        w = _cached(key, lambda: read_swf_cached(run.path or "", **run.source))
     else:
         from ckptsim.workload.source import GENERATORS
 
