@@ -223,32 +223,6 @@ def fmt(value: Any) -> str:
     return str(value)
 
 
-SUMMARY_ROWS = (
-    ("jobs", "jobs"), ("jobs_killed", "jobs ended unfinished (killed for good)"),
-    ("mean_wait", "mean wait (s)"), ("median_wait", "median wait (s)"),
-    ("p95_wait", "95th percentile wait (s)"), ("max_wait", "max wait (s)"),
-    ("mean_response", "mean response (s)"), ("mean_bsld", "mean bounded slowdown"),
-    ("max_bsld", "max bounded slowdown"), ("mean_queue_length", "mean queue length"),
-    ("utilization", "utilisation"), ("makespan", "makespan (s)"),
-    ("backfill_ratio", "backfill ratio"),
-)
-CHECKPOINT_ROWS = (
-    ("preempt_ratio", "preempt ratio"), ("checkpoints", "checkpoints"),
-    ("node_checkpoints_per_node_day", "node-checkpoints per node-day"),
-    ("wasted_ratio", "wasted ratio"),
-)
-HTC_ROWS = (
-    ("mean_task_overhead_min", "mean task overhead (min)"), ("evictions", "evictions"),
-    ("wasted_cpu_s", "wasted CPU time (s)"),
-)
-CLASS_ROWS = (
-    ("arrt_short", "ARRT short jobs"), ("arrt_medium", "ARRT medium jobs"),
-    ("arrt_long", "ARRT long jobs"), ("arrt_medium_long", "ARRT medium and long jobs"),
-    ("slice_suspensions", "slice suspensions"), ("alc_checkpoints", "ALC checkpoints"),
-    ("alc_migrations", "ALC migrations"),
-)
-
-
 def print_table(title: str, columns: list[str], rows: list[list[str]]) -> None:
     from rich.console import Console
     from rich.table import Table

@@ -8,11 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ckptsim.cli.common import (
-    CHECKPOINT_ROWS,
-    CLASS_ROWS,
-    HTC_ROWS,
     SIMULATION_FLAGS,
-    SUMMARY_ROWS,
     WORKLOAD_FLAGS,
     Progress,
     component_flags,
@@ -29,6 +25,7 @@ from ckptsim.cli.common import (
     write_outputs,
 )
 from ckptsim.errors import ConfigError
+from ckptsim.metrics.labels import CHECKPOINT_ROWS, CLASS_ROWS, HTC_ROWS, SUMMARY_ROWS
 
 DEMO_JOBS = 3000  # the built-in workload: see ckptsim.workload.source.BUILTIN
 DEMO_SEED = 1

@@ -21,6 +21,7 @@ import numpy as np
 from ckptsim.experiments.columns import short_names
 from ckptsim.experiments.spec import FigureSpec
 from ckptsim.experiments.stats import mean_ci
+from ckptsim.metrics.labels import metric_label, nonnegative
 
 
 def _matches(value: Any, accepted: Sequence[Any]) -> bool:
@@ -80,15 +81,20 @@ def draw(fig: FigureSpec, rows: Sequence[dict[str, Any]], folder: Path,
         width = 4.6 * ncols + (1.4 if fig.group_by else 0.0)
         figure = Figure(figsize=(width, 3.6 * nrows), dpi=150, layout="constrained")
         axes = figure.subplots(nrows, ncols, squeeze=False)
+        floor = 0.0 if nonnegative(fig.y) else None
+        xlabel = fig.xlabel or _label(fig.x, columns)
+        ylabel = fig.ylabel or metric_label(fig.y)
         for i, facet in enumerate(facets):
             ax = axes[i // ncols][i % ncols]
-            (_bars if fig.kind == "bar" else _lines)(ax, data[facet])
-            ax.set_xlabel(fig.xlabel or _label(fig.x, columns))
-            ax.set_ylabel(fig.ylabel or fig.y)
+            (_bars if fig.kind == "bar" else _lines)(ax, data[facet], floor)
+            ax.set_xlabel(xlabel)
+            ax.set_ylabel(ylabel)
             if fig.logy:
                 ax.set_yscale("log")
+                ax.yaxis.set_major_formatter(_plain())
             if fig.logx and fig.kind == "line":
                 ax.set_xscale("log")
+                ax.xaxis.set_major_formatter(_plain())
             if fig.facet_by:
                 ax.set_title(f"{_label(fig.facet_by, columns)} = {facet}", fontsize="medium")
             ax.grid(True, alpha=0.3)
@@ -100,8 +106,9 @@ def draw(fig: FigureSpec, rows: Sequence[dict[str, Any]], folder: Path,
             handles, labels = axes[0][0].get_legend_handles_labels()
             figure.legend(handles, labels, title=_label(fig.group_by, columns),
                           loc="outside right center", fontsize="small")
-        if fig.title:
-            figure.suptitle(textwrap.fill(fig.title, int(width * 9)))
+        # Every figure is titled: the spec's title, else what it shows.
+        title = fig.title or f"{ylabel} against {xlabel}"
+        figure.suptitle(textwrap.fill(title, int(width * 9)))
         folder.mkdir(parents=True, exist_ok=True)
         png, svg = folder / f"{fig.name}.png", folder / f"{fig.name}.svg"
         figure.savefig(png, metadata={"Software": None})
@@ -109,31 +116,48 @@ def draw(fig: FigureSpec, rows: Sequence[dict[str, Any]], folder: Path,
     return [png, svg]
 
 
-def _errors(points: list[tuple[Any, float, float, int]]) -> np.ndarray | None:
-    """Error bar half-widths; none at all where there is a single replication."""
+def _plain() -> Any:
+    """Tick labels of a log axis as plain numbers (0.1, 1, 10, 1000), not powers of ten."""
+    from matplotlib.ticker import FuncFormatter
+
+    return FuncFormatter(lambda v, _pos: f"{v:g}")
+
+
+def _errors(points: list[tuple[Any, float, float, int]],
+            floor: float | None = None) -> np.ndarray | None:
+    """Error bar half-widths (below, above); none at all where there is a single
+    replication.  With `floor` (0 for a quantity that cannot be negative) a bar stops there:
+    the interval's part below it is not drawn."""
     half = np.array([p[2] for p in points], dtype=np.float64)
     if np.isnan(half).all():
         return None
-    return np.nan_to_num(half, nan=0.0)
+    half = np.nan_to_num(half, nan=0.0)
+    below = half.copy()
+    if floor is not None:
+        means = np.array([p[1] for p in points], dtype=np.float64)
+        below = np.clip(np.minimum(half, means - floor), 0.0, None)
+    return np.vstack([below, half])
 
 
-def _lines(ax: Any, groups: dict[Any, list[tuple[Any, float, float, int]]]) -> None:
+def _lines(ax: Any, groups: dict[Any, list[tuple[Any, float, float, int]]],
+           floor: float | None = None) -> None:
     xs_all = _ordered([p[0] for pts in groups.values() for p in pts])
     numeric = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in xs_all)
     for g, pts in groups.items():
         xs = [p[0] if numeric else xs_all.index(p[0]) for p in pts]
-        ax.errorbar(xs, [p[1] for p in pts], yerr=_errors(pts), marker="o", capsize=3,
+        ax.errorbar(xs, [p[1] for p in pts], yerr=_errors(pts, floor), marker="o", capsize=3,
                     label=None if g is None else str(g))
     if not numeric:
         ax.set_xticks(range(len(xs_all)), [str(x) for x in xs_all])
 
 
-def _bars(ax: Any, groups: dict[Any, list[tuple[Any, float, float, int]]]) -> None:
+def _bars(ax: Any, groups: dict[Any, list[tuple[Any, float, float, int]]],
+          floor: float | None = None) -> None:
     xs_all = _ordered([p[0] for pts in groups.values() for p in pts])
     width = 0.8 / max(len(groups), 1)
     for k, (g, pts) in enumerate(groups.items()):
         pos = np.array([xs_all.index(p[0]) for p in pts], dtype=float)
         pos += (k - (len(groups) - 1) / 2) * width
-        ax.bar(pos, [p[1] for p in pts], width=width, yerr=_errors(pts), capsize=3,
+        ax.bar(pos, [p[1] for p in pts], width=width, yerr=_errors(pts, floor), capsize=3,
                label=None if g is None else str(g))
     ax.set_xticks(range(len(xs_all)), [str(x) for x in xs_all])

@@ -1,0 +1,78 @@
+"""The figures of `report`: axes in words with units, every figure titled, error bars of a
+quantity that cannot be negative stopped at zero, log axes with plain tick labels."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ckptsim.experiments.figures import _errors, draw
+from ckptsim.experiments.spec import FigureSpec
+from ckptsim.metrics.labels import metric_label, nonnegative
+
+
+@pytest.mark.parametrize("name, label", [
+    ("mean_bsld", "mean bounded slowdown"), ("mean_wait", "mean wait (s)"),
+    ("energy_mwh", "energy (MWh)"), ("mean_task_overhead_min", "mean task overhead (min)"),
+    ("gain_long_pct", "gain long (%)"), ("arrt_pooled_long", "ARRT pooled long"),
+    ("ctmr_checkpoints", "CTMR checkpoints"), ("x", "x")])
+def test_metric_labels_are_words_with_units(name, label):
+    assert metric_label(name) == label
+
+
+@pytest.mark.parametrize("name, sign", [
+    ("mean_wait", True), ("utilization", True), ("energy_mwh", True), ("mean_bsld", True),
+    ("gain_long_pct", False), ("benefit_energy", False), ("improvement", False),
+    ("wait_change", False)])
+def test_which_metrics_cannot_be_negative(name, sign):
+    assert nonnegative(name) is sign
+
+
+def test_error_bars_stop_at_the_floor():
+    points = [(1, 1.0, 3.0, 5), (2, 10.0, 3.0, 5), (3, 2.0, float("nan"), 1)]
+    below, above = _errors(points, 0.0)
+    assert list(below) == [1.0, 3.0, 0.0] and list(above) == [3.0, 3.0, 0.0]
+    below, above = _errors(points)  # a signed quantity: the whole interval
+    assert list(below) == [3.0, 3.0, 0.0]
+    assert _errors([(1, 1.0, float("nan"), 1)], 0.0) is None
+
+
+def _drawn(monkeypatch, tmp_path, fig: FigureSpec, rows):
+    from matplotlib.figure import Figure
+
+    seen = []
+    real = Figure.savefig
+
+    def capture(self, *args, **kwargs):
+        seen.append(self)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Figure, "savefig", capture)
+    draw(fig, rows, tmp_path)
+    return seen[0]
+
+
+def test_report_figures_are_titled_and_labelled_in_words(monkeypatch, tmp_path):
+    rows = [{"status": "ok", "scheduler.p": p, "seed": s, "mean_wait": w}
+            for p, s, w in [(0.1, 1, 10.0), (0.1, 2, 90.0), (0.1, 3, 20.0),
+                            (0.2, 1, 100.0), (0.2, 2, 110.0), (0.2, 3, 120.0)]]
+    fig = FigureSpec(name="f", kind="line", x="scheduler.p", y="mean_wait", logy=True)
+    figure = _drawn(monkeypatch, tmp_path, fig, rows)
+    ax = figure.axes[0]
+    assert ax.get_ylabel() == "mean wait (s)"
+    assert figure._suptitle.get_text() == "mean wait (s) against scheduler.p"
+    assert ax.yaxis.get_major_formatter()(1000.0, 0) == "1000"
+    # The first point's interval (mean 40, half-width > 40) stops at zero.
+    (bars,) = [c for c in ax.containers]
+    low = min(seg[0][1] for seg in bars.lines[2][0].get_segments())
+    assert low == pytest.approx(0.0)
+    assert (tmp_path / "f.png").is_file() and (tmp_path / "f.svg").is_file()
+
+
+def test_a_spec_title_and_labels_win(monkeypatch, tmp_path):
+    rows = [{"status": "ok", "x": x, "seed": 1, "gain": g} for x, g in [(1, -5.0), (2, 3.0)]]
+    fig = FigureSpec(name="g", kind="bar", x="x", y="gain", title="T", ylabel="Y", xlabel="X")
+    figure = _drawn(monkeypatch, tmp_path, fig, rows)
+    assert figure._suptitle.get_text() == "T"
+    assert figure.axes[0].get_ylabel() == "Y" and figure.axes[0].get_xlabel() == "X"
+    assert np.isfinite([b.get_height() for b in figure.axes[0].patches]).all()
