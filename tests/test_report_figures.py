@@ -76,3 +76,10 @@ def test_a_spec_title_and_labels_win(monkeypatch, tmp_path):
     assert figure._suptitle.get_text() == "T"
     assert figure.axes[0].get_ylabel() == "Y" and figure.axes[0].get_xlabel() == "X"
     assert np.isfinite([b.get_height() for b in figure.axes[0].patches]).all()
+
+
+def test_page_error_bars_stop_at_zero():
+    from ckptsim.experiments.papers.common import clipped
+
+    below, above = clipped([83.6, 5.0, 2.0], [226.0, 1.0, float("nan")])
+    assert list(below) == [83.6, 1.0, 0.0] and list(above) == [226.0, 1.0, 0.0]

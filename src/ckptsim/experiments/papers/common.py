@@ -120,6 +120,17 @@ def save(fig: Any, path: Path) -> None:
     plt().close(fig)
 
 
+def clipped(means: Any, halves: Any, floor: float = 0.0) -> Any:
+    """Error bars (below, above) of 95% half-widths for a quantity that cannot go below
+    `floor` (a time, an energy, a fraction): the part of an interval below it is not drawn.
+    NaN half-widths draw no bar."""
+    import numpy as np
+
+    m = np.asarray(means, dtype=float)
+    h = np.nan_to_num(np.asarray(halves, dtype=float), nan=0.0)
+    return np.vstack([np.clip(np.minimum(h, m - floor), 0.0, None), h])
+
+
 def bars(ax: Any, groups: list[str], series: dict[str, list[float]], ylabel: str,
          reference: float | None = None) -> None:
     """Grouped bars, one group per entry of `groups` and one bar per series; the first series

@@ -17,7 +17,14 @@ from typing import Any
 import numpy as np
 
 from ckptsim.experiments.benefit import paired_benefit_ci
-from ckptsim.experiments.papers.common import FigureOutput, figure, legend_below, save, write_csv
+from ckptsim.experiments.papers.common import (
+    FigureOutput,
+    clipped,
+    figure,
+    legend_below,
+    save,
+    write_csv,
+)
 from ckptsim.experiments.papers.forshaw import experiments as fw
 from ckptsim.experiments.stats import mean_ci
 
@@ -104,7 +111,7 @@ def _baseline(pts: list[Point], out: Path, name: str, stem: str, ylabel: str,
         ylabel = f"{ylabel}, share of None's"
     else:
         ours, theirs = [r[stem] for r in rows], [r["seed"] for r in rows]
-        err = [r[f"{stem}_ci"] for r in rows]
+        err = clipped(ours, [r[f"{stem}_ci"] for r in rows])  # no negative overheads
     ax.bar(x - 0.2, ours, 0.4, yerr=err, capsize=3, color="tab:blue",
            label="ckptsim (generated pool)")
     ax.bar(x + 0.2, theirs, 0.4, color="0.6", label="seed (Newcastle 2010)")
@@ -195,7 +202,8 @@ def _trace(pts: list[Point], out: Path, name: str) -> FigureOutput:
     for k, (stem, ylabel) in enumerate((("overhead_min", "mean task overhead (min)"),
                                         ("energy_mwh", "HTC energy (MWh)"))):
         ax = axes[0][k]
-        ax.bar(x, [r[stem] for r in rows], yerr=[r[f"{stem}_ci"] for r in rows], capsize=3)
+        values = [r[stem] for r in rows]
+        ax.bar(x, values, yerr=clipped(values, [r[f"{stem}_ci"] for r in rows]), capsize=3)
         ax.set_xticks(x, [r["policy"] for r in rows], rotation=45, ha="right",
                       fontsize="small")
         ax.set_ylabel(ylabel)

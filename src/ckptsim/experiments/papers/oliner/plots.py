@@ -91,7 +91,8 @@ def capacity_figure(points: list[dict[str, Any]], trace: str, x: str, xlabel: st
             ax.plot(xs, ys, marker="o", ms=3, color=color, label=label)
             half = np.array([p.get(f"{metric}_ci95", np.nan) for p in pts], dtype=float)
             if len(half) and np.isfinite(half).all():
-                ax.fill_between(xs, ys - half, ys + half, color=color, alpha=0.18, lw=0)
+                ax.fill_between(xs, np.clip(ys - half, 0.0, None), np.clip(ys + half, None, 1.0),
+                                color=color, alpha=0.18, lw=0)  # a fraction: within [0, 1]
         ax.set_ylim(0, 1)
         if len(xs) and xs.min() < xs.max():
             ax.set_xlim(xs.min(), xs.max())
