@@ -82,3 +82,15 @@ def test_every_run_once_and_each_take_on_one_trace(counts, workers, batch, data)
         given_out += got
     assert sorted(r.run_id for r in given_out) == sorted(r.run_id for r in runs)
     assert d.left == 0
+
+
+def test_each_trace_gives_its_longest_runs_first():
+    """Runs cut to their first N jobs go out longest first (ties and uncut runs in order),
+    so that a sweep ends on its shortest runs."""
+    runs = make_runs({"A": 5})
+    cuts = [1000, None, 4000, 1000, 200]
+    runs = [Run(**{**r.__dict__, "transforms": {} if c is None else {"first": c}})
+            for r, c in zip(runs, cuts, strict=True)]
+    d = Dispatch(runs)
+    order = [d.next(None).run_id for _ in range(5)]
+    assert order == ["A-1", "A-2", "A-0", "A-3", "A-4"]

@@ -24,13 +24,24 @@ def _trace_bytes(run: Run) -> int:
         return 0
 
 
+def _jobs(run: Run) -> float:
+    """How many jobs the run simulates, as far as the run says without reading its workload:
+    its first-N cut or a generator's `n`; a whole trace (or a time window of one) counts as
+    larger than any cut, and its runs keep their order."""
+    first = run.transforms.get("first")
+    if first is not None:
+        return float(first)
+    n = run.source.get("n") if run.kind != "trace" else None
+    return float(n) if isinstance(n, (int, float)) else float("inf")
+
+
 class Dispatch:
-    """Runs still to give out, by trace (`load_key`).  A worker gets runs on the trace it read
-    last if any are left, else on a trace no worker is on (the largest file first, ties in
-    the runs' order), else on the trace with the most runs left.  Large traces first: at the
-    end of a sweep, workers that run out of traces of their own join others' and read those
-    again, and the small ones are the quickest to read.  Runs of generated workloads (key
-    None) share one queue."""
+    """Runs still to give out, by trace (`load_key`), each trace's longest runs first (by
+    their jobs).  A worker gets runs on the trace it read last if any are left, else on a
+    trace no worker is on (the largest file first, ties in the runs' order), else on the trace
+    with the most runs left.  Large traces first: at the end of a sweep, workers that run out
+    of traces of their own join others' and read those again, and the small ones are the
+    quickest to read.  Runs of generated workloads (key None) share one queue."""
 
     def __init__(self, runs: Sequence[Run]) -> None:
         self.queues: dict[Any, deque[Run]] = {}
@@ -41,6 +52,10 @@ class Dispatch:
                 self.queues[key] = deque()
                 self.bytes[key] = _trace_bytes(run)
             self.queues[key].append(run)
+        for key, queue in self.queues.items():
+            # The longest runs first (by their jobs, stable): the last runs of a sweep are
+            # then its shortest, and no worker is left alone with a long one at the end.
+            self.queues[key] = deque(sorted(queue, key=lambda r: -_jobs(r)))
         self.busy: dict[Any, int] = {}  # key -> workers on it
         self.left = len(runs)
 
