@@ -21,7 +21,7 @@ VALUES = {"--jobs": ["1"], "--trace-dir": ["."], "--traces": ["KTH-SP2"], "--fir
           "--availability-trace": ["x.avt"], "--yes": [], "--freeze": ["true"],
           "--retry": ["false"], "--startdelay-first": ["delay"], "--resume-after": ["60"],
           "--lead": ["600"], "--reboot-duration": ["300"], "--slice-failures": ["scale"],
-          "--jitter": ["0"]}
+          "--jitter": ["0"], "--windows": ["2"]}
 
 FIGURE = {"niu": "fig4", "oliner": "fig3", "shi": "fig11", "jones": "fig7", "forshaw": "fig6"}
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from ckptsim.errors import ConfigError
 from ckptsim.experiments.papers.base import Between, Claim, Paper, PaperOption, register
+from ckptsim.experiments.papers.niu.windows import parse_windows
 
 FIGURES = ("fig1", "fig2", "fig4", "fig5", "fig6", "fig7", "readings")
 #: The figures that are sweeps (the others are computed from the traces or runs directly).
@@ -28,6 +29,7 @@ class Options:
     jobs: int | None = None
     freeze: bool = True  # backfilling stops while Algorithm 3's checkpoints are written
     retry: bool = False  # Algorithm 3 may run again at the same instant (once per queue head)
+    windows: int | None = None  # K sub-periods of each trace besides the whole (`windows`)
 
     def params(self) -> dict[str, bool]:
         """The ckpt-backfill parameters the options change (none at the defaults: the specs
@@ -95,6 +97,30 @@ CLAIMS = (
           unit="trace"),
 )
 
+#: The headlines again, per trace over its `--windows` sub-periods (unit "window": n = K per
+#: trace; not-run where the windows' CSVs are absent).
+_WINDOW = ("trace", "window")
+WINDOW_CLAIMS = (
+    *(Claim(f"per trace, over its windows: up to 40% better wait than EASY at p = 0.2 ({page})",
+            -0.40, "readings_windows", ("mean_wait",), "factor-2",
+            versus=("reading", "classical", reading), relative=True, by="trace", unit=_WINDOW)
+      for reading, page in _READINGS),
+    *(Claim(f"per trace, over its windows: about 4% of jobs checkpointed ({page})", 0.04,
+            "readings_windows", ("preempt_ratio",), "factor-2", rows={"reading": reading},
+            by="trace", unit=_WINDOW)
+      for reading, page in _READINGS),
+    Claim("per trace, over its windows: p = 0.1-0.2 best in wait", 0.15, "fig4_windows",
+          ("wait_norm",), "best-at", rows={"variant": _P}, by="trace", param="variant",
+          unit=_WINDOW),
+    Claim("per trace, over its windows: better than exact-estimate EASY in wait and backfill "
+          "ratio (p = 0.2)", (-1.0, 1.0), "fig4_windows", ("mean_wait", "backfill_ratio"),
+          "same-sign", versus=("variant", "classical-actual", "p=0.2"), relative=True,
+          by="trace", unit=_WINDOW),
+    Claim("per trace, over its windows: wasted resources <= 1.5% (t_extend = 430 s)", 0.015,
+          "fig7_windows", ("wasted_ratio",), "at-most", rows={"variant": "t_extend=430"},
+          by="trace", unit=_WINDOW),
+)
+
 
 @register
 class Niu(Paper):
@@ -111,8 +137,12 @@ class Niu(Paper):
                     "false: Algorithm 3 at most once per instant) or true (again at the same "
                     "instant, once per queue head)", default="false",
                     kwargs={"metavar": "true|false"}),
+        PaperOption("--windows", "swept figures (fig4, fig6, fig7, readings): also cut each "
+                    "trace into K consecutive sub-periods of equal job count, each run as a "
+                    "replication (rows in figN_windows.csv); default: whole traces only",
+                    kwargs={"metavar": "K"}),
     )
-    claims = CLAIMS
+    claims = CLAIMS + WINDOW_CLAIMS
 
     def figures(self) -> tuple[str, ...]:
         return FIGURES
@@ -130,14 +160,18 @@ class Niu(Paper):
                        traces=tuple(given.traces) if given.traces else None,
                        first=given.first, jobs=given.jobs,
                        freeze=_bool("--freeze", given.freeze),
-                       retry=_bool("--retry", given.retry))
+                       retry=_bool("--retry", given.retry),
+                       windows=parse_windows(given.windows))
 
     def specs(self, figure: str, opt: Options) -> dict[str, str]:
         from ckptsim.experiments.papers.niu.experiments import TRACES, spec_text
+        from ckptsim.experiments.papers.niu.windows import trace_windows
 
         traces = list(opt.traces) if opt.traces else list(TRACES)
-        return {f: spec_text(f, traces, opt.first, opt.params()) for f in self.wanted(figure)
-                if f in SWEPT}
+        cuts = (trace_windows(opt.trace_dir, TRACES, traces, opt.first, opt.windows)
+                if opt.windows else None)
+        return {f: spec_text(f, traces, opt.first, opt.params(), cuts)
+                for f in self.wanted(figure) if f in SWEPT}
 
     def run(self, figure: str, out: Path, opt: Options,
             on_row: Any = None) -> Iterator[Any]:
@@ -147,7 +181,8 @@ class Niu(Paper):
         for name in figures:
             yield run_figure(name, out / name if len(figures) > 1 else out,
                              trace_dir=opt.trace_dir, traces=opt.traces, jobs=opt.jobs,
-                             first=opt.first, on_row=on_row, params=opt.params())
+                             first=opt.first, on_row=on_row, params=opt.params(),
+                             windows=opt.windows)
 
     def tables(self) -> Mapping[str, Any]:
         from ckptsim.experiments.papers.niu.tables import TABLES

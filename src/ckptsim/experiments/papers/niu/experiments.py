@@ -34,6 +34,8 @@ from ckptsim.experiments.papers.common import (
     write_csv,
 )
 from ckptsim.experiments.papers.niu import FIGURES
+from ckptsim.experiments.papers.niu.windows import Window, trace_windows
+from ckptsim.experiments.papers.niu.windows import name as window_name
 
 TRACES: dict[str, str] = {
     "SDSC-BLUE": "SDSC-BLUE-2000-4.2-cln.swf.gz",
@@ -69,12 +71,19 @@ METRICS = ("mean_wait", "mean_bsld", "backfill_ratio", "preempt_ratio",
 
 # ----------------------------------------------------------------------------- specs
 def _workloads(traces: Sequence[str], first: int | None, suffix: str = "",
-               alpha: float | Sequence[float] | None = None) -> str:
+               alpha: float | Sequence[float] | None = None,
+               windows: Mapping[str, Sequence[Window]] | None = None) -> str:
+    """The whole traces' workloads, then (with `windows`) each trace's windows'."""
     out = []
-    for name in traces:
-        out.append(f'[workloads."{name}{suffix}"]\ntrace = "{TRACES[name]}"')
-        if first:
-            out.append(f"first = {first}")
+    blocks = [(name, name, first, None) for name in traces]
+    blocks += [(window_name(t, w), t, w.jobs, w) for t in traces
+               for w in (windows or {}).get(t, ())]
+    for name, trace, n, window in blocks:
+        out.append(f'[workloads."{name}{suffix}"]\ntrace = "{TRACES[trace]}"')
+        if window is not None:
+            out.append(f"window = [{window.start!r}, inf]")
+        if n:
+            out.append(f"first = {n}")
         if alpha is not None:
             out.append(f"alpha = {list(alpha) if not isinstance(alpha, float) else alpha}")
         out.append("")
@@ -88,12 +97,14 @@ def _toml(value: Any) -> str:
 
 
 def spec_text(figure: str, traces: Sequence[str], first: int | None = None,
-              params: Mapping[str, Any] | None = None) -> str:
+              params: Mapping[str, Any] | None = None,
+              windows: Mapping[str, Sequence[Window]] | None = None) -> str:
     """The experiment spec of a figure (TOML); `params`: ckpt-backfill parameters added to
     every ckpt-backfill run (e.g. {"freeze": False, "retry": True}: the modelling choices of
-    docs/schedulers.md; a figure's own parameters win)."""
+    docs/schedulers.md; a figure's own parameters win); `windows`: each trace's sub-periods,
+    run besides the whole traces (`niu.windows`)."""
     if params:
-        lines = spec_text(figure, traces, first).split("\n")
+        lines = spec_text(figure, traces, first, windows=windows).split("\n")
         for i, line in enumerate(lines):
             if line.startswith("params = { p = "):
                 own = set(re.findall(r"(\w+) = ", line))
@@ -104,9 +115,11 @@ def spec_text(figure: str, traces: Sequence[str], first: int | None = None,
     names = ", ".join(f'"{m}"' for m in METRICS)
     head = f'name = "niu-{figure}"\nmetrics = [{names}]\n\n'
     if figure == "fig4":
-        actual = [f'"{t}-actual"' for t in traces]
-        plain = [f'"{t}"' for t in traces]
-        return (head + _workloads(traces, first) + _workloads(traces, first, "-actual", 0.0)
+        names = [*traces, *(window_name(t, w) for t in traces for w in (windows or {}).get(t, ()))]
+        actual = [f'"{t}-actual"' for t in names]
+        plain = [f'"{t}"' for t in names]
+        return (head + _workloads(traces, first, windows=windows)
+                + _workloads(traces, first, "-actual", 0.0, windows)
                 + f'[[schedulers]]\nname = "easy"\nlabel = "classical"\n'
                   f'workloads = [{", ".join(plain)}]\n\n'
                   f'[[schedulers]]\nname = "easy"\nlabel = "classical-actual"\n'
@@ -115,13 +128,13 @@ def spec_text(figure: str, traces: Sequence[str], first: int | None = None,
                   f'workloads = [{", ".join(plain)}]\n'
                   f'params = {{ p = {list(P_VALUES)}, overhead = false }}\n')
     if figure == "fig6":
-        return (head + _workloads(traces, first, alpha=list(ALPHAS))
+        return (head + _workloads(traces, first, alpha=list(ALPHAS), windows=windows)
                 + '[[schedulers]]\nname = "easy"\nlabel = "classical"\n\n'
                   '[[schedulers]]\nname = "ckpt-backfill"\nlabel = "ckpt"\n'
                   'params = { p = 0.2, overhead = false }\n')
     if figure == "fig7":
         t_ckpt = [t / 2 for t in T_EXTENDS]
-        return (head + _workloads(traces, first)
+        return (head + _workloads(traces, first, windows=windows)
                 + '[[schedulers]]\nname = "easy"\nlabel = "classical"\n\n'
                   '[[schedulers]]\nname = "ckpt-backfill"\nlabel = "no-overhead"\n'
                   'params = { p = 0.2, overhead = false }\n\n'
@@ -130,8 +143,8 @@ def spec_text(figure: str, traces: Sequence[str], first: int | None = None,
                   f't_checkpoint = {t_ckpt} }}\n'
                   'zip = [["t_extend", "t_checkpoint"]]\n')
     if figure == "readings":
-        text = head + _workloads(traces, first) + ('[[schedulers]]\nname = "easy"\n'
-                                                   'label = "classical"\n')
+        text = (head + _workloads(traces, first, windows=windows)
+                + '[[schedulers]]\nname = "easy"\nlabel = "classical"\n')
         for label, params in READINGS:
             extra = "".join(f', {k} = "{v}"' for k, v in params.items())
             text += (f'\n[[schedulers]]\nname = "ckpt-backfill"\nlabel = "{label}"\n'
@@ -291,9 +304,11 @@ def run_figure(figure: str, out: str | Path, *, trace_dir: str | Path,
                traces: Sequence[str] | None = None, jobs: int | None = None,
                first: int | None = None,
                on_row: Callable[[dict[str, Any]], None] | None = None,
-               params: Mapping[str, Any] | None = None) -> FigureOutput:
+               params: Mapping[str, Any] | None = None,
+               windows: int | None = None) -> FigureOutput:
     """Compute one figure of seed 000 into `out` (figN.csv, figN.png, and the sweep store);
-    `params` as `spec_text`'s."""
+    `params` as `spec_text`'s; `windows`: K sub-periods of each trace run besides the whole
+    traces (swept figures: their rows in figN_windows.csv; the others ignore it)."""
     from ckptsim.experiments.papers.niu import sweeps as niu_sweeps
 
     if figure not in FIGURES:
@@ -315,8 +330,9 @@ def run_figure(figure: str, out: str | Path, *, trace_dir: str | Path,
         return fig2(out_path, names, folder, first)
     if figure == "fig5":
         return fig5(out_path, names, folder, jobs, first, params)
-    rows = run_spec(figure, spec_text(figure, names, first, params), out_path, folder, jobs,
-                    on_row)
+    cuts = trace_windows(folder, TRACES, names, first, windows) if windows else None
+    rows = run_spec(figure, spec_text(figure, names, first, params, cuts), out_path, folder,
+                    jobs, on_row)
     reduce = {"fig4": niu_sweeps.fig4, "fig6": niu_sweeps.fig6, "fig7": niu_sweeps.fig7,
               "readings": niu_sweeps.readings}[figure]
-    return reduce(rows, out_path, names)
+    return reduce(rows, out_path, names, cuts)

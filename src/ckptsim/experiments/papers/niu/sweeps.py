@@ -3,7 +3,7 @@ for Figs. 4, 6, 7 and the comparison of readings (`ckptsim.experiments.papers.ni
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,8 @@ from ckptsim.experiments.papers.niu.experiments import (
     READINGS,
     T_EXTENDS,
 )
+from ckptsim.experiments.papers.niu.windows import Window
+from ckptsim.experiments.papers.niu.windows import name as window_name
 from ckptsim.metrics.core import SIZE_CLASSES
 
 HOUR = 3600.0
@@ -47,23 +49,42 @@ def _series(table: list[dict[str, Any]], traces: Sequence[str], labels: Sequence
                   for t in traces] for lab in labels}
 
 
-def fig4(rows: list[dict[str, Any]], out: Path, traces: Sequence[str]) -> FigureOutput:
-    """Wait, bounded slowdown and backfill ratio for p = 0.1 ... 1.0, normalised to EASY."""
+Windows = Mapping[str, Sequence[Window]] | None
+
+
+def _by_window(out: Path, name: str, traces: Sequence[str], windows: Windows,
+               rows_of: Callable[[str, str], list[dict[str, Any]]]) -> None:
+    """With `windows`, write NAME_windows.csv: `rows_of(trace, workload)` for each window of
+    each trace, after the columns trace, window, first_job (its index in the trace) and jobs."""
+    if not windows:
+        return
     table = []
     for t in traces:
-        base = find(rows, workload=t, scheduler="classical")
-        variants = [("classical-actual", find(rows, workload=f"{t}-actual",
-                                                 scheduler="classical-actual"))]
-        variants += [(f"p={p:g}", find(rows, workload=t, scheduler="ckpt", **{"param.p": p}))
-                     for p in P_VALUES]
-        for label, row in variants:
-            table.append({
-                "trace": t, "variant": label, **_normalised(row, base),
-                "mean_wait": row["mean_wait"], "mean_bsld": row["mean_bsld"],
-                "backfill_ratio": row["backfill_ratio"],
-                "preempt_ratio": row["preempt_ratio"],
-                "easy_mean_wait": base["mean_wait"], "easy_mean_bsld": base["mean_bsld"],
-                "easy_backfill_ratio": base["backfill_ratio"]})
+        for w in windows[t]:
+            for row in rows_of(t, window_name(t, w)):
+                table.append({"trace": t, "window": w.number, "first_job": w.first_job,
+                              "jobs": w.jobs, **{k: v for k, v in row.items() if k != "trace"}})
+    write_csv(out / f"{name}_windows.csv", table)
+
+
+def _fig4_rows(rows: list[dict[str, Any]], t: str, name: str) -> list[dict[str, Any]]:
+    base = find(rows, workload=name, scheduler="classical")
+    variants = [("classical-actual", find(rows, workload=f"{name}-actual",
+                                             scheduler="classical-actual"))]
+    variants += [(f"p={p:g}", find(rows, workload=name, scheduler="ckpt", **{"param.p": p}))
+                 for p in P_VALUES]
+    return [{"trace": t, "variant": label, **_normalised(row, base),
+             "mean_wait": row["mean_wait"], "mean_bsld": row["mean_bsld"],
+             "backfill_ratio": row["backfill_ratio"], "preempt_ratio": row["preempt_ratio"],
+             "easy_mean_wait": base["mean_wait"], "easy_mean_bsld": base["mean_bsld"],
+             "easy_backfill_ratio": base["backfill_ratio"]} for label, row in variants]
+
+
+def fig4(rows: list[dict[str, Any]], out: Path, traces: Sequence[str],
+         windows: Windows = None) -> FigureOutput:
+    """Wait, bounded slowdown and backfill ratio for p = 0.1 ... 1.0, normalised to EASY."""
+    table = [r for t in traces for r in _fig4_rows(rows, t, t)]
+    _by_window(out, "fig4", traces, windows, lambda t, name: _fig4_rows(rows, t, name))
     write_csv(out / "fig4.csv", table)
     fig, axes = figure(3, 1, 11, 9.5)
     labels = ["classical-actual"] + [f"p={p:g}" for p in P_VALUES]
@@ -79,16 +100,22 @@ def fig4(rows: list[dict[str, Any]], out: Path, traces: Sequence[str]) -> Figure
     return FigureOutput(out / "fig4.csv", out / "fig4.png", table)
 
 
-def fig6(rows: list[dict[str, Any]], out: Path, traces: Sequence[str]) -> FigureOutput:
+def _fig6_rows(rows: list[dict[str, Any]], t: str, name: str) -> list[dict[str, Any]]:
+    out = []
+    for label in ("classical", "ckpt"):
+        for alpha in ALPHAS:
+            row = find(rows, workload=name, scheduler=label, **{"workload.alpha": alpha})
+            out.append({"trace": t, "scheduler": label, "alpha": alpha,
+                        "mean_wait": row["mean_wait"], "mean_bsld": row["mean_bsld"],
+                        "backfill_ratio": row["backfill_ratio"]})
+    return out
+
+
+def fig6(rows: list[dict[str, Any]], out: Path, traces: Sequence[str],
+         windows: Windows = None) -> FigureOutput:
     """Wait, slowdown and backfill ratio for alpha in {0, 0.5, 1}."""
-    table = []
-    for t in traces:
-        for label in ("classical", "ckpt"):
-            for alpha in ALPHAS:
-                row = find(rows, workload=t, scheduler=label, **{"workload.alpha": alpha})
-                table.append({"trace": t, "scheduler": label, "alpha": alpha,
-                              "mean_wait": row["mean_wait"], "mean_bsld": row["mean_bsld"],
-                              "backfill_ratio": row["backfill_ratio"]})
+    table = [r for t in traces for r in _fig6_rows(rows, t, t)]
+    _by_window(out, "fig6", traces, windows, lambda t, name: _fig6_rows(rows, t, name))
     write_csv(out / "fig6.csv", table)
     fig, axes = figure(3, 2, 13, 9.5, sharey="row")
     for col, label in enumerate(("classical", "ckpt")):
@@ -108,20 +135,23 @@ def fig6(rows: list[dict[str, Any]], out: Path, traces: Sequence[str]) -> Figure
     return FigureOutput(out / "fig6.csv", out / "fig6.png", table)
 
 
-def fig7(rows: list[dict[str, Any]], out: Path, traces: Sequence[str]) -> FigureOutput:
+def _fig7_rows(rows: list[dict[str, Any]], t: str, name: str) -> list[dict[str, Any]]:
+    base = find(rows, workload=name, scheduler="classical")
+    variants = [("no overhead", find(rows, workload=name, scheduler="no-overhead"))]
+    variants += [(f"t_extend={x:g}", find(rows, workload=name, scheduler="ckpt",
+                                             **{"param.t_extend": x})) for x in T_EXTENDS]
+    return [{"trace": t, "variant": label, **_normalised(row, base),
+             "preempt_ratio": row["preempt_ratio"],
+             "checkpoints_per_node_day": row["checkpoints_per_node_day"],
+             "node_checkpoints_per_node_day": row["node_checkpoints_per_node_day"],
+             "wasted_ratio": row["wasted_ratio"]} for label, row in variants]
+
+
+def fig7(rows: list[dict[str, Any]], out: Path, traces: Sequence[str],
+         windows: Windows = None) -> FigureOutput:
     """Checkpoint overhead: t_extend in {120, 430, 1200, 3600} s and the zero-overhead case."""
-    table = []
-    for t in traces:
-        base = find(rows, workload=t, scheduler="classical")
-        variants = [("no overhead", find(rows, workload=t, scheduler="no-overhead"))]
-        variants += [(f"t_extend={x:g}", find(rows, workload=t, scheduler="ckpt",
-                                                 **{"param.t_extend": x})) for x in T_EXTENDS]
-        for label, row in variants:
-            table.append({"trace": t, "variant": label, **_normalised(row, base),
-                          "preempt_ratio": row["preempt_ratio"],
-                          "checkpoints_per_node_day": row["checkpoints_per_node_day"],
-                          "node_checkpoints_per_node_day": row["node_checkpoints_per_node_day"],
-                          "wasted_ratio": row["wasted_ratio"]})
+    table = [r for t in traces for r in _fig7_rows(rows, t, t)]
+    _by_window(out, "fig7", traces, windows, lambda t, name: _fig7_rows(rows, t, name))
     write_csv(out / "fig7.csv", table)
     fig, axes = figure(3, 2, 13, 9.5)
     labels = ["no overhead"] + [f"t_extend={x:g}" for x in T_EXTENDS]
@@ -149,15 +179,18 @@ READING_METRICS = ("mean_wait", "median_wait", "p95_wait", "p99_wait", "max_wait
                      for m in ("jobs", "mean_wait", "mean_bsld")))
 
 
-def readings(rows: list[dict[str, Any]], out: Path, traces: Sequence[str]) -> FigureOutput:
-    """The readings of an overdue prediction by job size, against classical EASY."""
-    table = []
+def _reading_rows(rows: list[dict[str, Any]], t: str, name: str) -> list[dict[str, Any]]:
     labels = ["classical"] + [label for label, _ in READINGS]
-    for t in traces:
-        for label in labels:
-            row = find(rows, workload=t, scheduler=label)
-            table.append({"trace": t, "reading": label,
-                          **{m: row[m] for m in READING_METRICS}})
+    return [{"trace": t, "reading": label,
+             **{m: find(rows, workload=name, scheduler=label)[m] for m in READING_METRICS}}
+            for label in labels]
+
+
+def readings(rows: list[dict[str, Any]], out: Path, traces: Sequence[str],
+             windows: Windows = None) -> FigureOutput:
+    """The readings of an overdue prediction by job size, against classical EASY."""
+    table = [r for t in traces for r in _reading_rows(rows, t, t)]
+    _by_window(out, "readings", traces, windows, lambda t, name: _reading_rows(rows, t, name))
     write_csv(out / "readings.csv", table)
     ncols = min(len(traces), 3)
     nrows = -(-len(traces) // ncols)
