@@ -272,6 +272,11 @@ class GridRates(RateModel):
     def job(self, index: int) -> Job:
         return self._on[index]
 
+    @property
+    def on(self) -> dict[int, Job]:
+        """Index -> job of the jobs with traffic on the links (read only)."""
+        return self._on
+
 
 def doubles(values: Any) -> array[float]:
     """Values as a packed array of doubles (from a numpy array without a Python float per

@@ -55,7 +55,7 @@ class LinkState:
     """Demands and max-min fair rate fractions of the jobs using a grid's links."""
 
     __slots__ = ("capacity", "_limit", "_on", "_est_on", "_total", "_est_total", "_links",
-                 "_shared", "_f", "last_scope", "recomputed")
+                 "_shared", "_f", "last_scope", "recomputed", "_view")
 
     def __init__(self, capacity: Sequence[float]) -> None:
         caps = tuple(capacity)
@@ -80,6 +80,9 @@ class LinkState:
         self.last_scope: tuple[int, ...] = ()
         #: How many job allocations add/remove have recomputed in all.
         self.recomputed = 0
+        # The totals' derived views (saturation, residuals, most saturated link), computed
+        # when first asked for after an add or remove: schedulers ask at every pass.
+        self._view: tuple[tuple[bool, ...], tuple[float, ...], int | None] | None = None
 
     # ----------------------------------------------------------------------- changes
     def add(self, job: int, demand: Sequence[float],
@@ -100,6 +103,7 @@ class LinkState:
                                          f"{list(demand)} / {list(est)}")
         pairs = tuple((c, float(v)) for c, v in enumerate(demand) if v > 0)
         self._links[job] = pairs
+        self._view = None
         for c, v in pairs:
             self._on[c][job] = v
             self._total[c] += v
@@ -123,6 +127,7 @@ class LinkState:
             raise DecisionError(job, "does not use the links")
         links, jobs = self._component([c for c, _ in pairs])  # before the removal
         del self._links[job], self._f[job]
+        self._view = None
         # Totals are summed afresh (exactly) when a job leaves, so that they never drift.
         for c, _ in pairs:
             del self._on[c][job]
@@ -240,6 +245,10 @@ class LinkState:
         """The jobs with true traffic on `link`, in the order they were added."""
         return tuple(self._on[link])
 
+    def traffic_on(self, link: int) -> dict[int, float]:
+        """Job -> true traffic on `link`, in the order the jobs were added (read only)."""
+        return self._on[link]
+
     def load(self, link: int) -> float:
         """True demand on `link` (may exceed its capacity)."""
         return self._total[link]
@@ -257,28 +266,36 @@ class LinkState:
         """True demand exceeds the capacity (beyond `REL_TOL`)."""
         return self._total[link] > self._limit[link]
 
-    def saturated_links(self) -> tuple[int, ...]:
-        pairs = zip(self._total, self._limit, strict=True)
-        return tuple(c for c, (t, m) in enumerate(pairs) if t > m)
+    def _views(self) -> tuple[tuple[bool, ...], tuple[float, ...], int | None]:
+        view = self._view
+        if view is None:
+            total, limit, cap = self._total, self._limit, self.capacity
+            sat = tuple([t > m for t, m in zip(total, limit, strict=True)])
+            best = None
+            for c, s in enumerate(sat):  # the highest subscription, lowest index on ties
+                if s and (best is None or total[c] / cap[c] > total[best] / cap[best]):
+                    best = c
+            view = self._view = (sat, tuple([c - e for c, e in
+                                             zip(cap, self._est_total, strict=True)]), best)
+        return view
 
-    def saturation(self) -> list[bool]:
+    def saturated_links(self) -> tuple[int, ...]:
+        return tuple(c for c, s in enumerate(self._views()[0]) if s)
+
+    def saturation(self) -> tuple[bool, ...]:
         """`saturated(c)` of every link, in link order."""
-        return [t > m for t, m in zip(self._total, self._limit, strict=True)]
+        return self._views()[0]
 
     def most_saturated(self) -> int | None:
         """The saturated link with the highest subscription (lowest index on ties)."""
-        best = None
-        for c in self.saturated_links():
-            if best is None or self.subscription(c) > self.subscription(best):
-                best = c
-        return best
+        return self._views()[2]
 
     def residual(self, link: int) -> float:
         """Capacity minus the *estimated* demand on `link` (what admission may still use)."""
         return self.capacity[link] - self._est_total[link]
 
     def residuals(self) -> tuple[float, ...]:
-        return tuple([c - e for c, e in zip(self.capacity, self._est_total, strict=True)])
+        return self._views()[1]
 
     def fits(self, estimate: Sequence[float], skip_saturated: bool = True) -> bool:
         """Whether a job with this estimated traffic may be admitted: on every link it uses,

@@ -269,6 +269,8 @@ class Coalloc(Scheduler):
                     for job in new:
                         self._backfill(job, now)
                     jobs = new
+                if not jobs:
+                    return  # no arrival and nothing changed: the other phases find nothing
                 if self.params.remote and self.n_waiting:
                     self._remote(now, jobs)
                 if self.params.coalloc and self.n_waiting:
@@ -389,13 +391,13 @@ class Coalloc(Scheduler):
         nodes), both 0 on a skipped saturated link; their total room, and the links'
         residual bandwidth."""
         free, extra = self.free, self.extra
-        if self.params.skip_saturated:
-            usable = [not sat for sat in links.saturation()]
+        if self.params.skip_saturated and True in (sat := links.saturation()):
+            hi = [0 if s else f for f, s in zip(free, sat, strict=True)]
+            lo = [0 if s else min(f, x) for f, x, s in zip(free, extra, sat, strict=True)]
         else:
-            usable = [True] * self.C
-        hi = [f if u else 0 for f, u in zip(free, usable, strict=True)]
-        lo = [min(f, x) if u else 0 for f, x, u in zip(free, extra, usable, strict=True)]
-        return hi, lo, sum(hi), list(links.residuals())
+            hi = free.copy()
+            lo = [min(f, x) for f, x in zip(free, extra, strict=True)]
+        return hi, lo, sum(hi), links.residuals()
 
     def _never_fits(self, job: Job, estimate: float) -> bool:
         """The job's estimated traffic fits no split even on idle links."""

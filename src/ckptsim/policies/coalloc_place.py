@@ -99,10 +99,16 @@ def _greedy(n: int, estimate: float, avail: Sequence[int], residual: Sequence[fl
 
 
 def lowest_nodes(free: int, k: int) -> int:
-    """The k lowest set bits of `free` (k <= its count)."""
+    """The k lowest set bits of `free` (k <= its count), a run of consecutive bits at a
+    time."""
     out = 0
-    for _ in range(k):
+    while k > 0:
         low = free & -free
-        out |= low
-        free ^= low
+        run = free & ~(free + low)  # the lowest run of consecutive set bits
+        n = run.bit_count()
+        if n >= k:
+            return out | (low * ((1 << k) - 1))
+        out |= run
+        free ^= run
+        k -= n
     return out

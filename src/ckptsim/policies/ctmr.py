@@ -119,12 +119,12 @@ class CtmrAgent(Component):
         smallest = s.min_waiting_size()
         best: Job | None = None
         load = -1.0
-        for i in rates.links.jobs_on(link):
-            job = rates.job(i)
-            if job.state is not RUNNING or not s.told[i] < rates.ppbw[i]:
+        on, told, ppbw = rates.on, s.told, rates.ppbw
+        for i, traffic in rates.links.traffic_on(link).items():
+            if traffic <= load or not told[i] < ppbw[i]:
                 continue
-            traffic = rates.links.demand(i)[link]
-            if traffic <= load:
+            job = on[i]
+            if job.state is not RUNNING:
                 continue
             left = max(job.estimate - job.progress(now), 0.0)
             remaining = left / job.rate if job.rate > 0 else float("inf")
