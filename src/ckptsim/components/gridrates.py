@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 from array import array
+from bisect import bisect_right
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -97,6 +98,9 @@ class GridRates(RateModel):
         # (first engine node, bitmask of its size) of every cluster.
         self._segs = [(off, (1 << k) - 1) for off, k in zip(layout.offsets, layout.sizes,
                                                               strict=True)]
+        # Cluster c holds the engine nodes _offs[c] .. _ends[c] - 1.
+        self._offs = list(layout.offsets)
+        self._ends = [off + k for off, k in zip(layout.offsets, layout.sizes, strict=True)]
         self.links = LinkState(layout.capacities)
         # Packed doubles: a million-job grid would spend 32 bytes a value in lists; the values
         # that never change are read in place from the workload's columns.
@@ -156,9 +160,14 @@ class GridRates(RateModel):
         """The job took its nodes (`job.mask`): co-allocated, it enters the links."""
         changed = self.changed
         changed[job.index] = job
+        mask = job.mask
+        # Its lowest and highest nodes in one cluster: not co-allocated (the common case).
+        c = bisect_right(self._offs, (mask & -mask).bit_length() - 1) - 1
+        if c >= 0 and mask.bit_length() <= self._ends[c]:
+            return
         now = self.sim.now  # type: ignore[union-attr]
-        split = self.split(job.mask)
-        if sum(1 for k in split if k) < 2:
+        split = self.split(mask)
+        if len(split) - split.count(0) < 2:
             return
         i = job.index
         self._advance(now)

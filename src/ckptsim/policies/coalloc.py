@@ -355,6 +355,7 @@ class Coalloc(Scheduler):
         rC = range(C)
         cut = self.params.admit_cut
         hi, lo, room, residual = self._coalloc_room(links)
+        earliest = min(shadow)
         for job in jobs:
             size = job.size
             if size > room or size < 2 or job.state is not QUEUED:
@@ -366,10 +367,13 @@ class Coalloc(Scheduler):
             pred = now + job.estimate
             # self._allowed(c, job, pred) on the usable clusters, inlined (a hot loop): hi
             # where the reservation does not bind, else lo
-            avail = [hi[c] if (r := reserved[c]) is None or r is job or pred <= shadow[c]
-                     else lo[c] for c in rC]
-            if sum(avail) < size:
-                continue  # what greedy_split would find first
+            if pred <= earliest:  # no reservation binds (a cluster without one: inf)
+                avail = hi
+            else:
+                avail = [hi[c] if (r := reserved[c]) is None or r is job or pred <= shadow[c]
+                         else lo[c] for c in rC]
+                if sum(avail) < size:
+                    continue  # what greedy_split would find first
             split = greedy_split(size, e, avail, residual, cut)
             if split is None:
                 if size <= n_big or self.rates.coallocated() or not self._never_fits(job, e):
@@ -384,6 +388,7 @@ class Coalloc(Scheduler):
                 if k or self.reserved[c] is job:
                     self._consume(c, job, pred, k, now)
             hi, lo, room, residual = self._coalloc_room(links)
+            earliest = min(shadow)
 
     def _coalloc_room(self, links: Any) -> tuple[list[int], list[int], int, list[float]]:
         """Per cluster, the nodes a co-allocation may take when the cluster's reservation
