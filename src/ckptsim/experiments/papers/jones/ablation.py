@@ -181,10 +181,20 @@ def ablation_figure(rows: list[dict[str, Any]], out: Path) -> FigureOutput:
         overhead = DEFAULT_OVERHEAD if minutes is None else 60.0 * minutes
         key = (label, error, kappa, overhead, DEFAULT_CPFRAC, True)
         if key in by:
+            runs = by[key]
+            # Turnaround gained over the ideal case of the same reading (the agent's readings
+            # leave it as it is; admit_cut=real changes it), paired by seed.
+            cut = "-real-cut" if "real-cut" in label or "seed-readings" in label else ""
+            ideal = by.get((f"coalloc{cut}", 0.0, kappa, DEFAULT_OVERHEAD, DEFAULT_CPFRAC,
+                            True), {})
+            gain, half, _ = mean_ci([(float(ideal[s]["mean_response"])
+                                      - float(r["mean_response"])) / HOUR
+                                     for s, r in runs.items() if s in ideal])
             table.append({"ppbw": PPBW, "variant": variant, "reading": reading,
                           "kappa": "min(0.9, PPBW/1000)" if kappa is None else f"{kappa:g}",
                           "error": error, "overhead_min": overhead / 60.0 if minutes is not None
-                          else 0.0, **_stats(by[key], base)})
+                          else 0.0, **_stats(runs, base), "vs_ideal_h": gain,
+                          "vs_ideal_ci": half})
 
     for suffix, (reading, _) in READINGS.items():
         kappas: tuple[float | None, ...] = (None, ABLATION_KAPPA) if not suffix else (None,)

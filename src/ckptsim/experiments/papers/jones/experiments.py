@@ -39,6 +39,7 @@ from ckptsim.errors import ConfigError
 from ckptsim.experiments.papers.common import FigureOutput, OnRow, find_family, run_spec
 from ckptsim.experiments.papers.jones import ablation
 from ckptsim.experiments.papers.jones.figures import FIGURE_MAKERS
+from ckptsim.experiments.stats import mean_ci
 
 PPBWS = (150.0, 300.0, 400.0)
 INFO_ERRORS = (0.0, 0.5, 0.8, 1.0)  # Figs. 1-6: the seed's four error levels of Figs. 2, 4, 6
@@ -51,7 +52,8 @@ CTMR_MINUTES = (0, 5, 10, 20, 30)
 LONG_MINUTES = (0, 5, 10, 15, 20, 25, 30, 45, 60, 75, 90)
 LONG_ERRORS = (0.5, 1.0)
 FULL_N = 400_000
-DEFAULT_N = 10_000
+DEFAULT_N = 2_000  # the committed page's size (5 workload seeds fit minutes of CPU)
+REPLICATIONS = 5  # workload seeds per point by default (with --full: 1)
 LOAD = 0.95
 FAMILIES = {"info": ("fig1", "fig2", "fig3", "fig4", "fig5", "fig6", "fig8"),
             "fixed": ("fig7", "fig9"),
@@ -162,7 +164,11 @@ def runs_of(figure: str, opt: Options) -> int:
 
 # ----------------------------------------------------------------------------- reduction
 def points(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The runs averaged over replications, one per configuration."""
+    """The runs averaged over replications (workload seeds), one per configuration: each
+    metric's mean; the turnaround's and the co-allocation slowdown's 95% half-widths
+    (`mean_response_ci`, `coalloc_slowdown_ci`); the improvement over Migration Only paired by
+    seed (`improvement`, `improvement_ci`: the mean of 1 - turnaround / Migration Only's of the
+    same seed); `by_seed` (seed -> turnaround) for other paired comparisons; `seeds`."""
     keys = ("workload.ppbw", "workload.error", "workload.error_mode", "workload.info",
             "param.coalloc", "param.ctmr", "param.overhead")
     groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
@@ -170,11 +176,19 @@ def points(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if row.get("status") != "ok":
             continue
         groups.setdefault(tuple(row.get(k) for k in keys), []).append(row)
+    base = {int(r["seed"]): float(r["mean_response"]) for r in rows
+            if r.get("status") == "ok" and not r.get("param.coalloc")}
     out = []
     for key, members in groups.items():
         point: dict[str, Any] = {k.split(".")[-1]: v for k, v in zip(keys, key, strict=True)}
         for m in METRICS:
             point[m] = float(np.mean([float(r[m]) for r in members]))
+        point["mean_response_ci"] = mean_ci([float(r["mean_response"]) for r in members])[1]
+        point["coalloc_slowdown_ci"] = mean_ci([float(r["coalloc_slowdown"])
+                                                for r in members])[1]
+        point["by_seed"] = {int(r["seed"]): float(r["mean_response"]) for r in members}
+        paired = [1.0 - t / base[s] for s, t in point["by_seed"].items() if s in base]
+        point["improvement"], point["improvement_ci"], _ = mean_ci(paired)
         point["seeds"] = len(members)
         out.append(point)
     return out

@@ -1,7 +1,10 @@
 """The figures of seed 001 from the averaged runs (`jones.points`): figN.csv and figN.png.
 
 Turnaround is the mean response time (submission to end), shown in hours; `improvement` is
-1 - turnaround / turnaround of Migration Only (co-allocation off), the seed's measure.
+1 - turnaround / turnaround of Migration Only (co-allocation off), the seed's measure, paired
+by workload seed and averaged.  `X_ci` columns are 95% half-widths over the workload seeds
+(`seeds`; NaN with one seed), drawn as error bars; the seed's 3-D surfaces (Figs. 1, 3, 5, 10,
+12, 14) are drawn as heatmaps.
 """
 
 from __future__ import annotations
@@ -39,10 +42,33 @@ def baseline(pts: list[Point]) -> float:
 def _row(p: Point, base: float, *keys: str) -> dict[str, Any]:
     row = {k: p[k] for k in ("ppbw", "error", *keys)}
     row["turnaround_h"] = p["mean_response"] / HOUR
-    row["improvement"] = 1.0 - p["mean_response"] / base
+    row["turnaround_ci"] = p["mean_response_ci"] / HOUR
+    row["improvement"] = p["improvement"]
+    row["improvement_ci"] = p["improvement_ci"]
     row["migration_only_h"] = base / HOUR
     row["seeds"] = p["seeds"]
     return row
+
+
+def _bars(line: list[Point], key: str = "mean_response", scale: float = HOUR) -> list[float]:
+    """Error-bar half-widths of a line (0 where unknown: one seed)."""
+    return [0.0 if math.isnan(p[f"{key}_ci"]) else p[f"{key}_ci"] / scale for p in line]
+
+
+def _line(ax: Any, xs: list[float], line: list[Point], **kw: Any) -> None:
+    """The improvement over Migration Only (%), with its paired 95% interval."""
+    ax.errorbar(xs, [100 * p["improvement"] for p in line], yerr=_bars(line, "improvement", 0.01),
+                marker="o", ms=3, capsize=2, **kw)
+
+
+def paired(a: Point, b: Point, base: float) -> tuple[float, float]:
+    """b's improvement less a's, per workload seed (both against Migration Only's mean
+    turnaround `base`): its mean and 95% half-width."""
+    from ckptsim.experiments.stats import mean_ci
+
+    diffs = [(a["by_seed"][s] - t) / base for s, t in b["by_seed"].items() if s in a["by_seed"]]
+    mean, half, _ = mean_ci(diffs)
+    return mean, half
 
 
 def _write(name: str, out: Path, rows: list[dict[str, Any]]) -> FigureOutput:
@@ -50,20 +76,19 @@ def _write(name: str, out: Path, rows: list[dict[str, Any]]) -> FigureOutput:
     return FigureOutput(out / f"{name}.csv", out / f"{name}.png", rows)
 
 
-def _axes(ncols: int = 1, three_d: bool = False) -> tuple[Any, list[Any]]:
+def _axes(ncols: int = 1) -> tuple[Any, list[Any]]:
     pyplot = plt()
     fig = pyplot.figure(figsize=(6.0 * ncols, 4.2), dpi=130)
-    kw = {"projection": "3d"} if three_d else {}
-    return fig, [fig.add_subplot(1, ncols, k + 1, **kw) for k in range(ncols)]
+    return fig, [fig.add_subplot(1, ncols, k + 1) for k in range(ncols)]
 
 
 def _migration_line(ax: Any, base: float) -> None:
-    ax.axhline(base / HOUR, color="k", ls="--", lw=1, label="Migration Only")
+    ax.axhline(0.0, color="k", ls="--", lw=1, label=f"Migration Only ({base / HOUR:.2f} h)")
 
 
 def _finish(ax: Any, xlabel: str, title: str) -> None:
     ax.set_xlabel(xlabel)
-    ax.set_ylabel("mean turnaround (h)")
+    ax.set_ylabel("improvement over Migration Only (%)")
     ax.set_title(title, fontsize="medium")
     ax.grid(alpha=0.3)
     ax.legend(fontsize="x-small")
@@ -83,19 +108,26 @@ def _surface(pts: list[Point], out: Path, name: str, ppbw: float, y: str, ylabel
         for r, p in zip(rows, grid, strict=True):
             r["overhead_min"] = p["overhead"] / 60.0
             r["ctmr_checkpoints"] = p["ctmr_checkpoints"]
-    fig, (ax,) = _axes(three_d=True)
+    fig, (ax,) = _axes()
     import numpy as np
 
     z = np.full((len(ys), len(xs)), np.nan)
     for p in grid:
-        z[ys.index(p[y]), xs.index(p["error"])] = p["mean_response"] / HOUR
+        z[ys.index(p[y]), xs.index(p["error"])] = 100 * p["improvement"]
     scale = 100.0 if y == "info" else 1 / 60.0
-    gx, gy = np.meshgrid(np.array(xs) * 100, np.array(ys) * scale)
-    ax.plot_surface(gx, gy, z, cmap="viridis", edgecolor="k", lw=0.3, alpha=0.9)
+    image = ax.imshow(z, origin="lower", aspect="auto", cmap="viridis")
+    for p in grid:
+        dark = image.norm(100 * p["improvement"]) < 0.6
+        half = 100 * p["improvement_ci"]
+        text = f"{100 * p['improvement']:.1f}" + ("" if math.isnan(half) else f"\n+-{half:.1f}")
+        ax.text(xs.index(p["error"]), ys.index(p[y]), text, ha="center", va="center",
+                fontsize=6, color="w" if dark else "k")
+    ax.set_xticks(range(len(xs)), [f"{x * 100:g}" for x in xs])
+    ax.set_yticks(range(len(ys)), [f"{v * scale:g}" for v in ys])
     ax.set_xlabel("PPBW error +-A (%)")
     ax.set_ylabel(ylabel)
-    ax.set_zlabel("turnaround (h)")
-    ax.set_title(title, fontsize="medium")
+    fig.colorbar(image, ax=ax, label="improvement over Migration Only (%)")
+    ax.set_title(f"{title}\n(Migration Only: {base / HOUR:.2f} h)", fontsize="medium")
     save(fig, out / f"{name}.png")
     return _write(name, out, rows)
 
@@ -108,8 +140,7 @@ def _info_lines(pts: list[Point], out: Path, name: str, ppbw: float,
     for err in (0.0, 0.5, 0.8, 1.0):
         line = select(pts, ppbw=ppbw, error=err, error_mode="uniform", coalloc=True, ctmr=False)
         rows += [_row(p, base, "info") for p in line]
-        ax.plot([p["info"] * 100 for p in line], [p["mean_response"] / HOUR for p in line],
-                marker="o", ms=3, label=f"@ {err:.0%} error")
+        _line(ax, [p["info"] * 100 for p in line], line, label=f"@ {err:.0%} error")
     _migration_line(ax, base)
     _finish(ax, "information availability (%)", title)
     save(fig, out / f"{name}.png")
@@ -127,8 +158,13 @@ def _by_error(pts: list[Point], out: Path, name: str, mode: str, title: str) -> 
             if mode == "uniform":
                 row["rmspe"] = p["error"] * 100 / math.sqrt(3)
             rows.append(row)
-        ax.plot([p["error"] * 100 for p in line], [p["mean_response"] / HOUR for p in line],
-                marker="o", ms=3, color=color, label=f"{ppbw:g} Mbit/s")
+        if mode == "fixed":  # against the opposite error, paired by seed
+            opposite = {round(p["error"], 6): p for p in line}
+            for row, p in zip(rows[-len(line):], line, strict=True):
+                twin = opposite.get(round(-p["error"], 6))
+                row["vs_opposite"], row["vs_opposite_ci"] = (
+                    paired(twin, p, base) if twin is not None else (math.nan, math.nan))
+        _line(ax, [p["error"] * 100 for p in line], line, color=color, label=f"{ppbw:g} Mbit/s")
     _migration_line(ax, base)
     xlabel = ("PPBW error +-A (%), uniform" if mode == "uniform"
               else "PPBW error of every job (%)")
@@ -145,11 +181,13 @@ def fig9(pts: list[Point], out: Path) -> FigureOutput:
         line = select(pts, ppbw=ppbw, error_mode="fixed", coalloc=True, ctmr=False)
         rows += [{"ppbw": p["ppbw"], "error": p["error"],
                   "coalloc_slowdown": p["coalloc_slowdown"],
+                  "coalloc_slowdown_ci": p["coalloc_slowdown_ci"],
                   "mean_coallocated": p["mean_coallocated"],
                   "saturated_time": p["saturated_time"], "seeds": p["seeds"]} for p in line]
         xs = [p["error"] * 100 for p in line]
-        ax.plot(xs, [p["coalloc_slowdown"] for p in line], marker="o", ms=3, color=color,
-                label=f"slowdown, {ppbw:g} Mbit/s")
+        ax.errorbar(xs, [p["coalloc_slowdown"] for p in line],
+                    yerr=_bars(line, "coalloc_slowdown", 1.0), marker="o", ms=3, capsize=2,
+                    color=color, label=f"slowdown, {ppbw:g} Mbit/s")
         right.plot(xs, [p["mean_coallocated"] for p in line], ls=":", color=color,
                    label=f"co-allocated jobs, {ppbw:g}")
     ax.set_xlabel("PPBW error of every job (%)")
@@ -174,15 +212,13 @@ def _ctmr_lines(pts: list[Point], out: Path, name: str, ppbw: float,
                                  (0.0, 0.2, 0.4, 0.6, 0.8, 1.0))]
     rows += [{**_row(p, base, "ctmr"), "overhead_min": 0.0, "ctmr_checkpoints": 0}
              for p in off]
-    ax.plot([p["error"] * 100 for p in off], [p["mean_response"] / HOUR for p in off],
-            color="0.4", marker="s", ms=3, label="without CTMR")
+    _line(ax, [p["error"] * 100 for p in off], off, color="0.4", label="without CTMR")
     for minutes in (0, 5, 10, 20, 30):
         line = select(pts, ppbw=ppbw, coalloc=True, ctmr=True, overhead=60.0 * minutes)
         line = [p for p in line if p["error"] in {p2["error"] for p2 in off}]
         rows += [{**_row(p, base, "ctmr"), "overhead_min": float(minutes),
                   "ctmr_checkpoints": p["ctmr_checkpoints"]} for p in line]
-        ax.plot([p["error"] * 100 for p in line], [p["mean_response"] / HOUR for p in line],
-                marker="o", ms=3, label=f"CTMR, {minutes} min")
+        _line(ax, [p["error"] * 100 for p in line], line, label=f"CTMR, {minutes} min")
     _migration_line(ax, base)
     _finish(ax, "PPBW error +-A (%)", title)
     save(fig, out / f"{name}.png")
@@ -199,21 +235,28 @@ def fig16(pts: list[Point], out: Path) -> FigureOutput:
     variants = (("ideal (0% error)", 0.0, False, 0.0), ("no CTMR", 1.0, False, 0.0),
                 ("CTMR 5 min", 1.0, True, 300.0), ("CTMR 10 min", 1.0, True, 600.0))
     for ppbw in COLORS:
+        without = select(pts, ppbw=ppbw, error=1.0, error_mode="uniform", coalloc=True,
+                         ctmr=False)[0]
         for label, err, ctmr, overhead in variants:
             match = {"ppbw": ppbw, "error": err, "error_mode": "uniform", "coalloc": True,
                      "ctmr": ctmr}
             if ctmr:
                 match["overhead"] = overhead
             p = select(pts, **match)[0]
+            gain, gain_ci = paired(without, p, base)
             rows.append({"ppbw": ppbw, "variant": label, "error": err,
                          "turnaround_h": p["mean_response"] / HOUR,
-                         "improvement": 1.0 - p["mean_response"] / base,
+                         "turnaround_ci": p["mean_response_ci"] / HOUR,
+                         "improvement": p["improvement"], "improvement_ci": p["improvement_ci"],
+                         "vs_no_ctmr": gain, "vs_no_ctmr_ci": gain_ci,
                          "migration_only_h": base / HOUR, "seeds": p["seeds"]})
     fig, (ax,) = _axes()
     width = 0.2
     for k, (label, *_rest) in enumerate(variants):
-        vals = [100 * r["improvement"] for r in rows if r["variant"] == label]
-        ax.bar(np.arange(3) + (k - 1.5) * width, vals, width=width, label=label)
+        mine = [r for r in rows if r["variant"] == label]
+        ax.bar(np.arange(3) + (k - 1.5) * width, [100 * r["improvement"] for r in mine],
+               yerr=[0.0 if math.isnan(r["improvement_ci"]) else 100 * r["improvement_ci"]
+                     for r in mine], capsize=2, width=width, label=label)
     ax.set_xticks(np.arange(3), [f"{p:g} Mbit/s" for p in COLORS])
     ax.axhline(0, color="k", lw=0.8)
     ax.set_ylabel("improvement over Migration Only (%)")
@@ -237,9 +280,11 @@ def _overhead_lines(pts: list[Point], out: Path, name: str, ppbw: float,
         rows += [{**_row(p, base), "overhead_min": p["overhead"] / 60.0,
                   "ctmr_checkpoints": p["ctmr_checkpoints"],
                   "without_ctmr_h": off["mean_response"] / HOUR} for p in line]
-        ax.plot([p["overhead"] / 60 for p in line], [p["mean_response"] / HOUR for p in line],
-                marker="o", ms=3, color=color, label=f"CTMR, {err:.0%} error")
-        ax.axhline(off["mean_response"] / HOUR, color=color, ls=":",
+        for row, p in zip(rows[-len(line):], line, strict=True):
+            row["vs_no_ctmr"], row["vs_no_ctmr_ci"] = paired(off, p, base)
+        _line(ax, [p["overhead"] / 60 for p in line], line, color=color,
+              label=f"CTMR, {err:.0%} error")
+        ax.axhline(100 * off["improvement"], color=color, ls=":",
                    label=f"without CTMR, {err:.0%} error")
     _migration_line(ax, base)
     _finish(ax, "checkpoint / restart overhead (min)", title)
@@ -253,11 +298,11 @@ def _make() -> dict[str, Callable[[list[Point], Path], FigureOutput]]:
         makers[f"fig{k}"] = partial(
             _surface, name=f"fig{k}", ppbw=ppbw, y="info", ylabel="information availability (%)",
             match={"ctmr": False},
-            title=f"Turnaround vs error and information, {ppbw:g} Mbit/s (Fig. {k})",
+            title=f"Improvement vs error and information, {ppbw:g} Mbit/s (Fig. {k})",
             errors=(0.0, 0.5, 0.8, 1.0))
         makers[f"fig{k + 1}"] = partial(
             _info_lines, name=f"fig{k + 1}", ppbw=ppbw,
-            title=f"Turnaround vs information, {ppbw:g} Mbit/s (Fig. {k + 1})")
+            title=f"Improvement vs information, {ppbw:g} Mbit/s (Fig. {k + 1})")
     makers["fig7"] = partial(_by_error, name="fig7", mode="fixed",
                              title="Over- vs underestimation (Fig. 7)")
     makers["fig8"] = partial(_by_error, name="fig8", mode="uniform",
@@ -267,7 +312,7 @@ def _make() -> dict[str, Callable[[list[Point], Path], FigureOutput]]:
         makers[f"fig{k}"] = partial(
             _surface, name=f"fig{k}", ppbw=ppbw, y="overhead", ylabel="overhead (min)",
             match={"ctmr": True, "info": 1.0},
-            title=f"CTMR: turnaround vs error and overhead, {ppbw:g} Mbit/s (Fig. {k})")
+            title=f"CTMR: improvement vs error and overhead, {ppbw:g} Mbit/s (Fig. {k})")
         makers[f"fig{k + 1}"] = partial(
             _ctmr_lines, name=f"fig{k + 1}", ppbw=ppbw,
             title=f"CTMR at five overheads, {ppbw:g} Mbit/s (Fig. {k + 1})")
@@ -275,7 +320,7 @@ def _make() -> dict[str, Callable[[list[Point], Path], FigureOutput]]:
     for k, ppbw in zip((17, 18, 19), COLORS, strict=True):
         makers[f"fig{k}"] = partial(
             _overhead_lines, name=f"fig{k}", ppbw=ppbw,
-            title=f"Turnaround vs CTMR overhead, {ppbw:g} Mbit/s (Fig. {k})")
+            title=f"Improvement vs CTMR overhead, {ppbw:g} Mbit/s (Fig. {k})")
     return makers
 
 
