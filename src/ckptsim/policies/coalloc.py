@@ -98,6 +98,7 @@ class Coalloc(Scheduler):
         self._new: list[Job] = []
         self._dirty = True  # something besides arrivals happened since the last full pass
         self._starts = 0
+        self._started: list[Job] = []  # the jobs the pass started (off the lists after it)
         self.masks = [self.rates.cluster_mask(k) for k in range(c)]
         self.running: list[list[tuple[float, int, Job, int]]] = [[] for _ in range(c)]
         self.pieces: dict[int, tuple[float, int, list[int]]] = {}  # index -> key, split
@@ -202,6 +203,7 @@ class Coalloc(Scheduler):
         self.n_waiting -= 1
         self._size_count[job.size] -= 1
         self._starts += 1
+        self._started.append(job)
         self.sim.start(job, mask, overhead=overhead)  # the rate model's on_start: links
         self._track(job, pred, split)
 
@@ -271,16 +273,29 @@ class Coalloc(Scheduler):
                     jobs = new
                 if not jobs:
                     return  # no arrival and nothing changed: the other phases find nothing
-                if self.params.remote and self.n_waiting:
+                # A phase runs only if some waiting job fits what it may take (a remote
+                # start one cluster's free nodes, a co-allocation all of them).
+                if self.params.remote and self.n_waiting \
+                        and max(free) >= self.min_waiting_size():
                     self._remote(now, jobs)
-                if self.params.coalloc and self.n_waiting:
+                if self.params.coalloc and self.n_waiting \
+                        and sum(free) >= self.min_waiting_size():
                     self._coallocate(now, jobs)
                 if self._starts:
                     self._compact()
 
     def _compact(self) -> None:
-        self.order = [j for j in self.order if j.state is QUEUED]
-        self.queues = [[j for j in q if j.state is QUEUED] for q in self.queues]
+        """The jobs started by the pass leave the waiting lists (a few of them, one by one;
+        many, by keeping the jobs still waiting)."""
+        started, self._started = self._started, []
+        if len(started) <= 8:
+            order, queues, home = self.order, self.queues, self.home
+            for job in started:
+                order.remove(job)
+                queues[home[job.index]].remove(job)
+        else:
+            self.order = [j for j in self.order if j.state is QUEUED]
+            self.queues = [[j for j in q if j.state is QUEUED] for q in self.queues]
 
     def _local(self, c: int, now: float) -> None:
         """EASY on cluster c with its own queue."""
