@@ -94,6 +94,7 @@ def test_window_rows_partition_the_run_and_leave_the_whole_trace_as_it_was(tmp_p
     both = run_figure("readings", tmp_path / "b", trace_dir=TRACES, traces=["CTC-SP2"],
                       first=300, jobs=0, windows=3)
     assert whole.csv.read_bytes() == both.csv.read_bytes()
+    assert (tmp_path / "b" / "readings_windows.png").stat().st_size > 10_000
     rows = list(csv.DictReader(open(tmp_path / "b" / "readings_windows.csv")))
     assert len(rows) == 3 * 6
     assert [r["window"] for r in rows[::6]] == ["1", "2", "3"]

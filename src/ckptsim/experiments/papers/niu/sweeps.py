@@ -191,6 +191,9 @@ def readings(rows: list[dict[str, Any]], out: Path, traces: Sequence[str],
     """The readings of an overdue prediction by job size, against classical EASY."""
     table = [r for t in traces for r in _reading_rows(rows, t, t)]
     _by_window(out, "readings", traces, windows, lambda t, name: _reading_rows(rows, t, name))
+    if windows:
+        _readings_windows_png(out, traces, windows,
+                              lambda t, w: _reading_rows(rows, t, window_name(t, w)))
     write_csv(out / "readings.csv", table)
     ncols = min(len(traces), 3)
     nrows = -(-len(traces) // ncols)
@@ -220,3 +223,48 @@ def readings(rows: list[dict[str, Any]], out: Path, traces: Sequence[str],
                  "> 1/2)", fontsize="medium")
     save(fig, out / "readings.png")
     return FigureOutput(out / "readings.csv", out / "readings.png", table)
+
+
+def _readings_windows_png(out: Path, traces: Sequence[str],
+                          windows: Mapping[str, Sequence[Window]],
+                          rows_of: Callable[[str, Window], list[dict[str, Any]]]) -> None:
+    """readings_windows.png: each window's wait change against EASY (dots) and their mean with
+    its 95% t interval (bars, clipped at -100%), per trace and reading."""
+    import numpy as np
+
+    from ckptsim.experiments.stats import mean_ci
+
+    ncols = min(len(traces), 3)
+    nrows = -(-len(traces) // ncols)
+    fig, axes = figure(nrows, ncols, 4.4 * ncols, 3.3 * nrows + 0.8)
+    for i, t in enumerate(traces):
+        ax = axes[i // ncols][i % ncols]
+        changes: dict[str, list[float]] = {label: [] for label, _ in READINGS}
+        for w in windows[t]:
+            table = rows_of(t, w)
+            base = next(r for r in table if r["reading"] == "classical")["mean_wait"]
+            for r in table:
+                if r["reading"] in changes:
+                    changes[r["reading"]].append(100 * (_ratio(r["mean_wait"], base) - 1))
+        for x, values in enumerate(changes.values()):
+            mean, half, _ = mean_ci(values)
+            low = max(mean - half, -100.0) if np.isfinite(half) else mean
+            high = mean + half if np.isfinite(half) else mean
+            ax.scatter([x] * len(values), values, s=12, color="tab:blue", alpha=0.6, lw=0,
+                       label="one window" if x == 0 and i == 0 else None)
+            ax.errorbar([x + 0.2], [mean], yerr=[[mean - low], [high - mean]], fmt="o",
+                        color="black", ms=4, capsize=3,
+                        label="mean, 95% interval" if x == 0 and i == 0 else None)
+        ax.axhline(0.0, color="grey", ls=":", lw=1)
+        ax.set_xticks(range(len(changes)), [label.replace("-", ",\n") for label in changes],
+                      fontsize="x-small")
+        ax.set_xlabel("overdue reading (\"backfilled\": scaled=backfilled)", fontsize="small")
+        ax.set_ylabel("mean wait vs classical EASY (%)")
+        ax.set_title(f"{t} ({len(windows[t])} windows)")
+        ax.grid(alpha=0.3, axis="y")
+    for j in range(len(traces), nrows * ncols):
+        axes[j // ncols][j % ncols].set_visible(False)
+    legend_below(fig, axes[0][0], 2)
+    fig.suptitle("Wait against classical EASY over sub-periods of each trace (windows of equal "
+                 "job count), p = 0.2", fontsize="medium")
+    save(fig, out / "readings_windows.png")
