@@ -159,12 +159,15 @@ class GridRates(RateModel):
     def on_start(self, job: Job) -> None:
         """The job took its nodes (`job.mask`): co-allocated, it enters the links."""
         changed = self.changed
-        changed[job.index] = job
         mask = job.mask
         # Its lowest and highest nodes in one cluster: not co-allocated (the common case).
+        # Off the links its rate is 1: a job already at 1 is not reported (no change).
         c = bisect_right(self._offs, (mask & -mask).bit_length() - 1) - 1
         if c >= 0 and mask.bit_length() <= self._ends[c]:
+            if job.rate != 1.0:
+                changed[job.index] = job
             return
+        changed[job.index] = job
         now = self.sim.now  # type: ignore[union-attr]
         split = self.split(mask)
         if len(split) - split.count(0) < 2:
@@ -183,7 +186,10 @@ class GridRates(RateModel):
         self._refresh()
 
     def on_release(self, job: Job) -> None:
-        """The job gave its nodes back (end, kill, checkpoint): it leaves the links."""
+        """The job gave its nodes back (end, kill, checkpoint): it leaves the links (a job
+        off them already at rate 1 is not reported: nothing changes)."""
+        if job.index not in self._on and job.rate == 1.0:
+            return
         self.changed[job.index] = job
         self.leave(job)
 
