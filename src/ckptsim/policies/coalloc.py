@@ -275,11 +275,10 @@ class Coalloc(Scheduler):
                     return  # no arrival and nothing changed: the other phases find nothing
                 # A phase runs only if some waiting job fits what it may take (a remote
                 # start one cluster's free nodes, a co-allocation all of them).
-                if self.params.remote and self.n_waiting \
-                        and max(free) >= self.min_waiting_size():
+                # (`smallest` may be below the waiting sizes now: a phase may run for nothing.)
+                if self.params.remote and self.n_waiting and max(free) >= smallest:
                     self._remote(now, jobs)
-                if self.params.coalloc and self.n_waiting \
-                        and sum(free) >= self.min_waiting_size():
+                if self.params.coalloc and self.n_waiting and sum(free) >= smallest:
                     self._coallocate(now, jobs)
                 if self._starts:
                     self._compact()
@@ -369,8 +368,10 @@ class Coalloc(Scheduler):
         booked, barred = self.rates.booked, self.barred
         rC = range(C)
         cut = self.params.admit_cut
-        hi, lo, room, residual = self._coalloc_room(links)
-        earliest = min(shadow)
+        # The room is computed when a job first gets past the cheap tests; until then the
+        # free nodes bound it.
+        hi = lo = residual = None
+        room = sum(self.free)
         for job in jobs:
             size = job.size
             if size > room or size < 2 or job.state is not QUEUED:
@@ -379,6 +380,11 @@ class Coalloc(Scheduler):
             e = booked[i]
             if e != e or (size <= n_big and i in barred):
                 continue
+            if hi is None:
+                hi, lo, room, residual = self._coalloc_room(links)
+                earliest = min(shadow)
+                if size > room:
+                    continue
             pred = now + job.estimate
             # self._allowed(c, job, pred) on the usable clusters, inlined (a hot loop): hi
             # where the reservation does not bind, else lo
@@ -402,8 +408,8 @@ class Coalloc(Scheduler):
             for c, k in enumerate(split):
                 if k or self.reserved[c] is job:
                     self._consume(c, job, pred, k, now)
-            hi, lo, room, residual = self._coalloc_room(links)
-            earliest = min(shadow)
+            hi = None
+            room = sum(self.free)
 
     def _coalloc_room(self, links: Any) -> tuple[list[int], list[int], int, list[float]]:
         """Per cluster, the nodes a co-allocation may take when the cluster's reservation
