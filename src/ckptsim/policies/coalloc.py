@@ -343,23 +343,27 @@ class Coalloc(Scheduler):
         n, C, free = self.N, self.C, self.free
         reserved, shadow, extra = self.reserved, self.shadow, self.extra
         room = max(free)
+        # The clusters by free nodes, most first (lowest index on ties): a job goes to the
+        # first that allows it, the one with the most free nodes.
+        by_free = sorted(range(C), key=lambda d: (-free[d], d))
         for job in jobs:
             size = job.size
             if size > room or size > n or job.state is not QUEUED:
                 continue
             home = self.home[job.index]
             pred = now + job.estimate
-            best = -1
-            for d in range(C):
+            for d in by_free:
+                if free[d] < size:
+                    break  # nor any after it
                 # self._allowed(d, job, pred) >= size, inlined (a hot loop)
-                if d != home and (best < 0 or free[d] > free[best]) and (
+                if d != home and (
                         free[d] if (r := reserved[d]) is None or r is job or pred <= shadow[d]
                         else min(free[d], extra[d])) >= size:
-                    best = d
-            if best >= 0:
-                self._start_on(best, job, pred, now, local=False)
-                self._consume(home, job, pred, 0, now)
-                room = max(free)
+                    self._start_on(d, job, pred, now, local=False)
+                    self._consume(home, job, pred, 0, now)
+                    room = max(free)
+                    by_free = sorted(range(C), key=lambda d: (-free[d], d))
+                    break
 
     def _coallocate(self, now: float, jobs: list[Job]) -> None:
         links = self.rates.links
