@@ -1,7 +1,7 @@
 """Multi-cluster benchmark: `coalloc` at the seed's size, and what the rate model recomputes.
 
     python benchmarks/bench_coalloc.py [--n 400000] [--repeat 1] [--only NAME...]
-        [--scope-n 20000] [--phases-n 100000] [--json OUT]
+        [--minimal [TRACE]] [--scope-n 20000] [--phases-n 100000] [--json OUT]
 
 ``full``: for each configuration, the whole command ``python -m ckptsim run --workload
 grid:n=N,... --scheduler coalloc --set ... --out TMP`` in a fresh process (generating the
@@ -10,7 +10,10 @@ schedule.swf).  Times are CPU seconds (user + sys of the child, os.wait4) becaus
 may be shared; wall seconds are reported too, with jobs per CPU second and peak resident
 memory.  The configurations: Migration Only, co-allocation with exact estimates at 300 Mbit/s,
 with +-100% errors at 400 Mbit/s (saturated links), and the same with the CTMR agent
-(10 min overhead).
+(10 min overhead).  With ``--minimal`` the minimal EASY loop (benchmarks/minimal_easy.py,
+on HPC2N by default) runs in a fresh process before each round of configurations and after
+the last, and every configuration's CPU seconds are also given as a multiple of the loop's
+(its best of those runs).
 
 ``scope``: one in-process run of the heaviest configuration (`--scope-n` jobs per cluster)
 counting, at every start or end of a co-allocated job, the jobs whose allotment the links
@@ -40,6 +43,10 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 SRC = HERE.parent / "src"
 BASE = "load=0.95,seed=1"
+# The shared traces beside the checkout's sources or beside the checkout.
+HPC2N = next((p for p in (HERE.parents[k] / "shared" / "data" / "traces" /
+                          "HPC2N-2002-2.2-cln.swf.gz" for k in (1, 2)) if p.exists()),
+             HERE.parents[1] / "shared" / "data" / "traces" / "HPC2N-2002-2.2-cln.swf.gz")
 CONFIGS: dict[str, tuple[str, list[str]]] = {
     "migration-only": ("ppbw=300", ["coalloc=false"]),
     "coalloc-exact-300": ("ppbw=300,error=0", []),
@@ -77,22 +84,44 @@ def command(name: str, n: int, out: Path) -> list[str]:
     return cmd
 
 
-def bench_full(names: list[str], n: int, repeat: int) -> dict[str, Any]:
+def minimal_cpu(trace: Path) -> float:
+    """CPU seconds of the minimal EASY loop on `trace` (a fresh process)."""
+    cpu, _, _ = run_cmd([sys.executable, str(HERE / "minimal_easy.py"), str(trace)])
+    print(f"{'minimal EASY loop':20s} {trace.name}  CPU {cpu:7.2f} s", flush=True)
+    return cpu
+
+
+def bench_full(names: list[str], n: int, repeat: int,
+               trace: Path | None = None) -> dict[str, Any]:
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(SRC)], check=True)
     out: dict[str, Any] = {}
     jobs = 4 * n
+    best: dict[str, tuple[float, float, float]] = {}
+    minimal: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
-        for name in names:
-            best: tuple[float, float, float] | None = None
-            for _ in range(repeat):
+        for _ in range(repeat):  # rounds, each next to the minimal loop
+            if trace is not None:
+                minimal.append(minimal_cpu(trace))
+            for name in names:
                 got = run_cmd(command(name, n, Path(tmp) / name))
-                best = got if best is None or got[0] < best[0] else best
-            assert best is not None
-            cpu, wall, rss = best
-            out[name] = {"jobs": jobs, "cpu_s": round(cpu, 2), "wall_s": round(wall, 2),
-                         "jobs_per_cpu_s": round(jobs / cpu), "peak_rss_mb": round(rss)}
-            print(f"{name:20s} {jobs:>9,} jobs  CPU {cpu:7.1f} s  wall {wall:7.1f} s  "
-                  f"{jobs / cpu:8,.0f} jobs/s  peak {rss:6.0f} MB", flush=True)
+                if name not in best or got[0] < best[name][0]:
+                    best[name] = got
+                print(f"{name:20s} {jobs:>9,} jobs  CPU {got[0]:7.1f} s  wall {got[1]:7.1f} s"
+                      f"  peak {got[2]:6.0f} MB", flush=True)
+        if trace is not None:
+            minimal.append(minimal_cpu(trace))
+    for name in names:
+        cpu, wall, rss = best[name]
+        row: dict[str, Any] = {"jobs": jobs, "cpu_s": round(cpu, 2), "wall_s": round(wall, 2),
+                               "jobs_per_cpu_s": round(jobs / cpu), "peak_rss_mb": round(rss)}
+        line = (f"best {name:15s} {jobs:>9,} jobs  CPU {cpu:7.1f} s  {jobs / cpu:8,.0f} "
+                f"jobs/s  peak {rss:6.0f} MB")
+        if minimal:
+            row["minimal_cpu_s"] = round(min(minimal), 3)
+            row["ratio_to_minimal"] = round(cpu / min(minimal), 1)
+            line += f"  {row['ratio_to_minimal']:.1f}x the minimal loop"
+        out[name] = row
+        print(line, flush=True)
     return out
 
 
@@ -207,6 +236,9 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=400_000, help="jobs per cluster (seed: 400,000)")
     ap.add_argument("--repeat", type=int, default=1, help="runs per configuration (best CPU)")
     ap.add_argument("--only", nargs="+", choices=[*CONFIGS, "scope", "phases"], default=None)
+    ap.add_argument("--minimal", nargs="?", type=Path, default=None, const=HPC2N,
+                    metavar="TRACE", help="also time the minimal EASY loop on TRACE "
+                    "(default HPC2N) before each round and after the last")
     ap.add_argument("--scope-n", type=int, default=20_000)
     ap.add_argument("--phases-n", type=int, default=100_000)
     ap.add_argument("--json", type=Path, default=HERE / "results" / "coalloc.json")
@@ -215,7 +247,9 @@ def main() -> None:
     result: dict[str, Any] = {"n": args.n}
     full = [x for x in names if x in CONFIGS]
     if full:
-        result["full"] = bench_full(full, args.n, args.repeat)
+        if args.minimal is not None and not args.minimal.exists():
+            raise SystemExit(f"--minimal: no trace {args.minimal}")
+        result["full"] = bench_full(full, args.n, args.repeat, args.minimal)
     if "scope" in names:
         result["scope"] = bench_scope(args.scope_n)
     if "phases" in names:
