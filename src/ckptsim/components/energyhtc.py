@@ -34,7 +34,15 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from ckptsim.components.machines import ACTIVE, IDLE, OFF, SLEEP, TO_SLEEP, WAKING
+from ckptsim.components.machines import (
+    ACTIVE,
+    IDLE,
+    OFF,
+    SLEEP,
+    TO_SLEEP,
+    WAKING,
+    machines_of,
+)
 from ckptsim.platform.base import OWNER
 
 if TYPE_CHECKING:
@@ -127,15 +135,8 @@ class HtcLedger:
         if not changed:
             return
         now = max(now, meter.start)
-        nm = meter.node_machine
         masks = meter.masks
-        seen = []
-        while changed:  # the machines of the changed nodes, each once
-            m = nm[(changed & -changed).bit_length() - 1]
-            seen.append(m)
-            changed ^= changed & masks[m]
-        if len(seen) > 1:
-            seen.sort()
+        seen = machines_of(changed, meter.node_machine, masks)
         state = meter.state
         since = meter.since
         mark = self.mark

@@ -19,6 +19,18 @@ if TYPE_CHECKING:
     from ckptsim.engine.state import Job
 
 ACTIVE, IDLE, SLEEP, OFF, WAKING, TO_SLEEP = range(6)  # indices into STATES
+def machines_of(changed: int, node_machine: Any, masks: Any) -> list[int]:
+    """The machines (ascending) holding the nodes of the bit mask `changed`, each once."""
+    seen = []
+    while changed:
+        m = node_machine[(changed & -changed).bit_length() - 1]
+        seen.append(m)
+        changed ^= changed & masks[m]
+    if len(seen) > 1:
+        seen.sort()
+    return seen
+
+
 INF = math.inf
 
 
@@ -168,15 +180,8 @@ class MachineStates:
             return
         changed = down ^ self.down
         self.down = down
-        nm = self.node_machine
         masks = self.masks
-        seen = []
-        while changed:  # the machines of the changed nodes, each once
-            m = nm[(changed & -changed).bit_length() - 1]
-            seen.append(m)
-            changed ^= changed & masks[m]
-        if len(seen) > 1:
-            seen.sort()
+        seen = machines_of(changed, self.node_machine, masks)
         state = self.state
         pinned = self.pinned
         for m in seen:
