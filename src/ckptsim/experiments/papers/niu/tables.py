@@ -231,6 +231,41 @@ def fig4_windows(folder: Path) -> str:
                      "backfill ratio vs classical-actual, mean (95% interval)"], out)
 
 
+#: Where the figures' CSVs under `--reading estimate` (the runs made before the default became
+#: `reservation-backfilled`) are kept, beside the page's folder.
+ESTIMATE = "estimate"
+
+
+def estimate(folder: Path) -> str:
+    """Figs. 4 and 7 per trace under the figures' default reading and, after the slash, under
+    `overdue=estimate` (folder/estimate/)."""
+    new4, old4 = read(folder, "fig4"), read(folder / ESTIMATE, "fig4")
+    new7, old7 = read(folder, "fig7"), read(folder / ESTIMATE, "fig7")
+
+    def best(rows: list[dict[str, Any]], t: str) -> str:
+        mine = [r for r in rows if r["trace"] == t and str(r["variant"]).startswith("p=")]
+        return str(min(mine, key=lambda r: r["wait_norm"])["variant"])[2:]
+
+    out = []
+    for t in _traces(new4):
+        a, b = _one(new4, trace=t, variant="p=0.2"), _one(old4, trace=t, variant="p=0.2")
+        ea = _one(new4, trace=t, variant="classical-actual")
+        eb = _one(old4, trace=t, variant="classical-actual")
+        c, d = (_one(x, trace=t, variant="t_extend=430") for x in (new7, old7))
+        out.append([t, f"{change(a['wait_norm'])} / {change(b['wait_norm'])}",
+                    f"{change(a['bsld_norm'])} / {change(b['bsld_norm'])}",
+                    f"{best(new4, t)} / {best(old4, t)}",
+                    f"{change(a['mean_wait'] / ea['mean_wait'])} / "
+                    f"{change(b['mean_wait'] / eb['mean_wait'])}",
+                    f"{percent(a['preempt_ratio'])} / {percent(b['preempt_ratio'])}",
+                    f"{change(c['wait_norm'])} / {change(d['wait_norm'])}",
+                    f"{percent(c['wasted_ratio'], 2)} / {percent(d['wasted_ratio'], 2)}"])
+    return markdown(["trace", "p = 0.2: wait vs classical", "slowdown vs classical",
+                     "best p (wait)", "wait vs classical-actual", "jobs preempted",
+                     "t_extend = 430 s: wait vs classical", "capacity wasted"], out)
+
+
 TABLES: dict[str, Table] = {"fig1": fig1, "fig2": fig2, "fig4": fig4, "fig5": fig5,
                             "fig6": fig6, "fig7": fig7, "readings": readings,
-                            "windows": windows, "fig4_windows": fig4_windows}
+                            "windows": windows, "fig4_windows": fig4_windows,
+                            "estimate": estimate}
