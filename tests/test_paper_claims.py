@@ -170,3 +170,16 @@ def test_a_paper_own_option_joins_the_command_table():
 
     with pytest.raises(ValueError, match="--days is declared twice"):
         _options_table([*PAPERS, Twice()])
+
+
+def test_the_papers_declarations_import_no_numpy_or_matplotlib():
+    """The command line reads every paper's declaration to build its options: they import
+    neither numpy nor matplotlib (a paper's modules load only when it runs)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from ckptsim.experiments.papers.base import all_papers; all_papers(); "
+            "print(sorted(m for m in ('numpy', 'matplotlib', 'pandas') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "[]"

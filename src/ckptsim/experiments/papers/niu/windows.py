@@ -14,10 +14,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from ckptsim.errors import ConfigError
+
+if TYPE_CHECKING:  # numpy is imported when windows are cut, not with the paper's declaration
+    import numpy as np
 
 #: The most windows a trace is cut into.
 MAX_WINDOWS = 100
@@ -50,6 +52,8 @@ def parse_windows(value: str | int | None) -> int | None:
 
 def cut(submit: Sequence[float] | np.ndarray, k: int, first: int | None = None) -> list[Window]:
     """The K windows of the jobs with these (sorted) submit times, or of their first `first`."""
+    import numpy as np
+
     times = np.asarray(submit, dtype=float)
     n = len(times) if first is None else min(first, len(times))
     if n and np.any(np.diff(times[:n]) < 0):
