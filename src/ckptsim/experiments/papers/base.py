@@ -71,7 +71,7 @@ SHARED_OPTIONS = (
                 kwargs={"metavar": "KIND"}),
     PaperOption("--replications", "seeds per point (oliner: each thins the failure log "
                 "differently; jones, forshaw: each draws another workload, and forshaw other "
-                "users); figures show the mean (default 1; jones 5, with --full 1; forshaw 3, "
+                "users); figures show the mean (default 1; jones 5, with --full 1; forshaw 10, "
                 "with --full 50)",
                 kwargs=_INT_N),
     PaperOption("--full", "the seed's size (default off; jones: 400,000 jobs per cluster; "

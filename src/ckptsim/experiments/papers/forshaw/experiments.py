@@ -52,7 +52,7 @@ RECENT = 60  # Interarrival's d, minutes (the seed gives none)
 TRACE_POLICIES = ("none", "opt", "fixed60", "fixed180", "ratio4")
 
 DEFAULT_DAYS = 7
-DEFAULT_REPLICATIONS = 3
+DEFAULT_REPLICATIONS = 10  # the page's headline families (docs/results/forshaw.md)
 DEFAULT_START = "2010-01-15"  # a Friday in the first term (the year's first days are holidays)
 FULL_DAYS = 365
 FULL_START = "2010-01-01"  # the seed's year

@@ -27,6 +27,7 @@ from ckptsim.experiments.papers.common import (
 )
 from ckptsim.experiments.papers.forshaw import experiments as fw
 from ckptsim.experiments.stats import mean_ci
+from ckptsim.metrics.htc import benefit
 
 Point = dict[str, Any]
 #: metric -> (column stem, scale from the stored unit to the figure's unit)
@@ -67,7 +68,15 @@ def reduce(rows: list[dict[str, Any]], family: str, first: str = "interval") -> 
             continue
         opt = by.get(fw.policy("opt", c["d"]), {}) if c["kind"] != "none" else {}
         point: Point = {"policy": s, **c, "seeds": len(runs)}
+        # Each replication's values and benefits (FIG-replications.csv: what pairs them).
+        point["runs"] = {k: {} for k in sorted(runs)}
         for metric, (stem, scale) in SHOWN.items():
+            for k, r in runs.items():
+                v = _value(r, metric)
+                b = 0.0 if c["kind"] == "none" else (
+                    benefit(v, _value(none[k], metric), _value(opt[k], metric))
+                    if k in none and k in opt else math.nan)
+                point["runs"][k].update({stem: v * scale, f"benefit_{stem}": b})
             mean, half, _ = mean_ci([_value(r, metric) * scale for r in runs.values()])
             point[stem], point[f"{stem}_ci"] = mean, half
             if c["kind"] == "none":  # v_x = v_none: no gain, by the definition
@@ -82,8 +91,13 @@ def reduce(rows: list[dict[str, Any]], family: str, first: str = "interval") -> 
     return points
 
 
-def _write(name: str, out: Path, rows: list[dict[str, Any]]) -> FigureOutput:
+def _write(name: str, out: Path, rows: list[dict[str, Any]],
+           runs: list[dict[str, Any]]) -> FigureOutput:
+    """figN.csv (a row per configuration: means and 95% half-widths) and
+    figN-replications.csv (a row per configuration and replication, `seed`: the claims pair
+    two configurations by it)."""
     write_csv(out / f"{name}.csv", rows)
+    write_csv(out / f"{name}-replications.csv", runs)
     return FigureOutput(out / f"{name}.csv", out / f"{name}.png", rows)
 
 
@@ -94,10 +108,13 @@ def _baseline(pts: list[Point], out: Path, name: str, stem: str, ylabel: str,
     share of their None (the seed's energy is a year of its pool, ours the run's days)."""
     chosen = sorted((p for p in pts if p["kind"] in ("none", "opt")), key=lambda p: p["d"])
     none = next((p[stem] for p in chosen if p["kind"] == "none"), math.nan)
-    rows = []
+    rows, runs = [], []
     for p in chosen:
         seed = SEED_NONE[stem] if p["kind"] == "none" else SEED_OPT[stem]
-        rows.append({"policy": "None" if p["kind"] == "none" else f"Opt {p['d']} min",
+        label = "None" if p["kind"] == "none" else f"Opt {p['d']} min"
+        runs += [{"policy": label, "seed": k, "overhead_min": v["overhead_min"],
+                  "energy_mwh": v["energy_mwh"]} for k, v in p["runs"].items()]
+        rows.append({"policy": label,
                      stem: p[stem], f"{stem}_ci": p[f"{stem}_ci"], "seed": seed,
                      "relative_to_none": p[stem] / none if none else math.nan,
                      "seed_relative_to_none": seed / SEED_NONE[stem], "seeds": p["seeds"]})
@@ -121,7 +138,7 @@ def _baseline(pts: list[Point], out: Path, name: str, stem: str, ylabel: str,
     ax.set_axisbelow(True)
     legend_below(fig, ax, 2)
     save(fig, out / f"{name}.png")
-    return _write(name, out, rows)
+    return _write(name, out, rows, runs)
 
 
 # ----------------------------------------------------------------------------- figs 6-12
@@ -150,7 +167,7 @@ def _sweep(pts: list[Point], out: Path, name: str, kinds: tuple[str, ...], xlabe
     series: dict[str, list[Point]] = {}
     for p in chosen:
         series.setdefault(_series_label(p), []).append(p)
-    rows = []
+    rows, runs = [], []
     fig, axes = figure(1, 3, 15.0, 4.2)
     for label, members in series.items():
         members.sort(key=lambda p: p["value"])
@@ -166,13 +183,16 @@ def _sweep(pts: list[Point], out: Path, name: str, kinds: tuple[str, ...], xlabe
             ax.grid(alpha=0.3)
         for p in members:
             variant = p["variant"]
-            rows.append({"series": label, "kind": p["kind"], "duration_min": p["d"],
-                         "value": p["value"],
-                         "variant": "/".join(map(str, variant)) if isinstance(variant, tuple)
-                         else variant,
-                         **{c: p[c] for col, _ in PANELS for c in (col, f"{col}_ci")},
+            key = {"series": label, "kind": p["kind"], "duration_min": p["d"],
+                   "value": p["value"],
+                   "variant": "/".join(map(str, variant)) if isinstance(variant, tuple)
+                   else variant}
+            rows.append({**key, **{c: p[c] for col, _ in PANELS for c in (col, f"{col}_ci")},
                          "overhead_min": p["overhead_min"], "energy_mwh": p["energy_mwh"],
                          "seeds": p["seeds"]})
+            runs += [{**key, "seed": k, **{col: v[col] for col, _ in PANELS},
+                      "overhead_min": v["overhead_min"], "energy_mwh": v["energy_mwh"]}
+                     for k, v in p["runs"].items()]
     means = [p[col] for p in chosen for col, _ in PANELS[:2] if math.isfinite(p[col])]
     low = max(min(means, default=0.0), -2.0)  # the mean curves, not their widest intervals
     for k in range(2):
@@ -181,14 +201,14 @@ def _sweep(pts: list[Point], out: Path, name: str, kinds: tuple[str, ...], xlabe
         axes[0][k].set_ylim(min(low, 0.0) - 0.1, 1.15)
     legend_below(fig, axes[0][0], 4)
     save(fig, out / f"{name}.png")
-    return _write(name, out, rows)
+    return _write(name, out, rows, runs)
 
 
 # ----------------------------------------------------------------------------- trace
 def _trace(pts: list[Point], out: Path, name: str) -> FigureOutput:
     order = {"none": 0, "opt": 1, "fixed": 2, "ratio": 3}
     chosen = sorted(pts, key=lambda p: (order[p["kind"]], p["d"], p["value"] or 0))
-    rows = []
+    rows, runs = [], []
     for p in chosen:
         label = {"none": "None", "opt": f"Opt {p['d']} min"}.get(p["kind"])
         if label is None:
@@ -197,6 +217,7 @@ def _trace(pts: list[Point], out: Path, name: str) -> FigureOutput:
         rows.append({"policy": label, **{c: p[c] for c in (
             "overhead_min", "overhead_min_ci", "energy_mwh", "energy_mwh_ci", "utilisation",
             "benefit_overhead_min", "benefit_energy_mwh")}, "seeds": p["seeds"]})
+        runs += [{"policy": label, "seed": k, **v} for k, v in p["runs"].items()]
     fig, axes = figure(1, 2, 12.0, 4.2)
     x = np.arange(len(rows))
     for k, (stem, ylabel) in enumerate((("overhead_min", "mean task overhead (min)"),
@@ -209,7 +230,7 @@ def _trace(pts: list[Point], out: Path, name: str) -> FigureOutput:
         ax.set_ylabel(ylabel)
         ax.grid(axis="y", alpha=0.3)
     save(fig, out / f"{name}.png")
-    return _write(name, out, rows)
+    return _write(name, out, rows, runs)
 
 
 FIGURE_MAKERS: dict[str, Callable[[list[Point], Path], FigureOutput]] = {
