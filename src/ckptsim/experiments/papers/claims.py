@@ -288,7 +288,7 @@ def _swept(claim: Claim, rows: Sequence[CsvRow], metric: str,
         base = points[0][1]
         diffs = [Estimate(_change(base.mean, e.mean, claim.relative),
                           _change_half(base, e, claim.relative), min(base.n, e.n))
-                 for _, e in points[1:]]
+                 for _, e in points[1:]] if not claim.unit else _paired_steps(claim, rows, metric)
         if not diffs:
             return NAN, n, NAN, NAN, "inconclusive"
         worst = max(diffs, key=lambda d: abs(d.mean))
@@ -308,6 +308,18 @@ def _swept(claim: Claim, rows: Sequence[CsvRow], metric: str,
         adjacent = len(near) <= 2 and xs.index(high) - xs.index(low) <= 1
         return best_x, n, low, high, "agrees" if adjacent else "inconclusive"
     return _crossing(points, n, known, seed)
+
+
+def _paired_steps(claim: Claim, rows: Sequence[CsvRow], metric: str) -> list[Estimate]:
+    """Each later value of `param` against the first, paired per `unit` (`flat`)."""
+    values: list[str] = []
+    for r in rows:
+        if r[claim.param] not in values:
+            values.append(r[claim.param])
+    first = [r for r in rows if r[claim.param] == values[0]]
+    steps = (difference(claim, first, [r for r in rows if r[claim.param] == v], metric)
+             for v in values[1:])
+    return [e for e in steps if e is not None]
 
 
 def _change_half(a: Estimate, b: Estimate, relative: bool) -> float:

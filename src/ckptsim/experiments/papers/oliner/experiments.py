@@ -37,6 +37,7 @@ import numpy as np
 from ckptsim.errors import ConfigError
 from ckptsim.experiments.papers.common import FigureOutput, OnRow, find_family, run_spec, write_csv
 from ckptsim.experiments.papers.oliner.plots import capacity_figure, line_figure
+from ckptsim.experiments.papers.oliner.replications import replication_rows, write_replications
 from ckptsim.experiments.stats import mean_ci
 
 TRACES: dict[str, str] = {
@@ -289,6 +290,7 @@ def level_figures(family: str, rows: list[dict[str, Any]], out: Path, opt: Optio
     """Figs. 6-8 (balancing, confidence) and 9-10 (tie-break, accuracy)."""
     level = "confidence" if family == "balancing" else "accuracy"
     points = _points(rows, f"param.{level}", ["workload.failure_count"])
+    runs = replication_rows(rows, f"param.{level}", ["workload.failure_count"], list(TRACES))
     name = "balancing" if family == "balancing" else "tie-breaking"
     slowdown, *capacity = FAMILIES[family]
     outputs = []
@@ -298,6 +300,7 @@ def level_figures(family: str, rows: list[dict[str, Any]], out: Path, opt: Optio
                     f"Average bounded slowdown vs {level}, {name}, {_rate_text(opt)} "
                     f"(Fig. {slowdown.removeprefix('fig')})", out / f"{slowdown}.png")
         outputs.append(_write(slowdown, out, points))
+        write_replications(slowdown, out, runs, points)
     for figure in capacity:
         if figure not in wanted:
             continue
@@ -307,6 +310,7 @@ def level_figures(family: str, rows: list[dict[str, Any]], out: Path, opt: Optio
                         f"Capacity vs {level}, {name}, {_rate_text(opt)} "
                         f"(Fig. {figure.removeprefix('fig')})", out / f"{figure}.png")
         outputs.append(_write(figure, out, table))
+        write_replications(figure, out, runs, table)
     return outputs
 
 

@@ -124,6 +124,41 @@ def _levels(folder: Path, figure: str, level: str) -> str:
                      "a = 0's mean"], out)
 
 
+def _pct(x: float) -> str:
+    return change(1.0 + x)
+
+
+def _paired_levels(folder: Path, figure: str, level: str) -> str:
+    """Each level against a = 0, paired per replication (figN-replications.csv): the mean
+    change in slowdown with its 95% interval, and how many levels' intervals lie wholly below
+    (better) or above (worse) zero."""
+    from ckptsim.experiments.stats import mean_ci
+
+    rows = read(folder, f"{figure}-replications")
+    out = []
+    for t in _traces(rows):
+        for c in _loads(rows):
+            mine = [r for r in rows if r["trace"] == t and abs(r["load_scale"] - c) < 1e-9]
+            base = {r["seed"]: r["mean_response_bsld"] for r in mine if r[level] == 0.0}
+            steps = {}
+            for a in sorted({r[level] for r in mine if r[level] > 0}):
+                steps[a] = mean_ci([r["mean_response_bsld"] / base[r["seed"]] - 1.0
+                                    for r in mine if r[level] == a and r["seed"] in base])
+            if not base or not steps:
+                continue
+            best = min(steps, key=lambda a: steps[a][0])
+            below = sum(m + h < 0 for m, h, _ in steps.values())
+            above = sum(m - h > 0 for m, h, _ in steps.values())
+            first = steps.get(0.1)
+            out.append([t, f"{c:g}", str(min(n for _, _, n in steps.values())),
+                        f"{_pct(first[0])} ± {number(100 * first[1])} pt" if first else "-",
+                        f"{_pct(steps[best][0])} ± {number(100 * steps[best][1])} pt "
+                        f"({best:g})", f"{below} of {len(steps)}",
+                        f"{above} of {len(steps)}"])
+    return markdown(["workload", "c", "replications", "a = 0.1 (± 95%)", "best (a)",
+                     "levels better than a = 0", "levels worse than a = 0"], out)
+
+
 def _capacity_levels(folder: Path, figure: str, level: str) -> str:
     rows = read(folder, figure)
     out = []
@@ -185,7 +220,10 @@ def _capacity(figure: str, level: str) -> Table:
 
 TABLES: dict[str, Table] = {
     "fig3-4": failures, "fig5": capacity_by_count,
-    "fig6": _slowdown("fig6", "confidence"), "fig7": _capacity("fig7", "confidence"),
+    "fig6": _slowdown("fig6", "confidence"),
+    "fig6-paired": lambda folder: _paired_levels(folder, "fig6", "confidence"),
+    "fig9-paired": lambda folder: _paired_levels(folder, "fig9", "accuracy"),
+    "fig7": _capacity("fig7", "confidence"),
     "fig8": _capacity("fig8", "confidence"), "fig9": _slowdown("fig9", "accuracy"),
     "fig10": _capacity("fig10", "accuracy"),
     "lograte-fig6": _lograte(_slowdown("fig6", "confidence")),
