@@ -49,6 +49,7 @@ def comparable(rows):
                   key=lambda r: r["run_id"])
 
 
+@pytest.mark.slow  # 10 s: a scheduler and a worker started as separate processes
 def test_sweep_on_a_separately_started_scheduler_and_worker(tmp_path, capsys):
     distributed = pytest.importorskip("distributed", reason="Dask's distributed is not "
                                                             "installed (pip install "

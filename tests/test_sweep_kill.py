@@ -109,7 +109,9 @@ def kill_when(proc: subprocess.Popen[bytes], out: Path, target: int, delay: floa
     return seen, gone
 
 
-@pytest.mark.parametrize("executor", [POOL, DASK], ids=["pool", "dask"])
+# The Dask variant takes 10-14 s (over the default run's ~10 s per test): opt-in with -m slow.
+@pytest.mark.parametrize("executor", [pytest.param(POOL, id="pool"),
+                                      pytest.param(DASK, id="dask", marks=pytest.mark.slow)])
 def test_sigkill_at_random_points_then_resume(tmp_path, record_property, executor):
     """With Dask, runs come back in batches of a few: a kill loses the batches running, and
     rows already recorded stay as they are."""
