@@ -22,11 +22,9 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import fnmatch
-import gzip
 import math
 import operator
 import re
-import zlib
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, replace
 from functools import cache
@@ -54,7 +52,6 @@ LANL_NODE_COLUMNS = ("nodenumz", "nodenum")
 #: node 0 of system 2 and node 0 of system 3 stay different nodes (no system has 100,000 nodes).
 LANL_SYSTEM_STRIDE = 100_000
 
-_GZIP_MAGIC = b"\x1f\x8b"
 _EPOCH_ORDINAL = dt.date(1970, 1, 1).toordinal()
 _LANL_TIME = re.compile(r"(\d{1,2})/(\d{1,2})/(\d{4}|\d{2})\s+(\d{1,2}):(\d{2})(?::(\d{2}))?")
 
@@ -64,20 +61,10 @@ _LANL_TIME = re.compile(r"(\d{1,2})/(\d{1,2})/(\d{4}|\d{2})\s+(\d{1,2}):(\d{2})(
 
 def _read_text(path: str | PathLike[str]) -> tuple[str, str]:
     """(text, where) of a plain or gzip-compressed file, or a WorkloadError naming it."""
+    from ckptsim.files import read_bytes
+
     where = str(path)
-    try:
-        raw = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise WorkloadError("file not found", path=where) from None
-    except IsADirectoryError:
-        raise WorkloadError("is a folder, expected a file", path=where) from None
-    except OSError as exc:
-        raise WorkloadError(f"cannot read the file: {exc.strerror or exc}", path=where) from None
-    if raw.startswith(_GZIP_MAGIC):
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise WorkloadError(f"gzip data is corrupt or truncated: {exc}", path=where) from None
+    raw = read_bytes(path)
     from ckptsim.workload.swf import not_text
 
     what = not_text(raw)
