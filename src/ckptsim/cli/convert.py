@@ -44,7 +44,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
 
 
 def add_parsers(sub: Any) -> None:
-    from ckptsim.cli.single import _add_workload_options
+    from ckptsim.cli.single import _add_workload_options, add_transform_options
 
     p = sub.add_parser("convert", help="write a workload (SWF, Batsim JSON or a generator "
                                        "string) as SWF or Batsim JSON")
@@ -55,14 +55,6 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("out", metavar="OUT",
                    help="the file to write: .swf or .swf.gz (SWF) or .json (Batsim JSON); "
                         "required")
-    p.add_argument("--first", type=int, default=None, metavar="N",
-                   help="keep only the first N jobs (default: all)")
-    p.add_argument("--window", type=float, nargs=2, metavar=("START", "END"), default=None,
-                   help="keep jobs submitted in [START, END) seconds (default: all)")
-    p.add_argument("--alpha", type=float, default=None, metavar="A",
-                   help="estimate interpolation: estimate = runtime + A (requested - "
-                        "runtime) (default: the trace's estimates as they are)")
-    p.add_argument("--load-scale", type=float, default=None, metavar="C",
-                   help="multiply runtimes and estimates by C > 0 (default: unscaled)")
+    add_transform_options(p)
     _add_workload_options(p)
     p.set_defaults(func=cmd_convert)

@@ -243,6 +243,20 @@ def cmd_schedulers(args: argparse.Namespace) -> int:
     return 0
 
 
+def add_transform_options(p: argparse.ArgumentParser) -> None:
+    """--alpha, --load-scale, --first and --window: run's transforms of a workload (convert
+    takes them too)."""
+    p.add_argument("--alpha", type=float, default=None, metavar="A",
+                   help="estimate interpolation: estimate = runtime + A (requested - "
+                        "runtime) (default: the trace's estimates as they are)")
+    p.add_argument("--load-scale", type=float, default=None, metavar="C",
+                   help="multiply runtimes and estimates by C > 0 (default: unscaled)")
+    p.add_argument("--first", type=int, default=None, metavar="N",
+                   help="keep only the first N jobs (default: all)")
+    p.add_argument("--window", type=float, nargs=2, metavar=("START", "END"), default=None,
+                   help="keep jobs submitted in [START, END) seconds (default: all)")
+
+
 def _add_workload_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--machine-size", type=int, default=None, metavar="N",
                    help="nodes of the simulated machine (default: the trace's MaxProcs, "
@@ -287,15 +301,7 @@ def add_parsers(sub: Any) -> None:
                         "FILE.py:CLASS or MODULE:CLASS (docs/plugins.md)")
     p.add_argument("--set", action="append", metavar="KEY=VALUE",
                    help="scheduler parameter (repeatable; default: the scheduler's own)")
-    p.add_argument("--alpha", type=float, default=None, metavar="A",
-                   help="estimate interpolation: estimate = runtime + A (requested - "
-                        "runtime) (default: the trace's estimates as they are)")
-    p.add_argument("--load-scale", type=float, default=None, metavar="C",
-                   help="multiply runtimes and estimates by C > 0 (default: unscaled)")
-    p.add_argument("--first", type=int, default=None, metavar="N",
-                   help="keep only the first N jobs (default: all)")
-    p.add_argument("--window", type=float, nargs=2, metavar=("START", "END"), default=None,
-                   help="keep jobs submitted in [START, END) seconds (default: all)")
+    add_transform_options(p)
     p.add_argument("--overrun", choices=("extend", "kill"), default="extend",
                    help="jobs running past their estimate: extend (default: run to "
                         "completion) or kill (at start + estimate)")
