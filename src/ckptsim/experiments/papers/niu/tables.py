@@ -231,6 +231,53 @@ def fig4_windows(folder: Path) -> str:
                      "backfill ratio vs classical-actual, mean (95% interval)"], out)
 
 
+def wide_windows(folder: Path) -> str:
+    """Fig. 3 per trace and reading: wide jobs' (more than half the machine) mean wait against
+    EASY's on each window (`--windows`), its mean with the t interval, the windows' wide jobs."""
+    from ckptsim.experiments.papers.niu.experiments import READING_NAMES
+
+    rows = read(folder, "readings_windows")
+    out = []
+    for t in _traces(rows):
+        mine = [r for r in rows if r["trace"] == t]
+        numbers = sorted({int(r["window"]) for r in mine})
+        base = {w: _one(mine, window=w, reading="classical") for w in numbers}
+        for k, reading in enumerate(READING_NAMES):
+            changes = [_one(mine, window=w, reading=reading)["mean_wait_wide"]
+                       / base[w]["mean_wait_wide"] - 1 for w in numbers]
+            out.append([t if k == 0 else "", READING_NAMES[reading],
+                        " / ".join(change(1 + c) for c in changes), _interval(changes),
+                        " / ".join(f"{int(base[w]['jobs_wide'])}" for w in numbers)
+                        if k == 0 else ""])
+    return markdown(["trace", "reading", "wide jobs' wait vs classical, window by window",
+                     "mean over the windows (95% interval)", "wide jobs per window"], out)
+
+
+def fig6_windows(folder: Path) -> str:
+    """Fig. 6 per trace over its windows: each scheduler's slowdown growth from exact
+    (alpha = 0) to the users' estimates (alpha = 1), and ckpt-backfill with the users'
+    against classical with exact estimates."""
+    rows = read(folder, "fig6_windows")
+    out = []
+    for t in _traces(rows):
+        mine = [r for r in rows if r["trace"] == t and r["alpha"] == 1]
+        numbers = sorted({int(r["window"]) for r in mine})
+        growth = {s: [_one(mine, window=w, scheduler=s)["mean_bsld"]
+                      / _one(mine, window=w, scheduler=s)["exact_mean_bsld"] - 1
+                      for w in numbers] for s in ("classical", "ckpt")}
+        versus = [_one(mine, window=w, scheduler="ckpt")["mean_bsld"]
+                  / _one(mine, window=w, scheduler="ckpt")["classical_exact_mean_bsld"] - 1
+                  for w in numbers]
+        out.append([t, " / ".join(change(1 + c) for c in growth["classical"]),
+                     _interval(growth["classical"]),
+                     " / ".join(change(1 + c) for c in growth["ckpt"]),
+                     _interval(growth["ckpt"]), _interval(versus)])
+    return markdown(["trace", "classical slowdown, alpha 0 -> 1, window by window",
+                     "mean (95% interval)", "ckpt p = 0.2 slowdown, alpha 0 -> 1, window by "
+                     "window", "mean (95% interval)", "ckpt (alpha = 1) vs classical "
+                     "(alpha = 0), mean (95% interval)"], out)
+
+
 #: Where the figures' CSVs under `--reading estimate` (the runs made before the default became
 #: `reservation-backfilled`) are kept, beside the page's folder.
 ESTIMATE = "estimate"
@@ -268,4 +315,5 @@ def estimate(folder: Path) -> str:
 TABLES: dict[str, Table] = {"fig1": fig1, "fig2": fig2, "fig4": fig4, "fig5": fig5,
                             "fig6": fig6, "fig7": fig7, "readings": readings,
                             "windows": windows, "fig4_windows": fig4_windows,
+                            "wide_windows": wide_windows, "fig6_windows": fig6_windows,
                             "estimate": estimate}
