@@ -140,3 +140,66 @@ def test_claims_are_graded_over_windows_per_trace(tmp_path):
     assert [(line.n, line.verdict) for line in lines] == [(3, "agrees")] * 3
     missing = next(c for c in WINDOW_CLAIMS if "wasted" in c.statement)
     assert [line.verdict for line in evaluate_claim(missing, tmp_path)] == ["not-run"]
+
+
+def test_fig6_windows_leave_the_whole_trace_as_it_was(tmp_path):
+    trace(TRACE_FILES["CTC-SP2"])
+    whole = run_figure("fig6", tmp_path / "a", trace_dir=TRACES, traces=["CTC-SP2"],
+                       first=300, jobs=0)
+    both = run_figure("fig6", tmp_path / "b", trace_dir=TRACES, traces=["CTC-SP2"],
+                      first=300, jobs=0, windows=2)
+    assert whole.csv.read_bytes() == both.csv.read_bytes()
+    rows = list(csv.DictReader(open(tmp_path / "b" / "fig6_windows.csv")))
+    assert len(rows) == 2 * 2 * 3  # windows x schedulers x alphas
+    for r in rows:  # each row carries its window's slowdowns with exact estimates
+        exact = [x for x in rows if x["window"] == r["window"] and x["alpha"] == "0"]
+        own = next(x for x in exact if x["scheduler"] == r["scheduler"])
+        classical = next(x for x in exact if x["scheduler"] == "classical")
+        assert r["exact_mean_bsld"] == own["mean_bsld"]
+        assert r["classical_exact_mean_bsld"] == classical["mean_bsld"]
+
+
+def _claim(words: str):
+    return next(c for c in WINDOW_CLAIMS if all(w in c.statement for w in words.split("|")))
+
+
+def test_fig6_claims_are_graded_over_windows(tmp_path):
+    # CTC-SP2: classical slowdown 10 -> 25 (x2.5) on each window, ckpt 8 -> 8.8 (+10%).
+    # HPC2N: classical 10 -> 15, 10 -> 16, 10 -> 14 (+50% on average), ckpt 9 -> 13.5 (+50%).
+    rows = []
+    for t, classical, ckpt in (("CTC-SP2", (25, 25, 25), (8.8, 8.8, 8.8)),
+                               ("HPC2N", (15, 16, 14), (13.5, 13.5, 13.5))):
+        for k in range(3):
+            exact = {"classical": 10.0, "ckpt": 8.0 if t == "CTC-SP2" else 9.0}
+            for s, users in (("classical", classical[k]), ("ckpt", ckpt[k])):
+                for alpha, bsld in ((0, exact[s]), (1, users)):
+                    rows.append({"trace": t, "window": k + 1, "scheduler": s, "alpha": alpha,
+                                 "mean_bsld": bsld, "exact_mean_bsld": exact[s],
+                                 "classical_exact_mean_bsld": exact["classical"]})
+    _write(tmp_path, "fig6_windows", rows)
+    head, ctc, hpc2n = evaluate_claim(_claim("Fig. 6|doubles"), tmp_path)
+    assert (ctc.n, round(ctc.ours, 6), ctc.verdict) == (3, 1.5, "agrees")
+    # +50%, +60%, +40%: the interval (+25 ... +75%) stays below doubling.
+    assert (round(hpc2n.ours, 6), hpc2n.verdict, head.verdict) == (0.5, "differs", "differs")
+    head, ctc, hpc2n = evaluate_claim(_claim("Fig. 6|more stable"), tmp_path)
+    # ckpt's growth less classical's: 0.1 - 1.5 on every CTC-SP2 window; 0 on average on HPC2N.
+    assert (round(ctc.ours, 6), ctc.verdict) == (-1.4, "agrees")
+    assert (round(hpc2n.ours, 6), hpc2n.verdict) == (0.0, "inconclusive")
+    head, ctc, hpc2n = evaluate_claim(_claim("Fig. 6|no better"), tmp_path)
+    # ckpt with the users' estimates against classical with exact: 8.8 / 10 and 13.5 / 10.
+    assert (round(ctc.ours, 6), ctc.verdict) == (-0.12, "agrees")
+    assert (round(hpc2n.ours, 6), hpc2n.verdict) == (0.35, "differs")
+
+
+def test_fig3_claims_are_graded_over_windows(tmp_path):
+    rows = []
+    for t, wide in (("A", (90, 88, 92)), ("B", (130, 120, 140))):
+        for k, wait in enumerate(wide, 1):
+            rows.append({"trace": t, "window": k, "reading": "classical",
+                         "mean_wait_wide": 100})
+            rows.append({"trace": t, "window": k, "reading": "now", "mean_wait_wide": wait})
+    _write(tmp_path, "readings_windows", rows)
+    head, a, b = evaluate_claim(_claim("Fig. 3|(overdue=now)"), tmp_path)
+    # A: -10%, -12%, -8% (interval -15 ... -5%): shorter than under EASY; B: +20 ... +40%.
+    assert (a.n, a.verdict, round(a.ours, 6)) == (3, "agrees", -0.1)
+    assert (b.verdict, round(b.ours, 6), head.verdict) == ("differs", 0.3, "differs")
