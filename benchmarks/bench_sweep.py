@@ -2,8 +2,10 @@
 
     python benchmarks/bench_sweep.py [--traces DIR] [--repeat 5] [--runs 200]
     python benchmarks/bench_sweep.py --spec scale [--repeat 3]
+    python benchmarks/bench_sweep.py --spec scale40 --executors pool1 pool2 pool4 pool8 pool16 \
+        dask16 --repeat 2 --json results.json --timeline
 
-Two sweeps:
+Three sweeps:
 
 * `default`: 200 runs under `easy`, each on a 2,000-job slice of SDSC-SP2 (20 start offsets
   x 5 estimate accuracies alpha x 2 load scales); without the trace, 200 seeds of a
@@ -11,6 +13,14 @@ Two sweeps:
 * `scale`: 160 runs, each a 10,000-job slice of one of four traces (SDSC-SP2, CTC-SP2,
   SDSC-BLUE, HPC2N; 4 start offsets x 5 alpha) under `easy` and `ckpt-backfill` (p = 0.2).
   Executors: this process, pool of 1, pool of 2, Dask LocalCluster of 2.
+* `scale40`: 64 runs, the `scale` sweep with 40,000-job slices and alpha 0 and 1 (4 traces x
+  4 offsets x 2 alpha x 2 schedulers): fewer, longer runs, the spec whose scaling to 16
+  workers is the target (80% efficiency).
+
+Executors are `serial` (this process), `poolN` (a local pool of N workers) and `daskN` (a Dask
+LocalCluster of N workers), for any N.  `--timeline` keeps, for every run, when the sweep
+received its row, its worker and its wall time, so that where workers sat idle (start-up,
+the tail of the sweep) can be read from the JSON.
 
 Each measurement is a fresh process running one sweep into a fresh store (as `ckptsim sweep`
 does: it starts its pool or cluster, runs, records, compacts), so the times include
@@ -29,7 +39,7 @@ The load average is printed before and after: wall times and the speedup of 2 wo
 mean little on a loaded machine.  An estimate from CPU times is printed beside them: start-up
 + (CPU of the sweep process and its workers) / workers, what the sweep would take with a core
 per worker and nothing else running (it ignores contention between the workers for memory).
-Results go to benchmarks/results/sweep[-scale].json.
+Results go to benchmarks/results/sweep[-SPEC].json (or `--json PATH`).
 """
 
 from __future__ import annotations
@@ -83,8 +93,32 @@ params = {{ p = 0.2 }}
 SCALE_TRACES = ("SDSC-SP2-1998-4.2-cln.swf.gz", "CTC-SP2-1996-3.1-cln.swf.gz",
                 "SDSC-BLUE-2000-4.2-cln.swf.gz", "HPC2N-2002-2.2-cln.swf.gz")
 
-EXECUTORS = {"serial": ("this process (--jobs 0)", 1), "pool1": ("pool, 1 worker", 1),
-             "pool2": ("pool, 2 workers", 2), "dask2": ("Dask LocalCluster, 2 workers", 2)}
+SCALE40 = SCALE.replace("first = 10000", "first = 40000").replace(
+    "alpha = [0.0, 0.25, 0.5, 0.75, 1.0]", "alpha = [0.0, 1.0]").replace(
+    'name = "scale"', 'name = "scale40"')
+
+
+def executor_kind(name: str) -> tuple[str, int]:
+    """('serial', 1), ('pool', N) or ('dask', N) for `serial`, `poolN`, `daskN`."""
+    if name == "serial":
+        return "serial", 1
+    for kind in ("pool", "dask"):
+        if name.startswith(kind) and name[len(kind):].isdigit() and int(name[len(kind):]) > 0:
+            return kind, int(name[len(kind):])
+    raise argparse.ArgumentTypeError(f"executor {name!r}: accepted: serial, poolN, daskN "
+                                     "(N workers, e.g. pool16)")
+
+
+def executor_label(name: str) -> str:
+    kind, n = executor_kind(name)
+    workers = f"{n} worker{'s' if n > 1 else ''}"
+    return {"serial": "this process (--jobs 0)", "pool": f"pool, {workers}",
+            "dask": f"Dask LocalCluster, {workers}"}[kind]
+
+
+def executor_name(text: str) -> str:
+    executor_kind(text)
+    return text
 
 
 def default_spec(traces: Path, runs: int) -> tuple[str, str]:
@@ -142,12 +176,19 @@ def child(executor: str, spec: Path, out: Path) -> dict[str, Any]:
     from ckptsim.experiments.store import load_results
     from ckptsim.experiments.sweep import plan_sweep, run_sweep
 
-    jobs = {"serial": 0, "pool1": 1, "pool2": 2, "dask2": 2}[executor]
+    kind, workers = executor_kind(executor)
+    jobs = 0 if kind == "serial" else workers
     c0, t0 = time.process_time(), time.perf_counter()
     # From the executor's creation: a Dask executor starts its workers' fork server there.
-    ex = make_executor(jobs, "local" if executor.startswith("dask") else None)
+    ex = make_executor(jobs, "local" if kind == "dask" else None)
     plan = plan_sweep(spec, out)
-    result = run_sweep(plan, out, ex)
+    timeline: list[dict[str, Any]] = []
+
+    def on_row(row: dict[str, Any]) -> None:
+        timeline.append({"at_s": round(time.perf_counter() - t0, 4), "pid": row.get("pid"),
+                         "run_s": row.get("run_seconds"), "run_id": row["run_id"]})
+
+    result = run_sweep(plan, out, ex, on_row)
     wall = time.perf_counter() - t0
     cpu = time.process_time() - c0
     kids = children_cpu()
@@ -160,12 +201,17 @@ def child(executor: str, spec: Path, out: Path) -> dict[str, Any]:
             "worker_cpu_s": st.worker_cpu, "run_cpu_s": st.run_cpu,
             "startup_s": st.startup_seconds, "total_cpu_s": tree_cpu,
             "run_wall_s": sum(r["run_seconds"] for r in rows),
-            "sim_wall_s": sum(r["sim_seconds"] for r in rows)}
+            "sim_wall_s": sum(r["sim_seconds"] for r in rows),
+            "rows": [{"run_id": r["run_id"], "workload": r.get("workload"),
+                      "scheduler": r.get("scheduler"), "run_s": r["run_seconds"]}
+                     for r in rows],
+            "timeline": timeline}
 
 
-def measure(executor: str, spec: Path, out: Path) -> dict[str, Any]:
+def measure(executor: str, spec: Path, out: Path, src: Path = SRC) -> dict[str, Any]:
     shutil.rmtree(out, ignore_errors=True)
-    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(src.resolve())] + [p for p in [os.environ.get("PYTHONPATH")] if p])}
     proc = subprocess.run([sys.executable, __file__, "--child", executor, str(spec), str(out)],
                           capture_output=True, text=True, env=env, check=False)
     if proc.returncode != 0:
@@ -206,35 +252,49 @@ def summarise(name: str, workers: int, ms: list[dict[str, Any]]) -> dict[str, An
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--spec", choices=("default", "scale"), default="default")
+    ap.add_argument("--spec", choices=("default", "scale", "scale40"), default="default")
     ap.add_argument("--traces", type=Path, default=DEFAULT_TRACES)
     ap.add_argument("--repeat", type=int, default=None,
-                    help="repetitions of each executor (default 5, scale: 3)")
+                    help="repetitions of each executor (default 5, scale and scale40: 3)")
     ap.add_argument("--runs", type=int, default=200, help="runs of the default sweep")
-    ap.add_argument("--executors", nargs="+", choices=sorted(EXECUTORS), default=None,
-                    help="default: serial pool1 pool2 (scale: and dask2)")
+    ap.add_argument("--executors", nargs="+", type=executor_name, default=None,
+                    help="serial, poolN, daskN (default: serial pool1 pool2; scale and "
+                         "scale40: and dask2)")
+    ap.add_argument("--json", type=Path, default=None,
+                    help="where the results go (default benchmarks/results/sweep[-SPEC].json)")
+    ap.add_argument("--src", type=Path, default=SRC,
+                    help="the ckptsim source folder to measure (default: this checkout's "
+                         "src), e.g. an older version unpacked with `git archive`")
+    ap.add_argument("--timeline", action="store_true",
+                    help="keep each run's row arrival, worker and wall time in the JSON")
     ap.add_argument("--child", nargs=3, metavar=("EXECUTOR", "SPEC", "OUT"),
                     help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         print(json.dumps(child(args.child[0], Path(args.child[1]), Path(args.child[2]))))
         return 0
-    scale = args.spec == "scale"
+    args.traces = args.traces.resolve()  # the spec is written in a temporary folder
+    scale = args.spec != "default"
     repeat = args.repeat or (3 if scale else 5)
     names = args.executors or (["serial", "pool1", "pool2"] + (["dask2"] if scale else []))
-    if "dask2" in names:
+    if any(executor_kind(n)[0] == "dask" for n in names):
         try:
             import distributed  # noqa: F401
         except ImportError:
             print("distributed is not installed: Dask is left out")
-            names.remove("dask2")
+            names = [n for n in names if executor_kind(n)[0] != "dask"]
     if scale:
         missing = [t for t in SCALE_TRACES if not (args.traces / t).is_file()]
         if missing:
-            raise SystemExit(f"--spec scale needs {', '.join(missing)} in {args.traces}")
-        text, what = SCALE.format(traces=args.traces), ("160 runs: 4 traces x 4 windows x 5 "
-                                                        "alpha, first 10000 jobs, easy and "
-                                                        "ckpt-backfill")
+            raise SystemExit(f"--spec {args.spec} needs {', '.join(missing)} in {args.traces}")
+        if args.spec == "scale":
+            text, what = SCALE.format(traces=args.traces), (
+                "160 runs: 4 traces x 4 windows x 5 alpha, first 10000 jobs, easy and "
+                "ckpt-backfill")
+        else:
+            text, what = SCALE40.format(traces=args.traces), (
+                "64 runs: 4 traces x 4 windows x 2 alpha, first 40000 jobs, easy and "
+                "ckpt-backfill")
     else:
         text, what = default_spec(args.traces, args.runs)
     load0 = os.getloadavg()
@@ -246,12 +306,12 @@ def main() -> int:
         spec.write_text(text)
         for _ in range(repeat):
             for name in names:
-                measured[name].append(measure(name, spec, Path(tmp) / "store"))
+                measured[name].append(measure(name, spec, Path(tmp) / "store", args.src))
     results = {}
     print(f"{'executor':30s} {'wall s':>7s} {'runs/s':>7s} {'run ms':>7s} {'run cpu':>8s} "
           f"{'start s':>7s} {'ovh cpu ms':>10s} {'ovh wall ms':>11s} {'all cpu s':>9s}")
     for name in names:
-        label, workers = EXECUTORS[name]
+        label, workers = executor_label(name), executor_kind(name)[1]
         r = summarise(label, workers, measured[name])
         results[name] = r
         total = "-" if r["total_cpu_s"] is None else f"{r['total_cpu_s']:.2f}"
@@ -290,9 +350,22 @@ def main() -> int:
     load1 = os.getloadavg()
     doc["load_after"] = load1[:2]
     print(f"load average after: {load1[0]:.2f} {load1[1]:.2f}")
-    (HERE / "results").mkdir(exist_ok=True)
-    name = "sweep.json" if not scale else "sweep-scale.json"
-    (HERE / "results" / name).write_text(json.dumps(doc, indent=2) + "\n")
+    if "pool1" in results:
+        base = results["pool1"]["wall_s"]
+        doc["efficiency_over_pool1"] = {
+            n: round(base / (r["wall_s"] * r["workers"]), 3) for n, r in results.items()
+            if n != "serial"}
+        print("efficiency (pool of 1's wall / (wall x workers)): " + ", ".join(
+            f"{n} {e:.0%}" for n, e in doc["efficiency_over_pool1"].items()))
+    if args.timeline:
+        doc["measurements"] = {n: [{k: m[k] for k in ("wall_s", "startup_s", "rows",
+                                                       "timeline")} for m in ms]
+                               for n, ms in measured.items()}
+    if args.json is None:
+        (HERE / "results").mkdir(exist_ok=True)
+        name = "sweep.json" if not scale else f"sweep-{args.spec}.json"
+        args.json = HERE / "results" / name
+    args.json.write_text(json.dumps(doc, indent=2) + "\n")
     return 0
 
 

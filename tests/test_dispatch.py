@@ -1,5 +1,6 @@
-"""Which runs a worker gets next (`Dispatch`): its own trace while runs on it are left, else
-the largest trace no worker is on, else the trace with the most runs left; every run once."""
+"""Which runs a worker gets next (`Dispatch`): the run expected to take longest, learned from
+finished runs per group (trace, scheduler, parameters); among runs expected alike (nothing
+learned yet) its own trace, else the largest trace no worker is on; every run once."""
 
 from __future__ import annotations
 
@@ -74,14 +75,67 @@ def test_every_run_once_and_each_take_on_one_trace(counts, workers, batch, data)
         assert 1 <= len(got) <= batch
         assert len({trace_of(r) for r in got}) == 1
         new = load_key(got[0])
-        if key.get(w) is not None and key[w] != new:
-            # Left its trace only when no run on it was left.
-            assert all(load_key(r) != key[w] for r in runs if r not in given_out + got)
         d.move(key.get(w), new)
         key[w] = new
         given_out += got
+        for run in got:
+            if data.draw(st.booleans()):
+                d.done(run, data.draw(st.floats(0.0, 10.0)))
     assert sorted(r.run_id for r in given_out) == sorted(r.run_id for r in runs)
     assert d.left == 0
+
+
+def test_unmeasured_groups_go_first_then_the_longest_expected():
+    """Once a run of each group finished, the group whose next run is expected to take
+    longest (seconds per job learned x its jobs) goes first, whatever the trace."""
+    runs = make_runs({"A": 3, "B": 3})
+    runs = [Run(**{**r.__dict__, "transforms": {"first": 1000}}) for r in runs]
+    d = Dispatch(runs)
+    a0 = d.next(None)
+    d.move(None, load_key(a0))
+    b0 = d.next(None)  # nothing learned: the trace no worker is on
+    assert (a0.run_id, b0.run_id) == ("A-0", "B-0")
+    d.done(a0, 1.0)
+    assert trace_of(d.next(load_key(a0))) == "B"  # B not measured yet: it goes first
+    d.done(b0, 4.0)  # B takes four times as long per job
+    assert [trace_of(d.next(load_key(a0))) for _ in range(3)] == ["B", "A", "A"]
+    assert not d
+
+
+def test_a_longer_cut_of_a_cheaper_group_goes_before_a_short_cut():
+    runs = make_runs({"A": 2, "B": 2})
+    cuts = {"A-0": 100, "A-1": 10_000, "B-0": 100, "B-1": 1_000}
+    runs = [Run(**{**r.__dict__, "transforms": {"first": cuts[r.run_id]}}) for r in runs]
+    d = Dispatch(runs)
+    first = [d.next(None), d.next(None)]  # each group's longest cut
+    assert sorted(r.run_id for r in first) == ["A-1", "B-1"]
+    d.done(first[0], 1.0)  # A: 1e-4 s a job -> A-0 expected 0.01 s
+    d.done(first[1], 1.0)  # B: 1e-3 s a job -> B-0 expected 0.1 s
+    assert [d.next(None).run_id for _ in range(2)] == ["B-0", "A-0"]
+
+
+def test_schedulers_on_one_trace_are_groups_of_their_own():
+    runs = make_runs({"A": 2})
+    slow = [Run(**{**r.__dict__, "run_id": f"A-s{i}", "scheduler_name": "conservative"})
+            for i, r in enumerate(runs)]
+    d = Dispatch(runs + slow)
+    x = d.next(None)
+    assert x.scheduler_name == "easy"
+    d.done(x, 0.1)  # easy measured, conservative not: conservative goes first
+    y = d.next(None)
+    assert y.scheduler_name == "conservative"
+    d.done(y, 5.0)  # and stays first: 5 s expected against 0.1 s
+    assert d.next(None).scheduler_name == "conservative"
+    assert d.next(None).scheduler_name == "easy"
+
+
+def test_a_run_that_did_not_run_teaches_nothing():
+    runs = make_runs({"A": 2, "B": 2})
+    d = Dispatch(runs)
+    a = d.next(None)
+    d.done(a, None)
+    d.done(a, float("nan"))
+    assert not d.learned
 
 
 def test_each_trace_gives_its_longest_runs_first():

@@ -7,8 +7,8 @@ keeps the last few in memory, as a pool worker does) but not the results folder.
 Runs travel in batches: a task runs a few runs on one trace and returns their outcomes
 together, which divides Dask's cost per task (scheduler, worker and client bookkeeping, a few
 milliseconds of CPU) among them.  Batches are fed to each worker as the pool feeds its
-workers: two batches per worker thread at a time (one running, one waiting), on the trace the
-worker read last while runs on it are left (`Dispatch`).  A batch holds about
+workers: two batches per worker thread at a time (one running, one waiting), the runs expected
+to take longest first (`Dispatch`).  A batch holds about
 `BATCH_SECONDS` of runs, judged from the runs finished so far (one run until the first one
 finishes), at most `MAX_BATCH`, and fewer near the end so that workers finish together.
 What a killed sweep loses is the runs of the batches that were running: at most `MAX_BATCH`
@@ -156,7 +156,10 @@ class _Feeder:
                 out.append((addr, runs))
         return out
 
-    def done(self, addr: str | None, outcomes: Sequence[Outcome]) -> None:
+    def done(self, addr: str | None, outcomes: Sequence[Outcome],
+             runs: Sequence[Run] = ()) -> None:
+        """A batch came back: its worker's queue shrinks; `runs` (the batch, in the order of
+        `outcomes`) teach the dispatch what their groups cost."""
         slot = self.slots.get(addr)
         if slot is not None:
             slot.queued -= 1
@@ -164,6 +167,9 @@ class _Feeder:
             if o.row.get("pid") is not None:  # ran (not lost with its worker)
                 self.finished += 1
                 self.seconds += o.cpu
+        for run, o in zip(runs, outcomes, strict=False):
+            if o.row.get("pid") is not None:
+                self.dispatch.done(run, o.row.get("run_seconds"))
 
 
 class DaskExecutor:
@@ -261,7 +267,7 @@ class DaskExecutor:
                         reason = f"{type(exc).__name__}: {exc}"
                         outcomes = [Outcome(crashed_row(run, reason)) for run in batch]
                     fut.release()
-                    feeder.done(addr, outcomes)
+                    feeder.done(addr, outcomes, batch)
                     if feeder.dispatch:
                         feed()
                     for outcome in outcomes:

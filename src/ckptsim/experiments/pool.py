@@ -4,8 +4,8 @@ Each worker process has a pipe to the sweep: it receives runs, executes them, wr
 per-job files (the store is on its disk) and sends back each row; the sweep records the rows
 (one writer, `StoreWriter`).  Two runs are queued per worker, so a worker never waits for the
 next one; once fewer runs are left than two per worker, one, so that workers finish together.
-Runs on the same trace go to the same worker while others are left (`Dispatch`), so a trace
-is read by about one worker instead of by every worker.
+Which run goes next is `Dispatch`'s choice: the run expected to take longest, learned from
+the runs finished so far, so that the sweep ends on its shortest runs.
 
 Workers die with the sweep: on Linux the kernel kills a worker whose parent process dies
 (`PR_SET_PDEATHSIG`; the parent is the fork server, which exits as soon as the sweep does),
@@ -122,13 +122,20 @@ class PoolExecutor:
     def __init__(self, workers: int | None = None) -> None:
         self.workers = max(1, workers or os.cpu_count() or 1)
         self.stats = ExecStats()
+        # The fork server starts importing now, while the sweep plans and opens its store
+        # (returns at once; the first worker's start waits for it if it is not ready).
+        self._ctx = context()
+        if self._ctx.get_start_method() == "forkserver":
+            from multiprocessing import forkserver
+
+            forkserver.ensure_running()
 
     def execute(self, runs: Sequence[Run], writer: StoreWriter, on_row: OnRow) -> None:
         self.stats = ExecStats(worker_cpu=0.0)
         if not runs:
             return
         t0 = time.perf_counter()
-        ctx = context()
+        ctx = self._ctx
         life_r, life_w = ctx.Pipe(duplex=False)
         dispatch = Dispatch(runs)
         jobs_dir = str(writer.store.jobs_dir)
@@ -169,6 +176,7 @@ class PoolExecutor:
                 _, run_id, row, ref, cpu = msg
                 run = w.queued.popleft()
                 assert run.run_id == run_id, "worker answered out of order"
+                dispatch.done(run, row.get("run_seconds"))
                 if ref is not None:
                     writer.written_jobs(run_id)
                 writer.record(row, ref)
