@@ -148,3 +148,22 @@ def test_each_trace_gives_its_longest_runs_first():
     d = Dispatch(runs)
     order = [d.next(None).run_id for _ in range(5)]
     assert order == ["A-1", "A-2", "A-0", "A-3", "A-4"]
+
+
+class _Plan:
+    """An option value JSON does not know (as a checkpoint policy's plan is)."""
+
+    def __init__(self, every: int) -> None:
+        self.every = every
+
+    def __repr__(self) -> str:
+        return f"_Plan({self.every})"
+
+
+def test_parameters_json_does_not_know_group_by_their_repr():
+    runs = make_runs({"A": 4})
+    runs = [Run(**{**r.__dict__, "params": {"plan": _Plan(i % 2), "bad": {1: {2}}}})
+            for i, r in enumerate(runs)]
+    d = Dispatch(runs)
+    assert len(d.groups) == 2
+    assert sorted(d.next(None).run_id for _ in range(4)) == ["A-0", "A-1", "A-2", "A-3"]

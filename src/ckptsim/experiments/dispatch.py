@@ -19,6 +19,7 @@ milliseconds.
 
 from __future__ import annotations
 
+import json
 import math
 import os
 from collections import deque
@@ -26,7 +27,7 @@ from collections.abc import Hashable, Sequence
 from typing import Any
 
 from ckptsim.experiments.execute import load_key
-from ckptsim.experiments.matrix import Run, canonical_json
+from ckptsim.experiments.matrix import Run
 
 
 def _trace_bytes(run: Run) -> int:
@@ -50,13 +51,22 @@ def _jobs(run: Run) -> float:
     return float(n) if isinstance(n, (int, float)) else float("inf")
 
 
+def _text(obj: Any) -> str:
+    """A hashable text of options that may hold objects JSON does not know (a checkpoint
+    policy's plan): their repr stands in for them."""
+    try:
+        return json.dumps(obj, sort_keys=True, separators=(",", ":"), default=repr)
+    except (TypeError, ValueError):
+        return repr(obj)
+
+
 def group_of(run: Run) -> tuple[Any, ...]:
     """Runs expected to take alike per job: one trace (or generator and its options), one
     scheduler with one set of parameters, the same components and platform, and all cut to
     some first N jobs or none."""
-    source = load_key(run) or (run.kind, canonical_json(run.source))
-    return (source, run.scheduler_name, canonical_json(run.params),
-            canonical_json(run.components), run.platform, math.isinf(_jobs(run)))
+    source = load_key(run) or (run.kind, _text(run.source))
+    return (source, run.scheduler_name, _text(run.params), _text(run.components),
+            run.platform, math.isinf(_jobs(run)))
 
 
 class _Group:
