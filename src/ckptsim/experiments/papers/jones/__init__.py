@@ -44,8 +44,9 @@ class Jones(FamilyPaper):
     about = "multi-cluster co-allocation and CTMR"
     figure_help = ("fig1 ... fig19, a family (info = figs 1-6 and 8, fixed = 7 and 9, ctmr = "
                    "10-16, overhead = 17-19) or all (the seed's figures); beyond them, not in "
-                   "all: cpfrac (CPfrac sweep), unknown (the agent assuming 30 min) and "
-                   "ablation (the model's readings, docs/grid.md)")
+                   "all: cpfrac (CPfrac sweep), unknown (the agent assuming 30 min), "
+                   "ablation (the model's readings, docs/grid.md) and headline (the seed's "
+                   "headline points alone, for --full)")
     uses = ("--replications", "--full")
     own_options = (
         PaperOption("--per-cluster", "jobs per cluster (default 2,000; the seed: 400,000)",
@@ -66,7 +67,7 @@ class Jones(FamilyPaper):
         if figure == "all":
             return list(jones.FIGURES)
         family = jones.family_of(figure)
-        return list(jones.FAMILIES[family]) if figure == family else [figure]
+        return list(jones.ALL_FAMILIES[family]) if figure == family else [figure]
 
     def options(self, given: Any) -> Any:
         from ckptsim.experiments.papers.jones import experiments as jones

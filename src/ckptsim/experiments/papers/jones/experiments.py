@@ -15,8 +15,10 @@ shared by the families (a run two families need is run once):
 - `overhead` (Figs. 17-19): overhead 0-90 min at two error levels;
 - beyond the seed's figures, named by their figures only and not part of `all`
   (`ckptsim.experiments.papers.jones.ablation`): `cpfrac-sweep` (figures `cpfrac`,
-  `unknown`: the CPfrac sweep and the agent assuming 30 min) and `readings` (figure
-  `ablation`: the model's readings one at a time).
+  `unknown`: the CPfrac sweep and the agent assuming 30 min), `readings` (figure
+  `ablation`: the model's readings one at a time) and `headline` (figure `headline`: the
+  seed's headline points alone, `ckptsim.experiments.papers.jones.headline`, to run them at
+  the seed's size).
 
 Every family also runs "Migration Only" (`coalloc=false`), the seed's baseline, whose schedule
 does not depend on the bandwidths, and the plain co-allocation without CTMR where it compares.
@@ -37,7 +39,7 @@ import numpy as np
 
 from ckptsim.errors import ConfigError
 from ckptsim.experiments.papers.common import FigureOutput, OnRow, find_family, run_spec
-from ckptsim.experiments.papers.jones import ablation
+from ckptsim.experiments.papers.jones import ablation, headline
 from ckptsim.experiments.papers.jones.figures import FIGURE_MAKERS
 from ckptsim.experiments.stats import mean_ci
 
@@ -59,8 +61,11 @@ FAMILIES = {"info": ("fig1", "fig2", "fig3", "fig4", "fig5", "fig6", "fig8"),
             "fixed": ("fig7", "fig9"),
             "ctmr": ("fig10", "fig11", "fig12", "fig13", "fig14", "fig15", "fig16"),
             "overhead": ("fig17", "fig18", "fig19")}
-#: Every family, the seed's and those beyond its figures (named by their figures only).
-ALL_FAMILIES = {**FAMILIES, **ablation.FAMILIES}
+#: Families beyond the four of the seed's figures (named by their figures only), by module.
+EXTRA = {family: module for module in (ablation, headline) for family in module.FAMILIES}
+#: Every family, the seed's and those beyond its figures.
+ALL_FAMILIES = {**FAMILIES, **ablation.FAMILIES, **headline.FAMILIES}
+EXTRA_FIGURES = (*ablation.FIGURES, *headline.FIGURES)
 FIGURES = tuple(f"fig{k}" for k in range(1, 20))  # `all` (the seed's figures)
 METRICS = ("mean_response", "mean_wait", "coalloc_slowdown", "mean_coallocated",
            "coalloc_starts", "saturated_time", "link_utilization", "ctmr_checkpoints",
@@ -78,10 +83,10 @@ class Options:
 
 
 def family_of(figure: str) -> str:
-    for family, figures in ablation.FAMILIES.items():
-        if figure in figures:
+    for family, module in EXTRA.items():
+        if figure in module.FAMILIES[family]:
             return family
-    return find_family(figure, FAMILIES, [*FIGURES, *FAMILIES, *ablation.FIGURES])
+    return find_family(figure, FAMILIES, [*FIGURES, *FAMILIES, *EXTRA_FIGURES])
 
 
 # ----------------------------------------------------------------------------- specs
@@ -117,12 +122,12 @@ def spec_text(family: str, opt: Options) -> str:
     """The experiment spec of a family (TOML)."""
     lines = [f'name = "jones-{family}"', f"replications = {opt.replications}",
              "metrics = [" + ", ".join(f'"{m}"' for m in METRICS) + "]", ""]
-    if family in ablation.FAMILIES:
+    if family in EXTRA:
         def workload(name: str, ppbw: float, errors: Sequence[float],
                      kappa: float | None = None) -> list[str]:
             return _workload(name, opt, ppbw, errors, "uniform", kappa=kappa)
 
-        return "\n".join(lines + ablation.spec_lines(family, workload, _scheduler)) + "\n"
+        return "\n".join(lines + EXTRA[family].spec_lines(family, workload, _scheduler)) + "\n"
     lines += _workload("base", opt, 300.0, (0.0,), "uniform")
     names = [f"ppbw{p:g}" for p in PPBWS]
     coalloc = list(names)
@@ -158,7 +163,7 @@ def runs_of(figure: str, opt: Options) -> int:
                 "fixed": len(FIXED_ERRORS),
                 "ctmr": len(CTMR_ERRORS) * (1 + len(CTMR_MINUTES)),
                 "overhead": len(LONG_ERRORS) * (1 + len(LONG_MINUTES))}
-    return sum((ablation.runs_of(f) if f in ablation.FAMILIES
+    return sum((EXTRA[f].runs_of(f) if f in EXTRA
                 else 1 + len(PPBWS) * per_ppbw[f]) * opt.replications for f in families)
 
 
@@ -208,8 +213,8 @@ def run_figures(figure: str, out: str | Path, opt: Options,
     outputs: list[FigureOutput] = []
     for family in families:
         rows = run_spec(family, spec_text(family, opt), out_path, out_path, opt.jobs, on_row)
-        if family in ablation.FAMILIES:
-            outputs += [ablation.FIGURE_MAKERS[fig](rows, out_path)
+        if family in EXTRA:
+            outputs += [EXTRA[family].FIGURE_MAKERS[fig](rows, out_path)
                         for fig in ALL_FAMILIES[family] if fig in wanted]
             continue
         pts = points(rows)
