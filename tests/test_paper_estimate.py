@@ -97,7 +97,7 @@ def test_yes_skips_the_question(monkeypatch):
     monkeypatch.setattr("builtins.input", ask)
     paper = get_paper("jones")
     opt = type("O", (), {"n": 400_000})()
-    args = Namespace(out="nowhere", jobs=2, yes=True, figure="fig7")
+    args = Namespace(out="nowhere", jobs=2, dask=None, yes=True, figure="fig7")
     assert confirm_cost(paper, args, opt, 67)
     args.yes = False
     monkeypatch.setattr("sys.stdin", io.StringIO(""))

@@ -143,11 +143,19 @@ def _run_figures(paper: Paper, args: argparse.Namespace, opt: Any) -> int:
     """Run a paper's figures and print what was written: with a progress bar, how many runs
     were simulated (the paper's detail after the time) and how many were already in the store;
     a paper that does not count its runs ahead, each figure with its own time."""
+    from ckptsim.experiments.papers.common import dask_cluster
+
     out = Path(args.out)
     t0 = time.perf_counter()
     total = paper.runs_of(args.figure, opt)
     if total is not None and not confirm_cost(paper, args, opt, total):
         return 1
+    with dask_cluster(args.dask):
+        return _figures(paper, args, opt, out, t0, total)
+
+
+def _figures(paper: Paper, args: argparse.Namespace, opt: Any, out: Path, t0: float,
+             total: int | None) -> int:
     if total is None:
         for figure in paper.run(args.figure, out, opt):
             print(f"{figure.csv.stem}: {figure.csv} and {figure.png} ({len(figure.rows)} rows, "
@@ -194,9 +202,12 @@ def confirm_cost(paper: Paper, args: argparse.Namespace, opt: Any, runs: int) ->
     seconds, source = each
     cpu = runs * seconds
     procs = args.jobs if args.jobs else (os.cpu_count() or 1)
+    where = (f"about {format_seconds(cpu / max(procs, 1))} on {max(procs, 1)} "
+             f"process{'' if procs == 1 else 'es'}")
+    if args.dask and args.dask != "local":
+        where = f"on the Dask cluster at {args.dask}: that CPU time over its workers"
     print(f"{runs:,} run{'' if runs == 1 else 's'}, about {format_seconds(cpu)} of CPU "
-          f"({seconds:.3g} s a run, {source}); about {format_seconds(cpu / max(procs, 1))} "
-          f"on {max(procs, 1)} process{'' if procs == 1 else 'es'}; runs already in "
+          f"({seconds:.3g} s a run, {source}); {where}; runs already in "
           f"{args.out}/store are reused")
     if cpu <= ASK_ABOVE or args.yes:
         return True

@@ -3,8 +3,10 @@ runs up in its rows, writing the figure's CSV and saving its PNG."""
 
 from __future__ import annotations
 
+import contextlib
 import csv
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -12,6 +14,22 @@ from typing import Any
 from ckptsim.errors import ConfigError
 
 OnRow = Callable[[dict[str, Any]], None]
+
+
+#: The Dask cluster a paper command's sweeps run on (None: a local process pool); set by
+#: `dask_cluster` around a paper's run, so that no paper's options need to carry it.
+_DASK: ContextVar[str | None] = ContextVar("ckptsim_paper_dask", default=None)
+
+
+@contextlib.contextmanager
+def dask_cluster(address: str | None) -> Iterator[None]:
+    """Run the sweeps of the figures computed inside on the Dask cluster at `address` (a
+    scheduler's address or "local"; None: the local pool)."""
+    token = _DASK.set(address)
+    try:
+        yield
+    finally:
+        _DASK.reset(token)
 
 
 @dataclass(frozen=True)
@@ -24,7 +42,8 @@ class FigureOutput:
 def run_spec(name: str, text: str, out: Path, trace_dir: str | Path, jobs: int | None,
              on_row: OnRow | None = None, store: Path | None = None) -> list[dict[str, Any]]:
     """Write the spec `text` to out/NAME.toml, run what its store lacks on `jobs` processes
-    (all cores by default) and return the rows of its runs.  A run that fails stops the figure
+    (all cores by default; on a Dask cluster inside `dask_cluster`) and return the rows of
+    its runs.  A run that fails stops the figure
     with its error; an interrupted figure resumes from the runs already stored."""
     from ckptsim.experiments.execute import make_executor
     from ckptsim.experiments.matrix import MatrixTooLarge
@@ -41,7 +60,7 @@ def run_spec(name: str, text: str, out: Path, trace_dir: str | Path, jobs: int |
         raise ConfigError("--replications", f"{exc.runs:,} runs for {name}, above the limit "
                                             f"of {exc.limit:,} runs of one sweep; ask for "
                                             "fewer replications") from None
-    result = run_sweep(plan, store, make_executor(jobs), on_row=on_row)
+    result = run_sweep(plan, store, make_executor(jobs, _DASK.get()), on_row=on_row)
     if result.failed:
         first_failure = result.failures[0]
         raise ConfigError("sweep", f"{result.failed} run(s) failed, e.g. "
