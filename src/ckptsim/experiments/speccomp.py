@@ -27,7 +27,7 @@ from ckptsim.params import describe_range
 from ckptsim.plugins import plugin_sources
 
 if TYPE_CHECKING:
-    from ckptsim.experiments.spec import _Problems
+    from ckptsim.experiments.specvalues import _Problems
 
 
 def option_key(name: str, param: str) -> str:
@@ -106,7 +106,7 @@ def counter_names() -> list[str]:
 
 def value_check(name: str, param: str, folder: Path) -> Callable[[Any], Any]:
     """Checks one value of a component parameter given in a spec."""
-    from ckptsim.experiments.spec import Bad
+    from ckptsim.experiments.specvalues import Bad
 
     cls = get_component(name)
     field = {f.name: f for f in dataclasses.fields(cls.Params)}[param]
@@ -136,7 +136,7 @@ def value_check(name: str, param: str, folder: Path) -> Callable[[Any], Any]:
 def component_axes(problems: _Problems, loc: str, w: dict[str, Any], folder: Path
                    ) -> dict[str, list[Any]]:
     """The grid axes of a workload's components: its alias keys and its `components` table."""
-    from ckptsim.experiments.spec import _as_axis
+    from ckptsim.experiments.specvalues import _as_axis
 
     axes: dict[str, list[Any]] = {}
     for key, (name, param) in alias_keys().items():
@@ -193,7 +193,7 @@ def table_axes(problems: _Problems, where: str, name: str, param: str,
     store's columns are these keys, numbers staying numbers.  Where the component's
     `table_params[parameter]` names a key (skip, proactive), a list of names is one value and
     a list of such lists an axis."""
-    from ckptsim.experiments.spec import Bad, _as_axis
+    from ckptsim.experiments.specvalues import Bad, _as_axis
 
     cls = get_component(name)
     lists = cls.table_params[param]  # type: ignore[attr-defined]

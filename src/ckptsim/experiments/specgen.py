@@ -14,12 +14,12 @@ from ckptsim.experiments.speccomp import component_option
 from ckptsim.workload.source import CHECKS as GENERATOR_CHECKS
 
 if TYPE_CHECKING:
-    from ckptsim.experiments.spec import _Problems
+    from ckptsim.experiments.specvalues import _Problems
 
 
 def _reserved() -> tuple[str, ...]:
     """Workload keys that are the spec's structure or transforms, not generator options."""
-    from ckptsim.experiments.spec import PLATFORM, TRANSFORM_OPTIONS
+    from ckptsim.experiments.specworkloads import PLATFORM, TRANSFORM_OPTIONS
 
     return ("generator", "seed", "zip", "components", PLATFORM, *TRANSFORM_OPTIONS)
 
@@ -83,7 +83,7 @@ def check_points(problems: _Problems, loc: str, kind: str, axes: dict[str, list[
 
 
 def _bad(message: str) -> Exception:
-    from ckptsim.experiments.spec import Bad
+    from ckptsim.experiments.specvalues import Bad
 
     return Bad(message)
 
