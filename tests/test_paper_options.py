@@ -12,7 +12,8 @@ from ckptsim.cli import build_parser, main
 from ckptsim.cli.papers import PAPER_OPTIONS, PAPERS, accepted_options
 
 #: A value each option accepts, so that only the refusal can stop the command.
-VALUES = {"--jobs": ["1"], "--dask": ["local"], "--trace-dir": ["."], "--traces": ["KTH-SP2"], "--first": ["10"],
+VALUES = {"--jobs": ["1"], "--dask": ["local"], "--dask-timeout": ["2"], "--trace-dir": ["."],
+          "--traces": ["KTH-SP2"], "--first": ["10"],
           "--estimates": ["exact"], "--replications": ["2"], "--failure-log": ["x.csv"],
           "--system": ["20"], "--loads": ["1.0"], "--counts": ["0"], "--levels": ["0.5"],
           "--failure-rate": ["seed"], "--ci-seeds": ["5"], "--full": [],
@@ -73,8 +74,8 @@ def test_shi_refuses_replications(tmp_path, capsys):
                  "--replications", "0"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("ckptsim: error: --replications: does not apply to shi; shi accepts "
-                          "--out, --jobs, --dask, --yes, --trace-dir, --traces, --first, "
-                          "--estimates, "
+                          "--out, --jobs, --dask, --dask-timeout, --yes, --trace-dir, --traces, "
+                          "--first, --estimates, "
                           "--ci-seeds")
     assert err.count("\n") == 1
 

@@ -78,6 +78,8 @@ def cmd_paper(args: argparse.Namespace) -> int:
     check_options(args)
     if getattr(args, "first", None) is not None and args.first < 1:
         raise ConfigError("--first", f"expected a number of jobs >= 1, got {args.first}")
+    if args.dask_timeout is not None and not args.dask_timeout > 0:
+        raise ConfigError("--dask-timeout", f"expected seconds > 0, got {args.dask_timeout}")
     if args.jobs is not None and args.jobs < 0:
         raise ConfigError("--jobs", f"expected a number of processes >= 0 (0: in this "
                                     f"process), got {args.jobs}")
@@ -150,7 +152,7 @@ def _run_figures(paper: Paper, args: argparse.Namespace, opt: Any) -> int:
     total = paper.runs_of(args.figure, opt)
     if total is not None and not confirm_cost(paper, args, opt, total):
         return 1
-    with dask_cluster(args.dask):
+    with dask_cluster(args.dask, args.dask_timeout):
         return _figures(paper, args, opt, out, t0, total)
 
 

@@ -48,7 +48,7 @@ class PaperOption:
 _INT_N = {"type": int, "metavar": "N"}
 
 #: The options every paper may use (declared once; a paper names those it uses in `uses`).
-#: `--out`, `--jobs`, `--dask` and `--yes` are every paper's.
+#: `--out`, `--jobs`, `--dask`, `--dask-timeout` and `--yes` are every paper's.
 SHARED_OPTIONS = (
     PaperOption("--out", "output folder (figN.csv, figN.png, the sweep's store); required",
                 kwargs={"required": True, "metavar": "DIR"}),
@@ -57,6 +57,8 @@ SHARED_OPTIONS = (
                 "(tcp://HOST:8786, e.g. one started with dask-jobqueue) or local (a "
                 "LocalCluster of --jobs workers); default: a local process pool",
                 kwargs={"metavar": "ADDRESS"}),
+    PaperOption("--dask-timeout", "seconds to wait for the --dask scheduler to answer "
+                "(default 5)", kwargs={"type": float, "metavar": "SECONDS"}),
     PaperOption("--yes", "start without asking, however long the runs are estimated to take "
                 "(without it a paper command estimated over an hour of CPU asks first, and "
                 "stops when it cannot ask)", kwargs={"action": "store_true"}),
@@ -82,7 +84,7 @@ SHARED_OPTIONS = (
                 "forshaw: a year, 50 replications; hours of runs)",
                 kwargs={"action": "store_true"}),
 )
-EVERY_PAPER = ("--out", "--jobs", "--dask", "--yes")
+EVERY_PAPER = ("--out", "--jobs", "--dask", "--dask-timeout", "--yes")
 
 #: The rules a claim is judged by (`Claim.rule`).  Each compares the seed's value with our
 #: figure and its 95% interval (`claims.py` computes both from the CSVs); a verdict is `agrees`,

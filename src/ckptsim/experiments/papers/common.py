@@ -18,14 +18,16 @@ OnRow = Callable[[dict[str, Any]], None]
 
 #: The Dask cluster a paper command's sweeps run on (None: a local process pool); set by
 #: `dask_cluster` around a paper's run, so that no paper's options need to carry it.
-_DASK: ContextVar[str | None] = ContextVar("ckptsim_paper_dask", default=None)
+_DASK: ContextVar[tuple[str | None, float | None]] = ContextVar("ckptsim_paper_dask",
+                                                               default=(None, None))
 
 
 @contextlib.contextmanager
-def dask_cluster(address: str | None) -> Iterator[None]:
+def dask_cluster(address: str | None, timeout: float | None = None) -> Iterator[None]:
     """Run the sweeps of the figures computed inside on the Dask cluster at `address` (a
-    scheduler's address or "local"; None: the local pool)."""
-    token = _DASK.set(address)
+    scheduler's address or "local"; None: the local pool), waiting `timeout` seconds for its
+    scheduler (None: the default)."""
+    token = _DASK.set((address, timeout))
     try:
         yield
     finally:
@@ -60,7 +62,9 @@ def run_spec(name: str, text: str, out: Path, trace_dir: str | Path, jobs: int |
         raise ConfigError("--replications", f"{exc.runs:,} runs for {name}, above the limit "
                                             f"of {exc.limit:,} runs of one sweep; ask for "
                                             "fewer replications") from None
-    result = run_sweep(plan, store, make_executor(jobs, _DASK.get()), on_row=on_row)
+    address, timeout = _DASK.get()
+    executor = make_executor(jobs, address, dask_timeout=timeout)
+    result = run_sweep(plan, store, executor, on_row=on_row)
     if result.failed:
         first_failure = result.failures[0]
         raise ConfigError("sweep", f"{result.failed} run(s) failed, e.g. "
