@@ -71,7 +71,8 @@ def test_rows_are_sorted_like_the_figure_and_keep_the_level_columns():
 
 
 def _replications(folder: Path, values: dict[float, list[float]]) -> None:
-    """fig6-replications.csv on LUBLIN-256, c = 1 and 1.2, a slowdown per level and seed."""
+    """fig6-replications.csv on LUBLIN-256, c = 1 and 1.2, a slowdown per level and seed
+    (one trace: the claims' `by` trace has one part)."""
     with open(folder / "fig6-replications.csv", "w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(["trace", "load_scale", "failure_count", "confidence", "seed",
@@ -112,8 +113,9 @@ def test_flat_is_paired_per_replication(tmp_path):
     assert evaluate_claim(claim, tmp_path)[0].verdict != "agrees"
 
 
-def test_the_lublin_claims_read_the_replications():
+def test_the_prediction_claims_read_the_replications():
+    # Every claim on Figs. 6-10 pairs its levels per replication, on every trace.
     paired = [c for c in CLAIMS if c.unit]
-    assert {c.csv for c in paired} == {"fig6-replications", "fig8-replications",
-                                       "fig10-replications"}
+    assert {c.csv for c in paired} == {f"fig{n}-replications" for n in range(6, 11)}
     assert all(c.unit == "seed" and (c.versus or c.rule == "flat") for c in paired)
+    assert {c.csv for c in CLAIMS if not c.unit} == {"fig3", "fig4", "fig5"}

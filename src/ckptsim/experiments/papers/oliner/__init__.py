@@ -15,12 +15,11 @@ _BSLD = ("mean_response_bsld",)
 _LEVELS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1)
 
 # Every row of figN.csv carries the mean of its 10 replications (`seeds`) and its 95% half-width
-# (`_ci95`).  fig6-, fig8- and fig10-replications.csv hold LUBLIN-256's replications (`seed`:
-# the same thinning of the failure log and the same jobs at every level), so that a difference
-# between two levels there is paired per replication; SDSC's and NASA's differences combine
-# their two rows' intervals as independent (their replications were not kept).
-_PAIRED = {"trace": "LUBLIN-256"}
-_UNPAIRED = {"trace": ("SDSC", "NASA")}
+# (`_ci95`).  The prediction figures' figN-replications.csv hold each replication (`seed`: the
+# same thinning of the failure log and the same jobs at every level), so that a difference
+# between two levels of Figs. 6-10 is paired per replication, on every trace; Figs. 3-5's
+# differences combine their two rows' intervals as independent (their replications were not
+# kept).
 CLAIMS = (
     Claim("~70% more slowdown at ~1,000 failures without fault awareness (SDSC)", 0.7, "fig3",
           _BSLD, "factor-2", rows={"trace": "SDSC", "confidence": 0},
@@ -34,23 +33,18 @@ CLAIMS = (
     Claim("20% more load: no impact on slowdown equivalent to failures' (under +70%, no "
           "failures, a = 0.1)", 0.7, "fig5", _BSLD, "at-most", rows={"failure_count": 0},
           versus=("load_scale", 1, 1.2), relative=True),
-    Claim("balancing: 70-80% better at c = 1.2 (Fig. 6; a = 0 against 0.1)", -0.75, "fig6",
-          _BSLD, "factor-2", rows={"load_scale": 1.2, **_UNPAIRED},
-          versus=("confidence", 0, 0.1), relative=True, by="trace"),
-    Claim("balancing: 70-80% better at c = 1.2 (Fig. 6, LUBLIN-256; a = 0 against 0.1, paired "
-          "per replication)", -0.75, "fig6-replications", _BSLD, "factor-2",
-          rows={"load_scale": 1.2, **_PAIRED}, versus=("confidence", 0, 0.1), relative=True,
+    Claim("balancing: 70-80% better at c = 1.2 (Fig. 6; a = 0 against 0.1, paired per "
+          "replication)", -0.75, "fig6-replications", _BSLD, "factor-2",
+          rows={"load_scale": 1.2}, versus=("confidence", 0, 0.1), relative=True, by="trace",
           unit="seed"),
-    Claim("confidence level matters little once prediction is on (a = 0.1-1, within 10%)", 0.1,
-          "fig6", _BSLD, "flat", rows={"load_scale": 1, "confidence": _LEVELS, **_UNPAIRED},
-          param="confidence", relative=True, by="trace"),
-    Claim("confidence level matters little once prediction is on (LUBLIN-256, a = 0.1-1, "
-          "within 10%, paired per replication)", 0.1, "fig6-replications", _BSLD, "flat",
-          rows={"load_scale": 1, "confidence": _LEVELS, **_PAIRED}, param="confidence",
-          relative=True, unit="seed"),
-    Claim("prediction converts lost work to useful work (Fig. 7, NASA: a = 0 against 0.1)",
-          (1.0, -1.0), "fig7", ("capacity_utilized", "capacity_lost"), "same-sign",
-          rows={"load_scale": 1, "trace": "NASA"}, versus=("confidence", 0, 0.1)),
+    Claim("confidence level matters little once prediction is on (a = 0.1-1, within 10%, "
+          "paired per replication)", 0.1, "fig6-replications", _BSLD, "flat",
+          rows={"load_scale": 1, "confidence": _LEVELS}, param="confidence", relative=True,
+          by="trace", unit="seed"),
+    Claim("prediction converts lost work to useful work (Fig. 7, NASA: a = 0 against 0.1, "
+          "paired per replication)", (1.0, -1.0), "fig7-replications",
+          ("capacity_utilized", "capacity_lost"), "same-sign",
+          rows={"load_scale": 1, "trace": "NASA"}, versus=("confidence", 0, 0.1), unit="seed"),
     Claim("prediction converts lost work to useful work (Fig. 8, LUBLIN-256: a = 0 against "
           "0.1, paired per replication)", (1.0, -1.0), "fig8-replications",
           ("capacity_utilized", "capacity_lost"), "same-sign", rows={"load_scale": 1},
@@ -60,8 +54,9 @@ CLAIMS = (
           ("capacity_utilized", "capacity_lost"), "same-sign", rows={"load_scale": 1},
           versus=("accuracy", 0, 1), unit="seed"),
     Claim("tie-breaking: 60-70% (SDSC), 20% (NASA), 50% (LLNL; here LUBLIN-256) better (Fig. "
-          "9, load 1)", (-0.65, -0.2, -0.5), "fig9", _BSLD, "factor-2",
-          rows={"load_scale": 1}, versus=("accuracy", 0, 1), relative=True, by="trace"),
+          "9, load 1; paired per replication)", (-0.65, -0.2, -0.5), "fig9-replications",
+          _BSLD, "factor-2", rows={"load_scale": 1}, versus=("accuracy", 0, 1), relative=True,
+          by="trace", unit="seed"),
 )
 
 
