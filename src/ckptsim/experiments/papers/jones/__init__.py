@@ -34,6 +34,16 @@ CLAIMS = (
           ("improvement",), "crossing", rows={"error": 1}, param="overhead_min"),
     Claim("slowdown factor of co-allocated jobs at -95% error up to 1.12", 1.12, "fig9",
           ("coalloc_slowdown",), "at-most", rows={"error": -0.95}, by="ppbw"),
+    # The same headline points at the seed's size (figure `headline`, run with --full).
+    Claim("at the seed's size: improvement over Migration Only, ideal case, 150 / 300 / 400 "
+          "Mbit/s", (0.22, 0.16, 0.125), "headline", ("improvement",), "factor-2",
+          rows={"variant": "ideal (0% error)"}, by="ppbw"),
+    Claim("at the seed's size: +-100% error without CTMR, 150 / 300 / 400 Mbit/s",
+          (0.16, 0.008, -0.04), "headline", ("improvement",), "factor-2",
+          rows={"variant": "+-100%, no CTMR"}, by="ppbw"),
+    Claim("at the seed's size: CTMR at 10 min helps at +-100% error, 150 / 300 / 400 Mbit/s",
+          (0.03, 0.097, 0.10), "headline", ("vs_no_ctmr",), "same-sign",
+          rows={"variant": "+-100%, CTMR 10 min"}, by="ppbw"),
 )
 
 
