@@ -38,8 +38,17 @@ def test_headline_figure_pairs_by_seed(tmp_path):
     runs, _ = load_results(out / "store")
     base = {r["seed"]: r["mean_response"] for r in runs if r["scheduler"] == "migration-only"}
     pick = {(r["scheduler"], r["seed"]): r["mean_response"] for r in runs
-            if r.get("workload.ppbw") == 300 and r.get("workload.error") == 1}
+            if r.get("workload.ppbw") == 300 and r.get("workload.error") == 1
+            and r["param.overhead"] == 600}
     gains = [(pick[("coalloc", s)] - pick[("ctmr", s)]) / base[s] for s in base]
     row = next(r for r in rows if r["ppbw"] == "300" and r["variant"] == "+-100%, CTMR 10 min")
     assert math.isclose(float(row["vs_no_ctmr"]), sum(gains) / 3, rel_tol=1e-5, abs_tol=1e-9)
     assert (out / "headline.png").stat().st_size > 10_000
+    # CTMR at 0 min against the ideal case, seed by seed.
+    ideal = {r["seed"]: r["mean_response"] for r in runs if r.get("workload.ppbw") == 300
+             and r.get("workload.error") == 0 and r["scheduler"] == "coalloc"}
+    free = {r["seed"]: r["mean_response"] for r in runs if r.get("workload.ppbw") == 300
+            and r["scheduler"] == "ctmr" and r["param.overhead"] == 0}
+    row = next(r for r in rows if r["ppbw"] == "300" and r["variant"] == "+-100%, CTMR 0 min")
+    expected = sum((ideal[s] - free[s]) / base[s] for s in base) / 3
+    assert math.isclose(float(row["vs_ideal"]), expected, rel_tol=1e-5, abs_tol=1e-9)
