@@ -10,6 +10,7 @@ from ckptsim.cli import main
 pytest.importorskip("distributed")
 
 
+@pytest.mark.slow  # starts a LocalCluster: about 8 s (opt-in: -m slow)
 def test_a_figure_on_a_dask_cluster_is_the_figure_on_the_pool(tmp_path, capsys):
     common = ["paper", "jones", "headline", "--per-cluster", "40", "--replications", "2",
               "--jobs", "2"]
