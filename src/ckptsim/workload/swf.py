@@ -10,32 +10,42 @@ hundreds of thousands of lines.  Well-formed files are therefore parsed by a vec
 tokenizer (`_fast_parse`, with the number parsing of `ckptsim.workload.swf_numbers`); a file it
 does not accept is re-read by a line-by-line parser (`_parse_lines`), which is slower but names
 the exact line and field of the first problem.  Both apply the same grammar and checks, so the
-fast path never accepts a file that the line-by-line parser would reject.  Writing is in
+fast path never accepts a file that the line-by-line parser would reject.  Both are in
+`ckptsim.workload.swf_parse`; reading the file's bytes (gzip, a byte-order mark, refusing
+what is not text) is in `ckptsim.workload.swf_text`; writing is in
 `ckptsim.workload.swf_write` (`write_swf` is importable from here too).
 """
 
 from __future__ import annotations
 
-import math
 import operator
 import re
-import zlib
 from collections.abc import Iterable
 from os import PathLike
-from pathlib import Path
 
 import numpy as np
 
 from ckptsim.errors import ConfigError, WorkloadError
 from ckptsim.limits import MAX_SECONDS, check_nodes, header_nodes
-from ckptsim.workload.model import SWF_FIELDS, SWF_INDEX, Workload
-from ckptsim.workload.swf_numbers import parse_number, parse_numbers
+from ckptsim.workload.model import Workload
+from ckptsim.workload.swf_parse import (  # noqa: F401  (N_FIELDS, MAX_JOB_NUMBER: re-exported)
+    _I_ALLOC,
+    _I_JOB,
+    _I_REQ_PROCS,
+    _I_REQ_TIME,
+    _I_RUNTIME,
+    _I_SUBMIT,
+    MAX_JOB_NUMBER,
+    N_FIELDS,
+    _fast_parse,
+    _parse_lines,
+    field_label,
+)
+from ckptsim.workload.swf_text import _read_text, _refuse_binary, not_text
 from ckptsim.workload.swf_write import write_swf
 
 __all__ = ["COUNT_KEYS", "MAX_SECONDS", "field_label", "not_text", "parse_header", "read_swf",
            "write_swf"]
-
-N_FIELDS = len(SWF_FIELDS)
 
 #: Keys of `Workload.counts` set by `read_swf`, in the order the rules are applied.
 COUNT_KEYS: tuple[str, ...] = (
@@ -55,68 +65,11 @@ COUNT_KEYS: tuple[str, ...] = (
 _OVERSIZE = ("skip", "clamp")
 _SIZE_FROM = ("requested", "allocated")
 
-_GZIP_MAGIC = b"\x1f\x8b"
-
 #: A header line: `;`, at most one space, `Key:`.  Deeper-indented comment lines (a tab or
 #: several spaces) continue the value of the key above them, as in the Parallel Workloads
 #: Archive logs (e.g. the second URL under `; Information:`).
 _HEADER_KEY = re.compile(r"; ?([A-Za-z][A-Za-z0-9_]*):(.*)")
 _LEADING_INT = re.compile(r"\s*([0-9]+)")
-
-_I_JOB = SWF_INDEX["job_number"]
-_I_SUBMIT = SWF_INDEX["submit_time"]
-_I_RUNTIME = SWF_INDEX["run_time"]
-_I_ALLOC = SWF_INDEX["allocated_processors"]
-_I_REQ_PROCS = SWF_INDEX["requested_processors"]
-_I_REQ_TIME = SWF_INDEX["requested_time"]
-
-#: Fields that must hold whole numbers: the job number and the processor counts become integer
-#: columns, and silently truncating 2.5 processors would hide a broken trace.
-_INTEGRAL_FIELDS = (_I_JOB, _I_ALLOC, _I_REQ_PROCS)
-
-#: Fields the simulator reads in which -1 marks an unknown value: any other negative value is
-#: malformed (a requested time of -400 is not "unknown", it is broken).
-_MINUS_ONE_FIELDS = (_I_RUNTIME, _I_ALLOC, _I_REQ_PROCS, _I_REQ_TIME)
-
-#: Largest value of a time field the simulator reads (submit, run and requested time): 1e10 s,
-#: about 317 years (`ckptsim.limits.MAX_SECONDS`, shared with the failure and availability
-#: traces).
-_TIME_FIELDS = (_I_SUBMIT, _I_RUNTIME, _I_REQ_TIME)
-
-#: Largest job number: up to 2**53 every whole number is exact as a float64 and fits an int64.
-MAX_JOB_NUMBER = 2**53
-
-_UTF8_BOM = b"\xef\xbb\xbf"
-
-#: What a file that is not SWF text is, by its first bytes (SWF text starts with ';', a digit,
-#: a sign, a point or whitespace, so none of these prefixes can start a valid trace).
-_NOT_TEXT = (
-    (b"\x89PNG", "a PNG image"),
-    (b"\xff\xd8\xff", "a JPEG image"),
-    (b"GIF8", "a GIF image"),
-    (b"%PDF", "a PDF document"),
-    (b"PK\x03\x04", "a zip archive (or an office document): unpack it first"),
-    (b"BZh", "bzip2-compressed data: decompress it (or recompress it with gzip)"),
-    (b"\xfd7zXZ", "xz-compressed data: decompress it (or recompress it with gzip)"),
-    (b"\x28\xb5\x2f\xfd", "zstd-compressed data: decompress it (or recompress it with gzip)"),
-    (b"7z\xbc\xaf", "a 7-zip archive: unpack it first"),
-    (b"PAR1", "a Parquet file"),
-    (b"SQLite format 3", "an SQLite database"),
-    (b"\x7fELF", "an executable program"),
-    (b"\xff\xfe", "UTF-16 text: save it as ASCII or UTF-8"),
-    (b"\xfe\xff", "UTF-16 text: save it as ASCII or UTF-8"),
-    (b"<", "HTML or XML (a web page saved instead of the trace?)"),
-)
-
-#: Bytes of text parsed at once by the vectorised parser: large
-#: enough to amortise numpy's per-call overhead, small enough for the temporaries to stay in
-#: the processor caches.
-_CHUNK = 1 << 18
-
-
-def field_label(index: int) -> str:
-    """`field_label(3)` -> `"4 (run_time)"`: the 1-based SWF number and the field's name."""
-    return f"{index + 1} ({SWF_FIELDS[index]})"
 
 
 # --------------------------------------------------------------------------------------------
@@ -263,249 +216,6 @@ def _machine_size_from_header(header: dict[str, str], where: str) -> int:
             return header_nodes(where, key, match.group(1))
     raise ConfigError("machine_size", f"{where}: cannot tell the machine size: the header has "
                                       "no usable MaxProcs or MaxNodes; give the machine size")
-
-
-def _read_text(path: str | PathLike[str], where: str) -> bytes:
-    """The file's bytes, decompressed when they start with the gzip magic number."""
-    try:
-        raw = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise WorkloadError("file not found", path=where) from None
-    except OSError as exc:
-        raise WorkloadError(f"cannot read the file: {exc.strerror or exc}", path=where) from None
-    if raw.startswith(_GZIP_MAGIC):
-        raw = _gunzip(raw, where)
-    if raw.startswith(_UTF8_BOM):  # a byte-order mark some editors write: not part of the text
-        raw = raw[len(_UTF8_BOM):]
-    what = not_text(raw)
-    if what is not None:
-        raise WorkloadError(f"not an SWF trace: the file is {what}", path=where)
-    return raw
-
-
-def not_text(raw: bytes) -> str | None:
-    """What a file is when its first bytes show it is not text (`"a PNG image"`), else None.
-
-    Only formats whose signature cannot start a text trace or log are recognised (see
-    `_NOT_TEXT`); a file with NUL bytes further on is caught by the callers' parsers."""
-    head = raw[:64].lstrip()
-    for magic, what in _NOT_TEXT:
-        if head.startswith(magic):
-            return what
-    return None
-
-
-def _refuse_binary(text: bytes, where: str) -> None:
-    """A WorkloadError if the text holds NUL bytes, which no text file has."""
-    at = text.find(b"\0")
-    if at >= 0:
-        line = text.count(b"\n", 0, at) + 1
-        raise WorkloadError("not an SWF trace: binary data (NUL bytes) where text is expected",
-                            path=where, line=line)
-
-
-def _gunzip(raw: bytes, where: str) -> bytes:
-    """Decompress a (possibly multi-member) gzip file in one go.
-
-    zlib checks each member's CRC and length.  A stream that ends early is reported as a
-    truncated file instead of surfacing as EOFError.  One call per member, because
-    decompressing in small pieces (even overlapped with parsing on another thread) makes many
-    short-lived buffers whose page faults cost more than the overlap saves.
-    """
-    parts = []
-    data = raw
-    while True:  # one gzip member per turn
-        inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
-        try:
-            parts.append(inflater.decompress(data))
-        except zlib.error as exc:
-            raise WorkloadError(f"gzip data is corrupt: {exc}", path=where) from None
-        if not inflater.eof:
-            raise WorkloadError("gzip data is truncated (the file was cut short)", path=where)
-        data = inflater.unused_data
-        if not data.strip(b"\0"):
-            break
-        if not data.startswith(_GZIP_MAGIC):
-            raise WorkloadError("gzip data is corrupt: unexpected bytes after the compressed "
-                                "data", path=where)
-    return parts[0] if len(parts) == 1 else b"".join(parts)
-
-
-# --------------------------------------------------------------------------------------------
-# the vectorised parser
-# --------------------------------------------------------------------------------------------
-
-
-
-def _fast_parse(text: bytes) -> tuple[np.ndarray | None, list[bytes]]:
-    """Parse SWF text into an (n, 18) float64 array, or None if in any doubt.
-
-    Returns the array and the comment lines.  The text is parsed in blocks of whole lines of
-    about `_CHUNK` bytes: small temporaries stay in the processor caches and are reused, where
-    whole-file temporaries would cost hundreds of megabytes of fresh memory (page faults are a
-    large part of the time on a virtual machine).  For the same reason the values go straight
-    into one array sized for the worst case (a token and its separator take at least two
-    bytes; the pages never written cost nothing).
-
-    The array is None when a line does not have 18 tokens, a token is not a number, or a value
-    breaks a record check, so that the caller can find and report the problem.
-    """
-    comments: list[bytes] = []
-    out = np.empty(len(text) // 2 + N_FIELDS)
-    filled = 0
-    pos, n = 0, len(text)
-    last_id, increasing = -math.inf, True
-    while pos < n:
-        cut = text.rfind(b"\n", pos, pos + _CHUNK) + 1
-        if cut <= pos:  # no line end in this block: a last line without one, or a long line
-            cut = text.find(b"\n", pos + _CHUNK) + 1 or n
-        values = _parse_block(text[pos:cut], comments)
-        if values is None:
-            return None, comments
-        if values.size:
-            rows = values.reshape(-1, N_FIELDS)
-            if not _records_valid(rows):
-                return None, comments
-            ids = rows[:, _I_JOB]
-            increasing = increasing and _increasing(ids, last_id)
-            last_id = float(ids[-1])
-        out[filled:filled + values.size] = values
-        filled += values.size
-        pos = cut
-    fields = out[:filled].reshape(-1, N_FIELDS)
-    if not increasing and not _unique(fields[:, _I_JOB]):
-        return None, comments
-    return fields, comments
-
-
-def _parse_block(block: bytes, comments: list[bytes]) -> np.ndarray | None:
-    """`parse_numbers` of a block of whole lines, after moving its comment lines to `comments`."""
-    if b";" in block:
-        lines = []
-        for line in block.split(b"\n"):
-            if line.lstrip().startswith(b";"):
-                comments.append(line.strip())
-            else:
-                lines.append(line)
-        block = b"\n".join(lines)
-    return parse_numbers(block)
-
-
-def _records_valid(rows: np.ndarray) -> bool:
-    """The record checks of `_parse_record` on a block of rows, run while the block is in the
-    processor caches (on the whole array, each column pass would read every row from memory).
-    """
-    submit = rows[:, _I_SUBMIT]
-    if submit.min() < 0 and np.any((submit < 0) & (rows[:, _I_RUNTIME] >= 0)):
-        return False
-    ints = rows[:, _INTEGRAL_FIELDS]  # job number, then the processor counts
-    if not np.array_equal(ints, np.trunc(ints)):
-        return False
-    if ints[:, 1:].min() < -1:  # whole processor counts: negative other than -1 is below -1
-        return False
-    if np.abs(ints[:, 0]).max() > MAX_JOB_NUMBER:
-        return False
-    times = rows[:, _TIME_FIELDS]  # submit, then the run and requested times
-    if times.max() > MAX_SECONDS:
-        return False
-    known = times[:, 1:]
-    return not (known.min() < 0 and np.any((known < 0) & (known != -1.0)))
-
-
-def _increasing(ids: np.ndarray, previous_id: float) -> bool:
-    """Whether job numbers increase from `previous_id` on: then they are unique, as in every
-    real trace, and the whole file needs no sort to look for repeats."""
-    return bool(ids[0] > previous_id and np.all(ids[1:] > ids[:-1]))
-
-
-def _unique(ids: np.ndarray) -> bool:
-    ordered = np.sort(ids)
-    return not np.any(ordered[1:] == ordered[:-1])
-
-
-# --------------------------------------------------------------------------------------------
-# the line-by-line parser (exact error locations)
-# --------------------------------------------------------------------------------------------
-
-
-def _parse_lines(data: bytes, where: str,
-                 skip_bad_lines: bool) -> tuple[np.ndarray, int, list[bytes]]:
-    """Parse every line, raising on (or counting) the malformed data lines.
-
-    Returns the well-formed records, the number of skipped lines and the comment lines.
-    """
-    rows: list[list[float]] = []
-    comments: list[bytes] = []
-    n_bad = 0
-    line_of_job: dict[float, int] = {}
-    for lineno, line in enumerate(data.split(b"\n"), start=1):
-        stripped = line.strip()
-        if not stripped:
-            continue
-        if stripped.startswith(b";"):
-            comments.append(stripped)
-            continue
-        try:
-            row = _parse_record(stripped, where, lineno)
-            first = line_of_job.setdefault(row[_I_JOB], lineno)
-            if first != lineno:
-                raise WorkloadError(f"job number {row[_I_JOB]:.0f} is already used on line "
-                                    f"{first}: every line must be a job of its own",
-                                    path=where, line=lineno, field=field_label(_I_JOB))
-            rows.append(row)
-        except WorkloadError:
-            if not skip_bad_lines:
-                raise
-            n_bad += 1
-    fields = np.array(rows, dtype=np.float64).reshape(-1, N_FIELDS)
-    return fields, n_bad, comments
-
-
-def _parse_record(line: bytes, where: str, lineno: int) -> list[float]:
-    tokens = line.split()
-    if len(tokens) < N_FIELDS:
-        raise WorkloadError(f"{len(tokens)} fields found, {N_FIELDS} expected: the line ends "
-                            "before this field", path=where, line=lineno,
-                            field=field_label(len(tokens)))
-    if len(tokens) > N_FIELDS:
-        raise WorkloadError(f"{len(tokens)} fields found, {N_FIELDS} expected: an extra value "
-                            f"{_show(tokens[N_FIELDS])} follows field {field_label(N_FIELDS - 1)}",
-                            path=where, line=lineno)
-    row = []
-    for i, token in enumerate(tokens):
-        value = parse_number(token)
-        if value is None:
-            raise WorkloadError(f"not a finite number: {_show(token)}",
-                                path=where, line=lineno, field=field_label(i))
-        row.append(value)
-    # A record of an unknown run time is dropped by a loader rule whatever its submit time
-    # (LLNL-Thunder has 1190 all -1 records); a job that would be simulated needs a real one.
-    if row[_I_SUBMIT] < 0 and row[_I_RUNTIME] >= 0:
-        raise WorkloadError(f"negative submit time {row[_I_SUBMIT]:g} for a job with a known "
-                            "run time", path=where, line=lineno, field=field_label(_I_SUBMIT))
-    for i in _INTEGRAL_FIELDS:
-        if row[i] != int(row[i]):
-            raise WorkloadError(f"must be a whole number, got {row[i]!r}",
-                                path=where, line=lineno, field=field_label(i))
-    for i in _MINUS_ONE_FIELDS:
-        if row[i] < 0 and row[i] != -1:
-            raise WorkloadError(f"negative value {row[i]:g}: SWF marks an unknown value with -1 "
-                                "and no other negative value", path=where, line=lineno,
-                                field=field_label(i))
-    for i in _TIME_FIELDS:
-        if row[i] > MAX_SECONDS:
-            raise WorkloadError(f"{row[i]:g} s is beyond the largest time accepted, "
-                                f"{MAX_SECONDS:g} s (317 years): a unit mistake?",
-                                path=where, line=lineno, field=field_label(i))
-    if abs(row[_I_JOB]) > MAX_JOB_NUMBER:
-        raise WorkloadError(f"job number {row[_I_JOB]:g} is too large (at most 2**53 = "
-                            f"{MAX_JOB_NUMBER})", path=where, line=lineno,
-                            field=field_label(_I_JOB))
-    return row
-
-
-def _show(token: bytes) -> str:
-    return repr(token.decode("utf-8", errors="replace"))
 
 
 # --------------------------------------------------------------------------------------------
