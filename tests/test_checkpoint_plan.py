@@ -13,8 +13,8 @@ from ckptsim.checkpointing.plan import (
     CheckpointPlan,
     parse_checkpoint,
     parse_plan,
-    plan_from_table,
 )
+from ckptsim.checkpointing.plan_table import plan_from_table
 from ckptsim.cli import main
 from ckptsim.errors import ConfigError
 from ckptsim.experiments.execute import execute_run

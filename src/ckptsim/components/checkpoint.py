@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ckptsim.checkpointing.base import CheckpointPolicy, IntervalContext
-from ckptsim.checkpointing.plan import plan_value, table_value
+from ckptsim.checkpointing.plan_table import plan_value, table_value
 from ckptsim.components.checkpointagent import PLAN_COUNTERS, PlanAgent, calendar_of
 from ckptsim.engine.components import Component, register_component
 from ckptsim.engine.events import register_event_kind

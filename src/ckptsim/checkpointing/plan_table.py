@@ -1,0 +1,185 @@
+"""Checkpoint plans given as a table (a spec's ``[...components.checkpoint.policy]``): the
+table read into a `CheckpointPlan` (`plan_from_table`), each of its values checked alone
+(`table_value`, for a spec's grid axes), and a component's `policy` value, whatever its form,
+made the plan (`plan_value`).  The string form and the plan itself are in
+`ckptsim.checkpointing.plan`."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from ckptsim.checkpointing import plan as _plan
+from ckptsim.checkpointing.base import CheckpointPolicy, CostParams
+from ckptsim.checkpointing.plan import COST_KEYS, CheckpointPlan, _structured, accepted_parts
+from ckptsim.errors import ConfigError
+from ckptsim.params import make_params
+
+#: The keys of a plan given as a table, besides the cost options and the parts' sub-tables.
+TABLE_KEYS = ("interval", "skip", "proactive")
+
+
+def plan_from_table(table: Any, *, where: str = "checkpoint.policy") -> CheckpointPlan:
+    """A `CheckpointPlan` from a table (a spec's ``[...components.checkpoint.policy]``)::
+
+        interval = "fixed"            # an interval policy (default: none, unless skip or
+        skip = ["closedcluster"]      #   proactive policies are given)
+        proactive = ["scheduled"]     # skip and proactive policies: a name or a list
+        cost = 60                     # the cost options: cost, bandwidth, memory, constant,
+        mtbf = 86400                  #   restart, mtbf
+        [...policy.fixed]             # a part's own options, in a table of its name
+        interval = 1800
+
+    Its `text` is the equivalent string (the parts in the order interval, skip, proactive,
+    the cost options after the first part's own options): ``fixed:interval=1800,cost=60,
+    mtbf=86400+closedcluster+scheduled``.  Errors name the key below `where`.
+    """
+    from ckptsim.checkpointing.base import _registry
+
+    if isinstance(table, CheckpointPlan):
+        return table
+    if not isinstance(table, dict):
+        raise ConfigError(where, f"expected a table (interval, skip, proactive, the cost "
+                                 f"options, a table of options per part), got {table!r}")
+    slots: list[tuple[str, str]] = []  # (name, the key naming it)
+    for key in TABLE_KEYS:
+        if key in table:
+            value = table_value((key,), table[key], where=where)
+            slots += [(n, key) for n in (value.split("+") if value else [])]
+    if not slots:
+        slots = [("none", "interval")]
+    subtables = {k: v for k, v in table.items() if isinstance(v, dict)}
+    for key, value in table.items():
+        if key not in TABLE_KEYS and key not in subtables:
+            table_value((key,), value, where=where)
+    parts: list[tuple[type[CheckpointPolicy], dict[str, Any]]] = []
+    refs: list[str] = []
+    seen: dict[str, str] = {}
+    for name, key in slots:
+        cls = _registry.get(name)
+        if cls.name in seen:
+            raise ConfigError(f"{where}.{key}", f"{cls.name} is given twice (also in "
+                                                f"{seen[cls.name]})")
+        seen[cls.name] = key
+        own: dict[str, Any] = {}
+        for sub in dict.fromkeys((name, cls.name)):
+            for opt, value in subtables.get(sub, {}).items():
+                own[opt] = table_value((sub, opt), value, where=where)
+        parts.append((cls, own))
+        refs.append(name)
+    for sub in subtables:
+        if not any(sub in (n, _registry.get(n).name) for n, _ in slots):
+            raise ConfigError(f"{where}.{sub}", f"options of {sub}, which the plan does not "
+                                                f"name (give it as interval, skip or "
+                                                f"proactive)")
+    cost = {k: table[k] for k in table if k in COST_KEYS}
+    if parts:
+        parts[0] = (parts[0][0], {**parts[0][1], **cost})
+    text = "+".join(ref + (":" + ",".join(f"{k}={_text(v)}" for k, v in values.items())
+                           if values else "")
+                    for ref, (_, values) in zip(refs, parts, strict=True))
+    try:
+        return _structured(parts, refs, text)
+    except ConfigError as exc:
+        raise ConfigError(_table_key(exc.key, parts, refs, where), exc.message) from None
+
+
+def plan_value(value: Any, where: str = "checkpoint.policy") -> CheckpointPlan:
+    """A checkpoint component's `policy` value as the plan: the plan made before, a table
+    (`plan_from_table`, errors keyed below `where`), or a string parsed (another scalar as
+    its text, as before)."""
+    if isinstance(value, CheckpointPlan):
+        return value
+    if isinstance(value, dict):
+        return plan_from_table(value, where=where)
+    # through the module: the one string parser, `plan.parse_plan`
+    return _plan.parse_plan(value if isinstance(value, str) else str(value))
+
+
+def _text(value: Any) -> str:
+    """A table's value as the string form writes it."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _table_key(key: str, parts: list[tuple[type[CheckpointPolicy], dict[str, Any]]],
+               refs: list[str], where: str) -> str:
+    """The table key of an error about a plan (``checkpoint.cost`` -> ``where.cost``)."""
+    option = key.removeprefix("checkpoint").removeprefix(".")
+    if not option or option in COST_KEYS:
+        return f"{where}.{option}" if option else where
+    for (cls, values), ref in zip(parts, refs, strict=True):
+        fields = {f.name for f in dataclasses.fields(cls.Params)}
+        if option in values or option in fields:
+            return f"{where}.{ref}.{option}"
+    return where
+
+
+def table_value(path: tuple[str, ...], value: Any, *, where: str = "checkpoint.policy"
+                ) -> Any:
+    """One value of a plan table checked alone (`path`: its key below the table, ``("cost",)``
+    or ``("fixed", "interval")``), as the plan takes it: a number as given (a grid axis's
+    values stay numbers), skip and proactive names joined by ``+``.
+
+    Raises:
+        ConfigError: keyed by the value's place below `where`.
+    """
+    from ckptsim.checkpointing.base import _registry
+
+    key = f"{where}.{'.'.join(path)}"
+    if len(path) == 1 and path[0] in TABLE_KEYS:
+        slot = path[0]
+        names = value
+        if isinstance(value, str):  # a name, or names joined by + (as a column holds them)
+            names = [value] if slot == "interval" else [n for n in value.split("+")
+                                                        if n.strip()]
+        if slot == "interval" and not isinstance(value, str):
+            raise ConfigError(key, f"expected the name of an interval policy, got {value!r}")
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise ConfigError(key, f"expected a name or a list of names of {slot} policies, "
+                                   f"got {value!r}")
+        names = [n.strip() for n in names]
+        kind = "interval" if slot == "interval" else slot
+        for name in names:
+            if not _registry.known(name):
+                raise ConfigError(key, f"unknown checkpoint policy {name!r}; accepted: "
+                                       f"{accepted_parts()}")
+            cls = _registry.get(name)
+            if cls.kind != kind:
+                article = "an" if kind == "interval" else "a"
+                raise ConfigError(key, f"{name} is a {cls.kind} policy, not {article} {kind} "
+                                       f"policy; accepted: {accepted_parts()}")
+        return "+".join(names)
+    if len(path) == 1:
+        if path[0] not in COST_KEYS:
+            raise ConfigError(key, f"unknown key; accepted: {', '.join(TABLE_KEYS)}, the cost "
+                                   f"options ({', '.join(COST_KEYS)}) and a table of a part's "
+                                   f"own options, named after it")
+        _checked(CostParams, path[0], value, key)
+        return value
+    if len(path) == 2:
+        name, option = path
+        if not _registry.known(name):
+            raise ConfigError(f"{where}.{name}", f"unknown checkpoint policy {name!r}; "
+                                                 f"accepted: {accepted_parts()}")
+        cls = _registry.get(name)
+        fields = [f.name for f in dataclasses.fields(cls.Params) if f.name not in COST_KEYS]
+        if option in COST_KEYS:
+            raise ConfigError(key, f"a cost option applies to the whole plan: give it as "
+                                   f"{where}.{option}")
+        if option not in fields:
+            raise ConfigError(key, f"unknown option of {cls.name}; accepted: "
+                                   f"{', '.join(fields) or 'none'}")
+        _checked(cls.Params, option, value, key)
+        return value
+    raise ConfigError(key, "expected a value of the plan or of a part's table")
+
+
+def _checked(params: type, option: str, value: Any, key: str) -> None:
+    if isinstance(value, (list, dict)):
+        raise ConfigError(key, f"expected one value, got {value!r}")
+    try:
+        make_params(params, {option: value}, where="checkpoint")
+    except ConfigError as exc:
+        raise ConfigError(key, exc.message) from None
