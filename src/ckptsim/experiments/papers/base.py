@@ -219,11 +219,14 @@ class Paper:
         return None
 
     def page_tables(self) -> dict[str, Table]:
-        """Every table docs/results/NAME.md may mark: the paper's own (`tables`) and `claims`,
-        its claims with their computed verdicts (`claims_table.markdown_table`)."""
+        """Every table docs/results/NAME.md may mark: the paper's own (`tables`), `claims`,
+        its claims with their computed verdicts (`claims_table.markdown_table`), and `decide`,
+        what would decide the inconclusive ones (`decide.markdown_table`)."""
+        from ckptsim.experiments.papers import decide
         from ckptsim.experiments.papers.claims_table import markdown_table
 
-        return {**(self.tables() or {}), "claims": lambda folder: markdown_table(self, folder)}
+        return {**(self.tables() or {}), "claims": lambda folder: markdown_table(self, folder),
+                "decide": lambda folder: decide.markdown_table(self, folder)}
 
     def detail(self, opt: Any) -> str:
         """What the final line says after the time (e.g. the size of the runs)."""

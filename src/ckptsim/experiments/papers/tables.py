@@ -57,10 +57,10 @@ def render_page(text: str, folder: Path, tables: dict[str, Table]) -> str:
     """`text` with every marked table recomputed from the CSVs in `folder`."""
     def table(match: re.Match[str]) -> str:
         name = match.group("name")
-        if name == "claims" and name not in tables:  # every page's: its paper's claims
+        if name in ("claims", "decide") and name not in tables:  # every page's (its claims)
             from ckptsim.experiments.papers.base import get_paper
 
-            return match.group(1) + get_paper(folder.name).page_tables()["claims"](folder) \
+            return match.group(1) + get_paper(folder.name).page_tables()[name](folder) \
                 + match.group(4)
         if name not in tables:
             raise ConfigError("table", f"the page names an unknown table {name!r}; known: "
