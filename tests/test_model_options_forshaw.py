@@ -129,3 +129,35 @@ def test_paper_options_reach_the_spec():
                                                                                 "delay")
     with pytest.raises(ConfigError, match="startdelay_first"):
         fw.check(fw.Options(startdelay_first="later"))
+
+
+# --- --durations: a family in parts ----------------------------------------------------------
+def test_durations_run_a_family_in_parts():
+    from ckptsim.experiments.papers.forshaw import experiments as fw
+    from ckptsim.experiments.papers.forshaw.figures import reduce
+
+    whole = fw.policies_of("fixed")
+    part = fw.policies_of("fixed", only=(1, 4))
+    # None, Opt at 1 and 4 min, C(n) at 8 intervals for each: a subset of the whole family
+    assert len(whole) == 1 + 4 + 32 and len(part) == 1 + 2 + 16
+    assert set(part) <= set(whole) and "fixed:interval=1800,cost=120" not in part
+    assert fw.durations_of("ccsr", only=(2,)) == (2,)
+    opt = fw.Options(days=7, replications=3, durations=(1, 4))
+    assert fw.runs_of("fixed", opt) == len(part) * 3
+    spec = fw.spec_text("fixed", opt)
+    assert '"opt:cost=240"' in spec and "cost=120" not in spec
+    rows = [{"status": "ok", "seed": s, "workload.checkpoint": p, "mean_task_overhead": 60.0,
+             "energy_htc_kwh": 1.0, "checkpoint_utilisation": 0.1}
+            for p in part for s in (1, 2, 3)]
+    points = reduce(rows, "fixed", only=(1, 4))
+    assert {(p["kind"], p["d"]) for p in points if p["kind"] == "fixed"} == {("fixed", 1),
+                                                                           ("fixed", 4)}
+
+
+@pytest.mark.parametrize("bad", [(0,), (), (2, -1)])
+def test_durations_are_whole_positive_minutes(bad):
+    from ckptsim.experiments.papers.forshaw import experiments as fw
+
+    with pytest.raises(ConfigError) as err:
+        fw.check(fw.Options(durations=bad))
+    assert err.value.key == "--durations"

@@ -95,6 +95,9 @@ class Options:
     resume_after: float = 0.0  # idle seconds before a suspended job resumes (HTCondor's wait)
     lead: float = LEAD  # seconds a reboot is announced (Scheduled's drain holds the machines)
     reboot_duration: float = REBOOT_DURATION
+    #: The checkpoint durations (minutes) every family runs, instead of its own (the seed's
+    #: 1-4, or 1 and 4 for Figs. 7-9 and 11); None: the family's own.
+    durations: tuple[int, ...] | None = None
 
 
 def family_of(figure: str) -> str:
@@ -143,14 +146,15 @@ def policy(kind: str, d: int, value: float | None = None, variant: Any = None,
     raise ValueError(kind)
 
 
-def configurations(family: str) -> list[dict[str, Any]]:
+def configurations(family: str, only: Sequence[int] | None = None) -> list[dict[str, Any]]:
     """Every configuration a family's figures need besides None and Opt: kind, duration,
-    swept value and variant (a second parameter drawn as separate lines)."""
+    swept value and variant (a second parameter drawn as separate lines); `only`: these
+    checkpoint durations instead of the family's own (`Options.durations`)."""
     out: list[dict[str, Any]] = []
 
     def add(kind: str, durations: Sequence[int], values: Sequence[float],
             variants: Sequence[Any] = (None,)) -> None:
-        for d in durations:
+        for d in (durations if only is None else only):
             for variant in variants:
                 for v in values:
                     out.append({"kind": kind, "d": d, "value": v, "variant": variant})
@@ -176,15 +180,17 @@ def configurations(family: str) -> list[dict[str, Any]]:
     return out
 
 
-def durations_of(family: str) -> tuple[int, ...]:
+def durations_of(family: str, only: Sequence[int] | None = None) -> tuple[int, ...]:
     """The checkpoint durations whose Opt runs a family's benefits need."""
-    return tuple(sorted({c["d"] for c in configurations(family)})) or DURATIONS
+    return (tuple(sorted({c["d"] for c in configurations(family, only)}))
+            or (DURATIONS if only is None else tuple(sorted(only))))
 
 
-def policies_of(family: str, first: str = "interval") -> list[str]:
+def policies_of(family: str, first: str = "interval",
+                only: Sequence[int] | None = None) -> list[str]:
     """The policy strings of a family's runs: None, Opt at each duration, its configurations."""
-    strings = ["none", *(policy("opt", d) for d in durations_of(family))]
-    for c in configurations(family):
+    strings = ["none", *(policy("opt", d) for d in durations_of(family, only))]
+    for c in configurations(family, only):
         s = policy(c["kind"], c["d"], c["value"], c["variant"], first)
         if s not in strings:
             strings.append(s)
@@ -219,7 +225,7 @@ def spec_text(family: str, opt: Options) -> str:
         lines.append(f"resume_after = {opt.resume_after:g}")
     if opt.reboot_duration != REBOOT_DURATION:
         lines.append(f"reboot_duration = {opt.reboot_duration:g}")
-    policies = policies_of(family, opt.startdelay_first)
+    policies = policies_of(family, opt.startdelay_first, opt.durations)
     lines += ["", "[workloads.pool.components.energy]", "htc = true", 'owners = "active"',
               "", "[workloads.pool.components.power]", f"idle_timeout = {opt.idle_timeout:g}",
               "", "[workloads.pool.components.bound]", f"limit = {opt.bound:g}",
@@ -232,7 +238,8 @@ def spec_text(family: str, opt: Options) -> str:
 def runs_of(figure: str, opt: Options) -> int:
     """How many runs a figure's families hold (runs two families share counted in each)."""
     families = {family_of(f) for f in wanted(figure)}
-    return sum(len(policies_of(f, opt.startdelay_first)) * opt.replications for f in families)
+    return sum(len(policies_of(f, opt.startdelay_first, opt.durations)) * opt.replications
+               for f in families)
 
 
 def run_figures(figure: str, out: str | Path, opt: Options,
@@ -248,7 +255,7 @@ def run_figures(figure: str, out: str | Path, opt: Options,
     outputs: list[FigureOutput] = []
     for family in families:
         rows = run_spec(family, spec_text(family, opt), out_path, out_path, opt.jobs, on_row)
-        pts = reduce(rows, family, opt.startdelay_first)
+        pts = reduce(rows, family, opt.startdelay_first, opt.durations)
         for fig in FAMILIES[family]:
             if fig in figs:
                 outputs.append(FIGURE_MAKERS[fig](pts, out_path))
@@ -275,6 +282,10 @@ def check(opt: Options) -> None:
         value = getattr(opt, key)
         if not value >= 0:
             raise ConfigError(key, f"expected a number of seconds >= 0, got {value!r}")
+    if opt.durations is not None and (not opt.durations or any(
+            not isinstance(d, int) or isinstance(d, bool) or d < 1 for d in opt.durations)):
+        raise ConfigError("--durations", f"expected whole minutes >= 1, got "
+                                         f"{list(opt.durations)}")
     if opt.replications < 2:
         raise ConfigError("--replications", f"expected >= 2 (the figures show a 95% interval "
                                             f"over replications), got {opt.replications}")

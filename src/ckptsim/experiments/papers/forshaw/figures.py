@@ -9,7 +9,7 @@ same users and jobs) and then averaged, with the 95% interval over the replicati
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -43,15 +43,17 @@ def _value(row: dict[str, Any], metric: str) -> float:
     return float(v) if v is not None else math.nan
 
 
-def reduce(rows: list[dict[str, Any]], family: str, first: str = "interval") -> list[Point]:
+def reduce(rows: list[dict[str, Any]], family: str, first: str = "interval",
+           only: Sequence[int] | None = None) -> list[Point]:
     """One point per configuration of the family (None and Opt included): the mean and 95%
     interval of each shown metric, and of each benefit, over the replications (`first`:
-    StartDelay's first checkpoint, as the runs were made)."""
+    StartDelay's first checkpoint, as the runs were made; `only`: the checkpoint durations
+    run, `Options.durations`)."""
     configs: dict[str, dict[str, Any]] = {"none": {"kind": "none", "d": 0, "value": None,
                                                    "variant": None}}
-    for d in fw.durations_of(family):
+    for d in fw.durations_of(family, only):
         configs[fw.policy("opt", d)] = {"kind": "opt", "d": d, "value": None, "variant": None}
-    for c in fw.configurations(family):
+    for c in fw.configurations(family, only):
         configs.setdefault(fw.policy(c["kind"], c["d"], c["value"], c["variant"], first), c)
     by: dict[str, dict[int, dict[str, Any]]] = {}
     for row in rows:
