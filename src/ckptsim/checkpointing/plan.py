@@ -342,3 +342,12 @@ def _fixed(interval: float, cost: dict[str, Any]) -> CheckpointPolicy:
 
     return Fixed(make_params(Fixed.Params, {**cost, "interval": interval}, where="checkpoint"),
                  need_cost=False)
+
+
+def __getattr__(name: str) -> Any:
+    """The names of plans given as a table, moved to `plan_table`, still importable here."""
+    if name in ("TABLE_KEYS", "plan_from_table", "plan_value", "table_value"):
+        from ckptsim.checkpointing import plan_table
+
+        return getattr(plan_table, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
