@@ -285,10 +285,7 @@ def _swept(claim: Claim, rows: Sequence[CsvRow], metric: str,
     n = min(e.n for _, e in points)
     known = all(math.isfinite(e.half) for _, e in points)
     if claim.rule == "flat":
-        base = points[0][1]
-        diffs = [Estimate(_change(base.mean, e.mean, claim.relative),
-                          _change_half(base, e, claim.relative), min(base.n, e.n))
-                 for _, e in points[1:]] if not claim.unit else _paired_steps(claim, rows, metric)
+        diffs = flat_steps(claim, rows, metric, points)
         if not diffs:
             return NAN, n, NAN, NAN, "inconclusive"
         worst = max(diffs, key=lambda d: abs(d.mean))
@@ -308,6 +305,18 @@ def _swept(claim: Claim, rows: Sequence[CsvRow], metric: str,
         adjacent = len(near) <= 2 and xs.index(high) - xs.index(low) <= 1
         return best_x, n, low, high, "agrees" if adjacent else "inconclusive"
     return _crossing(points, n, known, seed)
+
+
+def flat_steps(claim: Claim, rows: Sequence[CsvRow], metric: str,
+               points: list[tuple[float, Estimate]]) -> list[Estimate]:
+    """`flat`'s differences: each later value of `param` against the first, paired per `unit`
+    where there is one, else from the two points' own intervals."""
+    if claim.unit:
+        return _paired_steps(claim, rows, metric)
+    base = points[0][1]
+    return [Estimate(_change(base.mean, e.mean, claim.relative),
+                     _change_half(base, e, claim.relative), min(base.n, e.n))
+            for _, e in points[1:]]
 
 
 def _paired_steps(claim: Claim, rows: Sequence[CsvRow], metric: str) -> list[Estimate]:

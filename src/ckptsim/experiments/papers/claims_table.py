@@ -75,6 +75,13 @@ def _seeds(claim: Claim) -> tuple[float, ...]:
     return claim.seed if isinstance(claim.seed, tuple) else (claim.seed,)
 
 
+def seed_of(claim: Claim, seeds: tuple[float, ...], n_parts: int, k: int,
+            metric: str) -> float:
+    """The seed's value for part `k`: one for all, one per part, or one per metric."""
+    return (seeds[0] if len(seeds) == 1 else seeds[k] if len(seeds) == n_parts
+            else seeds[claim.metrics.index(metric)])
+
+
 def evaluate_claim(claim: Claim, folder: Path) -> list[Line]:
     """The claims table's rows of one claim on the CSVs in `folder`."""
     check(claim)
@@ -89,8 +96,7 @@ def evaluate_claim(claim: Claim, folder: Path) -> list[Line]:
                          f"{len(claim.metrics)} metrics and {len(parts)} parts")
     lines = []
     for k, (label, metric, part) in enumerate(parts):
-        seed = (seeds[0] if len(seeds) == 1 else seeds[k] if len(seeds) == len(parts)
-                else seeds[claim.metrics.index(metric)])
+        seed = seed_of(claim, seeds, len(parts), k, metric)
         text = f"{claim.statement} [{label}]" if label else claim.statement
         if not part:  # the CSV lacks this metric's columns
             lines.append(Line(text, seed_text(claim.rule, seed), NAN, 0, NAN, NAN, claim.rule,

@@ -30,11 +30,9 @@ from ckptsim.experiments.papers.claims import (
     MIN_N,
     CsvRow,
     Estimate,
-    _change,
-    _change_half,
-    _paired_steps,
     _points,
     estimate,
+    flat_steps,
     grade,
     read_rows,
 )
@@ -84,14 +82,7 @@ def _best_at(claim: Claim, rows: Sequence[CsvRow], metric: str) -> float:
 
 
 def _flat(claim: Claim, rows: Sequence[CsvRow], metric: str, seed: float) -> float:
-    points = _points(claim, rows, metric)
-    if claim.unit:
-        diffs = _paired_steps(claim, rows, metric)
-    else:
-        base = points[0][1]
-        diffs = [Estimate(_change(base.mean, e.mean, claim.relative),
-                          _change_half(base, e, claim.relative), min(base.n, e.n))
-                 for _, e in points[1:]]
+    diffs = flat_steps(claim, rows, metric, _points(claim, rows, metric))
     if not all(math.isfinite(d.half) for d in diffs):
         return math.nan
     return max((_across(d, (-seed, seed)) for d in diffs), default=math.nan)
@@ -108,8 +99,7 @@ def needed(claim: Claim, rows: Sequence[CsvRow], metric: str, seed: float) -> fl
         e = estimate(claim, rows, metric)
         if e is None or not math.isfinite(e.half):
             return math.nan
-        inside = [t for t in _thresholds(rule, seed) if e.low <= t <= e.high]
-        projected = _across(e, inside) if inside else float(n)
+        projected = _across(e, _thresholds(rule, seed))
     elif rule == "best-at":
         projected = _best_at(claim, rows, metric)
     elif rule == "flat":
@@ -132,7 +122,7 @@ def count_text(n: float) -> str:
 
 def claim_parts(claim: Claim, folder: Path) -> tuple[int, list[str]]:
     """(n now, one text per inconclusive part: ours, its interval and the projection)."""
-    from ckptsim.experiments.papers.claims_table import _parts, _seeds, check, number
+    from ckptsim.experiments.papers.claims_table import _parts, _seeds, check, number, seed_of
 
     check(claim)
     rows = read_rows(folder, claim)
@@ -142,8 +132,7 @@ def claim_parts(claim: Claim, folder: Path) -> tuple[int, list[str]]:
     for k, (label, metric, part) in enumerate(parts):
         if not part:
             continue
-        seed = (seeds[0] if len(seeds) == 1 else seeds[k] if len(seeds) == len(parts)
-                else seeds[claim.metrics.index(metric)])
+        seed = seed_of(claim, seeds, len(parts), k, metric)
         ours, n, low, high, verdict = grade(claim, part, metric, seed)
         ns.append(n)
         if verdict != "inconclusive":
