@@ -51,6 +51,38 @@ def test_measured_seconds_is_the_median_of_the_stored_runs(tmp_path: Path):
     assert "median of 4 runs" in source
 
 
+def test_stored_runs_counts_the_runs_a_command_will_reuse(tmp_path: Path):
+    from ckptsim.experiments.estimate import stored_runs
+
+    spec = tmp_path / "t.toml"
+    spec.write_text(SPEC)
+    store = tmp_path / "store"
+    assert stored_runs({"t": SPEC}, tmp_path, store) == 0  # no store yet
+    run_sweep(plan_sweep(spec, store), store, SerialExecutor())
+    assert stored_runs({"t": SPEC}, tmp_path, store) == 4
+    wider = SPEC.replace("seeds = [1, 2]", "seeds = [1, 2, 3]")
+    assert stored_runs({"t": SPEC, "u": wider}, tmp_path, store) == 4 + 4  # 4 of 6 stored
+    assert stored_runs({"t": "name = [broken"}, tmp_path, store) == 0  # the run reports it
+
+
+def test_the_estimate_counts_only_the_runs_left(capsys):
+    from argparse import Namespace
+
+    from ckptsim.cli.papers import confirm_cost
+
+    paper = get_paper("jones")
+    opt = type("O", (), {"n": 400_000})()
+    args = Namespace(out="nowhere", jobs=2, dask=None, yes=True, figure="fig7")
+    assert confirm_cost(paper, args, opt, 67)
+    assert confirm_cost(paper, args, opt, 67, stored=40)
+    assert confirm_cost(paper, args, opt, 67, stored=67)
+    whole, part, none = capsys.readouterr().out.splitlines()
+    assert whole.startswith("67 runs, about 3.1 h of CPU")
+    assert part.startswith("67 runs (40 already in nowhere/store, reused; 27 to run), "
+                           "about 75 min of CPU")
+    assert none == "67 runs (67 already in nowhere/store, reused; 0 to run)"
+
+
 def test_papers_scale_their_measurement_with_the_size():
     jones = get_paper("jones")
     full, _ = jones.seconds_per_run(type("O", (), {"n": 400_000})())

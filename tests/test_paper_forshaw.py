@@ -95,7 +95,7 @@ def baseline(tmp_path_factory):
     return out
 
 
-def test_baseline_family_writes_figures_4_and_5(baseline):
+def test_baseline_family_writes_figures_4_and_5(baseline, capsys):
     for fig, stem in (("fig4", "overhead_min"), ("fig5", "energy_mwh")):
         rows = read(baseline / f"{fig}.csv")
         assert [r["policy"] for r in rows] == ["None", "Opt 1 min", "Opt 2 min", "Opt 3 min",
@@ -106,6 +106,7 @@ def test_baseline_family_writes_figures_4_and_5(baseline):
     again = main(["paper", "forshaw", "fig4", "--out", str(baseline), "--days", "1",
                   "--replications", "2", "--platform", "smallpool", "--jobs", "1"])
     assert again == 0  # every run already in the store
+    assert f"10 runs (10 already in {baseline}/store, reused; 0 to run)" in capsys.readouterr().out
 
 
 def test_bad_arguments(tmp_path, capsys):

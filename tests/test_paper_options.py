@@ -213,3 +213,11 @@ def test_a_bad_modelling_choice_is_one_line_naming_its_flag(argv, error, tmp_pat
     assert main(["paper", *argv, "--out", str(out), "--trace-dir", str(tmp_path)]) == 2
     assert capsys.readouterr().err == f"ckptsim: error: {error}\n"
     assert not out.exists() or not any(out.iterdir())  # no spec, no run
+
+
+def test_family_specs_cover_the_families_beyond_the_seeds_figures():
+    # `ckptsim paper jones headline` runs the spec `headline` (a family outside the seed's
+    # figures): specs() names it, so that the estimate can count its stored runs.
+    jones = paper("jones")
+    assert set(jones.specs("headline", jones.options(given("jones", "headline")))) == \
+        {"headline"}

@@ -150,8 +150,13 @@ def _run_figures(paper: Paper, args: argparse.Namespace, opt: Any) -> int:
     out = Path(args.out)
     t0 = time.perf_counter()
     total = paper.runs_of(args.figure, opt)
-    if total is not None and not confirm_cost(paper, args, opt, total):
-        return 1
+    if total is not None:
+        from ckptsim.experiments.estimate import stored_runs
+
+        stored = stored_runs(paper.specs(args.figure, opt), paper.trace_folder(opt, out),
+                             out / "store")
+        if not confirm_cost(paper, args, opt, total, stored):
+            return 1
     with dask_cluster(args.dask, args.dask_timeout):
         return _figures(paper, args, opt, out, t0, total)
 
@@ -183,9 +188,11 @@ def _figures(paper: Paper, args: argparse.Namespace, opt: Any, out: Path, t0: fl
 ASK_ABOVE = 3600.0
 
 
-def confirm_cost(paper: Paper, args: argparse.Namespace, opt: Any, runs: int) -> bool:
-    """Print the number of runs and the CPU time they are estimated to take; above an hour,
-    ask before starting (--yes: do not ask).  Returns whether to start.
+def confirm_cost(paper: Paper, args: argparse.Namespace, opt: Any, runs: int,
+                 stored: int = 0) -> bool:
+    """Print the number of runs, how many of them the store already holds (`stored`: reused,
+    not run again) and the CPU time the others are estimated to take; above an hour, ask
+    before starting (--yes: do not ask).  Returns whether to start.
 
     Raises:
         ConfigError: over an hour, without --yes, and no terminal to ask on.
@@ -195,22 +202,25 @@ def confirm_cost(paper: Paper, args: argparse.Namespace, opt: Any, runs: int) ->
 
     from ckptsim.experiments.estimate import format_seconds, measured_seconds
 
+    stored = min(max(stored, 0), runs)
+    count = f"{runs:,} run{'' if runs == 1 else 's'}"
+    if stored:
+        count += f" ({stored:,} already in {args.out}/store, reused; {runs - stored:,} to run)"
     measured = measured_seconds(Path(args.out) / "store")
     each = measured or paper.seconds_per_run(opt)
-    if each is None:
-        print(f"{runs:,} run{'' if runs == 1 else 's'} (runs already in {args.out}/store are "
-              "reused)")
+    if each is None or stored == runs:
+        print(count if stored else f"{count} (runs already in {args.out}/store are reused)")
         return True
     seconds, source = each
-    cpu = runs * seconds
+    cpu = (runs - stored) * seconds
     procs = args.jobs if args.jobs else (os.cpu_count() or 1)
     where = (f"about {format_seconds(cpu / max(procs, 1))} on {max(procs, 1)} "
              f"process{'' if procs == 1 else 'es'}")
     if args.dask and args.dask != "local":
         where = f"on the Dask cluster at {args.dask}: that CPU time over its workers"
-    print(f"{runs:,} run{'' if runs == 1 else 's'}, about {format_seconds(cpu)} of CPU "
-          f"({seconds:.3g} s a run, {source}); {where}; runs already in "
-          f"{args.out}/store are reused")
+    reuse = "" if stored else f"; runs already in {args.out}/store are reused"
+    print(f"{count}, about {format_seconds(cpu)} of CPU ({seconds:.3g} s a run, {source}); "
+          f"{where}{reuse}")
     if cpu <= ASK_ABOVE or args.yes:
         return True
     if not sys.stdin.isatty():

@@ -30,6 +30,32 @@ def measured_seconds(store: Path) -> tuple[float, str] | None:
     return statistics.median(times), f"the median of {len(times)} runs in {store}"
 
 
+def stored_runs(specs: dict[str, str], trace_dir: Path, store: Path) -> int:
+    """How many runs of the experiment specs `specs` (name -> TOML text, as
+    `Paper.specs` gives them; trace names read from `trace_dir`) `store` already holds,
+    finished: the runs a paper command will reuse.  0 without a store; a spec that cannot be
+    planned counts none (the command itself reports the problem when it runs it)."""
+    import tempfile
+
+    from ckptsim.errors import ConfigError
+    from ckptsim.experiments.matrix import MatrixTooLarge
+    from ckptsim.experiments.store import Store
+    from ckptsim.experiments.sweep import plan_sweep
+
+    if not specs or not Store(store).exists():
+        return 0
+    done = 0
+    with tempfile.TemporaryDirectory() as folder:
+        for name, text in specs.items():
+            path = Path(folder) / f"{name}.toml"
+            path.write_text(text)
+            try:
+                done += plan_sweep(path, store, trace_dir=Path(trace_dir).resolve()).done
+            except (ConfigError, MatrixTooLarge, OSError, ValueError):
+                continue
+    return done
+
+
 def format_seconds(seconds: float) -> str:
     """A duration as people read it: seconds, minutes or hours."""
     if seconds < 90:

@@ -206,6 +206,11 @@ class Paper:
         figure is then reported with its own time)."""
         return None
 
+    def trace_folder(self, opt: Any, out: Path) -> Path:
+        """The folder the specs' trace names are read from: `--trace-dir` where the paper
+        takes one, else the output folder (a paper of generated workloads)."""
+        return Path(getattr(opt, "trace_dir", None) or out)
+
     def run(self, figure: str, out: Path, opt: Any,
             on_row: OnRow | None = None) -> Iterable[FigureOutput]:
         """Compute `figure` into `out`: write each experiment spec it builds, run it through the
@@ -263,9 +268,9 @@ class FamilyPaper(Paper):
     def specs(self, figure: str, opt: Any) -> dict[str, str]:
         experiments = self._module("experiments")
         figures = self.wanted(figure)
+        families = getattr(experiments, "ALL_FAMILIES", experiments.FAMILIES)
         return {family: experiments.spec_text(family, opt)
-                for family, members in experiments.FAMILIES.items()
-                if any(f in members for f in figures)}
+                for family, members in families.items() if any(f in members for f in figures)}
 
     def runs_of(self, figure: str, opt: Any) -> int | None:
         return int(self._module("experiments").runs_of(figure, opt))

@@ -152,6 +152,12 @@ class Shi(Paper):
         out = {"lublin": spec_text("lublin", opt, seeds)} if seeds else {}
         if "traces" in figures:
             out["traces"] = spec_text("traces", opt)
+        if "readings" in figures:
+            from ckptsim.experiments.papers.shi import readings
+            from ckptsim.experiments.papers.shi.experiments import THESIS_SEEDS
+
+            out["readings"] = readings.spec_text(opt.n, opt.machine, opt.estimates,
+                                                 THESIS_SEEDS)
         return out
 
     def runs_of(self, figure: str, opt: Any) -> int:
