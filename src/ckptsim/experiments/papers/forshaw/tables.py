@@ -80,4 +80,5 @@ TABLES: dict[str, Table] = {
     "full-fig4": _baseline("full/fig4", "overhead_min", "min"),
     "full-fig5": _baseline("full/fig5", "energy_mwh", "MWh"),
     "full-fig6": _sweep("full/fig6", "n (min)"),
+    "full-fig7": _sweep("full/fig7", "n (min)"),
 }
