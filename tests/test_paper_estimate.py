@@ -51,6 +51,34 @@ def test_measured_seconds_is_the_median_of_the_stored_runs(tmp_path: Path):
     assert "median of 4 runs" in source
 
 
+def test_a_command_is_timed_by_its_own_stored_runs(tmp_path: Path):
+    """With the command's experiment names, the median is over their stored runs when there
+    are at least 3 (a store shared by families of different run lengths), else the store's."""
+    from ckptsim.experiments.estimate import spec_names
+    from ckptsim.experiments.store import Store
+
+    store = tmp_path / "store"
+    other = SPEC.replace('name = "t"', 'name = "u"').replace("seeds = [1, 2]", "seeds = [3]")
+    bigger = other.replace("n = [60, 80]", "n = [400, 500, 600]")
+    for name, text in (("t", SPEC), ("u", bigger)):
+        spec = tmp_path / f"{name}.toml"
+        spec.write_text(text)
+        run_sweep(plan_sweep(spec, store), store, SerialExecutor())
+    rows = Store(store).read(verify_jobs=False).rows.values()  # every spec's runs
+    times = {e: sorted(r["run_seconds"] for r in rows if r["experiment"] == e) for e in "tu"}
+    assert [len(times["t"]), len(times["u"])] == [4, 3]
+    assert spec_names({"a": bigger, "b": "name = [broken", "c": "seeds = [1]"}) == ["u"]
+    seconds, source = measured_seconds(store, ["u"])
+    assert seconds == times["u"][1]
+    assert source == f"the median of 3 runs of u in {store}"
+    seconds, source = measured_seconds(store, ["t", "u", "t"])
+    assert seconds == pytest.approx(sorted(times["t"] + times["u"])[3])
+    assert source == f"the median of 7 runs of t, u in {store}"
+    seconds, source = measured_seconds(store, ["nothing-stored"])  # too few: every run
+    assert seconds == pytest.approx(sorted(times["t"] + times["u"])[3])
+    assert source == f"the median of 7 runs in {store}"
+
+
 def test_stored_runs_counts_the_runs_a_command_will_reuse(tmp_path: Path):
     from ckptsim.experiments.estimate import stored_runs
 

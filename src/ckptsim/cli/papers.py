@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -151,11 +152,11 @@ def _run_figures(paper: Paper, args: argparse.Namespace, opt: Any) -> int:
     t0 = time.perf_counter()
     total = paper.runs_of(args.figure, opt)
     if total is not None:
-        from ckptsim.experiments.estimate import stored_runs
+        from ckptsim.experiments.estimate import spec_names, stored_runs
 
-        stored = stored_runs(paper.specs(args.figure, opt), paper.trace_folder(opt, out),
-                             out / "store")
-        if not confirm_cost(paper, args, opt, total, stored):
+        specs = paper.specs(args.figure, opt)
+        stored = stored_runs(specs, paper.trace_folder(opt, out), out / "store")
+        if not confirm_cost(paper, args, opt, total, stored, spec_names(specs)):
             return 1
     with dask_cluster(args.dask, args.dask_timeout):
         return _figures(paper, args, opt, out, t0, total)
@@ -189,10 +190,12 @@ ASK_ABOVE = 3600.0
 
 
 def confirm_cost(paper: Paper, args: argparse.Namespace, opt: Any, runs: int,
-                 stored: int = 0) -> bool:
+                 stored: int = 0, experiments: Sequence[str] = ()) -> bool:
     """Print the number of runs, how many of them the store already holds (`stored`: reused,
-    not run again) and the CPU time the others are estimated to take; above an hour, ask
-    before starting (--yes: do not ask).  Returns whether to start.
+    not run again) and the CPU time the others are estimated to take (seconds per run: the
+    median of the stored runs of `experiments`, the command's specs, else of the whole store,
+    else the paper's own measurement); above an hour, ask before starting (--yes: do not
+    ask).  Returns whether to start.
 
     Raises:
         ConfigError: over an hour, without --yes, and no terminal to ask on.
@@ -206,7 +209,7 @@ def confirm_cost(paper: Paper, args: argparse.Namespace, opt: Any, runs: int,
     count = f"{runs:,} run{'' if runs == 1 else 's'}"
     if stored:
         count += f" ({stored:,} already in {args.out}/store, reused; {runs - stored:,} to run)"
-    measured = measured_seconds(Path(args.out) / "store")
+    measured = measured_seconds(Path(args.out) / "store", experiments)
     each = measured or paper.seconds_per_run(opt)
     if each is None or stored == runs:
         print(count if stored else f"{count} (runs already in {args.out}/store are reused)")

@@ -5,16 +5,20 @@ options' size (`Paper.seconds_per_run`)."""
 from __future__ import annotations
 
 import statistics
+from collections.abc import Iterable
 from pathlib import Path
 
 #: The fewest stored runs whose median is trusted over the paper's own measurement.
 MIN_MEASURED = 3
 
 
-def measured_seconds(store: Path) -> tuple[float, str] | None:
+def measured_seconds(store: Path, experiments: Iterable[str] = ()) -> tuple[float, str] | None:
     """The median seconds of the runs already in `store` (their `run_seconds`, measured in the
     process that ran them) and where they were measured; None with fewer than `MIN_MEASURED`
-    runs or no store."""
+    runs or no store.  With `experiments` (the names of the specs a command runs), the median
+    of the runs those experiments stored, when there are at least `MIN_MEASURED` (a resumed
+    command is timed by its own runs: a store shared by several families holds runs of very
+    different lengths), else of every run."""
     from ckptsim.experiments.store import Store
 
     if not Store(store).exists():
@@ -23,11 +27,32 @@ def measured_seconds(store: Path) -> tuple[float, str] | None:
         rows = Store(store).read(verify_jobs=False).rows.values()
     except Exception:  # a damaged store is the sweep's to report; estimate without it
         return None
-    times = [float(r["run_seconds"]) for r in rows
-             if r.get("status") == "ok" and r.get("run_seconds") is not None]
+    ok = [r for r in rows if r.get("status") == "ok" and r.get("run_seconds") is not None]
+    names = sorted(set(experiments))
+    own = [float(r["run_seconds"]) for r in ok if r.get("experiment") in names]
+    if len(own) >= MIN_MEASURED:
+        return statistics.median(own), (f"the median of {len(own)} runs of "
+                                        f"{', '.join(names)} in {store}")
+    times = [float(r["run_seconds"]) for r in ok]
     if len(times) < MIN_MEASURED:
         return None
     return statistics.median(times), f"the median of {len(times)} runs in {store}"
+
+
+def spec_names(specs: dict[str, str]) -> list[str]:
+    """The experiment names (`name = ...`) of the spec texts `specs` (name -> TOML text), as
+    their runs are stored; a text that does not parse names none."""
+    import tomllib
+
+    names = []
+    for text in specs.values():
+        try:
+            name = tomllib.loads(text).get("name")
+        except tomllib.TOMLDecodeError:
+            continue
+        if isinstance(name, str):
+            names.append(name)
+    return names
 
 
 def stored_runs(specs: dict[str, str], trace_dir: Path, store: Path) -> int:
