@@ -81,5 +81,6 @@ TABLES: dict[str, Table] = {
     "full-fig5": _baseline("full/fig5", "energy_mwh", "MWh"),
     "full-fig6": _sweep("full/fig6", "n (min)"),
     "full-fig7": _sweep("full/fig7", "n (min)"),
+    "full-fig9": _sweep("full/fig9", "m"),
     "full-fig10": _sweep("full/fig10", "p (%)", 100.0),
 }
