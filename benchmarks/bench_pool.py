@@ -81,20 +81,28 @@ sys.exit(code)
 """
 
 
+def seed003_arguments(days: int, seed: int, power: bool = True) -> list[str]:
+    """`ckptsim run`'s arguments for seed 003's set-up (htc, owners, reboots, HTC energy, the
+    power manager, the 24 h bound, C(60)) over `days` (docs/performance.md)."""
+    args = ["run", "--workload", f"htc:days={days},seed={seed}", "--platform", "newcastle",
+            "--scheduler", "htc", "--component",
+            f"availability:owners=model,reboot=03:00-05:00,lead=600,days={days + 3}",
+            "--component", "energy:htc=true,owners=active"]
+    if power:
+        args += ["--component", "power:idle_timeout=900"]
+    return args + ["--component", "bound:limit=86400", "--checkpoint",
+                   "fixed:interval=3600,cost=60"]
+
+
 def run_year(days: int, seed: int, power: bool, full: bool = False) -> dict[str, float]:
     """One whole `ckptsim run` of the pool in a fresh process (`full`: seed 003's set-up)."""
     with tempfile.TemporaryDirectory() as tmp:
-        cmd = [sys.executable, "-c", SIMULATE, "run", "--workload", f"htc:days={days},seed={seed}",
-               "--platform", "newcastle"]
         if full:
-            cmd += ["--scheduler", "htc", "--component",
-                    f"availability:owners=model,reboot=03:00-05:00,lead=600,days={days + 3}",
-                    "--component", "energy:htc=true,owners=active"]
-            if power:
-                cmd += ["--component", "power:idle_timeout=900"]
-            cmd += ["--component", "bound:limit=86400", "--checkpoint",
-                    "fixed:interval=3600,cost=60", "--out", tmp]
+            cmd = [sys.executable, "-c", SIMULATE, *seed003_arguments(days, seed, power),
+                   "--out", tmp]
         else:
+            cmd = [sys.executable, "-c", SIMULATE, "run", "--workload",
+                   f"htc:days={days},seed={seed}", "--platform", "newcastle"]
             cmd += ["--scheduler", "fcfs", "--component",
                     "availability:owners=model,reboot=05:00", "--checkpoint",
                     "fixed:interval=3600,cost=120", "--out", tmp]

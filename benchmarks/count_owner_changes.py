@@ -18,6 +18,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from bench_pool import seed003_arguments  # beside this script
+
 from ckptsim.cli import main as ckptsim_main
 from ckptsim.components import interruptions
 
@@ -41,13 +43,7 @@ def main() -> None:
 
     interruptions.Interruptions._apply_one = counted  # type: ignore[method-assign]
     try:
-        ckptsim_main([
-            "run", "--workload", f"htc:days={a.days},seed={a.seed}", "--platform", "newcastle",
-            "--scheduler", "htc", "--component",
-            f"availability:owners=model,reboot=03:00-05:00,lead=600,days={a.days + 3}",
-            "--component", "energy:htc=true,owners=active",
-            "--component", "power:idle_timeout=900", "--component", "bound:limit=86400",
-            "--checkpoint", "fixed:interval=3600,cost=60"])
+        ckptsim_main(seed003_arguments(a.days, a.seed))
     finally:
         interruptions.Interruptions._apply_one = apply_one  # type: ignore[method-assign]
     n, quiet = counts["changes"], counts["quiet"]

@@ -4,6 +4,7 @@ declaration.  Its policies, specs and runs are in `experiments`, its reduction a
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -13,74 +14,62 @@ from ckptsim.experiments.papers.base import Claim, FamilyPaper, PaperOption, reg
 _BENEFITS = ("benefit_energy_mwh", "benefit_overhead_min")
 _OPT = ("Opt 1 min", "Opt 2 min", "Opt 3 min", "Opt 4 min")
 
+def _and_at_a_year(*claims: Claim, **changes: Any) -> tuple[Claim, ...]:
+    """The claims as graded on the weeks, then the same claims at the seed's horizon: a year
+    (the family's `--full --replications 5` run, its CSVs in full/), `changes` (e.g. another
+    CSV) applied to the year's."""
+    return claims + tuple(
+        replace(c, **{"statement": f"at a year: {c.statement}", "csv": f"full/{c.csv}",
+                      **changes})
+        for c in claims)
+
+
 # Every row of figN.csv carries the mean of its replications (`seeds`) and its 95% half-width
 # (`_ci`); figN-replications.csv holds each replication (`seed`), so that a difference between
 # two configurations is paired per replication (the same users and jobs): None against Opt,
 # Opt's duration, MinuteInHour's m, StartDelay's delay and Interarrival's scope.  Each claim is
-# graded on both metrics, energy and overhead.
+# graded on both metrics, energy and overhead.  The families run at a year repeat their claims
+# with `at a year: ` (`_and_at_a_year`).
 CLAIMS = (
-    Claim("None vs Opt: overhead 12.94 -> 3.48 min (-73%), energy 112 -> 54.6 MWh (-51%)",
-          (-0.73, -0.51), "fig4-replications", ("overhead_min", "energy_mwh"), "same-sign",
-          versus=("policy", "None", "Opt 1 min"), relative=True, unit="seed"),
-    Claim("checkpoint duration (1-4 min) matters little under Opt (4 min within 10% of 1 min)",
-          0.1, "fig4-replications", ("overhead_min", "energy_mwh"), "at-most",
-          versus=("policy", "Opt 1 min", "Opt 4 min"), relative=True, unit="seed"),
-    # The same two at the seed's horizon: a year (`baseline --full --replications 5`, in full/).
-    Claim("at a year: None vs Opt: overhead 12.94 -> 3.48 min (-73%), energy 112 -> 54.6 MWh "
-          "(-51%)", (-0.73, -0.51), "full/fig4-replications", ("overhead_min", "energy_mwh"),
-          "same-sign", versus=("policy", "None", "Opt 1 min"), relative=True, unit="seed"),
-    Claim("at a year: checkpoint duration (1-4 min) matters little under Opt (4 min within 10% "
-          "of 1 min)", 0.1, "full/fig4-replications", ("overhead_min", "energy_mwh"), "at-most",
-          versus=("policy", "Opt 1 min", "Opt 4 min"), relative=True, unit="seed"),
-    Claim("C(n): best interval ~30 min (1 min), ~55 min (4 min)", (30.0, 55.0, 30.0, 55.0),
-          "fig6", _BENEFITS, "best-at", rows={"duration_min": (1, 4)}, by="duration_min",
-          param="value", higher=True),
-    Claim("C(n): up to ~60% of the optimal saving (at C(30))", 0.6, "fig6", _BENEFITS,
-          "factor-2", rows={"value": 30}, by="duration_min"),
-    Claim("C(180), HTCondor's default, of little benefit (below 0.2)", 0.2, "fig6", _BENEFITS,
-          "at-most", rows={"value": 180}, by="duration_min"),
-    # The same three at a year (`fixed --full --replications 5`, in full/), per replication.
-    Claim("at a year: C(n): best interval ~30 min (1 min), ~55 min (4 min)",
-          (30.0, 55.0, 30.0, 55.0), "full/fig6-replications", _BENEFITS, "best-at",
-          rows={"duration_min": (1, 4)}, by="duration_min", param="value", higher=True,
-          unit="seed"),
-    Claim("at a year: C(n): up to ~60% of the optimal saving (at C(30))", 0.6,
-          "full/fig6-replications", _BENEFITS, "factor-2", rows={"value": 30},
-          by="duration_min", unit="seed"),
-    Claim("at a year: C(180), HTCondor's default, of little benefit (below 0.2)", 0.2,
-          "full/fig6-replications", _BENEFITS, "at-most", rows={"value": 180},
-          by="duration_min", unit="seed"),
-    Claim("CCSR beats Fixed at every interval", 1.0, "fig7", _BENEFITS, "share",
-          rows={"kind": ("fixed", "ccsr")}, versus=("kind", "fixed", "ccsr"),
-          unit=("duration_min", "value"), higher=True),
-    Claim("at a year: CCSR beats Fixed at every interval", 1.0, "full/fig7", _BENEFITS,
-          "share", rows={"kind": ("fixed", "ccsr")}, versus=("kind", "fixed", "ccsr"),
-          unit=("duration_min", "value"), higher=True),
+    *_and_at_a_year(
+        Claim("None vs Opt: overhead 12.94 -> 3.48 min (-73%), energy 112 -> 54.6 MWh (-51%)",
+              (-0.73, -0.51), "fig4-replications", ("overhead_min", "energy_mwh"),
+              "same-sign", versus=("policy", "None", "Opt 1 min"), relative=True,
+              unit="seed"),
+        Claim("checkpoint duration (1-4 min) matters little under Opt (4 min within 10% of 1 "
+              "min)", 0.1, "fig4-replications", ("overhead_min", "energy_mwh"), "at-most",
+              versus=("policy", "Opt 1 min", "Opt 4 min"), relative=True, unit="seed")),
+    # At a year C(n) is paired per replication (full/fig6-replications).
+    *_and_at_a_year(
+        Claim("C(n): best interval ~30 min (1 min), ~55 min (4 min)", (30.0, 55.0, 30.0, 55.0),
+              "fig6", _BENEFITS, "best-at", rows={"duration_min": (1, 4)}, by="duration_min",
+              param="value", higher=True),
+        Claim("C(n): up to ~60% of the optimal saving (at C(30))", 0.6, "fig6", _BENEFITS,
+              "factor-2", rows={"value": 30}, by="duration_min"),
+        Claim("C(180), HTCondor's default, of little benefit (below 0.2)", 0.2, "fig6",
+              _BENEFITS, "at-most", rows={"value": 180}, by="duration_min"),
+        csv="full/fig6-replications", unit="seed"),
+    *_and_at_a_year(
+        Claim("CCSR beats Fixed at every interval", 1.0, "fig7", _BENEFITS, "share",
+              rows={"kind": ("fixed", "ccsr")}, versus=("kind", "fixed", "ccsr"),
+              unit=("duration_min", "value"), higher=True)),
     Claim("Geometric: best r = 1 (1 min), = 2 (4 min)", (1.0, 2.0, 1.0, 2.0),
           "fig8-replications", _BENEFITS, "best-at", rows={"duration_min": (1, 4)},
           by="duration_min", param="value", higher=True, unit="seed"),
     Claim("Geometric: a benefit for every r (here r = 0.5, the smallest run)", 0.0,
           "fig8-replications", _BENEFITS, "at-least", rows={"value": 0.5}, by="duration_min",
           unit="seed"),
-    Claim("MinuteInHour: m = 55 about 20% better than the hour (r = 0)", 0.2,
-          "fig9-replications", _BENEFITS, "factor-2", rows={"variant": 0},
-          versus=("value", 0, 55), relative=True, by="duration_min", unit="seed"),
-    # The same at a year (`minuteinhour --full --replications 5`, in full/), per replication.
-    Claim("at a year: MinuteInHour: m = 55 about 20% better than the hour (r = 0)", 0.2,
-          "full/fig9-replications", _BENEFITS, "factor-2", rows={"variant": 0},
-          versus=("value", 0, 55), relative=True, by="duration_min", unit="seed"),
-    Claim("Ratio: best near 4%", 0.04, "fig10", _BENEFITS, "best-at", by="duration_min",
-          param="value", higher=True),
-    Claim("Ratio: harmful beyond ~15% (no benefit at 15%)", 0.0, "fig10", _BENEFITS,
-          "at-most", rows={"value": 0.15}, by="duration_min"),
-    Claim("Ratio: equivalent benefit whatever the duration (at 4%, within 0.1)", 0.1, "fig10",
-          _BENEFITS, "flat", rows={"value": 0.04}, param="duration_min"),
-    Claim("at a year: Ratio: best near 4%", 0.04, "full/fig10", _BENEFITS, "best-at",
-          by="duration_min", param="value", higher=True),
-    Claim("at a year: Ratio: harmful beyond ~15% (no benefit at 15%)", 0.0, "full/fig10",
-          _BENEFITS, "at-most", rows={"value": 0.15}, by="duration_min"),
-    Claim("at a year: Ratio: equivalent benefit whatever the duration (at 4%, within 0.1)",
-          0.1, "full/fig10", _BENEFITS, "flat", rows={"value": 0.04}, param="duration_min"),
+    *_and_at_a_year(
+        Claim("MinuteInHour: m = 55 about 20% better than the hour (r = 0)", 0.2,
+              "fig9-replications", _BENEFITS, "factor-2", rows={"variant": 0},
+              versus=("value", 0, 55), relative=True, by="duration_min", unit="seed")),
+    *_and_at_a_year(
+        Claim("Ratio: best near 4%", 0.04, "fig10", _BENEFITS, "best-at", by="duration_min",
+              param="value", higher=True),
+        Claim("Ratio: harmful beyond ~15% (no benefit at 15%)", 0.0, "fig10", _BENEFITS,
+              "at-most", rows={"value": 0.15}, by="duration_min"),
+        Claim("Ratio: equivalent benefit whatever the duration (at 4%, within 0.1)", 0.1,
+              "fig10", _BENEFITS, "flat", rows={"value": 0.04}, param="duration_min")),
     Claim("StartDelay: modest benefit in the first hour (delay 60 min against none, C(30))",
           1.0, "fig11-replications", _BENEFITS, "same-sign", rows={"variant": 30},
           versus=("value", 0, 60), by="duration_min", unit="seed"),
