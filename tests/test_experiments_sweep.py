@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -292,6 +295,20 @@ def test_keep_jobs_writes_per_job_records(spec, tmp_path):
     jobs = store.read_jobs(run.run_id)
     assert jobs.num_rows == 150 and "bsld" in jobs.column_names
     assert plan_sweep(spec, out, keep_jobs=True).todo == []
+
+
+def test_the_pool_servers_imports_leave_pyarrow_out():
+    # Every worker forks from the server once it has imported the preload module, so the
+    # sweep's start waits for it; pyarrow (about 0.2 s) serves only the per-job records, which
+    # a worker of a keep_jobs sweep imports at its first run (tested above).
+    import ckptsim
+
+    code = "import sys, ckptsim.experiments.preload; print(sorted(m for m in sys.modules " \
+           "if m.split('.')[0] in ('pyarrow', 'pandas', 'matplotlib', 'distributed')))"
+    env = {**os.environ, "PYTHONPATH": str(Path(ckptsim.__file__).parents[1])}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, env=env)
+    assert out.stdout.strip() == "[]"
 
 
 def test_changed_spec_reuses_shared_runs(spec, tmp_path):
