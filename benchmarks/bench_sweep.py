@@ -208,10 +208,15 @@ def child(executor: str, spec: Path, out: Path) -> dict[str, Any]:
             "timeline": timeline}
 
 
+def child_env(src: Path = SRC) -> dict[str, str]:
+    """This environment with `src` first on PYTHONPATH: a child process measures that code."""
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(src.resolve())] + [p for p in [os.environ.get("PYTHONPATH")] if p])}
+
+
 def measure(executor: str, spec: Path, out: Path, src: Path = SRC) -> dict[str, Any]:
     shutil.rmtree(out, ignore_errors=True)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        [str(src.resolve())] + [p for p in [os.environ.get("PYTHONPATH")] if p])}
+    env = child_env(src)
     proc = subprocess.run([sys.executable, __file__, "--child", executor, str(spec), str(out)],
                           capture_output=True, text=True, env=env, check=False)
     if proc.returncode != 0:

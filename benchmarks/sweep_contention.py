@@ -65,8 +65,7 @@ def together(spec: Path, shares: list[list[int]]
              ) -> tuple[float, list[list[dict[str, Any]]], int]:
     """One process per share of run indices, started together: the wall time from the start
     signal to the last one's end, each process's run times and the matrix's size."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        [str(bench_sweep.SRC)] + [p for p in [os.environ.get("PYTHONPATH")] if p])}
+    env = bench_sweep.child_env()
     procs = [subprocess.Popen([sys.executable, __file__, "--child", str(spec)],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
              for _ in shares]
