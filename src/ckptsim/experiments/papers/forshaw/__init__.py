@@ -70,9 +70,10 @@ CLAIMS = (
               "at-most", rows={"value": 0.15}, by="duration_min"),
         Claim("Ratio: equivalent benefit whatever the duration (at 4%, within 0.1)", 0.1,
               "fig10", _BENEFITS, "flat", rows={"value": 0.04}, param="duration_min")),
-    Claim("StartDelay: modest benefit in the first hour (delay 60 min against none, C(30))",
-          1.0, "fig11-replications", _BENEFITS, "same-sign", rows={"variant": 30},
-          versus=("value", 0, 60), by="duration_min", unit="seed"),
+    *_and_at_a_year(
+        Claim("StartDelay: modest benefit in the first hour (delay 60 min against none, "
+              "C(30))", 1.0, "fig11-replications", _BENEFITS, "same-sign",
+              rows={"variant": 30}, versus=("value", 0, 60), by="duration_min", unit="seed")),
     *(Claim(f"Interarrival: system-wide beats per-cluster, at a lower utilisation (w = {w} "
             f"min, l = 1)", (1.0, 1.0, -1.0), "fig12-replications", (*_BENEFITS, "utilisation"),
             "same-sign", rows={"value": 1}, versus=("variant", f"{w}/cluster", f"{w}/system"),
