@@ -84,4 +84,5 @@ TABLES: dict[str, Table] = {
     "full-fig9": _sweep("full/fig9", "m"),
     "full-fig10": _sweep("full/fig10", "p (%)", 100.0),
     "full-fig11": _sweep("full/fig11", "d (min)"),
+    "full-fig12": _sweep("full/fig12", "l"),
 }
