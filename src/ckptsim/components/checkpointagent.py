@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from ckptsim.engine.provides import Progress, Suspensions, WorkCalendar
 from ckptsim.engine.state import RUNNING
+from ckptsim.platform.groups import GroupedPlatform
+from ckptsim.platform.hours import OpeningHours
 
 if TYPE_CHECKING:
     from ckptsim.checkpointing.base import CheckpointPolicy
@@ -45,6 +47,7 @@ class PlanAgent:
         self.moving: set[int] = set()  # jobs requeued after a proactive checkpoint
         self.last_done: dict[int, float] = {}  # job -> completion of its last checkpoint
         self.checked = False
+        self.open_fns: dict[int, Callable[[float], bool]] = {}  # group -> `open_at`'s answer
         for part in (*self.plan.skips, *self.plan.proactive):
             part.bind(self)
 
@@ -67,36 +70,40 @@ class PlanAgent:
         group = getattr(sim.platform, "node_group", None)
         return int(group(node)) if group is not None and job.mask else 0
 
-    def _group_hours(self, job: Job) -> Any:
-        from ckptsim.platform.groups import GroupedPlatform
-        from ckptsim.platform.hours import OpeningHours
-
+    def _group_hours(self, job: Job) -> tuple[int, Any] | None:
+        """The group of the job's first node and its opening hours (parsed once a group);
+        None on a platform without groups or for a job holding no nodes."""
         sim = self.sim
         assert sim is not None
-        if not isinstance(sim.platform, GroupedPlatform) or not job.mask:
+        if not job.mask or not isinstance(sim.platform, GroupedPlatform):
             return None
         g = self.cluster_of(job)
         hours = self.hours.get(g)
         if hours is None:
             text = sim.platform.description.groups[g].hours
             hours = self.hours[g] = OpeningHours.parse(text or "24h", key="hours")
-        return hours
+        return g, hours
 
     def open_at(self, job: Job) -> Callable[[float], bool] | None:
         """Whether the cluster of the job's first node is open at a time (its group's opening
-        hours on the availability epoch's calendar); None on a platform without groups."""
-        hours = self._group_hours(job)
-        if hours is None:
+        hours on the availability epoch's calendar); None on a platform without groups.
+        One function a group, made once (a dynamic policy is given it at every interval)."""
+        got = self._group_hours(job)
+        if got is None:
             return None
-        calendar = calendar_of(self.sim)
-        return lambda t: bool(hours.is_open(calendar, t))
+        g, hours = got
+        fn = self.open_fns.get(g)
+        if fn is None:
+            calendar = calendar_of(self.sim)
+            fn = self.open_fns[g] = lambda t: bool(hours.is_open(calendar, t))
+        return fn
 
     def next_opening(self, job: Job, t: float) -> float | None:
         """The first instant after t at which the job's cluster opens; None if never."""
-        hours = self._group_hours(job)
-        if hours is None or hours.always:
+        group = self._group_hours(job)
+        if group is None or group[1].always:
             return None
-        got = hours.next_opening(calendar_of(self.sim), t)
+        got = group[1].next_opening(calendar_of(self.sim), t)
         return got if math.isfinite(got) else None
 
     def last_checkpoint(self, job: Job) -> float:
