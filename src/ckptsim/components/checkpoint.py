@@ -340,6 +340,7 @@ class Checkpointer(PlanAgent, Component):
         self.per_job.pop(job.index, None)
         self.since.pop(job.index, None)
         self.last_done.pop(job.index, None)
+        self.open_of.pop(job.index, None)
 
     def counters(self) -> dict[str, Any]:
         sim = self.sim

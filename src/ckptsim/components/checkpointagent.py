@@ -48,6 +48,7 @@ class PlanAgent:
         self.last_done: dict[int, float] = {}  # job -> completion of its last checkpoint
         self.checked = False
         self.open_fns: dict[int, Callable[[float], bool]] = {}  # group -> `open_at`'s answer
+        self.open_of: dict[int, tuple[int, Any]] = {}  # job -> (its nodes, `open_at`'s answer)
         for part in (*self.plan.skips, *self.plan.proactive):
             part.bind(self)
 
@@ -87,15 +88,20 @@ class PlanAgent:
     def open_at(self, job: Job) -> Callable[[float], bool] | None:
         """Whether the cluster of the job's first node is open at a time (its group's opening
         hours on the availability epoch's calendar); None on a platform without groups.
-        One function a group, made once (a dynamic policy is given it at every interval)."""
+        One function a group, made once, and kept for each job while its nodes stay the same
+        (a dynamic policy is given it at every interval)."""
+        kept = self.open_of.get(job.index)
+        if kept is not None and kept[0] is job.mask:
+            return kept[1]
         got = self._group_hours(job)
-        if got is None:
-            return None
-        g, hours = got
-        fn = self.open_fns.get(g)
-        if fn is None:
-            calendar = calendar_of(self.sim)
-            fn = self.open_fns[g] = lambda t: bool(hours.is_open(calendar, t))
+        fn = None
+        if got is not None:
+            g, hours = got
+            fn = self.open_fns.get(g)
+            if fn is None:
+                calendar = calendar_of(self.sim)
+                fn = self.open_fns[g] = lambda t: bool(hours.is_open(calendar, t))
+        self.open_of[job.index] = (job.mask, fn)
         return fn
 
     def next_opening(self, job: Job, t: float) -> float | None:
