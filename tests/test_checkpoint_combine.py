@@ -466,3 +466,40 @@ def test_every_kill_of_the_availability_component_is_told_first(tmp_path, mode):
     assert kills == (c["jobs_killed_unavailable"] + c["jobs_killed_after_suspend"]
                      + c["jobs_killed_by_failures"])
     assert sum(r == "failure" for *_, r in listener.calls) == c["jobs_killed_by_failures"]
+
+
+# --- what a dynamic policy is told of a job's cluster -----------------------------------------
+
+class OpenSpy(Component):
+    """At each start, whether the checkpoint component says the job's cluster is open on
+    Saturday 2010-01-02 at noon (cad-lab closed, the library open)."""
+
+    name = "openspy"
+
+    def attach(self, sim):
+        super().attach(sim)
+        self.seen: list[tuple[int, int, bool]] = []
+
+    def on_start(self, job):
+        is_open = self.sim.component("checkpoint").open_at(job)
+        self.seen.append((job.id, job.mask, is_open(129600.0)))
+
+
+def test_open_at_follows_a_job_onto_another_cluster(tmp_path):
+    # Job 1 holds library:0's node 0, job 2 (7 cores) nodes 1-7 until 2000, job 3 cad-lab:0's
+    # node 8. Cad-lab:0's owner arrives at 3000 and kills job 3, which restarts on node 1
+    # (library:0): its cluster is now open on Saturday (the answer kept for its first nodes
+    # must not be given again).
+    spy = OpenSpy()
+    platform = GroupedPlatform(load_description("smallpool"))
+    comps = build_components({
+        "availability": {"owners": owners(tmp_path, [("cad-lab:0", 3000, 3100)]),
+                         "on_unavailable": "kill"},
+        "checkpoint": {"policy": "geometric:a=1000,r=1,cost=10"}})
+    w = jobs([(0.0, 9000.0, 1, 9000.0), (0.0, 2000.0, 7, 2000.0), (0.0, 9000.0, 1, 9000.0)],
+             platform.n_nodes)
+    sim = Simulator(w, scheduler_factory("fcfs", {}), platform=platform,
+                    components=[*comps, spy], check=True)
+    sim.run()
+    assert [(j, m) for j, m, _ in spy.seen] == [(1, 1), (2, 0xFE), (3, 1 << 8), (3, 1 << 1)]
+    assert [o for *_, o in spy.seen] == [True, True, False, True]
