@@ -76,11 +76,12 @@ TABLES: dict[str, Table] = {
     "fig11": _sweep("fig11", "d (min)"),
     "fig12": _sweep("fig12", "l"),
     "trace": trace,
-    # The families run at the seed's year (`--full --replications 5`), in full/.
+    # The families run at the seed's year (`--full`, 5 replications; Geometric 3), in full/.
     "full-fig4": _baseline("full/fig4", "overhead_min", "min"),
     "full-fig5": _baseline("full/fig5", "energy_mwh", "MWh"),
     "full-fig6": _sweep("full/fig6", "n (min)"),
     "full-fig7": _sweep("full/fig7", "n (min)"),
+    "full-fig8": _sweep("full/fig8", "r"),
     "full-fig9": _sweep("full/fig9", "m"),
     "full-fig10": _sweep("full/fig10", "p (%)", 100.0),
     "full-fig11": _sweep("full/fig11", "d (min)"),
