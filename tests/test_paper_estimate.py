@@ -93,6 +93,55 @@ def test_stored_runs_counts_the_runs_a_command_will_reuse(tmp_path: Path):
     assert stored_runs({"t": "name = [broken"}, tmp_path, store) == 0  # the run reports it
 
 
+def test_survey_times_the_runs_left_by_their_configurations_on_other_seeds(tmp_path: Path):
+    from ckptsim.experiments.estimate import Survey, survey
+    from ckptsim.experiments.store import Store
+
+    spec = tmp_path / "t.toml"
+    spec.write_text(SPEC)
+    store = tmp_path / "store"
+    assert survey({"t": SPEC}, tmp_path, store) == Survey()  # no store yet
+    run_sweep(plan_sweep(spec, store), store, SerialExecutor())
+    rows = Store(store).read(verify_jobs=False).rows.values()
+    took = {n: [float(r["run_seconds"]) for r in rows if r["workload.n"] == n]
+            for n in (60, 80)}
+    assert all(len(v) == 2 for v in took.values())
+    # Seed 3 of each size is left: each is expected to take its size's mean over seeds 1-2.
+    wider = SPEC.replace("seeds = [1, 2]", "seeds = [1, 2, 3]")
+    got = survey({"u": wider}, tmp_path, store)
+    assert (got.done, got.known_runs) == (4, 2)
+    assert got.known_seconds == pytest.approx(sum(sum(v) / 2 for v in took.values()))
+    # A run shared by two specs counts once; a configuration never run is not known.
+    other = wider.replace('name = "easy"', 'name = "fcfs"')
+    got = survey({"u": wider, "v": wider, "w": other}, tmp_path, store)
+    assert (got.done, got.known_runs) == (4 + 4, 2)
+    assert survey({"t": SPEC}, tmp_path, store) == Survey(4, 0, 0.0)  # nothing left
+
+
+def test_the_estimate_adds_the_runs_timed_by_their_configurations(capsys):
+    from argparse import Namespace
+
+    from ckptsim.cli.papers import confirm_cost
+
+    paper = get_paper("jones")
+    opt = type("O", (), {"n": 400_000})()
+    args = Namespace(out="nowhere", jobs=2, dask=None, yes=True, figure="fig7")
+    each, _ = paper.seconds_per_run(opt)
+    assert confirm_cost(paper, args, opt, 67, stored=40, known=(20, 9000.0))
+    assert confirm_cost(paper, args, opt, 67, stored=40, known=(27, 900.0))
+    some, every = capsys.readouterr().out.splitlines()
+    expected = format_seconds(7 * each + 9000.0)
+    assert some.startswith(f"67 runs (40 already in nowhere/store, reused; 27 to run), about "
+                           f"{expected} of CPU (20 of them as their configurations took on "
+                           "other seeds in nowhere/store, the other 7 at ")
+    assert "about 15 min of CPU (27 of them as their configurations took" in every
+    assert "every one" in every
+    # A paper without its own measurement is still timed when every run left is known.
+    niu = get_paper("niu")
+    assert confirm_cost(niu, args, None, 10, stored=4, known=(6, 120.0))
+    assert "about 2 min of CPU" in capsys.readouterr().out
+
+
 def test_the_estimate_counts_only_the_runs_left(capsys):
     from argparse import Namespace
 

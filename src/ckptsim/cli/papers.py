@@ -152,11 +152,12 @@ def _run_figures(paper: Paper, args: argparse.Namespace, opt: Any) -> int:
     t0 = time.perf_counter()
     total = paper.runs_of(args.figure, opt)
     if total is not None:
-        from ckptsim.experiments.estimate import spec_names, stored_runs
+        from ckptsim.experiments.estimate import spec_names, survey
 
         specs = paper.specs(args.figure, opt)
-        stored = stored_runs(specs, paper.trace_folder(opt, out), out / "store")
-        if not confirm_cost(paper, args, opt, total, stored, spec_names(specs)):
+        found = survey(specs, paper.trace_folder(opt, out), out / "store")
+        if not confirm_cost(paper, args, opt, total, found.done, spec_names(specs),
+                            known=(found.known_runs, found.known_seconds)):
             return 1
     with dask_cluster(args.dask, args.dask_timeout):
         return _figures(paper, args, opt, out, t0, total)
@@ -190,12 +191,14 @@ ASK_ABOVE = 3600.0
 
 
 def confirm_cost(paper: Paper, args: argparse.Namespace, opt: Any, runs: int,
-                 stored: int = 0, experiments: Sequence[str] = ()) -> bool:
+                 stored: int = 0, experiments: Sequence[str] = (),
+                 known: tuple[int, float] = (0, 0.0)) -> bool:
     """Print the number of runs, how many of them the store already holds (`stored`: reused,
-    not run again) and the CPU time the others are estimated to take (seconds per run: the
-    median of the stored runs of `experiments`, the command's specs, else of the whole store,
-    else the paper's own measurement); above an hour, ask before starting (--yes: do not
-    ask).  Returns whether to start.
+    not run again) and the CPU time the others are estimated to take: `known` (runs, seconds)
+    for those whose configuration the store has measured on other seeds (`estimate.survey`),
+    the rest at a seconds per run (the median of the stored runs of `experiments`, the
+    command's specs, else of the whole store, else the paper's own measurement); above an
+    hour, ask before starting (--yes: do not ask).  Returns whether to start.
 
     Raises:
         ConfigError: over an hour, without --yes, and no terminal to ask on.
@@ -211,19 +214,27 @@ def confirm_cost(paper: Paper, args: argparse.Namespace, opt: Any, runs: int,
         count += f" ({stored:,} already in {args.out}/store, reused; {runs - stored:,} to run)"
     measured = measured_seconds(Path(args.out) / "store", experiments)
     each = measured or paper.seconds_per_run(opt)
+    known_runs = min(max(known[0], 0), runs - stored)
+    if each is None and known_runs and known_runs == runs - stored:
+        each = (0.0, "")  # every run left is timed by its configuration's runs
     if each is None or stored == runs:
         print(count if stored else f"{count} (runs already in {args.out}/store are reused)")
         return True
     seconds, source = each
-    cpu = (runs - stored) * seconds
+    cpu = (runs - stored - known_runs) * seconds + (known[1] if known_runs else 0.0)
     procs = args.jobs if args.jobs else (os.cpu_count() or 1)
     where = (f"about {format_seconds(cpu / max(procs, 1))} on {max(procs, 1)} "
              f"process{'' if procs == 1 else 'es'}")
     if args.dask and args.dask != "local":
         where = f"on the Dask cluster at {args.dask}: that CPU time over its workers"
     reuse = "" if stored else f"; runs already in {args.out}/store are reused"
-    print(f"{count}, about {format_seconds(cpu)} of CPU ({seconds:.3g} s a run, {source}); "
-          f"{where}{reuse}")
+    basis = f"{seconds:.3g} s a run, {source}"
+    if known_runs:
+        basis = (f"{known_runs:,} of them as their configurations took on other seeds in "
+                 f"{args.out}/store, " + (f"the other {runs - stored - known_runs:,} at "
+                                          f"{basis}" if known_runs < runs - stored else
+                                          "every one"))
+    print(f"{count}, about {format_seconds(cpu)} of CPU ({basis}); {where}{reuse}")
     if cpu <= ASK_ABOVE or args.yes:
         return True
     if not sys.stdin.isatty():

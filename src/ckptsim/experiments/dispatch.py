@@ -40,7 +40,7 @@ def _trace_bytes(run: Run) -> int:
         return 0
 
 
-def _jobs(run: Run) -> float:
+def jobs_of(run: Run) -> float:
     """How many jobs the run simulates, as far as the run says without reading its workload:
     its first-N cut or a generator's `n`; a whole trace (or a time window of one) counts as
     larger than any cut, and its runs keep their order."""
@@ -66,7 +66,7 @@ def group_of(run: Run) -> tuple[Any, ...]:
     some first N jobs or none."""
     source = load_key(run) or (run.kind, _text(run.source))
     return (source, run.scheduler_name, _text(run.params), _text(run.components),
-            run.platform, math.isinf(_jobs(run)))
+            run.platform, math.isinf(jobs_of(run)))
 
 
 class _Group:
@@ -84,7 +84,7 @@ class _Group:
         """Seconds its next run is expected to take (inf while none has finished)."""
         if not self.units:
             return math.inf
-        jobs = _jobs(self.runs[0])
+        jobs = jobs_of(self.runs[0])
         return self.seconds / self.units * (1.0 if math.isinf(jobs) else jobs)
 
 
@@ -101,7 +101,7 @@ class Dispatch:
         for group in self.groups.values():
             # The longest runs first (by their jobs, stable): the last runs of a sweep are
             # then its shortest, and no worker is left alone with a long one at the end.
-            group.runs = deque(sorted(group.runs, key=lambda r: -_jobs(r)))
+            group.runs = deque(sorted(group.runs, key=lambda r: -jobs_of(r)))
         self.learned: dict[tuple[Any, ...], tuple[float, float]] = {}
         self.busy: dict[Any, int] = {}  # load key -> workers on it
         self.left = len(runs)
@@ -112,7 +112,7 @@ class Dispatch:
     def _rank(self, group: _Group, last: Any) -> tuple[Any, ...]:
         mine = last is not None and group.key == last
         idle = not self.busy.get(group.key)
-        return (group.expected(), mine, idle, _jobs(group.runs[0]), group.bytes, -group.order)
+        return (group.expected(), mine, idle, jobs_of(group.runs[0]), group.bytes, -group.order)
 
     def take(self, last: Any, n: int = 1) -> list[Run]:
         """Up to `n` runs (at least one, while any are left), all of one group (one trace),
@@ -133,7 +133,7 @@ class Dispatch:
         if seconds is None or not seconds >= 0:
             return
         g = group_of(run)
-        jobs = _jobs(run)
+        jobs = jobs_of(run)
         spent, units = self.learned.get(g, (0.0, 0.0))
         self.learned[g] = spent + seconds, units + (1.0 if math.isinf(jobs) else jobs)
         group = self.groups.get(g)

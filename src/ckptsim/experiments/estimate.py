@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 #: The fewest stored runs whose median is trusted over the paper's own measurement.
 MIN_MEASURED = 3
@@ -55,30 +57,74 @@ def spec_names(specs: dict[str, str]) -> list[str]:
     return names
 
 
-def stored_runs(specs: dict[str, str], trace_dir: Path, store: Path) -> int:
-    """How many runs of the experiment specs `specs` (name -> TOML text, as
-    `Paper.specs` gives them; trace names read from `trace_dir`) `store` already holds,
-    finished: the runs a paper command will reuse.  0 without a store; a spec that cannot be
-    planned counts none (the command itself reports the problem when it runs it)."""
+@dataclass(frozen=True)
+class Survey:
+    """What a store already says of a command's runs (`survey`)."""
+
+    done: int = 0  # runs of the specs the store holds, finished: reused, not run again
+    known_runs: int = 0  # runs still to do whose configuration has finished runs there
+    known_seconds: float = 0.0  # the seconds those are expected to take
+
+
+def survey(specs: dict[str, str], trace_dir: Path, store: Path) -> Survey:
+    """How many runs of the experiment specs `specs` (name -> TOML text, as `Paper.specs`
+    gives them; trace names read from `trace_dir`) `store` already holds, finished; and, for
+    the runs still to do whose configuration (`dispatch.group_of`: the same workload,
+    scheduler, components and platform; another seed or replication) has finished runs in
+    the store, the seconds they are expected to take: their configuration's measured seconds
+    per run (per job, for runs cut to their first N).  A run shared by several specs counts
+    once; a spec that cannot be planned counts none (the command itself reports it)."""
+    import math
     import tempfile
 
     from ckptsim.errors import ConfigError
+    from ckptsim.experiments.dispatch import group_of, jobs_of
     from ckptsim.experiments.matrix import MatrixTooLarge
     from ckptsim.experiments.store import Store
     from ckptsim.experiments.sweep import plan_sweep
 
     if not specs or not Store(store).exists():
-        return 0
-    done = 0
+        return Survey()
+    try:
+        rows = Store(store).read(verify_jobs=False).rows
+    except Exception:  # a damaged store is the sweep's to report
+        rows = {}
+    plans = []
     with tempfile.TemporaryDirectory() as folder:
         for name, text in specs.items():
             path = Path(folder) / f"{name}.toml"
             path.write_text(text)
             try:
-                done += plan_sweep(path, store, trace_dir=Path(trace_dir).resolve()).done
+                plans.append(plan_sweep(path, store, trace_dir=Path(trace_dir).resolve()))
             except (ConfigError, MatrixTooLarge, OSError, ValueError):
                 continue
-    return done
+    measured: dict[Any, list[float]] = {}  # configuration -> [seconds, units]
+    for plan in plans:
+        for run in plan.runs:
+            row = rows.get(run.run_id)
+            if row is None or row.get("status") != "ok" or row.get("run_seconds") is None:
+                continue
+            jobs = jobs_of(run)
+            got = measured.setdefault(group_of(run), [0.0, 0.0])
+            got[0] += float(row["run_seconds"])
+            got[1] += 1.0 if math.isinf(jobs) else jobs
+    known, seconds, seen = 0, 0.0, set()
+    for plan in plans:
+        for run in plan.todo:
+            got = measured.get(group_of(run))
+            if run.run_id in seen or got is None or not got[1]:
+                continue
+            seen.add(run.run_id)
+            jobs = jobs_of(run)
+            known += 1
+            seconds += got[0] / got[1] * (1.0 if math.isinf(jobs) else jobs)
+    return Survey(sum(p.done for p in plans), known, seconds)
+
+
+def stored_runs(specs: dict[str, str], trace_dir: Path, store: Path) -> int:
+    """How many runs of the experiment specs `specs` `store` already holds, finished: the runs
+    a paper command will reuse (`survey`)."""
+    return survey(specs, trace_dir, store).done
 
 
 def format_seconds(seconds: float) -> str:
