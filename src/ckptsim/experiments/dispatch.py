@@ -40,7 +40,7 @@ def _trace_bytes(run: Run) -> int:
         return 0
 
 
-def jobs_of(run: Run) -> float:
+def _jobs(run: Run) -> float:
     """How many jobs the run simulates, as far as the run says without reading its workload:
     its first-N cut or a generator's `n`; a whole trace (or a time window of one) counts as
     larger than any cut, and its runs keep their order."""
@@ -49,6 +49,13 @@ def jobs_of(run: Run) -> float:
         return float(first)
     n = run.source.get("n") if run.kind != "trace" else None
     return float(n) if isinstance(n, (int, float)) else float("inf")
+
+
+def run_units(run: Run) -> float:
+    """What a run counts for in its group's seconds per job: its jobs, or 1 for an uncut
+    run (a group's runs are all cut or all uncut, `group_of`)."""
+    jobs = _jobs(run)
+    return 1.0 if math.isinf(jobs) else jobs
 
 
 def _text(obj: Any) -> str:
@@ -66,7 +73,7 @@ def group_of(run: Run) -> tuple[Any, ...]:
     some first N jobs or none."""
     source = load_key(run) or (run.kind, _text(run.source))
     return (source, run.scheduler_name, _text(run.params), _text(run.components),
-            run.platform, math.isinf(jobs_of(run)))
+            run.platform, math.isinf(_jobs(run)))
 
 
 class _Group:
@@ -84,8 +91,7 @@ class _Group:
         """Seconds its next run is expected to take (inf while none has finished)."""
         if not self.units:
             return math.inf
-        jobs = jobs_of(self.runs[0])
-        return self.seconds / self.units * (1.0 if math.isinf(jobs) else jobs)
+        return self.seconds / self.units * run_units(self.runs[0])
 
 
 class Dispatch:
@@ -101,7 +107,7 @@ class Dispatch:
         for group in self.groups.values():
             # The longest runs first (by their jobs, stable): the last runs of a sweep are
             # then its shortest, and no worker is left alone with a long one at the end.
-            group.runs = deque(sorted(group.runs, key=lambda r: -jobs_of(r)))
+            group.runs = deque(sorted(group.runs, key=lambda r: -_jobs(r)))
         self.learned: dict[tuple[Any, ...], tuple[float, float]] = {}
         self.busy: dict[Any, int] = {}  # load key -> workers on it
         self.left = len(runs)
@@ -112,7 +118,7 @@ class Dispatch:
     def _rank(self, group: _Group, last: Any) -> tuple[Any, ...]:
         mine = last is not None and group.key == last
         idle = not self.busy.get(group.key)
-        return (group.expected(), mine, idle, jobs_of(group.runs[0]), group.bytes, -group.order)
+        return (group.expected(), mine, idle, _jobs(group.runs[0]), group.bytes, -group.order)
 
     def take(self, last: Any, n: int = 1) -> list[Run]:
         """Up to `n` runs (at least one, while any are left), all of one group (one trace),
@@ -133,9 +139,8 @@ class Dispatch:
         if seconds is None or not seconds >= 0:
             return
         g = group_of(run)
-        jobs = jobs_of(run)
         spent, units = self.learned.get(g, (0.0, 0.0))
-        self.learned[g] = spent + seconds, units + (1.0 if math.isinf(jobs) else jobs)
+        self.learned[g] = spent + seconds, units + run_units(run)
         group = self.groups.get(g)
         if group is not None:
             group.seconds, group.units = self.learned[g]

@@ -74,11 +74,10 @@ def survey(specs: dict[str, str], trace_dir: Path, store: Path) -> Survey:
     the store, the seconds they are expected to take: their configuration's measured seconds
     per run (per job, for runs cut to their first N).  A run shared by several specs counts
     once; a spec that cannot be planned counts none (the command itself reports it)."""
-    import math
     import tempfile
 
     from ckptsim.errors import ConfigError
-    from ckptsim.experiments.dispatch import group_of, jobs_of
+    from ckptsim.experiments.dispatch import group_of, run_units
     from ckptsim.experiments.matrix import MatrixTooLarge
     from ckptsim.experiments.store import Store
     from ckptsim.experiments.sweep import plan_sweep
@@ -104,10 +103,9 @@ def survey(specs: dict[str, str], trace_dir: Path, store: Path) -> Survey:
             row = rows.get(run.run_id)
             if row is None or row.get("status") != "ok" or row.get("run_seconds") is None:
                 continue
-            jobs = jobs_of(run)
             got = measured.setdefault(group_of(run), [0.0, 0.0])
             got[0] += float(row["run_seconds"])
-            got[1] += 1.0 if math.isinf(jobs) else jobs
+            got[1] += run_units(run)
     known, seconds, seen = 0, 0.0, set()
     for plan in plans:
         for run in plan.todo:
@@ -115,9 +113,8 @@ def survey(specs: dict[str, str], trace_dir: Path, store: Path) -> Survey:
             if run.run_id in seen or got is None or not got[1]:
                 continue
             seen.add(run.run_id)
-            jobs = jobs_of(run)
             known += 1
-            seconds += got[0] / got[1] * (1.0 if math.isinf(jobs) else jobs)
+            seconds += got[0] / got[1] * run_units(run)  # as `Dispatch` expects it
     return Survey(sum(p.done for p in plans), known, seconds)
 
 
