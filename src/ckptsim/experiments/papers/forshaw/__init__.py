@@ -16,7 +16,7 @@ _OPT = ("Opt 1 min", "Opt 2 min", "Opt 3 min", "Opt 4 min")
 
 def _and_at_a_year(*claims: Claim, **changes: Any) -> tuple[Claim, ...]:
     """The claims as graded on the weeks, then the same claims at the seed's horizon: a year
-    (the family's `--full` run, at 5 replications, Geometric's at 3; its CSVs in full/),
+    (the family's `--full` run, at 5 replications; its CSVs in full/),
     `changes` (e.g. another CSV) applied to the year's."""
     return claims + tuple(
         replace(c, **{"statement": f"at a year: {c.statement}", "csv": f"full/{c.csv}",

@@ -76,7 +76,7 @@ TABLES: dict[str, Table] = {
     "fig11": _sweep("fig11", "d (min)"),
     "fig12": _sweep("fig12", "l"),
     "trace": trace,
-    # The families run at the seed's year (`--full`, 5 replications; Geometric 3), in full/.
+    # The families run at the seed's year (`--full`, 5 replications), in full/.
     "full-fig4": _baseline("full/fig4", "overhead_min", "min"),
     "full-fig5": _baseline("full/fig5", "energy_mwh", "MWh"),
     "full-fig6": _sweep("full/fig6", "n (min)"),
