@@ -165,10 +165,17 @@ def test_papers_scale_their_measurement_with_the_size():
     full, _ = jones.seconds_per_run(type("O", (), {"n": 400_000})())
     quarter, _ = jones.seconds_per_run(type("O", (), {"n": 100_000})())
     assert full == pytest.approx(4 * quarter) and full > 60
+    from ckptsim.experiments.papers.forshaw.experiments import TRACE_DAYS, Options
+
     forshaw = get_paper("forshaw")
-    year, _ = forshaw.seconds_per_run(type("O", (), {"days": 365})())
-    week, _ = forshaw.seconds_per_run(type("O", (), {"days": 7})())
+    year, _ = forshaw.seconds_per_run(Options(days=365))
+    week, _ = forshaw.seconds_per_run(Options(days=7))
     assert year == pytest.approx(week * 365 / 7)
+    # The trace figure runs the trace's days whatever --days says, and says so.
+    trace, _ = forshaw.seconds_per_run(Options(days=7, figure="trace"))
+    assert TRACE_DAYS != 7 and trace == pytest.approx(week * TRACE_DAYS / 7)
+    assert forshaw.detail(Options(days=7, figure="trace")).startswith(f" ({TRACE_DAYS} days")
+    assert forshaw.detail(Options(days=7, figure="fig6")).startswith(" (7 days")
     assert get_paper("niu").seconds_per_run(None) is None
 
 

@@ -87,6 +87,25 @@ def test_benefit_is_paired_by_replication():
     assert p["seeds"] == 2 and (p["kind"], p["d"], p["value"]) == ("fixed", 1, 30)
 
 
+def test_the_trace_figure_writes_its_paired_benefit_intervals(tmp_path):
+    """The same two replications as above, as the trace figure's C(60): its row in trace.csv
+    and the page's table carry the paired interval of each benefit."""
+    from ckptsim.experiments.papers.forshaw.figures import FIGURE_MAKERS
+
+    c60 = fw.policy("fixed", 1, 60)
+    rows = [_row("none", 1, 20, 4, 0), _row("opt:cost=60", 1, 10, 2, 1), _row(c60, 1, 15, 3, .1),
+            _row("none", 2, 40, 8, 0), _row("opt:cost=60", 2, 20, 4, 1), _row(c60, 2, 25, 5, .3)]
+    FIGURE_MAKERS["trace"](reduce(rows, "trace"), tmp_path)
+    got = {r["policy"]: r for r in read(tmp_path / "trace.csv")}
+    assert float(got["C(60) 1 min"]["benefit_overhead_min"]) == pytest.approx(0.625)
+    assert float(got["C(60) 1 min"]["benefit_overhead_min_ci"]) == pytest.approx(
+        12.706 * 0.125, rel=1e-5)
+    assert float(got["None"]["benefit_energy_mwh_ci"]) == 0.0
+    # Overhead 15 and 25 min: 20 ± 12.706 * 5; energy 3 and 5 MWh: 4 ± 12.706 * 1.
+    assert "| C(60) 1 min | 20.00 ± 63.53 | 4.000 ± 12.706 | 0.62 ± 1.59 | 0.62 ± 1.59 | " \
+           "0.200 |" in TABLES["trace"](tmp_path)
+
+
 @pytest.fixture(scope="module")
 def baseline(tmp_path_factory):
     out = tmp_path_factory.mktemp("forshaw")

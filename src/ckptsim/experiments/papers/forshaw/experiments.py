@@ -98,6 +98,8 @@ class Options:
     #: The checkpoint durations (minutes) every family runs, instead of its own (the seed's
     #: 1-4, or 1 and 4 for Figs. 7-9 and 11); None: the family's own.
     durations: tuple[int, ...] | None = None
+    #: The figure or family the command was given (its runs' length: the trace's 35 days).
+    figure: str = ""
 
 
 def family_of(figure: str) -> str:

@@ -218,7 +218,8 @@ def _trace(pts: list[Point], out: Path, name: str) -> FigureOutput:
                      else f"Ratio({p['value']:g}) {p['d']} min")
         rows.append({"policy": label, **{c: p[c] for c in (
             "overhead_min", "overhead_min_ci", "energy_mwh", "energy_mwh_ci", "utilisation",
-            "benefit_overhead_min", "benefit_energy_mwh")}, "seeds": p["seeds"]})
+            "benefit_overhead_min", "benefit_overhead_min_ci", "benefit_energy_mwh",
+            "benefit_energy_mwh_ci")}, "seeds": p["seeds"]})
         runs += [{"policy": label, "seed": k, **v} for k, v in p["runs"].items()]
     fig, axes = figure(1, 2, 12.0, 4.2)
     x = np.arange(len(rows))

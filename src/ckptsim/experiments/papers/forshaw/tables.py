@@ -59,7 +59,10 @@ def _sweep(name: str, x: str, scale: float = 1.0) -> Table:
 def trace(folder: Path) -> str:
     rows = [[str(r["policy"]), _pm(r["overhead_min"], r["overhead_min_ci"]),
              _pm(r["energy_mwh"], r["energy_mwh_ci"], 3),
-             _pm(r["benefit_overhead_min"], math.nan), _pm(r["benefit_energy_mwh"], math.nan),
+             # Benefits paired per replication (a run committed before their intervals were
+             # written has none: shown without).
+             _pm(r["benefit_overhead_min"], r.get("benefit_overhead_min_ci", math.nan)),
+             _pm(r["benefit_energy_mwh"], r.get("benefit_energy_mwh_ci", math.nan)),
              _pm(r["utilisation"], math.nan, 3)] for r in read(folder, "trace")]
     return markdown(["policy", "task overhead (min)", "HTC energy (MWh)", "overhead benefit",
                      "energy benefit", "utilisation"], rows)
