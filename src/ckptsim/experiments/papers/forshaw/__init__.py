@@ -24,13 +24,6 @@ def _and_at_a_year(*claims: Claim, **changes: Any) -> tuple[Claim, ...]:
         for c in claims)
 
 
-# Every row of figN.csv carries the mean of its replications (`seeds`) and its 95% half-width
-# (`_ci`); figN-replications.csv holds each replication (`seed`), so that a difference between
-# two configurations is paired per replication (the same users and jobs): None against Opt,
-# Opt's duration, MinuteInHour's m, StartDelay's delay and Interarrival's scope.  Each claim is
-# graded on both metrics, energy and overhead.  The families run at a year repeat their claims
-# with `at a year: ` (`_and_at_a_year`).
-
 def _on_the_trace(claim: Claim, **changes: Any) -> Claim:
     """A claim graded again on the Microsoft availability trace (the trace figure's
     replications, paired per replication; its rows are named by `policy`)."""
@@ -49,6 +42,12 @@ _DURATION = Claim(
 _C180 = Claim("C(180), HTCondor's default, of little benefit (below 0.2)", 0.2, "fig6",
               _BENEFITS, "at-most", rows={"value": 180}, by="duration_min")
 
+# Every row of figN.csv carries the mean of its replications (`seeds`) and its 95% half-width
+# (`_ci`); figN-replications.csv holds each replication (`seed`), so that a difference between
+# two configurations is paired per replication (the same users and jobs): None against Opt,
+# Opt's duration, MinuteInHour's m, StartDelay's delay and Interarrival's scope.  Each claim is
+# graded on both metrics, energy and overhead.  The families run at a year repeat their claims
+# with `at a year: ` (`_and_at_a_year`).
 CLAIMS = (
     *_and_at_a_year(_NONE_VS_OPT, _DURATION),
     # At a year C(n) is paired per replication (full/fig6-replications).
@@ -208,8 +207,6 @@ class Forshaw(FamilyPaper):
                                reboot_duration=given.reboot_duration,
                                durations=tuple(given.durations) if given.durations else None,
                                figure=given.figure)
-
-
 
     @staticmethod
     def _days(opt: Any) -> int:
