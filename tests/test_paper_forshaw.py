@@ -96,6 +96,7 @@ def test_the_trace_figure_writes_its_paired_benefit_intervals(tmp_path):
     rows = [_row("none", 1, 20, 4, 0), _row("opt:cost=60", 1, 10, 2, 1), _row(c60, 1, 15, 3, .1),
             _row("none", 2, 40, 8, 0), _row("opt:cost=60", 2, 20, 4, 1), _row(c60, 2, 25, 5, .3)]
     FIGURE_MAKERS["trace"](reduce(rows, "trace"), tmp_path)
+    assert (tmp_path / "trace.png").stat().st_size > 10_000  # levels and paired benefits
     got = {r["policy"]: r for r in read(tmp_path / "trace.csv")}
     assert float(got["C(60) 1 min"]["benefit_overhead_min"]) == pytest.approx(0.625)
     assert float(got["C(60) 1 min"]["benefit_overhead_min_ci"]) == pytest.approx(

@@ -221,7 +221,7 @@ def _trace(pts: list[Point], out: Path, name: str) -> FigureOutput:
             "benefit_overhead_min", "benefit_overhead_min_ci", "benefit_energy_mwh",
             "benefit_energy_mwh_ci")}, "seeds": p["seeds"]})
         runs += [{"policy": label, "seed": k, **v} for k, v in p["runs"].items()]
-    fig, axes = figure(1, 2, 12.0, 4.2)
+    fig, axes = figure(1, 3, 17.0, 4.2)
     x = np.arange(len(rows))
     for k, (stem, ylabel) in enumerate((("overhead_min", "mean task overhead (min)"),
                                         ("energy_mwh", "HTC energy (MWh)"))):
@@ -232,6 +232,19 @@ def _trace(pts: list[Point], out: Path, name: str) -> FigureOutput:
                       fontsize="small")
         ax.set_ylabel(ylabel)
         ax.grid(axis="y", alpha=0.3)
+    # The benefits, paired per replication: what the levels' wide intervals hide.
+    ax = axes[0][2]
+    shown = [r for r in rows if r["policy"] != "None" and not r["policy"].startswith("Opt")]
+    xs = np.arange(len(shown))
+    for j, (stem, label) in enumerate((("benefit_overhead_min", "overhead"),
+                                       ("benefit_energy_mwh", "energy"))):
+        ax.bar(xs + (j - 0.5) * 0.4, [r[stem] for r in shown], 0.4, label=label,
+               yerr=np.nan_to_num([r[f"{stem}_ci"] for r in shown]), capsize=3)
+    ax.axhline(0.0, color="k", lw=0.8, ls=":")
+    ax.set_xticks(xs, [r["policy"] for r in shown], rotation=45, ha="right", fontsize="small")
+    ax.set_ylabel("benefit (1 = Opt, 0 = None), paired")
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(fontsize="small")
     save(fig, out / f"{name}.png")
     return _write(name, out, rows, runs)
 
