@@ -79,18 +79,18 @@ def test_a_command_is_timed_by_its_own_stored_runs(tmp_path: Path):
     assert source == f"the median of 7 runs in {store}"
 
 
-def test_stored_runs_counts_the_runs_a_command_will_reuse(tmp_path: Path):
-    from ckptsim.experiments.estimate import stored_runs
+def test_the_survey_counts_the_runs_a_command_will_reuse(tmp_path: Path):
+    from ckptsim.experiments.estimate import survey
 
     spec = tmp_path / "t.toml"
     spec.write_text(SPEC)
     store = tmp_path / "store"
-    assert stored_runs({"t": SPEC}, tmp_path, store) == 0  # no store yet
+    assert survey({"t": SPEC}, tmp_path, store).done == 0  # no store yet
     run_sweep(plan_sweep(spec, store), store, SerialExecutor())
-    assert stored_runs({"t": SPEC}, tmp_path, store) == 4
+    assert survey({"t": SPEC}, tmp_path, store).done == 4
     wider = SPEC.replace("seeds = [1, 2]", "seeds = [1, 2, 3]")
-    assert stored_runs({"t": SPEC, "u": wider}, tmp_path, store) == 4 + 4  # 4 of 6 stored
-    assert stored_runs({"t": "name = [broken"}, tmp_path, store) == 0  # the run reports it
+    assert survey({"t": SPEC, "u": wider}, tmp_path, store).done == 4 + 4  # 4 of 6 stored
+    assert survey({"t": "name = [broken"}, tmp_path, store).done == 0  # the run reports it
 
 
 def test_survey_times_the_runs_left_by_their_configurations_on_other_seeds(tmp_path: Path):

@@ -118,12 +118,6 @@ def survey(specs: dict[str, str], trace_dir: Path, store: Path) -> Survey:
     return Survey(sum(p.done for p in plans), known, seconds)
 
 
-def stored_runs(specs: dict[str, str], trace_dir: Path, store: Path) -> int:
-    """How many runs of the experiment specs `specs` `store` already holds, finished: the runs
-    a paper command will reuse (`survey`)."""
-    return survey(specs, trace_dir, store).done
-
-
 def format_seconds(seconds: float) -> str:
     """A duration as people read it: seconds, minutes or hours."""
     if seconds < 90:
