@@ -234,7 +234,7 @@ def _trace(pts: list[Point], out: Path, name: str) -> FigureOutput:
         ax.grid(axis="y", alpha=0.3)
     # The benefits, paired per replication: what the levels' wide intervals hide.
     ax = axes[0][2]
-    shown = [r for r, p in zip(rows, chosen) if p["kind"] not in ("none", "opt")]
+    shown = [r for r, p in zip(rows, chosen, strict=True) if p["kind"] not in ("none", "opt")]
     xs = np.arange(len(shown))
     for j, (stem, label) in enumerate((("benefit_overhead_min", "overhead"),
                                        ("benefit_energy_mwh", "energy"))):
