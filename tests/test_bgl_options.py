@@ -1,5 +1,6 @@
 """The seed-004 readings offered as options of the fault-aware BG/L schedulers: the max form of
-P_f, the balancing variant that holds the head back, per-node tie-break draws."""
+P_f, the balancing variant that holds the head back, per-node tie-break draws, fault-aware
+re-packing of migrated jobs."""
 
 from __future__ import annotations
 
@@ -106,7 +107,9 @@ def test_hold_with_the_max_form_depends_only_on_the_confidence():
 def test_options_change_nothing_without_failures(w):
     base = [(j.start, j.end) for j in run(w, "bgl-fcfs").jobs]
     for name, params in (("bgl-balancing", {"confidence": 0.9, "pf": "max", "hold": 0.5}),
-                         ("bgl-tiebreak", {"accuracy": 0.7, "draws": "node"})):
+                         ("bgl-tiebreak", {"accuracy": 0.7, "draws": "node"}),
+                         ("bgl-balancing", {"confidence": 1.0, "repack": "policy"}),
+                         ("bgl-tiebreak", {"accuracy": 1.0, "repack": "policy"})):
         assert [(j.start, j.end) for j in run(w, name, **params).jobs] == base
 
 
@@ -140,3 +143,62 @@ def test_per_node_draws_answer_once_per_node():
 def test_per_node_draws_are_reproducible():
     assert ([_tiebreak_choice("node", 3, [0, 5])[0] for _ in range(3)]
             == [_tiebreak_choice("node", 3, [0, 5])[0]] * 3)
+
+
+# A 2x2x2 torus filled by four 2-node jobs at 0 (jobs 1-4 on nodes 0+4, 2+6, 1+5, 3+7, the MFP
+# heuristic's order); jobs 2 and 3 end at 10 and leave nodes 1, 2, 5, 6 free, which hold no
+# 4-node box, while job 5 (4 nodes, 50 s) waits: a migration re-packs jobs 1 and 4, largest
+# first, then index. Node 2 fails at 70, inside job 4's estimated run (to 100) and after job 5
+# has ended (10-60).
+REPACK_JOBS = [(0, 100, 2, 100), (0, 10, 2, 10), (0, 10, 2, 10), (0, 100, 2, 100),
+               (5, 50, 4, 50)]
+
+
+def _repacked(name, **params):
+    """(each start's (job id, nodes), each migration's (job id, nodes) moves, the simulator)."""
+    factory = scheduler_factory(name, {**TINY, **params})
+    sim = Simulator(factory.prepare(jobs(REPACK_JOBS, 8)), factory, check=True)
+    inject_failures(sim, [70.0], [2])
+    placed, moves = [], []
+    start, migrate = sim.start, sim.migrate
+
+    def nodes(mask):
+        return [n for n in range(8) if mask >> n & 1]
+
+    def on_start(job, mask=None, **kw):
+        placed.append((job.id, nodes(mask)))
+        return start(job, mask=mask, **kw)
+
+    def on_migrate(pairs, cost):
+        moves.append([(job.id, nodes(mask)) for job, mask in pairs])
+        return migrate(pairs, cost)
+
+    sim.start, sim.migrate = on_start, on_migrate
+    sim.run()
+    return placed, moves, sim
+
+
+@pytest.mark.parametrize(("name", "level"), [("bgl-balancing", {"confidence": 1.0}),
+                                             ("bgl-tiebreak", {"accuracy": 1.0})])
+def test_policy_repack_moves_a_job_off_a_node_that_will_fail(name, level):
+    # MFP (the default) puts job 4 on 2+6, job 5 on 1, 3, 5, 7, and the failure at 70 kills
+    # job 4, which restarts from the checkpoint its migration took at 10: 90 s more, to 160.
+    placed, moves, sim = _repacked(name, **level)
+    assert moves == [[(4, [2, 6])]]
+    assert placed[4] == (5, [1, 3, 5, 7]) and [p[0] for p in placed[5:]] == [4]
+    assert sim.jobs[3].n_kills == 1 and starts(sim)[4] == (0, 160)
+    # The fault-aware placement sees node 2 fail within job 4's remaining run and moves it to
+    # 1+5 instead; job 5 takes 2, 3, 6, 7 and has left it before the failure: no job is killed.
+    placed, moves, sim = _repacked(name, repack="policy", **level)
+    assert moves == [[(4, [1, 5])]]
+    assert placed[4:] == [(5, [2, 3, 6, 7])]
+    assert sum(j.n_kills for j in sim.jobs) == 0
+    assert starts(sim)[5] == (10, 60) and starts(sim)[4] == (0, 100)
+
+
+def test_bgl_fcfs_repacks_with_mfp_under_either_reading():
+    # bgl-fcfs's own placement is the MFP heuristic: `repack=policy` changes nothing.
+    default = _repacked("bgl-fcfs")
+    policy = _repacked("bgl-fcfs", repack="policy")
+    assert default[:2] == policy[:2] and default[1] == [[(4, [2, 6])]]
+    assert starts(default[2]) == starts(policy[2])

@@ -116,7 +116,7 @@ def test_specs_hold_the_seed_grid(tmp_path):
     needs_data()
     opt = oliner.Options(trace_dir=TRACES)
     sizes = {"failures": 3 * 2 * 9 * 3, "balancing": 3 * 2 * 11, "tiebreak": 3 * 2 * 11,
-             "options": 3 * 1 * 11 * 5}
+             "options": 3 * 1 * 11 * 7}
     for family, n in sizes.items():
         path = tmp_path / f"{family}.toml"
         path.write_text(oliner.spec_text(family, opt))

@@ -12,7 +12,10 @@ Jobs run on contiguous rectangular boxes of supernodes of a 3-D torus (`ckptsim.
   or does not intersect the reserved box.  With `migration`, when the head does not fit although
   enough nodes are free, the running jobs are re-packed largest first with the MFP heuristic
   onto an empty torus; the new layout is taken if the head then fits.  A migration costs
-  `migration_cost` seconds per moved job (default free, as in Krevat).
+  `migration_cost` seconds per moved job (default free, as in Krevat).  The moved jobs are
+  placed with the MFP heuristic (`repack="mfp"`, default) or with the scheduler's own placement
+  over what is left of their estimated runs (`repack="policy"`: the fault-aware placements of
+  `bgl-balancing` and `bgl-tiebreak`; `bgl-fcfs`'s own placement is the MFP heuristic).
 * `bgl-balancing`, `bgl-tiebreak` (`ckptsim.policies.bgl_fault`): the fault-aware placements of
   seed 004 on this framework; their parameters are defined here.
 
@@ -54,6 +57,10 @@ class BglParams(QueueParams):
     backfill: bool = param(True, "EASY-style backfilling with a spatial reservation")
     migration: bool = param(True, "re-pack running jobs when the head does not fit")
     migration_cost: float = param(0.0, "seconds of overhead per migrated job", low=0.0)
+    repack: str = param("mfp", "placement of the jobs a migration moves: the MFP heuristic "
+                               "(mfp) or the scheduler's own, fault-aware for bgl-balancing and "
+                               "bgl-tiebreak, over the rest of each job's estimated run (policy)",
+                        choices=("mfp", "policy"), added=True)
 
     def dims(self) -> tuple[int, int, int]:
         return (self.x, self.y, self.z)
@@ -99,7 +106,8 @@ class BglFcfs(QueueScheduler):
         self._by_end: list[tuple[float, int, Job]] = []
         self.migrations = 0
         self._version = 0  # bumped whenever the set of running jobs changes
-        self._repack_failed: tuple[int, int, int] | None = None  # (version, size, down nodes)
+        # (version, size, down nodes[, now]) of the last re-packing that failed
+        self._repack_failed: tuple[Any, ...] | None = None
         # (state, queue length, head) after a pass that examined every waiting job and
         # started none by backfilling; state = (version, migrations, free mask, down mask)
         self._settled: tuple[tuple[int, int, int, int], int, Job] | None = None
@@ -107,6 +115,7 @@ class BglFcfs(QueueScheduler):
         self._waiting = SizeGroups()  # the queue by size, keys in job.tag
         self._front_key = 0  # key of the last job requeued at the front
         self.held = False  # the last pass held its head back although a partition was free
+        self._by_policy = prm.repack == "policy"  # re-packed jobs placed by `choose`
 
     # --- platform and workload preparation --------------------------------------------------
     @classmethod
@@ -144,8 +153,10 @@ class BglFcfs(QueueScheduler):
             counts=new_counts, transforms=workload.transforms + tuple(notes))
 
     # --- placement ------------------------------------------------------------------------
-    def choose(self, job: Job, free: int, now: float, avoid: int = 0) -> int | None:
-        """The partition for `job` among the free boxes not meeting `avoid`, or None."""
+    def choose(self, job: Job, free: int, now: float, avoid: int = 0,
+               end: float | None = None) -> int | None:
+        """The partition for `job` among the free boxes not meeting `avoid`, or None; a
+        placement that looks ahead looks at [now, end] (default: now + the job's estimate)."""
         return self.torus.best_partition(free, job.size, avoid)  # the MFP heuristic
 
     def pick(self, job: Job, parts: list[int], losses: list[int], failing: int) -> int:
@@ -342,22 +353,27 @@ class BglFcfs(QueueScheduler):
     def _repack(self, head: Job, now: float) -> bool:
         """Re-place every running job, largest first, with the MFP heuristic on an empty torus;
         apply the layout if the head then fits."""
-        key = (self._version, head.size, self.platform.down_mask)
+        key: tuple[Any, ...] = (self._version, head.size, self.platform.down_mask)
+        if self._by_policy:
+            key += (now,)  # the policy's placement looks ahead from now
         if key == self._repack_failed:
             return False  # nothing changed since the same re-packing last failed
-        ok = self._try_repack(head)
+        ok = self._try_repack(head, now)
         if ok is None:
             return False  # a job to move is writing a checkpoint: try again later
         if not ok:
             self._repack_failed = key
         return ok
 
-    def _try_repack(self, head: Job) -> bool | None:
+    def _try_repack(self, head: Job, now: float) -> bool | None:
         jobs = sorted(self.running.values(), key=lambda j: (-j.size, j.index))
         free = self.torus.all_mask & ~self.platform.down_mask
         layout = []
         for job in jobs:
-            mask = self.torus.best_partition(free, job.size)
+            if self._by_policy:  # over what is left of its estimated run
+                mask = self.choose(job, free, now, 0, max(job.pred_end, now))
+            else:
+                mask = self.torus.best_partition(free, job.size)
             if mask is None:
                 return False
             layout.append((job, mask))

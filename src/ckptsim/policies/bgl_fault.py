@@ -17,6 +17,9 @@
   node order, shared by every partition holding the node), and a partition is predicted to
   fail when one of its nodes is.
 
+With `repack="policy"` (`ckptsim.policies.bgl`), a migration re-packs the running jobs with
+these placements too, each looking at the failures between now and its estimated end.
+
 Both predictors read the future failure schedule, as the seed does.  Without failures both
 produce exactly the `bgl-fcfs` schedule.
 """
@@ -61,8 +64,11 @@ class BglBalancing(BglFcfs):
             return 0.0
         return a if self._max_form else 1.0 - (1.0 - a) ** k
 
-    def choose(self, job: Job, free: int, now: float, avoid: int = 0) -> int | None:
-        failing = _failing(self.sim, now, now + job.estimate) if self.params.confidence > 0 else 0
+    def choose(self, job: Job, free: int, now: float, avoid: int = 0,
+               end: float | None = None) -> int | None:
+        if end is None:
+            end = now + job.estimate
+        failing = _failing(self.sim, now, end) if self.params.confidence > 0 else 0
         if not failing:  # L_PF is 0 everywhere: the MFP heuristic
             return self.torus.best_partition(free, job.size, avoid)
         parts, losses = self.torus.partition_losses(free, job.size, avoid)
@@ -108,8 +114,11 @@ class BglTiebreak(BglFcfs):
         self.rng = RandomStreams(self.params.seed).stream("policy.tiebreak")
         self._per_node = self.params.draws == "node"
 
-    def choose(self, job: Job, free: int, now: float, avoid: int = 0) -> int | None:
-        failing = _failing(self.sim, now, now + job.estimate) if self.params.accuracy > 0 else 0
+    def choose(self, job: Job, free: int, now: float, avoid: int = 0,
+               end: float | None = None) -> int | None:
+        if end is None:
+            end = now + job.estimate
+        failing = _failing(self.sim, now, end) if self.params.accuracy > 0 else 0
         if not failing:  # no partition is predicted to fail: the first best-MFP one
             return self.torus.best_partition(free, job.size, avoid)
         parts, losses = self.torus.partition_losses(free, job.size, avoid)

@@ -175,9 +175,9 @@ def _capacity_levels(folder: Path, figure: str, level: str) -> str:
 
 def options(folder: Path) -> str:
     """The seed's readings as options against the defaults."""
+    from ckptsim.experiments.papers.oliner.variants import DEFAULTS as defaults
     from ckptsim.experiments.papers.oliner.variants import VARIANTS
 
-    defaults = {"bgl-balancing": VARIANTS[0][0], "bgl-tiebreak": VARIANTS[3][0]}
     rows = read(folder, "options")
     out = []
     for t in _traces(rows):

@@ -1,6 +1,7 @@
 """Seed 004's readings as options (`ckptsim paper oliner options`): does the max form of P_f
-(section 4.1), the balancing variant that holds the head for a stable partition, or per-node
-tie-break draws (section 4.2) change the slowdown?  One family, at the first load scale and the
+(section 4.1), the balancing variant that holds the head for a stable partition, per-node
+tie-break draws (section 4.2), or re-packing migrated jobs with the fault-aware placement
+instead of plain MFP change the slowdown?  One family, at the first load scale and the
 prediction figures' failure counts, against the defaults (the runs of Figs. 6 and 9, shared
 through the store)."""
 
@@ -24,12 +25,17 @@ VARIANTS: tuple[tuple[str, str, dict[str, Any]], ...] = (
     ("balancing (product P_f)", "bgl-balancing", {}),
     ("balancing, max P_f", "bgl-balancing", {"pf": "max"}),
     ("balancing, hold at P_f >= 0.5", "bgl-balancing", {"hold": 0.5}),
+    ("balancing, fault-aware re-pack", "bgl-balancing", {"repack": "policy"}),
     ("tie-break (draw per box)", "bgl-tiebreak", {}),
     ("tie-break, draw per node", "bgl-tiebreak", {"draws": "node"}),
+    ("tie-break, fault-aware re-pack", "bgl-tiebreak", {"repack": "policy"}),
 )
 STYLES = ({"color": "tab:blue"}, {"color": "tab:cyan", "ls": "--"},
-          {"color": "tab:purple", "ls": ":"}, {"color": "tab:orange"},
-          {"color": "tab:red", "ls": "--"})
+          {"color": "tab:purple", "ls": ":"}, {"color": "tab:green", "ls": "-."},
+          {"color": "tab:orange"}, {"color": "tab:red", "ls": "--"},
+          {"color": "tab:brown", "ls": "-."})
+#: The default reading of each scheduler: its variant without extra parameters.
+DEFAULTS = {name: label for label, name, extra in VARIANTS if not extra}
 
 
 def _toml(value: Any) -> str:
@@ -48,14 +54,23 @@ def schedulers_text(levels: str) -> str:
     return "\n".join(out)
 
 
+def _given(row: dict[str, Any], key: str, default: Any) -> Any:
+    """A parameter's value in a store row: `default` where the column is absent or empty (a
+    parameter left at its default out of the run's identity)."""
+    value = row.get(f"param.{key}")
+    return default if value is None or (isinstance(value, float) and math.isnan(value)) \
+        else value
+
+
 def _variant(row: dict[str, Any]) -> str:
     for label, name, extra in VARIANTS:
         if row["scheduler_name"] != name:
             continue
-        hold = row.get("param.hold")
-        held = hold is not None and not (isinstance(hold, float) and math.isnan(hold))
+        if _given(row, "repack", "mfp") != extra.get("repack", "mfp"):
+            continue
         if name == "bgl-balancing" and (row["param.pf"] != extra.get("pf", "product")
-                                        or held != ("hold" in extra)):
+                                        or (_given(row, "hold", None) is not None)
+                                        != ("hold" in extra)):
             continue
         if name == "bgl-tiebreak" and row["param.draws"] != extra.get("draws", "box"):
             continue
