@@ -164,3 +164,34 @@ def test_paper_specs_carry_the_options(tmp_path):
     path.write_text(spec_text("fig7", ["CTC-SP2"], None, {"freeze": "sometimes"}))
     with pytest.raises(ConfigError, match="freeze"):
         plan_sweep(path, trace_dir=TRACES)
+
+
+def test_fig7_checkpoint_share_splits_each_t_extend(tmp_path):
+    from helpers import TRACES, trace
+
+    from ckptsim.experiments.papers.niu import _share
+    from ckptsim.experiments.papers.niu.experiments import spec_text
+    from ckptsim.experiments.sweep import plan_sweep
+
+    # The default is the seed's even split (215 s + 215 s at 430 s): the spec, and so every
+    # run id, is the one written before the option existed.
+    default = spec_text("fig7", ["CTC-SP2"])
+    assert default == spec_text("fig7", ["CTC-SP2"], share=0.5)
+    assert ("t_extend = [120.0, 430.0, 1200.0, 3600.0], "
+            "t_checkpoint = [60.0, 215.0, 600.0, 1800.0]") in default
+    with_params = spec_text("fig7", ["CTC-SP2"], None, {"retry": True}, None, 1.0)
+    assert "t_checkpoint = [120.0, 430.0, 1200.0, 3600.0]" in with_params
+    assert "t_checkpoint = [0.0, 0.0, 0.0, 0.0]" in spec_text("fig7", ["CTC-SP2"], share=0.0)
+    # The restart pays the rest of t_extend.
+    for t_ckpt, t_restart in ((430.0, 0.0), (0.0, 430.0), (215.0, 215.0)):
+        params = CkptBackfillParams(p=0.2, t_extend=430.0, t_checkpoint=t_ckpt)
+        assert params.costs() == (t_ckpt, 430.0, t_restart)
+    trace("CTC-SP2-1996-3.1-cln.swf.gz")
+    path = tmp_path / "fig7.toml"
+    path.write_text(with_params)
+    assert len(plan_sweep(path, trace_dir=TRACES).runs) == 6
+    assert _share("1") == 1.0 and _share("0.25") == 0.25
+    for bad in ("1.5", "-0.1", "half", "nan"):
+        with pytest.raises(ConfigError, match=r"--checkpoint-share: got .*accepted: a number "
+                                              r"from 0 to 1"):
+            _share(bad)

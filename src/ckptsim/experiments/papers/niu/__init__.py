@@ -35,6 +35,7 @@ class Options:
     retry: bool = False  # Algorithm 3 may run again at the same instant (once per queue head)
     windows: int | None = None  # K sub-periods of each trace besides the whole (`windows`)
     reading: str = DEFAULT_READING  # the overdue reading of the figures' ckpt-backfill runs
+    checkpoint_share: float = 0.5  # Fig. 7: the share of t_extend paid at the checkpoint
 
     def params(self) -> dict[str, bool]:
         """The ckpt-backfill parameters --freeze and --retry change (none at their defaults)."""
@@ -55,6 +56,18 @@ def _bool(flag: str, value: str) -> bool:
     if value not in ("true", "false"):
         raise ConfigError(flag, f"got {value!r}; accepted: true, false")
     return value == "true"
+
+
+def _share(value: str | float) -> float:
+    """`--checkpoint-share`'s value: a number from 0 to 1."""
+    try:
+        share = float(value)
+    except (TypeError, ValueError):
+        share = float("nan")
+    if not 0.0 <= share <= 1.0:
+        raise ConfigError("--checkpoint-share", f"got {value!r}; accepted: a number from 0 to 1 "
+                                                f"(the share of t_extend paid at the checkpoint)")
+    return share
 
 
 def _reading(value: str) -> str:
@@ -188,6 +201,11 @@ class Niu(Paper):
                     "trace into K consecutive sub-periods of equal job count, each run as a "
                     "replication (rows in figN_windows.csv); default: whole traces only",
                     kwargs={"metavar": "K"}),
+        PaperOption("--checkpoint-share", "fig7: the share of each t_extend paid when the job "
+                    "is checkpointed (t_checkpoint), the rest when it restarts (t_restart); "
+                    "default 0.5: the seed's 215 s checkpoint and 215 s restart at t_extend = "
+                    "430 s; 1: free restarts, 0: free checkpoints", default="0.5",
+                    kwargs={"metavar": "S"}),
     )
     claims = CLAIMS + WINDOW_CLAIMS
 
@@ -209,7 +227,8 @@ class Niu(Paper):
                        freeze=_bool("--freeze", given.freeze),
                        retry=_bool("--retry", given.retry),
                        windows=parse_windows(given.windows),
-                       reading=_reading(given.reading))
+                       reading=_reading(given.reading),
+                       checkpoint_share=_share(given.checkpoint_share))
 
     def specs(self, figure: str, opt: Options) -> dict[str, str]:
         from ckptsim.experiments.papers.niu.experiments import TRACES, spec_text
@@ -218,7 +237,8 @@ class Niu(Paper):
         traces = list(opt.traces) if opt.traces else list(TRACES)
         cuts = (trace_windows(opt.trace_dir, TRACES, traces, opt.first, opt.windows)
                 if opt.windows else None)
-        return {f: spec_text(f, traces, opt.first, opt.figure_params(f), cuts)
+        return {f: spec_text(f, traces, opt.first, opt.figure_params(f), cuts,
+                             opt.checkpoint_share)
                 for f in self.wanted(figure) if f in SWEPT}
 
     def run(self, figure: str, out: Path, opt: Options,
@@ -231,7 +251,7 @@ class Niu(Paper):
                              trace_dir=opt.trace_dir, traces=opt.traces, jobs=opt.jobs,
                              first=opt.first, on_row=on_row,
                              params=opt.figure_params(name),
-                             windows=opt.windows)
+                             windows=opt.windows, share=opt.checkpoint_share)
 
     def tables(self) -> Mapping[str, Any]:
         from ckptsim.experiments.papers.niu.tables import TABLES

@@ -98,13 +98,15 @@ def _toml(value: Any) -> str:
 
 def spec_text(figure: str, traces: Sequence[str], first: int | None = None,
               params: Mapping[str, Any] | None = None,
-              windows: Mapping[str, Sequence[Window]] | None = None) -> str:
+              windows: Mapping[str, Sequence[Window]] | None = None,
+              share: float = 0.5) -> str:
     """The experiment spec of a figure (TOML); `params`: ckpt-backfill parameters added to
     every ckpt-backfill run (e.g. {"freeze": False, "retry": True}: the modelling choices of
     docs/schedulers.md; a figure's own parameters win); `windows`: each trace's sub-periods,
-    run besides the whole traces (`niu.windows`)."""
+    run besides the whole traces (`niu.windows`); `share`: Fig. 7's t_checkpoint as a share of
+    each t_extend (the restart pays the rest)."""
     if params:
-        lines = spec_text(figure, traces, first, windows=windows).split("\n")
+        lines = spec_text(figure, traces, first, windows=windows, share=share).split("\n")
         for i, line in enumerate(lines):
             if line.startswith("params = { p = "):
                 own = set(re.findall(r"(\w+) = ", line))
@@ -133,7 +135,7 @@ def spec_text(figure: str, traces: Sequence[str], first: int | None = None,
                   '[[schedulers]]\nname = "ckpt-backfill"\nlabel = "ckpt"\n'
                   'params = { p = 0.2, overhead = false }\n')
     if figure == "fig7":
-        t_ckpt = [t / 2 for t in T_EXTENDS]
+        t_ckpt = [t * share for t in T_EXTENDS]
         return (head + _workloads(traces, first, windows=windows)
                 + '[[schedulers]]\nname = "easy"\nlabel = "classical"\n\n'
                   '[[schedulers]]\nname = "ckpt-backfill"\nlabel = "no-overhead"\n'
@@ -305,10 +307,10 @@ def run_figure(figure: str, out: str | Path, *, trace_dir: str | Path,
                first: int | None = None,
                on_row: Callable[[dict[str, Any]], None] | None = None,
                params: Mapping[str, Any] | None = None,
-               windows: int | None = None) -> FigureOutput:
+               windows: int | None = None, share: float = 0.5) -> FigureOutput:
     """Compute one figure of seed 000 into `out` (figN.csv, figN.png, and the sweep store);
-    `params` as `spec_text`'s; `windows`: K sub-periods of each trace run besides the whole
-    traces (swept figures: their rows in figN_windows.csv; the others ignore it)."""
+    `params` and `share` as `spec_text`'s; `windows`: K sub-periods of each trace run besides
+    the whole traces (swept figures: their rows in figN_windows.csv; the others ignore it)."""
     from ckptsim.experiments.papers.niu import sweeps as niu_sweeps
 
     if figure not in FIGURES:
@@ -331,8 +333,8 @@ def run_figure(figure: str, out: str | Path, *, trace_dir: str | Path,
     if figure == "fig5":
         return fig5(out_path, names, folder, jobs, first, params)
     cuts = trace_windows(folder, TRACES, names, first, windows) if windows else None
-    rows = run_spec(figure, spec_text(figure, names, first, params, cuts), out_path, folder,
-                    jobs, on_row)
+    rows = run_spec(figure, spec_text(figure, names, first, params, cuts, share), out_path,
+                    folder, jobs, on_row)
     reduce = {"fig4": niu_sweeps.fig4, "fig6": niu_sweeps.fig6, "fig7": niu_sweeps.fig7,
               "readings": niu_sweeps.readings}[figure]
     return reduce(rows, out_path, names, cuts)
