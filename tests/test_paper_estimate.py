@@ -177,6 +177,21 @@ def test_papers_scale_their_measurement_with_the_size():
     assert forshaw.detail(Options(days=7, figure="trace")).startswith(f" ({TRACE_DAYS} days")
     assert forshaw.detail(Options(days=7, figure="fig6")).startswith(" (7 days")
     assert get_paper("niu").seconds_per_run(None) is None
+    # oliner times each workload by its own runs: the mean over those a command runs, each
+    # scaled by --first over its own jobs.
+    from ckptsim.experiments.papers.oliner import JOBS, RUN_SECONDS
+    from ckptsim.experiments.papers.oliner.experiments import Options as OlinerOptions
+
+    oliner = get_paper("oliner")
+    each, what = oliner.seconds_per_run(OlinerOptions(traces=("NASA", "LUBLIN-256")))
+    assert each == pytest.approx((RUN_SECONDS["NASA"] + RUN_SECONDS["LUBLIN-256"]) / 2)
+    assert "SDSC" not in what and "NASA 0.67 s" in what
+    assert oliner.seconds_per_run(OlinerOptions(traces=("SDSC",)))[0] > 3 * each
+    sliced, what = oliner.seconds_per_run(OlinerOptions(traces=("SDSC", "LUBLIN-256"),
+                                                        first=10_000))
+    assert sliced == pytest.approx((RUN_SECONDS["SDSC"] * 10_000 / JOBS["SDSC"]
+                                    + RUN_SECONDS["LUBLIN-256"]) / 2)
+    assert what.endswith("scaled to --first")
 
 
 def test_a_long_command_without_a_terminal_is_refused_naming_yes(tmp_path, capsys,
