@@ -117,6 +117,7 @@ def test_specs_hold_the_seed_grid(tmp_path):
     opt = oliner.Options(trace_dir=TRACES)
     sizes = {"failures": 3 * 2 * 9 * 3, "balancing": 3 * 2 * 11, "tiebreak": 3 * 2 * 11,
              "options": 3 * 1 * 11 * 7}
+    ids = {}
     for family, n in sizes.items():
         path = tmp_path / f"{family}.toml"
         path.write_text(oliner.spec_text(family, opt))
@@ -125,6 +126,15 @@ def test_specs_hold_the_seed_grid(tmp_path):
         assert oliner.runs_of(family, opt) == n
         # Every workload is scheduled with exact estimates (alpha = 0) by default.
         assert {r.columns["workload.alpha"] for r in runs} == {0.0}
+        ids[family] = {r.run_id for r in runs}
+    # Families share runs: a run of two families is counted once, as the sweeps run it.
+    for figure, families in (("all", ("failures", "balancing", "tiebreak")),
+                             ("balancing", ("balancing",))):
+        union = set().union(*(ids[f] for f in families))
+        assert oliner.runs_of(figure, opt) == len(union)
+    assert len(set().union(*ids.values())) == 3 * (2 * 9 * 3 + 2 * 11 * 2 + 11 * 7) - 3 * (
+        2 * 3 + 11 * 2)  # failures' levels 0, 0.1, 0.9 at the seed's count; options' defaults
+    assert oliner.runs_of("all", oliner.Options(trace_dir=TRACES, replications=10)) == 2760
     path = tmp_path / "requested.toml"
     path.write_text(oliner.spec_text("balancing", oliner.Options(trace_dir=TRACES,
                                                                  estimates="requested")))
