@@ -80,17 +80,19 @@ def test_a_command_is_timed_by_its_own_stored_runs(tmp_path: Path):
 
 
 def test_the_survey_counts_the_runs_a_command_will_reuse(tmp_path: Path):
-    from ckptsim.experiments.estimate import survey
+    from ckptsim.experiments.estimate import Survey, survey
 
     spec = tmp_path / "t.toml"
     spec.write_text(SPEC)
     store = tmp_path / "store"
-    assert survey({"t": SPEC}, tmp_path, store).done == 0  # no store yet
+    assert survey({"t": SPEC}, tmp_path, store) == Survey(runs=4)  # no store yet
     run_sweep(plan_sweep(spec, store), store, SerialExecutor())
     assert survey({"t": SPEC}, tmp_path, store).done == 4
     wider = SPEC.replace("seeds = [1, 2]", "seeds = [1, 2, 3]")
-    assert survey({"t": SPEC, "u": wider}, tmp_path, store).done == 4 + 4  # 4 of 6 stored
-    assert survey({"t": "name = [broken"}, tmp_path, store).done == 0  # the run reports it
+    # The two specs share the runs of seeds 1 and 2: 6 runs in all, 4 of them stored.
+    got = survey({"t": SPEC, "u": wider}, tmp_path, store)
+    assert (got.done, got.runs) == (4, 6)
+    assert survey({"t": "name = [broken"}, tmp_path, store) == Survey()  # the run reports it
 
 
 def test_survey_times_the_runs_left_by_their_configurations_on_other_seeds(tmp_path: Path):
@@ -100,7 +102,7 @@ def test_survey_times_the_runs_left_by_their_configurations_on_other_seeds(tmp_p
     spec = tmp_path / "t.toml"
     spec.write_text(SPEC)
     store = tmp_path / "store"
-    assert survey({"t": SPEC}, tmp_path, store) == Survey()  # no store yet
+    assert survey({"t": SPEC}, tmp_path, store) == Survey(runs=4)  # no store yet
     run_sweep(plan_sweep(spec, store), store, SerialExecutor())
     rows = Store(store).read(verify_jobs=False).rows.values()
     took = {n: [float(r["run_seconds"]) for r in rows if r["workload.n"] == n]
@@ -114,8 +116,8 @@ def test_survey_times_the_runs_left_by_their_configurations_on_other_seeds(tmp_p
     # A run shared by two specs counts once; a configuration never run is not known.
     other = wider.replace('name = "easy"', 'name = "fcfs"')
     got = survey({"u": wider, "v": wider, "w": other}, tmp_path, store)
-    assert (got.done, got.known_runs) == (4 + 4, 2)
-    assert survey({"t": SPEC}, tmp_path, store) == Survey(4, 0, 0.0)  # nothing left
+    assert (got.done, got.known_runs, got.runs) == (4, 2, 6 + 6)
+    assert survey({"t": SPEC}, tmp_path, store) == Survey(4, 0, 0.0, 4)  # nothing left
 
 
 def test_the_estimate_adds_the_runs_timed_by_their_configurations(capsys):
@@ -203,6 +205,22 @@ def test_a_long_command_without_a_terminal_is_refused_naming_yes(tmp_path, capsy
     assert "67 runs, about 3.1 h of CPU" in captured.out
     assert "--yes" in captured.err and "3.1 h" in captured.err
     assert not (out / "store").exists()  # nothing started
+
+
+def test_runs_two_families_share_are_counted_once(tmp_path, capsys, monkeypatch):
+    # forshaw's families share their None and Opt runs: `all` at a year is 12,000 runs
+    # family by family, 10,000 distinct ones, and the command counts and times those.
+    from ckptsim.experiments.papers.forshaw.experiments import Options
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    out = tmp_path / "out"
+    forshaw = get_paper("forshaw")
+    assert forshaw.runs_of("all", Options(days=365, replications=50)) == 12_000
+    assert main(["paper", "forshaw", "all", "--full", "--out", str(out)]) == 2
+    line = capsys.readouterr().out.splitlines()[0]
+    each, _ = forshaw.seconds_per_run(Options(days=365))
+    assert line.startswith(f"10,000 runs, about {format_seconds(10_000 * each)} of CPU")
+    assert not (out / "store").exists()
 
 
 def test_a_long_command_asks_and_stops_on_no(tmp_path, capsys, monkeypatch):

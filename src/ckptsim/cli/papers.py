@@ -156,6 +156,7 @@ def _run_figures(paper: Paper, args: argparse.Namespace, opt: Any) -> int:
 
         specs = paper.specs(args.figure, opt)
         found = survey(specs, paper.trace_folder(opt, out), out / "store")
+        total = found.runs or total  # a run two families share is run, and counted, once
         if not confirm_cost(paper, args, opt, total, found.done, spec_names(specs),
                             known=(found.known_runs, found.known_seconds)):
             return 1

@@ -64,6 +64,7 @@ class Survey:
     done: int = 0  # runs of the specs the store holds, finished: reused, not run again
     known_runs: int = 0  # runs still to do whose configuration has finished runs there
     known_seconds: float = 0.0  # the seconds those are expected to take
+    runs: int = 0  # the specs' runs (0: none could be planned)
 
 
 def survey(specs: dict[str, str], trace_dir: Path, store: Path) -> Survey:
@@ -72,8 +73,10 @@ def survey(specs: dict[str, str], trace_dir: Path, store: Path) -> Survey:
     the runs still to do whose configuration (`dispatch.group_of`: the same workload,
     scheduler, components and platform; another seed or replication) has finished runs in
     the store, the seconds they are expected to take: their configuration's measured seconds
-    per run (per job, for runs cut to their first N).  A run shared by several specs counts
-    once; a spec that cannot be planned counts none (the command itself reports it)."""
+    per run (per job, for runs cut to their first N); and how many runs the specs hold in
+    all.  A run shared by several specs (families that share runs) counts once everywhere, as
+    the sweeps run it once; a spec that cannot be planned counts none (the command itself
+    reports it)."""
     import tempfile
 
     from ckptsim.errors import ConfigError
@@ -82,19 +85,23 @@ def survey(specs: dict[str, str], trace_dir: Path, store: Path) -> Survey:
     from ckptsim.experiments.store import Store
     from ckptsim.experiments.sweep import plan_sweep
 
-    if not specs or not Store(store).exists():
+    if not specs:
         return Survey()
-    try:
-        rows = Store(store).read(verify_jobs=False).rows
-    except Exception:  # a damaged store is the sweep's to report
-        rows = {}
+    stored = Store(store).exists()
+    rows: dict[str, Any] = {}
+    if stored:
+        try:
+            rows = Store(store).read(verify_jobs=False).rows
+        except Exception:  # a damaged store is the sweep's to report
+            rows = {}
     plans = []
     with tempfile.TemporaryDirectory() as folder:
         for name, text in specs.items():
             path = Path(folder) / f"{name}.toml"
             path.write_text(text)
             try:
-                plans.append(plan_sweep(path, store, trace_dir=Path(trace_dir).resolve()))
+                plans.append(plan_sweep(path, store if stored else None,
+                                        trace_dir=Path(trace_dir).resolve()))
             except (ConfigError, MatrixTooLarge, OSError, ValueError):
                 continue
     measured: dict[Any, list[float]] = {}  # configuration -> [seconds, units]
@@ -115,7 +122,9 @@ def survey(specs: dict[str, str], trace_dir: Path, store: Path) -> Survey:
             seen.add(run.run_id)
             known += 1
             seconds += got[0] / got[1] * run_units(run)  # as `Dispatch` expects it
-    return Survey(sum(p.done for p in plans), known, seconds)
+    every = {run.run_id for plan in plans for run in plan.runs}
+    left = {run.run_id for plan in plans for run in plan.todo}
+    return Survey(len(every - left), known, seconds, len(every))
 
 
 def format_seconds(seconds: float) -> str:
