@@ -95,6 +95,29 @@ def test_the_survey_counts_the_runs_a_command_will_reuse(tmp_path: Path):
     assert survey({"t": "name = [broken"}, tmp_path, store) == Survey()  # the run reports it
 
 
+def test_the_survey_reads_the_store_once_for_every_spec(tmp_path: Path, monkeypatch):
+    from ckptsim.experiments.estimate import survey
+    from ckptsim.experiments.store import Store
+
+    spec = tmp_path / "t.toml"
+    spec.write_text(SPEC)
+    store = tmp_path / "store"
+    run_sweep(plan_sweep(spec, store), store, SerialExecutor())
+    reads = []
+    read = Store.read
+
+    def counted(self, **kw):
+        reads.append(kw)
+        return read(self, **kw)
+
+    monkeypatch.setattr(Store, "read", counted)
+    wider = SPEC.replace("seeds = [1, 2]", "seeds = [1, 2, 3]")
+    got = survey({"t": SPEC, "u": wider, "v": wider.replace("n = [60, 80]", "n = [90]")},
+                 tmp_path, store)
+    assert (got.done, got.runs) == (4, 6 + 3)
+    assert len(reads) == 1
+
+
 def test_survey_times_the_runs_left_by_their_configurations_on_other_seeds(tmp_path: Path):
     from ckptsim.experiments.estimate import Survey, survey
     from ckptsim.experiments.store import Store

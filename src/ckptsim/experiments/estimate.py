@@ -83,27 +83,28 @@ def survey(specs: dict[str, str], trace_dir: Path, store: Path) -> Survey:
     from ckptsim.experiments.dispatch import group_of, run_units
     from ckptsim.experiments.matrix import MatrixTooLarge
     from ckptsim.experiments.store import Store
-    from ckptsim.experiments.sweep import plan_sweep
+    from ckptsim.experiments.sweep import against, plan_sweep
 
     if not specs:
         return Survey()
-    stored = Store(store).exists()
-    rows: dict[str, Any] = {}
-    if stored:
-        try:
-            rows = Store(store).read(verify_jobs=False).rows
-        except Exception:  # a damaged store is the sweep's to report
-            rows = {}
+    contents = None
+    if Store(store).exists():
+        try:  # read once for every spec, as each spec's sweep will read it
+            Store(store).manifest()  # refuses a store of another format
+            contents = Store(store).read()
+        except Exception:  # a damaged or foreign store is the sweep's to report
+            return Survey()
     plans = []
     with tempfile.TemporaryDirectory() as folder:
         for name, text in specs.items():
             path = Path(folder) / f"{name}.toml"
             path.write_text(text)
             try:
-                plans.append(plan_sweep(path, store if stored else None,
-                                        trace_dir=Path(trace_dir).resolve()))
+                plan = plan_sweep(path, trace_dir=Path(trace_dir).resolve())
             except (ConfigError, MatrixTooLarge, OSError, ValueError):
                 continue
+            plans.append(plan if contents is None else against(plan, contents))
+    rows: dict[str, Any] = contents.rows if contents is not None else {}
     measured: dict[Any, list[float]] = {}  # configuration -> [seconds, units]
     for plan in plans:
         for run in plan.runs:

@@ -23,7 +23,7 @@ from ckptsim.errors import OutputError
 from ckptsim.experiments.execute import Executor, SerialExecutor
 from ckptsim.experiments.matrix import MAX_RUNS, Run, build_matrix, check_size
 from ckptsim.experiments.spec import Spec, load_spec
-from ckptsim.experiments.store import STORE_FORMAT, Store
+from ckptsim.experiments.store import STORE_FORMAT, Contents, Store
 from ckptsim.experiments.writer import StoreWriter
 
 
@@ -67,11 +67,17 @@ def plan_sweep(spec_path: str | Path, out: str | Path | None = None, *,
         return plan
     store = Store(out)
     store.manifest()  # refuses a store of another format
-    contents = store.read()
+    return against(plan, store.read())
+
+
+def against(plan: Plan, contents: Contents) -> Plan:
+    """`plan` split against a store's `contents` (the resume rules above): its finished runs
+    counted as done, the others left to do."""
     plan.corrupt = contents.corrupt + sorted(contents.bad_jobs.values())
     plan.unchecked = contents.unchecked
+    plan.done = plan.retry = 0
     todo = []
-    for run in runs:
+    for run in plan.runs:
         rid = run.run_id
         row = contents.rows.get(rid)
         if row is not None and row["status"] == "ok" and rid not in contents.bad_jobs and (
