@@ -351,8 +351,8 @@ class BglFcfs(QueueScheduler):
         return (by_end[k - 1][0] if k > 0 else INF), free
 
     def _repack(self, head: Job, now: float) -> bool:
-        """Re-place every running job, largest first, with the MFP heuristic on an empty torus;
-        apply the layout if the head then fits."""
+        """Re-place every running job, largest first, on an empty torus (with the MFP heuristic,
+        or with `choose` under `repack="policy"`); apply the layout if the head then fits."""
         key: tuple[Any, ...] = (self._version, head.size, self.platform.down_mask)
         if self._by_policy:
             key += (now,)  # the policy's placement looks ahead from now
