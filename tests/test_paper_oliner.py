@@ -128,13 +128,18 @@ def test_specs_hold_the_seed_grid(tmp_path):
         assert {r.columns["workload.alpha"] for r in runs} == {0.0}
         ids[family] = {r.run_id for r in runs}
     # Families share runs: a run of two families is counted once, as the sweeps run it.
+    from ckptsim.experiments.estimate import survey
+    from ckptsim.experiments.papers.base import get_paper
+
+    paper = get_paper("oliner")
     for figure, families in (("all", ("failures", "balancing", "tiebreak")),
                              ("balancing", ("balancing",))):
         union = set().union(*(ids[f] for f in families))
-        assert oliner.runs_of(figure, opt) == len(union)
+        assert survey(paper.specs(figure, opt), TRACES, tmp_path / "store").runs == len(union)
     assert len(set().union(*ids.values())) == 3 * (2 * 9 * 3 + 2 * 11 * 2 + 11 * 7) - 3 * (
         2 * 3 + 11 * 2)  # failures' levels 0, 0.1, 0.9 at the seed's count; options' defaults
-    assert oliner.runs_of("all", oliner.Options(trace_dir=TRACES, replications=10)) == 2760
+    ten = oliner.Options(trace_dir=TRACES, replications=10)
+    assert survey(paper.specs("all", ten), TRACES, tmp_path / "store").runs == 2760
     path = tmp_path / "requested.toml"
     path.write_text(oliner.spec_text("balancing", oliner.Options(trace_dir=TRACES,
                                                                  estimates="requested")))

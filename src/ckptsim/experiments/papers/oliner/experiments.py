@@ -341,32 +341,22 @@ def run_figures(figure: str, out: str | Path, opt: Options,
 
 
 def runs_of(figure: str, opt: Options) -> int:
-    """How many distinct runs a figure's families hold (for progress bars and the estimate): a
-    run two families share counts once (the failures family's prediction levels at the
-    prediction figures' failure count are balancing's runs; the options family's default
-    readings are balancing's and tie-break's at the first load)."""
+    """How many runs a figure's families hold, family by family (for progress bars; the
+    command counts a run two families share once, from the specs: `estimate.survey`)."""
     from ckptsim.experiments.papers.oliner.variants import VARIANTS
 
     wanted = list(FIGURES) if figure == "all" else [figure]
     families = {family_of(f) for f in wanted}
-    counts = level_counts(opt) if families - {"failures"} else {}
-    share = slice_shares(opt) if "failures" in families else {}
-    level_of = {"bgl-balancing": "confidence", "bgl-tiebreak": "accuracy"}
-    # (workload, load, failure count, scheduler, its parameters): a configuration of the specs
-    keys: set[tuple[Any, ...]] = set()
-    for t in opt.traces:
-        if "failures" in families:
-            keys.update((t, load, round(c * share[t]), "bgl-balancing", (("confidence", p),))
-                        for load in opt.loads for c in opt.counts for p in PREDICTION)
-        for family, name in (("balancing", "bgl-balancing"), ("tiebreak", "bgl-tiebreak")):
-            if family in families:
-                keys.update((t, load, counts[t], name, ((level_of[name], a),))
-                            for load in opt.loads for a in opt.levels)
-        if "options" in families:
-            keys.update((t, opt.loads[0], counts[t], name,
-                         tuple(sorted({level_of[name]: a, **extra}.items())))
-                        for _, name, extra in VARIANTS for a in opt.levels)
-    return len(keys) * opt.replications
+    n = 0
+    for family in families:
+        if family == "options":
+            per_trace = opt.replications * len(opt.levels) * len(VARIANTS)
+        else:
+            per_trace = len(opt.loads) * opt.replications * (
+                len(opt.counts) * len(PREDICTION) if family == "failures"
+                else len(opt.levels))
+        n += per_trace * len(opt.traces)
+    return n
 
 
 def _check(opt: Options) -> None:
