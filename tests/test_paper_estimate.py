@@ -178,18 +178,33 @@ def test_the_estimate_counts_only_the_runs_left(capsys):
     assert confirm_cost(paper, args, opt, 67)
     assert confirm_cost(paper, args, opt, 67, stored=40)
     assert confirm_cost(paper, args, opt, 67, stored=67)
+    each, _ = paper.seconds_per_run(opt)
     whole, part, none = capsys.readouterr().out.splitlines()
-    assert whole.startswith("67 runs, about 3.1 h of CPU")
+    assert whole.startswith(f"67 runs, about {format_seconds(67 * each)} of CPU")
     assert part.startswith("67 runs (40 already in nowhere/store, reused; 27 to run), "
-                           "about 75 min of CPU")
+                           f"about {format_seconds(27 * each)} of CPU")
     assert none == "67 runs (67 already in nowhere/store, reused; 0 to run)"
 
 
 def test_papers_scale_their_measurement_with_the_size():
+    from ckptsim.experiments.papers.jones import RUN_SECONDS as JONES
+
     jones = get_paper("jones")
-    full, _ = jones.seconds_per_run(type("O", (), {"n": 400_000})())
-    quarter, _ = jones.seconds_per_run(type("O", (), {"n": 100_000})())
-    assert full == pytest.approx(4 * quarter) and full > 60
+
+    def jones_at(n):
+        return jones.seconds_per_run(type("O", (), {"n": n})())[0]
+
+    # At a measured size, the mean of its two kinds of run; between two, on the line joining
+    # them; beyond the largest and below the smallest, at their seconds per job.
+    for n, co, ctmr in JONES:
+        assert jones_at(n) == pytest.approx((co + ctmr) / 2)
+    (a, *ta), (b, *tb) = JONES[-2:]
+    middle = (sum(ta) + sum(tb)) / 4
+    assert jones_at((a + b) // 2) == pytest.approx(middle)
+    assert jones_at(2 * b) == pytest.approx(2 * sum(tb) / 2)
+    assert jones_at(JONES[0][0] // 2) == pytest.approx(sum(JONES[0][1:]) / 4)
+    assert 40 < jones_at(400_000) < 90 and jones_at(2_000) < 0.5
+    assert [jones_at(n) for n, *_ in JONES] == sorted(jones_at(n) for n, *_ in JONES)
     from ckptsim.experiments.papers.forshaw.experiments import TRACE_DAYS, Options
 
     forshaw = get_paper("forshaw")
@@ -204,7 +219,7 @@ def test_papers_scale_their_measurement_with_the_size():
     assert get_paper("niu").seconds_per_run(None) is None
     # oliner times each workload by its own runs: the mean over those a command runs, each
     # scaled by --first over its own jobs.
-    from ckptsim.experiments.papers.oliner import JOBS, RUN_SECONDS
+    from ckptsim.experiments.papers.oliner import FIXED_SECONDS, JOBS, RUN_SECONDS
     from ckptsim.experiments.papers.oliner.experiments import Options as OlinerOptions
 
     oliner = get_paper("oliner")
@@ -214,9 +229,13 @@ def test_papers_scale_their_measurement_with_the_size():
     assert oliner.seconds_per_run(OlinerOptions(traces=("SDSC",)))[0] > 3 * each
     sliced, what = oliner.seconds_per_run(OlinerOptions(traces=("SDSC", "LUBLIN-256"),
                                                         first=10_000))
-    assert sliced == pytest.approx((RUN_SECONDS["SDSC"] * 10_000 / JOBS["SDSC"]
+    fixed = FIXED_SECONDS["SDSC"]
+    assert sliced == pytest.approx((fixed + (RUN_SECONDS["SDSC"] - fixed) * 10_000 / JOBS["SDSC"]
                                     + RUN_SECONDS["LUBLIN-256"]) / 2)
-    assert what.endswith("scaled to --first")
+    assert what.endswith("scaled to --first above a fixed part")
+    # A run of a few jobs still costs its fixed part (the trace, the failures, the torus).
+    tiny, _ = oliner.seconds_per_run(OlinerOptions(traces=("NASA",), first=1))
+    assert FIXED_SECONDS["NASA"] < tiny < 1.01 * FIXED_SECONDS["NASA"]
 
 
 def test_a_long_command_without_a_terminal_is_refused_naming_yes(tmp_path, capsys,
@@ -225,8 +244,10 @@ def test_a_long_command_without_a_terminal_is_refused_naming_yes(tmp_path, capsy
     out = tmp_path / "out"
     assert main(["paper", "jones", "fig7", "--full", "--out", str(out)]) == 2
     captured = capsys.readouterr()
-    assert "67 runs, about 3.1 h of CPU" in captured.out
-    assert "--yes" in captured.err and "3.1 h" in captured.err
+    each, _ = get_paper("jones").seconds_per_run(type("O", (), {"n": 400_000})())
+    assert 67 * each > 3600  # over the hour above which the command asks
+    assert f"67 runs, about {format_seconds(67 * each)} of CPU" in captured.out
+    assert "--yes" in captured.err and format_seconds(67 * each) in captured.err
     assert not (out / "store").exists()  # nothing started
 
 

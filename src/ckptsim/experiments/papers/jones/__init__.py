@@ -3,6 +3,7 @@ runs and reduction are in `experiments`, its figures in `figures`."""
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Any
 
 from ckptsim.errors import ConfigError
@@ -97,6 +98,30 @@ class Jones(FamilyPaper):
         return f" ({opt.n:,} jobs per cluster, load {opt.load:g})"
 
     def seconds_per_run(self, opt: Any) -> tuple[float, str] | None:
-        # 130-166 s of CPU per run at 400,000 jobs per cluster (docs/results/jones.md), the
-        # slower kept; runs grow with the jobs.
-        return 166.0 * opt.n / 400_000, "166 s at 400,000 jobs per cluster, scaled"
+        # The mean of the two kinds of run, interpolated between the measured sizes.
+        each = sum(_at(opt.n, i) for i in (0, 1)) / 2
+        return each, ("co-allocation and CTMR runs measured at 500 to 400,000 jobs per "
+                      "cluster, interpolated")
+
+
+#: Seconds a run takes (the sweep's `run_seconds`: the simulation and its summary, one process
+#: on a quiet two-core machine, 28 November 2026) by jobs per cluster, at load 0.95, +-100%
+#: errors and 400 Mbit/s: co-allocation without CTMR, then CTMR at 10 min, the two kinds of
+#: run the figures are made of (Migration Only takes about half the first).  A run's time is
+#: about linear in its jobs (36-37 and 44-46 us a job up to 100,000 jobs per cluster), a little
+#: more at the seed's size (50 us a job with CTMR).
+RUN_SECONDS = ((500, 0.067, 0.086), (2_000, 0.293, 0.362), (10_000, 1.473, 1.758),
+               (100_000, 14.885, 18.208), (400_000, 63.55, 79.64))
+
+
+def _at(n: int, kind: int) -> float:
+    """Seconds of a run of `n` jobs per cluster of `kind` (0: co-allocation, 1: CTMR): linear
+    between the two measured sizes around it, at the nearest one's seconds per job outside
+    them."""
+    points = [(row[0], row[1 + kind]) for row in RUN_SECONDS]
+    if n <= points[0][0]:
+        return points[0][1] * n / points[0][0]
+    for (a, ta), (b, tb) in pairwise(points):
+        if n <= b:
+            return ta + (tb - ta) * (n - a) / (b - a)
+    return points[-1][1] * n / points[-1][0]
