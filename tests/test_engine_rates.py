@@ -128,14 +128,14 @@ def test_two_rate_models_are_refused():
 
 def test_the_checker_integrates_on_its_own(monkeypatch):
     """An engine that forgot to charge a rated overhead is caught by the checker's ledger."""
-    import ckptsim.engine.verbs as verbs
+    import ckptsim.engine.phases as phases
     from ckptsim.errors import InvariantError
 
     def forgetful(job, now):
         job.ovh_rated = False
         job.anchor = now
 
-    monkeypatch.setattr(verbs, "end_phase", forgetful)
+    monkeypatch.setattr(phases, "end_phase", forgetful)
     with pytest.raises(InvariantError, match="overhead 0 s, but integrating"):
         scripted(one_job(), [
             at(0, lambda s, js: s.start(js[1])),

@@ -278,7 +278,7 @@ def test_transition_table_covers_the_verbs():
 
 
 def test_every_state_change_is_checked_against_the_transitions(monkeypatch):
-    from ckptsim.engine import simulator, state, verbs
+    from ckptsim.engine import phases, simulator, state, verbs
 
     for target in ("QUEUED", "RUNNING", "DONE", "KILLED"):
         table = getattr(state, f"TO_{target}")
@@ -290,7 +290,7 @@ def test_every_state_change_is_checked_against_the_transitions(monkeypatch):
         state.move(sim.jobs[0], JobState.RUNNING)
     # The inlined tests of the hot paths use the same tables.
     for module, name, match in ((verbs, "TO_RUNNING", "QUEUED -> RUNNING"),
-                                (verbs, "TO_DONE", "RUNNING -> DONE"),
+                                (phases, "TO_DONE", "RUNNING -> DONE"),
                                 (simulator, "TO_QUEUED", "PENDING -> QUEUED")):
         with monkeypatch.context() as m:
             m.setattr(module, name, (False,) * len(JobState))

@@ -7,8 +7,9 @@ the verbs (`start`, `checkpoint`, `kill`, `evict`, `migrate`, `set_rate`, `wake_
 `cancel_timer`, `at` / `cancel`, `announce_unavailable`); each is validated and a bad decision
 raises `DecisionError` naming the job and the reason.  Components find the services of others
 with `provider(protocol)` (engine/provides.py).  This module holds the loop, the events and the
-wiring; the verbs are in engine/verbs.py, engine/migration.py and engine/notices.py, the
-progress and overhead arithmetic in engine/overheads.py, the rate model in engine/rates.py.
+wiring; the verbs are in engine/verbs.py, engine/migration.py and engine/notices.py, the events
+that end a job's phases in engine/phases.py, the progress and overhead arithmetic in
+engine/overheads.py, the rate model in engine/rates.py.
 Submissions are merged from the workload's sorted columns instead of being pushed on the heap,
 which keeps the heap small.
 """

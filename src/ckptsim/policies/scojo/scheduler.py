@@ -14,8 +14,9 @@ next slice, paying the switch overhead there.  Within a slice, in this order (se
 5. with `checkpoint=alc`, after an ALC checkpoint or at a slice start, the reserve pass
    (`ckptsim.policies.scojo.reserve`).
 
-ALC timers, and checkpoints the scheduler did not write (the checkpoint component's, under any
-`--checkpoint` policy): `ckptsim.policies.scojo.alctimers`.
+Slice boundaries (which slice runs next, what a slice's end does):
+`ckptsim.policies.scojo.cycle`.  ALC timers, and checkpoints the scheduler did not write (the
+checkpoint component's, under any `--checkpoint` policy): `ckptsim.policies.scojo.alctimers`.
 
 The engine is used through the verbs of the "engine verbs" section at the end only.
 """
@@ -27,10 +28,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ckptsim.engine.state import CHECKPOINTING, RUNNING, SUSPENDED
-from ckptsim.errors import InvariantError
+from ckptsim.engine.state import CHECKPOINTING, RUNNING
 from ckptsim.policies.base import Scheduler, register
-from ckptsim.policies.scojo import alctimers, nontype, reserve
+from ckptsim.policies.scojo import alctimers, cycle, nontype, reserve
 from ckptsim.policies.scojo.checkpoints import AlcPlan
 from ckptsim.policies.scojo.params import ScojoParams
 from ckptsim.policies.scojo.planner import (
@@ -54,10 +54,6 @@ from ckptsim.policies.scojo.slices import (
 if TYPE_CHECKING:
     from ckptsim.engine.simulator import Simulator
     from ckptsim.engine.state import Job
-
-#: Cycles in a row in which nothing starts, ends or resumes while jobs wait: a stuck run.
-STUCK_CYCLES = 50
-
 
 def _submission_order(job: Job) -> int:
     return job.index
@@ -220,45 +216,9 @@ class ScojoPect(Scheduler):
 
     def _on_slice_end(self, now: float) -> None:
         self.timer = False
-        self._boundary(now)
+        cycle.boundary(self, now)
 
     # ------------------------------------------------------------------ slices
-    def _next_slice(self, t: float) -> Slice | None:
-        """The slice to run from t: the timeline's, or with empty_slice=skip the first one
-        from there whose class has jobs (None: no jobs at all)."""
-        s = self.timeline.at(t)
-        if self.params.empty_slice == "keep":
-            return s if sum(self.members) else None
-        for _ in range(3):
-            if self.members[s.cls]:
-                return s
-            s = self.timeline.after(s)
-        return None
-
-    def _boundary(self, now: float) -> None:
-        nxt = self._next_slice(now)
-        if nxt is None:
-            return  # no jobs: the next submission starts the slices again
-        if self.holders or self.platform.down_mask:
-            self.idle_cycles = now  # running, or waiting for nodes out of service
-        elif now - self.idle_cycles > STUCK_CYCLES * self.params.cycle:
-            stuck = [j for j in self.sim.jobs if j.state is SUSPENDED or j.index in self.reserved]
-            raise InvariantError(f"scojo-pect: nothing started, ended or resumed for "
-                                 f"{STUCK_CYCLES} cycles while jobs wait (e.g. {stuck[:1]})")
-        if nxt.cls != self.cur:
-            for job in list(self.holders.values()):
-                c = self.cls[job.index]
-                if c != nxt.cls:
-                    self._suspend(job)
-                elif job.index in self.foreign:  # its own slice comes: it runs on
-                    self.foreign.discard(job.index)
-                    self._retrack(job, self.vtime(c, now) + self._wait(job, now)
-                                  + self._remaining(job))
-            self._begin(nxt, now)
-        else:
-            self._arm_slice(nxt.end)
-            self.reserve_due = max(self.reserve_due, 1)
-
     def _begin(self, s: Slice, now: float) -> None:
         self._switch_clocks(s.cls, now)
         self.cur = s.cls
@@ -324,7 +284,7 @@ class ScojoPect(Scheduler):
         if self.pending:
             return  # suspensions of a slice end still in flight (they complete at `now`)
         if not self.timer:
-            s = self._next_slice(now)
+            s = cycle.next_slice(self, now)
             if s is None:
                 return
             self._begin(s, now)
