@@ -238,6 +238,38 @@ def test_papers_scale_their_measurement_with_the_size():
     assert FIXED_SECONDS["NASA"] < tiny < 1.01 * FIXED_SECONDS["NASA"]
 
 
+def test_shi_times_its_lublin_and_trace_runs_apart(capsys):
+    from argparse import Namespace
+
+    from ckptsim.cli.papers import confirm_cost
+    from ckptsim.experiments.papers.shi import experiments as shi
+    from ckptsim.experiments.papers.shi.figures import CASES
+
+    paper = get_paper("shi")
+
+    def each(figure, **options):
+        return paper.seconds_per_run(shi.Options(figure=figure, **options))[0]
+
+    lublin, (sdsc, kth) = shi.LUBLIN_SECONDS, shi.TRACE_SECONDS.values()
+    assert each("fig16") == pytest.approx(lublin)
+    assert each("traces") == pytest.approx((sdsc + kth) / 2)
+    models = shi.runs_of("all", shi.Options()) - 2 * len(CASES)
+    assert models == 30 * len(CASES)
+    k = len(CASES)
+    assert each("all") == pytest.approx((models * lublin + k * (sdsc + kth)) / (models + 2 * k))
+    # --first sets the Lublin workloads' jobs and cuts the traces.
+    cut = each("all", n=5_000, first=5_000)
+    assert cut == pytest.approx((models * lublin / 2 + k * (sdsc * 5_000 / 54_044
+                                                            + kth * 5_000 / 28_475))
+                                / (models + 2 * k))
+    # The command prints the estimate, not the runs alone.
+    opt = shi.Options(figure="traces")
+    args = Namespace(out="nowhere", jobs=2, dask=None, yes=False, figure="traces")
+    assert confirm_cost(paper, args, opt, 8)
+    assert capsys.readouterr().out.startswith(
+        f"8 runs, about {format_seconds(8 * each('traces'))} of CPU (")
+
+
 def test_a_long_command_without_a_terminal_is_refused_naming_yes(tmp_path, capsys,
                                                                  monkeypatch):
     monkeypatch.setattr("sys.stdin", io.StringIO(""))

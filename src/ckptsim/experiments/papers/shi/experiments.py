@@ -84,6 +84,7 @@ class Options:
     trace_dir: Path = Path("../shared/data/traces")
     first: int | None = None  # only the first N jobs of each trace
     jobs: int | None = None
+    figure: str = "all"  # the command's figure (for its estimate)
 
     def seeds(self, figures: Sequence[str]) -> list[int]:
         """The Lublin seeds the figures need."""
@@ -143,6 +144,32 @@ def runs_of(figure: str, opt: Options) -> int:
     if "readings" in wanted:
         n += readings.runs_of(THESIS_SEEDS)
     return n
+
+
+#: Seconds a run takes (the sweep's `run_seconds`, both cores of a quiet two-core machine busy,
+#: 28 November 2026), the mean of the four cases: a Lublin workload of 10,000 jobs (Fig. 16 on
+#: five seeds: 0.44 s original, 0.99 s checkpoint, 0.76 s checkpoint-keep, 0.96 s migration),
+#: and each trace whole (SDSC-SP2 1.8 / 13.3 / 4.2 / 7.0 s, KTH-SP2 1.0 / 7.2 / 2.5 / 3.2 s).
+LUBLIN_SECONDS = 0.79
+TRACE_SECONDS = {"SDSC-SP2": 6.56, "KTH-SP2": 3.46}
+#: The traces' jobs, to scale a run to --first.
+TRACE_JOBS = {"SDSC-SP2": 54_044, "KTH-SP2": 28_475}
+
+
+def seconds_per_run(figure: str, opt: Options) -> float:
+    """The mean seconds of a run of `figure` at `opt`'s size: Lublin runs in proportion to
+    their jobs (`--first` sets them), trace runs to the share of the trace they replay."""
+    wanted = wanted_figures(figure)
+    lublin = len(opt.seeds(wanted)) * len(CASES)
+    if "readings" in wanted:
+        lublin += readings.runs_of(THESIS_SEEDS)
+    runs, seconds = lublin, lublin * LUBLIN_SECONDS * opt.n / 10_000
+    if "traces" in wanted:
+        for t in opt.traces:
+            share = 1.0 if opt.first is None else min(1.0, opt.first / TRACE_JOBS[t])
+            runs += len(CASES)
+            seconds += len(CASES) * TRACE_SECONDS[t] * share
+    return seconds / runs if runs else 0.0
 
 
 # ----------------------------------------------------------------------------- running
