@@ -95,6 +95,29 @@ def test_the_survey_counts_the_runs_a_command_will_reuse(tmp_path: Path):
     assert survey({"t": "name = [broken"}, tmp_path, store) == Survey()  # the run reports it
 
 
+def test_specs_with_a_store_each_are_surveyed_against_their_own(tmp_path: Path):
+    """A paper whose figures keep a store each (niu): a run is reused only from its own
+    spec's store, and the same run in two stores is two runs."""
+    from ckptsim.experiments.estimate import survey
+
+    spec = tmp_path / "t.toml"
+    spec.write_text(SPEC)
+    first, second = tmp_path / "a" / "store", tmp_path / "b" / "store"
+    run_sweep(plan_sweep(spec, first), first, SerialExecutor())
+    wider = SPEC.replace("seeds = [1, 2]", "seeds = [1, 2, 3]")
+    got = survey({"t": SPEC, "u": wider}, tmp_path, {"t": first, "u": second})
+    assert (got.done, got.runs) == (4, 4 + 6)  # u's six runs are its own to do
+    # u's runs of seeds 1 and 2 are timed by the same configurations in t's store.
+    assert got.known_runs == 6
+    got = survey({"t": SPEC, "u": wider}, tmp_path, {"t": second, "u": first})
+    assert (got.done, got.runs) == (4, 10)  # u finds seeds 1-2 in its store, t finds none
+    # The stores' runs are timed together; one store is named, several counted.
+    seconds, source = measured_seconds([first, second])
+    assert seconds == measured_seconds(first)[0]
+    assert source == "the median of 4 runs in 2 stores"
+    assert measured_seconds([first, first])[1] == f"the median of 4 runs in {first}"
+
+
 def test_the_survey_reads_the_store_once_for_every_spec(tmp_path: Path, monkeypatch):
     from ckptsim.experiments.estimate import survey
     from ckptsim.experiments.store import Store
@@ -162,8 +185,10 @@ def test_the_estimate_adds_the_runs_timed_by_their_configurations(capsys):
     assert "about 15 min of CPU (27 of them as their configurations took" in every
     assert "every one" in every
     # A paper without its own measurement is still timed when every run left is known.
-    niu = get_paper("niu")
-    assert confirm_cost(niu, args, None, 10, stored=4, known=(6, 120.0))
+    from types import SimpleNamespace
+
+    bare = SimpleNamespace(name="bare", seconds_per_run=lambda opt: None)
+    assert confirm_cost(bare, args, None, 10, stored=4, known=(6, 120.0))
     assert "about 2 min of CPU" in capsys.readouterr().out
 
 
@@ -216,7 +241,6 @@ def test_papers_scale_their_measurement_with_the_size():
     assert TRACE_DAYS != 7 and trace == pytest.approx(week * TRACE_DAYS / 7)
     assert forshaw.detail(Options(days=7, figure="trace")).startswith(f" ({TRACE_DAYS} days")
     assert forshaw.detail(Options(days=7, figure="fig6")).startswith(" (7 days")
-    assert get_paper("niu").seconds_per_run(None) is None
     # oliner times each workload by its own runs: the mean over those a command runs, each
     # scaled by --first over its own jobs.
     from ckptsim.experiments.papers.oliner import FIXED_SECONDS, JOBS, RUN_SECONDS
@@ -268,6 +292,48 @@ def test_shi_times_its_lublin_and_trace_runs_apart(capsys):
     assert confirm_cost(paper, args, opt, 8)
     assert capsys.readouterr().out.startswith(
         f"8 runs, about {format_seconds(8 * each('traces'))} of CPU (")
+
+
+def test_niu_counts_and_times_its_sweeps_each_into_its_figure_store(tmp_path, capsys):
+    from argparse import Namespace
+
+    from ckptsim.cli.papers import confirm_cost
+    from ckptsim.experiments.estimate import planned
+    from ckptsim.experiments.papers.niu import JOBS, RUN_SECONDS, Options
+    from ckptsim.experiments.papers.niu.experiments import TRACES
+
+    paper = get_paper("niu")
+    opt = Options(trace_dir=tmp_path)
+    assert paper.runs_of("fig4", opt) is None  # no traces there: the figure's run says so
+    import gzip
+
+    for k, name in enumerate(TRACES.values()):  # a few jobs each (runs name their content)
+        (tmp_path / name).write_bytes(gzip.compress("".join(
+            f"{i} {10 * i} 0 100 4 -1 -1 4 200 -1 1 1 1 -1 1 -1 -1 -1\n"
+            for i in range(1, 3 + k)).encode()))
+    specs = paper.specs("all", opt)
+    assert sorted(specs) == ["fig4", "fig6", "fig7", "readings"]
+    runs = paper.runs_of("all", opt)
+    assert runs > 0 and runs == sum(len(p.runs) for p in planned(specs, tmp_path).values())
+    assert paper.runs_of("all", opt) == paper.runs_of("fig4", opt) + paper.runs_of(
+        "fig6", opt) + paper.runs_of("fig7", opt) + paper.runs_of("readings", opt)
+    assert paper.runs_of("fig1", opt) is None  # computed from the traces: timed as it goes
+    # `all` computes each figure into its folder, with its store; one figure, into out.
+    assert paper.store_of("all", "fig4", tmp_path) == tmp_path / "fig4" / "store"
+    assert paper.store_of("fig4", "fig4", tmp_path) == tmp_path / "store"
+    each, what = paper.seconds_per_run(opt)
+    assert each == pytest.approx(sum(RUN_SECONDS.values()) / len(RUN_SECONDS))
+    assert "CEA-Curie 4.42 s" in what
+    cut, what = paper.seconds_per_run(Options(traces=("HPC2N",), first=20_000))
+    assert cut == pytest.approx(RUN_SECONDS["HPC2N"] * 20_000 / JOBS["HPC2N"])
+    windows, what = paper.seconds_per_run(Options(traces=("HPC2N",), windows=3))
+    assert windows == pytest.approx(RUN_SECONDS["HPC2N"] / 2) and what.endswith("windows")
+    stores = [paper.store_of("all", name, tmp_path) for name in specs]
+    args = Namespace(out=str(tmp_path), jobs=2, dask=None, yes=False, figure="all")
+    assert confirm_cost(paper, args, opt, 180, stored=72, stores=stores)
+    assert capsys.readouterr().out.startswith(
+        f"180 runs (72 already in the figures' stores in {tmp_path}, reused; 108 to run), "
+        f"about {format_seconds(108 * each)} of CPU")
 
 
 def test_a_long_command_without_a_terminal_is_refused_naming_yes(tmp_path, capsys,

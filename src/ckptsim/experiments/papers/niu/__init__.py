@@ -21,6 +21,16 @@ SWEPT = ("fig4", "fig6", "fig7", "readings")
 #: one the evidence over the traces' sub-periods supports best (docs/results/niu.md), not the
 #: scheduler's own default (`overdue=estimate`, the figures' reading before it).
 DEFAULT_READING = "reservation-backfilled"
+#: Seconds a run of each whole trace takes (the sweep's `run_seconds`, both cores of a quiet
+#: two-core machine busy, 28 November 2026): the mean of Fig. 4's twelve runs of the trace
+#: (ckpt-backfill at p = 0.1 ... 1 and the two classical EASY runs; Fig. 7's runs with
+#: checkpoint costs take as long).  A run of the first N jobs takes its share of the jobs (Fig.
+#: 4 at --first 2000: 0.015-0.031 s a run).
+RUN_SECONDS = {"SDSC-BLUE": 2.53, "CTC-SP2": 0.74, "HPC2N": 1.43, "SDSC-SP2": 0.43,
+               "KTH-SP2": 0.21, "CEA-Curie": 4.42}
+#: The traces' jobs (as loaded), to scale a run to --first.
+JOBS = {"SDSC-BLUE": 232_562, "CTC-SP2": 77_222, "HPC2N": 202_871, "SDSC-SP2": 54_044,
+        "KTH-SP2": 28_475, "CEA-Curie": 312_807}
 
 
 @dataclass(frozen=True)
@@ -240,6 +250,35 @@ class Niu(Paper):
         return {f: spec_text(f, traces, opt.first, opt.figure_params(f), cuts,
                              opt.checkpoint_share)
                 for f in self.wanted(figure) if f in SWEPT}
+
+    def runs_of(self, figure: str, opt: Options) -> int | None:
+        """The runs of the figure's sweeps (Figs. 1, 2 and 5 are computed directly: None for
+        them alone, each is then reported with its own time, as when a trace is missing)."""
+        from ckptsim.experiments.estimate import planned
+
+        specs = self.specs(figure, opt)
+        plans = planned(specs, opt.trace_dir)
+        if not specs or len(plans) < len(specs):
+            return None  # (a spec that cannot be planned: the figure's run says why)
+        return sum(len(plan.runs) for plan in plans.values())
+
+    def store_of(self, figure: str, spec: str, out: Path) -> Path:
+        # Several figures are computed each into its own folder, with its own store.
+        return out / spec / "store" if len(self.wanted(figure)) > 1 else out / "store"
+
+    def seconds_per_run(self, opt: Options) -> tuple[float, str] | None:
+        from ckptsim.experiments.papers.niu.experiments import TRACES
+
+        traces = list(opt.traces) if opt.traces else list(TRACES)
+        per = [RUN_SECONDS[t] * (1.0 if opt.first is None else min(1.0, opt.first / JOBS[t]))
+               for t in traces]
+        # A trace's K windows share its jobs: K + 1 runs where there was one, of twice its time.
+        share = 1.0 if not opt.windows else 2.0 / (1 + opt.windows)
+        what = ", ".join(f"{t} {RUN_SECONDS[t]:g} s" for t in traces)
+        return (share * sum(per) / len(per),
+                f"a whole-trace run: {what}"
+                + (", scaled to --first" if opt.first else "")
+                + (", with its windows" if opt.windows else ""))
 
     def run(self, figure: str, out: Path, opt: Options,
             on_row: Any = None) -> Iterator[Any]:
