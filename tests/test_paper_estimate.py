@@ -230,15 +230,30 @@ def test_papers_scale_their_measurement_with_the_size():
     assert jones_at(JONES[0][0] // 2) == pytest.approx(sum(JONES[0][1:]) / 4)
     assert 40 < jones_at(400_000) < 90 and jones_at(2_000) < 0.5
     assert [jones_at(n) for n, *_ in JONES] == sorted(jones_at(n) for n, *_ in JONES)
-    from ckptsim.experiments.papers.forshaw.experiments import TRACE_DAYS, Options
+    from ckptsim.experiments.papers.forshaw import YEAR_SECONDS
+    from ckptsim.experiments.papers.forshaw.experiments import (
+        FAMILIES,
+        TRACE_DAYS,
+        Options,
+        runs_of,
+    )
 
     forshaw = get_paper("forshaw")
     year, _ = forshaw.seconds_per_run(Options(days=365))
     week, _ = forshaw.seconds_per_run(Options(days=7))
     assert year == pytest.approx(week * 365 / 7)
+    # A family is timed by its own pool-year, `all` by the families' runs together.
+    for family in ("baseline", "interarrival"):
+        one, what = forshaw.seconds_per_run(Options(days=365, figure=family))
+        assert one == pytest.approx(YEAR_SECONDS[family]) and family in what
+    fig12, _ = forshaw.seconds_per_run(Options(days=365, figure="fig12"))
+    assert fig12 == pytest.approx(YEAR_SECONDS["interarrival"])
+    counts = {f: runs_of(f, Options(days=365)) for f in FAMILIES}
+    assert year == pytest.approx(sum(YEAR_SECONDS[f] * n for f, n in counts.items())
+                                 / sum(counts.values()))
     # The trace figure runs the trace's days whatever --days says, and says so.
     trace, _ = forshaw.seconds_per_run(Options(days=7, figure="trace"))
-    assert TRACE_DAYS != 7 and trace == pytest.approx(week * TRACE_DAYS / 7)
+    assert TRACE_DAYS != 7 and trace == pytest.approx(YEAR_SECONDS["trace"] * TRACE_DAYS / 365)
     assert forshaw.detail(Options(days=7, figure="trace")).startswith(f" ({TRACE_DAYS} days")
     assert forshaw.detail(Options(days=7, figure="fig6")).startswith(" (7 days")
     # oliner times each workload by its own runs: the mean over those a command runs, each
