@@ -150,6 +150,14 @@ def survey(specs: dict[str, str], trace_dir: Path, store: Path | Mapping[str, Pa
     return Survey(len(every - left), known, seconds, len(every))
 
 
+def cut_to(seconds: float, jobs: int, first: int | None, fixed: float = 0.0) -> float:
+    """The seconds of a run of a trace's first `first` jobs (None: all `jobs`), from a whole
+    run's `seconds`: its `fixed` part (what a run costs whatever its jobs) plus the rest in
+    proportion to the jobs it replays."""
+    share = 1.0 if first is None else min(1.0, first / jobs)
+    return fixed + (seconds - fixed) * share
+
+
 def format_seconds(seconds: float) -> str:
     """A duration as people read it: seconds, minutes or hours."""
     if seconds < 90:

@@ -267,11 +267,11 @@ class Niu(Paper):
         return out / spec / "store" if len(self.wanted(figure)) > 1 else out / "store"
 
     def seconds_per_run(self, opt: Options) -> tuple[float, str] | None:
+        from ckptsim.experiments.estimate import cut_to
         from ckptsim.experiments.papers.niu.experiments import TRACES
 
         traces = list(opt.traces) if opt.traces else list(TRACES)
-        per = [RUN_SECONDS[t] * (1.0 if opt.first is None else min(1.0, opt.first / JOBS[t]))
-               for t in traces]
+        per = [cut_to(RUN_SECONDS[t], JOBS[t], opt.first) for t in traces]
         # A trace's K windows share its jobs: K + 1 runs where there was one, of twice its time.
         share = 1.0 if not opt.windows else 2.0 / (1 + opt.windows)
         what = ", ".join(f"{t} {RUN_SECONDS[t]:g} s" for t in traces)

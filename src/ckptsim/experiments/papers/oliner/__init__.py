@@ -91,8 +91,9 @@ FIXED_SECONDS = {"SDSC": 0.14, "NASA": 0.057, "LUBLIN-256": 0.11}
 def run_seconds(trace: str, first: int | None) -> float:
     """Seconds a run of `trace`'s first `first` jobs (None: all) is expected to take: its fixed
     part plus the rest of a whole-trace run in proportion to the jobs."""
-    share = 1.0 if first is None else min(1.0, first / JOBS[trace])
-    return FIXED_SECONDS[trace] + (RUN_SECONDS[trace] - FIXED_SECONDS[trace]) * share
+    from ckptsim.experiments.estimate import cut_to
+
+    return cut_to(RUN_SECONDS[trace], JOBS[trace], first, FIXED_SECONDS[trace])
 
 
 @register

@@ -165,10 +165,11 @@ def seconds_per_run(figure: str, opt: Options) -> float:
         lublin += readings.runs_of(THESIS_SEEDS)
     runs, seconds = lublin, lublin * LUBLIN_SECONDS * opt.n / 10_000
     if "traces" in wanted:
+        from ckptsim.experiments.estimate import cut_to
+
         for t in opt.traces:
-            share = 1.0 if opt.first is None else min(1.0, opt.first / TRACE_JOBS[t])
             runs += len(CASES)
-            seconds += len(CASES) * TRACE_SECONDS[t] * share
+            seconds += len(CASES) * cut_to(TRACE_SECONDS[t], TRACE_JOBS[t], opt.first)
     return seconds / runs if runs else 0.0
 
 
