@@ -72,8 +72,12 @@ def run_spec(name: str, text: str, out: Path, trace_dir: str | Path, jobs: int |
                                    f"{first_failure.get('scheduler')}: "
                                    f"{first_failure.get('error_message')}")
     rows, _ = load_results(store)
-    wanted = {r.run_id for r in plan.runs}
-    return [row for row in rows if row["run_id"] in wanted]
+    # A run another spec stored first (the same inputs under other names, e.g. one of niu's
+    # readings that is also a Fig. 4 point) keeps that spec's names in the store: the rows
+    # come back under this spec's names, which its figure looks them up by.
+    names = {r.run_id: {"experiment": r.experiment, "workload": r.workload,
+                        "scheduler": r.scheduler} for r in plan.runs}
+    return [{**row, **names[row["run_id"]]} for row in rows if row["run_id"] in names]
 
 
 def find_family(figure: str, families: dict[str, tuple[str, ...]],
