@@ -149,6 +149,25 @@ def test_a_difference_of_two_rows_combines_their_intervals(tmp_path: Path):
     assert ratio.ci_high - ratio.ours == pytest.approx(1.4 * math.hypot(0.3, 4 / 14))
 
 
+def test_a_relative_change_from_nothing_is_left_out(tmp_path: Path):
+    """A unit whose baseline is 0 has no relative change: it drops out of the pairs (n says
+    how many count); a baseline row of 0 leaves nothing to grade."""
+    _csv(tmp_path, "r", ["config", "seed", "y"],
+         [["a", 1, 0], ["b", 1, 5], ["a", 2, 10], ["b", 2, 11], ["a", 3, 20], ["b", 3, 22],
+          ["a", 4, 40], ["b", 4, 44]])
+    line = _one(Claim("s", 1.0, "r", ("y",), "same-sign", versus=("config", "a", "b"),
+                      relative=True, unit="seed"), tmp_path)
+    assert line.n == 3 and line.ours == pytest.approx(0.1)
+    assert line.verdict == "agrees"
+    # The differences themselves are defined for every unit.
+    assert _one(Claim("s", 1.0, "r", ("y",), "same-sign", versus=("config", "a", "b"),
+                      unit="seed"), tmp_path).n == 4
+    _csv(tmp_path, "d", ["config", "y", "y_ci95", "seeds"], [["a", 0, 0, 5], ["b", 4, 1, 5]])
+    line = _one(Claim("s", 0.2, "d", ("y",), "factor-2", versus=("config", "a", "b"),
+                      relative=True), tmp_path)
+    assert math.isnan(line.ours) and line.verdict == "inconclusive"
+
+
 # ----------------------------------------------------------------------------- shares
 @pytest.mark.parametrize(("values", "seed", "verdict"), [
     ([-1, -2, -3, -4], 1.0, "agrees"),

@@ -174,10 +174,12 @@ def difference(claim: Claim, base: Sequence[CsvRow], compared: Sequence[CsvRow],
         first = {_key(r, claim.unit): metric_value(r, metric) for r in base}
         values = [_change(first[_key(r, claim.unit)], metric_value(r, metric), claim.relative)
                   for r in compared if _key(r, claim.unit) in first]
-        mean, half, n = mean_ci(values)
+        mean, half, n = mean_ci(values)  # a unit whose change is undefined drops out
         return Estimate(mean, half, n) if n else None
     a, b = _single(base, metric), _single(compared, metric)
     if claim.relative:
+        if a.mean == 0:  # no relative change from nothing: no figure to grade
+            return Estimate(NAN, NAN, min(a.n, b.n))
         ratio = b.mean / a.mean
         half = abs(ratio) * math.hypot(a.half / a.mean, b.half / b.mean)
         return Estimate(ratio - 1.0, half, min(a.n, b.n))
@@ -185,7 +187,10 @@ def difference(claim: Claim, base: Sequence[CsvRow], compared: Sequence[CsvRow],
 
 
 def _change(a: float, b: float, relative: bool) -> float:
-    return b / a - 1.0 if relative else b - a
+    """b - a, or b / a - 1 (`relative`; NaN where a is 0: no relative change from nothing)."""
+    if relative:
+        return b / a - 1.0 if a != 0 else NAN
+    return b - a
 
 
 def _points(claim: Claim, rows: Sequence[CsvRow], metric: str) -> list[tuple[float, Estimate]]:
