@@ -145,6 +145,6 @@ def test_jitter_and_bad_options_in_the_paper_specs():
     ol, opt = _options(jitter="0")
     assert ",transient=true,jitter=0\"" in ol.spec_text("balancing", opt)
     with pytest.raises(ConfigError, match="slice_failures"):
-        ol._check(_options(slice_failures="half")[1])
+        ol.check(_options(slice_failures="half")[1])
     with pytest.raises(ConfigError, match="failures.jitter"):
-        ol._check(_options(jitter="-3")[1])
+        ol.check(_options(jitter="-3")[1])

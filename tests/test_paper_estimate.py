@@ -412,3 +412,20 @@ def test_yes_skips_the_question(monkeypatch):
     assert err.value.key == "--yes"
     # Under an hour: no question, whatever the terminal.
     assert confirm_cost(paper, args, type("O", (), {"n": 1_000})(), 67)
+
+
+@pytest.mark.parametrize(("args", "key"), [
+    (["jones", "fig7", "--replications", "0"], "--replications"),
+    (["jones", "fig7", "--per-cluster", "0"], "--per-cluster"),
+    (["shi", "fig16", "--ci-seeds", "1"], "--ci-seeds"),
+    (["forshaw", "fig4", "--replications", "1"], "--replications"),
+    (["oliner", "fig3", "--traces", "NASA", "--trace-dir", "{tmp}"], "--trace-dir"),
+])
+def test_a_bad_option_is_refused_before_the_runs_are_counted(args, key, tmp_path, capsys):
+    out = tmp_path / "out"
+    argv = ["paper", *(a.format(tmp=tmp_path) for a in args), "--out", str(out)]
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""  # no count, no estimate of runs that cannot start
+    assert key in captured.err
+    assert list(out.iterdir()) == []  # the folder is made first (a bad --out fails at once)

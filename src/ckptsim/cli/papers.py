@@ -150,6 +150,7 @@ def _run_figures(paper: Paper, args: argparse.Namespace, opt: Any) -> int:
 
     out = Path(args.out)
     t0 = time.perf_counter()
+    paper.check(args.figure, opt)  # a bad option is refused before anything is counted
     total = paper.runs_of(args.figure, opt)
     where = out / "store"
     if total is not None:

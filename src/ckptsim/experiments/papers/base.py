@@ -206,6 +206,10 @@ class Paper:
         figure is then reported with its own time)."""
         return None
 
+    def check(self, figure: str, opt: Any) -> None:
+        """Refuse options the figure cannot run with (a `ConfigError` naming the option),
+        before its runs are counted and timed; `run` checks again.  Default: nothing."""
+
     def store_of(self, figure: str, spec: str, out: Path) -> Path:
         """The store the runs of the experiment spec `spec` (a key of `specs(figure, ...)`)
         go to when `figure` is computed into `out`: out/store, shared by the figures, unless
@@ -280,6 +284,11 @@ class FamilyPaper(Paper):
 
     def runs_of(self, figure: str, opt: Any) -> int | None:
         return int(self._module("experiments").runs_of(figure, opt))
+
+    def check(self, figure: str, opt: Any) -> None:
+        check = getattr(self._module("experiments"), "check", None)
+        if check is not None:
+            check(opt)
 
     def run(self, figure: str, out: Path, opt: Any,
             on_row: OnRow | None = None) -> Iterable[FigureOutput]:

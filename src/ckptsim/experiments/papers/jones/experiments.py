@@ -203,7 +203,7 @@ def run_figures(figure: str, out: str | Path, opt: Options,
                 on_row: OnRow | None = None) -> list[FigureOutput]:
     """Compute a figure, a family or `all` into `out`: figN.csv and figN.png, FAMILY.toml
     and the shared sweep store out/store."""
-    _check(opt)
+    check(opt)
     wanted = list(FIGURES) if figure == "all" else (
         list(FAMILIES[figure]) if figure in FAMILIES else [figure])
     if figure != "all":
@@ -224,7 +224,7 @@ def run_figures(figure: str, out: str | Path, opt: Options,
     return outputs
 
 
-def _check(opt: Options) -> None:
+def check(opt: Options) -> None:
     if opt.n < 1:
         raise ConfigError("--per-cluster", f"expected a number of jobs >= 1, got {opt.n}")
     if not 0 < opt.load < 10:

@@ -318,7 +318,7 @@ def run_figures(figure: str, out: str | Path, opt: Options,
                 on_row: OnRow | None = None) -> list[FigureOutput]:
     """Compute a figure, a family (`failures`, `balancing`, `tiebreak`) or `all` into `out`:
     figN.csv and figN.png, FAMILY.toml and the shared sweep store out/store."""
-    _check(opt)
+    check(opt)
     wanted = list(FIGURES) if figure == "all" else (
         list(FAMILIES[figure]) if figure in FAMILIES else [figure])
     families = [f for f in FAMILIES if any(fig in FAMILIES[f] for fig in wanted)]
@@ -359,7 +359,7 @@ def runs_of(figure: str, opt: Options) -> int:
     return n
 
 
-def _check(opt: Options) -> None:
+def check(opt: Options) -> None:
     unknown = [t for t in opt.traces if t not in TRACES]
     if unknown:
         raise ConfigError("--traces", f"unknown trace {unknown[0]!r}; accepted: "

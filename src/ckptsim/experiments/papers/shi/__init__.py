@@ -161,6 +161,11 @@ class Shi(Paper):
                                                  THESIS_SEEDS)
         return out
 
+    def check(self, figure: str, opt: Any) -> None:
+        from ckptsim.experiments.papers.shi.experiments import check
+
+        check(opt)
+
     def runs_of(self, figure: str, opt: Any) -> int:
         from ckptsim.experiments.papers.shi.experiments import runs_of
 

@@ -178,7 +178,7 @@ def run_figures(figure: str, out: str | Path, opt: Options,
                 on_row: OnRow | None = None) -> list[FigureOutput]:
     """Compute a figure or `all` into `out`: FIGURE.csv and FIGURE.png, the families'
     specs and the shared sweep store out/store."""
-    _check(opt)
+    check(opt)
     wanted = wanted_figures(figure)
     if "traces" in wanted:
         check_traces(opt)
@@ -238,7 +238,7 @@ def table3_rows(opt: Options, seeds: Sequence[int] = THESIS_SEEDS) -> list[dict[
     return rows
 
 
-def _check(opt: Options) -> None:
+def check(opt: Options) -> None:
     if opt.n < 1:
         raise ConfigError("--first", f"expected a number of jobs >= 1, got {opt.n}")
     if opt.ci_seeds < 2:
