@@ -230,7 +230,12 @@ def test_papers_scale_their_measurement_with_the_size():
     assert jones_at(JONES[0][0] // 2) == pytest.approx(sum(JONES[0][1:]) / 4)
     assert 40 < jones_at(400_000) < 90 and jones_at(2_000) < 0.5
     assert [jones_at(n) for n, *_ in JONES] == sorted(jones_at(n) for n, *_ in JONES)
-    from ckptsim.experiments.papers.forshaw import YEAR_SECONDS
+    from ckptsim.experiments.papers.forshaw import (
+        SHORT_SECONDS,
+        TRACE_SECONDS,
+        YEAR_SECONDS,
+        run_seconds,
+    )
     from ckptsim.experiments.papers.forshaw.experiments import (
         FAMILIES,
         TRACE_DAYS,
@@ -239,21 +244,26 @@ def test_papers_scale_their_measurement_with_the_size():
     )
 
     forshaw = get_paper("forshaw")
-    year, _ = forshaw.seconds_per_run(Options(days=365))
-    week, _ = forshaw.seconds_per_run(Options(days=7))
-    assert year == pytest.approx(week * 365 / 7)
-    # A family is timed by its own pool-year, `all` by the families' runs together.
+    # A family is timed by its own runs: measured at 2 days and at a year, linear between.
     for family in ("baseline", "interarrival"):
-        one, what = forshaw.seconds_per_run(Options(days=365, figure=family))
-        assert one == pytest.approx(YEAR_SECONDS[family]) and family in what
+        year, what = forshaw.seconds_per_run(Options(days=365, figure=family))
+        assert year == pytest.approx(YEAR_SECONDS[family]) and family in what
+        short, _ = forshaw.seconds_per_run(Options(days=2, figure=family))
+        assert short == pytest.approx(SHORT_SECONDS[family])
+        steps = [run_seconds(family, d) for d in (2, 123, 244, 365)]  # 121 days apart
+        assert steps == sorted(steps) and steps[1] - steps[0] == pytest.approx(
+            steps[2] - steps[1]) and steps[3] - steps[2] == pytest.approx(steps[1] - steps[0])
+        assert run_seconds(family, 1) == short  # below the shortest measurement: its time
     fig12, _ = forshaw.seconds_per_run(Options(days=365, figure="fig12"))
     assert fig12 == pytest.approx(YEAR_SECONDS["interarrival"])
+    year, what = forshaw.seconds_per_run(Options(days=365))
     counts = {f: runs_of(f, Options(days=365)) for f in FAMILIES}
-    assert year == pytest.approx(sum(YEAR_SECONDS[f] * n for f, n in counts.items())
+    assert year == pytest.approx(sum(run_seconds(f, 365) * n for f, n in counts.items())
                                  / sum(counts.values()))
+    assert "together" in what
     # The trace figure runs the trace's days whatever --days says, and says so.
-    trace, _ = forshaw.seconds_per_run(Options(days=7, figure="trace"))
-    assert TRACE_DAYS != 7 and trace == pytest.approx(YEAR_SECONDS["trace"] * TRACE_DAYS / 365)
+    trace, what = forshaw.seconds_per_run(Options(days=7, figure="trace"))
+    assert trace == TRACE_SECONDS and what.endswith(f"at {TRACE_DAYS} days")
     assert forshaw.detail(Options(days=7, figure="trace")).startswith(f" ({TRACE_DAYS} days")
     assert forshaw.detail(Options(days=7, figure="fig6")).startswith(" (7 days")
     # oliner times each workload by its own runs: the mean over those a command runs, each
