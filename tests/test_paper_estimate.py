@@ -95,29 +95,6 @@ def test_the_survey_counts_the_runs_a_command_will_reuse(tmp_path: Path):
     assert survey({"t": "name = [broken"}, tmp_path, store) == Survey()  # the run reports it
 
 
-def test_specs_with_a_store_each_are_surveyed_against_their_own(tmp_path: Path):
-    """A paper whose figures keep a store each (niu): a run is reused only from its own
-    spec's store, and the same run in two stores is two runs."""
-    from ckptsim.experiments.estimate import survey
-
-    spec = tmp_path / "t.toml"
-    spec.write_text(SPEC)
-    first, second = tmp_path / "a" / "store", tmp_path / "b" / "store"
-    run_sweep(plan_sweep(spec, first), first, SerialExecutor())
-    wider = SPEC.replace("seeds = [1, 2]", "seeds = [1, 2, 3]")
-    got = survey({"t": SPEC, "u": wider}, tmp_path, {"t": first, "u": second})
-    assert (got.done, got.runs) == (4, 4 + 6)  # u's six runs are its own to do
-    # u's runs of seeds 1 and 2 are timed by the same configurations in t's store.
-    assert got.known_runs == 6
-    got = survey({"t": SPEC, "u": wider}, tmp_path, {"t": second, "u": first})
-    assert (got.done, got.runs) == (4, 10)  # u finds seeds 1-2 in its store, t finds none
-    # The stores' runs are timed together; one store is named, several counted.
-    seconds, source = measured_seconds([first, second])
-    assert seconds == measured_seconds(first)[0]
-    assert source == "the median of 4 runs in 2 stores"
-    assert measured_seconds([first, first])[1] == f"the median of 4 runs in {first}"
-
-
 def test_the_survey_reads_the_store_once_for_every_spec(tmp_path: Path, monkeypatch):
     from ckptsim.experiments.estimate import survey
     from ckptsim.experiments.store import Store
@@ -319,7 +296,7 @@ def test_shi_times_its_lublin_and_trace_runs_apart(capsys):
         f"8 runs, about {format_seconds(8 * each('traces'))} of CPU (")
 
 
-def test_niu_counts_and_times_its_sweeps_each_into_its_figure_store(tmp_path, capsys):
+def test_niu_counts_and_times_its_sweeps(tmp_path, capsys):
     from argparse import Namespace
 
     from ckptsim.cli.papers import confirm_cost
@@ -343,9 +320,6 @@ def test_niu_counts_and_times_its_sweeps_each_into_its_figure_store(tmp_path, ca
     assert paper.runs_of("all", opt) == paper.runs_of("fig4", opt) + paper.runs_of(
         "fig6", opt) + paper.runs_of("fig7", opt) + paper.runs_of("readings", opt)
     assert paper.runs_of("fig1", opt) is None  # computed from the traces: timed as it goes
-    # `all` computes each figure into its folder, with its store; one figure, into out.
-    assert paper.store_of("all", "fig4", tmp_path) == tmp_path / "fig4" / "store"
-    assert paper.store_of("fig4", "fig4", tmp_path) == tmp_path / "store"
     each, what = paper.seconds_per_run(opt)
     assert each == pytest.approx(sum(RUN_SECONDS.values()) / len(RUN_SECONDS))
     assert "CEA-Curie 4.42 s" in what
@@ -353,11 +327,10 @@ def test_niu_counts_and_times_its_sweeps_each_into_its_figure_store(tmp_path, ca
     assert cut == pytest.approx(RUN_SECONDS["HPC2N"] * 20_000 / JOBS["HPC2N"])
     windows, what = paper.seconds_per_run(Options(traces=("HPC2N",), windows=3))
     assert windows == pytest.approx(RUN_SECONDS["HPC2N"] / 2) and what.endswith("windows")
-    stores = [paper.store_of("all", name, tmp_path) for name in specs]
     args = Namespace(out=str(tmp_path), jobs=2, dask=None, yes=False, figure="all")
-    assert confirm_cost(paper, args, opt, 180, stored=72, stores=stores)
+    assert confirm_cost(paper, args, opt, 180, stored=72)
     assert capsys.readouterr().out.startswith(
-        f"180 runs (72 already in the figures' stores in {tmp_path}, reused; 108 to run), "
+        f"180 runs (72 already in {tmp_path}/store, reused; 108 to run), "
         f"about {format_seconds(108 * each)} of CPU")
 
 

@@ -92,3 +92,26 @@ def test_bad_arguments(tmp_path, capsys):
     assert main(["paper", "niu", "fig2", "--out", str(tmp_path), "--trace-dir",
                  str(tmp_path)]) == 2
     assert "missing" in capsys.readouterr().err
+
+
+def test_all_writes_every_figure_into_one_folder_that_claims_can_grade(tmp_path, capsys):
+    """`niu all --out DIR` leaves every figure's CSV and one store in DIR, as the other papers
+    do, so that `claims --out DIR` and `results DIR/store` read them where they are."""
+    trace(TRACE_FILES["KTH-SP2"])
+    out = tmp_path / "niu"
+    argv = ["paper", "niu", "all", "--traces", "KTH-SP2", "--first", "400", "--jobs", "1",
+            "--trace-dir", str(TRACES), "--out", str(out)]
+    assert main(argv) == 0
+    first = capsys.readouterr().out
+    assert "runs simulated" in first
+    for name in ("fig1", "fig2", "fig4", "fig5", "fig6", "fig7", "readings"):
+        assert (out / f"{name}.csv").is_file()
+    assert (out / "store").is_dir() and not (out / "fig4").exists()
+    # Again: every sweep run is found in the one store.
+    assert main(argv) == 0
+    again = capsys.readouterr().out
+    assert "0 runs simulated" in again and f"already in {out / 'store'}" in again
+    assert main(["paper", "niu", "claims", "--out", str(out), "--csv",
+                 str(tmp_path / "c.csv")]) == 0
+    verdicts = {r["verdict"] for r in csv.DictReader(open(tmp_path / "c.csv"))}
+    assert verdicts - {"not-run"}  # graded from the folder's CSVs

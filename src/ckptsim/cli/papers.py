@@ -152,26 +152,21 @@ def _run_figures(paper: Paper, args: argparse.Namespace, opt: Any) -> int:
     t0 = time.perf_counter()
     paper.check(args.figure, opt)  # a bad option is refused before anything is counted
     total = paper.runs_of(args.figure, opt)
-    where = out / "store"
     if total is not None:
         from ckptsim.experiments.estimate import spec_names, survey
 
         specs = paper.specs(args.figure, opt)
-        stores = {name: paper.store_of(args.figure, name, out) for name in specs}
-        found = survey(specs, paper.trace_folder(opt, out), stores)
+        found = survey(specs, paper.trace_folder(opt, out), out / "store")
         total = found.runs or total  # a run two families share is run, and counted, once
         if not confirm_cost(paper, args, opt, total, found.done, spec_names(specs),
-                            known=(found.known_runs, found.known_seconds),
-                            stores=list(stores.values())):
+                            known=(found.known_runs, found.known_seconds)):
             return 1
-        if len(set(stores.values())) > 1:
-            where = f"the figures' stores in {out}"
     with dask_cluster(args.dask, args.dask_timeout):
-        return _figures(paper, args, opt, out, t0, total, where)
+        return _figures(paper, args, opt, out, t0, total)
 
 
 def _figures(paper: Paper, args: argparse.Namespace, opt: Any, out: Path, t0: float,
-             total: int | None, where: Path | str) -> int:
+             total: int | None) -> int:
     if total is None:
         for figure in paper.run(args.figure, out, opt):
             print(f"{figure.csv.stem}: {figure.csv} and {figure.png} ({len(figure.rows)} rows, "
@@ -189,7 +184,7 @@ def _figures(paper: Paper, args: argparse.Namespace, opt: Any, out: Path, t0: fl
     runs = f"{bar.count} run{'' if bar.count == 1 else 's'}"
     print(f"{runs} simulated in {time.perf_counter() - t0:.1f} s{paper.detail(opt)}"
           + (f"; {reused} {'run was' if reused == 1 else 'runs were'} already in "
-             f"{where}" if reused > 0 else ""))
+             f"{out / 'store'}" if reused > 0 else ""))
     return 0
 
 
@@ -199,14 +194,13 @@ ASK_ABOVE = 3600.0
 
 def confirm_cost(paper: Paper, args: argparse.Namespace, opt: Any, runs: int,
                  stored: int = 0, experiments: Sequence[str] = (),
-                 known: tuple[int, float] = (0, 0.0), stores: Sequence[Path] = ()) -> bool:
+                 known: tuple[int, float] = (0, 0.0)) -> bool:
     """Print the number of runs, how many of them the store already holds (`stored`: reused,
     not run again) and the CPU time the others are estimated to take: `known` (runs, seconds)
     for those whose configuration the store has measured on other seeds (`estimate.survey`),
     the rest at a seconds per run (the median of the stored runs of `experiments`, the
     command's specs, else of the whole store, else the paper's own measurement); above an
-    hour, ask before starting (--yes: do not ask).  `stores`: the command's stores (default
-    the output folder's store; a paper may keep one per figure).  Returns whether to start.
+    hour, ask before starting (--yes: do not ask).  Returns whether to start.
 
     Raises:
         ConfigError: over an hour, without --yes, and no terminal to ask on.
@@ -217,19 +211,16 @@ def confirm_cost(paper: Paper, args: argparse.Namespace, opt: Any, runs: int,
     from ckptsim.experiments.estimate import format_seconds, measured_seconds
 
     stored = min(max(stored, 0), runs)
-    paths = list(dict.fromkeys(Path(s) for s in stores)) or [Path(args.out) / "store"]
-    store = (f"{args.out}/store" if paths == [Path(args.out) / "store"] else
-             str(paths[0]) if len(paths) == 1 else f"the figures' stores in {args.out}")
     count = f"{runs:,} run{'' if runs == 1 else 's'}"
     if stored:
-        count += f" ({stored:,} already in {store}, reused; {runs - stored:,} to run)"
-    measured = measured_seconds(paths, experiments)
+        count += f" ({stored:,} already in {args.out}/store, reused; {runs - stored:,} to run)"
+    measured = measured_seconds(Path(args.out) / "store", experiments)
     each = measured or paper.seconds_per_run(opt)
     known_runs = min(max(known[0], 0), runs - stored)
     if each is None and known_runs and known_runs == runs - stored:
         each = (0.0, "")  # every run left is timed by its configuration's runs
     if each is None or stored == runs:
-        print(count if stored else f"{count} (runs already in {store} are reused)")
+        print(count if stored else f"{count} (runs already in {args.out}/store are reused)")
         return True
     seconds, source = each
     cpu = (runs - stored - known_runs) * seconds + (known[1] if known_runs else 0.0)
@@ -238,11 +229,11 @@ def confirm_cost(paper: Paper, args: argparse.Namespace, opt: Any, runs: int,
              f"process{'' if procs == 1 else 'es'}")
     if args.dask and args.dask != "local":
         where = f"on the Dask cluster at {args.dask}: that CPU time over its workers"
-    reuse = "" if stored else f"; runs already in {store} are reused"
+    reuse = "" if stored else f"; runs already in {args.out}/store are reused"
     basis = f"{seconds:.3g} s a run, {source}"
     if known_runs:
         basis = (f"{known_runs:,} of them as their configurations took on other seeds in "
-                 f"{store}, " + (f"the other {runs - stored - known_runs:,} at "
+                 f"{args.out}/store, " + (f"the other {runs - stored - known_runs:,} at "
                                           f"{basis}" if known_runs < runs - stored else
                                           "every one"))
     print(f"{count}, about {format_seconds(cpu)} of CPU ({basis}); {where}{reuse}")

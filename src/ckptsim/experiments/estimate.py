@@ -5,7 +5,7 @@ options' size (`Paper.seconds_per_run`)."""
 from __future__ import annotations
 
 import statistics
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,37 +14,31 @@ from typing import Any
 MIN_MEASURED = 3
 
 
-def measured_seconds(store: Path | Iterable[Path],
-                     experiments: Iterable[str] = ()) -> tuple[float, str] | None:
+def measured_seconds(store: Path, experiments: Iterable[str] = ()) -> tuple[float, str] | None:
     """The median seconds of the runs already in `store` (their `run_seconds`, measured in the
     process that ran them) and where they were measured; None with fewer than `MIN_MEASURED`
     runs or no store.  With `experiments` (the names of the specs a command runs), the median
     of the runs those experiments stored, when there are at least `MIN_MEASURED` (a resumed
     command is timed by its own runs: a store shared by several families holds runs of very
-    different lengths), else of every run.  `store` may be several stores (a command whose
-    figures keep a store each): their runs are taken together."""
+    different lengths), else of every run."""
     from ckptsim.experiments.store import Store
 
-    paths = [Path(store)] if isinstance(store, (str, Path)) else [Path(s) for s in store]
-    rows: list[dict[str, Any]] = []
-    for path in dict.fromkeys(paths):
-        if not Store(path).exists():
-            continue
-        try:
-            rows += Store(path).read(verify_jobs=False).rows.values()
-        except Exception:  # a damaged store is the sweep's to report; estimate without it
-            continue
-    where = str(paths[0]) if len(set(paths)) == 1 else f"{len(set(paths))} stores"
+    if not Store(store).exists():
+        return None
+    try:
+        rows = Store(store).read(verify_jobs=False).rows.values()
+    except Exception:  # a damaged store is the sweep's to report; estimate without it
+        return None
     ok = [r for r in rows if r.get("status") == "ok" and r.get("run_seconds") is not None]
     names = sorted(set(experiments))
     own = [float(r["run_seconds"]) for r in ok if r.get("experiment") in names]
     if len(own) >= MIN_MEASURED:
         return statistics.median(own), (f"the median of {len(own)} runs of "
-                                        f"{', '.join(names)} in {where}")
+                                        f"{', '.join(names)} in {store}")
     times = [float(r["run_seconds"]) for r in ok]
     if len(times) < MIN_MEASURED:
         return None
-    return statistics.median(times), f"the median of {len(times)} runs in {where}"
+    return statistics.median(times), f"the median of {len(times)} runs in {store}"
 
 
 def spec_names(specs: dict[str, str]) -> list[str]:
@@ -95,40 +89,34 @@ def planned(specs: dict[str, str], trace_dir: Path) -> dict[str, Any]:
     return plans
 
 
-def survey(specs: dict[str, str], trace_dir: Path, store: Path | Mapping[str, Path]) -> Survey:
+def survey(specs: dict[str, str], trace_dir: Path, store: Path) -> Survey:
     """How many runs of the experiment specs `specs` (name -> TOML text, as `Paper.specs`
-    gives them; trace names read from `trace_dir`) their store already holds, finished; and,
-    for the runs still to do whose configuration (`dispatch.group_of`: the same workload,
-    scheduler, components and platform; another seed or replication) has finished runs in the
-    store, the seconds they are expected to take: their configuration's measured seconds per
-    run (per job, for runs cut to their first N); and how many runs the specs hold in all.
-    `store` is the store every spec runs into, or each spec's (name -> store: a command whose
-    figures keep a store each).  A run shared by several specs of one store (families that
-    share runs) counts once everywhere, as the sweeps run it once; a spec that cannot be
-    planned counts none (the command itself reports it)."""
+    gives them; trace names read from `trace_dir`) `store` already holds, finished; and, for
+    the runs still to do whose configuration (`dispatch.group_of`: the same workload,
+    scheduler, components and platform; another seed or replication) has finished runs in
+    the store, the seconds they are expected to take: their configuration's measured seconds
+    per run (per job, for runs cut to their first N); and how many runs the specs hold in
+    all.  A run shared by several specs (families that share runs) counts once everywhere, as
+    the sweeps run it once; a spec that cannot be planned counts none (the command itself
+    reports it)."""
     from ckptsim.experiments.dispatch import group_of, run_units
     from ckptsim.experiments.store import Store
     from ckptsim.experiments.sweep import against
 
     if not specs:
         return Survey()
-    stores = ({name: Path(store[name]) for name in specs} if isinstance(store, Mapping)
-              else dict.fromkeys(specs, Path(store)))
-    contents: dict[Path, Any] = {}
-    for path in dict.fromkeys(stores.values()):
-        if Store(path).exists():
-            try:  # read once for every spec, as each spec's sweep will read it
-                Store(path).manifest()  # refuses a store of another format
-                contents[path] = Store(path).read()
-            except Exception:  # a damaged or foreign store is the sweep's to report
-                return Survey()
-    plans = []  # (its store, the plan against it)
-    for name, plan in planned(specs, trace_dir).items():
-        got = contents.get(stores[name])
-        plans.append((stores[name], plan if got is None else against(plan, got)))
+    contents = None
+    if Store(store).exists():
+        try:  # read once for every spec, as each spec's sweep will read it
+            Store(store).manifest()  # refuses a store of another format
+            contents = Store(store).read()
+        except Exception:  # a damaged or foreign store is the sweep's to report
+            return Survey()
+    plans = [plan if contents is None else against(plan, contents)
+             for plan in planned(specs, trace_dir).values()]
+    rows: dict[str, Any] = contents.rows if contents is not None else {}
     measured: dict[Any, list[float]] = {}  # configuration -> [seconds, units]
-    for where, plan in plans:
-        rows: dict[str, Any] = contents[where].rows if where in contents else {}
+    for plan in plans:
         for run in plan.runs:
             row = rows.get(run.run_id)
             if row is None or row.get("status") != "ok" or row.get("run_seconds") is None:
@@ -137,16 +125,16 @@ def survey(specs: dict[str, str], trace_dir: Path, store: Path | Mapping[str, Pa
             got[0] += float(row["run_seconds"])
             got[1] += run_units(run)
     known, seconds, seen = 0, 0.0, set()
-    for where, plan in plans:
+    for plan in plans:
         for run in plan.todo:
             got = measured.get(group_of(run))
-            if (where, run.run_id) in seen or got is None or not got[1]:
+            if run.run_id in seen or got is None or not got[1]:
                 continue
-            seen.add((where, run.run_id))
+            seen.add(run.run_id)
             known += 1
             seconds += got[0] / got[1] * run_units(run)  # as `Dispatch` expects it
-    every = {(where, run.run_id) for where, plan in plans for run in plan.runs}
-    left = {(where, run.run_id) for where, plan in plans for run in plan.todo}
+    every = {run.run_id for plan in plans for run in plan.runs}
+    left = {run.run_id for plan in plans for run in plan.todo}
     return Survey(len(every - left), known, seconds, len(every))
 
 

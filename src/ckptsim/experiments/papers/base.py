@@ -210,12 +210,6 @@ class Paper:
         """Refuse options the figure cannot run with (a `ConfigError` naming the option),
         before its runs are counted and timed; `run` checks again.  Default: nothing."""
 
-    def store_of(self, figure: str, spec: str, out: Path) -> Path:
-        """The store the runs of the experiment spec `spec` (a key of `specs(figure, ...)`)
-        go to when `figure` is computed into `out`: out/store, shared by the figures, unless
-        the paper keeps a store per figure."""
-        return out / "store"
-
     def trace_folder(self, opt: Any, out: Path) -> Path:
         """The folder the specs' trace names are read from: `--trace-dir` where the paper
         takes one, else the output folder (a paper of generated workloads)."""

@@ -262,10 +262,6 @@ class Niu(Paper):
             return None  # (a spec that cannot be planned: the figure's run says why)
         return sum(len(plan.runs) for plan in plans.values())
 
-    def store_of(self, figure: str, spec: str, out: Path) -> Path:
-        # Several figures are computed each into its own folder, with its own store.
-        return out / spec / "store" if len(self.wanted(figure)) > 1 else out / "store"
-
     def seconds_per_run(self, opt: Options) -> tuple[float, str] | None:
         from ckptsim.experiments.estimate import cut_to
         from ckptsim.experiments.papers.niu.experiments import TRACES
@@ -284,9 +280,8 @@ class Niu(Paper):
             on_row: Any = None) -> Iterator[Any]:
         from ckptsim.experiments.papers.niu.experiments import run_figure
 
-        figures = self.wanted(figure)
-        for name in figures:
-            yield run_figure(name, out / name if len(figures) > 1 else out,
+        for name in self.wanted(figure):  # every figure into `out`, its runs into out/store
+            yield run_figure(name, out,
                              trace_dir=opt.trace_dir, traces=opt.traces, jobs=opt.jobs,
                              first=opt.first, on_row=on_row,
                              params=opt.figure_params(name),
