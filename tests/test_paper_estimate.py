@@ -245,7 +245,11 @@ def test_papers_scale_their_measurement_with_the_size():
     assert forshaw.detail(Options(days=7, figure="fig6")).startswith(" (7 days")
     # oliner times each workload by its own runs: the mean over those a command runs, each
     # scaled by --first over its own jobs.
-    from ckptsim.experiments.papers.oliner import FIXED_SECONDS, JOBS, RUN_SECONDS
+    from ckptsim.experiments.estimate import TRACE_JOBS
+    from ckptsim.experiments.papers.oliner import FIXED_SECONDS, RUN_SECONDS
+    from ckptsim.experiments.papers.oliner.experiments import TRACES as OLINER_TRACES
+
+    JOBS = {t: TRACE_JOBS[f] for t, f in OLINER_TRACES.items()}
     from ckptsim.experiments.papers.oliner.experiments import Options as OlinerOptions
 
     oliner = get_paper("oliner")
@@ -300,8 +304,8 @@ def test_niu_counts_and_times_its_sweeps(tmp_path, capsys):
     from argparse import Namespace
 
     from ckptsim.cli.papers import confirm_cost
-    from ckptsim.experiments.estimate import planned
-    from ckptsim.experiments.papers.niu import JOBS, RUN_SECONDS, Options
+    from ckptsim.experiments.estimate import TRACE_JOBS, planned
+    from ckptsim.experiments.papers.niu import RUN_SECONDS, Options
     from ckptsim.experiments.papers.niu.experiments import TRACES
 
     paper = get_paper("niu")
@@ -324,7 +328,7 @@ def test_niu_counts_and_times_its_sweeps(tmp_path, capsys):
     assert each == pytest.approx(sum(RUN_SECONDS.values()) / len(RUN_SECONDS))
     assert "CEA-Curie 4.42 s" in what
     cut, what = paper.seconds_per_run(Options(traces=("HPC2N",), first=20_000))
-    assert cut == pytest.approx(RUN_SECONDS["HPC2N"] * 20_000 / JOBS["HPC2N"])
+    assert cut == pytest.approx(RUN_SECONDS["HPC2N"] * 20_000 / TRACE_JOBS[TRACES["HPC2N"]])
     windows, what = paper.seconds_per_run(Options(traces=("HPC2N",), windows=3))
     assert windows == pytest.approx(RUN_SECONDS["HPC2N"] / 2) and what.endswith("windows")
     args = Namespace(out=str(tmp_path), jobs=2, dask=None, yes=False, figure="all")
@@ -412,3 +416,13 @@ def test_a_bad_option_is_refused_before_the_runs_are_counted(args, key, tmp_path
     assert captured.out == ""  # no count, no estimate of runs that cannot start
     assert key in captured.err
     assert list(out.iterdir()) == []  # the folder is made first (a bad --out fails at once)
+
+
+def test_the_trace_sizes_the_estimates_scale_by_are_the_loaded_ones():
+    from helpers import trace
+
+    from ckptsim.experiments.estimate import TRACE_JOBS
+    from ckptsim.workload.source import load_workload
+
+    for name, jobs in TRACE_JOBS.items():
+        assert len(load_workload(str(trace(name)))) == jobs, name

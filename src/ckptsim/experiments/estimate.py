@@ -138,11 +138,19 @@ def survey(specs: dict[str, str], trace_dir: Path, store: Path) -> Survey:
     return Survey(len(every - left), known, seconds, len(every))
 
 
-def cut_to(seconds: float, jobs: int, first: int | None, fixed: float = 0.0) -> float:
-    """The seconds of a run of a trace's first `first` jobs (None: all `jobs`), from a whole
-    run's `seconds`: its `fixed` part (what a run costs whatever its jobs) plus the rest in
-    proportion to the jobs it replays."""
-    share = 1.0 if first is None else min(1.0, first / jobs)
+#: The jobs of the traces the papers replay, as ckptsim reads them (the default loader's
+#: rules), by file: what a run of their first N jobs is scaled by.
+TRACE_JOBS = {"SDSC-SP2-1998-4.2-cln.swf.gz": 54_044, "KTH-SP2-1996-2.1-cln.swf.gz": 28_475,
+              "CTC-SP2-1996-3.1-cln.swf.gz": 77_222, "HPC2N-2002-2.2-cln.swf.gz": 202_871,
+              "SDSC-BLUE-2000-4.2-cln.swf.gz": 232_562, "CEA-Curie-2011-2.1-cln.swf.gz": 312_807,
+              "NASA-iPSC-1993-3.1-cln.swf.gz": 18_239, "lublin_256.swf.gz": 10_000}
+
+
+def cut_to(seconds: float, trace: str, first: int | None, fixed: float = 0.0) -> float:
+    """The seconds of a run of the first `first` jobs (None: all) of the trace file `trace`,
+    from a whole run's `seconds`: its `fixed` part (what a run costs whatever its jobs) plus
+    the rest in proportion to the jobs it replays (`TRACE_JOBS`)."""
+    share = 1.0 if first is None else min(1.0, first / TRACE_JOBS[trace])
     return fixed + (seconds - fixed) * share
 
 

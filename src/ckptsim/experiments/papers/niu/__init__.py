@@ -28,9 +28,6 @@ DEFAULT_READING = "reservation-backfilled"
 #: 4 at --first 2000: 0.015-0.031 s a run).
 RUN_SECONDS = {"SDSC-BLUE": 2.53, "CTC-SP2": 0.74, "HPC2N": 1.43, "SDSC-SP2": 0.43,
                "KTH-SP2": 0.21, "CEA-Curie": 4.42}
-#: The traces' jobs (as loaded), to scale a run to --first.
-JOBS = {"SDSC-BLUE": 232_562, "CTC-SP2": 77_222, "HPC2N": 202_871, "SDSC-SP2": 54_044,
-        "KTH-SP2": 28_475, "CEA-Curie": 312_807}
 
 
 @dataclass(frozen=True)
@@ -267,7 +264,7 @@ class Niu(Paper):
         from ckptsim.experiments.papers.niu.experiments import TRACES
 
         traces = list(opt.traces) if opt.traces else list(TRACES)
-        per = [cut_to(RUN_SECONDS[t], JOBS[t], opt.first) for t in traces]
+        per = [cut_to(RUN_SECONDS[t], TRACES[t], opt.first) for t in traces]
         # A trace's K windows share its jobs: K + 1 runs where there was one, of twice its time.
         share = 1.0 if not opt.windows else 2.0 / (1 + opt.windows)
         what = ", ".join(f"{t} {RUN_SECONDS[t]:g} s" for t in traces)

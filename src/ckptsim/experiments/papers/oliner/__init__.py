@@ -80,8 +80,6 @@ def jitter(value: str) -> str | None:
 #: LUBLIN-256 84), Fig. 3's at 4,000 failures (SDSC and NASA, 15 each) and the 30-replication
 #: balancing runs (NASA and LUBLIN-256, 660 each) of docs/results/oliner.md.
 RUN_SECONDS = {"SDSC": 3.4, "NASA": 0.67, "LUBLIN-256": 0.93}
-#: The workloads' jobs, to scale a run to --first.
-JOBS = {"SDSC": 54_044, "NASA": 18_239, "LUBLIN-256": 10_000}
 #: What a run costs whatever its jobs (reading the trace's slice, the failures, the torus):
 #: the mean `run_seconds` of Fig. 3's runs of the first 300 jobs (counts 0-4,000, failures
 #: kept), both cores of the same machine busy, 28 November 2026.
@@ -92,8 +90,9 @@ def run_seconds(trace: str, first: int | None) -> float:
     """Seconds a run of `trace`'s first `first` jobs (None: all) is expected to take: its fixed
     part plus the rest of a whole-trace run in proportion to the jobs."""
     from ckptsim.experiments.estimate import cut_to
+    from ckptsim.experiments.papers.oliner.experiments import TRACES
 
-    return cut_to(RUN_SECONDS[trace], JOBS[trace], first, FIXED_SECONDS[trace])
+    return cut_to(RUN_SECONDS[trace], TRACES[trace], first, FIXED_SECONDS[trace])
 
 
 @register

@@ -152,8 +152,6 @@ def runs_of(figure: str, opt: Options) -> int:
 #: and each trace whole (SDSC-SP2 1.8 / 13.3 / 4.2 / 7.0 s, KTH-SP2 1.0 / 7.2 / 2.5 / 3.2 s).
 LUBLIN_SECONDS = 0.79
 TRACE_SECONDS = {"SDSC-SP2": 6.56, "KTH-SP2": 3.46}
-#: The traces' jobs, to scale a run to --first.
-TRACE_JOBS = {"SDSC-SP2": 54_044, "KTH-SP2": 28_475}
 
 
 def seconds_per_run(figure: str, opt: Options) -> float:
@@ -169,7 +167,7 @@ def seconds_per_run(figure: str, opt: Options) -> float:
 
         for t in opt.traces:
             runs += len(CASES)
-            seconds += len(CASES) * cut_to(TRACE_SECONDS[t], TRACE_JOBS[t], opt.first)
+            seconds += len(CASES) * cut_to(TRACE_SECONDS[t], TRACES[t], opt.first)
     return seconds / runs if runs else 0.0
 
 
