@@ -258,6 +258,17 @@ def test_figure_problems(tmp_path, entry, where):
     assert locations(text, tmp_path) == [where]
 
 
+@pytest.mark.parametrize("key", ["x", "group_by", "facet_by"])
+def test_a_figure_column_key_takes_one_column(tmp_path, key):
+    entry = {"x": 'x = "seed"', "group_by": "", "facet_by": ""}
+    entry[key] = f'{key} = ["scheduler", "seed"]'
+    text = MINIMAL + "[[figures]]\n" + "\n".join(filter(None, entry.values()))
+    text += '\ny = "mean_bsld"\n'
+    ((loc, message),) = problems(text, tmp_path)
+    assert loc.startswith(f"figures[0].{key}")
+    assert message.startswith("expected one column name, got ['scheduler', 'seed']")
+
+
 def test_duplicate_figure_names(tmp_path):
     fig = '[[figures]]\nname = "a"\nx = "seed"\ny = "mean_wait"\n'
     assert locations(MINIMAL + fig + fig, tmp_path) == ["figures[1].name"]

@@ -83,3 +83,39 @@ def test_page_error_bars_stop_at_zero():
 
     below, above = clipped([83.6, 5.0, 2.0], [226.0, 1.0, float("nan")])
     assert list(below) == [83.6, 1.0, 0.0] and list(above) == [226.0, 1.0, 0.0]
+
+
+@pytest.mark.parametrize("kind", ["line", "bar"])
+def test_a_group_keeps_its_colour_in_every_panel_and_the_legend_names_all(
+        monkeypatch, tmp_path, kind):
+    """Panels holding different groups (a plug-in's parameter as the facet: the built-in
+    scheduler has no such parameter, so its runs form a panel of their own) colour each
+    group alike everywhere, and the one legend names every group, not the first panel's."""
+    from matplotlib.colors import to_hex
+
+    rows = [{"status": "ok", "scheduler": s, "backfill": b, "n": n, "seed": seed,
+             "mean_wait": float(n + seed)}
+            for s, b in [("easy", None), ("mine", True), ("mine", False)]
+            for n in (500, 1000) for seed in (1, 2)]
+    fig = FigureSpec(name="c", kind=kind, x="n", y="mean_wait", group_by="scheduler",
+                     facet_by="backfill")
+    figure = _drawn(monkeypatch, tmp_path, fig, rows)
+    panels = [ax for ax in figure.axes if ax.get_title()]
+    assert [ax.get_title() for ax in panels] == [
+        "backfill = None", "backfill = True", "backfill = False"]
+
+    def colours(ax):
+        out = {}
+        for c in ax.containers:
+            if c.get_label().startswith("_"):
+                continue
+            artist = c.lines[0] if kind == "line" else c.patches[0]
+            out[c.get_label()] = to_hex(artist.get_color() if kind == "line"
+                                        else artist.get_facecolor())
+        return out
+
+    easy, mine_true, mine_false = (colours(ax) for ax in panels)
+    assert set(easy) == {"easy"} and set(mine_true) == set(mine_false) == {"mine"}
+    assert mine_true["mine"] == mine_false["mine"] != easy["easy"]
+    (legend,) = figure.legends
+    assert [t.get_text() for t in legend.get_texts()] == ["easy", "mine"]

@@ -84,9 +84,12 @@ def draw(fig: FigureSpec, rows: Sequence[dict[str, Any]], folder: Path,
         floor = 0.0 if nonnegative(fig.y) else None
         xlabel = fig.xlabel or _label(fig.x, columns)
         ylabel = fig.ylabel or metric_label(fig.y)
+        # A group keeps its colour in every panel, though a panel may lack some groups.
+        colours = {g: f"C{k % 10}" for k, g in
+                   enumerate(_ordered([g for f in facets for g in data[f]]))}
         for i, facet in enumerate(facets):
             ax = axes[i // ncols][i % ncols]
-            (_bars if fig.kind == "bar" else _lines)(ax, data[facet], floor)
+            (_bars if fig.kind == "bar" else _lines)(ax, data[facet], colours, floor)
             ax.set_xlabel(xlabel)
             ax.set_ylabel(ylabel)
             if fig.logy:
@@ -102,8 +105,14 @@ def draw(fig: FigureSpec, rows: Sequence[dict[str, Any]], folder: Path,
         for j in range(len(facets), nrows * ncols):
             axes[j // ncols][j % ncols].set_visible(False)
         if fig.group_by:
-            # One legend for all panels, outside them, so that it never hides a point.
-            handles, labels = axes[0][0].get_legend_handles_labels()
+            # One legend for all panels, outside them, so that it never hides a point; it
+            # names every group of every panel.
+            first: dict[str, Any] = {}
+            for ax in axes.flat:
+                for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+                    first.setdefault(label, handle)
+            labels = sorted(first, key=lambda lab: [str(g) for g in colours].index(lab))
+            handles = [first[lab] for lab in labels]
             figure.legend(handles, labels, title=_label(fig.group_by, columns),
                           loc="outside right center", fontsize="small")
         # Every figure is titled: the spec's title, else what it shows.
@@ -140,24 +149,24 @@ def _errors(points: list[tuple[Any, float, float, int]],
 
 
 def _lines(ax: Any, groups: dict[Any, list[tuple[Any, float, float, int]]],
-           floor: float | None = None) -> None:
+           colours: dict[Any, str], floor: float | None = None) -> None:
     xs_all = _ordered([p[0] for pts in groups.values() for p in pts])
     numeric = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in xs_all)
     for g, pts in groups.items():
         xs = [p[0] if numeric else xs_all.index(p[0]) for p in pts]
         ax.errorbar(xs, [p[1] for p in pts], yerr=_errors(pts, floor), marker="o", capsize=3,
-                    label=None if g is None else str(g))
+                    color=colours[g], label=None if g is None else str(g))
     if not numeric:
         ax.set_xticks(range(len(xs_all)), [str(x) for x in xs_all])
 
 
 def _bars(ax: Any, groups: dict[Any, list[tuple[Any, float, float, int]]],
-          floor: float | None = None) -> None:
+          colours: dict[Any, str], floor: float | None = None) -> None:
     xs_all = _ordered([p[0] for pts in groups.values() for p in pts])
     width = 0.8 / max(len(groups), 1)
     for k, (g, pts) in enumerate(groups.items()):
         pos = np.array([xs_all.index(p[0]) for p in pts], dtype=float)
         pos += (k - (len(groups) - 1) / 2) * width
         ax.bar(pos, [p[1] for p in pts], width=width, yerr=_errors(pts, floor), capsize=3,
-               label=None if g is None else str(g))
+               color=colours[g], label=None if g is None else str(g))
     ax.set_xticks(range(len(xs_all)), [str(x) for x in xs_all])

@@ -353,8 +353,12 @@ def _figures(problems: _Problems, doc: dict[str, Any], columns: list[str],
                 if required:
                     problems.add(f"{loc}.{key}", "missing; name a parameter column")
                 return None
+            if not isinstance(entry[key], str):
+                problems.add(f"{loc}.{key}", f"expected one column name, got {entry[key]!r} "
+                                             f"(x, group_by and facet_by name one column each)")
+                return None
             try:
-                return resolve(str(entry[key]), columns)
+                return resolve(entry[key], columns)
             except KeyError as exc:
                 problems.add(f"{loc}.{key}", str(exc.args[0]))
                 return None
