@@ -168,6 +168,33 @@ def test_gantt_png(run: Path, tmp_path: Path) -> None:
     assert (tmp_path / "w.svg").read_text().lstrip().startswith("<?xml")
 
 
+def test_gantt_counts_attempts_not_boxes(run: Path, tmp_path: Path) -> None:
+    """An attempt on several runs of nodes is several boxes but one attempt, in the
+    chart's title and in what the command says (they were the boxes)."""
+    from ckptsim.plots.gantt import plot_gantt
+
+    rows = _rows(run / "allocations.csv")
+    boxes = sum(len(parse_nodes(r["nodes"])) for r in rows)
+    drawn = plot_gantt(run, tmp_path / "g.svg")
+    assert drawn == (len(rows), boxes)
+    assert f": {len(rows)} attempts" in (tmp_path / "g.svg").read_text()
+
+
+def test_gantt_of_jobs_on_scattered_nodes_counts_each_attempt_once(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "run"
+    assert main(["run", "--workload", "lublin:n=500,seed=3,machine=64", "--scheduler", "easy",
+                 "--out", str(out)]) == 0
+    rows = _rows(out / "allocations.csv")
+    boxes = sum(len(parse_nodes(r["nodes"])) for r in rows)
+    assert boxes > len(rows)  # some jobs hold more than one run of nodes
+    capsys.readouterr()
+    assert main(["gantt", str(out), "--out", str(tmp_path / "g.svg")]) == 0
+    said = capsys.readouterr().out
+    assert said.startswith(f"{len(rows)} attempts drawn ({boxes} boxes")
+    assert f": {len(rows)} attempts" in (tmp_path / "g.svg").read_text()
+
+
 @pytest.mark.parametrize("argv, flag", [
     (["--from", "10", "--to", "5"], "--from"),
     (["--nodes", "a-b"], "--nodes"),

@@ -147,9 +147,10 @@ def cmd_gantt(args: argparse.Namespace) -> int:
     nodes = parse_node_range(args.nodes) if args.nodes is not None else None
     path = args.out if args.out is not None else str(Path(args.dir) / "gantt.png")
     with flag_names({"path": "--out"}):
-        boxes = plot_gantt(args.dir, path, start=args.start, end=args.end, nodes=nodes,
+        drawn = plot_gantt(args.dir, path, start=args.start, end=args.end, nodes=nodes,
                            color=args.color)
-    print(f"{boxes} boxes drawn in {path}")
+    print(f"{drawn.attempts} attempts drawn ({drawn.boxes} boxes, one per run of consecutive "
+          f"nodes) in {path}")
     return 0
 
 

@@ -167,14 +167,14 @@ def _gantt(store_dir: str | Path, wanted: str, rows: list[dict[str, Any]],
     png.parent.mkdir(parents=True, exist_ok=True)
     # Coloured by how attempts ended where they end in more than one way, else by job.
     color = "ended" if len(rerun.endings) > 1 else "job"
-    boxes = plot_gantt(rerun.folder, png, color=color)
+    drawn = plot_gantt(rerun.folder, png, color=color)
     report.figures.append(png)
     what = ", ".join(f"{k}={_fmt(row.get(k))}" for k in shown_inputs(rows, manifest.get(
         "inputs") or []) if k in row)
     return {"name": f"gantt-{short}", "run": short, "mime": "image/png",
             "data": base64.b64encode(png.read_bytes()).decode("ascii"),
             "caption": f"run {short} ({what or row.get('workload')}, seed {row.get('seed')}) "
-                       f"simulated again: {boxes} boxes, each attempt of a job on its nodes, "
+                       f"simulated again: {drawn.attempts} attempts of jobs, each on its nodes, "
                        f"coloured by {'how it ended' if color == 'ended' else 'job'}; "
                        "shaded: nodes down. Records: "
                        f"gantt/{short}/ (ckptsim gantt draws windows of it).",

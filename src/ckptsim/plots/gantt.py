@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import math
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -38,6 +39,13 @@ def parse_node_range(text: str) -> tuple[int, int]:
     return a, b
 
 
+class Drawn(NamedTuple):
+    """What a Gantt chart holds: attempts of jobs, and the boxes they are drawn as."""
+
+    attempts: int
+    boxes: int
+
+
 def _rows(path: Path) -> list[list[str]]:
     with open(path, newline="") as f:
         reader = csv.reader(f)
@@ -47,8 +55,9 @@ def _rows(path: Path) -> list[list[str]]:
 
 def plot_gantt(run_dir: str | Path, path: str | Path, *, start: float | None = None,
                end: float | None = None, nodes: tuple[int, int] | None = None,
-               color: str = "job") -> int:
-    """Draw the Gantt chart of the run in `run_dir` into `path`; returns the boxes drawn.
+               color: str = "job") -> Drawn:
+    """Draw the Gantt chart of the run in `run_dir` into `path`; returns the attempts drawn
+    and their boxes (one per run of consecutive nodes an attempt holds).
 
     Raises:
         ConfigError: no allocations.csv in `run_dir` (key "DIR"), a window with nothing in it
@@ -79,10 +88,12 @@ def plot_gantt(run_dir: str | Path, path: str | Path, *, start: float | None = N
     boxes: list[tuple[float, float, float, float]] = []  # x0, x1, y0, y1
     keys: list[str] = []
     top = 0
+    attempts = 0  # drawn; an attempt on several runs of nodes is several boxes
     for job_id, _attempt, s, e, text, ended in rows:
         a, b = float(s), float(e)
         if b < t0 or a > t1:
             continue
+        drawn = len(boxes)
         for first, last in parse_nodes(text):
             top = max(top, last)
             first, last = max(first, lo), min(last, hi)
@@ -90,6 +101,7 @@ def plot_gantt(run_dir: str | Path, path: str | Path, *, start: float | None = N
                 continue
             boxes.append((max(a, t0), min(b, t1), first, last + 1))
             keys.append(job_id if color == "job" else ended)
+        attempts += len(boxes) > drawn
     if not boxes:
         raise ConfigError("--from" if start is not None or end is not None else "--nodes",
                           f"no attempt in the window [{t0:g}, {t1:g}]"
@@ -135,7 +147,7 @@ def plot_gantt(run_dir: str | Path, path: str | Path, *, start: float | None = N
     ax.set_ylim(lo if nodes is not None else 0, (hi if nodes is not None else top) + 1)
     ax.set_xlabel("time (s)")
     ax.set_ylabel("node")
-    ax.set_title(f"{_run_title(run)}: {len(boxes)} attempts")
+    ax.set_title(f"{_run_title(run)}: {attempts} attempt{'s' * (attempts != 1)}")
     handles = []
     if color == "ended":
         seen = sorted(set(keys), key=lambda k: list(ENDED).index(k) if k in ENDED else 99)
@@ -150,7 +162,7 @@ def plot_gantt(run_dir: str | Path, path: str | Path, *, start: float | None = N
         raise OutputError(str(path), f"cannot write: {exc.strerror or exc}") from None
     finally:
         plt.close(fig)
-    return len(boxes)
+    return Drawn(attempts, len(boxes))
 
 
 def _run_title(run: Path) -> str:
