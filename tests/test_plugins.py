@@ -113,6 +113,18 @@ def test_a_component_and_a_checkpoint_policy_from_files(plug, capsys):
     assert result.summary["checkpoints"] > 0
     assert result.summary["max_starts_per_period"] >= result.summary["mean_starts_per_period"]
     assert result.options["starts"] == {"period": 3600.0}
+    # The class itself: as a key with its parameters, or in a list with its defaults,
+    # beside built objects; anything else in the list is refused in one line.
+    cls = plugins.load_reference(starts, "component")
+    by_key = ckptsim.simulate(w, "easy", components={cls: {"period": 3600}})
+    by_ref = ckptsim.simulate(w, "easy", components={starts: {"period": 3600}})
+    assert by_key.summary == by_ref.summary
+    listed = ckptsim.simulate(w, "easy", components=[cls])
+    assert listed.options["starts"] == {"period": 3600.0}  # the default period
+    assert listed.summary["max_starts_per_period"] == by_key.summary["max_starts_per_period"]
+    for bad in (["starts"], [cls, 3]):
+        with pytest.raises(ConfigError, match="expected Component objects or classes, got"):
+            ckptsim.simulate(w, "easy", components=bad)
     # Wrong options name the flag as typed.
     assert main(["run", "--workload", WORKLOAD, "--component", f"{starts}:period=0"]) == 2
     assert f"--component {starts}:period: got 0" in capsys.readouterr().err

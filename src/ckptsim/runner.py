@@ -91,7 +91,7 @@ def simulate(
     progress: Callable[[int, int, float], None] | None = None,
     seed: int = 0,
     platform: Platform | str | PathLike[str] | Description | None = None,
-    components: Mapping[str, Mapping[str, Any]] | Sequence[Component] = (),
+    components: Mapping[str, Mapping[str, Any]] | Sequence[Component | type] = (),
     failures: Any = None,
     failure_seed: int | None = None,
     failure_count: int | None = None,
@@ -106,7 +106,8 @@ def simulate(
     `machine_size` or the workload's nodes): a `Platform`, or a built-in name or platform file
     (`ckptsim.platform.description`), then recorded in summary.json's options.
     `components`: `{name: {parameter: value}}` (validated like `--component NAME:key=value`),
-    or `Component` objects; their counters join the metrics and their options summary.json.
+    or a sequence of `Component` objects and classes (a class runs with its default
+    parameters); their counters join the metrics and their options summary.json.
     `seed`: the run's seed, used by components whose sources name none (a sweep passes each
     run's seed).
 
@@ -240,7 +241,19 @@ class _Counted:
         return self.values
 
 
-def _components(components: Mapping[str, Mapping[str, Any]] | Sequence[Component],
+def _component(item: Any) -> Component:
+    """One entry of `simulate(components=[...])`: a component, or a component class (built
+    with its default parameters, as `{Class: {}}` is)."""
+    if isinstance(item, Component):
+        return item
+    if isinstance(item, type) and issubclass(item, Component):
+        return build_components({item: {}})[0]  # type: ignore[dict-item]
+    raise ConfigError("components", f"expected Component objects or classes, got {item!r} "
+                                    "(components by name: a mapping {name: {parameter: "
+                                    "value}})")
+
+
+def _components(components: Mapping[str, Mapping[str, Any]] | Sequence[Component | type],
                 failures: Any, failure_count: int | None) -> list[Component]:
     """The components of a run, the failures shorthand included."""
     if isinstance(components, Mapping):
@@ -248,7 +261,7 @@ def _components(components: Mapping[str, Mapping[str, Any]] | Sequence[Component
         comps: list[Component] = []
     else:
         spec = {}
-        comps = list(components)
+        comps = [_component(c) for c in components]
     if isinstance(failures, str) or failure_count is not None:
         if "failures" in spec or any(c.name == "failures" for c in comps):
             raise ConfigError("failures", "given both as a component and as failures=")
