@@ -352,3 +352,17 @@ def test_announce_unavailable_tells_the_components_then_the_policy():
         0b1, 5.0, "reboot"))]), components=[Listener()])
     sim.advance(2.0)
     assert order == [("component", 1.0, 1, 5.0, "reboot"), ("policy", 1.0, 1, 5.0, "reboot")]
+
+
+def test_the_engine_refuses_what_is_not_a_component():
+    w = jobs([(0.0, 10.0, 1, 10.0)], 1)
+
+    class Mine(Component):
+        name = "mine"
+
+    for given, said in ((Mine, "a class: build it"), ("mine", "got 'mine'")):
+        with pytest.raises(ConfigError, match=said):
+            Simulator(w, scheduler_factory("fcfs"), components=[given])
+    sim = Simulator(w, scheduler_factory("fcfs"), components=[Mine()])
+    sim.run()
+    assert sim.component("mine") is not None and sim.jobs[0].end == 10.0

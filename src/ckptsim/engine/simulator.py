@@ -117,6 +117,10 @@ class Simulator(Migration, Notices):
     # ------------------------------------------------------------------ components
     def add_component(self, component: Component) -> None:
         """Attach a component (before the run); its hooks are called from now on."""
+        if not isinstance(component, Component):
+            raise ConfigError("components", f"expected a Component object, got {component!r}"
+                              + (" (a class: build it, e.g. Class(Class.make_params({})))"
+                                 if isinstance(component, type) else ""))
         if any(c.name == component.name for c in self.components):
             raise ConfigError("components", f"{component.name!r} is given twice")
         if isinstance(component, RateModel):
