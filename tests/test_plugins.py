@@ -125,6 +125,32 @@ def test_a_component_and_a_checkpoint_policy_from_files(plug, capsys):
     for bad in (["starts"], [cls, 3]):
         with pytest.raises(ConfigError, match="expected Component objects or classes, got"):
             ckptsim.simulate(w, "easy", components=bad)
+    # A checkpoint policy class stands for its reference in the checkpoint component's
+    # policy, alone or in a table; one defined where it cannot be loaded again (here, in a
+    # function) is known by its name in this process.
+    policy = plugins.load_reference(hourly, "checkpoint")
+    by_ref = ckptsim.simulate(w, "easy", components={"checkpoint": {"policy": {
+        "interval": hourly, "cost": 60}}})
+    by_class = ckptsim.simulate(w, "easy", components={"checkpoint": {"policy": {
+        "interval": policy, "cost": 60}}})
+    assert by_class.summary == by_ref.summary and by_ref.summary["checkpoints"] > 0
+    from ckptsim.checkpointing.plan_table import plan_value
+
+    assert plan_value({"interval": policy, "cost": 60}).text == f"{plug}/every_hour.py" \
+        f":EveryHour:cost=60"
+
+    class HalfHour(policy):
+        name = "half-hour"
+
+        def interval(self, delta, mtbf, restart):
+            return 1800.0
+
+    local = ckptsim.simulate(w, "easy", components={"checkpoint": {"policy": {
+        "interval": HalfHour, "cost": 60}}})
+    assert local.options["checkpoint"]["policy"] == "half-hour"
+    assert local.summary["checkpoints"] > by_ref.summary["checkpoints"]
+    with pytest.raises(ConfigError, match="int is not a checkpoint policy class"):
+        plan_value(int)
     # Wrong options name the flag as typed.
     assert main(["run", "--workload", WORKLOAD, "--component", f"{starts}:period=0"]) == 2
     assert f"--component {starts}:period: got 0" in capsys.readouterr().err

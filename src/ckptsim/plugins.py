@@ -216,6 +216,27 @@ def forget_entry_points() -> None:
     _ENTRY_POINTS.clear()
 
 
+def reference_of(cls: type) -> str | None:
+    """A plug-in class given from Python as the reference that loads it again, for the
+    places that name plug-ins in strings (a checkpoint plan): ``module:Class`` for a class
+    imported from ``sys.path``, ``FILE.py:Class`` for one loaded from a file by path; None
+    for a class defined where it cannot be loaded again (``__main__``, a notebook, a
+    function)."""
+    module = cls.__module__
+    if "." in cls.__qualname__:
+        return None
+    if module != "__main__" and _MODULE.match(module) and \
+            not module.startswith("_ckptsim_plugin_"):
+        return f"{module}:{cls.__name__}"
+    file = getattr(sys.modules.get(module), "__file__", None)
+    if file and Path(file).is_file() and not _PATH_BAD.search(str(file)):
+        return f"{file}:{cls.__name__}"
+    return None
+
+
+_PATH_BAD = re.compile(r"[:=,+]")
+
+
 def source_sha256(cls: Any) -> str | None:
     """The SHA-256 of the file defining a plug-in class; None for a built-in."""
     module = getattr(cls, "__module__", "") or ""

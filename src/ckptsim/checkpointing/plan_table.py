@@ -92,8 +92,25 @@ def plan_value(value: Any, where: str = "checkpoint.policy") -> CheckpointPlan:
         return value
     if isinstance(value, dict):
         return plan_from_table(value, where=where)
+    if isinstance(value, type):  # a policy class, from Python
+        value = _named(value, where)
     # through the module: the one string parser, `plan.parse_plan`
     return _plan.parse_plan(value if isinstance(value, str) else str(value))
+
+
+def _named(cls: type, key: str) -> str:
+    """A checkpoint policy class given from Python: its name (a built-in), the reference
+    that loads it again (a plug-in, `ckptsim.plugins.reference_of`), else (a class defined
+    in a notebook or the interpreter) the name it is registered under for this process."""
+    from ckptsim.checkpointing.base import _registry
+    from ckptsim.plugins import reference_of
+
+    if not issubclass(cls, CheckpointPolicy):
+        raise ConfigError(key, f"{cls.__qualname__} is not a checkpoint policy class (a "
+                               f"subclass of ckptsim.CheckpointPolicy)")
+    if cls.__module__.partition(".")[0] == "ckptsim":
+        return cls.name
+    return reference_of(cls) or _registry.get(cls).name
 
 
 def _text(value: Any) -> str:
@@ -130,6 +147,10 @@ def table_value(path: tuple[str, ...], value: Any, *, where: str = "checkpoint.p
     key = f"{where}.{'.'.join(path)}"
     if len(path) == 1 and path[0] in TABLE_KEYS:
         slot = path[0]
+        if isinstance(value, type):  # policy classes, from Python
+            value = _named(value, key)
+        elif isinstance(value, list):
+            value = [_named(v, key) if isinstance(v, type) else v for v in value]
         names = value
         if isinstance(value, str):  # a name, or names joined by + (as a column holds them)
             names = [value] if slot == "interval" else [n for n in value.split("+")
