@@ -293,7 +293,39 @@ def test_the_claims_command_on_a_folder_of_its_own(tmp_path: Path, capsys):
                      "rule": "in-ci", "verdict": "agrees"}
     assert {r["verdict"] for r in rows if r is not inter} == {"not-run"}
     printed = capsys.readouterr().out
-    assert "verdict" in printed and "not-run" in printed
+    assert "agrees" in printed and "not-run" in printed
+
+
+@pytest.mark.parametrize("width", [60, 80, 200])
+def test_the_claims_command_prints_every_claim_whole_with_its_verdict(
+        tmp_path: Path, capsys, monkeypatch, width):
+    """At any width: a wide terminal gets the table; a narrow one (or output into a file,
+    80 columns) one claim a line with its figures below, never a claim squeezed into a
+    column a few letters wide or the verdicts cut off at the right."""
+    from ckptsim.cli import main
+
+    folder = tmp_path / "shi"
+    folder.mkdir()
+    _csv(folder, "table3", ["seed", "interarrival_s"], [[1, 850], [2, 880], [3, 870]])
+    monkeypatch.setenv("COLUMNS", str(width))
+    table = tmp_path / "claims.csv"
+    assert main(["paper", "shi", "claims", "--out", str(folder), "--csv", str(table)]) == 0
+    printed = capsys.readouterr().out
+    with open(table, newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    lines = printed.splitlines()
+    assert lines[-1] == f"{table}: {len(rows)} rows"
+    lines = lines[:-1]
+    assert max(len(line) for line in lines) <= width
+    if width == 200:
+        assert "┃ verdict" in printed
+        assert sum(line.rstrip().endswith("not-run │") for line in lines) == len(rows) - 1
+    else:
+        words = " ".join(printed.split())
+        for row in rows:
+            assert " ".join(row["claim"].split()) in words, row["claim"]
+        assert words.count("not-run: ours -") == len(rows) - 1
+        assert "agrees: ours 867 (n 3, 95% CI 829 ... 905), seed 869, rule in-ci" in words
 
 
 @pytest.mark.parametrize(("argv", "message"), [

@@ -111,6 +111,10 @@ def _paper_tables(args: argparse.Namespace) -> int:
     return 0
 
 
+#: The narrowest a claim's column of `paper NAME claims` is drawn (else one claim a line).
+CLAIM_WIDTH = 28
+
+
 def _paper_claims(args: argparse.Namespace) -> int:
     """Compute every claim's verdict from the CSVs in FOLDER (--out), print them as a table
     and, with --csv FILE, write them as CSV."""
@@ -127,15 +131,31 @@ def _paper_claims(args: argparse.Namespace) -> int:
         lines = evaluate(_PAPERS[args.paper].claims, folder)
     except ValueError as exc:
         raise ConfigError("claims", f"{args.paper}: {exc}") from None
-    table = Table(title=f"{args.paper}: the seed's claims against {folder}")
-    for column in COLUMNS:  # the claim wraps; the figures and the verdict keep one line
-        table.add_column(column, overflow="fold", no_wrap=column != "claim",
-                         ratio=1 if column == "claim" else None,
-                         justify="right" if column in ("ours", "n", "ci_low", "ci_high")
-                         else "left")
-    for line in lines:
-        table.add_row(*cells(line))
-    Console().print(table)
+    rows = [cells(line) for line in lines]
+    console = Console()
+    title = f"{args.paper}: the seed's claims against {folder}"
+    # A claim keeps at least CLAIM_WIDTH characters a line; where the other columns leave
+    # it less (a narrow terminal, or output into a file: 80 columns), each claim is printed
+    # as a line of its own with its figures and verdict indented below it.
+    others = sum(max(len(c), *(len(r[i]) for r in rows)) if rows else len(c)
+                 for i, c in enumerate(COLUMNS) if c != "claim")
+    if console.width >= CLAIM_WIDTH + others + 3 * len(COLUMNS) + 1:
+        table = Table(title=title)
+        for column in COLUMNS:  # the claim wraps; the figures and the verdict keep one line
+            table.add_column(column, overflow="fold", no_wrap=column != "claim",
+                             ratio=1 if column == "claim" else None,
+                             min_width=CLAIM_WIDTH if column == "claim" else None,
+                             justify="right" if column in ("ours", "n", "ci_low", "ci_high")
+                             else "left")
+        for row in rows:
+            table.add_row(*row)
+        console.print(table)
+    else:
+        console.print(title, markup=False, highlight=False)
+        for claim, seed, ours, n, low, high, rule, verdict in rows:
+            interval = f", 95% CI {low} ... {high}" if low or high else ""
+            console.print(f"{claim}\n    {verdict}: ours {ours or '-'} (n {n}{interval}), "
+                          f"seed {seed or '-'}, rule {rule}", markup=False, highlight=False)
     if args.csv:
         write_csv(lines, Path(args.csv))
         print(f"{args.csv}: {len(lines)} rows")
