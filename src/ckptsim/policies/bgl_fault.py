@@ -47,8 +47,32 @@ def _failing(sim: Simulator, start: float, end: float) -> int:
     return failures.failing_nodes(start, end) if failures is not None else 0
 
 
+class _FaultAware(BglFcfs):
+    """What the two fault-aware schedulers share: a partition is chosen as under bgl-fcfs
+    (the MFP heuristic) where none holds a node failing during the job's estimated run
+    [now, `end`] (default now + estimate) or the predictor is off, else by the policy's own
+    `pick` among the partitions and their MFP losses."""
+
+    def predicts(self) -> bool:
+        """Whether the failure predictor is on (its confidence or accuracy above 0)."""
+        raise NotImplementedError
+
+    def pick(self, job: Job, parts: list[int], losses: list[int], failing: int) -> int:
+        raise NotImplementedError
+
+    def choose(self, job: Job, free: int, now: float, avoid: int = 0,
+               end: float | None = None) -> int | None:
+        if end is None:
+            end = now + job.estimate
+        failing = _failing(self.sim, now, end) if self.predicts() else 0
+        if not failing:  # L_PF is 0 everywhere, no partition predicted to fail: MFP
+            return self.torus.best_partition(free, job.size, avoid)
+        parts, losses = self.torus.partition_losses(free, job.size, avoid)
+        return self.pick(job, parts, losses, failing) if parts else None
+
+
 @register
-class BglBalancing(BglFcfs):
+class BglBalancing(_FaultAware):
     name = "bgl-balancing"
     description = "BG/L: minimise L_MFP + P_f * size with the balancing predictor (seed 004)"
     Params = BalancingParams
@@ -64,15 +88,8 @@ class BglBalancing(BglFcfs):
             return 0.0
         return a if self._max_form else 1.0 - (1.0 - a) ** k
 
-    def choose(self, job: Job, free: int, now: float, avoid: int = 0,
-               end: float | None = None) -> int | None:
-        if end is None:
-            end = now + job.estimate
-        failing = _failing(self.sim, now, end) if self.params.confidence > 0 else 0
-        if not failing:  # L_PF is 0 everywhere: the MFP heuristic
-            return self.torus.best_partition(free, job.size, avoid)
-        parts, losses = self.torus.partition_losses(free, job.size, avoid)
-        return self.pick(job, parts, losses, failing) if parts else None
+    def predicts(self) -> bool:
+        return self.params.confidence > 0
 
     def pick(self, job: Job, parts: list[int], losses: list[int], failing: int) -> int:
         a = self.params.confidence
@@ -102,7 +119,7 @@ class BglBalancing(BglFcfs):
 
 
 @register
-class BglTiebreak(BglFcfs):
+class BglTiebreak(_FaultAware):
     name = "bgl-tiebreak"
     description = "BG/L: among best-MFP partitions prefer one predicted not to fail (seed 004)"
     Params = TiebreakParams
@@ -114,15 +131,8 @@ class BglTiebreak(BglFcfs):
         self.rng = RandomStreams(self.params.seed).stream("policy.tiebreak")
         self._per_node = self.params.draws == "node"
 
-    def choose(self, job: Job, free: int, now: float, avoid: int = 0,
-               end: float | None = None) -> int | None:
-        if end is None:
-            end = now + job.estimate
-        failing = _failing(self.sim, now, end) if self.params.accuracy > 0 else 0
-        if not failing:  # no partition is predicted to fail: the first best-MFP one
-            return self.torus.best_partition(free, job.size, avoid)
-        parts, losses = self.torus.partition_losses(free, job.size, avoid)
-        return self.pick(job, parts, losses, failing) if parts else None
+    def predicts(self) -> bool:
+        return self.params.accuracy > 0
 
     def pick(self, job: Job, parts: list[int], losses: list[int], failing: int) -> int:
         low = min(losses)
