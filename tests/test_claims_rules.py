@@ -47,7 +47,7 @@ def means(tmp_path: Path) -> Path:
     ("wide", 0.4, "inconclusive"),  # [0.1, 0.9] across 0.2 and 0.8
     ("few", 0.4, "inconclusive"),   # inside, but 2 replications
     ("one", 0.4, "inconclusive"),   # one run: no interval
-    ("few", 5.0, "differs"),        # outside: differing needs no 3 replications
+    ("few", 5.0, "inconclusive"),   # outside, but 2 replications: no verdict either way
 ])
 def test_factor_2(means: Path, case: str, seed: float, verdict: str):
     line = _one(Claim("s", seed, "f", ("x",), "factor-2", rows={"case": case}), means)
@@ -250,6 +250,19 @@ def test_never_agrees_on_fewer_than_three(tmp_path: Path):
                            ("at-most", 1.5), ("at-least", 0.5)):
             line = _one(Claim("s", seed, "n", ("y",), rule, rows={"k": n}), tmp_path)
             assert line.verdict == ("agrees" if n >= MIN_N else "inconclusive"), (rule, n)
+            # ... nor differs: the same figures against a seed far outside them.
+            far = {"factor-2": 10.0, "in-ci": 2.0, "same-sign": -1.0, "at-most": 0.5,
+                   "at-least": 1.5}[rule]
+            line = _one(Claim("s", far, "n", ("y",), rule, rows={"k": n}), tmp_path)
+            assert line.verdict == ("differs" if n >= MIN_N else "inconclusive"), (rule, n)
+
+
+def test_a_share_of_fewer_than_three_units_decides_nothing(tmp_path: Path):
+    _csv(tmp_path, "t", ["trace", "y"], [["A", -1.0], ["B", -2.0], ["C", -3.0]])
+    for traces, verdict in ((("A", "B"), "inconclusive"), (("A", "B", "C"), "differs")):
+        line = _one(Claim("s", 1.0, "t", ("y",), "share", rows={"trace": traces},
+                          unit="trace", higher=True), tmp_path)
+        assert (line.n, line.ours, line.verdict) == (len(traces), 0.0, verdict)
 
 
 def test_metric_expressions_and_row_ranges(tmp_path: Path):

@@ -4,8 +4,8 @@ Each `Claim` (papers/base.py) names its CSVs, rows and metrics; `evaluate` reads
 each part of the claim (a metric, or a metric on one value of `by`), computes our figure, the
 number of replications (or workload seeds, or traces) behind it and its 95% interval, then
 the verdict by the claim's rule (`RULES`): `agrees`, `differs`, `inconclusive` (the interval
-cannot decide) or `not-run` (the CSV or its rows are absent).  No part agrees on fewer than
-`MIN_N` replications.  `claims_table` makes the table of a paper's claims from them.
+cannot decide) or `not-run` (the CSV or its rows are absent).  No part agrees or differs on
+fewer than `MIN_N` replications.  `claims_table` makes the table of a paper's claims from them.
 
 Our figure and its interval come from one of:
 
@@ -33,7 +33,7 @@ from ckptsim.experiments.papers.base import Between, Claim
 from ckptsim.experiments.stats import Z975, mean_ci
 
 VERDICTS = ("agrees", "differs", "inconclusive", "not-run")
-#: No claim agrees on fewer replications than this.
+#: No claim agrees or differs on fewer replications (or traces, or seeds) than this.
 MIN_N = 3
 NAN = math.nan
 CsvRow = dict[str, str]
@@ -257,7 +257,7 @@ def grade(claim: Claim, rows: Sequence[CsvRow], metric: str,
             verdict = _band(e, -math.inf, seed)
         else:  # at-least
             verdict = _band(e, seed, math.inf)
-    if verdict == "agrees" and n < MIN_N:
+    if verdict in ("agrees", "differs") and n < MIN_N:
         verdict = "inconclusive"
     return ours, n, low, high, verdict
 

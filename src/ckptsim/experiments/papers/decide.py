@@ -11,7 +11,8 @@ The projection assumes the means stay where they are and the half-widths shrink 
 - `best-at`: every point other than the best and its better neighbour must fall out of reach
   of the best (|mean - best| > half + best's half), so every half-width must shrink by the
   factor k = max((half + best's half) / |mean - best|) over those points: n ~ n_now x k^2;
-- a part inconclusive only because fewer than `MIN_N` replications agree needs `MIN_N`.
+- a part inconclusive only because fewer than `MIN_N` replications agree (or differ) needs
+  `MIN_N`.
 
 `share` and `crossing` parts are not projected.  A part whose mean sits on its threshold
 (a near tie) needs more replications than any size affords: shown as "over 1,000".  The
