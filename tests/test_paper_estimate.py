@@ -29,7 +29,8 @@ name = "easy"
 """
 
 
-@pytest.mark.parametrize("seconds, text", [(5, "5 s"), (89.4, "89 s"), (120, "2 min"),
+@pytest.mark.parametrize("seconds, text", [(0.0, "under 1 s"), (0.5, "under 1 s"),
+                                           (1.0, "1 s"), (5, "5 s"), (89.4, "89 s"), (120, "2 min"),
                                            (5399, "90 min"), (5400, "1.5 h"),
                                            (36000, "10.0 h")])
 def test_format_seconds(seconds, text):

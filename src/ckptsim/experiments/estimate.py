@@ -155,7 +155,10 @@ def cut_to(seconds: float, trace: str, first: int | None, fixed: float = 0.0) ->
 
 
 def format_seconds(seconds: float) -> str:
-    """A duration as people read it: seconds, minutes or hours."""
+    """A duration as people read it: seconds, minutes or hours ("under 1 s" rather than a
+    duration rounded to 0)."""
+    if seconds < 1:
+        return "under 1 s"
     if seconds < 90:
         return f"{seconds:.0f} s"
     if seconds < 5400:
