@@ -187,6 +187,15 @@ def test_the_estimate_counts_only_the_runs_left(capsys):
     assert part.startswith("67 runs (40 already in nowhere/store, reused; 27 to run), "
                            f"about {format_seconds(27 * each)} of CPU")
     assert none == "67 runs (67 already in nowhere/store, reused; 0 to run)"
+    # Where the runs go: local processes, a local Dask cluster's workers, a remote cluster.
+    for dask, where in ((None, f"; about {format_seconds(67 * each / 2)} on 2 processes;"),
+                        ("local", f"; about {format_seconds(67 * each / 2)} on a Dask "
+                                  f"LocalCluster of 2 workers;"),
+                        ("tcp://h:8786", "; on the Dask cluster at tcp://h:8786: that CPU "
+                                         "time over its workers;")):
+        args.dask = dask
+        assert confirm_cost(paper, args, opt, 67)
+        assert where in capsys.readouterr().out
 
 
 def test_papers_scale_their_measurement_with_the_size():

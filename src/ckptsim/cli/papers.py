@@ -247,7 +247,10 @@ def confirm_cost(paper: Paper, args: argparse.Namespace, opt: Any, runs: int,
     procs = args.jobs if args.jobs else (os.cpu_count() or 1)
     where = (f"about {format_seconds(cpu / max(procs, 1))} on {max(procs, 1)} "
              f"process{'' if procs == 1 else 'es'}")
-    if args.dask and args.dask != "local":
+    if args.dask == "local":
+        where = (f"about {format_seconds(cpu / max(procs, 1))} on a Dask LocalCluster of "
+                 f"{max(procs, 1)} worker{'' if procs == 1 else 's'}")
+    elif args.dask:
         where = f"on the Dask cluster at {args.dask}: that CPU time over its workers"
     reuse = "" if stored else f"; runs already in {args.out}/store are reused"
     basis = f"{seconds:.3g} s a run, {source}"
