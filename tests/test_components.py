@@ -128,6 +128,19 @@ def test_spec_reaches_the_component_and_run_ids_follow_its_parameters(counting, 
     assert spec.metrics == ("mean_wait", "counted_starts")  # counters are metrics to name
 
 
+def test_an_empty_component_table_runs_the_component_with_its_defaults(counting, tmp_path):
+    """`[workloads.m.components.counting]` alone is the component at its defaults: the same
+    runs (and run ids) as giving its first parameter at its default (it was left out)."""
+    empty = build_matrix(parse_spec(SPEC.format(extra="[workloads.m.components.counting]"),
+                                    tmp_path / "e.toml"))
+    given = build_matrix(parse_spec(SPEC.format(
+        extra="[workloads.m.components.counting]\nstep = 1"), tmp_path / "g.toml"))
+    assert [r.components for r in empty] == [{"counting": {"step": 1}}]
+    assert [r.run_id for r in empty] == [r.run_id for r in given]
+    row = execute_run(empty[0]).row
+    assert row["status"] == "ok" and row["counted_starts"] == 60
+
+
 def test_spec_problems_name_the_component(counting, tmp_path):
     text = SPEC.format(extra="[workloads.m.components.counting]\nstep = 0\nsteps = 2\n\n"
                              "[workloads.m.components.nothing]\nx = 1")

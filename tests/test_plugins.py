@@ -326,6 +326,134 @@ def test_a_bad_reference_is_one_line_naming_the_option(tmp_path, capsys, file, c
     assert capsys.readouterr().err.startswith("ckptsim: error: --checkpoint")
 
 
+COMPONENT_SPEC = """
+name = "meters"
+seeds = [1, 2]
+metrics = ["mean_wait", "max_starts_per_period"]
+
+[workloads.model]
+generator = "lublin"
+n = 300
+machine = 64
+
+[workloads.model.components."plug/starts_per_hour.py:StartsPerHour"]
+period = [600, 3600]
+
+[workloads.model.components."plug/marker.py:Marker"]
+
+[[schedulers]]
+name = "easy"
+
+[[figures]]
+name = "busiest"
+x = "starts.period"
+y = "max_starts_per_period"
+"""
+
+MARKER = """
+from ckptsim import Component
+
+
+class Marker(Component):
+    name = "marker"
+    counter_names = ("marked_starts",)
+
+    def attach(self, sim):
+        super().attach(sim)
+        self.n = 0
+
+    def on_start(self, job):
+        self.n += 1
+
+    def counters(self):
+        return {"marked_starts": self.n}
+"""
+
+
+@pytest.mark.parametrize("executor", [["--jobs", "2"], ["--dask", "local", "--jobs", "2"]])
+def test_a_spec_names_a_component_by_its_file(plug, tmp_path, monkeypatch, executor):
+    """A component table named by a plug-in's file (relative to the spec's folder, wherever
+    the sweep starts): its options go by the plug-in's name, its counters are metrics the
+    spec and its figures may name, the workers load it by path, and a plug-in without
+    parameters runs from its empty table."""
+    if "--dask" in executor:
+        pytest.importorskip("distributed", reason="Dask's distributed is not installed "
+                                                  "(pip install 'ckptsim[dask]')")
+    (plug / "marker.py").write_text(MARKER)
+    spec = tmp_path / "meters.toml"
+    spec.write_text(COMPONENT_SPEC)
+    monkeypatch.chdir(ROOT)  # not the spec's folder
+    assert main(["sweep", str(spec), "--out", str(tmp_path / "st"), *executor]) == 0
+    rows, _ = load_results(tmp_path / "st")
+    assert len(rows) == 4 and {r["status"] for r in rows} == {"ok"}
+    assert sorted(r["workload.starts.period"] for r in rows) == [600.0, 600.0, 3600.0, 3600.0]
+    assert all(r["workload.marker"] is True for r in rows)
+    assert all(r["marked_starts"] == 300 for r in rows)
+    by = {(r["workload.starts.period"], r["seed"]): r["max_starts_per_period"] for r in rows}
+    assert all(by[(3600.0, s)] >= by[(600.0, s)] for s in (1, 2))
+    assert main(["report", str(tmp_path / "st")]) == 0
+    assert (tmp_path / "st" / "report" / "figures" / "busiest.png").is_file()
+
+
+def test_a_component_file_in_a_spec_gives_the_same_runs_wherever_it_lies(plug, tmp_path):
+    (plug / "marker.py").write_text(MARKER)
+    spec = tmp_path / "meters.toml"
+    spec.write_text(COMPONENT_SPEC)
+    ids = [r.run_id for r in build_matrix(load_spec(spec))]
+    elsewhere = tmp_path / "elsewhere"
+    shutil.copytree(plug, elsewhere / "plug")
+    (elsewhere / "meters.toml").write_text(COMPONENT_SPEC)
+    runs = build_matrix(load_spec(elsewhere / "meters.toml"))
+    assert [r.run_id for r in runs] == ids
+    # Each run's worker builds the plug-ins by their files, the copied ones here.
+    names = set(runs[0].components)
+    assert names == {f"{elsewhere / 'plug' / 'starts_per_hour.py'}:StartsPerHour",
+                     f"{elsewhere / 'plug' / 'marker.py'}:Marker"}
+    with open(elsewhere / "plug" / "starts_per_hour.py", "a") as f:
+        f.write("\n# edited\n")
+    assert all(a != b.run_id for a, b in
+               zip(ids, build_matrix(load_spec(elsewhere / "meters.toml")), strict=True))
+
+
+def test_a_spec_component_that_is_neither_known_nor_a_plugin(tmp_path):
+    spec = tmp_path / "bad.toml"
+    spec.write_text('name = "bad"\n[workloads.m]\ngenerator = "lublin"\nn = 10\n'
+                    '[workloads.m.components.meter]\n[workloads.m.components."no.py:Meter"]\n'
+                    '[[schedulers]]\nname = "easy"\n')
+    with pytest.raises(SpecError) as info:
+        load_spec(spec)
+    (unknown, _), (missing, text) = info.value.problems
+    assert unknown.startswith("workloads.m.components.meter")
+    assert missing.startswith("workloads.m.components.no.py:Meter")
+    assert "no such file" in text
+
+
+def test_a_plugin_schedulers_counters_are_metrics_of_its_spec(tmp_path):
+    (tmp_path / "counting.py").write_text(
+        "from ckptsim import QueueScheduler\n\n\n"
+        "class Counting(QueueScheduler):\n"
+        "    counter_names = ('passes',)\n\n"
+        "    def __init__(self, sim, params=None):\n"
+        "        super().__init__(sim, params)\n"
+        "        self.passes = 0\n\n"
+        "    def counters(self):\n"
+        "        return {'passes': self.passes}\n\n"
+        "    def schedule(self, now):\n"
+        "        self.passes += 1\n"
+        "        for job in list(self.queue):\n"
+        "            if job.size <= self.platform.n_free:\n"
+        "                self.sim.start(job)\n"
+        "                self.queue.remove(job)\n"
+        "                self._removed(job)\n")
+    spec = tmp_path / "s.toml"
+    spec.write_text('name = "s"\nmetrics = ["passes"]\n[workloads.m]\ngenerator = "lublin"\n'
+                    'n = 50\nmachine = 32\n[[schedulers]]\nname = "counting.py:Counting"\n')
+    assert load_spec(spec).metrics == ("passes",)
+    spec.write_text(spec.read_text().replace('"passes"', '"nope"'))
+    with pytest.raises(SpecError, match="unknown metric 'nope'"):
+        load_spec(spec)
+
+
 def test_a_bad_reference_in_a_spec_is_a_problem_of_its_line(tmp_path):
     spec = tmp_path / "bad.toml"
     spec.write_text('name = "bad"\n[workloads.m]\ngenerator = "lublin"\nn = 10\n'

@@ -22,7 +22,9 @@ from ckptsim.engine.components import (
     build_components,
     component_names,
     get_component,
+    known_component,
     merge_counters,
+    portable_name,
     register_component,
 )
 from ckptsim.registry import package_loader
@@ -33,4 +35,4 @@ _load_builtin = package_loader("ckptsim.components", "register_component")
 add_loader(_load_builtin)
 
 __all__ = ["Component", "alias_keys", "build_components", "component_names", "get_component",
-           "merge_counters", "register_component"]
+           "known_component", "merge_counters", "portable_name", "register_component"]

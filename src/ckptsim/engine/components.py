@@ -218,6 +218,22 @@ def get_component(name: str) -> type[Component]:
     return _registry.get(name)
 
 
+def known_component(name: str) -> bool:
+    """Whether `name` names a component in this process: a built-in's, an installed entry
+    point's or a plug-in's loaded from its file (by a spec's component table)."""
+    return name in component_names() or name in _registry.plugins
+
+
+def portable_name(name: str) -> str:
+    """The name a run's worker process builds the component by: its name, or for a plug-in
+    loaded from a file (known by name only where it was loaded), its file reference."""
+    if name in component_names():
+        return name
+    from ckptsim.plugins import reference_of
+
+    return reference_of(get_component(name)) or name
+
+
 def alias_keys() -> dict[str, tuple[str, str]]:
     """Workload-level keys that set a component's parameter: key -> (component, parameter)."""
     _load_builtin()

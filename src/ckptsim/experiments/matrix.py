@@ -34,6 +34,7 @@ from ckptsim.experiments.speccomp import (
     component_identity,
     component_option,
     made_components,
+    portable,
     split_components,
 )
 from ckptsim.hashing import file_sha256  # also the name callers of this module import
@@ -196,7 +197,8 @@ def build_matrix(spec: Spec) -> list[Run]:
                         runs.append(Run(
                             run_id=run_identity(wid, tid, sid, key, seed, s.overrun),
                             experiment=spec.name, workload=w.name, kind=w.kind, path=w.path,
-                            source=source, transforms=transforms, components=components,
+                            source=source, transforms=transforms,
+                            components=portable(components),
                             platform=None if platform is None else platform.value,
                             scheduler=s.label,
                             scheduler_name=s.name, params=params, seed=seed,

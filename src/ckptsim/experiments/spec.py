@@ -199,10 +199,16 @@ def parse_spec(text: str, path: str | Path = "spec.toml", *,
         problems.add("overrun", f"got {overrun!r}; accepted: {', '.join(OVERRUN)}")
     folder = _trace_folder(problems, doc, p, trace_dir)
 
-    metric_names = known_metrics()
-    metrics = _metrics(problems, doc, metric_names)
-    workloads = _workloads(problems, doc, folder)
+    at = len(problems.items)
+    workloads = _workloads(problems, doc, folder, p.resolve().parent)
     schedulers = _schedulers(problems, doc, workloads, overrun, p.resolve().parent)
+    # The metrics are checked once the plug-ins the spec names are loaded (their counters
+    # are metrics too); their problems are listed first, where the key is.
+    later, problems.items[at:] = problems.items[at:], []
+    metric_names = known_metrics() + [m for m in _plugin_counters(workloads, schedulers)
+                                      if m not in known_metrics()]
+    metrics = _metrics(problems, doc, metric_names)
+    problems.items += later
     columns = _dimension_columns(workloads, schedulers)
     figures = _figures(problems, doc, columns, metric_names)
 
@@ -211,6 +217,27 @@ def parse_spec(text: str, path: str | Path = "spec.toml", *,
     return Spec(path=p, text=text, name=name, description=description, seeds=seeds,
                 metrics=metrics, trace_dir=folder, check=check, keep_jobs=keep_jobs,
                 workloads=workloads, schedulers=tuple(schedulers), figures=tuple(figures))
+
+
+def _plugin_counters(workloads: dict[str, WorkloadSpec],
+                     schedulers: list[SchedulerSpec]) -> list[str]:
+    """The counters of the plug-in schedulers and components the spec names (the built-ins'
+    are in `known_metrics`)."""
+    from ckptsim.components import component_names, get_component
+    from ckptsim.experiments.speccomp import component_option
+    from ckptsim.policies.base import get_scheduler, scheduler_names
+
+    classes: list[Any] = [get_scheduler(s.name) for s in schedulers
+                          if s.name not in scheduler_names()]
+    for w in workloads.values():
+        for key in w.options:
+            target = component_option(key)
+            if target is not None and target[0] not in component_names():
+                classes.append(get_component(target[0]))
+    out: list[str] = []
+    for cls in classes:
+        out += [c for c in cls.counter_names if c not in out]
+    return out
 
 
 def _schedulers(problems: _Problems, doc: dict[str, Any], workloads: dict[str, WorkloadSpec],

@@ -20,7 +20,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ckptsim.components import alias_keys, component_names, get_component
+from ckptsim.components import (
+    alias_keys,
+    component_names,
+    get_component,
+    known_component,
+    portable_name,
+)
 from ckptsim.errors import ConfigError
 from ckptsim.experiments import grid
 from ckptsim.params import describe_range
@@ -44,8 +50,10 @@ def component_option(key: str) -> tuple[str, str] | None:
     if key in aliases:
         return aliases[key]
     name, dot, param = key.partition(".")
-    if dot and name in component_names():
+    if dot and known_component(name):
         return name, param
+    if not dot and known_component(key) and not dataclasses.fields(get_component(key).Params):
+        return key, ""  # a component without parameters, given by its empty table
     return None
 
 
@@ -56,8 +64,10 @@ def split_components(point: dict[str, Any]) -> dict[str, dict[str, Any]]:
     for key, value in point.items():
         target = component_option(key)
         if target is not None:
-            *tables, last = target[1].split(".")
             inner = out.setdefault(target[0], {})
+            if not target[1]:
+                continue
+            *tables, last = target[1].split(".")
             for t in tables:
                 inner = inner.setdefault(t, {})
             inner[last] = value
@@ -133,9 +143,12 @@ def value_check(name: str, param: str, folder: Path) -> Callable[[Any], Any]:
     return check
 
 
-def component_axes(problems: _Problems, loc: str, w: dict[str, Any], folder: Path
-                   ) -> dict[str, list[Any]]:
-    """The grid axes of a workload's components: its alias keys and its `components` table."""
+def component_axes(problems: _Problems, loc: str, w: dict[str, Any], folder: Path,
+                   base: Path | None = None) -> dict[str, list[Any]]:
+    """The grid axes of a workload's components: its alias keys and its `components` table,
+    whose tables are named by a component's name or a plug-in's reference (a file path
+    resolving against `base`, the spec's folder; its options then go by the plug-in's own
+    name: ``starts.period``)."""
     from ckptsim.experiments.specvalues import _as_axis
 
     axes: dict[str, list[Any]] = {}
@@ -155,13 +168,16 @@ def component_axes(problems: _Problems, loc: str, w: dict[str, Any], folder: Pat
     for name, values in table.items():
         where = f"{loc}.components.{name}"
         if name not in component_names():
-            problems.add(where, f"unknown component {name!r}; accepted: "
-                                f"{', '.join(component_names())}")
-            continue
+            found = _plugin(problems, where, name, base)
+            if found is None:
+                continue
+            name = found
         if not isinstance(values, dict):
             problems.add(where, f"expected a table of parameters, got {values!r}")
             continue
         fields = [f.name for f in dataclasses.fields(get_component(name).Params)]
+        if not values:  # an empty table: the component with its defaults
+            _defaults(axes, name)
         for param, value in values.items():
             if param not in fields:
                 problems.add(f"{where}.{param}", f"unknown parameter of {name}; accepted: "
@@ -183,6 +199,45 @@ def component_axes(problems: _Problems, loc: str, w: dict[str, Any], folder: Pat
             axes[key] = _as_axis(problems, f"{where}.{param}", value,
                                  value_check(name, param, folder))
     return axes
+
+
+def _defaults(axes: dict[str, list[Any]], name: str) -> None:
+    """Make a component given by an empty table part of the runs: as if its first parameter
+    were given at its default (the same runs, and run ids, as writing it), or, for a
+    component without parameters, under its name alone (column ``workload.NAME``, True)."""
+    fields = dataclasses.fields(get_component(name).Params)
+    if not fields:
+        axes.setdefault(name, [True])
+        return
+    given = any((component_option(k) or ("",))[0] == name for k in axes)
+    if given or fields[0].default is dataclasses.MISSING:  # present already, or no default
+        return
+    axes[option_key(name, fields[0].name)] = [fields[0].default]
+
+
+def _plugin(problems: _Problems, where: str, written: str, base: Path | None) -> str | None:
+    """The name of the plug-in component a spec's table names by reference (loaded here, so
+    that its options are known by that name), or None with the problem added."""
+    from ckptsim.plugins import resolve_file, split_reference
+
+    ref = split_reference(written, component_names())
+    if ref is None or ref[1].strip():
+        problems.add(where, f"unknown component {written!r}; accepted: "
+                            f"{', '.join(component_names())}, or a plug-in: FILE.py:Class "
+                            f"or module:Class (docs/plugins.md)")
+        return None
+    try:
+        cls = get_component(resolve_file(ref[0], base if base is not None else Path.cwd()))
+    except ConfigError as exc:
+        problems.add(where, exc.message)
+        return None
+    return cls.name
+
+
+def portable(components: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """A run's components as its worker builds them: a plug-in loaded from a file under its
+    file reference (`portable_name`), the others under their names."""
+    return {portable_name(name): values for name, values in components.items()}
 
 
 def table_axes(problems: _Problems, where: str, name: str, param: str,

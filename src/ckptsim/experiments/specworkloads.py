@@ -134,8 +134,8 @@ def _trace_folder(problems: _Problems, doc: dict[str, Any], path: Path,
     return folder
 
 
-def _workloads(problems: _Problems, doc: dict[str, Any], folder: Path
-               ) -> dict[str, WorkloadSpec]:
+def _workloads(problems: _Problems, doc: dict[str, Any], folder: Path,
+               base: Path | None = None) -> dict[str, WorkloadSpec]:
     table = doc.get("workloads")
     if not isinstance(table, dict) or not table:
         problems.add("workloads", "expected at least one [workloads.NAME] table")
@@ -148,14 +148,14 @@ def _workloads(problems: _Problems, doc: dict[str, Any], folder: Path
         if not isinstance(w, dict):
             problems.add(loc, "expected a table with trace = PATH or generator = NAME")
             continue
-        spec = _workload(problems, loc, name, w, folder)
+        spec = _workload(problems, loc, name, w, folder, base)
         if spec is not None:
             out[name] = spec
     return out
 
 
 def _workload(problems: _Problems, loc: str, name: str, w: dict[str, Any],
-              folder: Path) -> WorkloadSpec | None:
+              folder: Path, base: Path | None = None) -> WorkloadSpec | None:
     if ("trace" in w) == ("generator" in w):
         problems.add(loc, "give exactly one of trace = PATH or generator = "
                           + " | ".join(repr(g) for g in GENERATORS))
@@ -191,7 +191,7 @@ def _workload(problems: _Problems, loc: str, name: str, w: dict[str, Any],
     before = len(problems.items)
     axes = {key: _as_axis(problems, f"{loc}.{key}", w[key], check, pair=key == "window")
             for key, check in options.items() if key in w}
-    axes.update(component_axes(problems, loc, w, folder))
+    axes.update(component_axes(problems, loc, w, folder, base))
     zips = _zip_groups(problems, f"{loc}.zip", w["zip"], axes) if "zip" in w else ()
     check_combinations(problems, loc, axes, zips, folder)
     if kind == "lublin" and all(axes.get(k) for k in ("n", "machine", "typed")):
