@@ -239,7 +239,7 @@ def _spec(tmp_path: Path, hourly: str = "fixed") -> Path:
 
 
 def test_a_sweep_runs_plugins_on_the_process_pool(plug, tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)  # the checkpoint policy's path is relative to the current folder
+    monkeypatch.chdir(tmp_path)
     spec = _spec(tmp_path, "plug/every_hour.py:EveryHour")
     assert main(["sweep", str(spec), "--out", str(tmp_path / "st"), "--jobs", "2"]) == 0
     rows, _ = load_results(tmp_path / "st")
@@ -413,6 +413,31 @@ def test_a_component_file_in_a_spec_gives_the_same_runs_wherever_it_lies(plug, t
         f.write("\n# edited\n")
     assert all(a != b.run_id for a, b in
                zip(ids, build_matrix(load_spec(elsewhere / "meters.toml")), strict=True))
+
+
+def test_a_checkpoint_policy_file_in_a_spec_is_found_beside_the_spec(plug, tmp_path,
+                                                                     monkeypatch):
+    """The checkpoint component's `policy` names a file relative to the spec's folder
+    (string or table form), wherever the sweep starts; the run ids are those of a sweep
+    started in the spec's folder, and the workers load the file by its absolute path."""
+    table = SPEC.replace('policy = "{hourly}:cost=60"',
+                         'policy = {{ interval = "{hourly}", cost = 60 }}')
+    for text in (SPEC, table):
+        spec = tmp_path / "plugins.toml"
+        spec.write_text(text.format(hourly="plug/every_hour.py:EveryHour"))
+        monkeypatch.chdir(tmp_path)
+        here = [r.run_id for r in build_matrix(load_spec(spec))]
+        monkeypatch.chdir(ROOT)
+        runs = build_matrix(load_spec(spec))
+        assert [r.run_id for r in runs] == here
+        plan = runs[0].components["checkpoint"]["policy"]
+        assert plan.references == (f"{plug / 'every_hour.py'}:EveryHour",)
+        assert str(plan).startswith("plug/every_hour.py:EveryHour")  # the text as written
+        out = tmp_path / f"st{len(text)}"
+        assert main(["sweep", str(spec), "--out", str(out), "--jobs", "2"]) == 0
+        rows, _ = load_results(out)
+        assert {r["status"] for r in rows} == {"ok"} and all(r["checkpoints"] > 0
+                                                             for r in rows)
 
 
 def test_a_spec_component_that_is_neither_known_nor_a_plugin(tmp_path):

@@ -33,7 +33,9 @@ import importlib.util
 import re
 import sys
 import traceback
-from collections.abc import Container
+from collections.abc import Container, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -81,9 +83,37 @@ def is_path(module: str) -> bool:
     return module.endswith(".py") or "/" in module or "\\" in module
 
 
+_BASE: ContextVar[Path | None] = ContextVar("ckptsim_plugin_files", default=None)
+
+
+@contextmanager
+def files_relative_to(base: Path) -> Iterator[None]:
+    """While reading an experiment spec: a relative plug-in file named inside a value (the
+    checkpoint component's `policy`) is looked for in `base`, the spec's folder, first."""
+    token = _BASE.set(base)
+    try:
+        yield
+    finally:
+        _BASE.reset(token)
+
+
+def located(reference: str) -> str:
+    """`reference` (``file.py:Class``, no options) with its relative file resolved against
+    the folder of `files_relative_to` where the file is there; otherwise as it is (then
+    relative to the current folder)."""
+    base = _BASE.get()
+    if base is None:
+        return reference
+    module, _, name = reference.rpartition(":")
+    if not module or not is_path(module) or Path(module).expanduser().is_absolute():
+        return reference
+    path = (base / Path(module).expanduser()).resolve()
+    return f"{path}:{name}" if path.is_file() else reference
+
+
 def load_reference(reference: str, key: str) -> Any:
     """The object a ``module:Class`` reference names (loaded once per file version)."""
-    module, _, name = reference.rpartition(":")
+    module, _, name = located(reference).rpartition(":")
     if is_path(module):
         path = Path(module).expanduser().resolve()
         if not path.is_file():

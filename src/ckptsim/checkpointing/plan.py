@@ -258,10 +258,12 @@ def parse_plan(spec: str) -> CheckpointPlan:
 
 
 def _reference(part: str) -> str:
-    """The name (or plug-in reference) of one ``NAME[:key=value,...]``, as given."""
+    """The name (or plug-in reference) of one ``NAME[:key=value,...]``, as given (a relative
+    file found beside the spec being read: its absolute path, `ckptsim.plugins.located`)."""
     from ckptsim.checkpointing.base import _registry
+    from ckptsim.plugins import located
 
-    return _registry.split(part)[0].strip()
+    return located(_registry.split(part)[0].strip())
 
 
 def _assemble(parts: list[tuple[type[CheckpointPolicy], dict[str, Any]]], spec: str

@@ -53,7 +53,8 @@ def plan_from_table(table: Any, *, where: str = "checkpoint.policy") -> Checkpoi
         if key not in TABLE_KEYS and key not in subtables:
             table_value((key,), value, where=where)
     parts: list[tuple[type[CheckpointPolicy], dict[str, Any]]] = []
-    refs: list[str] = []
+    refs: list[str] = []  # as written: the plan's text (its identity)
+    located: list[str] = []  # as the runs load them (`_located`)
     seen: dict[str, str] = {}
     for name, key in slots:
         cls = _registry.get(name)
@@ -67,6 +68,7 @@ def plan_from_table(table: Any, *, where: str = "checkpoint.policy") -> Checkpoi
                 own[opt] = table_value((sub, opt), value, where=where)
         parts.append((cls, own))
         refs.append(name)
+        located.append(_located(name))
     for sub in subtables:
         if not any(sub in (n, _registry.get(n).name) for n, _ in slots):
             raise ConfigError(f"{where}.{sub}", f"options of {sub}, which the plan does not "
@@ -79,7 +81,7 @@ def plan_from_table(table: Any, *, where: str = "checkpoint.policy") -> Checkpoi
                            if values else "")
                     for ref, (_, values) in zip(refs, parts, strict=True))
     try:
-        return _structured(parts, refs, text)
+        return _structured(parts, located, text)
     except ConfigError as exc:
         raise ConfigError(_table_key(exc.key, parts, refs, where), exc.message) from None
 
@@ -96,6 +98,12 @@ def plan_value(value: Any, where: str = "checkpoint.policy") -> CheckpointPlan:
         value = _named(value, where)
     # through the module: the one string parser, `plan.parse_plan`
     return _plan.parse_plan(value if isinstance(value, str) else str(value))
+
+
+def _located(name: str) -> str:
+    from ckptsim.plugins import located
+
+    return located(name)
 
 
 def _named(cls: type, key: str) -> str:

@@ -16,6 +16,7 @@ import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ckptsim import __version__
@@ -151,12 +152,20 @@ def check_size(spec: Spec, limit: int | None = MAX_RUNS) -> int:
 
 
 def build_matrix(spec: Spec) -> list[Run]:
-    """Every run of the spec, in matrix order.
+    """Every run of the spec, in matrix order (plug-in files named inside values looked for
+    beside the spec first, as when it was read).
 
     Raises:
         SpecError: two entries of the spec describe the same run, or a figure would average
             runs that differ in a parameter it does not name.
     """
+    from ckptsim.plugins import files_relative_to
+
+    with files_relative_to(Path(spec.path).resolve().parent):
+        return _build_matrix(spec)
+
+
+def _build_matrix(spec: Spec) -> list[Run]:
     from ckptsim.policies.base import get_scheduler, make_params, scheduler_identity
 
     runs: list[Run] = []

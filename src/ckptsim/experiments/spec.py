@@ -178,7 +178,15 @@ def load_spec(path: str | Path, *, trace_dir: str | Path | None = None) -> Spec:
 
 def parse_spec(text: str, path: str | Path = "spec.toml", *,
                trace_dir: str | Path | None = None) -> Spec:
-    """Validate the text of a spec (see `load_spec`)."""
+    """Validate the text of a spec (see `load_spec`).  A plug-in file named inside a value
+    (the checkpoint component's `policy`) is looked for beside the spec first."""
+    from ckptsim.plugins import files_relative_to
+
+    with files_relative_to(Path(path).resolve().parent):
+        return _parse_spec(text, path, trace_dir)
+
+
+def _parse_spec(text: str, path: str | Path, trace_dir: str | Path | None) -> Spec:
     p = Path(path)
     try:
         doc = tomllib.loads(text)
