@@ -451,6 +451,20 @@ def test_a_spec_component_that_is_neither_known_nor_a_plugin(tmp_path):
     assert unknown.startswith("workloads.m.components.meter")
     assert missing.startswith("workloads.m.components.no.py:Meter")
     assert "no such file" in text
+    # Two files whose components share a name.
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "marker.py").write_text(MARKER)
+    spec.write_text('name = "two"\n[workloads.m]\ngenerator = "lublin"\nn = 10\n'
+                    '[workloads.m.components."a/marker.py:Marker"]\n'
+                    '[workloads.m.components."b/marker.py:Marker"]\n'
+                    '[[schedulers]]\nname = "easy"\n')
+    with pytest.raises(SpecError) as info:
+        load_spec(spec)
+    ((where, text),) = info.value.problems
+    assert where.startswith("workloads.m.components.b/marker.py:Marker")
+    assert text == ("names the component 'marker', as "
+                    "workloads.m.components.a/marker.py:Marker does")
 
 
 def test_a_plugin_schedulers_counters_are_metrics_of_its_spec(tmp_path):

@@ -165,13 +165,19 @@ def component_axes(problems: _Problems, loc: str, w: dict[str, Any], folder: Pat
         problems.add(f"{loc}.components", f"expected tables [{loc}.components.NAME], got "
                                           f"{table!r}")
         return axes
+    named: dict[str, str] = {}  # a component's name -> the table that names it
     for name, values in table.items():
         where = f"{loc}.components.{name}"
         if name not in component_names():
             found = _plugin(problems, where, name, base)
             if found is None:
                 continue
+            if found in named:
+                problems.add(where, f"names the component {found!r}, as "
+                                    f"{loc}.components.{named[found]} does")
+                continue
             name = found
+        named[name] = where.rpartition(".components.")[2]
         if not isinstance(values, dict):
             problems.add(where, f"expected a table of parameters, got {values!r}")
             continue
