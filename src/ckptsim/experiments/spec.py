@@ -30,25 +30,32 @@ Validation happens before any run starts and collects every problem (unknown key
 schedulers, out-of-range values, missing traces, bad figure columns) with its location, e.g.
 `schedulers[1].params.requeue[0] (line 14)`, so that a user fixes a spec in one pass.
 
-This module reads the top-level keys, the schedulers and the figures; the checks of values and
-the collection of problems are in `ckptsim.experiments.specvalues`, the workloads in
-`specworkloads` (their components in `speccomp`, other generators' options in `specgen`).
+This module reads the top-level keys and the schedulers; the checks of values and the
+collection of problems are in `ckptsim.experiments.specvalues`, the workloads in
+`specworkloads` (their components in `speccomp`, other generators' options in `specgen`), the
+figures in `specfigures`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import re
 import tomllib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ckptsim.errors import ConfigError
 from ckptsim.experiments import grid
-from ckptsim.experiments.columns import PARAM_PREFIX, WORKLOAD_PREFIX, resolve
+from ckptsim.experiments.columns import PARAM_PREFIX, WORKLOAD_PREFIX
+from ckptsim.experiments.specfigures import (
+    FIGURE_KEYS,
+    FIGURE_KINDS,
+    FigureSpec,
+    _figures,
+)
 from ckptsim.experiments.specvalues import (
+    _NAME,
     DEFAULT_METRICS,
     MAX_REPLICATIONS,
     Bad,
@@ -80,15 +87,11 @@ __all__ = [
     "SpecError", "WorkloadSpec", "known_metrics", "load_spec", "parse_spec",
 ]
 
-FIGURE_KINDS = ("line", "bar")
 OVERRUN = ("extend", "kill")
-_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 
 TOP_KEYS = ("name", "description", "seeds", "replications", "metrics", "trace_dir", "overrun",
             "check", "keep_jobs", "workloads", "schedulers", "figures")
 SCHEDULER_KEYS = ("name", "label", "params", "zip", "workloads", "overrun")
-FIGURE_KEYS = ("name", "kind", "x", "y", "group_by", "facet_by", "where", "title", "xlabel",
-               "ylabel", "logx", "logy")
 
 
 class SpecError(ConfigError):
@@ -114,24 +117,6 @@ class SchedulerSpec:
     zip: tuple[tuple[str, ...], ...]
     workloads: tuple[str, ...]
     overrun: str
-
-
-@dataclass(frozen=True)
-class FigureSpec:
-    """One `[[figures]]` entry; column names are resolved to store columns."""
-
-    name: str
-    kind: str
-    x: str
-    y: str
-    group_by: str | None = None
-    facet_by: str | None = None
-    where: dict[str, tuple[Any, ...]] = field(default_factory=dict)
-    title: str = ""
-    xlabel: str = ""
-    ylabel: str = ""
-    logx: bool = False
-    logy: bool = False
 
 
 @dataclass(frozen=True)
@@ -358,72 +343,3 @@ def _dimension_columns(workloads: dict[str, WorkloadSpec],
             if PARAM_PREFIX + f.name not in cols:
                 cols.append(PARAM_PREFIX + f.name)
     return cols
-
-
-def _figures(problems: _Problems, doc: dict[str, Any], columns: list[str],
-             metrics: list[str]) -> list[FigureSpec]:
-    entries = doc.get("figures", [])
-    if not isinstance(entries, list):
-        problems.add("figures", "expected [[figures]] entries")
-        return []
-    out: list[FigureSpec] = []
-    for i, entry in enumerate(entries):
-        loc = f"figures[{i}]"
-        if not isinstance(entry, dict):
-            problems.add(loc, "expected a table")
-            continue
-        _unknown(problems, f"{loc}.", entry, FIGURE_KEYS)
-        name = _scalar(problems, entry, "name", str, f"figure{i + 1}", f"{loc}.")
-        if not _NAME.match(name):
-            problems.add(f"{loc}.name", f"use letters, digits, '_', '.', '-' only, got {name!r}")
-        if name in [f.name for f in out]:
-            problems.add(f"{loc}.name", f"figure name {name!r} is used twice")
-        kind = _scalar(problems, entry, "kind", str, "line", f"{loc}.")
-        if kind not in FIGURE_KINDS:
-            problems.add(f"{loc}.kind", f"got {kind!r}; accepted: {', '.join(FIGURE_KINDS)}")
-
-        def col(key: str, required: bool = False, loc: str = loc,
-                entry: dict[str, Any] = entry) -> str | None:
-            if key not in entry:
-                if required:
-                    problems.add(f"{loc}.{key}", "missing; name a parameter column")
-                return None
-            if not isinstance(entry[key], str):
-                problems.add(f"{loc}.{key}", f"expected one column name, got {entry[key]!r} "
-                                             f"(x, group_by and facet_by name one column each)")
-                return None
-            try:
-                return resolve(entry[key], columns)
-            except KeyError as exc:
-                problems.add(f"{loc}.{key}", str(exc.args[0]))
-                return None
-
-        x, group_by, facet_by = col("x", True), col("group_by"), col("facet_by")
-        y = entry.get("y")
-        if y not in metrics:
-            problems.add(f"{loc}.y", f"expected a metric, got {y!r}; accepted: "
-                                     f"{', '.join(metrics)}")
-        where = _figure_where(problems, f"{loc}.where", entry.get("where", {}), columns)
-        texts = {k: _scalar(problems, entry, k, str, "", f"{loc}.")
-                 for k in ("title", "xlabel", "ylabel")}
-        logs = {k: _scalar(problems, entry, k, bool, False, f"{loc}.") for k in ("logx", "logy")}
-        if x is not None and isinstance(y, str):
-            out.append(FigureSpec(name=name, kind=kind, x=x, y=y, group_by=group_by,
-                                  facet_by=facet_by, where=where, **texts, **logs))
-    return out
-
-
-def _figure_where(problems: _Problems, loc: str, table: Any, columns: list[str]
-                  ) -> dict[str, tuple[Any, ...]]:
-    if not isinstance(table, dict):
-        problems.add(loc, f"expected a table of column = value(s), got {table!r}")
-        return {}
-    out = {}
-    for key, value in table.items():
-        try:
-            column = resolve(key, columns)
-        except KeyError as exc:
-            problems.add(f"{loc}.{key}", str(exc.args[0]))
-            continue
-        out[column] = tuple(value) if isinstance(value, list) else (value,)
-    return out

@@ -12,6 +12,7 @@ each value checked alone), zip groups, the seeds (or replications) and the metri
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -20,6 +21,8 @@ from ckptsim.tomllines import key_lines, line_of
 
 #: Metrics shown by `ckptsim results` and the report when a spec names none.
 DEFAULT_METRICS = ("mean_wait", "mean_bsld", "utilization", "makespan")
+#: What a spec's and a figure's name may hold.
+_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 
 
 class Bad(ValueError):
