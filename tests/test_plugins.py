@@ -174,6 +174,29 @@ def _dist(site: Path) -> None:
         "[ckptsim.components]\nstarts = ckptsim_extra_meter:StartsPerHour\n")
 
 
+def test_a_plugins_parameters_are_listed_as_ckptsim_reads_them(plug, capsys):
+    assert main(["schedulers", f"{plug}/largest_first.py:LargestFirst", "easy"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "largest-first: starts the widest waiting job that fits first (no " \
+                     "reservation; an example)"
+    assert any(line.startswith("    most = 0  (>= 0) start at most") for line in out)
+    assert any(line.startswith("easy: FCFS with EASY backfilling") for line in out)
+    assert main(["components", f"{plug}/starts_per_hour.py:StartsPerHour"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("starts: ") and out[1].startswith("    period = 3600.0")
+    # A class without a description: its docstring's first line.
+    (plug / "quiet.py").write_text(
+        "from ckptsim import QueueScheduler\n\n\nclass Quiet(QueueScheduler):\n"
+        "    \"\"\"Starts nothing, quietly.\n\n    More.\"\"\"\n\n"
+        "    def schedule(self, now):\n        pass\n")
+    assert main(["schedulers", f"{plug}/quiet.py:Quiet"]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == "Quiet: Starts nothing, quietly."
+    assert main(["schedulers", "nope"]) == 2
+    assert "unknown scheduler 'nope'" in capsys.readouterr().err
+    assert main(["components", f"{plug}/none.py:X"]) == 2
+    assert "no such file" in capsys.readouterr().err
+
+
 def test_entry_points_are_listed_and_run(tmp_path):
     site = tmp_path / "site"
     site.mkdir()

@@ -214,34 +214,36 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 
 
 def cmd_components(args: argparse.Namespace) -> int:
-    import dataclasses
-
     from ckptsim.components import component_names, get_component
-    from ckptsim.policies.base import describe_range
 
-    for name in component_names():
+    for name in args.names or component_names():
         cls = get_component(name)
-        print(f"{name}: {cls.description}")
-        for f in dataclasses.fields(cls.Params):
-            print(f"    {f.name} = {f.default!r}  ({describe_range(f)}) "
-                  f"{f.metadata.get('help', '')}")
+        _describe(cls.name if args.names else name, cls)
         for line in cls.help_lines():
             print(f"    {line}")
     return 0
 
 
 def cmd_schedulers(args: argparse.Namespace) -> int:
+    from ckptsim.policies.base import get_scheduler, scheduler_names
+
+    for name in args.names or scheduler_names():
+        cls = get_scheduler(name)
+        _describe(cls.name if args.names else name, cls)
+    return 0
+
+
+def _describe(name: str, cls: Any) -> None:
+    """A scheduler's or component's name, description and parameters, as listed."""
     import dataclasses
 
-    from ckptsim.policies.base import describe_range, get_scheduler, scheduler_names
+    from ckptsim.policies.base import describe_range
 
-    for name in scheduler_names():
-        cls = get_scheduler(name)
-        print(f"{name}: {cls.description}")
-        for f in dataclasses.fields(cls.Params):
-            print(f"    {f.name} = {f.default!r}  ({describe_range(f)}) "
-                  f"{f.metadata.get('help', '')}")
-    return 0
+    doc = (cls.__dict__.get("__doc__") or "").strip().splitlines()
+    print(f"{name}: {cls.description or (doc[0] if doc else '')}".rstrip())
+    for f in dataclasses.fields(cls.Params):
+        print(f"    {f.name} = {f.default!r}  ({describe_range(f)}) "
+              f"{f.metadata.get('help', '')}")
 
 
 def add_transform_options(p: argparse.ArgumentParser) -> None:
@@ -357,7 +359,15 @@ def add_parsers(sub: Any) -> None:
     p.set_defaults(func=cmd_inspect)
 
     p = sub.add_parser("schedulers", help="list schedulers and their parameters")
+    p.add_argument("names", nargs="*", metavar="NAME",
+                   help="only these: names, or plug-ins (FILE.py:Class, module:Class) to see "
+                        "their parameters as ckptsim reads them (default: every built-in "
+                        "and installed one)")
     p.set_defaults(func=cmd_schedulers)
 
     p = sub.add_parser("components", help="list components and their parameters")
+    p.add_argument("names", nargs="*", metavar="NAME",
+                   help="only these: names, or plug-ins (FILE.py:Class, module:Class) to see "
+                        "their parameters as ckptsim reads them (default: every built-in "
+                        "and installed one)")
     p.set_defaults(func=cmd_components)
