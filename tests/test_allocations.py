@@ -195,6 +195,34 @@ def test_gantt_of_jobs_on_scattered_nodes_counts_each_attempt_once(
     assert f": {len(rows)} attempts" in (tmp_path / "g.svg").read_text()
 
 
+def test_a_long_gantt_title_is_wrapped_not_cut(tmp_path: Path, monkeypatch) -> None:
+    """A generator's options make a title wider than the chart: it wraps (it was cut at
+    both ends: "c on grid(clusters=4, ...")."""
+    from matplotlib.axes import Axes
+
+    from ckptsim.plots.gantt import TITLE_WIDTH, plot_gantt
+
+    out = tmp_path / "grid"
+    assert main(["run", "--workload", "grid:n=40,ppbw=400,error=1,load=0.95,seed=3",
+                 "--scheduler", "coalloc", "--out", str(out)]) == 0
+    titles: list[str] = []
+    real = Axes.set_title
+    monkeypatch.setattr(Axes, "set_title",
+                        lambda self, text, *a, **k: titles.append(text) or real(self, text))
+    drawn = plot_gantt(out, tmp_path / "g.png")
+    (title,) = titles
+    lines = title.splitlines()
+    assert len(lines) > 1 and max(len(line) for line in lines) <= TITLE_WIDTH
+    assert " ".join(lines) == (f"coalloc on {_summary_source(out)}: {drawn.attempts} "
+                               f"attempts")
+
+
+def _summary_source(run: Path) -> str:
+    import json
+
+    return json.loads((run / "summary.json").read_text())["workload"]["source"]
+
+
 @pytest.mark.parametrize("argv, flag", [
     (["--from", "10", "--to", "5"], "--from"),
     (["--nodes", "a-b"], "--nodes"),

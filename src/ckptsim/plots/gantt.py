@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import math
+import textwrap
 from pathlib import Path
 from typing import NamedTuple
 
@@ -25,6 +26,8 @@ ENDED_COLORS = {
     "eviction": "#8c564b", "killed": "#e377c2", "bad": "#7f7f7f",
 }
 RASTER_ABOVE = 2000  # rectangles
+#: The longest line of a chart's title, in characters (the chart is 11 inches wide).
+TITLE_WIDTH = 100
 
 
 def parse_node_range(text: str) -> tuple[int, int]:
@@ -147,7 +150,9 @@ def plot_gantt(run_dir: str | Path, path: str | Path, *, start: float | None = N
     ax.set_ylim(lo if nodes is not None else 0, (hi if nodes is not None else top) + 1)
     ax.set_xlabel("time (s)")
     ax.set_ylabel("node")
-    ax.set_title(f"{_run_title(run)}: {attempts} attempt{'s' * (attempts != 1)}")
+    # Wrapped: a workload's title (a generator's options) can be wider than the chart.
+    ax.set_title(textwrap.fill(f"{_run_title(run)}: {attempts} attempt"
+                               f"{'s' * (attempts != 1)}", TITLE_WIDTH))
     handles = []
     if color == "ended":
         seen = sorted(set(keys), key=lambda k: list(ENDED).index(k) if k in ENDED else 99)
