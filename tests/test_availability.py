@@ -363,3 +363,23 @@ def test_the_policy_hears_of_a_maintenance_window_ahead():
     sim.run()
     assert heard == [(450.0, 0b111, 500.0, "maintenance")]
     assert comp.counters()["unavailable_notices"] == 1
+
+
+def test_a_run_that_outlives_the_owners_and_reboots_says_so(caplog):
+    """After `days` the machines are always available: a job ending after it is noted (the
+    CLI prints it), one ending within it is not."""
+    import logging
+
+    # Reboots daily at 00:10 for 300 s over 1 day; a 100,000 s job outlives the day.
+    long = jobs([(0.0, 100_000.0, 1, 100_000.0)], 1)
+    with caplog.at_level(logging.INFO, logger="ckptsim"):
+        sim, _ = run(long, {"reboot": "00:10", "reboot_duration": 300, "days": 1})
+    assert one(sim).end == 100_900.0  # restarted after the reboot, then never stopped
+    (record,) = [r for r in caplog.records if r.name.startswith("ckptsim.components")]
+    assert record.getMessage().startswith(
+        "availability: the last job ended on day 2, after day 1, where the owners and reboots "
+        "end")
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="ckptsim"):
+        run(jobs([(0.0, 1000.0, 1, 1000.0)], 1), {"reboot": "00:10", "days": 1})
+    assert not [r for r in caplog.records if r.name.startswith("ckptsim.components")]

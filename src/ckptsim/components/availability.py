@@ -321,6 +321,20 @@ class Availability(Interruptions):
         got: Calendar | None = getattr(self, "calendar", None)
         return got or Calendar(self.params.epoch)
 
+    def at_end(self, now: float) -> None:
+        """Say so when the run outlived the owners' and reboots' timelines: after their
+        horizon every machine was available."""
+        if not (self.params.owners or self.reboot_plan):
+            return
+        last = max((j.end for j in self.sim.jobs if j.end is not None), default=0.0)
+        if last > self.horizon:
+            import logging
+
+            logging.getLogger(__name__).info(
+                f"availability: the last job ended on day {math.ceil(last / DAY)}, after day "
+                f"{self.days}, where the owners and reboots end (availability:days, by default "
+                f"the last submission + 30 days): from then on every machine was available")
+
     # --- outputs ---------------------------------------------------------------------------
     def counters(self) -> dict[str, int]:
         keys = COUNTERS + (FAILURE_COUNTERS if self.params.failures else ())
