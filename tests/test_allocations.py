@@ -217,6 +217,37 @@ def test_a_long_gantt_title_is_wrapped_not_cut(tmp_path: Path, monkeypatch) -> N
                                f"attempts")
 
 
+def test_a_grid_runs_gantt_marks_its_clusters(tmp_path: Path, monkeypatch) -> None:
+    """A multi-cluster run's chart draws a line at each cluster's first node and names the
+    clusters (the uneven grid of examples/: 100, 60 and 40 nodes); other runs draw none."""
+    from matplotlib.axes import Axes
+
+    from ckptsim.plots.gantt import plot_gantt
+
+    lines: list[float] = []
+    names: list[str] = []
+    real_line, real_note = Axes.axhline, Axes.annotate
+    monkeypatch.setattr(Axes, "axhline",
+                        lambda self, y, *a, **k: lines.append(y) or real_line(self, y, *a, **k))
+    monkeypatch.setattr(Axes, "annotate", lambda self, text, *a, **k:
+                        names.append(text) or real_note(self, text, *a, **k))
+    out = tmp_path / "uneven"
+    root = Path(__file__).resolve().parents[1]
+    assert main(["run", "--workload", "grid:clusters=3,n=60,ppbw=400,error=1,load=0.6,seed=3",
+                 "--platform", str(root / "examples" / "uneven-grid.toml"),
+                 "--scheduler", "coalloc", "--out", str(out)]) == 0
+    plot_gantt(out, tmp_path / "g.png")
+    assert (lines, names) == ([100, 160], ["cluster 0", "cluster 1", "cluster 2"])
+    lines.clear(), names.clear()
+    plot_gantt(out, tmp_path / "w.png", nodes=(120, 199))  # clusters 1 and 2 only
+    assert (lines, names) == ([160], ["cluster 1", "cluster 2"])
+    lines.clear(), names.clear()
+    plain = tmp_path / "plain"
+    assert main(["run", "--workload", "lublin:n=50,seed=1,machine=16", "--out", str(plain)]) == 0
+    plot_gantt(plain, tmp_path / "p.png")
+    assert (lines, names) == ([], [])
+
+
 def _summary_source(run: Path) -> str:
     import json
 

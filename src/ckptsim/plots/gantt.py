@@ -147,7 +147,18 @@ def plot_gantt(run_dir: str | Path, path: str | Path, *, start: float | None = N
                                      edgecolors="none" if many else "#333333",
                                      linewidths=0.3, rasterized=many, zorder=2))
     ax.set_xlim(t0, t1)
-    ax.set_ylim(lo if nodes is not None else 0, (hi if nodes is not None else top) + 1)
+    y0, y1 = lo if nodes is not None else 0, (hi if nodes is not None else top) + 1
+    ax.set_ylim(y0, y1)
+    # A multi-cluster grid: each cluster's first node, a line and the cluster's index.
+    for k, (first, last) in enumerate(_clusters(run)):
+        if first > y0 and first < y1:
+            ax.axhline(first, color="#000000", linewidth=0.8, alpha=0.6, zorder=3)
+        if last >= y0 and first < y1:
+            ax.annotate(f"cluster {k}", (1.0, (max(first, y0) + min(last + 1, y1)) / 2),
+                        xycoords=("axes fraction", "data"), xytext=(-4, 0),
+                        textcoords="offset points", ha="right", va="center", fontsize=7,
+                        bbox={"boxstyle": "round,pad=0.2", "fc": "white", "alpha": 0.8,
+                              "lw": 0}, zorder=4)
     ax.set_xlabel("time (s)")
     ax.set_ylabel("node")
     # Wrapped: a workload's title (a generator's options) can be wider than the chart.
@@ -168,6 +179,23 @@ def plot_gantt(run_dir: str | Path, path: str | Path, *, start: float | None = N
     finally:
         plt.close(fig)
     return Drawn(attempts, len(boxes))
+
+
+def _clusters(run: Path) -> list[tuple[int, int]]:
+    """The (first, last) nodes of each cluster of a multi-cluster grid run (summary.json's
+    links: the clusters' sizes), in node order; none for any other run."""
+    import json
+
+    try:
+        links = json.loads((run / "summary.json").read_text())["options"]["links"]
+        sizes = links["nodes"]
+        if isinstance(sizes, int):
+            sizes = [sizes] * int(links["clusters"])
+        sizes = [int(n) for n in sizes]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
+    starts = np.cumsum([0, *sizes[:-1]])
+    return [(int(a), int(a) + n - 1) for a, n in zip(starts, sizes, strict=True)]
 
 
 def _run_title(run: Path) -> str:
