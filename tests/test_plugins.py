@@ -191,6 +191,16 @@ def test_a_plugins_parameters_are_listed_as_ckptsim_reads_them(plug, capsys):
         "    def schedule(self, now):\n        pass\n")
     assert main(["schedulers", f"{plug}/quiet.py:Quiet"]) == 0
     assert capsys.readouterr().out.splitlines()[0] == "Quiet: Starts nothing, quietly."
+    # A checkpoint policy asked of `components`: a plug-in's file or a built-in's name.
+    assert main(["components", f"{plug}/every_hour.py:EveryHour", "young"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("every-hour [interval checkpoint policy: a part of the "
+                             "checkpoint component's policy]: a checkpoint every")
+    assert out[1].startswith("    hours = 1.0")
+    assert any(line.startswith("young [interval checkpoint policy") for line in out)
+    assert not any(line.lstrip().startswith("cost =") for line in out)  # the plan's
+    assert main(["components", "nope"]) == 2
+    assert "unknown component 'nope'" in capsys.readouterr().err
     assert main(["schedulers", "nope"]) == 2
     assert "unknown scheduler 'nope'" in capsys.readouterr().err
     assert main(["components", f"{plug}/none.py:X"]) == 2

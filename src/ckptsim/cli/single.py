@@ -217,11 +217,39 @@ def cmd_components(args: argparse.Namespace) -> int:
     from ckptsim.components import component_names, get_component
 
     for name in args.names or component_names():
-        cls = get_component(name)
+        try:
+            cls = get_component(name)
+        except ConfigError as exc:
+            if not args.names or not _describe_policy(name):
+                raise exc from None
+            continue
         _describe(cls.name if args.names else name, cls)
         for line in cls.help_lines():
             print(f"    {line}")
     return 0
+
+
+def _describe_policy(name: str) -> bool:
+    """A checkpoint policy named where a component was asked for (`ckptsim components young`,
+    a plug-in policy's file): described with its own parameters; False if it is none."""
+    import dataclasses
+
+    from ckptsim.checkpointing.base import CostParams, _registry
+    from ckptsim.policies.base import describe_range
+
+    try:
+        pol = _registry.get(name)
+    except ConfigError:
+        return False
+    cost = {f.name for f in dataclasses.fields(CostParams)}
+    doc = (pol.__dict__.get("__doc__") or "").strip().splitlines()
+    print(f"{pol.name} [{pol.kind} checkpoint policy: a part of the checkpoint component's "
+          f"policy]: {pol.description or (doc[0] if doc else '')}".rstrip())
+    for f in dataclasses.fields(pol.Params):
+        if f.name not in cost:
+            print(f"    {f.name} = {f.default!r}  ({describe_range(f)}) "
+                  f"{f.metadata.get('help', '')}")
+    return True
 
 
 def cmd_schedulers(args: argparse.Namespace) -> int:
