@@ -324,9 +324,10 @@ class Availability(Interruptions):
     def at_end(self, now: float) -> None:
         """Say so when the run outlived the owners' and reboots' timelines: after their
         horizon every machine was available."""
-        if not (self.params.owners or self.reboot_plan):
+        sim = self.sim
+        if sim is None or not (self.params.owners or self.reboot_plan):
             return
-        last = max((j.end for j in self.sim.jobs if j.end is not None), default=0.0)
+        last = max((j.end for j in sim.jobs if j.end is not None), default=0.0)
         if last > self.horizon:
             import logging
 
