@@ -498,6 +498,15 @@ def test_a_spec_component_that_is_neither_known_nor_a_plugin(tmp_path):
     assert where.startswith("workloads.m.components.b/marker.py:Marker")
     assert text == ("names the component 'marker', as "
                     "workloads.m.components.a/marker.py:Marker does")
+    # Options in the table's name, not in the table.
+    spec.write_text('name = "opts"\n[workloads.m]\ngenerator = "lublin"\nn = 10\n'
+                    '[workloads.m.components."a/marker.py:Marker:step=2"]\n'
+                    '[[schedulers]]\nname = "easy"\n')
+    with pytest.raises(SpecError) as info:
+        load_spec(spec)
+    ((_, text),) = info.value.problems
+    assert text == "name the table by a/marker.py:Marker alone: its options are the table's " \
+                   "keys (step = ...)"
 
 
 def test_a_plugin_schedulers_counters_are_metrics_of_its_spec(tmp_path):

@@ -227,7 +227,11 @@ def _plugin(problems: _Problems, where: str, written: str, base: Path | None) ->
     from ckptsim.plugins import resolve_file, split_reference
 
     ref = split_reference(written, component_names())
-    if ref is None or ref[1].strip():
+    if ref is not None and ref[1].strip():
+        problems.add(where, f"name the table by {ref[0]} alone: its options are the table's "
+                            f"keys ({ref[1].strip().partition('=')[0]} = ...)")
+        return None
+    if ref is None:
         problems.add(where, f"unknown component {written!r}; accepted: "
                             f"{', '.join(component_names())}, or a plug-in: FILE.py:Class "
                             f"or module:Class (docs/plugins.md)")
