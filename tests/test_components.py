@@ -141,6 +141,23 @@ def test_an_empty_component_table_runs_the_component_with_its_defaults(counting,
     assert row["status"] == "ok" and row["counted_starts"] == 60
 
 
+@pytest.mark.parametrize("extra, where, says", [
+    ("[workloads.m.components.failures]", "workloads.m.components.failures (line 10)",
+     "an empty table runs failures at its defaults, which it refuses (unknown failure source "
+     "''"),
+    ('failures = ""', "workloads.m.failures (line 10)", "unknown failure source ''"),
+])
+def test_a_component_that_refuses_its_values_is_a_problem_of_the_spec(tmp_path, extra, where,
+                                                                      says):
+    """Refused where the spec is read, at its line (a failures component without a source
+    passed, then stopped the matrix with a bare error)."""
+    with pytest.raises(SpecError) as info:
+        parse_spec(SPEC.format(extra=extra).replace('"counted_starts"', '"failures"'),
+                   tmp_path / "s.toml")
+    ((loc, message),) = info.value.problems
+    assert loc == where and says in message
+
+
 def test_spec_problems_name_the_component(counting, tmp_path):
     text = SPEC.format(extra="[workloads.m.components.counting]\nstep = 0\nsteps = 2\n\n"
                              "[workloads.m.components.nothing]\nx = 1")

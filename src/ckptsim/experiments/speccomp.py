@@ -183,7 +183,7 @@ def component_axes(problems: _Problems, loc: str, w: dict[str, Any], folder: Pat
             continue
         fields = [f.name for f in dataclasses.fields(get_component(name).Params)]
         if not values:  # an empty table: the component with its defaults
-            _defaults(axes, name)
+            _defaults(problems, where, axes, name, folder)
         for param, value in values.items():
             if param not in fields:
                 problems.add(f"{where}.{param}", f"unknown parameter of {name}; accepted: "
@@ -207,16 +207,26 @@ def component_axes(problems: _Problems, loc: str, w: dict[str, Any], folder: Pat
     return axes
 
 
-def _defaults(axes: dict[str, list[Any]], name: str) -> None:
+def _defaults(problems: _Problems, where: str, axes: dict[str, list[Any]], name: str,
+              folder: Path) -> None:
     """Make a component given by an empty table part of the runs: as if its first parameter
     were given at its default (the same runs, and run ids, as writing it), or, for a
-    component without parameters, under its name alone (column ``workload.NAME``, True)."""
-    fields = dataclasses.fields(get_component(name).Params)
+    component without parameters, under its name alone (column ``workload.NAME``, True).  A
+    component that refuses its defaults (the failures component needs a source) is a
+    problem of the table."""
+    cls = get_component(name)
+    fields = dataclasses.fields(cls.Params)
     if not fields:
         axes.setdefault(name, [True])
         return
     given = any((component_option(k) or ("",))[0] == name for k in axes)
     if given or fields[0].default is dataclasses.MISSING:  # present already, or no default
+        return
+    try:
+        cls.identity(cls.make_params({}, base=folder))
+    except ConfigError as exc:
+        problems.add(where, f"an empty table runs {name} at its defaults, which it refuses "
+                            f"({exc.message}): give its parameters")
         return
     axes[option_key(name, fields[0].name)] = [fields[0].default]
 
@@ -304,7 +314,7 @@ def check_combinations(problems: _Problems, loc: str, axes: dict[str, list[Any]]
                         problems.add(f"{loc}.components.{name}.{param}", exc.message)
                         continue
                 if param not in values:
-                    param = next(iter(values))
+                    param = next(iter(values), "")
                 key = option_key(name, param)
                 where = f"{loc}.{key}" if key in alias_keys() else \
                     f"{loc}.components.{name}.{param}"
