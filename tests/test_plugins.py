@@ -448,6 +448,21 @@ def test_a_component_file_in_a_spec_gives_the_same_runs_wherever_it_lies(plug, t
                zip(ids, build_matrix(load_spec(elsewhere / "meters.toml")), strict=True))
 
 
+def test_the_example_spec_of_the_plugins_runs_from_anywhere(tmp_path, monkeypatch):
+    """examples/plugins/plugins.toml: the three example plug-ins by their files, from a
+    folder that is not the spec's."""
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "st"
+    assert main(["sweep", str(EXAMPLES / "plugins.toml"), "--out", str(out), "--jobs", "2"]) == 0
+    rows, _ = load_results(out)
+    assert len(rows) == 9 and {r["status"] for r in rows} == {"ok"}
+    assert {r["scheduler"] for r in rows} == {"easy", "largest-first"}
+    assert all(r["workload.starts.period"] == 3600.0 and r["checkpoints"] > 0
+               and r["max_starts_per_period"] > 0 for r in rows)
+    assert main(["report", str(out)]) == 0
+    assert (out / "report" / "figures" / "wait.png").is_file()
+
+
 def test_a_checkpoint_policy_file_in_a_spec_is_found_beside_the_spec(plug, tmp_path,
                                                                      monkeypatch):
     """The checkpoint component's `policy` names a file relative to the spec's folder

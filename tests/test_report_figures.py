@@ -119,3 +119,16 @@ def test_a_group_keeps_its_colour_in_every_panel_and_the_legend_names_all(
     assert mine_true["mine"] == mine_false["mine"] != easy["easy"]
     (legend,) = figure.legends
     assert [t.get_text() for t in legend.get_texts()] == ["easy", "mine"]
+
+
+def test_runs_without_the_group_column_are_named_in_the_legend(monkeypatch, tmp_path):
+    """A built-in beside a plug-in whose parameter is the group: the built-in's runs have no
+    such column and are the group "None" in the legend, as a panel's title names them."""
+    rows = [{"status": "ok", "scheduler": s, "most": m, "seed": seed, "mean_wait": 1.0 + seed}
+            for s, m in [("easy", None), ("mine", 0), ("mine", 2)] for seed in (1, 2)]
+    fig = FigureSpec(name="n", kind="bar", x="scheduler", y="mean_wait", group_by="most")
+    figure = _drawn(monkeypatch, tmp_path, fig, rows)
+    (legend,) = figure.legends
+    assert [t.get_text() for t in legend.get_texts()] == ["None", "0", "2"]
+    plain = FigureSpec(name="p", kind="bar", x="scheduler", y="mean_wait")
+    assert not _drawn(monkeypatch, tmp_path, plain, rows).legends

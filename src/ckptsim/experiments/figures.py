@@ -84,12 +84,15 @@ def draw(fig: FigureSpec, rows: Sequence[dict[str, Any]], folder: Path,
         floor = 0.0 if nonnegative(fig.y) else None
         xlabel = fig.xlabel or _label(fig.x, columns)
         ylabel = fig.ylabel or metric_label(fig.y)
-        # A group keeps its colour in every panel, though a panel may lack some groups.
-        colours = {g: f"C{k % 10}" for k, g in
-                   enumerate(_ordered([g for f in facets for g in data[f]]))}
+        # A group keeps its colour in every panel, though a panel may lack some groups, and
+        # each group is named in the legend (runs without the column as "None", as a panel's
+        # title names them).
+        groups = _ordered([g for f in facets for g in data[f]])
+        style = {g: (f"C{k % 10}", str(g) if fig.group_by else None)
+                   for k, g in enumerate(groups)}
         for i, facet in enumerate(facets):
             ax = axes[i // ncols][i % ncols]
-            (_bars if fig.kind == "bar" else _lines)(ax, data[facet], colours, floor)
+            (_bars if fig.kind == "bar" else _lines)(ax, data[facet], style, floor)
             ax.set_xlabel(xlabel)
             ax.set_ylabel(ylabel)
             if fig.logy:
@@ -111,7 +114,7 @@ def draw(fig: FigureSpec, rows: Sequence[dict[str, Any]], folder: Path,
             for ax in axes.flat:
                 for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
                     first.setdefault(label, handle)
-            labels = sorted(first, key=lambda lab: [str(g) for g in colours].index(lab))
+            labels = sorted(first, key=[str(g) for g in groups].index)
             handles = [first[lab] for lab in labels]
             figure.legend(handles, labels, title=_label(fig.group_by, columns),
                           loc="outside right center", fontsize="small")
@@ -149,24 +152,24 @@ def _errors(points: list[tuple[Any, float, float, int]],
 
 
 def _lines(ax: Any, groups: dict[Any, list[tuple[Any, float, float, int]]],
-           colours: dict[Any, str], floor: float | None = None) -> None:
+           style: dict[Any, tuple[str, str | None]], floor: float | None = None) -> None:
     xs_all = _ordered([p[0] for pts in groups.values() for p in pts])
     numeric = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in xs_all)
     for g, pts in groups.items():
         xs = [p[0] if numeric else xs_all.index(p[0]) for p in pts]
         ax.errorbar(xs, [p[1] for p in pts], yerr=_errors(pts, floor), marker="o", capsize=3,
-                    color=colours[g], label=None if g is None else str(g))
+                    color=style[g][0], label=style[g][1])
     if not numeric:
         ax.set_xticks(range(len(xs_all)), [str(x) for x in xs_all])
 
 
 def _bars(ax: Any, groups: dict[Any, list[tuple[Any, float, float, int]]],
-          colours: dict[Any, str], floor: float | None = None) -> None:
+          style: dict[Any, tuple[str, str | None]], floor: float | None = None) -> None:
     xs_all = _ordered([p[0] for pts in groups.values() for p in pts])
     width = 0.8 / max(len(groups), 1)
     for k, (g, pts) in enumerate(groups.items()):
         pos = np.array([xs_all.index(p[0]) for p in pts], dtype=float)
         pos += (k - (len(groups) - 1) / 2) * width
         ax.bar(pos, [p[1] for p in pts], width=width, yerr=_errors(pts, floor), capsize=3,
-               color=colours[g], label=None if g is None else str(g))
+               color=style[g][0], label=style[g][1])
     ax.set_xticks(range(len(xs_all)), [str(x) for x in xs_all])
