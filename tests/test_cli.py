@@ -104,6 +104,25 @@ def test_inspect_with_plot(tmp_path, capsys):
     assert png.stat().st_size > 1000
 
 
+def test_inspect_takes_what_run_takes(tmp_path, capsys):
+    """A Batsim JSON workload, a generator, and the transforms (it read SWF only, and a JSON
+    file failed as a malformed SWF line)."""
+    import re
+
+    def jobs(argv):
+        assert main(["inspect", *argv]) == 0
+        return int(re.search(r"│ jobs\s+│\s+(\d+) │", capsys.readouterr().out).group(1))
+
+    json_path = tmp_path / "w.json"
+    assert main(["convert", "lublin:n=300,seed=3,machine=64", str(json_path)]) == 0
+    capsys.readouterr()
+    assert jobs([str(json_path)]) == 300
+    assert jobs(["lublin:n=300,seed=3,machine=64", "--first", "120"]) == 120
+    path = tmp_path / "t.swf"
+    path.write_text(SWF)
+    assert jobs([str(path), "--window", "0", "1"]) < jobs([str(path)])
+
+
 def test_demo_small(capsys, tmp_path):
     assert main(["demo", "--jobs", "300", "--out", str(tmp_path)]) == 0
     text = capsys.readouterr().out

@@ -9,7 +9,6 @@ from typing import Any
 
 from ckptsim.cli.common import (
     SIMULATION_FLAGS,
-    WORKLOAD_FLAGS,
     Progress,
     component_flags,
     component_rows,
@@ -186,16 +185,14 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def cmd_inspect(args: argparse.Namespace) -> int:
     from ckptsim.workload.stats import trace_statistics
-    from ckptsim.workload.swf import read_swf
 
     if args.plot:
         from ckptsim.plots.trace import check_image_path
 
         with flag_names({"path": "--plot"}):
             check_image_path(args.plot)
-    with flag_names(WORKLOAD_FLAGS):
-        w = read_swf(args.path, machine_size=args.machine_size, oversize=args.oversize,
-                     skip_bad_lines=args.skip_bad_lines, size_from=args.size_from)
+    args.workload = args.path  # anything --workload takes
+    w = load_workload(args)
     stats = trace_statistics(w)
     rows = [[k, fmt(v)] for k, v in stats.items() if not isinstance(v, (list, dict))]
     print_table(f"{args.path}", ["statistic", "value"], rows)
@@ -378,12 +375,16 @@ def add_parsers(sub: Any) -> None:
                         "legend")
     p.set_defaults(func=cmd_gantt)
 
-    p = sub.add_parser("inspect", help="statistics of an SWF trace")
-    p.add_argument("path", help="an SWF trace (.swf or .swf.gz)")
+    p = sub.add_parser("inspect", help="statistics of a workload: an SWF trace, a Batsim JSON "
+                                       "workload or a generator")
+    p.add_argument("path", help="what --workload takes: an SWF trace (.swf or .swf.gz), a "
+                                "Batsim JSON workload (.json), builtin or a generator string "
+                                "(lublin:..., grid:..., htc:...)")
     p.add_argument("--plot", default=None, metavar="FILE.png",
                    help="draw the runtime / estimate distribution into FILE.png (default: "
                         "no plot)")
     _add_workload_options(p)
+    add_transform_options(p)
     p.set_defaults(func=cmd_inspect)
 
     p = sub.add_parser("schedulers", help="list schedulers and their parameters")
