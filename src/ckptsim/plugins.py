@@ -4,7 +4,8 @@ user writes in a file of their own, or that an installed package provides.
 A registry (`ckptsim.registry.Registry`) accepts, wherever it accepts a name:
 
 * a **reference** ``path/to/file.py:ClassName`` (the file is imported by path; a relative
-  path resolves against the current folder) or ``package.module:ClassName`` (imported from
+  path resolves against the current folder, or, while an experiment spec is read, against
+  the spec's folder first: `files_relative_to`) or ``package.module:ClassName`` (imported from
   ``sys.path``).  In option strings (``--component NAME:key=value,...``, a checkpoint part
   ``NAME:key=value,...``) the reference takes the place of NAME: ``meter.py:Meter:period=60``.
   A reference is recognised when the text before the first ``:`` is not a registered name,
