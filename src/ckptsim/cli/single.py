@@ -232,20 +232,13 @@ def _describe_policy(name: str) -> bool:
     import dataclasses
 
     from ckptsim.checkpointing.base import CostParams, _registry
-    from ckptsim.policies.base import describe_range
 
     try:
         pol = _registry.get(name)
     except ConfigError:
         return False
-    cost = {f.name for f in dataclasses.fields(CostParams)}
-    doc = (pol.__dict__.get("__doc__") or "").strip().splitlines()
-    print(f"{pol.name} [{pol.kind} checkpoint policy: a part of the checkpoint component's "
-          f"policy]: {pol.description or (doc[0] if doc else '')}".rstrip())
-    for f in dataclasses.fields(pol.Params):
-        if f.name not in cost:
-            print(f"    {f.name} = {f.default!r}  ({describe_range(f)}) "
-                  f"{f.metadata.get('help', '')}")
+    _describe(f"{pol.name} [{pol.kind} checkpoint policy: a part of the checkpoint "
+              f"component's policy]", pol, skip={f.name for f in dataclasses.fields(CostParams)})
     return True
 
 
@@ -258,8 +251,9 @@ def cmd_schedulers(args: argparse.Namespace) -> int:
     return 0
 
 
-def _describe(name: str, cls: Any) -> None:
-    """A scheduler's or component's name, description and parameters, as listed."""
+def _describe(name: str, cls: Any, skip: set[str] | frozenset[str] = frozenset()) -> None:
+    """A scheduler's, component's or checkpoint policy's name, description (else its
+    docstring's first line) and parameters (those in `skip` left out), as listed."""
     import dataclasses
 
     from ckptsim.policies.base import describe_range
@@ -267,8 +261,9 @@ def _describe(name: str, cls: Any) -> None:
     doc = (cls.__dict__.get("__doc__") or "").strip().splitlines()
     print(f"{name}: {cls.description or (doc[0] if doc else '')}".rstrip())
     for f in dataclasses.fields(cls.Params):
-        print(f"    {f.name} = {f.default!r}  ({describe_range(f)}) "
-              f"{f.metadata.get('help', '')}")
+        if f.name not in skip:
+            print(f"    {f.name} = {f.default!r}  ({describe_range(f)}) "
+                  f"{f.metadata.get('help', '')}")
 
 
 def add_transform_options(p: argparse.ArgumentParser) -> None:

@@ -11,7 +11,7 @@ import csv
 import math
 import textwrap
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -150,7 +150,8 @@ def plot_gantt(run_dir: str | Path, path: str | Path, *, start: float | None = N
     y0, y1 = lo if nodes is not None else 0, (hi if nodes is not None else top) + 1
     ax.set_ylim(y0, y1)
     # A multi-cluster grid: each cluster's first node, a line and the cluster's index.
-    for k, (first, last) in enumerate(_clusters(run)):
+    summary = _summary(run)
+    for k, (first, last) in enumerate(_clusters(summary)):
         if first > y0 and first < y1:
             ax.axhline(first, color="#000000", linewidth=0.8, alpha=0.6, zorder=3)
         if last >= y0 and first < y1:
@@ -162,7 +163,7 @@ def plot_gantt(run_dir: str | Path, path: str | Path, *, start: float | None = N
     ax.set_xlabel("time (s)")
     ax.set_ylabel("node")
     # Wrapped: a workload's title (a generator's options) can be wider than the chart.
-    ax.set_title(textwrap.fill(f"{_run_title(run)}: {attempts} attempt"
+    ax.set_title(textwrap.fill(f"{_run_title(run, summary)}: {attempts} attempt"
                                f"{'s' * (attempts != 1)}", TITLE_WIDTH))
     handles = []
     if color == "ended":
@@ -181,29 +182,35 @@ def plot_gantt(run_dir: str | Path, path: str | Path, *, start: float | None = N
     return Drawn(attempts, len(boxes))
 
 
-def _clusters(run: Path) -> list[tuple[int, int]]:
-    """The (first, last) nodes of each cluster of a multi-cluster grid run (summary.json's
-    links: the clusters' sizes), in node order; none for any other run."""
+def _summary(run: Path) -> dict[str, Any]:
+    """The run's summary.json ({} where it cannot be read)."""
     import json
 
     try:
-        links = json.loads((run / "summary.json").read_text())["options"]["links"]
+        doc = json.loads((run / "summary.json").read_text())
+    except (OSError, ValueError):
+        return {}
+    return doc if isinstance(doc, dict) else {}
+
+
+def _clusters(summary: dict[str, Any]) -> list[tuple[int, int]]:
+    """The (first, last) nodes of each cluster of a multi-cluster grid run (summary.json's
+    links: the clusters' sizes), in node order; none for any other run."""
+    try:
+        links = summary["options"]["links"]
         sizes = links["nodes"]
         if isinstance(sizes, int):
             sizes = [sizes] * int(links["clusters"])
         sizes = [int(n) for n in sizes]
-    except (OSError, ValueError, KeyError, TypeError):
+    except (KeyError, TypeError, ValueError):
         return []
     starts = np.cumsum([0, *sizes[:-1]])
     return [(int(a), int(a) + n - 1) for a, n in zip(starts, sizes, strict=True)]
 
 
-def _run_title(run: Path) -> str:
+def _run_title(run: Path, summary: dict[str, Any]) -> str:
     """The run's scheduler and workload from its summary.json, else the folder's name."""
-    import json
-
     try:
-        doc = json.loads((run / "summary.json").read_text())
-        return f"{doc['scheduler']} on {doc['workload']['source']}"
-    except (OSError, ValueError, KeyError, TypeError):
+        return f"{summary['scheduler']} on {summary['workload']['source']}"
+    except (KeyError, TypeError):
         return run.name or str(run)
