@@ -14,6 +14,7 @@ from ckptsim.checkpointing.base import CheckpointPolicy, CostParams
 from ckptsim.checkpointing.plan import COST_KEYS, CheckpointPlan, _structured, accepted_parts
 from ckptsim.errors import ConfigError
 from ckptsim.params import make_params
+from ckptsim.plugins import located, reference_of
 
 #: The keys of a plan given as a table, besides the cost options and the parts' sub-tables.
 TABLE_KEYS = ("interval", "skip", "proactive")
@@ -54,7 +55,7 @@ def plan_from_table(table: Any, *, where: str = "checkpoint.policy") -> Checkpoi
             table_value((key,), value, where=where)
     parts: list[tuple[type[CheckpointPolicy], dict[str, Any]]] = []
     refs: list[str] = []  # as written: the plan's text (its identity)
-    located: list[str] = []  # as the runs load them (`_located`)
+    loads: list[str] = []  # as the runs load them (`plugins.located`)
     seen: dict[str, str] = {}
     for name, key in slots:
         cls = _registry.get(name)
@@ -68,7 +69,7 @@ def plan_from_table(table: Any, *, where: str = "checkpoint.policy") -> Checkpoi
                 own[opt] = table_value((sub, opt), value, where=where)
         parts.append((cls, own))
         refs.append(name)
-        located.append(_located(name))
+        loads.append(located(name))
     for sub in subtables:
         if not any(sub in (n, _registry.get(n).name) for n, _ in slots):
             raise ConfigError(f"{where}.{sub}", f"options of {sub}, which the plan does not "
@@ -81,7 +82,7 @@ def plan_from_table(table: Any, *, where: str = "checkpoint.policy") -> Checkpoi
                            if values else "")
                     for ref, (_, values) in zip(refs, parts, strict=True))
     try:
-        return _structured(parts, located, text)
+        return _structured(parts, loads, text)
     except ConfigError as exc:
         raise ConfigError(_table_key(exc.key, parts, refs, where), exc.message) from None
 
@@ -100,18 +101,11 @@ def plan_value(value: Any, where: str = "checkpoint.policy") -> CheckpointPlan:
     return _plan.parse_plan(value if isinstance(value, str) else str(value))
 
 
-def _located(name: str) -> str:
-    from ckptsim.plugins import located
-
-    return located(name)
-
-
 def _named(cls: type, key: str) -> str:
     """A checkpoint policy class given from Python: its name (a built-in), the reference
     that loads it again (a plug-in, `ckptsim.plugins.reference_of`), else (a class defined
     in a notebook or the interpreter) the name it is registered under for this process."""
     from ckptsim.checkpointing.base import _registry
-    from ckptsim.plugins import reference_of
 
     if not issubclass(cls, CheckpointPolicy):
         raise ConfigError(key, f"{cls.__qualname__} is not a checkpoint policy class (a "
