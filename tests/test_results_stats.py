@@ -44,6 +44,22 @@ def test_mean_ci_is_the_student_interval():
     assert half == pytest.approx((hi - lo) / 2, rel=1e-3)  # the table's 3 decimals
 
 
+@pytest.mark.parametrize("x", [24.512345678901234, 0.1, 29.1234567])
+def test_equal_replications_give_their_value_and_a_zero_interval(x):
+    # Summing three equal values and dividing gives x off by a rounding error for these, and
+    # a sample standard deviation of about 1e-14: the table printed "24.5 +- 1.081e-14".
+    assert np.mean([x] * 3) != x
+    assert mean_ci([x, x, None, x]) == (x, 0.0, 3)
+    mean, half, n = mean_ci([x])
+    assert (mean, n) == (x, 1) and math.isnan(half)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.floats(-1e12, 1e12, allow_nan=False), st.integers(2, 12))
+def test_equal_values_have_no_spread(x, n):
+    assert mean_ci([x] * n) == (x, 0.0, n)
+
+
 rows_strategy = st.lists(
     st.fixed_dictionaries({
         "scheduler": st.sampled_from(["easy", "fcfs", "cons"]),

@@ -43,15 +43,19 @@ def mean_ci(values: Sequence[float | None]) -> tuple[float, float, int]:
     """(mean, half-width of the 95% interval, n) of the finite values (None is skipped).
 
     The half-width is NaN with fewer than two values (no spread to estimate), and 0 when all
-    values are equal (e.g. replications of a deterministic trace run).
+    values are equal (e.g. replications of a deterministic trace run), the mean then being that
+    value exactly: summing and dividing would be off by a rounding error and give an interval
+    of about 1e-14 instead of 0.
     """
     a = np.asarray([v for v in values if v is not None], dtype=np.float64)
     a = a[np.isfinite(a)]
     n = len(a)
     if n == 0:
         return math.nan, math.nan, 0
-    mean = float(np.mean(a))
     if n < 2:
-        return mean, math.nan, 1
+        return float(a[0]), math.nan, 1
+    if a.min() == a.max():
+        return float(a[0]), 0.0, n
+    mean = float(np.mean(a))
     s = float(np.std(a, ddof=1))
     return mean, t975(n - 1) * s / math.sqrt(n), n
