@@ -77,6 +77,36 @@ def test_run_parses_the_string_once(parses, tmp_path, capsys):
     assert summary["options"]["checkpoint"]["policy"] == "fixed+closedcluster"
 
 
+@pytest.mark.parametrize("plan", [
+    "fixed:interval=1800,cost=60+closedcluster",
+    {"interval": "fixed", "fixed": {"interval": 1800}, "cost": 60, "skip": "closedcluster"},
+])
+def test_simulate_checkpoint_is_the_run_flag(plan, tmp_path, capsys):
+    # `simulate(checkpoint=...)` is `ckptsim run --checkpoint`: the same summary.json, the
+    # component after those named (energy here), a table the same plan as its string.
+    import ckptsim
+    from ckptsim.cli.common import write_outputs
+
+    w = "lublin:n=100,seed=1,machine=64"
+    assert main(["run", "--workload", w, "--failures", "synthetic:mtbf=300000",
+                 "--component", "energy:active=100,idle=40,sleep=2", "--checkpoint",
+                 "fixed:interval=1800,cost=60+closedcluster", "--out",
+                 str(tmp_path / "cli")]) == 0
+    result = ckptsim.simulate(ckptsim.workload(w), "easy", failures="synthetic:mtbf=300000",
+                              components={"energy": {"active": 100, "idle": 40, "sleep": 2}},
+                              checkpoint=plan)
+    assert result.summary["checkpoints"] > 0
+    write_outputs(result, tmp_path / "py", None)
+    assert ((tmp_path / "py" / "summary.json").read_bytes()
+            == (tmp_path / "cli" / "summary.json").read_bytes())
+    with pytest.raises(ConfigError, match="checkpoint: given both as a component and as "
+                                          "checkpoint="):
+        ckptsim.simulate(ckptsim.workload(w), "easy", checkpoint=plan,
+                         components={"checkpoint": {"policy": "none"}})
+    with pytest.raises(ConfigError, match="checkpoint: unknown checkpoint policy 'yung'"):
+        ckptsim.simulate(ckptsim.workload(w), "easy", checkpoint="yung:cost=1")
+
+
 def test_component_flag_parses_the_string_once(parses, tmp_path, capsys):
     assert main(["run", "--workload", "lublin:n=100,seed=1,machine=64", "--component",
                  "checkpoint:policy=young:cost=60,mtbf=86400"]) == 0

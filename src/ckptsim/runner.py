@@ -95,6 +95,7 @@ def simulate(
     failures: Any = None,
     failure_seed: int | None = None,
     failure_count: int | None = None,
+    checkpoint: Any = None,
     recorders: Sequence[Component] = (),
 ) -> RunResult:
     """Simulate `workload` under the named scheduler and compute its metrics.
@@ -117,6 +118,11 @@ def simulate(
     span, or anything with `time`, `node` and `repair` columns (a `FailureTrace` whose nodes
     are already mapped onto the machine and whose times are on the workload's clock).
 
+    `checkpoint` is the shorthand of ``--checkpoint``: the checkpoint component's policy, a
+    plan string (``"young:cost=600,mtbf=86400+closedcluster"``), a parsed `CheckpointPlan`, a
+    plan table (``{"interval": "fixed", "fixed": {"interval": 3600}, "cost": 60}``) or a
+    `CheckpointPolicy` class (docs/energy.md#checkpoint-plans).
+
     `recorders`: components that only watch the run (e.g. `ckptsim.records.allocations`'s
     recorder, with `--out`): attached after the others, they add nothing to its records,
     metrics, options or identity.
@@ -127,7 +133,7 @@ def simulate(
     workload = factory.prepare(workload)
     if failure_seed is not None:
         seed = failure_seed
-    comps = _components(components, failures, failure_count)
+    comps = _components(components, failures, failure_count, checkpoint)
     described = None
     if isinstance(platform, (str, PathLike, Description)):
         described = platform if isinstance(platform, Description) else \
@@ -254,8 +260,10 @@ def _component(item: Any) -> Component:
 
 
 def _components(components: Mapping[str, Mapping[str, Any]] | Sequence[Component | type],
-                failures: Any, failure_count: int | None) -> list[Component]:
-    """The components of a run, the failures shorthand included."""
+                failures: Any, failure_count: int | None,
+                checkpoint: Any = None) -> list[Component]:
+    """The components of a run, the failures and checkpoint shorthands included (the
+    checkpoint component after those named, as ``ckptsim run --checkpoint`` adds it)."""
     if isinstance(components, Mapping):
         spec = dict(components)
         comps: list[Component] = []
@@ -266,6 +274,10 @@ def _components(components: Mapping[str, Mapping[str, Any]] | Sequence[Component
         if "failures" in spec or any(c.name == "failures" for c in comps):
             raise ConfigError("failures", "given both as a component and as failures=")
         spec = {"failures": {"source": failures or "", "count": failure_count}, **spec}
+    if checkpoint is not None:
+        if "checkpoint" in spec or any(c.name == "checkpoint" for c in comps):
+            raise ConfigError("checkpoint", "given both as a component and as checkpoint=")
+        spec["checkpoint"] = {"policy": checkpoint}
     built = build_components(spec)
     if failures is not None and not isinstance(failures, str):
         from ckptsim.components.failures import Failures
