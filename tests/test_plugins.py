@@ -335,6 +335,43 @@ BAD = {
     "other.py": "class Other:\n    name = 'other'\n",
     "builtin_name.py": "from ckptsim import Scheduler\n\n\nclass Easy2(Scheduler):\n"
                        "    name = 'easy'\n",
+    # Mistakes that used to surface mid-run as a traceback, or as a parameter silently
+    # missing (then "unknown parameter" for --set crash=true).
+    "shapes.py": """import dataclasses
+from ckptsim import CheckpointPolicy, QueueScheduler, param
+from ckptsim.checkpointing.plan import SkipPolicy
+
+
+class NotADataclass:
+    most: int = param(0, "at most")
+
+
+class Undecorated(QueueScheduler):
+    Params = NotADataclass
+
+    def schedule(self, now):
+        pass
+
+
+class OnTheClass(QueueScheduler):
+    crash = param(False, "raise in the first pass")
+
+    def schedule(self, now):
+        pass
+
+
+class NoPass(QueueScheduler):
+    def order(self, queue, now):
+        return queue
+
+
+class NoInterval(CheckpointPolicy):
+    pass
+
+
+class NoSkip(SkipPolicy):
+    pass
+""",
 }
 
 
@@ -346,6 +383,11 @@ BAD = {
     ("other.py", "Missing", "other.py defines no Missing"),
     ("other.py", "Other", "Other is not a scheduler class (a subclass of ckptsim.Scheduler)"),
     ("builtin_name.py", "Easy2", "its name 'easy' is a built-in scheduler's"),
+    ("shapes.py", "Undecorated", "its Params (NotADataclass) is not a dataclass; write it as "
+                                 "@dataclasses.dataclass(frozen=True)"),
+    ("shapes.py", "OnTheClass", "crash = param(...) is written on the scheduler class, where "
+                                "it is no parameter"),
+    ("shapes.py", "NoPass", "NoPass defines no schedule(); every scheduler must"),
 ])
 def test_a_bad_reference_is_one_line_naming_the_option(tmp_path, capsys, file, cls, message):
     for name, text in BAD.items():
@@ -357,6 +399,27 @@ def test_a_bad_reference_is_one_line_naming_the_option(tmp_path, capsys, file, c
     assert err.count("\n") == 1
     assert main(["run", "--workload", "lublin:n=10", "--checkpoint", f"{ref}:cost=1"]) == 2
     assert capsys.readouterr().err.startswith("ckptsim: error: --checkpoint")
+
+
+@pytest.mark.parametrize(("cls", "message"), [
+    ("NoInterval", "NoInterval defines no interval(); every interval checkpoint policy must"),
+    ("NoSkip", "NoSkip defines no skip(); every skip checkpoint policy must"),
+])
+def test_a_checkpoint_policy_without_its_method_is_refused_where_named(tmp_path, capsys, cls,
+                                                                        message):
+    (tmp_path / "shapes.py").write_text(BAD["shapes.py"])
+    ref = f"{tmp_path}/shapes.py:{cls}"
+    plan = f"fixed:interval=60,cost=1+{ref}" if cls == "NoSkip" else f"{ref}:cost=1"
+    assert main(["run", "--workload", "lublin:n=10", "--checkpoint", plan]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ckptsim: error: --checkpoint") and message in err
+    assert err.count("\n") == 1
+
+
+def test_every_builtin_has_the_shape_asked_of_plugins():
+    for registry in REGISTRIES.values():
+        for name in registry.names():
+            plugins._check_shape(registry.get(name), registry.kind, registry.key, name)
 
 
 COMPONENT_SPEC = """

@@ -28,6 +28,7 @@ that editing a plug-in reruns its runs); built-ins (modules under ``ckptsim.``) 
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import importlib
 import importlib.util
@@ -215,9 +216,37 @@ def check_class(obj: Any, base: type | None, kind: str, key: str, what: str,
         if own in builtin and builtin[own] is not obj:
             raise ConfigError(key, f"{what}: its name {own!r} is a built-in {kind}'s; "
                                    "give it another")
-    elif getattr(obj, "name", "") in builtin or not getattr(obj, "name", ""):
+    if base is not None:
+        _check_shape(obj, kind, key, what)
+    if not own and (getattr(obj, "name", "") in builtin or not getattr(obj, "name", "")):
         obj.name = default or obj.__name__
     return obj
+
+
+def _check_shape(cls: type, kind: str, key: str, what: str) -> None:
+    """Refuse the plug-in mistakes that would otherwise surface as a traceback in the middle
+    of a run, or as parameters silently missing: a `Params` that is not a dataclass, a
+    `param(...)` written on the class itself, a method every such class needs left out."""
+    params = getattr(cls, "Params", None)
+    if params is not None and not dataclasses.is_dataclass(params):
+        raise ConfigError(key, f"{what}: its Params ({getattr(params, '__name__', params)}) is "
+                               "not a dataclass; write it as @dataclasses.dataclass(frozen=True) "
+                               "with fields made by ckptsim.param(...) (docs/plugins.md)")
+    for c in cls.__mro__:
+        if c.__module__.partition(".")[0] == "ckptsim":
+            continue
+        field = next((a for a, v in vars(c).items() if isinstance(v, dataclasses.Field)), None)
+        if field is not None:
+            raise ConfigError(key, f"{what}: {field} = param(...) is written on the {kind} "
+                                   "class, where it is no parameter; parameters are the fields "
+                                   "of the dataclass given as its Params (docs/plugins.md)")
+    for method in getattr(cls, "must_define", ()):
+        owner = next(c for c in cls.__mro__ if method in vars(c))
+        if method in vars(owner).get("must_define", ()):
+            sort = getattr(cls, "kind", "")
+            label = f"{sort} {kind}" if isinstance(sort, str) and sort else kind
+            raise ConfigError(key, f"{what}: {cls.__name__} defines no {method}(); every {label} "
+                                   "must (docs/plugins.md)")
 
 
 def entry_points(kind: str) -> dict[str, Any]:

@@ -72,6 +72,8 @@ class CheckpointPolicy:
     #: "interval" (when to checkpoint), "skip" (whether to take an interval's checkpoint) or
     #: "proactive" (checkpoints ahead of known events); see `checkpointing.plan`.
     kind: ClassVar[str] = "interval"
+    #: Methods a subclass must define (a plug-in without them is refused where it is named).
+    must_define: ClassVar[tuple[str, ...]] = ("interval",)
 
     def __init__(self, params: Any = None, *, need_cost: bool = True) -> None:
         """`need_cost=False`: the caller supplies every job's checkpoint cost (a scheduler

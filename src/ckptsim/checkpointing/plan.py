@@ -67,6 +67,7 @@ class SkipPolicy(CheckpointPolicy):
     """Decides whether a checkpoint the interval policy scheduled is taken (`skip`)."""
 
     kind: ClassVar[str] = "skip"
+    must_define: ClassVar[tuple[str, ...]] = ("skip",)
     agent: Any = None  # the checkpoint component, once bound
 
     def interval(self, delta: float, mtbf: float, restart: float) -> float:
@@ -87,6 +88,7 @@ class ProactivePolicy(CheckpointPolicy):
     """Checkpoints ahead of known events: `next_checkpoint` gives a running job's next one."""
 
     kind: ClassVar[str] = "proactive"
+    must_define: ClassVar[tuple[str, ...]] = ("next_checkpoint",)
     listens: ClassVar[bool] = False  # True: wants the before_unavailable notices
     agent: Any = None
 

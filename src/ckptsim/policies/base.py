@@ -45,6 +45,8 @@ class Scheduler:
     #: (instants of superseded or cancelled events only) and drops superseded events from
     #: its heap when they pile up.
     idle_pass_noop: ClassVar[bool] = False
+    #: Methods a subclass must define (a plug-in without them is refused where it is named).
+    must_define: ClassVar[tuple[str, ...]] = ("schedule",)
 
     def __init__(self, sim: Simulator, params: Any = None) -> None:
         self.sim = sim
