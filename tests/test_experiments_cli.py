@@ -131,6 +131,19 @@ def test_failed_runs_exit_1(spec, tmp_path, capsys):
     captured = capsys.readouterr()
     assert "12 succeeded, 6 failed" in captured.out
     assert "failed:" in captured.err and "WorkloadError" in captured.err
+    hint = f"ckptsim results {tmp_path / 'o'} --where status=failed --csv -, column error"
+    assert hint in captured.err
+    # `results` says why the runs failed too, grouped or not (it showed only "failed" and
+    # empty metrics), and the command it points to gives the tracebacks.
+    for extra in ([], ["--group-by", "workload"]):
+        assert main(["results", str(tmp_path / "o"), *extra]) == 0
+        err = capsys.readouterr().err
+        assert err.count("failed: ") == 6 and err.count("WorkloadError") == 6 and hint in err
+    assert main(["results", str(tmp_path / "o"), "--where", "workload=model"]) == 0
+    assert "failed: " not in capsys.readouterr().err
+    assert main(["results", str(tmp_path / "o"), "--where", "status=failed", "--csv", "-"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert len(rows) == 6 and all("Traceback" in r["error"] for r in rows)
 
 
 # ----------------------------------------------------------------------------- results

@@ -88,17 +88,24 @@ def _sweep(args: argparse.Namespace, locked: bool) -> int:
         return 130
     finally:
         bar.close()
-    for row in result.failures[:10]:
-        print(f"failed: {row['run_id'][:12]} {row.get('workload')} x {row.get('scheduler')} "
-              f"seed={row.get('seed')}: {row.get('error_message')}", file=sys.stderr)
-    if len(result.failures) > 10:
-        print(f"... and {len(result.failures) - 10} more failures (ckptsim results "
-              f"{args.out} --where status=failed)", file=sys.stderr)
+    _print_failures(result.failures, args.out)
     ran = result.ok + result.failed
     rate = f" ({ran / result.seconds:.1f} runs/s)" if result.seconds > 0 and ran else ""
     print(f"{result.ok} succeeded, {result.failed} failed, {result.skipped} already done; "
           f"{ran} runs in {result.seconds:.1f} s{rate}; results in {args.out}")
     return 1 if result.failed else 0
+
+
+def _print_failures(failed: list[dict[str, Any]], root: str, most: int = 10) -> None:
+    """The first `most` failed runs with their error, on stderr, and where the rest and the
+    tracebacks are."""
+    for row in failed[:most]:
+        print(f"failed: {row['run_id'][:12]} {row.get('workload')} x {row.get('scheduler')} "
+              f"seed={row.get('seed')}: {row.get('error_message')}", file=sys.stderr)
+    if failed:
+        more = f"{len(failed) - most} more failures and " if len(failed) > most else ""
+        print(f"({more}the tracebacks: ckptsim results {root} --where status=failed --csv -, "
+              "column error)", file=sys.stderr)
 
 
 #: A dry run lists a matrix of more runs than this as plain columns (a rich table takes about
@@ -173,6 +180,7 @@ def cmd_results(args: argparse.Namespace) -> int:
                   "interval)")
     print_table(title, labels, body)
     _note_pooled(pooled)
+    _print_failures([r for r in rows if r.get("status") == "failed"], args.dir)
     return status
 
 
