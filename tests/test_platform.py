@@ -12,6 +12,7 @@ from ckptsim.engine.simulator import Simulator
 from ckptsim.errors import ConfigError
 from ckptsim.platform.base import FAILURE, OWNER, Platform, TorusPlatform
 from ckptsim.platform.cluster import Cluster
+from ckptsim.platform.description import load_description, resolve_platform
 from ckptsim.platform.torus import Torus
 from ckptsim.policies.base import scheduler_factory
 
@@ -109,5 +110,7 @@ def test_platforms_are_passed_in_or_asked_of_the_scheduler():
     assert sim.policy.torus is sim.platform.torus
     with pytest.raises(ConfigError, match="runs on the 2x2x2 torus, not on a cluster of 8"):
         Simulator(w, bgl, platform=Platform(8))
-    with pytest.raises(ConfigError, match="runs on the 2x2x2 torus"):
+    with pytest.raises(ConfigError, match="runs on the 2x2x2 torus, not on another torus of 8"):
         Simulator(w, bgl, platform=TorusPlatform(Torus((2, 2, 2), wraparound=False)))
+    with pytest.raises(ConfigError, match="2x2x2 torus, not on a platform of node groups of 26"):
+        Simulator(w, bgl, platform=resolve_platform(load_description("smallpool"), w, None))

@@ -97,8 +97,10 @@ class BglFcfs(QueueScheduler):
         prm: BglParams = self.params
         torus = getattr(sim.platform, "torus", None)
         if torus is None or torus.dims != prm.dims() or torus.wraparound != prm.wraparound:
+            kind = {"groups": "a platform of node groups", "cluster": "a cluster",
+                    "torus": "another torus"}.get(sim.platform.kind, sim.platform.kind)
             raise ConfigError("platform", f"{self.name} runs on the {prm.x}x{prm.y}x{prm.z} "
-                                          f"torus, not on a {sim.platform.kind} of "
+                                          f"torus, not on {kind} of "
                                           f"{sim.platform.n_nodes} nodes")
         self.torus: Torus = torus
         self.running: dict[int, Job] = {}
