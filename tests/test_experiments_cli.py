@@ -192,6 +192,14 @@ def test_results_errors(store, tmp_path, capsys):
     capsys.readouterr()
     assert main(["results", str(tmp_path / "nothing")]) == 2
     assert "not a results store" in capsys.readouterr().err
+    # A paper command's folder holds its store in store/: named, for results and report.
+    paper = tmp_path / "paper"
+    paper.mkdir()
+    (paper / "store").symlink_to(store, target_is_directory=True)
+    for command in ("results", "report"):
+        assert main([command, str(paper)]) == 2
+        assert f"but a paper's folder: its runs are in the store {paper / 'store'}" in \
+            capsys.readouterr().err
 
 
 def test_results_refuse_a_damaged_store(store, capsys):

@@ -348,6 +348,10 @@ def load_store(root: str | Path, *, all_runs: bool = False,
     """
     store = Store(root)
     if not store.exists():
+        inner = Path(root) / "store"
+        if Store(inner).exists():  # a `ckptsim paper NAME FIG --out DIR` folder
+            raise StoreError(f"{root}: not a results store (no runs/ folder), but a paper's "
+                             f"folder: its runs are in the store {inner}")
         raise StoreError(f"{root}: not a results store (no runs/ folder); run `ckptsim sweep "
                          "SPEC --out DIR` first")
     manifest = store.manifest() or {}
