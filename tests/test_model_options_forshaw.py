@@ -113,6 +113,7 @@ def test_paper_defaults_write_todays_specs():
     text = fw.spec_text("startdelay", opt)
     assert "first=" not in text and "resume_after" not in text
     assert "lead = 600" in text and "reboot_duration" not in text
+    assert "speed" not in text  # the machines' speeds are not applied by default
 
 
 def test_paper_options_reach_the_spec():
@@ -129,6 +130,21 @@ def test_paper_options_reach_the_spec():
                                                                                 "delay")
     with pytest.raises(ConfigError, match="startdelay_first"):
         fw.check(fw.Options(startdelay_first="later"))
+
+
+@pytest.mark.parametrize("rule", ["slowest", "mean"])
+def test_the_speeds_flag_adds_the_speed_component(rule, tmp_path, capsys):
+    import tomllib
+
+    from ckptsim.cli import main
+    from ckptsim.experiments.papers.forshaw import experiments as fw
+
+    spec = tomllib.loads(fw.spec_text("fixed", fw.Options(speeds=rule)))
+    assert spec["workloads"]["pool"]["components"]["speed"] == {"rule": rule}
+    with pytest.raises(ConfigError, match="speeds"):
+        fw.check(fw.Options(speeds="fast"))
+    assert main(["paper", "forshaw", "fixed", "--out", str(tmp_path), "--speeds", "fast"]) == 2
+    assert "--speeds: unknown 'fast'; accepted: off, slowest, mean" in capsys.readouterr().err
 
 
 # --- --durations: a family in parts ----------------------------------------------------------

@@ -3,14 +3,15 @@
 availability (+ interruptions: owners, reboots, maintenance, traces, failures taking machines
 out of service), failures, energy (+ machines, energybulk, energyhtc: the meter's per-machine
 states, node-set accounting and HTC attribution), powermgr (the power manager), bound (the
-execution-time bound), gridrates (the grid's links as a rate model, attached by `coalloc`) and
+execution-time bound), gridrates (the grid's links as a rate model, attached by `coalloc`), speed
+(the platform's machine speeds as a rate model) and
 checkpoint (+ checkpointagent: the checkpoint component driving the `ckptsim.checkpointing`
 policies for any scheduler).
 
 The component base class and the registry are the engine's (`ckptsim.engine.components`);
 importing this package adds the loader that registers the built-in components there, so that
 lookups by name through this package always see them.  The registered names are those of the
-classes (`failures`, `availability`, `energy`, `power`, `bound`, `checkpoint`).
+classes (`failures`, `availability`, `energy`, `power`, `bound`, `checkpoint`, `speed`).
 """
 
 from __future__ import annotations

@@ -50,9 +50,9 @@ DEFAULT_LINK = 1e9
 
 @dataclass(frozen=True)
 class NodeType:
-    """A kind of machine: `cores` engine nodes each, a relative `speed` (stored, applied only
-    by a rate model that asks for it), and its raw `power` table (validated by the power
-    layer) or None."""
+    """A kind of machine: `cores` engine nodes each, a relative `speed` (stored; applied by
+    the `speed` component, `ckptsim.components.speed`), and its raw `power` table (validated
+    by the power layer) or None."""
 
     name: str
     cores: int = 1

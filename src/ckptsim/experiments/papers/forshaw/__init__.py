@@ -181,6 +181,11 @@ class Forshaw(FamilyPaper):
         PaperOption("--resume-after", "seconds a machine's user must have been away before a "
                     "suspended job resumes (default 0: at once; HTCondor waits for idleness)",
                     default=0, kwargs={"type": float, "metavar": "S"}),
+        PaperOption("--speeds", "the pool's machine speeds (Table 1: Legacy ~2 GHz against "
+                    "~3 GHz, speed 0.67): off (default off: every job runs its generated runtime "
+                    "on any machine), slowest or mean (applied: the speed component, "
+                    "docs/platforms.md#speeds)", default="off",
+                    kwargs={"metavar": "off|slowest|mean"}),
         PaperOption("--lead", "seconds a reboot is announced ahead: Scheduled checkpoints, and "
                     "the machines are held out of service, in this time (default 600)",
                     default=600, kwargs={"type": float, "metavar": "S"}),
@@ -225,6 +230,9 @@ class Forshaw(FamilyPaper):
         if given.startdelay_first not in forshaw.FIRSTS:
             raise ConfigError("--startdelay-first", f"unknown {given.startdelay_first!r}; "
                                                     f"accepted: {', '.join(forshaw.FIRSTS)}")
+        if given.speeds not in forshaw.SPEEDS:
+            raise ConfigError("--speeds", f"unknown {given.speeds!r}; accepted: "
+                                          f"{', '.join(forshaw.SPEEDS)}")
         for flag in ("--resume-after", "--lead", "--reboot-duration"):
             value = getattr(given, flag[2:].replace("-", "_"))
             if not 0 <= value < float("inf"):
@@ -234,7 +242,8 @@ class Forshaw(FamilyPaper):
                                                      else forshaw.DEFAULT_START),
                                trace=str(trace.resolve()) if trace.is_file() else None,
                                startdelay_first=given.startdelay_first,
-                               resume_after=given.resume_after, lead=given.lead,
+                               resume_after=given.resume_after, speeds=given.speeds,
+                               lead=given.lead,
                                reboot_duration=given.reboot_duration,
                                durations=tuple(given.durations) if given.durations else None,
                                figure=given.figure)

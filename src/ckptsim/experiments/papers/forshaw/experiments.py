@@ -61,6 +61,7 @@ TRACE_DAYS = 35  # the Microsoft trace's length
 LEAD = 600  # seconds a reboot is announced ahead (Scheduled checkpoints in this time)
 REBOOT_DURATION = 300.0  # seconds a reboot keeps the machines down (the availability default)
 FIRSTS = ("interval", "delay")  # StartDelay's first checkpoint: at d + n, or at d
+SPEEDS = ("off", "slowest", "mean")  # the machines' speeds: not applied, or the speed rule
 TAIL_DAYS = 3  # days of users and reboots after the last submission (the last jobs finish)
 
 FAMILIES = {"baseline": ("fig4", "fig5"), "fixed": ("fig6",), "ccsr": ("fig7",),
@@ -93,6 +94,7 @@ class Options:
     # Modelling choices the seed leaves open (defaults: the runs of docs/results/forshaw.md).
     startdelay_first: str = "interval"  # StartDelay's first checkpoint at d + n, or at d
     resume_after: float = 0.0  # idle seconds before a suspended job resumes (HTCondor's wait)
+    speeds: str = "off"  # the machines' speeds: not applied, or the speed component's rule
     lead: float = LEAD  # seconds a reboot is announced (Scheduled's drain holds the machines)
     reboot_duration: float = REBOOT_DURATION
     #: The checkpoint durations (minutes) every family runs, instead of its own (the seed's
@@ -228,6 +230,8 @@ def spec_text(family: str, opt: Options) -> str:
     if opt.reboot_duration != REBOOT_DURATION:
         lines.append(f"reboot_duration = {opt.reboot_duration:g}")
     policies = policies_of(family, opt.startdelay_first, opt.durations)
+    if opt.speeds != "off":
+        lines += ["", "[workloads.pool.components.speed]", f"rule = {_quote(opt.speeds)}"]
     lines += ["", "[workloads.pool.components.energy]", "htc = true", 'owners = "active"',
               "", "[workloads.pool.components.power]", f"idle_timeout = {opt.idle_timeout:g}",
               "", "[workloads.pool.components.bound]", f"limit = {opt.bound:g}",
@@ -277,6 +281,8 @@ def check(opt: Options) -> None:
                                      f"({day.strftime('%A')})")
     if opt.days < 1:
         raise ConfigError("--days", f"expected a number of days >= 1, got {opt.days}")
+    if opt.speeds not in SPEEDS:
+        raise ConfigError("speeds", f"expected one of {', '.join(SPEEDS)}, got {opt.speeds!r}")
     if opt.startdelay_first not in FIRSTS:
         raise ConfigError("startdelay_first", f"expected one of {', '.join(FIRSTS)}, got "
                                               f"{opt.startdelay_first!r}")
