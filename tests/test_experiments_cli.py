@@ -9,6 +9,7 @@ import math
 import pytest
 
 from ckptsim.cli import main
+from ckptsim.experiments import results as res
 from ckptsim.experiments.execute import SerialExecutor
 from ckptsim.experiments.stats import T975, mean_ci, t975
 from ckptsim.experiments.sweep import plan_sweep, run_sweep
@@ -151,6 +152,20 @@ def test_results_table(store, capsys):
     assert main(["results", str(store)]) == 0
     out = capsys.readouterr().out
     assert "cli: 12 runs" in out and "mean_wait" in out and "status" in out
+
+
+def test_a_where_that_matches_nothing_says_why(store, capsys):
+    # It printed an empty table and nothing else.
+    assert main(["results", str(store), "--where", "n=300"]) == 0
+    assert "note: no run has workload.n=300; its values: 100, 200" in capsys.readouterr().err
+    assert main(["results", str(store), "--where", "scheduler=easy", "seed=9",
+                 "--group-by", "scheduler"]) == 0
+    assert "note: no run has seed=9; its values: 1, 2, 3" in capsys.readouterr().err
+    rows = [{"a": 1, "b": "x"}, {"a": 2, "b": "y"}]
+    assert res.why_none_match(rows, {"a": ("1",), "b": ("y",)}) == (
+        "each --where filter matches some runs, but no run matches them all")
+    assert main(["results", str(store), "--where", "n=100"]) == 0
+    assert "note:" not in capsys.readouterr().err
 
 
 def test_results_where_group_by_and_csv(store, capsys, tmp_path):

@@ -142,7 +142,9 @@ def cmd_results(args: argparse.Namespace) -> int:
     _note_unchecked(loaded.unchecked, "the next sweep records them")
     columns = res.all_columns(rows) or list(manifest.get("inputs", []))
     where = res.parse_where(args.where, columns)
-    rows = res.filter_rows(rows, where)
+    everything, rows = rows, res.filter_rows(rows, where)
+    if everything and not rows:
+        print(f"note: {res.why_none_match(everything, where)}", file=sys.stderr)
     by = res.resolve_columns("--group-by", args.group_by, columns)
     metrics = (res.resolve_columns("--metrics", args.metrics, columns) if args.metrics
                else [m for m in manifest.get("metrics", DEFAULT_METRICS) if m in columns])

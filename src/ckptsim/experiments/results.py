@@ -73,6 +73,23 @@ def filter_rows(rows: Iterable[dict[str, Any]], where: dict[str, tuple[str, ...]
             if all(any(value_matches(r.get(k), t) for t in texts) for k, texts in where.items())]
 
 
+def why_none_match(rows: Sequence[dict[str, Any]], where: dict[str, tuple[str, ...]],
+                   most: int = 12) -> str:
+    """Why `filter_rows(rows, where)` is empty though `rows` is not: the first filter no run
+    matches, with the values the column holds, or that the filters only fail together."""
+    for key, texts in where.items():
+        if not filter_rows(rows, {key: texts}):
+            seen: list[str] = []
+            for r in rows:
+                text = "None" if r.get(key) is None else str(r.get(key))
+                if text not in seen:
+                    seen.append(text)
+            shown = ", ".join(seen[:most]) + (f", ... ({len(seen)} values)"
+                                               if len(seen) > most else "")
+            return f"no run has {key}={','.join(texts)}; its values: {shown}"
+    return "each --where filter matches some runs, but no run matches them all"
+
+
 def varying(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> list[str]:
     """The columns among `columns` that take more than one value over `rows`."""
     return [c for c in columns if len({repr(r.get(c)) for r in rows}) > 1]
