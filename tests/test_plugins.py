@@ -585,6 +585,19 @@ def test_a_spec_component_that_is_neither_known_nor_a_plugin(tmp_path):
     ((_, text),) = info.value.problems
     assert text == "name the table by a/marker.py:Marker alone: its options are the table's " \
                    "keys (step = ...)"
+    # A component named like an option of the workload: the option (here `first`, keeping
+    # the first 5 jobs) was read as the component's and silently dropped, run ids included.
+    (tmp_path / "first.py").write_text("from ckptsim import Component\n\n\n"
+                                       "class First(Component):\n    name = 'first'\n")
+    spec.write_text('name = "clash"\n[workloads.m]\ngenerator = "lublin"\nn = 10\nfirst = 5\n'
+                    '[workloads.m.components."first.py:First"]\n'
+                    '[[schedulers]]\nname = "easy"\n')
+    with pytest.raises(SpecError) as info:
+        load_spec(spec)
+    ((where, text),) = info.value.problems
+    assert where.startswith("workloads.m.components.first.py:First")
+    assert text == ("names the component 'first', which is also the name of the workload "
+                    "option workloads.m.first; give the plug-in another name")
 
 
 def test_a_plugin_schedulers_counters_are_metrics_of_its_spec(tmp_path):

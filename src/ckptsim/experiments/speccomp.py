@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -144,11 +144,13 @@ def value_check(name: str, param: str, folder: Path) -> Callable[[Any], Any]:
 
 
 def component_axes(problems: _Problems, loc: str, w: dict[str, Any], folder: Path,
-                   base: Path | None = None) -> dict[str, list[Any]]:
+                   base: Path | None = None, reserved: Collection[str] = ()
+                   ) -> dict[str, list[Any]]:
     """The grid axes of a workload's components: its alias keys and its `components` table,
     whose tables are named by a component's name or a plug-in's reference (a file path
     resolving against `base`, the spec's folder; its options then go by the plug-in's own
-    name: ``starts.period``)."""
+    name: ``starts.period``).  `reserved`: the workload's own option keys, which no
+    component may be named (its options would be read as theirs)."""
     from ckptsim.experiments.specvalues import _as_axis
 
     axes: dict[str, list[Any]] = {}
@@ -177,6 +179,11 @@ def component_axes(problems: _Problems, loc: str, w: dict[str, Any], folder: Pat
                                     f"{loc}.components.{named[found]} does")
                 continue
             name = found
+        if name in reserved:
+            problems.add(where, f"names the component {name!r}, which is also the name of "
+                                f"the workload option {loc}.{name}; give the plug-in another "
+                                "name")
+            continue
         named[name] = where.rpartition(".components.")[2]
         if not isinstance(values, dict):
             problems.add(where, f"expected a table of parameters, got {values!r}")

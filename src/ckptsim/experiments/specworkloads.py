@@ -191,7 +191,8 @@ def _workload(problems: _Problems, loc: str, name: str, w: dict[str, Any],
     before = len(problems.items)
     axes = {key: _as_axis(problems, f"{loc}.{key}", w[key], check, pair=key == "window")
             for key, check in options.items() if key in w}
-    axes.update(component_axes(problems, loc, w, folder, base))
+    axes.update(component_axes(problems, loc, w, folder, base,
+                               reserved=(*options, "trace", "generator", "components", "zip")))
     zips = _zip_groups(problems, f"{loc}.zip", w["zip"], axes) if "zip" in w else ()
     check_combinations(problems, loc, axes, zips, folder)
     if kind == "lublin" and all(axes.get(k) for k in ("n", "machine", "typed")):
