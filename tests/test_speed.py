@@ -4,6 +4,7 @@ property that speeds of 1.0 change nothing."""
 
 from __future__ import annotations
 
+import dataclasses
 import tomllib
 
 import pytest
@@ -76,6 +77,30 @@ def test_a_suspended_job_resumes_at_its_machines_speed(tmp_path):
     r = simulate(w, "fcfs", platform=lab(), components=comps, check=True)
     assert ends(r) == [630, 100]
     assert r.summary["jobs_suspended"] == 1 and r.summary["jobs_resumed"] == 1
+
+
+def test_speeds_and_reboots_left_out_are_noted_once(monkeypatch, caplog):
+    import logging
+
+    from ckptsim import runner
+
+    monkeypatch.setattr(runner, "_NOTED", set())
+    caplog.set_level(logging.INFO, logger="ckptsim")
+    rebooted = dataclasses.replace(lab(), groups=tuple(
+        dataclasses.replace(g, reboot="05:00") for g in lab().groups))
+    for _ in range(2):
+        simulate(jobs(THREE, 2), "fcfs", platform=rebooted)
+    notes = [r.getMessage() for r in caplog.records]
+    assert notes == [
+        "the platform lab's reboot times (a, b) are not applied: they are the availability "
+        "component's (--component availability)",
+        "the platform lab's machine speeds (slow 0.5) are recorded, not applied: "
+        "--component speed applies them (docs/platforms.md#speeds)"]
+    caplog.clear()
+    monkeypatch.setattr(runner, "_NOTED", set())
+    simulate(jobs(THREE, 2), "fcfs", platform=lab(), components={"speed": {}})
+    simulate(jobs(THREE, 2), "fcfs", platform=lab(1.0))
+    assert caplog.records == []
 
 
 def test_the_platform_must_have_node_types():

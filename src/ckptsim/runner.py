@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from os import PathLike
@@ -141,6 +142,7 @@ def simulate(
     built: Platform | None = (resolve_platform(described, workload, machine_size)
                               if described is not None else platform)  # type: ignore[assignment]
     comps = _with_energy(comps, built)
+    _note_unapplied(built, comps)
     # The run allocates hundreds of thousands of long-lived objects; the cyclic collector would
     # only rescan them over and over while it runs.
     gc_enabled = gc.isenabled()
@@ -220,6 +222,36 @@ def _with_energy(comps: list[Component], platform: Platform | None) -> list[Comp
                                        "--component energy:active=W,idle=W,sleep=W (or a "
                                        "platform with power tables)")
     return comps
+
+
+#: The notes `_note_unapplied` gave in this process (each is given once).
+_NOTED: set[str] = set()
+
+
+def _note_unapplied(platform: Platform | None, comps: list[Component]) -> None:
+    """Say (once per process, on the "ckptsim" logger) what the platform describes that the
+    run's components leave out: its groups' reboot times without the availability component,
+    its node types' speeds without the speed component."""
+    desc = getattr(platform, "description", None)
+    if desc is None:
+        return
+    names = {c.name for c in comps}
+    notes = []
+    reboots = [g.name for g in desc.groups if g.reboot]
+    if reboots and "availability" not in names:
+        shown = ", ".join(reboots[:3]) + (f" and {len(reboots) - 3} more" if len(reboots) > 3
+                                           else "")
+        notes.append(f"the platform {desc.name}'s reboot times ({shown}) are not applied: "
+                     "they are the availability component's (--component availability)")
+    speeds = [f"{t.name} {t.speed:g}" for t in desc.types if t.speed != 1.0]
+    if speeds and "speed" not in names:
+        notes.append(f"the platform {desc.name}'s machine speeds ({', '.join(speeds)}) are "
+                     "recorded, not applied: --component speed applies them "
+                     "(docs/platforms.md#speeds)")
+    for text in notes:
+        if text not in _NOTED:
+            _NOTED.add(text)
+            logging.getLogger(__name__).info(text)
 
 
 def _break_cycles(sim: Simulator) -> None:
