@@ -103,6 +103,14 @@ def test_speeds_and_reboots_left_out_are_noted_once(monkeypatch, caplog):
     assert caplog.records == []
 
 
+def test_overrun_kill_bounds_the_work_not_the_wall_time():
+    # 100 s of work, an estimate of 60 s, on the half-speed machine: killed when its work
+    # reaches 60 s, at 120 s of wall time (docs/workloads.md).
+    w = jobs([(0, 100, 1, 60), (0, 100, 1, 60)], 2)
+    r = simulate(w, "fcfs", platform=lab(), components={"speed": {}}, overrun="kill")
+    assert ends(r) == [120, 60] and list(r.table["status"]) == ["killed", "killed"]
+
+
 def test_the_platform_must_have_node_types():
     with pytest.raises(ConfigError, match="speed: the platform .* has no node types"):
         simulate(jobs(THREE, 2), "fcfs", components={"speed": {}})
