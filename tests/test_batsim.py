@@ -13,6 +13,7 @@ from helpers import TRACES
 from ckptsim.cli import main
 from ckptsim.errors import CkptsimError, WorkloadError
 from ckptsim.workload.batsim import ID_COLUMN, read_batsim, write_batsim
+from ckptsim.workload.model import SWF_INDEX
 from ckptsim.workload.source import load_workload
 from ckptsim.workload.swf import read_swf
 
@@ -209,3 +210,81 @@ def test_convert_errors_are_one_line(tmp_path, capsys):
     assert main(["run", "--workload", str(bad)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "missing field 'res'" in err
+
+
+# A trace with a header and fields a Batsim job has no place for: users, groups, queues,
+# memory, a status, processors allocated unlike those requested.
+TRACE = """; Version: 2.2
+; Computer: Test machine
+; Acknowledge: the trace's owners, to be kept
+; MaxProcs: 8
+; Note: first line
+;       second line
+1 0 5 100 4 90 1024 4 200 2048 1 7 2 3 1 1 -1 -1
+2 10 0 50 2 -1 -1 3 60 -1 0 8 2 -1 2 1 1 30
+3 20 0 30 8 -1 -1 8 -1 -1 5 7 3 -1 1 1 -1 -1
+"""
+
+
+def test_an_swf_trace_goes_through_json_and_back_unchanged(tmp_path):
+    # Batsim jobs have no user, group, queue or memory, and the file no header: they were
+    # lost (a schedule.swf from the JSON lacked the trace's acknowledgement and its users).
+    # They travel in each job's `swf` list and the top-level `swf_header`.
+    swf = tmp_path / "t.swf"
+    swf.write_text(TRACE)
+    assert main(["convert", str(swf), str(tmp_path / "t.json")]) == 0
+    assert main(["convert", str(tmp_path / "t.json"), str(tmp_path / "back.swf")]) == 0
+    assert main(["convert", str(swf), str(tmp_path / "direct.swf")]) == 0
+    assert (tmp_path / "back.swf").read_bytes() == (tmp_path / "direct.swf").read_bytes()
+    doc = json.loads((tmp_path / "t.json").read_text())
+    assert doc["swf_header"]["Acknowledge"] == "the trace's owners, to be kept"
+    assert doc["swf_header"]["Note"] == "first line\nsecond line"
+    assert doc["jobs"][1]["swf"] == [2, 10, 0, 50, 2, -1, -1, 3, 60, -1, 0, 8, 2, -1, 2, 1, 1, 30]
+    # A run on either gives the same outputs, schedule.swf's header and users included.
+    for name, workload in (("a", swf), ("b", tmp_path / "t.json")):
+        assert main(["run", "--workload", str(workload), "--out", str(tmp_path / name)]) == 0
+    for f in ("jobs.csv", "schedule.swf", "out_jobs.csv"):
+        assert (tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes(), f
+    assert "; Acknowledge: the trace's owners, to be kept" in (tmp_path / "b" /
+                                                               "schedule.swf").read_text()
+
+
+def test_a_real_trace_goes_through_json_and_back_unchanged(tmp_path):
+    if not SDSC.exists():
+        pytest.skip(f"needs ../shared/data (the SDSC-SP2 trace expected at {SDSC})")
+    assert main(["convert", str(SDSC), str(tmp_path / "s.json"), "--first", "800"]) == 0
+    assert main(["convert", str(tmp_path / "s.json"), str(tmp_path / "back.swf")]) == 0
+    assert main(["convert", str(SDSC), str(tmp_path / "direct.swf"), "--first", "800"]) == 0
+    assert (tmp_path / "back.swf").read_bytes() == (tmp_path / "direct.swf").read_bytes()
+
+
+@pytest.mark.parametrize(("change", "words"), [
+    ({"swf": [1, 2]}, "swf must be a list of the 18 SWF fields"),
+    ({"swf": ["a"] * 18}, "swf must be a list of the 18 SWF fields"),
+])
+def test_a_bad_swf_list_names_the_job(tmp_path, change, words):
+    doc = json.loads(json.dumps(SMALL))
+    doc["jobs"][0].update(change)
+    text = one_line_error(dump(tmp_path, doc))
+    assert words in text and "'w0!3'" in text
+
+
+def test_a_bad_swf_header_is_refused(tmp_path):
+    doc = {**SMALL, "swf_header": ["Acknowledge"]}
+    assert "swf_header must be an object of strings" in one_line_error(dump(tmp_path, doc))
+
+
+def test_a_batsim_workload_without_swf_fields_writes_none(tmp_path):
+    write_batsim(tmp_path / "a.json", read_batsim(dump(tmp_path, SMALL)))
+    doc = json.loads((tmp_path / "a.json").read_text())
+    assert "swf_header" not in doc and all("swf" not in j for j in doc["jobs"])
+
+
+def test_jobs_with_and_without_swf_lists_in_one_file(tmp_path):
+    doc = json.loads(json.dumps(SMALL))
+    doc["jobs"][0]["swf"] = [3, 10, 0, 100, 6, -1, -1, 4, 200, -1, 0, 9, 9, -1, -1, -1, -1, -1]
+    w = read_batsim(dump(tmp_path, doc))  # in submit order: w0!1, w0!2, w0!3
+    cols = [SWF_INDEX[k] for k in ("allocated_processors", "requested_processors", "status",
+                                   "user_id")]
+    # The job's own res decides its size; its swf list the rest; the others as before.
+    assert w.fields[:, cols].tolist() == [[16, 16, 1, -1], [2, 2, 1, -1], [6, 4, 0, 9]]

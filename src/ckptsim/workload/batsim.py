@@ -12,6 +12,11 @@ order.  When some id is a string, the original ids are kept, as text, in
 `Workload.extra["batsim_id"]`, which `write_batsim` writes back (as strings); integer ids
 are the job numbers themselves and are written back as integers.
 
+SWF traces travel through it whole: `write_batsim` adds to each job its 18 SWF fields (`swf`)
+when the workload holds some a Batsim job has no place for (user, group, queue, memory, ...),
+and the SWF header beyond the machine size as the top-level `swf_header`; `read_batsim`
+takes them back.  Batsim ignores both.
+
 A `walltime` that is missing or -1 means no estimate (as SWF's -1 requested time): the
 estimate is the run time.  Times are bounded by `ckptsim.limits.MAX_SECONDS` and sizes by
 `MAX_NODES`, like an SWF trace's; an error names the file and the job (or profile).
@@ -39,6 +44,11 @@ __all__ = ["read_batsim", "write_batsim", "ID_COLUMN"]
 ID_COLUMN = "batsim_id"
 
 _FIELDS = ("id", "subtime", "res", "profile")
+#: The SWF columns a Batsim job itself gives (number, submit, run time, processors, requested
+#: time); a job's `swf` list carries the others (user, group, queue, memory, ...) along.
+_OWN = tuple(SWF_INDEX[k] for k in ("job_number", "submit_time", "run_time",
+                                    "requested_processors", "requested_time"))
+_CARRIED = tuple(k for k in range(len(SWF_FIELDS)) if k not in _OWN)
 _NUMBERED = re.compile(r"[0-9]+")
 _MAX_JOB_NUMBER = 2**53
 
@@ -131,6 +141,8 @@ def read_batsim(
     runtime = np.empty(n)
     walltime = np.empty(n)
     size = np.empty(n, dtype=np.int64)
+    carried = _default_fields(n)  # the jobs' `swf` lists (defaults for jobs without one)
+    has_swf = np.zeros(n, dtype=bool)
     seen: dict[str, int] = {}
     for i, job in enumerate(jobs):
         label = _job_label(job, i)
@@ -166,7 +178,12 @@ def read_batsim(
         if name not in delays:
             delays[name] = _delay(profiles[name], name, label, where)
         runtime[i] = delays[name]
+        if "swf" in job:
+            carried[i] = _swf_row(job["swf"], label, where)
+            has_swf[i] = True
 
+    # A job without an `swf` list was allocated the processors it asked for.
+    carried[~has_swf, SWF_INDEX["allocated_processors"]] = size[~has_swf]
     job_id = _job_ids(ids)
     all_ints = all(isinstance(job["id"], int) for job in jobs)
     counts = dict.fromkeys(COUNT_KEYS, 0)
@@ -184,6 +201,7 @@ def read_batsim(
         job_id, submit, runtime, walltime, size = (
             job_id[idx], submit[idx], runtime[idx], walltime[idx], size[idx])
         ids = [ids[k] for k in idx]
+        carried = carried[idx]
     counts["jobs"] = len(job_id)
     if not len(job_id):
         raise WorkloadError(f"no jobs left: all {n} are larger than the machine "
@@ -193,14 +211,12 @@ def read_batsim(
     estimate = np.where(no_wall, runtime, walltime)
     counts["unsorted_submits"] = int(np.count_nonzero(submit[1:] < submit[:-1]))
     order = np.argsort(submit, kind="stable")
-    fields = np.full((len(job_id), len(SWF_FIELDS)), -1.0)
+    fields = carried
     fields[:, SWF_INDEX["job_number"]] = job_id
     fields[:, SWF_INDEX["submit_time"]] = submit
     fields[:, SWF_INDEX["run_time"]] = runtime
-    fields[:, SWF_INDEX["allocated_processors"]] = size
     fields[:, SWF_INDEX["requested_processors"]] = size
     fields[:, SWF_INDEX["requested_time"]] = walltime
-    fields[:, SWF_INDEX["status"]] = 1
     return Workload(
         job_id=job_id[order],
         submit=submit[order],
@@ -209,11 +225,38 @@ def read_batsim(
         size=size[order],
         fields=np.ascontiguousarray(fields[order]),
         machine_size=machine,
-        header={"MaxProcs": str(machine)},
+        header={**_header(doc.get("swf_header"), where), "MaxProcs": str(machine)},
         source=where,
         counts=counts,
         extra=({} if all_ints else {ID_COLUMN: np.asarray(ids, dtype=str)[order]}),
     )
+
+
+def _default_fields(n: int) -> np.ndarray:
+    """SWF fields of jobs that carry none: -1, status 1 (completed)."""
+    fields = np.full((n, len(SWF_FIELDS)), -1.0)
+    fields[:, SWF_INDEX["status"]] = 1
+    return fields
+
+
+def _swf_row(value: Any, label: str, where: str) -> np.ndarray:
+    """A job's `swf` list: its 18 SWF fields as numbers."""
+    if (not isinstance(value, list) or len(value) != len(SWF_FIELDS)
+            or any(_number(v) is None or not math.isfinite(_number(v)) for v in value)):
+        raise WorkloadError(f"{label}: swf must be a list of the {len(SWF_FIELDS)} SWF fields "
+                            f"(numbers), got {value!r}", path=where)
+    return np.asarray([_number(v) for v in value], dtype=np.float64)
+
+
+def _header(value: Any, where: str) -> dict[str, str]:
+    """The `swf_header` object (the SWF header the workload was converted from), or {}."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str)
+                                              for k, v in value.items()):
+        raise WorkloadError("swf_header must be an object of strings (the SWF header's "
+                            f"'Key: value' lines), got {value!r}", path=where)
+    return dict(value)
 
 
 def _time(value: Any, key: str, label: str, where: str) -> float:
@@ -281,12 +324,20 @@ def write_batsim(path: str | PathLike[str], w: Workload) -> None:
     for r in sorted(set(w.runtime.tolist())):
         names[r] = f"delay_{_num(r)}"
     ids = w.extra.get(ID_COLUMN)
+    swf = swf_fields(w)
+    default = _default_fields(1)[0]
+    default_alloc = (swf[:, SWF_INDEX["allocated_processors"]]
+                     == swf[:, SWF_INDEX["requested_processors"]])
+    carries = bool(((swf[:, _CARRIED] != default[list(_CARRIED)])
+                    & ~_alloc_mask(default_alloc)).any())
     lines = []
     for k in range(len(w)):
         jid: Any = str(ids[k]) if ids is not None else int(w.job_id[k])
         job = {"id": jid, "subtime": _num(float(w.submit[k])), "res": int(w.size[k]),
                "walltime": -1 if no_wall[k] else _num(float(w.estimate[k])),
                "profile": names[float(w.runtime[k])]}
+        if carries:
+            job["swf"] = [_num(float(v)) for v in swf[k]]
         lines.append("    " + json.dumps(job))
     profiles = [f"    {json.dumps(name)}: "
                 + json.dumps({"type": "delay", "delay": _num(r)})
@@ -294,13 +345,28 @@ def write_batsim(path: str | PathLike[str], w: Workload) -> None:
     text = ("{\n"
             f'  "nb_res": {int(w.machine_size)},\n'
             '  "jobs": [\n' + ",\n".join(lines) + "\n  ],\n"
-            '  "profiles": {\n' + ",\n".join(profiles) + "\n  }\n"
-            "}\n")
+            '  "profiles": {\n' + ",\n".join(profiles) + "\n  }"
+            + (f',\n  "swf_header": {json.dumps(w.header)}' if _carried_header(w) else "")
+            + "\n}\n")
     try:
         Path(path).write_text(text, encoding="utf-8")
     except OSError as exc:
         raise WorkloadError(f"cannot write the file: {exc.strerror or exc}",
                             path=where) from None
+
+
+def _alloc_mask(default_alloc: np.ndarray) -> np.ndarray:
+    """(jobs x carried columns) True where the carried column is the allocated processors of
+    a job that was allocated what it requested (the reader gives it back from `res`)."""
+    mask = np.zeros((len(default_alloc), len(_CARRIED)), dtype=bool)
+    mask[:, _CARRIED.index(SWF_INDEX["allocated_processors"])] = default_alloc
+    return mask
+
+
+def _carried_header(w: Workload) -> bool:
+    """Whether the workload's header holds more than the machine size (the SWF header of a
+    trace: its acknowledgement, computer, notes), which `swf_header` then carries along."""
+    return any(k not in ("MaxProcs", "MaxNodes") for k in w.header)
 
 
 def swf_fields(w: Workload) -> np.ndarray:
