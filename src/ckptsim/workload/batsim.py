@@ -330,6 +330,8 @@ def write_batsim(path: str | PathLike[str], w: Workload) -> None:
                      == swf[:, SWF_INDEX["requested_processors"]])
     carries = bool(((swf[:, _CARRIED] != default[list(_CARRIED)])
                     & ~_alloc_mask(default_alloc)).any())
+    if carries:  # rows of whole numbers as ints in one step (SWF fields almost all are)
+        whole = ((swf == np.floor(swf)) & (np.abs(swf) < 2.0**53)).all(axis=1)
     lines = []
     for k in range(len(w)):
         jid: Any = str(ids[k]) if ids is not None else int(w.job_id[k])
@@ -337,7 +339,9 @@ def write_batsim(path: str | PathLike[str], w: Workload) -> None:
                "walltime": -1 if no_wall[k] else _num(float(w.estimate[k])),
                "profile": names[float(w.runtime[k])]}
         if carries:
-            job["swf"] = [_num(float(v)) for v in swf[k]]
+            row = swf[k]
+            job["swf"] = (row.astype(np.int64).tolist() if whole[k]
+                          else [_num(v) for v in row.tolist()])
         lines.append("    " + json.dumps(job))
     profiles = [f"    {json.dumps(name)}: "
                 + json.dumps({"type": "delay", "delay": _num(r)})
