@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import gzip
 import json
 from pathlib import Path
 
@@ -94,9 +95,15 @@ def test_generated_workloads_convert_to_both_formats(tmp_path, spec):
 
 
 def test_convert_is_deterministic(tmp_path):
-    for name in ("a.json", "b.json"):
+    for name in ("a.json", "b.json", "a.json.gz", "b.json.gz"):
         assert main(["convert", "lublin:n=100,seed=2", str(tmp_path / name)]) == 0
     assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
+    # Compressed, with no time stamp: the same bytes, and the same workload read back.
+    assert (tmp_path / "a.json.gz").read_bytes() == (tmp_path / "b.json.gz").read_bytes()
+    assert gzip.decompress((tmp_path / "a.json.gz").read_bytes()) == (
+        tmp_path / "a.json").read_bytes()
+    assert np.array_equal(read_batsim(tmp_path / "a.json.gz").submit,
+                          read_batsim(tmp_path / "a.json").submit)
 
 
 def run_jobs(tmp_path: Path, workload: str, name: str, *extra: str) -> list[tuple[str, ...]]:

@@ -11,7 +11,7 @@ from ckptsim.cli.common import load_workload
 from ckptsim.errors import ConfigError
 
 #: OUT suffixes and the format each writes.
-SUFFIXES = {".swf": "swf", ".swf.gz": "swf", ".json": "batsim"}
+SUFFIXES = {".swf": "swf", ".swf.gz": "swf", ".json": "batsim", ".json.gz": "batsim"}
 
 
 def out_format(out: str) -> str:
@@ -49,12 +49,12 @@ def add_parsers(sub: Any) -> None:
     p = sub.add_parser("convert", help="write a workload (SWF, Batsim JSON or a generator "
                                        "string) as SWF or Batsim JSON")
     p.add_argument("source", metavar="IN",
-                   help="an SWF trace (.swf, .swf.gz), a Batsim JSON workload (.json) or a "
-                        "generator string ('lublin:...', 'grid:...', 'htc:...', 'builtin'); "
-                        "required")
+                   help="an SWF trace (.swf, .swf.gz), a Batsim JSON workload (.json, "
+                        ".json.gz) or a generator string ('lublin:...', 'grid:...', 'htc:...', "
+                        "'builtin'); required")
     p.add_argument("out", metavar="OUT",
-                   help="the file to write: .swf or .swf.gz (SWF) or .json (Batsim JSON); "
-                        "required")
+                   help="the file to write: .swf or .swf.gz (SWF) or .json or .json.gz "
+                        "(Batsim JSON); required")
     add_transform_options(p)
     _add_workload_options(p)
     p.set_defaults(func=cmd_convert)

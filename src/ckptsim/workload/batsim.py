@@ -24,6 +24,7 @@ estimate is the run time.  Times are bounded by `ckptsim.limits.MAX_SECONDS` and
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
 import re
@@ -352,8 +353,11 @@ def write_batsim(path: str | PathLike[str], w: Workload) -> None:
             '  "profiles": {\n' + ",\n".join(profiles) + "\n  }"
             + (f',\n  "swf_header": {json.dumps(w.header)}' if _carried_header(w) else "")
             + "\n}\n")
+    data = text.encode("utf-8")
+    if where.lower().endswith(".gz"):  # no time stamp: the same workload, the same bytes
+        data = gzip.compress(data, compresslevel=6, mtime=0)
     try:
-        Path(path).write_text(text, encoding="utf-8")
+        Path(path).write_bytes(data)
     except OSError as exc:
         raise WorkloadError(f"cannot write the file: {exc.strerror or exc}",
                             path=where) from None
