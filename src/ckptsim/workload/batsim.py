@@ -183,8 +183,6 @@ def read_batsim(
             carried[i] = _swf_row(job["swf"], label, where)
             has_swf[i] = True
 
-    # A job without an `swf` list was allocated the processors it asked for.
-    carried[~has_swf, SWF_INDEX["allocated_processors"]] = size[~has_swf]
     job_id = _job_ids(ids)
     all_ints = all(isinstance(job["id"], int) for job in jobs)
     counts = dict.fromkeys(COUNT_KEYS, 0)
@@ -202,7 +200,7 @@ def read_batsim(
         job_id, submit, runtime, walltime, size = (
             job_id[idx], submit[idx], runtime[idx], walltime[idx], size[idx])
         ids = [ids[k] for k in idx]
-        carried = carried[idx]
+        carried, has_swf = carried[idx], has_swf[idx]
     counts["jobs"] = len(job_id)
     if not len(job_id):
         raise WorkloadError(f"no jobs left: all {n} are larger than the machine "
@@ -213,6 +211,8 @@ def read_batsim(
     counts["unsorted_submits"] = int(np.count_nonzero(submit[1:] < submit[:-1]))
     order = np.argsort(submit, kind="stable")
     fields = carried
+    # A job without an `swf` list was allocated the processors it runs on.
+    fields[~has_swf, SWF_INDEX["allocated_processors"]] = size[~has_swf]
     fields[:, SWF_INDEX["job_number"]] = job_id
     fields[:, SWF_INDEX["submit_time"]] = submit
     fields[:, SWF_INDEX["run_time"]] = runtime
