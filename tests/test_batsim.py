@@ -13,7 +13,8 @@ from helpers import TRACES
 
 from ckptsim.cli import main
 from ckptsim.errors import CkptsimError, WorkloadError
-from ckptsim.workload.batsim import ID_COLUMN, read_batsim, write_batsim
+from ckptsim.workload.batsim import ID_COLUMN, read_batsim
+from ckptsim.workload.batsim_write import write_batsim
 from ckptsim.workload.model import SWF_INDEX
 from ckptsim.workload.source import load_workload
 from ckptsim.workload.swf import read_swf
@@ -295,3 +296,34 @@ def test_jobs_with_and_without_swf_lists_in_one_file(tmp_path):
                                    "user_id")]
     # The job's own res decides its size; its swf list the rest; the others as before.
     assert w.fields[:, cols].tolist() == [[16, 16, 1, -1], [2, 2, 1, -1], [6, 4, 0, 9]]
+
+
+def test_a_grid_workload_runs_the_same_from_json(tmp_path):
+    # The grid's per-job columns (home cluster, bandwidths) and its shape travel too: they
+    # were dropped, and `coalloc` refused the JSON as "not a grid workload".
+    spec = "grid:n=150,seed=2,error=1,ppbw=400"
+    assert main(["convert", spec, str(tmp_path / "g.json")]) == 0
+    w, back = load_workload(spec), read_batsim(tmp_path / "g.json")
+    for name, column in w.extra.items():
+        assert back.extra[name].dtype == column.dtype and np.array_equal(back.extra[name],
+                                                                         column), name
+    for name, workload in (("a", spec), ("b", str(tmp_path / "g.json"))):
+        assert main(["run", "--workload", workload, "--scheduler", "coalloc", "--set",
+                     "ctmr=true", "--out", str(tmp_path / name)]) == 0
+    for f in ("jobs.csv", "allocations.csv"):
+        assert (tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes(), f
+
+
+@pytest.mark.parametrize(("extras", "words"), [
+    ([{"c": 1}, {"d": 1}, {"c": 2}], "extra must give the columns the first job gives (c)"),
+    ([{"c": 1}, {"c": "x"}, {"c": 2}], "extra 'c' must be a finite number"),
+    ([{"c": 1}, None, {"c": 2}], "extra must give the columns the first job gives"),
+    ([[], None, None], "extra must be an object of per-job numbers"),
+    ([None, {"c": 1}, None], "extra is given here but not by the first job"),
+])
+def test_bad_extra_columns_name_the_job(tmp_path, extras, words):
+    doc = json.loads(json.dumps(SMALL))
+    for job, extra in zip(doc["jobs"], extras, strict=True):
+        if extra is not None:
+            job["extra"] = extra
+    assert words in one_line_error(dump(tmp_path, doc))

@@ -29,11 +29,11 @@ def cmd_convert(args: argparse.Namespace) -> int:
     args.workload = args.source
     w = load_workload(args)
     if kind == "batsim":
-        from ckptsim.workload.batsim import write_batsim
+        from ckptsim.workload.batsim_write import write_batsim
 
         write_batsim(args.out, w)
     else:
-        from ckptsim.workload.batsim import swf_fields
+        from ckptsim.workload.batsim_write import swf_fields
         from ckptsim.workload.swf_write import write_swf
 
         header = {k: v for k, v in w.header.items() if k not in ("MaxProcs", "MaxNodes")}

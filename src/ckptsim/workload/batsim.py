@@ -1,4 +1,5 @@
-"""Batsim JSON workloads: `read_batsim` and `write_batsim`.
+"""Batsim JSON workloads: `read_batsim` (and the format; `write_batsim` is in
+`ckptsim.workload.batsim_write`).
 
 A Batsim workload is one JSON object: `nb_res` (the machine's resources), `jobs` (each with
 `id`, `subtime`, `res`, `walltime` and `profile`) and `profiles` (by name).  ckptsim replays
@@ -24,12 +25,10 @@ estimate is the run time.  Times are bounded by `ckptsim.limits.MAX_SECONDS` and
 
 from __future__ import annotations
 
-import gzip
 import json
 import math
 import re
 from os import PathLike
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -39,7 +38,7 @@ from ckptsim.files import read_bytes
 from ckptsim.limits import MAX_NODES, MAX_SECONDS, check_nodes
 from ckptsim.workload.model import SWF_FIELDS, SWF_INDEX, Workload
 
-__all__ = ["read_batsim", "write_batsim", "ID_COLUMN"]
+__all__ = ["read_batsim", "ID_COLUMN"]
 
 #: The `Workload.extra` column holding each job's Batsim id as text.
 ID_COLUMN = "batsim_id"
@@ -144,6 +143,7 @@ def read_batsim(
     size = np.empty(n, dtype=np.int64)
     carried = _default_fields(n)  # the jobs' `swf` lists (defaults for jobs without one)
     has_swf = np.zeros(n, dtype=bool)
+    columns: dict[str, list[Any]] | None = None  # the jobs' `extra` columns, by name
     seen: dict[str, int] = {}
     for i, job in enumerate(jobs):
         label = _job_label(job, i)
@@ -182,7 +182,17 @@ def read_batsim(
         if "swf" in job:
             carried[i] = _swf_row(job["swf"], label, where)
             has_swf[i] = True
+        if i == 0 and "extra" in job:
+            columns = {name: [] for name in _extra_names(job["extra"], label, where)}
+        elif columns is None and "extra" in job:
+            raise WorkloadError(f"{label}: extra is given here but not by the first job "
+                                "(every job gives the same extra columns)", path=where)
+        if columns is not None:
+            _extra_values(job.get("extra"), columns, label, where)
 
+    extra_columns = {name: np.asarray(values, dtype=np.int64 if all(
+        isinstance(v, int) for v in values) else np.float64)
+        for name, values in (columns or {}).items()}
     job_id = _job_ids(ids)
     all_ints = all(isinstance(job["id"], int) for job in jobs)
     counts = dict.fromkeys(COUNT_KEYS, 0)
@@ -201,6 +211,7 @@ def read_batsim(
             job_id[idx], submit[idx], runtime[idx], walltime[idx], size[idx])
         ids = [ids[k] for k in idx]
         carried, has_swf = carried[idx], has_swf[idx]
+        extra_columns = {name: column[idx] for name, column in extra_columns.items()}
     counts["jobs"] = len(job_id)
     if not len(job_id):
         raise WorkloadError(f"no jobs left: all {n} are larger than the machine "
@@ -229,7 +240,8 @@ def read_batsim(
         header={**_header(doc.get("swf_header"), where), "MaxProcs": str(machine)},
         source=where,
         counts=counts,
-        extra=({} if all_ints else {ID_COLUMN: np.asarray(ids, dtype=str)[order]}),
+        extra={**({} if all_ints else {ID_COLUMN: np.asarray(ids, dtype=str)[order]}),
+               **{name: column[order] for name, column in extra_columns.items()}},
     )
 
 
@@ -247,6 +259,26 @@ def _swf_row(value: Any, label: str, where: str) -> np.ndarray:
         raise WorkloadError(f"{label}: swf must be a list of the {len(SWF_FIELDS)} SWF fields "
                             f"(numbers), got {value!r}", path=where)
     return np.asarray([_number(v) for v in value], dtype=np.float64)
+
+
+def _extra_names(value: Any, label: str, where: str) -> list[str]:
+    if not isinstance(value, dict) or not value:
+        raise WorkloadError(f"{label}: extra must be an object of per-job numbers (the "
+                            f"workload's extra columns), got {value!r}", path=where)
+    return list(value)
+
+
+def _extra_values(value: Any, columns: dict[str, list[Any]], label: str, where: str) -> None:
+    """Append a job's `extra` numbers to their columns: every job gives the first job's."""
+    if not isinstance(value, dict) or list(value) != list(columns):
+        raise WorkloadError(f"{label}: extra must give the columns the first job gives "
+                            f"({', '.join(columns)}), got {value!r}", path=where)
+    for name, v in value.items():
+        number = _number(v)
+        if number is None or not math.isfinite(number):
+            raise WorkloadError(f"{label}: extra {name!r} must be a finite number, got {v!r}",
+                                path=where)
+        columns[name].append(v)
 
 
 def _header(value: Any, where: str) -> dict[str, str]:
@@ -294,101 +326,3 @@ def _job_ids(ids: list[str]) -> np.ndarray:
         if len(set(numbers)) == len(numbers) and max(numbers) <= _MAX_JOB_NUMBER:
             return np.asarray(numbers, dtype=np.int64)
     return np.arange(1, len(ids) + 1, dtype=np.int64)
-
-
-# --------------------------------------------------------------------------------------------
-# writing
-# --------------------------------------------------------------------------------------------
-
-
-def _num(value: float) -> int | float:
-    """Whole numbers as integers, others as floats (`json` writes their shortest repr)."""
-    return int(value) if value == int(value) and abs(value) < 2.0**53 else value
-
-
-def write_batsim(path: str | PathLike[str], w: Workload) -> None:
-    """Write a workload as a Batsim JSON workload, byte-identical for the same workload.
-
-    One `delay` profile per distinct run time (named `delay_<seconds>`, in increasing order);
-    `nb_res` is the machine size; jobs in the workload's order, with their Batsim id when the
-    workload was read from one (`Workload.extra["batsim_id"]`), else their job number; the
-    `walltime` is the estimate, or -1 when the job had no requested time and its estimate is
-    its run time.
-
-    Raises:
-        WorkloadError: the file cannot be written.
-    """
-    where = str(path)
-    requested = w.fields[:, SWF_INDEX["requested_time"]]
-    no_wall = (requested < 0) & (w.estimate == w.runtime)
-    names: dict[float, str] = {}
-    for r in sorted(set(w.runtime.tolist())):
-        names[r] = f"delay_{_num(r)}"
-    ids = w.extra.get(ID_COLUMN)
-    swf = swf_fields(w)
-    default = _default_fields(1)[0]
-    default_alloc = (swf[:, SWF_INDEX["allocated_processors"]]
-                     == swf[:, SWF_INDEX["requested_processors"]])
-    carries = bool(((swf[:, _CARRIED] != default[list(_CARRIED)])
-                    & ~_alloc_mask(default_alloc)).any())
-    if carries:  # rows of whole numbers as ints in one step (SWF fields almost all are)
-        whole = ((swf == np.floor(swf)) & (np.abs(swf) < 2.0**53)).all(axis=1)
-    lines = []
-    for k in range(len(w)):
-        jid: Any = str(ids[k]) if ids is not None else int(w.job_id[k])
-        job = {"id": jid, "subtime": _num(float(w.submit[k])), "res": int(w.size[k]),
-               "walltime": -1 if no_wall[k] else _num(float(w.estimate[k])),
-               "profile": names[float(w.runtime[k])]}
-        if carries:
-            row = swf[k]
-            job["swf"] = (row.astype(np.int64).tolist() if whole[k]
-                          else [_num(v) for v in row.tolist()])
-        lines.append("    " + json.dumps(job))
-    profiles = [f"    {json.dumps(name)}: "
-                + json.dumps({"type": "delay", "delay": _num(r)})
-                for r, name in names.items()]
-    text = ("{\n"
-            f'  "nb_res": {int(w.machine_size)},\n'
-            '  "jobs": [\n' + ",\n".join(lines) + "\n  ],\n"
-            '  "profiles": {\n' + ",\n".join(profiles) + "\n  }"
-            + (f',\n  "swf_header": {json.dumps(w.header)}' if _carried_header(w) else "")
-            + "\n}\n")
-    data = text.encode("utf-8")
-    if where.lower().endswith(".gz"):  # no time stamp: the same workload, the same bytes
-        data = gzip.compress(data, compresslevel=6, mtime=0)
-    try:
-        Path(path).write_bytes(data)
-    except OSError as exc:
-        raise WorkloadError(f"cannot write the file: {exc.strerror or exc}",
-                            path=where) from None
-
-
-def _alloc_mask(default_alloc: np.ndarray) -> np.ndarray:
-    """(jobs x carried columns) True where the carried column is the allocated processors of
-    a job that was allocated what it requested (the reader gives it back from `res`)."""
-    mask = np.zeros((len(default_alloc), len(_CARRIED)), dtype=bool)
-    mask[:, _CARRIED.index(SWF_INDEX["allocated_processors"])] = default_alloc
-    return mask
-
-
-def _carried_header(w: Workload) -> bool:
-    """Whether the workload's header holds more than the machine size (the SWF header of a
-    trace: its acknowledgement, computer, notes), which `swf_header` then carries along."""
-    return any(k not in ("MaxProcs", "MaxNodes") for k in w.header)
-
-
-def swf_fields(w: Workload) -> np.ndarray:
-    """The workload's SWF fields with its columns written in (submit, run time, size,
-    requested time = estimate unless it had none and the estimate is the run time), so that
-    reading the SWF back gives the same jobs."""
-    fields = w.fields.copy()
-    fields[:, SWF_INDEX["job_number"]] = w.job_id
-    fields[:, SWF_INDEX["submit_time"]] = w.submit
-    fields[:, SWF_INDEX["run_time"]] = w.runtime
-    fields[:, SWF_INDEX["requested_processors"]] = w.size
-    alloc = SWF_INDEX["allocated_processors"]
-    fields[:, alloc] = np.where(fields[:, alloc] < 0, w.size, fields[:, alloc])
-    req = SWF_INDEX["requested_time"]
-    keep_missing = (fields[:, req] < 0) & (w.estimate == w.runtime)
-    fields[:, req] = np.where(keep_missing, -1.0, w.estimate)
-    return fields
