@@ -44,11 +44,12 @@ def write_batsim(path: str | PathLike[str], w: Workload) -> None:
         names[r] = f"delay_{_num(r)}"
     ids = w.extra.get(ID_COLUMN)
     swf = swf_fields(w)
-    default = _default_fields(1)[0]
-    default_alloc = (swf[:, SWF_INDEX["allocated_processors"]]
-                     == swf[:, SWF_INDEX["requested_processors"]])
-    carries = bool(((swf[:, _CARRIED] != default[list(_CARRIED)])
-                    & ~_alloc_mask(default_alloc)).any())
+    # Carried when some job differs from what the reader fills in without an `swf` list:
+    # -1, status 1, and the processors allocated being those requested.
+    differs = swf[:, _CARRIED] != _default_fields(1)[0, list(_CARRIED)]
+    differs[:, _CARRIED.index(SWF_INDEX["allocated_processors"])] = (
+        swf[:, SWF_INDEX["allocated_processors"]] != swf[:, SWF_INDEX["requested_processors"]])
+    carries = bool(differs.any())
     if carries:  # rows of whole numbers as ints in one step (SWF fields almost all are)
         whole = ((swf == np.floor(swf)) & (np.abs(swf) < 2.0**53)).all(axis=1)
     # Numeric extra columns (the grid workload's clusters and bandwidths): integers stay
@@ -85,14 +86,6 @@ def write_batsim(path: str | PathLike[str], w: Workload) -> None:
     except OSError as exc:
         raise WorkloadError(f"cannot write the file: {exc.strerror or exc}",
                             path=where) from None
-
-
-def _alloc_mask(default_alloc: np.ndarray) -> np.ndarray:
-    """(jobs x carried columns) True where the carried column is the allocated processors of
-    a job that was allocated what it requested (the reader gives it back from `res`)."""
-    mask = np.zeros((len(default_alloc), len(_CARRIED)), dtype=bool)
-    mask[:, _CARRIED.index(SWF_INDEX["allocated_processors"])] = default_alloc
-    return mask
 
 
 def _carried_header(w: Workload) -> bool:
