@@ -551,6 +551,16 @@ def test_a_checkpoint_policy_file_in_a_spec_is_found_beside_the_spec(plug, tmp_p
                                                              for r in rows)
 
 
+def _one_problem(spec: Path, components: str, options: str = "") -> tuple[str, str]:
+    """Write a one-workload spec with these component tables; its one problem (where, what)."""
+    spec.write_text('name = "bad"\n[workloads.m]\ngenerator = "lublin"\nn = 10\n' + options
+                    + components + '[[schedulers]]\nname = "easy"\n')
+    with pytest.raises(SpecError) as info:
+        load_spec(spec)
+    ((where, text),) = info.value.problems
+    return where, text
+
+
 def test_a_spec_component_that_is_neither_known_nor_a_plugin(tmp_path):
     spec = tmp_path / "bad.toml"
     spec.write_text('name = "bad"\n[workloads.m]\ngenerator = "lublin"\nn = 10\n'
@@ -566,35 +576,21 @@ def test_a_spec_component_that_is_neither_known_nor_a_plugin(tmp_path):
     for folder in ("a", "b"):
         (tmp_path / folder).mkdir()
         (tmp_path / folder / "marker.py").write_text(MARKER)
-    spec.write_text('name = "two"\n[workloads.m]\ngenerator = "lublin"\nn = 10\n'
-                    '[workloads.m.components."a/marker.py:Marker"]\n'
-                    '[workloads.m.components."b/marker.py:Marker"]\n'
-                    '[[schedulers]]\nname = "easy"\n')
-    with pytest.raises(SpecError) as info:
-        load_spec(spec)
-    ((where, text),) = info.value.problems
+    where, text = _one_problem(spec, '[workloads.m.components."a/marker.py:Marker"]\n'
+                                     '[workloads.m.components."b/marker.py:Marker"]\n')
     assert where.startswith("workloads.m.components.b/marker.py:Marker")
     assert text == ("names the component 'marker', as "
                     "workloads.m.components.a/marker.py:Marker does")
     # Options in the table's name, not in the table.
-    spec.write_text('name = "opts"\n[workloads.m]\ngenerator = "lublin"\nn = 10\n'
-                    '[workloads.m.components."a/marker.py:Marker:step=2"]\n'
-                    '[[schedulers]]\nname = "easy"\n')
-    with pytest.raises(SpecError) as info:
-        load_spec(spec)
-    ((_, text),) = info.value.problems
+    _, text = _one_problem(spec, '[workloads.m.components."a/marker.py:Marker:step=2"]\n')
     assert text == "name the table by a/marker.py:Marker alone: its options are the table's " \
                    "keys (step = ...)"
     # A component named like an option of the workload: the option (here `first`, keeping
     # the first 5 jobs) was read as the component's and silently dropped, run ids included.
     (tmp_path / "first.py").write_text("from ckptsim import Component\n\n\n"
                                        "class First(Component):\n    name = 'first'\n")
-    spec.write_text('name = "clash"\n[workloads.m]\ngenerator = "lublin"\nn = 10\nfirst = 5\n'
-                    '[workloads.m.components."first.py:First"]\n'
-                    '[[schedulers]]\nname = "easy"\n')
-    with pytest.raises(SpecError) as info:
-        load_spec(spec)
-    ((where, text),) = info.value.problems
+    where, text = _one_problem(spec, '[workloads.m.components."first.py:First"]\n',
+                               options="first = 5\n")
     assert where.startswith("workloads.m.components.first.py:First")
     assert text == ("names the component 'first', which is also the name of the workload "
                     "option workloads.m.first; give the plug-in another name")
