@@ -244,6 +244,25 @@ def test_scheduler_problems(tmp_path, entry, where):
     assert where in locations(text, tmp_path)
 
 
+def test_misplaced_keys_say_where_they_belong(tmp_path):
+    # TOML gives a key to the table above it: a scheduler's parameter beside its name, a
+    # top-level key below a [[schedulers]] header, and [[workloads]] written as an array.
+    text = ('[[workloads]]\ngenerator = "lublin"\n[[schedulers]]\nname = "ckpt-backfill"\n'
+            'p = 0.2\nmetrics = ["mean_wait"]\n[[schedulers]]\nname = "nope"\np = 1\n')
+    found = dict(problems(text, tmp_path))
+    assert found["workloads"].startswith("written as an array of tables ([[workloads]])")
+    assert "[workloads.NAME]" in found["workloads"]
+    assert found["schedulers[0].p (line 5)"].endswith(
+        "p is a parameter of ckpt-backfill: give it in params = { p = ... }")
+    assert found["schedulers[0].metrics (line 6)"].endswith(
+        "metrics is a key of the spec's top level: write it above the first [table] or "
+        "[[table]] header")
+    # An unknown scheduler's keys are still listed, without a guess, with its name's problem.
+    assert found["schedulers[1].p (line 9)"] == (
+        "unknown key; accepted: name, label, params, zip, workloads, overrun")
+    assert found["schedulers[1].name (line 8)"].startswith("unknown scheduler 'nope'")
+
+
 @pytest.mark.parametrize("entry, where", [
     ('y = "mean_bsld"', "figures[0].x"),
     ('x = "seed"\ny = "nope"', "figures[0].y"),

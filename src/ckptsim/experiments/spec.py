@@ -58,6 +58,7 @@ from ckptsim.experiments.specvalues import (
     _NAME,
     DEFAULT_METRICS,
     MAX_REPLICATIONS,
+    TOP_KEYS,
     Bad,
     _as_axis,
     _metrics,
@@ -89,8 +90,6 @@ __all__ = [
 
 OVERRUN = ("extend", "kill")
 
-TOP_KEYS = ("name", "description", "seeds", "replications", "metrics", "trace_dir", "overrun",
-            "check", "keep_jobs", "workloads", "schedulers", "figures")
 SCHEDULER_KEYS = ("name", "label", "params", "zip", "workloads", "overrun")
 
 
@@ -248,19 +247,24 @@ def _schedulers(problems: _Problems, doc: dict[str, Any], workloads: dict[str, W
         if not isinstance(entry, dict):
             problems.add(loc, "expected a table with name = SCHEDULER")
             continue
-        _unknown(problems, f"{loc}.", entry, SCHEDULER_KEYS)
         name = written = entry.get("name")
+        bad = None
         if isinstance(name, str) and name not in scheduler_names():
             # A plug-in (docs/plugins.md): a file path resolves against the spec's folder.
             name = resolve_file(name, base)
             try:
                 get_scheduler(name)
             except ConfigError as exc:
-                problems.add(f"{loc}.name", exc.message)
-                continue
+                bad = exc.message
         elif name not in scheduler_names():
-            problems.add(f"{loc}.name", f"unknown scheduler {name!r}; accepted: "
-                                        f"{', '.join(scheduler_names())}")
+            bad = f"unknown scheduler {name!r}; accepted: {', '.join(scheduler_names())}"
+        # A parameter written beside name belongs in params.
+        own_params = () if bad else [f.name for f in dataclasses.fields(get_scheduler(name).Params)]
+        _unknown(problems, f"{loc}.", entry, SCHEDULER_KEYS,
+                 {k: f"{k} is a parameter of {written}: give it in params = {{ {k} = ... }}"
+                  for k in own_params})
+        if bad:
+            problems.add(f"{loc}.name", bad)
             continue
         label = _scalar(problems, entry, "label", str, written, f"{loc}.")
         own = _scalar(problems, entry, "overrun", str, overrun, f"{loc}.")

@@ -133,11 +133,25 @@ class _Problems:
             self.items.append(item)
 
 
+#: The keys of a spec's top level (above its first table).
+TOP_KEYS = ("name", "description", "seeds", "replications", "metrics", "trace_dir", "overrun",
+            "check", "keep_jobs", "workloads", "schedulers", "figures")
+
+
 def _unknown(problems: _Problems, where: str, table: dict[str, Any],
-             accepted: Sequence[str]) -> None:
+             accepted: Sequence[str], hints: dict[str, str] | None = None) -> None:
+    """Refuse `table`'s keys not in `accepted`; `hints` says where such a key belongs."""
     for key in table:
         if key not in accepted:
-            problems.add(f"{where}{key}", f"unknown key; accepted: {', '.join(accepted)}")
+            hint = ""
+            if hints and key in hints:
+                hint = f"; {hints[key]}"
+            elif where and key in TOP_KEYS:
+                # TOML gives a key to the table whose header is above it.
+                hint = (f"; {key} is a key of the spec's top level: write it above the "
+                        "first [table] or [[table]] header")
+            problems.add(f"{where}{key}",
+                         f"unknown key; accepted: {', '.join(accepted)}{hint}")
 
 
 def _scalar(problems: _Problems, table: dict[str, Any], key: str, typ: type, default: Any,

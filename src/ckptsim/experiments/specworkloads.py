@@ -137,6 +137,11 @@ def _trace_folder(problems: _Problems, doc: dict[str, Any], path: Path,
 def _workloads(problems: _Problems, doc: dict[str, Any], folder: Path,
                base: Path | None = None) -> dict[str, WorkloadSpec]:
     table = doc.get("workloads")
+    if isinstance(table, list):
+        problems.add("workloads", "written as an array of tables ([[workloads]]); give each "
+                                  "workload a name of its own: [workloads.NAME] with trace = "
+                                  "PATH or generator = NAME")
+        return {}
     if not isinstance(table, dict) or not table:
         problems.add("workloads", "expected at least one [workloads.NAME] table")
         return {}
