@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from os import PathLike
 from typing import Any
 
-from ckptsim import __version__
+from ckptsim import __version__, reported
 from ckptsim.components import Component, build_components, merge_counters
 from ckptsim.engine.simulator import Simulator
 from ckptsim.errors import ConfigError
@@ -156,14 +156,16 @@ def simulate(
         watching = {id(c) for c in recorders}
         own_comps = [c for c in sim.components if id(c) not in watching]
         added: dict[str, Any] = {}
+        n_jobs = len(sim.jobs)
         for c in own_comps:
-            added.update(c.job_columns())
+            added.update(reported.columns(c.name, c.job_columns(), n_jobs))
         resolved = dataclasses.asdict(sim.policy.params)
-        counted = [_Counted(c.name, c.counters()) for c in own_comps]
-        own = sim.policy.counters()
+        counted = [_Counted(c.name, reported.counters(c.name, c.counters()))
+                   for c in own_comps]
+        own = reported.counters(sim.policy.name, sim.policy.counters())
         options = {"machine_size": sim.platform.n_nodes, "overrun": overrun,
                    **_platform_option(described),
-                   **{c.name: c.options() for c in own_comps}}
+                   **{c.name: reported.options(c.name, c.options()) for c in own_comps}}
         names = tuple(c.name for c in own_comps)
         htc = htc_applies(sim.policy, own_comps)
         del own_comps

@@ -27,6 +27,7 @@ import numpy as np
 
 from ckptsim import __version__
 from ckptsim.experiments.matrix import Run, canonical_json
+from ckptsim.experiments.storefmt import row_json
 from ckptsim.workload.model import Workload
 
 if TYPE_CHECKING:
@@ -158,6 +159,7 @@ def execute_run(run: Run) -> Outcome:
         for key, value in result.summary.items():
             row[key if key not in row else f"metric.{key}"] = value
         row.update(events=result.events, sim_seconds=result.wall_seconds)
+        row_json(row)  # a value the store cannot write fails this run here, not the sweep
         cpu = time.thread_time() - c0
         if run.keep_jobs:
             from ckptsim.experiments.storefmt import encode_jobs

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from ckptsim import reported
 from ckptsim.engine.state import RARE_DEFAULTS
 
 if TYPE_CHECKING:
@@ -253,7 +254,7 @@ def harvest(sim: Simulator) -> Harvest:
         marked=marked,
         rare={name: [getattr(j, name) for j in special] for name in rare_names},
         segments=[j.segments for j in special],
-        policy_columns=sim.policy.job_columns(),
+        policy_columns=reported.columns(sim.policy.name, sim.policy.job_columns(), n),
     )
 
 
