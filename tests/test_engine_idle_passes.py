@@ -118,3 +118,35 @@ def test_property_skipped_passes_and_compaction_change_nothing(tmp_path_factory,
         out.append((_fields(sim), [c.counters() for c in sim.components]))
     assert out[0] == out[1]  # fcfs
     assert out[2] == out[3]  # htc: the same random placements when idle passes are skipped
+
+
+class Spins(FCFS):
+    """fcfs that asks for a timer at the current instant while jobs wait: time never moves."""
+
+    idle_pass_noop = False
+
+    def schedule(self, now: float) -> None:
+        super().schedule(now)
+        if self.queue:
+            self.sim.wake_at(now, "again")
+
+
+def test_a_run_that_never_leaves_an_instant_stops_naming_what_comes_back(monkeypatch):
+    from ckptsim.errors import DecisionError
+
+    monkeypatch.setattr(simulator_module, "MAX_PASSES_AT_ONE_INSTANT", 500)
+    # Job 1 holds both nodes until 100; job 2 waits for them from 5.
+    sim = Simulator(jobs([(0, 100, 2, 100), (5, 10, 2, 10)], 2),
+                    SchedulerFactory(Spins, Spins.Params()))
+    with pytest.raises(DecisionError) as info:
+        sim.run()
+    assert info.value.time == 5
+    assert str(info.value) == (
+        "decision at t=5: 500 scheduling passes at this instant and time does not move on: "
+        "something is set for the current time over and over (policy Spins); waiting at "
+        "this instant: the policy's timers (wake_at)")
+    # Passes at one instant below the limit are a run's own business: the same schedule ends.
+    monkeypatch.setattr(simulator_module, "MAX_PASSES_AT_ONE_INSTANT", 10**9)
+    sim = Simulator(jobs([(0, 100, 2, 100), (5, 10, 2, 10), (6, 10, 1, 10)], 2),
+                    SchedulerFactory(FCFS, FCFS.Params()))
+    assert sim.run().n_ended == 3

@@ -50,6 +50,9 @@ INF = math.inf
 #: The heap is compacted (see `advance`) when it holds more events than this and twice as
 #: many as after the last compaction.
 COMPACT_MIN = 4096
+#: Passes at one instant after which a run stops: something (a timer, a component's event, a
+#: zero-length checkpoint) is set for the current time over and over, and time never moves.
+MAX_PASSES_AT_ONE_INSTANT = 1_000_000
 
 
 class Simulator(Migration, Notices):
@@ -233,6 +236,7 @@ class Simulator(Migration, Notices):
         skip_idle = post is None and policy.idle_pass_noop
         compact_at = max(COMPACT_MIN, 2 * len(heap)) if skip_idle else INF
         passed = False  # the first instant of each call always gets its pass
+        last, same = self.now, 0  # passes at one instant, against a run that never moves on
         # A sentinel at infinity, after everything, keeps the heap from ever being empty.
         heappush(heap, _SENTINEL)
         try:
@@ -246,6 +250,12 @@ class Simulator(Migration, Notices):
                     break
                 if t > until:
                     break
+                if t == last:
+                    same += 1
+                    if same >= MAX_PASSES_AT_ONE_INSTANT:
+                        raise DecisionError(None, _spinning(same, policy, heap), t)
+                else:
+                    last, same = t, 0
                 if checker is not None:
                     checker.on_time(t)
                 self.now = t
@@ -370,6 +380,19 @@ class Simulator(Migration, Notices):
     def cancel(self, handle: int) -> None:
         """Drop an event scheduled with `at` or `wake_at`."""
         self._cancelled.add(handle)
+
+
+def _spinning(passes: int, policy: Any, heap: list[tuple[Any, ...]]) -> str:
+    """Why a run stopped at one instant: what keeps coming back to it."""
+    t = heap[0][0]
+    kinds = sorted({"the policy's timers (wake_at)" if e[1] == PRIO_TIMER else
+                    f"{getattr(e[5], '__qualname__', 'a component event')}"
+                    for e in heap if e[0] == t and e[1] > PRIO_SUBMIT or
+                    (e[0] == t and e[3] is _NO_JOB)})
+    coming = f"; waiting at this instant: {', '.join(kinds)}" if kinds else ""
+    return (f"{passes:,} scheduling passes at this instant and time does not move on: "
+            f"something is set for the current time over and over (policy "
+            f"{type(policy).__name__}){coming}")
 
 
 class _NoJob:
