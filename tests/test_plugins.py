@@ -371,6 +371,22 @@ class NoInterval(CheckpointPolicy):
 
 class NoSkip(SkipPolicy):
     pass
+
+
+@dataclasses.dataclass(frozen=True)
+class Own:
+    width: int = param(4, "nodes")
+
+
+class NoCostParams(SkipPolicy):
+    Params = Own
+
+    def skip(self, job, now):
+        return False
+
+
+class DynamicWithoutNext(CheckpointPolicy):
+    dynamic = True
 """,
 }
 
@@ -404,6 +420,10 @@ def test_a_bad_reference_is_one_line_naming_the_option(tmp_path, capsys, file, c
 @pytest.mark.parametrize(("cls", "message"), [
     ("NoInterval", "NoInterval defines no interval(); every interval checkpoint policy must"),
     ("NoSkip", "NoSkip defines no skip(); every skip checkpoint policy must"),
+    ("NoCostParams", "its Params (Own) does not extend ckptsim.CostParams, as every "
+                     "checkpoint policy's must"),
+    ("DynamicWithoutNext", "DynamicWithoutNext defines no next_interval(); every interval "
+                           "checkpoint policy must"),
 ])
 def test_a_checkpoint_policy_without_its_method_is_refused_where_named(tmp_path, capsys, cls,
                                                                         message):
@@ -656,3 +676,147 @@ def test_importing_ckptsim_imports_nothing_heavy():
     assert done.stdout.strip() == "['ckptsim']"
     assert {"Scheduler", "QueueScheduler", "Component", "CheckpointPolicy", "param",
             "simulate", "workload"} <= set(ckptsim.__all__)
+
+
+def test_a_parameter_without_a_lower_bound_takes_negative_values():
+    """Only a declared `low` or `period` bounds a number from below (a signed parameter of a
+    plug-in was refused as if it were a period, and a plain field raised KeyError)."""
+    import dataclasses
+
+    from ckptsim.params import make_params, param
+
+    @dataclasses.dataclass(frozen=True)
+    class P:
+        bias: float = param(0.0, "a signed bias")
+        plain: float = 1.0
+        every: float = param(60.0, "a period", low=0, period=1.0)
+
+    assert make_params(P, {"bias": "-1", "plain": "-2.5"}) == P(bias=-1.0, plain=-2.5)
+    with pytest.raises(ConfigError, match=r"^x.every: got 0.5; accepted: >= 1 \(a period"):
+        make_params(P, {"every": "0.5"}, where="x")
+
+
+DYNAMIC = """
+import dataclasses
+from ckptsim import CheckpointPolicy, CostParams, param
+
+
+@dataclasses.dataclass(frozen=True)
+class BackoffParams(CostParams):
+    base: float = param(1800.0, "first interval, s", low=1.0)
+
+
+class Backoff(CheckpointPolicy):
+    name = "backoff"
+    Params = BackoffParams
+    dynamic = True
+
+    def next_interval(self, delta, mtbf, restart, ctx):
+        return self.params.base * 2 ** ctx.count
+
+
+class Returns(CheckpointPolicy):
+    name = "returns"
+    value = None
+
+    def interval(self, delta, mtbf, restart):
+        return self.value
+
+
+class ReturnsNone(Returns):
+    name = "returns-none"
+
+
+class ReturnsNegative(Returns):
+    name = "returns-negative"
+    value = -5.0
+
+
+class ReturnsNan(Returns):
+    name = "returns-nan"
+    value = float("nan")
+
+
+class DynamicReturnsText(Backoff):
+    name = "dynamic-text"
+
+    def next_interval(self, delta, mtbf, restart, ctx):
+        return "soon"
+
+
+class SeesMtbf(CheckpointPolicy):
+    name = "sees-mtbf"
+    seen = []
+
+    def interval(self, delta, mtbf, restart):
+        SeesMtbf.seen.append(mtbf)
+        return 3600.0
+"""
+
+
+def test_a_dynamic_policy_defines_next_interval_alone(tmp_path):
+    """docs/plugins.md: `dynamic = True` with next_interval (interval is not asked)."""
+    (tmp_path / "dyn.py").write_text(DYNAMIC)
+    w = ckptsim.workload("lublin:n=200,seed=4,machine=64")
+    result = ckptsim.simulate(w, "easy", checkpoint=f"{tmp_path}/dyn.py:Backoff:cost=60")
+    assert result.summary["checkpoints_completed"] > 0
+
+
+@pytest.mark.parametrize(("cls", "method", "shown"), [
+    ("ReturnsNone", "interval", "None"), ("ReturnsNegative", "interval", "-5.0"),
+    ("ReturnsNan", "interval", "nan"), ("DynamicReturnsText", "next_interval", "'soon'"),
+])
+def test_an_interval_that_is_not_a_number_of_seconds_is_refused(tmp_path, capsys, cls, method,
+                                                                  shown):
+    (tmp_path / "dyn.py").write_text(DYNAMIC)
+    argv = ["run", "--workload", "lublin:n=50,seed=4,machine=64", "--checkpoint",
+            f"{tmp_path}/dyn.py:{cls}:cost=60"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"ckptsim: error: checkpoint: {plugins_name(cls)}'s {method}() "
+                          f"returned {shown} for job ")
+    assert err.rstrip().endswith("an interval is seconds of computation > 0 (0 or inf: no "
+                                 "more checkpoints of the job)")
+
+
+def plugins_name(cls):
+    return {"ReturnsNone": "returns-none", "ReturnsNegative": "returns-negative",
+            "ReturnsNan": "returns-nan", "DynamicReturnsText": "dynamic-text"}[cls]
+
+
+def test_an_mtbf_the_user_gives_reaches_the_policy(tmp_path):
+    """A policy that does not declare needs_mtbf is given the mtbf= its user wrote (it got
+    inf); without mtbf= it still gets inf and needs no failures."""
+    (tmp_path / "dyn.py").write_text(DYNAMIC)
+    w = ckptsim.workload("lublin:n=40,seed=4,machine=64")
+    mod = plugins.load_reference(f"{tmp_path}/dyn.py:SeesMtbf", "checkpoint")
+    mod.seen.clear()
+    ckptsim.simulate(w, "easy", checkpoint=f"{tmp_path}/dyn.py:SeesMtbf:cost=60,mtbf=86400")
+    assert mod.seen and set(mod.seen) == {86400.0}
+    mod.seen.clear()
+    ckptsim.simulate(w, "easy", checkpoint=f"{tmp_path}/dyn.py:SeesMtbf:cost=60")
+    assert mod.seen and set(mod.seen) == {float("inf")}
+
+
+def test_a_plugin_policys_options_in_a_spec_table_go_by_its_name(plug, tmp_path):
+    spec = tmp_path / "s.toml"
+    text = ('name = "s"\n[workloads.m]\ngenerator = "lublin"\nn = 50\nmachine = 64\n'
+            '[workloads.m.components.checkpoint]\npolicy = { interval = '
+            '"plug/every_hour.py:EveryHour", cost = 60, KEY = { hours = [1, 2] } }\n'
+            '[[schedulers]]\nname = "easy"\n')
+    spec.write_text(text.replace("KEY", "every-hour"))
+    runs = build_matrix(load_spec(spec))
+    assert sorted(r.columns["workload.checkpoint.policy.every-hour.hours"] for r in runs) == [1, 2]
+    spec.write_text(text.replace("KEY", "EveryHour"))
+    with pytest.raises(SpecError) as info:
+        load_spec(spec)
+    assert ("unknown checkpoint policy 'EveryHour'; accepted: interval policies (" in
+            str(info.value))
+    assert ("a plug-in's options go in a table named after its name (its class's `name`), "
+            "beside the reference that names its file") in str(info.value)
+    spec.write_text(text.replace("KEY", "\"plug/every_hour.py:EveryHour\""))
+    with pytest.raises(SpecError) as info:
+        load_spec(spec)
+    assert ("options of plug/every_hour, which the plan does not name (give it as interval, "
+            "skip or proactive); the plan's parts: every-hour (a part's options are a table named "
+            "after it)") in str(info.value)

@@ -158,7 +158,7 @@ def validate_params(obj: Any, *, where: str = "") -> None:
             if bad:
                 raise ConfigError(prefix + f.name,
                                   f"got {value:g}; accepted: {describe_range(meta)}")
-            if value < meta.get("period", 0.0):
+            if meta.get("period") and value < meta["period"]:
                 raise ConfigError(prefix + f.name, f"got {value:g}; accepted: >= "
                                   f"{meta['period']:g} (a period: a shorter one has the run "
                                   f"spin through an event every period, for hours or for ever)")

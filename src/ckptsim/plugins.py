@@ -240,9 +240,19 @@ def _check_shape(cls: type, kind: str, key: str, what: str) -> None:
             raise ConfigError(key, f"{what}: {field} = param(...) is written on the {kind} "
                                    "class, where it is no parameter; parameters are the fields "
                                    "of the dataclass given as its Params (docs/plugins.md)")
-    for method in getattr(cls, "must_define", ()):
+    base = getattr(cls, "params_base", None)
+    if params is not None and isinstance(base, type) and not issubclass(params, base):
+        raise ConfigError(key, f"{what}: its Params ({params.__name__}) does not extend "
+                               f"ckptsim.{base.__name__}, as every {kind}'s must (the cost, "
+                               "bandwidth, memory, constant, restart and mtbf options, given "
+                               "once for a whole + combination; docs/plugins.md)")
+    required = tuple(getattr(cls, "must_define", ()))
+    if getattr(cls, "dynamic", False) is True:  # next_interval answers, not interval
+        required = tuple("next_interval" if m == "interval" else m for m in required)
+    for method in required:
         owner = next(c for c in cls.__mro__ if method in vars(c))
-        if method in vars(owner).get("must_define", ()):
+        if method in vars(owner).get("must_define", ()) or (
+                "must_define" in vars(owner) and owner.__module__.startswith("ckptsim.")):
             sort = getattr(cls, "kind", "")
             label = f"{sort} {kind}" if isinstance(sort, str) and sort else kind
             raise ConfigError(key, f"{what}: {cls.__name__} defines no {method}(); every {label} "

@@ -72,8 +72,11 @@ class CheckpointPolicy:
     #: "interval" (when to checkpoint), "skip" (whether to take an interval's checkpoint) or
     #: "proactive" (checkpoints ahead of known events); see `checkpointing.plan`.
     kind: ClassVar[str] = "interval"
-    #: Methods a subclass must define (a plug-in without them is refused where it is named).
+    #: Methods a subclass must define (a plug-in without them is refused where it is named;
+    #: a `dynamic` one defines next_interval instead of interval).
     must_define: ClassVar[tuple[str, ...]] = ("interval",)
+    #: What a plug-in's Params must extend.
+    params_base: ClassVar[type] = CostParams
 
     def __init__(self, params: Any = None, *, need_cost: bool = True) -> None:
         """`need_cost=False`: the caller supplies every job's checkpoint cost (a scheduler
@@ -91,7 +94,8 @@ class CheckpointPolicy:
         return self.needs_mtbf
 
     def interval(self, delta: float, mtbf: float, restart: float) -> float:
-        """Compute seconds between checkpoints for a checkpoint cost `delta`."""
+        """Compute seconds between checkpoints for a checkpoint cost `delta` (a `dynamic`
+        policy need not: `next_interval` answers for it)."""
         raise NotImplementedError
 
     def next_interval(self, delta: float, mtbf: float, restart: float,

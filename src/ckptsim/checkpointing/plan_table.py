@@ -72,9 +72,11 @@ def plan_from_table(table: Any, *, where: str = "checkpoint.policy") -> Checkpoi
         loads.append(located(name))
     for sub in subtables:
         if not any(sub in (n, _registry.get(n).name) for n, _ in slots):
+            named = ", ".join(_registry.get(n).name for n, _ in slots)
             raise ConfigError(f"{where}.{sub}", f"options of {sub}, which the plan does not "
                                                 f"name (give it as interval, skip or "
-                                                f"proactive)")
+                                                f"proactive); the plan's parts: {named} (a "
+                                                f"part's options are a table named after it)")
     cost = {k: table[k] for k in table if k in COST_KEYS}
     if parts:
         parts[0] = (parts[0][0], {**parts[0][1], **cost})
@@ -185,7 +187,10 @@ def table_value(path: tuple[str, ...], value: Any, *, where: str = "checkpoint.p
         name, option = path
         if not _registry.known(name):
             raise ConfigError(f"{where}.{name}", f"unknown checkpoint policy {name!r}; "
-                                                 f"accepted: {accepted_parts()}")
+                                                 f"accepted: {accepted_parts()}; a plug-in's "
+                                                 "options go in a table named after its "
+                                                 "name (its class's `name`), beside the "
+                                                 "reference that names its file")
         cls = _registry.get(name)
         fields = [f.name for f in dataclasses.fields(cls.Params) if f.name not in COST_KEYS]
         if option in COST_KEYS:

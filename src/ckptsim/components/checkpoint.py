@@ -58,6 +58,23 @@ CHECKPOINT_COUNTERS = ("checkpoints_started", "checkpoints_completed",
                        "lost_work_s", "checkpoint_interrupted_s")
 
 
+def _interval(policy: CheckpointPolicy, method: str, job: Job, tau: Any) -> Any:
+    """A policy's interval as returned, once it is a number >= 0 (0 and inf: none).
+
+    Raises:
+        ConfigError: None, a text, NaN or a negative number, naming the policy and the job.
+    """
+    try:
+        ok = bool(tau >= 0)
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise ConfigError("checkpoint", f"{policy.name}'s {method}() returned {tau!r} for job "
+                                        f"{job.id}; an interval is seconds of computation "
+                                        "> 0 (0 or inf: no more checkpoints of the job)")
+    return tau
+
+
 @dataclasses.dataclass(frozen=True)
 class CheckpointParams:
     # A `CheckpointPlan` once made (`Checkpointer.make_params`: from the string, or a table).
@@ -193,6 +210,10 @@ class Checkpointer(PlanAgent, Component):
             return INF
         return span * sim.platform.n_nodes / (n_failures * job.size)
 
+    def _reads_mtbf(self) -> bool:
+        """Whether the policy is given M: when it reads it, or when the user gave mtbf=."""
+        return self.policy.uses_mtbf() or self.policy.params.mtbf is not None
+
     def _plan(self, job: Job) -> tuple[float, float]:
         got = self.per_job.get(job.index)
         if got is None:
@@ -202,8 +223,12 @@ class Checkpointer(PlanAgent, Component):
             if self.policy.params.bandwidth is not None and self.policy.params.memory is None:
                 memory = _memory_kb(sim.workload, job.index)
             delta = self.policy.cost(job.size, memory)
-            mtbf = self._mtbf(job) if self.policy.uses_mtbf() else INF
-            tau = self.policy.interval(delta, mtbf, self.policy.restart_cost(delta))
+            if self.policy.dynamic:  # next_interval answers before every checkpoint
+                got = self.per_job[job.index] = (delta, INF)
+                return got
+            mtbf = self._mtbf(job) if self._reads_mtbf() else INF
+            tau = _interval(self.policy, "interval", job,
+                            self.policy.interval(delta, mtbf, self.policy.restart_cost(delta)))
             if not tau > 0:
                 tau = INF  # nothing to save at no cost: no checkpoints
             elif tau < MIN_INTERVAL:
@@ -229,8 +254,9 @@ class Checkpointer(PlanAgent, Component):
             ctx = IntervalContext(job.index, self.since.get(job.index, 0), base,
                                   (base + self.hour_offset) % 3600.0, sim.seed,
                                   self.open_at(job))
-            tau = self.policy.next_interval(delta, self._mtbf(job) if self.policy.needs_mtbf
-                                            else INF, self.policy.restart_cost(delta), ctx)
+            tau = _interval(self.policy, "next_interval", job, self.policy.next_interval(
+                delta, self._mtbf(job) if self._reads_mtbf() else INF,
+                self.policy.restart_cost(delta), ctx))
             if not tau > 0:
                 tau = INF
         if tau == INF:
