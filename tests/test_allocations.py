@@ -269,10 +269,56 @@ def test_gantt_errors(argv: list[str], flag: str, tmp_path: Path,
     assert len(err) == 1 and flag in err[0]
 
 
+@pytest.mark.parametrize("damage, message", [
+    (lambda text: text[:text.rindex(",")], "line {last}: 5 fields, expected 6 (job_id, "
+                                           "attempt, start, end, nodes, ended)"),
+    (lambda text: _set_field(text, 2, 2, "abc"), "line 2, field start: 'abc', expected a time in "
+                                                  "seconds"),
+    (lambda text: _set_field(text, 2, 4, "x-y"),
+     "line 2, field nodes: 'x-y', expected node ids as A-B intervals separated by spaces"),
+])
+def test_gantt_of_a_damaged_allocations_csv_names_the_line(damage, message, tmp_path: Path,
+                                                           capsys) -> None:
+    out = tmp_path / "run"
+    assert main(["run", "--workload", "lublin:n=20,seed=1,machine=16", "--out", str(out)]) == 0
+    path = out / "allocations.csv"
+    text = path.read_text().rstrip("\n")
+    path.write_text(damage(text) + "\n")
+    capsys.readouterr()
+    assert main(["gantt", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    last = len(text.splitlines())
+    assert err == [f"ckptsim: error: DIR: {path}, {message.format(last=last)}"]
+
+
+def _set_field(text: str, line: int, field: int, value: str) -> str:
+    lines = text.splitlines()
+    parts = lines[line - 1].split(",")
+    parts[field] = value
+    lines[line - 1] = ",".join(parts)
+    return "\n".join(lines)
+
+
+def test_gantt_on_nodes_beyond_the_run_says_which_it_used(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "run"
+    assert main(["run", "--workload", "lublin:n=20,seed=1,machine=16", "--out", str(out)]) == 0
+    used = max(last for r in _rows(out / "allocations.csv") for _, last in
+               parse_nodes(r["nodes"]))
+    capsys.readouterr()
+    assert main(["gantt", str(out), "--nodes", "100-200"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("ckptsim: error: --nodes: no attempt in the ")
+    assert err[0].endswith(f"on nodes 100-200: the run's attempts use nodes 0-{used}")
+
+
 def test_gantt_without_allocations(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["gantt", str(tmp_path)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "allocations.csv" in err[0]
+    assert main(["gantt", str(tmp_path / "nowhere")]) == 2
+    assert capsys.readouterr().err == (f"ckptsim: error: DIR: {tmp_path / 'nowhere'}: no such "
+                                       "folder (a run's folder, written by `ckptsim run ... "
+                                       "--out DIR`)\n")
 
 
 def test_no_recorder_without_out(monkeypatch: pytest.MonkeyPatch,

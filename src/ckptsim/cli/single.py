@@ -148,8 +148,9 @@ def cmd_gantt(args: argparse.Namespace) -> int:
     with flag_names({"path": "--out"}):
         drawn = plot_gantt(args.dir, path, start=args.start, end=args.end, nodes=nodes,
                            color=args.color)
-    print(f"{drawn.attempts} attempts drawn ({drawn.boxes} boxes, one per run of consecutive "
-          f"nodes) in {path}")
+    attempts = f"{drawn.attempts} attempt" + ("s" if drawn.attempts != 1 else "")
+    boxes = f"{drawn.boxes} box" + ("es" if drawn.boxes != 1 else "")
+    print(f"{attempts} drawn ({boxes}, one per run of consecutive nodes) in {path}")
     return 0
 
 

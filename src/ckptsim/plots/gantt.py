@@ -49,11 +49,42 @@ class Drawn(NamedTuple):
     boxes: int
 
 
-def _rows(path: Path) -> list[list[str]]:
+#: The columns of the files a chart reads, and which of them are times.
+_COLUMNS = {"allocations.csv": ("job_id", "attempt", "start", "end", "nodes", "ended"),
+            "unavailability.csv": ("reason", "start", "end", "nodes")}
+
+
+def _rows(path: Path) -> list[list[Any]]:
+    """The rows of allocations.csv or unavailability.csv, times as floats and node sets as
+    intervals; a damaged line is a ConfigError naming the file, the line and the field."""
+    names = _COLUMNS[path.name]
+    out: list[list[Any]] = []
     with open(path, newline="") as f:
         reader = csv.reader(f)
         next(reader, None)
-        return list(reader)
+        for row in reader:
+            line = reader.line_num
+            if len(row) != len(names):
+                raise ConfigError("DIR", f"{path}, line {line}: {len(row)} fields, expected "
+                                         f"{len(names)} ({', '.join(names)})")
+            values: list[Any] = list(row)
+            for k, name in enumerate(names):
+                try:
+                    if name in ("start", "end"):
+                        values[k] = float(row[k])
+                        if math.isnan(values[k]):
+                            raise ValueError
+                    elif name == "nodes":
+                        values[k] = parse_nodes(row[k])
+                        if not values[k] or any(a < 0 or b < a for a, b in values[k]):
+                            raise ValueError
+                except ValueError:
+                    what = "a time in seconds" if name != "nodes" else \
+                        "node ids as A-B intervals separated by spaces"
+                    raise ConfigError("DIR", f"{path}, line {line}, field {name}: "
+                                             f"{row[k]!r}, expected {what}") from None
+            out.append(values)
+    return out
 
 
 def plot_gantt(run_dir: str | Path, path: str | Path, *, start: float | None = None,
@@ -69,6 +100,9 @@ def plot_gantt(run_dir: str | Path, path: str | Path, *, start: float | None = N
     """
     run = Path(run_dir)
     source = run / "allocations.csv"
+    if not run.is_dir():
+        raise ConfigError("DIR", f"{run}: no such folder (a run's folder, written by "
+                                 "`ckptsim run ... --out DIR`)")
     if not source.is_file():
         raise ConfigError("DIR", f"{run}: no allocations.csv (write one with "
                                  f"`ckptsim run ... --out {run}`)")
@@ -83,8 +117,8 @@ def plot_gantt(run_dir: str | Path, path: str | Path, *, start: float | None = N
     rows = _rows(source)
     if not rows:
         raise ConfigError("DIR", f"{source}: no attempts to draw")
-    t0 = min(float(r[2]) for r in rows) if start is None else start
-    t1 = max(float(r[3]) for r in rows) if end is None else end
+    t0 = min(r[2] for r in rows) if start is None else start
+    t1 = max(r[3] for r in rows) if end is None else end
     if not t0 < t1:
         t1 = t0 + 1.0
     lo, hi = nodes if nodes is not None else (0, math.inf)
@@ -92,12 +126,11 @@ def plot_gantt(run_dir: str | Path, path: str | Path, *, start: float | None = N
     keys: list[str] = []
     top = 0
     attempts = 0  # drawn; an attempt on several runs of nodes is several boxes
-    for job_id, _attempt, s, e, text, ended in rows:
-        a, b = float(s), float(e)
+    for job_id, _attempt, a, b, intervals, ended in rows:
         if b < t0 or a > t1:
             continue
         drawn = len(boxes)
-        for first, last in parse_nodes(text):
+        for first, last in intervals:
             top = max(top, last)
             first, last = max(first, lo), min(last, hi)
             if first > last:
@@ -106,17 +139,20 @@ def plot_gantt(run_dir: str | Path, path: str | Path, *, start: float | None = N
             keys.append(job_id if color == "job" else ended)
         attempts += len(boxes) > drawn
     if not boxes:
-        raise ConfigError("--from" if start is not None or end is not None else "--nodes",
+        used = max(last for r in rows for _, last in r[4])
+        beyond = nodes is not None and lo > used
+        window = start is not None or end is not None
+        raise ConfigError("--from" if window and not beyond else "--nodes",
                           f"no attempt in the window [{t0:g}, {t1:g}]"
-                          + (f" on nodes {lo}-{hi}" if nodes is not None else ""))
+                          + (f" on nodes {lo}-{hi}" if nodes is not None else "")
+                          + (f": the run's attempts use nodes 0-{used}" if beyond else ""))
     down = []
     down_path = run / "unavailability.csv"
     if down_path.is_file():
-        for _reason, s, e, text in _rows(down_path):
-            a, b = float(s), float(e)
+        for _reason, a, b, intervals in _rows(down_path):
             if b < t0 or a > t1:
                 continue
-            for first, last in parse_nodes(text):
+            for first, last in intervals:
                 first, last = max(first, lo), min(last, hi)
                 if first <= last:
                     down.append((max(a, t0), min(b, t1), first, last + 1))
