@@ -327,3 +327,23 @@ def test_bad_extra_columns_name_the_job(tmp_path, extras, words):
         if extra is not None:
             job["extra"] = extra
     assert words in one_line_error(dump(tmp_path, doc))
+
+
+def test_convert_notes_jobs_batsim_would_refuse(tmp_path, capsys):
+    """Batsim refuses a delay profile of 0 s; ckptsim writes and reads it, and says so."""
+    swf = tmp_path / "t.swf"
+    swf.write_text("; MaxProcs: 8\n"
+                   "1 0 -1 10 2 -1 -1 2 20 -1 1 -1 -1 -1 -1 -1 -1 -1\n"
+                   "2 5 -1 0 2 -1 -1 2 20 -1 1 -1 -1 -1 -1 -1 -1 -1\n"
+                   "3 6 -1 0 1 -1 -1 1 20 -1 1 -1 -1 -1 -1 -1 -1 -1\n")
+    out = tmp_path / "t.json"
+    assert main(["convert", str(swf), str(out)]) == 0
+    err = capsys.readouterr().err
+    assert err == ("ckptsim: note: 2 job(s) run for 0 s (profile delay_0): Batsim refuses a "
+                   "delay profile that is not > 0 s, though ckptsim reads it; for Batsim, "
+                   "remove those jobs from the input first (in an SWF trace: run time, field "
+                   "4, is 0)\n")
+    assert json.loads(out.read_text())["profiles"]["delay_0"] == {"type": "delay", "delay": 0}
+    assert len(read_batsim(out)) == 3
+    assert main(["convert", "lublin:n=30,seed=1", str(tmp_path / "l.json")]) == 0
+    assert "note" not in capsys.readouterr().err

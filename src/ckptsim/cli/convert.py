@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ckptsim.cli.common import load_workload
+from ckptsim.cli.common import load_workload, note
 from ckptsim.errors import ConfigError
 
 #: OUT suffixes and the format each writes.
@@ -32,6 +32,11 @@ def cmd_convert(args: argparse.Namespace) -> int:
         from ckptsim.workload.batsim_write import write_batsim
 
         write_batsim(args.out, w)
+        zero = int((w.runtime <= 0).sum())
+        if zero:
+            note(f"{zero} job(s) run for 0 s (profile delay_0): Batsim refuses a delay "
+                 "profile that is not > 0 s, though ckptsim reads it; for Batsim, remove "
+                 "those jobs from the input first (in an SWF trace: run time, field 4, is 0)")
     else:
         from ckptsim.workload.batsim_write import swf_fields
         from ckptsim.workload.swf_write import write_swf
