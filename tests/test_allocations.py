@@ -159,6 +159,63 @@ def test_evalys_reads_out_jobs(run: Path) -> None:
                                      rel=1e-6)
 
 
+def _node_count(text: str) -> int:
+    return sum(last - first + 1 for first, last in parse_nodes(text))
+
+
+@pytest.mark.parametrize("name", ["failures", "ckpt", "htc"])
+def test_out_jobs_per_attempt_is_the_exact_occupancy(name: str, tmp_path: Path) -> None:
+    """--out-jobs attempt: a row per attempt (ID#K, submitted when the attempt before it
+    ended), so node-time over the rows is allocations.csv's; evalys's utilisation integrates
+    to it; the energy of a job sums over its rows."""
+    out = tmp_path / name
+    args = RUNS[name] if "--workload" in RUNS[name] else ["--workload", WORKLOAD, *RUNS[name]]
+    extra = ["--component", "energy:htc=true"] if name == "htc" else []
+    assert main(["run", *args, *extra, "--out", str(out), "--out-jobs", "attempt"]) == 0
+    attempts = _rows(out / "allocations.csv")
+    rows = _rows(out / "out_jobs.csv")
+    jobs = {r["job_id"]: r for r in _rows(out / "jobs.csv")}
+    assert {r["job_id"].partition("#")[0] for r in rows} == set(jobs)
+    by_id = {r["job_id"]: r for r in rows}
+    assert len(by_id) == len(rows)
+    assert any(int(a["attempt"]) > 1 for a in attempts)  # some job ran more than once
+    for a in attempts:
+        r = by_id[f"{a['job_id']}#{a['attempt']}"]
+        assert float(r["starting_time"]) == float(a["start"])
+        assert float(r["finish_time"]) == float(a["end"])
+        assert r["allocated_resources"] == a["nodes"]
+        assert (r["success"] == "1") == (a["ended"] == "completed")
+        k = int(a["attempt"])
+        before = by_id.get(f"{a['job_id']}#{k - 1}")
+        submitted = float(before["finish_time"]) if before else \
+            float(jobs[a["job_id"]]["submit"])
+        assert float(r["submission_time"]) == submitted
+    # Jobs that never held nodes keep one row, #0.
+    assert all(r["job_id"].endswith("#0") for r in rows if not r["allocated_resources"])
+    area = sum(float(r["execution_time"]) * _node_count(r["allocated_resources"])
+               for r in rows if r["allocated_resources"])
+    exact = sum((float(a["end"]) - float(a["start"])) * _node_count(a["nodes"])
+                for a in attempts)
+    assert area == pytest.approx(exact, rel=1e-12)
+    if name == "htc":
+        energy: dict[str, float] = {}
+        for r in rows:
+            key = r["job_id"].partition("#")[0]
+            energy[key] = energy.get(key, 0.0) + float(r["consumed_energy"])
+        assert all(energy[j] == pytest.approx(float(jobs[j]["energy"])) for j in jobs)
+    jobset = pytest.importorskip("evalys.jobset")
+    load = jobset.JobSet.from_csv(str(out / "out_jobs.csv")).utilisation["load"]
+    times = load.index.to_numpy(dtype=float)
+    assert float((load.to_numpy()[:-1] * (times[1:] - times[:-1])).sum()) == \
+        pytest.approx(exact, rel=1e-6)
+
+
+def test_out_jobs_per_attempt_needs_out(capsys) -> None:
+    assert main(["run", "--workload", "lublin:n=10", "--out-jobs", "attempt"]) == 2
+    assert capsys.readouterr().err == ("ckptsim: error: --out-jobs: shapes out_jobs.csv, a "
+                                       "file of --out DIR: give --out\n")
+
+
 def test_gantt_png(run: Path, tmp_path: Path) -> None:
     png = tmp_path / "g.png"
     assert main(["gantt", str(run), "--out", str(png), "--color", "ended"]) == 0

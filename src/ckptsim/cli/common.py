@@ -241,9 +241,10 @@ def print_table(title: str, columns: list[str], rows: list[list[str]]) -> None:
     console.print(table)
 
 
-def write_outputs(result: Any, out: Path, allocations: Any = None) -> None:
+def write_outputs(result: Any, out: Path, allocations: Any = None, per: str = "job") -> None:
     """jobs.csv, summary.json, schedule.swf; with an `AllocationLog` also allocations.csv,
-    out_jobs.csv and (when nodes left service) unavailability.csv."""
+    out_jobs.csv (a row `per` job or attempt) and (when nodes left service)
+    unavailability.csv."""
     from ckptsim.records.io import write_jobs_csv, write_schedule_swf, write_summary_json
 
     try:
@@ -255,7 +256,7 @@ def write_outputs(result: Any, out: Path, allocations: Any = None) -> None:
         if allocations is not None:
             from ckptsim.records.allocations import write_records
 
-            write_records(allocations, result.table, out)
+            write_records(allocations, result.table, out, per=per)
     except OSError as exc:
         where = exc.filename if exc.filename is not None else out
         raise OutputError(str(where), f"cannot write: {exc.strerror or exc}") from None

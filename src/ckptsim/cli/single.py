@@ -40,6 +40,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     params = parse_set(args.set)
     out = output_folder(args.out)
+    if out is None and args.out_jobs != "job":
+        raise ConfigError("--out-jobs", "shapes out_jobs.csv, a file of --out DIR: give --out")
     # Checked before reading a trace that may take seconds.
     components = parse_components(args.component)
     if args.failures is not None:
@@ -89,7 +91,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     finally:
         progress.close()
     if out is not None:
-        write_outputs(result, out, log)
+        write_outputs(result, out, log, per=args.out_jobs)
     wall = time.perf_counter() - t0
     s = result.summary
     shown = list(SUMMARY_ROWS)
@@ -353,6 +355,11 @@ def add_parsers(sub: Any) -> None:
                         "DIR/allocations.csv, DIR/out_jobs.csv (Batsim's format) and, when "
                         "nodes left service, DIR/unavailability.csv (default: only the table "
                         "is printed)")
+    p.add_argument("--out-jobs", default="job", choices=("job", "attempt"),
+                   help="out_jobs.csv with a row per job (its first start to its end, on its "
+                        "last nodes; default) or per attempt (ID#K, each on its own nodes: "
+                        "what evalys needs to count node time exactly when jobs ran more than "
+                        "once)")
     _add_workload_options(p)
     p.set_defaults(func=cmd_run)
 

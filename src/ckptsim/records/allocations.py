@@ -312,58 +312,15 @@ def write_unavailability(log: AllocationLog, path: Path) -> bool:
     return True
 
 
-def write_batsim_jobs(table: JobTable, log: AllocationLog, path: Path,
-                      workload_name: str = "w0") -> None:
-    """out_jobs.csv in Batsim's format: one row per job, its whole-job view (first start to
-    end) on its last attempt's nodes.  Times are written as floats (``2409.0``), as Batsim
-    does, so that readers (pandas, evalys) give every time column one float type."""
-    # Rows are in the order attempts ended: a job's last row wins.
-    last = {row[0]: i for i, row in enumerate(log.rows)}
-    c = table.columns
-    ids, submit = c["job_id"].tolist(), c["submit"].astype(float).tolist()
-    start, end = c["start"].astype(float).tolist(), c["end"].astype(float).tolist()
-    size, estimate = c["size"].tolist(), c["estimate"].astype(float).tolist()
-    status, runtime = c["status"].tolist(), c["runtime"].astype(float).tolist()
-    energy = c["energy"].astype(float).tolist() if "energy" in c else None
-    texts = log.node_texts()
-    with open(path, "w", newline="") as f:
-        f.write(",".join(BATSIM_COLUMNS) + "\n")
-        lines: list[str] = []
-        add = lines.append
-        for k in range(len(ids)):
-            job_id = ids[k]
-            row = last.get(job_id)
-            nodes = texts[row] if row is not None else ""
-            s, e, sub = start[k], end[k], submit[k]
-            if s != s:  # never started (ended in the queue)
-                s = e
-            completed = status[k] == "completed"
-            execution = e - s
-            turnaround = e - sub
-            state = "1,COMPLETED_SUCCESSFULLY" if completed else f"0,{_final_state(status[k])}"
-            stretch = repr(turnaround / execution) if execution > 0 else "1.0"
-            joules = repr(energy[k]) if energy is not None else "0.0"
-            # No field holds a comma or a quote: the lines are what a csv writer gives.
-            add(f"{job_id},{workload_name},,{sub!r},{size[k]},{estimate[k]!r},{state},{s!r},"
-                f"{execution!r},{e!r},{s - sub!r},{turnaround!r},{stretch},{nodes},{joules},"
-                f"runtime={num(runtime[k])}\n")
-            if len(lines) == _CHUNK:  # in parts: a bounded memory
-                f.write("".join(lines))
-                lines.clear()
-        f.write("".join(lines))
+def write_records(log: AllocationLog, table: JobTable, out: Path, per: str = "job"
+                  ) -> list[str]:
+    """Write allocations.csv, out_jobs.csv (a row `per` job or attempt, see
+    `ckptsim.records.batsim_jobs`) and (when nodes left service) unavailability.csv into
+    `out`; returns the names written."""
+    from ckptsim.records.batsim_jobs import write_batsim_jobs
 
-
-def _final_state(status: str) -> str:
-    if status == "killed":
-        return "COMPLETED_WALLTIME_REACHED"
-    return "COMPLETED_KILLED"
-
-
-def write_records(log: AllocationLog, table: JobTable, out: Path) -> list[str]:
-    """Write allocations.csv, out_jobs.csv and (when nodes left service) unavailability.csv
-    into `out`; returns the names written."""
     write_allocations(log, out / "allocations.csv")
-    write_batsim_jobs(table, log, out / "out_jobs.csv")
+    write_batsim_jobs(table, log, out / "out_jobs.csv", per=per)
     names = ["allocations.csv", "out_jobs.csv"]
     if write_unavailability(log, out / "unavailability.csv"):
         names.append("unavailability.csv")
