@@ -820,3 +820,29 @@ def test_a_plugin_policys_options_in_a_spec_table_go_by_its_name(plug, tmp_path)
     assert ("options of plug/every_hour, which the plan does not name (give it as interval, "
             "skip or proactive); the plan's parts: every-hour (a part's options are a table named "
             "after it)") in str(info.value)
+
+
+def test_plugins_in_two_folders_import_their_own_helpers(tmp_path, monkeypatch):
+    """A module beside a plug-in file is the one that file imports, even when a plug-in of
+    another folder imported a module of the same name first (it got the first one's), or the
+    user's program did (the test suite has a `helpers` module of its own)."""
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "helpers.py").write_text("WHO = 'mine'\n")
+    spec = importlib.util.spec_from_file_location("helpers", tmp_path / "mine" / "helpers.py")
+    mine = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mine)
+    monkeypatch.setitem(sys.modules, "helpers", mine)
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "helpers.py").write_text(f"WHO = {folder!r}\n")
+        (tmp_path / folder / "sched.py").write_text(
+            "import helpers\nfrom ckptsim.policies.fcfs import FCFS\n\n\n"
+            f"class Sched(FCFS):\n    name = 'sched-{folder}'\n    who = helpers.WHO\n")
+    a = plugins.load_reference(f"{tmp_path}/a/sched.py:Sched", "--scheduler")
+    b = plugins.load_reference(f"{tmp_path}/b/sched.py:Sched", "--scheduler")
+    assert (a.who, b.who) == ("a", "b")
+    # Loading them again (another file version) keeps each on its own.
+    (tmp_path / "a" / "sched.py").write_text((tmp_path / "a" / "sched.py").read_text() + "\n")
+    again = plugins.load_reference(f"{tmp_path}/a/sched.py:Sched", "--scheduler")
+    assert again is not a and again.who == "a"
+    assert sys.modules["helpers"] is mine  # the program's own is back

@@ -51,6 +51,8 @@ _REF = re.compile(r"^\s*(?P<module>[^:=,+]+?)\s*:\s*(?P<cls>[A-Za-z_]\w*)\s*(?::
 _MODULE = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 _LOADED: dict[tuple[str, str], Any] = {}  # (module or file state, class) -> the class
 _ENTRY_POINTS: dict[str, dict[str, Any]] = {}  # group -> name -> EntryPoint
+#: Modules imported from beside a plug-in file: module name -> that file's folder.
+_BESIDE: dict[str, Path] = {}
 
 
 def split_reference(text: str, known: Container[str] = ()) -> tuple[str, str] | None:
@@ -155,7 +157,12 @@ def _import_file(path: Path, reference: str, key: str) -> Any:
     old = sys.modules.get(name)
     sys.modules[name] = mod
     # While it is imported, the file's folder is on sys.path: it may import modules beside it.
-    sys.path.insert(0, str(path.parent))
+    # Those another plug-in imported from its own folder are set aside meanwhile, so that a
+    # `helpers.py` beside this file is the one it imports, not another folder's of that name.
+    folder = path.parent
+    aside = {n: sys.modules.pop(n) for n in _shadowing(folder)}
+    before = set(sys.modules)
+    sys.path.insert(0, str(folder))
     try:
         spec.loader.exec_module(mod)
     except Exception as exc:
@@ -165,8 +172,40 @@ def _import_file(path: Path, reference: str, key: str) -> Any:
             sys.modules.pop(name, None)
         raise ConfigError(key, f"{reference}: {_where(exc, str(path))}") from None
     finally:
-        sys.path.remove(str(path.parent))
+        sys.path.remove(str(folder))
+        for n in set(sys.modules) - before:
+            file = getattr(sys.modules[n], "__file__", None)
+            if file and folder in Path(file).resolve().parents:
+                _BESIDE[n] = folder
+        # What was set aside is back under its name (the file keeps the modules it bound).
+        sys.modules.update(aside)
     return mod
+
+
+def _shadowing(folder: Path) -> list[str]:
+    """The imported modules a module beside a plug-in file in `folder` would be shadowed by:
+    those another plug-in imported from its folder, and a user's own modules of the same name
+    (not Python's or an installed package's, which the plug-in's imports may need)."""
+    beside = {p.stem for p in folder.glob("*.py")} | {
+        p.parent.name for p in folder.glob("*/__init__.py")}
+    installed = tuple(str(Path(p).resolve()) for p in
+                      {sys.prefix, sys.base_prefix, sys.exec_prefix, *_package_roots()})
+    out = []
+    for n, m in list(sys.modules.items()):
+        top = n.partition(".")[0]
+        if _BESIDE.get(n, folder) != folder:
+            out.append(n)
+        elif top in beside and n not in _BESIDE:
+            file = getattr(m, "__file__", None)
+            if file and folder not in Path(file).resolve().parents and \
+                    not str(Path(file).resolve()).startswith(installed):
+                out.append(n)
+    return out
+
+
+def _package_roots() -> list[str]:
+    """Where ckptsim itself lies (an editable install lies outside sys.prefix)."""
+    return [str(Path(__file__).resolve().parent)]
 
 
 def _where(exc: BaseException, file: str | None) -> str:
