@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -616,7 +617,7 @@ def test_a_spec_component_that_is_neither_known_nor_a_plugin(tmp_path):
                     "option workloads.m.first; give the plug-in another name")
 
 
-def test_a_plugin_schedulers_counters_are_metrics_of_its_spec(tmp_path):
+def test_a_plugin_schedulers_counters_are_metrics_of_its_spec(tmp_path, capsys):
     (tmp_path / "counting.py").write_text(
         "from ckptsim import QueueScheduler\n\n\n"
         "class Counting(QueueScheduler):\n"
@@ -633,6 +634,9 @@ def test_a_plugin_schedulers_counters_are_metrics_of_its_spec(tmp_path):
         "                self.sim.start(job)\n"
         "                self.queue.remove(job)\n"
         "                self._removed(job)\n")
+    assert main(["run", "--workload", "lublin:n=50,machine=32", "--scheduler",
+                 f"{tmp_path}/counting.py:Counting"]) == 0
+    assert re.search(r"│ passes +│ +\d+ │", capsys.readouterr().out)  # a row of the table
     spec = tmp_path / "s.toml"
     spec.write_text('name = "s"\nmetrics = ["passes"]\n[workloads.m]\ngenerator = "lublin"\n'
                     'n = 50\nmachine = 32\n[[schedulers]]\nname = "counting.py:Counting"\n')
@@ -846,3 +850,18 @@ def test_plugins_in_two_folders_import_their_own_helpers(tmp_path, monkeypatch):
     again = plugins.load_reference(f"{tmp_path}/a/sched.py:Sched", "--scheduler")
     assert again is not a and again.who == "a"
     assert sys.modules["helpers"] is mine  # the program's own is back
+
+
+def test_a_component_method_named_like_a_hook_but_none_is_noted(tmp_path, capsys):
+    (tmp_path / "typo.py").write_text(
+        "from ckptsim import Component\n\n\nclass Typo(Component):\n    name = 'typo'\n\n"
+        "    def on_started(self, job):\n        pass\n\n"
+        "    def on_end(self, job):\n        pass\n")
+    assert main(["run", "--workload", "lublin:n=20", "--component",
+                 f"{tmp_path}/typo.py:Typo"]) == 0
+    notes = [line for line in capsys.readouterr().err.splitlines() if "named like a hook" in line]
+    assert notes == [f"ckptsim: note: {tmp_path}/typo.py:Typo: on_started is named like a hook "
+                     "but is none, and never called; the hooks: on_start, on_release, on_end, "
+                     "on_requeue, on_checkpoint, on_checkpointed, on_migrated, "
+                     "on_nodes_changed, before_unavailable, before_eviction, after_pass, "
+                     "at_end"]

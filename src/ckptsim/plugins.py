@@ -285,6 +285,7 @@ def _check_shape(cls: type, kind: str, key: str, what: str) -> None:
                                f"ckptsim.{base.__name__}, as every {kind}'s must (the cost, "
                                "bandwidth, memory, constant, restart and mtbf options, given "
                                "once for a whole + combination; docs/plugins.md)")
+    _note_unknown_hooks(cls, what)
     required = tuple(getattr(cls, "must_define", ()))
     if getattr(cls, "dynamic", False) is True:  # next_interval answers, not interval
         required = tuple("next_interval" if m == "interval" else m for m in required)
@@ -296,6 +297,30 @@ def _check_shape(cls: type, kind: str, key: str, what: str) -> None:
             label = f"{sort} {kind}" if isinstance(sort, str) and sort else kind
             raise ConfigError(key, f"{what}: {cls.__name__} defines no {method}(); every {label} "
                                    "must (docs/plugins.md)")
+
+
+#: Method name beginnings of the engine's hooks.
+_HOOK_PREFIXES = ("on_", "before_", "after_", "at_")
+_NOTED: set[tuple[type, str]] = set()  # plug-ins already noted, once per process
+
+
+def _note_unknown_hooks(cls: type, what: str) -> None:
+    """Note (on the "ckptsim" logger) a plug-in component's methods named like hooks that are
+    none (`on_started`): the engine never calls them, and the run would say nothing."""
+    hooks = getattr(cls, "known_hooks", None)
+    if not hooks:
+        return
+    odd = sorted({m for c in cls.__mro__ if c.__module__.partition(".")[0] != "ckptsim"
+                  for m, v in vars(c).items()
+                  if m.startswith(_HOOK_PREFIXES) and callable(v) and m not in hooks})
+    if odd and (cls, what) not in _NOTED:
+        import logging
+
+        _NOTED.add((cls, what))
+        logging.getLogger("ckptsim.plugins").info(
+            f"{what}: {', '.join(odd)} {'is' if len(odd) == 1 else 'are'} named like a hook "
+            f"but {'is' if len(odd) == 1 else 'are'} none, and never called; the hooks: "
+            f"{', '.join(hooks)}")
 
 
 def entry_points(kind: str) -> dict[str, Any]:

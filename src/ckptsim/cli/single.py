@@ -105,7 +105,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         shown += HTC_ROWS
     from ckptsim.policies.base import get_scheduler
 
-    shown += [row for row in get_scheduler(args.scheduler).rows if row[0] in s]
+    policy = get_scheduler(args.scheduler)
+    own = policy.rows or tuple((c, c.replace("_", " ")) for c in policy.counter_names)
+    shown += [row for row in own if row[0] in s and row not in shown]
     rows = [[label, fmt(s[key])] for key, label in shown]
     print_table(f"{args.scheduler} on {w.source} ({_size_text(w, result)})", ["metric", "value"],
                 rows)

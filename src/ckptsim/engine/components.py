@@ -65,6 +65,9 @@ HOOKS = ("on_start", "on_release", "on_end", "on_requeue", "on_checkpoint", "on_
 class Component:
     """Base class of components.  Subclasses set `name`, `Params` and override hooks."""
 
+    #: The hooks the engine calls (a plug-in's method named like one but not one is noted).
+    known_hooks: ClassVar[tuple[str, ...]] = HOOKS
+
     name: ClassVar[str] = ""
     Params: ClassVar[type] = NoParams
     description: ClassVar[str] = ""
