@@ -865,3 +865,18 @@ def test_a_component_method_named_like_a_hook_but_none_is_noted(tmp_path, capsys
                      "on_requeue, on_checkpoint, on_checkpointed, on_migrated, "
                      "on_nodes_changed, before_unavailable, before_eviction, after_pass, "
                      "at_end"]
+
+
+@pytest.mark.parametrize("given, hint", [
+    ("mine.py", "a plug-in file is named with its class, FILE.py:Class (docs/plugins.md)"),
+    ("mine.py:Mine:depth=3", "mine.py:Mine is named without options here: give its "
+                             "parameters apart (--set KEY=VALUE for a scheduler, params in "
+                             "a spec)"),
+    ("nope", "or a plug-in: FILE.py:Class, module:Class or an entry point's name"),
+])
+def test_an_unknown_scheduler_says_how_a_plugin_is_named(given, hint, capsys):
+    assert main(["run", "--workload", "lublin:n=10", "--scheduler", given]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"ckptsim: error: --scheduler: unknown scheduler {given!r}; "
+                          "accepted: bgl-balancing, ")
+    assert err.rstrip().endswith(f"; {hint}")

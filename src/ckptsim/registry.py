@@ -143,8 +143,15 @@ class Registry(Generic[T]):
         cls = self.plugins.get(name)  # the name of a plug-in loaded before
         if cls is not None:
             return cls
+        if ref is not None:  # a reference with options after the class
+            hint = (f"; {ref[0]} is named without options here: give its parameters apart "
+                    "(--set KEY=VALUE for a scheduler, params in a spec)")
+        elif name.endswith(".py") or "/" in name:
+            hint = "; a plug-in file is named with its class, FILE.py:Class (docs/plugins.md)"
+        else:
+            hint = "; or a plug-in: FILE.py:Class, module:Class or an entry point's name"
         raise ConfigError(self.key, f"unknown {self.kind} {name!r}; accepted: "
-                                    f"{', '.join(self.names())}")
+                                    f"{', '.join(self.names())}{hint}")
 
     def known(self, name: str) -> bool:
         """Whether `name` is a registered or installed name, a loaded plug-in's or a plug-in
