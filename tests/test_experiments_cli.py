@@ -121,6 +121,19 @@ def test_sweep_needs_out_or_dry_run(spec, capsys):
     assert "--out" in capsys.readouterr().err
 
 
+def test_failed_runs_name_the_parameters_that_tell_them_apart(tmp_path, capsys):
+    (tmp_path / "bad.swf").write_text("; MaxProcs: 4\n1 0 -1 x\n")
+    spec = tmp_path / "s.toml"
+    spec.write_text('name = "s"\n[workloads.bad]\ntrace = "bad.swf"\n[[schedulers]]\n'
+                    'name = "ckpt-backfill"\nparams = { p = [0.1, 0.2] }\n')
+    assert main(["sweep", str(spec), "--out", str(tmp_path / "o"), "--jobs", "0"]) == 1
+    lines = [line for line in capsys.readouterr().err.splitlines()
+             if line.startswith("failed: ")]
+    assert len(lines) == 2
+    assert [line.split(" ", 2)[2].split(":")[0] for line in lines] == [
+        "bad x ckpt-backfill p=0.1 seed=1", "bad x ckpt-backfill p=0.2 seed=1"]
+
+
 def test_failed_runs_exit_1(spec, tmp_path, capsys):
     (tmp_path / "bad.swf").write_text("; MaxProcs: 4\n1 0 -1 x\n")
     spec.write_text(SPEC + '\n[workloads.bad]\ntrace = "bad.swf"\n')

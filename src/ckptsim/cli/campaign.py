@@ -99,9 +99,13 @@ def _sweep(args: argparse.Namespace, locked: bool) -> int:
 def _print_failures(failed: list[dict[str, Any]], root: str, most: int = 10) -> None:
     """The first `most` failed runs with their error, on stderr, and where the rest and the
     tracebacks are."""
+    # The parameters that tell the failed runs apart (a workload's, a scheduler's).
+    shown = [c for c in (failed[0] if failed else {}) if c.startswith(("workload.", "param."))
+             and len({repr(r.get(c)) for r in failed}) > 1]
     for row in failed[:most]:
-        print(f"failed: {row['run_id'][:12]} {row.get('workload')} x {row.get('scheduler')} "
-              f"seed={row.get('seed')}: {row.get('error_message')}", file=sys.stderr)
+        params = "".join(f" {c.partition('.')[2]}={row.get(c)}" for c in shown)
+        print(f"failed: {row['run_id'][:12]} {row.get('workload')} x {row.get('scheduler')}"
+              f"{params} seed={row.get('seed')}: {row.get('error_message')}", file=sys.stderr)
     if failed:
         more = f"{len(failed) - most} more failures and " if len(failed) > most else ""
         print(f"({more}the tracebacks: ckptsim results {root} --where status=failed --csv -, "
