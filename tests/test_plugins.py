@@ -23,6 +23,7 @@ from ckptsim.errors import ConfigError
 from ckptsim.experiments.matrix import build_matrix
 from ckptsim.experiments.spec import SpecError, load_spec
 from ckptsim.experiments.store import load_results
+from ckptsim.plugin_shape import check_shape
 from ckptsim.registry import REGISTRIES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -440,7 +441,7 @@ def test_a_checkpoint_policy_without_its_method_is_refused_where_named(tmp_path,
 def test_every_builtin_has_the_shape_asked_of_plugins():
     for registry in REGISTRIES.values():
         for name in registry.names():
-            plugins._check_shape(registry.get(name), registry.kind, registry.key, name)
+            check_shape(registry.get(name), registry.kind, registry.key, name)
 
 
 COMPONENT_SPEC = """

@@ -28,7 +28,6 @@ that editing a plug-in reruns its runs); built-ins (modules under ``ckptsim.``) 
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import importlib
 import importlib.util
@@ -42,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from ckptsim.errors import ConfigError
+from ckptsim.plugin_shape import check_shape
 
 #: Entry-point groups by registry kind.
 GROUPS = {"scheduler": "ckptsim.schedulers", "component": "ckptsim.components",
@@ -157,8 +157,8 @@ def _import_file(path: Path, reference: str, key: str) -> Any:
     old = sys.modules.get(name)
     sys.modules[name] = mod
     # While it is imported, the file's folder is on sys.path: it may import modules beside it.
-    # Those another plug-in imported from its own folder are set aside meanwhile, so that a
-    # `helpers.py` beside this file is the one it imports, not another folder's of that name.
+    # Modules that would shadow those beside it (another plug-in folder's, the program's own
+    # of the same name) are set aside meanwhile, so that its `helpers.py` is the one it gets.
     folder = path.parent
     aside = {n: sys.modules.pop(n) for n in _shadowing(folder)}
     before = set(sys.modules)
@@ -188,8 +188,9 @@ def _shadowing(folder: Path) -> list[str]:
     (not Python's or an installed package's, which the plug-in's imports may need)."""
     beside = {p.stem for p in folder.glob("*.py")} | {
         p.parent.name for p in folder.glob("*/__init__.py")}
+    # ckptsim itself too: an editable install lies outside sys.prefix.
     installed = tuple(str(Path(p).resolve()) for p in
-                      {sys.prefix, sys.base_prefix, sys.exec_prefix, *_package_roots()})
+                      {sys.prefix, sys.base_prefix, sys.exec_prefix, Path(__file__).parent})
     out = []
     for n, m in list(sys.modules.items()):
         top = n.partition(".")[0]
@@ -201,11 +202,6 @@ def _shadowing(folder: Path) -> list[str]:
                     not str(Path(file).resolve()).startswith(installed):
                 out.append(n)
     return out
-
-
-def _package_roots() -> list[str]:
-    """Where ckptsim itself lies (an editable install lies outside sys.prefix)."""
-    return [str(Path(__file__).resolve().parent)]
 
 
 def _where(exc: BaseException, file: str | None) -> str:
@@ -256,71 +252,10 @@ def check_class(obj: Any, base: type | None, kind: str, key: str, what: str,
             raise ConfigError(key, f"{what}: its name {own!r} is a built-in {kind}'s; "
                                    "give it another")
     if base is not None:
-        _check_shape(obj, kind, key, what)
+        check_shape(obj, kind, key, what)
     if not own and (getattr(obj, "name", "") in builtin or not getattr(obj, "name", "")):
         obj.name = default or obj.__name__
     return obj
-
-
-def _check_shape(cls: type, kind: str, key: str, what: str) -> None:
-    """Refuse the plug-in mistakes that would otherwise surface as a traceback in the middle
-    of a run, or as parameters silently missing: a `Params` that is not a dataclass, a
-    `param(...)` written on the class itself, a method every such class needs left out."""
-    params = getattr(cls, "Params", None)
-    if params is not None and not dataclasses.is_dataclass(params):
-        raise ConfigError(key, f"{what}: its Params ({getattr(params, '__name__', params)}) is "
-                               "not a dataclass; write it as @dataclasses.dataclass(frozen=True) "
-                               "with fields made by ckptsim.param(...) (docs/plugins.md)")
-    for c in cls.__mro__:
-        if c.__module__.partition(".")[0] == "ckptsim":
-            continue
-        field = next((a for a, v in vars(c).items() if isinstance(v, dataclasses.Field)), None)
-        if field is not None:
-            raise ConfigError(key, f"{what}: {field} = param(...) is written on the {kind} "
-                                   "class, where it is no parameter; parameters are the fields "
-                                   "of the dataclass given as its Params (docs/plugins.md)")
-    base = getattr(cls, "params_base", None)
-    if params is not None and isinstance(base, type) and not issubclass(params, base):
-        raise ConfigError(key, f"{what}: its Params ({params.__name__}) does not extend "
-                               f"ckptsim.{base.__name__}, as every {kind}'s must (the cost, "
-                               "bandwidth, memory, constant, restart and mtbf options, given "
-                               "once for a whole + combination; docs/plugins.md)")
-    _note_unknown_hooks(cls, what)
-    required = tuple(getattr(cls, "must_define", ()))
-    if getattr(cls, "dynamic", False) is True:  # next_interval answers, not interval
-        required = tuple("next_interval" if m == "interval" else m for m in required)
-    for method in required:
-        owner = next(c for c in cls.__mro__ if method in vars(c))
-        if method in vars(owner).get("must_define", ()) or (
-                "must_define" in vars(owner) and owner.__module__.startswith("ckptsim.")):
-            sort = getattr(cls, "kind", "")
-            label = f"{sort} {kind}" if isinstance(sort, str) and sort else kind
-            raise ConfigError(key, f"{what}: {cls.__name__} defines no {method}(); every {label} "
-                                   "must (docs/plugins.md)")
-
-
-#: Method name beginnings of the engine's hooks.
-_HOOK_PREFIXES = ("on_", "before_", "after_", "at_")
-_NOTED: set[tuple[type, str]] = set()  # plug-ins already noted, once per process
-
-
-def _note_unknown_hooks(cls: type, what: str) -> None:
-    """Note (on the "ckptsim" logger) a plug-in component's methods named like hooks that are
-    none (`on_started`): the engine never calls them, and the run would say nothing."""
-    hooks = getattr(cls, "known_hooks", None)
-    if not hooks:
-        return
-    odd = sorted({m for c in cls.__mro__ if c.__module__.partition(".")[0] != "ckptsim"
-                  for m, v in vars(c).items()
-                  if m.startswith(_HOOK_PREFIXES) and callable(v) and m not in hooks})
-    if odd and (cls, what) not in _NOTED:
-        import logging
-
-        _NOTED.add((cls, what))
-        logging.getLogger("ckptsim.plugins").info(
-            f"{what}: {', '.join(odd)} {'is' if len(odd) == 1 else 'are'} named like a hook "
-            f"but {'is' if len(odd) == 1 else 'are'} none, and never called; the hooks: "
-            f"{', '.join(hooks)}")
 
 
 def entry_points(kind: str) -> dict[str, Any]:

@@ -1,0 +1,69 @@
+"""The shape every plug-in class must have, checked where it is named (`ckptsim.plugins`
+loads it): mistakes that would otherwise surface as a traceback in the middle of a run, or
+as parameters or hooks silently missing."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+
+from ckptsim.errors import ConfigError
+
+
+def check_shape(cls: type, kind: str, key: str, what: str) -> None:
+    """Refuse the plug-in mistakes that would otherwise surface as a traceback in the middle
+    of a run, or as parameters silently missing: a `Params` that is not a dataclass, a
+    `param(...)` written on the class itself, a method every such class needs left out."""
+    params = getattr(cls, "Params", None)
+    if params is not None and not dataclasses.is_dataclass(params):
+        raise ConfigError(key, f"{what}: its Params ({getattr(params, '__name__', params)}) is "
+                               "not a dataclass; write it as @dataclasses.dataclass(frozen=True) "
+                               "with fields made by ckptsim.param(...) (docs/plugins.md)")
+    for c in cls.__mro__:
+        if c.__module__.partition(".")[0] == "ckptsim":
+            continue
+        field = next((a for a, v in vars(c).items() if isinstance(v, dataclasses.Field)), None)
+        if field is not None:
+            raise ConfigError(key, f"{what}: {field} = param(...) is written on the {kind} "
+                                   "class, where it is no parameter; parameters are the fields "
+                                   "of the dataclass given as its Params (docs/plugins.md)")
+    base = getattr(cls, "params_base", None)
+    if params is not None and isinstance(base, type) and not issubclass(params, base):
+        raise ConfigError(key, f"{what}: its Params ({params.__name__}) does not extend "
+                               f"ckptsim.{base.__name__}, as every {kind}'s must (the cost, "
+                               "bandwidth, memory, constant, restart and mtbf options, given "
+                               "once for a whole + combination; docs/plugins.md)")
+    _note_unknown_hooks(cls, what)
+    required = tuple(getattr(cls, "must_define", ()))
+    if getattr(cls, "dynamic", False) is True:  # next_interval answers, not interval
+        required = tuple("next_interval" if m == "interval" else m for m in required)
+    for method in required:
+        owner = next(c for c in cls.__mro__ if method in vars(c))
+        if method in vars(owner).get("must_define", ()) or (
+                "must_define" in vars(owner) and owner.__module__.startswith("ckptsim.")):
+            sort = getattr(cls, "kind", "")
+            label = f"{sort} {kind}" if isinstance(sort, str) and sort else kind
+            raise ConfigError(key, f"{what}: {cls.__name__} defines no {method}(); every {label} "
+                                   "must (docs/plugins.md)")
+
+
+#: Method name beginnings of the engine's hooks.
+_HOOK_PREFIXES = ("on_", "before_", "after_", "at_")
+_NOTED: set[tuple[type, str]] = set()  # plug-ins already noted, once per process
+
+
+def _note_unknown_hooks(cls: type, what: str) -> None:
+    """Note (on the "ckptsim" logger) a plug-in component's methods named like hooks that are
+    none (`on_started`): the engine never calls them, and the run would say nothing."""
+    hooks = getattr(cls, "known_hooks", None)
+    if not hooks:
+        return
+    odd = sorted({m for c in cls.__mro__ if c.__module__.partition(".")[0] != "ckptsim"
+                  for m, v in vars(c).items()
+                  if m.startswith(_HOOK_PREFIXES) and callable(v) and m not in hooks})
+    if odd and (cls, what) not in _NOTED:
+        _NOTED.add((cls, what))
+        logging.getLogger("ckptsim.plugins").info(
+            f"{what}: {', '.join(odd)} {'is' if len(odd) == 1 else 'are'} named like a hook "
+            f"but {'is' if len(odd) == 1 else 'are'} none, and never called; the hooks: "
+            f"{', '.join(hooks)}")
