@@ -881,3 +881,14 @@ def test_an_unknown_scheduler_says_how_a_plugin_is_named(given, hint, capsys):
     assert err.startswith(f"ckptsim: error: --scheduler: unknown scheduler {given!r}; "
                           "accepted: bgl-balancing, ")
     assert err.rstrip().endswith(f"; {hint}")
+
+
+def test_simulate_components_by_name_take_a_mapping_of_parameters(plug):
+    w = ckptsim.workload("lublin:n=40,machine=64")
+    ref = f"{plug}/starts_per_hour.py:StartsPerHour"
+    with pytest.raises(ConfigError) as info:
+        ckptsim.simulate(w, "easy", components={ref: "period=600"})
+    assert str(info.value) == (f"components.{ref}: expected a mapping of its parameters "
+                               "({parameter: value}), got 'period=600'")
+    result = ckptsim.simulate(w, "easy", components={ref: {"period": 600}})
+    assert result.options["starts"]["period"] == 600

@@ -249,6 +249,10 @@ def build_components(spec: Mapping[str, Mapping[str, Any]] | None,
     out = []
     for name, values in (spec or {}).items():
         cls = get_component(name)
+        if not isinstance(values, Mapping):
+            label = name if isinstance(name, str) else getattr(name, "__name__", repr(name))
+            raise ConfigError(f"components.{label}", f"expected a mapping of its parameters "
+                                                     f"({{parameter: value}}), got {values!r}")
         out.append(cls(cls.make_params(values, base=base)))
     return out
 
