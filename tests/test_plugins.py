@@ -892,3 +892,12 @@ def test_simulate_components_by_name_take_a_mapping_of_parameters(plug):
                                "({parameter: value}), got 'period=600'")
     result = ckptsim.simulate(w, "easy", components={ref: {"period": 600}})
     assert result.options["starts"]["period"] == 600
+
+
+def test_an_instance_given_for_a_class_is_refused_saying_so():
+    from ckptsim.policies.fcfs import FCFS
+
+    with pytest.raises(ConfigError) as info:
+        ckptsim.simulate(ckptsim.workload("lublin:n=10"), object.__new__(FCFS))
+    assert str(info.value) == ("scheduler: an instance of FCFS: give the scheduler class "
+                               "itself, which the run builds with the parameters given apart")

@@ -239,6 +239,9 @@ def check_class(obj: Any, base: type | None, kind: str, key: str, what: str,
     """`obj` as a plug-in class of the registry: a subclass of `base` with a name of its own
     (its `name` when it sets one that is no built-in's, else `default` (an entry point's
     name) or its class name; `what`: how the user named it, for messages)."""
+    if base is not None and isinstance(obj, base):
+        raise ConfigError(key, f"an instance of {type(obj).__name__}: give the {kind} class "
+                               "itself, which the run builds with the parameters given apart")
     if base is not None and not (isinstance(obj, type) and issubclass(obj, base)):
         found = (obj.__name__ if isinstance(obj, type) else
                  f"{getattr(obj, '__name__', repr(obj))} (a {type(obj).__name__})")
