@@ -901,3 +901,11 @@ def test_an_instance_given_for_a_class_is_refused_saying_so():
         ckptsim.simulate(ckptsim.workload("lublin:n=10"), object.__new__(FCFS))
     assert str(info.value) == ("scheduler: an instance of FCFS: give the scheduler class "
                                "itself, which the run builds with the parameters given apart")
+
+
+def test_a_subclass_that_says_nothing_of_itself_is_listed_as_one(tmp_path, capsys):
+    (tmp_path / "e2.py").write_text("from ckptsim.policies.easy import Easy\n\n\n"
+                                    "class E2(Easy):\n    name = 'e2'\n")
+    assert main(["schedulers", f"{tmp_path}/e2.py:E2"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first == "e2: a subclass of easy: FCFS with EASY backfilling (seed 000 Algorithm 1)"

@@ -264,7 +264,11 @@ def _describe(name: str, cls: Any, skip: set[str] | frozenset[str] = frozenset()
     from ckptsim.policies.base import describe_range
 
     doc = (cls.__dict__.get("__doc__") or "").strip().splitlines()
-    print(f"{name}: {cls.description or (doc[0] if doc else '')}".rstrip())
+    text = cls.__dict__.get("description") or (doc[0] if doc else "")
+    if not text and cls.description:  # a subclass that says nothing of itself
+        parent = next((c for c in cls.__mro__[1:] if c.__dict__.get("description")), None)
+        text = f"a subclass of {getattr(parent, 'name', '')}: {cls.description}"
+    print(f"{name}: {text}".rstrip())
     for f in dataclasses.fields(cls.Params):
         if f.name not in skip:
             print(f"    {f.name} = {f.default!r}  ({describe_range(f)}) "
