@@ -124,9 +124,12 @@ def test_a_component_and_a_checkpoint_policy_from_files(plug, capsys):
     listed = ckptsim.simulate(w, "easy", components=[cls])
     assert listed.options["starts"] == {"period": 3600.0}  # the default period
     assert listed.summary["max_starts_per_period"] == by_key.summary["max_starts_per_period"]
-    for bad in (["starts"], [cls, 3]):
-        with pytest.raises(ConfigError, match="expected Component objects or classes, got"):
+    for bad in ([None], [cls, 3]):
+        with pytest.raises(ConfigError, match="expected Component objects or classes, or "
+                                              "texts NAME:key=value,..., got"):
             ckptsim.simulate(w, "easy", components=bad)
+    # A text is --component's form (here the plug-in's name, loaded above).
+    assert ckptsim.simulate(w, "easy", components=["starts"]).summary == listed.summary
     # A checkpoint policy class stands for its reference in the checkpoint component's
     # policy, alone or in a table; one defined where it cannot be loaded again (here, in a
     # function) is known by its name in this process.
@@ -909,3 +912,17 @@ def test_a_subclass_that_says_nothing_of_itself_is_listed_as_one(tmp_path, capsy
     assert main(["schedulers", f"{tmp_path}/e2.py:E2"]) == 0
     first = capsys.readouterr().out.splitlines()[0]
     assert first == "e2: a subclass of easy: FCFS with EASY backfilling (seed 000 Algorithm 1)"
+
+
+def test_simulate_takes_components_in_the_command_lines_form(plug):
+    w = ckptsim.workload("lublin:n=60,seed=3,machine=64")
+    ref = f"{plug}/starts_per_hour.py:StartsPerHour"
+    as_text = ckptsim.simulate(w, "easy", components=[f"{ref}:period=600",
+                                                      "failures:source=synthetic:mtbf=50000"])
+    as_map = ckptsim.simulate(w, "easy", components={
+        ref: {"period": 600}, "failures": {"source": "synthetic:mtbf=50000"}})
+    assert as_text.summary == as_map.summary and as_text.options == as_map.options
+    with pytest.raises(ConfigError) as info:
+        ckptsim.simulate(w, "easy", components=[f"{ref}:hours=2"])
+    assert str(info.value) == (f"component {ref}: expected key=value with a key of period, "
+                               "got 'hours=2'")

@@ -16,7 +16,7 @@ from os import PathLike
 from typing import Any
 
 from ckptsim import __version__, reported
-from ckptsim.components import Component, build_components, merge_counters
+from ckptsim.components import Component, build_components, merge_counters, split_component
 from ckptsim.engine.simulator import Simulator
 from ckptsim.errors import ConfigError
 from ckptsim.metrics.core import daily_series, summary
@@ -282,15 +282,19 @@ class _Counted:
 
 
 def _component(item: Any) -> Component:
-    """One entry of `simulate(components=[...])`: a component, or a component class (built
-    with its default parameters, as `{Class: {}}` is)."""
+    """One entry of `simulate(components=[...])`: a component, a component class (built
+    with its default parameters, as `{Class: {}}` is), or ``--component``'s text
+    (``"NAME:key=value,..."``)."""
     if isinstance(item, Component):
         return item
     if isinstance(item, type) and issubclass(item, Component):
         return build_components({item: {}})[0]  # type: ignore[dict-item]
-    raise ConfigError("components", f"expected Component objects or classes, got {item!r} "
-                                    "(components by name: a mapping {name: {parameter: "
-                                    "value}})")
+    if isinstance(item, str):
+        name, values = split_component(item)
+        return build_components({name: values})[0]
+    raise ConfigError("components", f"expected Component objects or classes, or texts "
+                                    f"NAME:key=value,..., got {item!r} (components by name: "
+                                    "also a mapping {name: {parameter: value}})")
 
 
 def _components(components: Mapping[str, Mapping[str, Any]] | Sequence[Component | type],

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import logging
 import sys
 import time
@@ -51,36 +50,17 @@ def flag_names(keys: Mapping[str, str], prefixes: Mapping[str, str] | None = Non
 
 
 def parse_components(items: Sequence[str] | None) -> dict[str, dict[str, Any]]:
-    """`--component NAME:key=value,...` options into ``{name: {key: value}}``, validated now.
-
-    A value may contain commas: a part that does not start with one of the component's
-    parameter names continues the previous value (`source=lanl:path=F,system=20`)."""
-    from ckptsim.components import get_component
-    from ckptsim.registry import REGISTRIES
+    """`--component NAME:key=value,...` options into ``{name: {key: value}}``, validated now
+    (`ckptsim.components.split_component` reads each)."""
+    from ckptsim.components import get_component, split_component
 
     out: dict[str, dict[str, Any]] = {}
     for item in items or ():
-        name, rest = REGISTRIES["component"].split(item)  # NAME, or a plug-in's file.py:Class
-        name = name.strip()
         with flag_names({"component": "--component"}):
+            name, values = split_component(item, where="--component")
             cls = get_component(name)
         if name in out:
             raise ConfigError(f"--component {name}", "given twice: give each component once")
-        fields = {f.name for f in dataclasses.fields(cls.Params)}
-        values: dict[str, str] = {}
-        last = None
-        for part in rest.split(",") if rest.strip() else ():
-            key, sep, value = part.partition("=")
-            if sep and key.strip() in fields:
-                last = key.strip()
-                if last in values:
-                    raise ConfigError(f"--component {name}", f"{last} is given twice")
-                values[last] = value.strip()
-            elif last is not None:
-                values[last] += "," + part
-            else:
-                raise ConfigError(f"--component {name}", f"expected key=value with a key of "
-                                  f"{', '.join(sorted(fields)) or 'none'}, got {part!r}")
         with flag_names({}, {f"{name}.": f"--component {name}:",
                              f"{cls.name}.": f"--component {name}:"}):
             prm = cls.make_params(values)

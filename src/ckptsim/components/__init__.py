@@ -27,6 +27,7 @@ from ckptsim.engine.components import (
     merge_counters,
     portable_name,
     register_component,
+    split_component,
 )
 from ckptsim.registry import package_loader
 
@@ -36,4 +37,5 @@ _load_builtin = package_loader("ckptsim.components", "register_component")
 add_loader(_load_builtin)
 
 __all__ = ["Component", "alias_keys", "build_components", "component_names", "get_component",
-           "known_component", "merge_counters", "portable_name", "register_component"]
+           "known_component", "merge_counters", "portable_name", "register_component",
+           "split_component"]

@@ -257,6 +257,37 @@ def build_components(spec: Mapping[str, Mapping[str, Any]] | None,
     return out
 
 
+def split_component(text: str, where: str = "component") -> tuple[str, dict[str, str]]:
+    """``NAME:key=value,...`` (``--component``'s form; NAME may be a plug-in's
+    ``FILE.py:Class``) as the name and its values as given.  A value may contain commas: a
+    part that does not start with one of the component's parameter names continues the
+    previous value (``source=lanl:path=F,system=20``).
+
+    Raises:
+        ConfigError: an unknown component, a part that is no ``key=value``, a key given twice
+            (keyed ``{where} NAME``).
+    """
+    name, rest = _registry.split(text)  # NAME, or a plug-in's file.py:Class
+    name = name.strip()
+    cls = get_component(name)
+    fields = {f.name for f in dataclasses.fields(cls.Params)}
+    values: dict[str, str] = {}
+    last = None
+    for part in rest.split(",") if rest.strip() else ():
+        key, sep, value = part.partition("=")
+        if sep and key.strip() in fields:
+            last = key.strip()
+            if last in values:
+                raise ConfigError(f"{where} {name}", f"{last} is given twice")
+            values[last] = value.strip()
+        elif last is not None:
+            values[last] += "," + part
+        else:
+            raise ConfigError(f"{where} {name}", f"expected key=value with a key of "
+                              f"{', '.join(sorted(fields)) or 'none'}, got {part!r}")
+    return name, values
+
+
 class Counting(Protocol):
     """What `merge_counters` reads: a component, or its name and final counters."""
 
