@@ -924,5 +924,5 @@ def test_simulate_takes_components_in_the_command_lines_form(plug):
     assert as_text.summary == as_map.summary and as_text.options == as_map.options
     with pytest.raises(ConfigError) as info:
         ckptsim.simulate(w, "easy", components=[f"{ref}:hours=2"])
-    assert str(info.value) == (f"component {ref}: expected key=value with a key of period, "
-                               "got 'hours=2'")
+    assert str(info.value) == (f"component {ref}: unknown parameter 'hours' in 'hours=2'; "
+                               "accepted: period")

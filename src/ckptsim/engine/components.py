@@ -282,6 +282,9 @@ def split_component(text: str, where: str = "component") -> tuple[str, dict[str,
             values[last] = value.strip()
         elif last is not None:
             values[last] += "," + part
+        elif sep:  # as --set says it
+            raise ConfigError(f"{where} {name}", f"unknown parameter {key.strip()!r} in "
+                              f"{part!r}; accepted: {', '.join(sorted(fields)) or 'none'}")
         else:
             raise ConfigError(f"{where} {name}", f"expected key=value with a key of "
                               f"{', '.join(sorted(fields)) or 'none'}, got {part!r}")
