@@ -303,8 +303,16 @@ def _assemble(parts: list[tuple[type[CheckpointPolicy], dict[str, Any]]], spec: 
     built = []
     for cls, values in parts:
         own = {k: v for k, v in values.items() if k not in COST_KEYS}
-        built.append(cls(make_params(cls.Params, {**own, **cost}, where="checkpoint"),
-                         need_cost=False))
+        try:
+            params = make_params(cls.Params, {**own, **cost}, where="checkpoint")
+        except ConfigError as exc:
+            option = exc.key.removeprefix("checkpoint.")
+            if option in COST_KEYS or len(parts) == 1:
+                raise
+            # A part's own option, in a plan of several: named with its part
+            # (`scheduled:margin`).
+            raise ConfigError(f"checkpoint.{cls.name}:{option}", exc.message) from None
+        built.append(cls(params, need_cost=False))
     skips = tuple(p for p in built if isinstance(p, SkipPolicy))
     proactive = tuple(p for p in built if isinstance(p, ProactivePolicy))
     interval = next((p for p in built if p.kind == "interval"), None)

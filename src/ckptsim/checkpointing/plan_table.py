@@ -130,9 +130,10 @@ def _table_key(key: str, parts: list[tuple[type[CheckpointPolicy], dict[str, Any
     option = key.removeprefix("checkpoint").removeprefix(".")
     if not option or option in COST_KEYS:
         return f"{where}.{option}" if option else where
+    part, _, option = option.rpartition(":")  # `scheduled:margin`: a part's own option
     for (cls, values), ref in zip(parts, refs, strict=True):
         fields = {f.name for f in dataclasses.fields(cls.Params)}
-        if option in values or option in fields:
+        if (not part or part == cls.name) and (option in values or option in fields):
             return f"{where}.{ref}.{option}"
     return where
 
