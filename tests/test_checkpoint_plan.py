@@ -229,3 +229,22 @@ def test_the_plan_string_stays_as_given():
     plan = parse_plan(text)
     assert str(plan) == text
     assert dict(plan.cost) == {"cost": 100.0, "mtbf": 86400.0}
+
+
+def test_a_tables_key_order_does_not_change_the_plan_or_the_run_id(tmp_path):
+    """TOML tables have no key order: a plan table written in another order is the same plan
+    (the same text, which run ids hash), its part's options and its cost options alike."""
+    a = plan_from_table({"interval": "geometric", "cost": 60, "mtbf": 86400,
+                         "geometric": {"a": 600, "r": 2}})
+    b = plan_from_table({"mtbf": 86400, "geometric": {"r": 2, "a": 600}, "cost": 60,
+                         "interval": "geometric"})
+    assert str(a) == str(b) == "geometric:a=600,r=2,cost=60,mtbf=86400"
+    ids = []
+    for policy in ('{ interval = "young", cost = 600, mtbf = 86400 }',
+                   '{ interval = "young", mtbf = 86400, cost = 600 }'):
+        spec = tmp_path / "s.toml"
+        spec.write_text('name = "s"\n[workloads.m]\ngenerator = "lublin"\nn = 50\n'
+                        f'[workloads.m.components.checkpoint]\npolicy = {policy}\n'
+                        '[[schedulers]]\nname = "easy"\n')
+        ids.append([r.run_id for r in build_matrix(load_spec(spec))])
+    assert ids[0] == ids[1]

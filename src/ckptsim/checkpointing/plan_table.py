@@ -67,6 +67,11 @@ def plan_from_table(table: Any, *, where: str = "checkpoint.policy") -> Checkpoi
         for sub in dict.fromkeys((name, cls.name)):
             for opt, value in subtables.get(sub, {}).items():
                 own[opt] = table_value((sub, opt), value, where=where)
+        # A table's keys have no order: the plan's text (which run ids hash) lists a part's
+        # options in the order of its parameters, and the cost options in CostParams's.
+        order = [f.name for f in dataclasses.fields(cls.Params)]
+        own = dict(sorted(own.items(), key=lambda kv: order.index(kv[0])
+                          if kv[0] in order else len(order)))
         parts.append((cls, own))
         refs.append(name)
         loads.append(located(name))
@@ -77,7 +82,7 @@ def plan_from_table(table: Any, *, where: str = "checkpoint.policy") -> Checkpoi
                                                 f"name (give it as interval, skip or "
                                                 f"proactive); the plan's parts: {named} (a "
                                                 f"part's options are a table named after it)")
-    cost = {k: table[k] for k in table if k in COST_KEYS}
+    cost = {k: table[k] for k in COST_KEYS if k in table}
     if parts:
         parts[0] = (parts[0][0], {**parts[0][1], **cost})
     text = "+".join(ref + (":" + ",".join(f"{k}={_text(v)}" for k, v in values.items())
