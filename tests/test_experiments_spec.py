@@ -238,6 +238,8 @@ def test_no_workloads_and_no_schedulers(tmp_path):
     ('name = "easy"\nworkloads = "m"', "schedulers[0].workloads"),
     ('name = "easy"\nzip = [["requeue", "x"]]', "schedulers[0].zip[0]"),
     ('label = "no name"', "schedulers[0].name"),
+    ('name = "easy"\nlabel = "X"\n[[schedulers]]\nname = "conservative"\nlabel = "X"',
+     "schedulers[1].label"),
 ])
 def test_scheduler_problems(tmp_path, entry, where):
     text = f'[workloads.m]\ngenerator = "lublin"\n[[schedulers]]\n{entry}\n'
@@ -337,3 +339,18 @@ def test_refused_parameter_combinations_are_reported(tmp_path, monkeypatch):
                                     'params = { requeue = ["front", "order"] }'))
     load_spec(path)
     assert calls == [("schedulers[0]", "easy", {"requeue": ["front", "order"]})]
+
+
+def test_one_scheduler_may_have_several_entries_under_its_label(tmp_path):
+    """Two entries of the same scheduler (another parameter grid each) share its name as
+    label, as before; two different schedulers may not share one."""
+    text = ('[workloads.m]\ngenerator = "lublin"\nn = 50\n[[schedulers]]\nname = "easy"\n'
+            '[[schedulers]]\nname = "easy"\nparams = { requeue = "order" }\n')
+    path = tmp_path / "spec.toml"
+    path.write_text(text)
+    assert [s.label for s in load_spec(path).schedulers] == ["easy", "easy"]
+    found = dict(problems(text.replace('name = "easy"\nparams', 'name = "fcfs"\nlabel = '
+                                       '"easy"\nparams'), tmp_path))
+    assert found["schedulers[1].label (line 8)"] == (
+        "'easy' is also schedulers[0]'s label, for another scheduler (easy); give each "
+        "scheduler a label of its own")

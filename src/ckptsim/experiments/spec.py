@@ -287,6 +287,16 @@ def _schedulers(problems: _Problems, doc: dict[str, Any], workloads: dict[str, W
         out.append(SchedulerSpec(index=i, name=name, label=label, params=params, zip=zips,
                                  workloads=tuple(n for n in names if n in workloads),
                                  overrun=own))
+    # A label names one scheduler: two schedulers under one label would be one bar, one
+    # group, their runs averaged as if replications.
+    first: dict[str, SchedulerSpec] = {}
+    for sched in out:
+        other = first.setdefault(sched.label, sched)
+        if other.name != sched.name:
+            problems.add(f"schedulers[{sched.index}].label",
+                         f"{sched.label!r} is also schedulers[{other.index}]'s label, for "
+                         f"another scheduler ({other.name}); give each scheduler a label of "
+                         "its own")
     return out
 
 
