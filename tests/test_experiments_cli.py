@@ -12,6 +12,7 @@ from ckptsim.cli import main
 from ckptsim.experiments import results as res
 from ckptsim.experiments.execute import SerialExecutor
 from ckptsim.experiments.stats import T975, mean_ci, t975
+from ckptsim.experiments.store import load_results
 from ckptsim.experiments.sweep import plan_sweep, run_sweep
 
 SPEC = """
@@ -363,3 +364,28 @@ def test_report_shows_failures_and_missing_runs(spec, tmp_path, capsys):
     page = (out / "report" / "index.html").read_text()
     assert "Failures" in page and "WorkloadError" in page and "Traceback" in page
     assert "1 not run yet" in page and "not run" in page
+
+
+def test_renamed_workloads_and_labels_show_under_their_new_names(tmp_path, capsys):
+    """Renaming reruns nothing (names are not part of a run's identity), and the stored runs
+    are shown, grouped and filtered under the names the latest spec gives them."""
+    spec = tmp_path / "s.toml"
+    spec.write_text('name = "ren"\nseeds = [1, 2]\n[workloads.l]\ngenerator = "lublin"\n'
+                    'n = 60\n[[schedulers]]\nname = "easy"\n[[schedulers]]\nname = "fcfs"\n')
+    out = tmp_path / "o"
+    assert main(["sweep", str(spec), "--out", str(out), "--jobs", "0"]) == 0
+    before, _ = load_results(out)
+    spec.write_text(spec.read_text().replace('name = "ren"', 'name = "renamed"')
+                    .replace("[workloads.l]", "[workloads.lub60]")
+                    .replace('name = "fcfs"', 'name = "fcfs"\nlabel = "FCFS"'))
+    capsys.readouterr()
+    assert main(["sweep", str(spec), "--out", str(out), "--jobs", "0"]) == 0
+    assert "0 succeeded, 0 failed, 4 already done" in capsys.readouterr().out
+    after, _ = load_results(out)
+    assert [r["run_id"] for r in after] == [r["run_id"] for r in before]
+    assert {(r["experiment"], r["workload"], r["scheduler"]) for r in after} == {
+        ("renamed", "lub60", "easy"), ("renamed", "lub60", "FCFS")}
+    assert [r["mean_wait"] for r in after] == [r["mean_wait"] for r in before]
+    assert main(["results", str(out), "--where", "scheduler=FCFS", "--csv", "-"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert len(rows) == 2 and {r["workload"] for r in rows} == {"lub60"}

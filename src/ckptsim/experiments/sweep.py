@@ -108,6 +108,9 @@ def manifest(spec: Spec, runs: list[Run]) -> dict[str, Any]:
         "inputs": inputs,
         "figures": [_figure_doc(f) for f in spec.figures],
         "runs": [r.run_id for r in runs],
+        # The names each run has in this spec (not part of its identity: a renamed workload
+        # or label reruns nothing, and `results` shows the runs under their new names).
+        "names": [[r.experiment, r.workload, r.scheduler] for r in runs],
     }
 
 
