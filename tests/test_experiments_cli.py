@@ -389,3 +389,18 @@ def test_renamed_workloads_and_labels_show_under_their_new_names(tmp_path, capsy
     assert main(["results", str(out), "--where", "scheduler=FCFS", "--csv", "-"]) == 0
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
     assert len(rows) == 2 and {r["workload"] for r in rows} == {"lub60"}
+
+
+def test_an_unreadable_sweep_json_is_rewritten_by_the_next_sweep(tmp_path, capsys):
+    spec = tmp_path / "s.toml"
+    spec.write_text('name = "s"\n[workloads.l]\ngenerator = "lublin"\nn = 40\n'
+                    '[[schedulers]]\nname = "easy"\n')
+    out = tmp_path / "o"
+    assert main(["sweep", str(spec), "--out", str(out), "--jobs", "0"]) == 0
+    (out / "sweep.json").write_text((out / "sweep.json").read_text()[:100])
+    capsys.readouterr()
+    assert main(["results", str(out)]) == 2
+    assert "unreadable" in capsys.readouterr().err
+    assert main(["sweep", str(spec), "--out", str(out), "--jobs", "0"]) == 0
+    assert "0 succeeded, 0 failed, 1 already done" in capsys.readouterr().out
+    assert main(["results", str(out)]) == 0

@@ -309,8 +309,8 @@ class Store:
         try:
             doc: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
-            raise StoreError(f"{path}: unreadable ({exc}); rerun the sweep to rewrite it"
-                             ) from None
+            raise ManifestUnreadable(f"{path}: unreadable ({exc}); rerun the sweep to rewrite "
+                                     "it (the runs are in runs/, not in this file)") from None
         fmt_version = str(doc.get("store_format", "1"))
         if fmt_version not in (fmt.LEGACY_FORMAT, STORE_FORMAT):
             raise StoreError(f"{self.root}: written by another ckptsim version (store format "
@@ -321,6 +321,10 @@ class Store:
     def spec_text(self) -> str | None:
         path = self.root / "spec.toml"
         return path.read_text(encoding="utf-8") if path.is_file() else None
+
+
+class ManifestUnreadable(StoreError):
+    """`sweep.json` cannot be read: a sweep rewrites it (it holds no run)."""
 
 
 @dataclass

@@ -23,7 +23,7 @@ from ckptsim.errors import OutputError
 from ckptsim.experiments.execute import Executor, SerialExecutor
 from ckptsim.experiments.matrix import MAX_RUNS, Run, build_matrix, check_size
 from ckptsim.experiments.spec import Spec, load_spec
-from ckptsim.experiments.store import STORE_FORMAT, Contents, Store
+from ckptsim.experiments.store import STORE_FORMAT, Contents, ManifestUnreadable, Store
 from ckptsim.experiments.writer import StoreWriter
 
 
@@ -66,7 +66,9 @@ def plan_sweep(spec_path: str | Path, out: str | Path | None = None, *,
     if out is None:
         return plan
     store = Store(out)
-    store.manifest()  # refuses a store of another format
+    # Refuses a store of another format; an unreadable sweep.json is rewritten by this sweep.
+    with contextlib.suppress(ManifestUnreadable):
+        store.manifest()
     return against(plan, store.read())
 
 
