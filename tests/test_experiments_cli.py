@@ -404,3 +404,17 @@ def test_an_unreadable_sweep_json_is_rewritten_by_the_next_sweep(tmp_path, capsy
     assert main(["sweep", str(spec), "--out", str(out), "--jobs", "0"]) == 0
     assert "0 succeeded, 0 failed, 1 already done" in capsys.readouterr().out
     assert main(["results", str(out)]) == 0
+
+
+def test_a_spec_metric_no_run_reports_is_noted(tmp_path, capsys):
+    spec = tmp_path / "s.toml"
+    spec.write_text('name = "s"\nmetrics = ["mean_wait", "arrt"]\n[workloads.l]\n'
+                    'generator = "lublin"\nn = 40\n[[schedulers]]\nname = "easy"\n')
+    out = tmp_path / "o"
+    assert main(["sweep", str(spec), "--out", str(out), "--jobs", "0"]) == 0
+    capsys.readouterr()
+    assert main(["results", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert "mean_wait" in captured.out and "arrt" not in captured.out
+    assert ("note: the spec's metric(s) arrt: no run here reports them (a metric of some "
+            "schedulers or components only), so they are not shown") in captured.err

@@ -152,6 +152,11 @@ def cmd_results(args: argparse.Namespace) -> int:
     by = res.resolve_columns("--group-by", args.group_by, columns)
     metrics = (res.resolve_columns("--metrics", args.metrics, columns) if args.metrics
                else [m for m in manifest.get("metrics", DEFAULT_METRICS) if m in columns])
+    unreported = [m for m in manifest.get("metrics", []) if m not in columns]
+    if unreported and any(r.get("status") == "ok" for r in rows):
+        print(f"note: the spec's metric(s) {', '.join(unreported)}: no run here reports them "
+              "(a metric of some schedulers or components only), so they are not shown",
+              file=sys.stderr)
     inputs = [c for c in manifest.get("inputs", []) if c in columns]
     pooled: list[str] = []
     if by:
