@@ -418,3 +418,15 @@ def test_a_spec_metric_no_run_reports_is_noted(tmp_path, capsys):
     assert "mean_wait" in captured.out and "arrt" not in captured.out
     assert ("note: the spec's metric(s) arrt: no run here reports them (a metric of some "
             "schedulers or components only), so they are not shown") in captured.err
+
+
+def test_a_csv_of_no_run_still_has_its_header(tmp_path, capsys):
+    spec = tmp_path / "s.toml"
+    spec.write_text('name = "s"\n[workloads.l]\ngenerator = "lublin"\nn = 40\n'
+                    '[[schedulers]]\nname = "easy"\n')
+    out = tmp_path / "o"
+    assert main(["sweep", str(spec), "--out", str(out), "--jobs", "0"]) == 0
+    capsys.readouterr()
+    assert main(["results", str(out), "--where", "status=failed", "--csv", "-"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("run_id,experiment,workload,") and text.count("\n") == 1

@@ -167,7 +167,8 @@ def cmd_results(args: argparse.Namespace) -> int:
     else:
         shown, table = res.run_rows(rows, inputs, metrics)
     if args.csv is not None:
-        export = shown if by else res.export_columns(rows)
+        # No run matched: the header of the store's columns all the same (a file pandas reads).
+        export = shown if by else res.export_columns(rows or everything)
         text = res.to_csv(export, table if by else rows)
         _note_pooled(pooled)
         if args.csv == "-":
