@@ -181,3 +181,17 @@ def test_run_with_lanl_failures_on_the_torus(tmp_path, capsys):
                  "--check", "--out", str(out)]) == 0
     metrics = json.loads((out / "summary.json").read_text())["metrics"]
     assert metrics["failures"] == 200 and metrics["machine_size"] == 128
+
+
+def test_a_closed_pipe_stops_a_command_quietly(tmp_path):
+    """`ckptsim ... | head`: no "Broken pipe" error, the status of a command SIGPIPE stops."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    spec = Path(__file__).resolve().parents[1] / "examples" / "backfilling.toml"
+    proc = subprocess.Popen([sys.executable, "-m", "ckptsim", "sweep", str(spec), "--dry-run"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # the reader is gone before the command writes anything
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 141 and err == ""

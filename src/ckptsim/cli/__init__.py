@@ -9,6 +9,7 @@ report), `papers` the seed papers' figures (paper) and `convert` the workload fo
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -44,6 +45,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"ckptsim: error: not enough memory: {exc or 'the run is too large'}",
               file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader of stdout stopped (`| head`): stop quietly, as
+        # a command killed by SIGPIPE does; nothing more goes to the closed pipe at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except OSError as exc:  # a file the command reads or writes, not reported more precisely
         where = f"{exc.filename}: " if exc.filename is not None else ""
         print(f"ckptsim: error: {where}{exc.strerror or exc}", file=sys.stderr)

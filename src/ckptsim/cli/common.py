@@ -203,13 +203,24 @@ def fmt(value: Any) -> str:
     return str(value)
 
 
-def print_table(title: str, columns: list[str], rows: list[list[str]]) -> None:
+def console(**options: Any) -> Any:
+    """A rich console whose closed pipe (`| head`) is a BrokenPipeError, which `main` ends
+    quietly as every command's (rich itself would exit with status 1)."""
     from rich.console import Console
+
+    class _Console(Console):
+        def on_broken_pipe(self) -> None:
+            raise BrokenPipeError
+
+    return _Console(**options)
+
+
+def print_table(title: str, columns: list[str], rows: list[list[str]]) -> None:
     from rich.table import Table
 
     # On a terminal the table fits its width; into a pipe or a file it is as wide as it needs
     # (rich would otherwise cut it to 80 columns).
-    console = Console() if sys.stdout.isatty() else Console(width=10_000)
+    out = console() if sys.stdout.isatty() else console(width=10_000)
     table = Table()
     for i, c in enumerate(columns):
         table.add_column(c, justify="left" if i == 0 else "right")
@@ -217,8 +228,8 @@ def print_table(title: str, columns: list[str], rows: list[list[str]]) -> None:
         table.add_row(*r)
     # The title on a line of its own: as a table title rich would wrap it to the table's
     # width, cutting a long trace path mid-word.
-    console.print(title, style="italic", soft_wrap=True, markup=False, highlight=False)
-    console.print(table)
+    out.print(title, style="italic", soft_wrap=True, markup=False, highlight=False)
+    out.print(table)
 
 
 def write_outputs(result: Any, out: Path, allocations: Any = None, per: str = "job") -> None:

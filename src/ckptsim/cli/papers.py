@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ckptsim.cli.common import SweepProgress, output_folder
+from ckptsim.cli.common import console as rich_console
 from ckptsim.errors import ConfigError
 from ckptsim.experiments.papers.base import (
     EVERY_PAPER,
@@ -118,7 +119,6 @@ CLAIM_WIDTH = 28
 def _paper_claims(args: argparse.Namespace) -> int:
     """Compute every claim's verdict from the CSVs in FOLDER (--out), print them as a table
     and, with --csv FILE, write them as CSV."""
-    from rich.console import Console
     from rich.table import Table
 
     from ckptsim.experiments.papers.claims_table import COLUMNS, cells, evaluate, write_csv
@@ -132,7 +132,7 @@ def _paper_claims(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise ConfigError("claims", f"{args.paper}: {exc}") from None
     rows = [cells(line) for line in lines]
-    console = Console()
+    console = rich_console()
     title = f"{args.paper}: the seed's claims against {folder}"
     # A claim keeps at least CLAIM_WIDTH characters a line; where the other columns leave
     # it less (a narrow terminal, or output into a file: 80 columns), each claim is printed
