@@ -197,3 +197,40 @@ def test_workers_exit_promptly_when_the_sweep_is_killed(tmp_path, record_propert
     record_property("seconds_until_workers_gone", round(gone, 3))
     print(f"workers gone {gone:.3f} s after the sweep was killed")
     assert gone < 10
+
+
+@pytest.mark.parametrize(("executor", "moment"), [
+    pytest.param(POOL, "start", id="pool-start"),
+    pytest.param(POOL, "running", id="pool-running"),
+    pytest.param(DASK, "running", id="dask-running", marks=pytest.mark.slow),
+])
+def test_ctrl_c_stops_a_sweep_in_one_message(tmp_path, executor, moment):
+    """Ctrl-C reaches the whole process group: the fork server (even while it imports) and
+    the workers ignore it, and the sweep alone says it stopped; no worker or server prints a
+    KeyboardInterrupt traceback (Dask's printed some sixty lines)."""
+    if executor == DASK:
+        pytest.importorskip("distributed", reason="Dask's distributed is not installed")
+    spec = tmp_path / "kill.toml"
+    spec.write_text(SPEC.replace("replications = 12", "replications = 40"))
+    out = tmp_path / "out"
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    proc = subprocess.Popen([sys.executable, "-m", "ckptsim", "sweep", str(spec), "--out",
+                             str(out), *executor], cwd=ROOT, env=env, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        if moment == "running":  # once a run is recorded: the workers are at work
+            deadline = time.monotonic() + 120
+            while not recorded(out) and proc.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.01)
+        else:  # while the fork server imports
+            time.sleep(0.15)
+        os.killpg(proc.pid, signal.SIGINT)
+        err = proc.communicate(timeout=60)[1].decode()
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    if proc.returncode != 0:  # it may have finished first
+        assert proc.returncode == 130 and err.rstrip().splitlines()[-1].startswith(
+            "ckptsim: interrupted"), err

@@ -71,7 +71,7 @@ LOCAL_CONFIG = {
     "distributed.nanny.pre-spawn-environ": {},
 }
 #: What the workers of `--dask local` have imported before they start.
-LOCAL_PRELOAD = ["distributed", "ckptsim.experiments.preload"]
+LOCAL_PRELOAD = ["ckptsim.experiments.nointr", "distributed", "ckptsim.experiments.preload"]
 
 
 class DaskConnectError(CkptsimError):

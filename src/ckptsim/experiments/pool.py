@@ -101,7 +101,8 @@ def context() -> Any:
     # no locks inherited from the parent's threads); spawn where there is no fork.
     if "forkserver" in multiprocessing.get_all_start_methods():
         ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["ckptsim.experiments.preload"])
+        ctx.set_forkserver_preload(["ckptsim.experiments.nointr",
+                                    "ckptsim.experiments.preload"])
         return ctx
     return multiprocessing.get_context("spawn")
 
