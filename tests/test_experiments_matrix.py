@@ -178,3 +178,29 @@ def test_short_column_names():
                                        "alpha, p, workload.x, param.x"):
         resolve("colour", cols)
     assert short_names(cols) == ["workload", "seed", "alpha", "p", "workload.x", "param.x"]
+
+
+def test_duplicates_are_listed_once_per_pair_of_configurations(tmp_path, monkeypatch):
+    """Every seed of a duplicated configuration is one problem, counted; past ten pairs the
+    rest are counted too (they were cut without a word)."""
+    text = ('name = "dup"\nreplications = 30\n[workloads.lub]\ngenerator = "lublin"\nn = 50\n'
+            '[workloads.lubcopy]\ngenerator = "lublin"\nn = 50\n[[schedulers]]\nname = "easy"\n'
+            '[[schedulers]]\nname = "easy"\nlabel = "again"\n')
+    with pytest.raises(SpecError) as info:
+        matrix(text, tmp_path)
+    lines = [m for _, m in info.value.problems]
+    assert lines == [
+        "lub x again seed=1 (n=50, requeue=front) is the same run as lub x easy seed=1 (n=50, "
+        "requeue=front) (and at 29 more seeds); remove one of them",
+        "lubcopy x easy seed=1 (n=50, requeue=front) is the same run as lub x easy seed=1 "
+        "(n=50, requeue=front) (and at 29 more seeds); remove one of them",
+        "lubcopy x again seed=1 (n=50, requeue=front) is the same run as lub x easy seed=1 "
+        "(n=50, requeue=front) (and at 29 more seeds); remove one of them"]
+    import ckptsim.experiments.matrix as matrix_module
+
+    monkeypatch.setattr(matrix_module, "_duplicates",
+                        lambda runs, most=2, f=matrix_module._duplicates: f(runs, most))
+    with pytest.raises(SpecError) as info:
+        matrix(text, tmp_path)
+    assert [m for _, m in info.value.problems][-1] == (
+        "... and 1 more pair(s) of configurations that give the same runs")

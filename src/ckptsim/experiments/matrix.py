@@ -219,16 +219,29 @@ def _build_matrix(spec: Spec) -> list[Run]:
     return runs
 
 
-def _duplicates(runs: list[Run]) -> list[tuple[str, str]]:
+def _duplicates(runs: list[Run], most: int = 10) -> list[tuple[str, str]]:
+    """One problem per pair of configurations that give the same runs (their seeds counted),
+    at most `most`, then how many more pairs there are."""
     first: dict[str, Run] = {}
-    problems = []
+    pairs: dict[tuple[str, str], list[tuple[Run, Run]]] = {}
     for r in runs:
         if r.run_id in first:
-            problems.append(("runs", f"{r.describe()} is the same run as "
-                                     f"{first[r.run_id].describe()}; remove one of them"))
+            other = first[r.run_id]
+            key = (r.describe().replace(f" seed={r.seed}", ""),
+                   other.describe().replace(f" seed={other.seed}", ""))
+            pairs.setdefault(key, []).append((r, other))
         else:
             first[r.run_id] = r
-    return problems[:10]
+    problems = []
+    for found in list(pairs.values())[:most]:
+        r, other = found[0]
+        seeds = f" (and at {len(found) - 1} more seeds)" if len(found) > 1 else ""
+        problems.append(("runs", f"{r.describe()} is the same run as {other.describe()}{seeds}; "
+                                 "remove one of them"))
+    if len(pairs) > most:
+        problems.append(("runs", f"... and {len(pairs) - most} more pair(s) of configurations "
+                                 "that give the same runs"))
+    return problems
 
 
 def varying_columns(runs: list[Run]) -> list[str]:
