@@ -161,7 +161,8 @@ def test_figure_must_name_every_varying_input(tmp_path):
 
 def test_figure_selecting_nothing(tmp_path):
     fig = '\n[[figures]]\nx = "n"\ny = "mean_wait"\nwhere = { n = 5 }\n'
-    with pytest.raises(SpecError, match="selects no run"):
+    with pytest.raises(SpecError, match=r"selects no run of the matrix: no run has "
+                                        r"workload.n in \[5\]; its values: "):
         matrix(SPEC + fig, tmp_path)
 
 

@@ -271,6 +271,21 @@ def _same_any(value: Any, accepted: tuple[Any, ...]) -> bool:
     return False
 
 
+def _why_no_run(runs: list[Run], where: dict[str, tuple[Any, ...]], most: int = 12) -> str:
+    """The first `where` key no run matches, with the values the runs have (None: the runs
+    have no such column), or that the keys match only apart."""
+    for key, accepted in where.items():
+        if not any(_same_any(r.columns.get(key), accepted) for r in runs):
+            values: list[str] = []
+            for r in runs:
+                text = str(r.columns.get(key))
+                if text not in values:
+                    values.append(text)
+            shown = ", ".join(values[:most]) + (", ..." if len(values) > most else "")
+            return (f"no run has {key} in {list(accepted)}; its values: {shown}")
+    return "each key matches some runs, but no run matches them all"
+
+
 def _figure_problems(spec: Spec, runs: list[Run]) -> list[tuple[str, str]]:
     """A figure point is the mean over seeds; any other input that varies inside one point
     would be averaged silently, so it must be named (x, group_by, facet_by or where)."""
@@ -279,7 +294,8 @@ def _figure_problems(spec: Spec, runs: list[Run]) -> list[tuple[str, str]]:
         chosen = [r for r in runs if matches(r.columns, fig.where)]
         loc = f"figures[{i}]"
         if not chosen:
-            problems.append((f"{loc}.where", "selects no run of the matrix"))
+            problems.append((f"{loc}.where", "selects no run of the matrix: "
+                                             + _why_no_run(runs, fig.where)))
             continue
         named = {fig.x, fig.group_by, fig.facet_by, "seed", "experiment", *fig.where}
         cells: dict[str, list[Run]] = {}
