@@ -354,3 +354,11 @@ def test_one_scheduler_may_have_several_entries_under_its_label(tmp_path):
     assert found["schedulers[1].label (line 8)"] == (
         "'easy' is also schedulers[0]'s label, for another scheduler (easy); give each "
         "scheduler a label of its own")
+
+
+def test_a_workload_without_trace_or_generator_shows_its_keys(tmp_path):
+    found = dict(problems('[workloads.l]\ngenerater = "lublin"\nn = 50\n[[schedulers]]\n'
+                          'name = "easy"\n', tmp_path))
+    assert found["workloads.l (line 1)"] == (
+        "give exactly one of trace = PATH or generator = 'lublin' | 'grid' | 'htc'; the table "
+        "has: generater, n")

@@ -162,8 +162,9 @@ def _workloads(problems: _Problems, doc: dict[str, Any], folder: Path,
 def _workload(problems: _Problems, loc: str, name: str, w: dict[str, Any],
               folder: Path, base: Path | None = None) -> WorkloadSpec | None:
     if ("trace" in w) == ("generator" in w):
+        keys = f"; the table has: {', '.join(w)}" if "trace" not in w and w else ""
         problems.add(loc, "give exactly one of trace = PATH or generator = "
-                          + " | ".join(repr(g) for g in GENERATORS))
+                          + " | ".join(repr(g) for g in GENERATORS) + keys)
         return None
     options: dict[str, Callable[[Any], Any]]
     trace = path = None
