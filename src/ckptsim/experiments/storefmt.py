@@ -87,37 +87,50 @@ def log_record(row: dict[str, Any], jobs: JobsRef | None) -> bytes:
 def read_log(data: bytes) -> tuple[list[Entry], str | None, bool]:
     """(entries, damage, torn) of a run log's bytes.
 
-    `damage` says why the log is damaged (None when intact); the entries before the damage
-    are returned all the same, since each record has its own checksum.  `torn` is True when
-    the log ends in a record that was never finished -- not damage: that run was in flight.
+    `damage` says why the log is damaged (None when intact); its intact entries are returned
+    all the same, since each record has its own checksum: a record whose body is damaged is
+    skipped (its frame, checked on its own, says where the next one begins), and reading
+    stops only at a damaged frame.  `torn` is True when the log ends in a record that was
+    never finished -- not damage: that run was in flight.
     """
     if not data.startswith(LOG_HEADER):
         if LOG_HEADER.startswith(data):
             return [], None, bool(data)
         return [], "not a ckptsim run log (bad header)", False
     entries: list[Entry] = []
+    damage: list[str] = []
     pos, end = len(LOG_HEADER), len(data)
     while pos < end:
         if end - pos < _FRAME.size or not any(data[pos:]):
-            return entries, None, True
+            return entries, _damage(damage), not damage
         size, body_crc, head_crc = _FRAME.unpack_from(data, pos)
         if crc(data[pos:pos + 8]) != head_crc:
-            return entries, f"record at byte {pos}: bad frame checksum", False
+            damage.append(f"record at byte {pos}: bad frame checksum")
+            return entries, _damage(damage), False
         start = pos + _FRAME.size
         if start + size > end:
-            return entries, None, True
+            return entries, _damage(damage), not damage
         payload = data[start:start + size]
         if crc(payload) != body_crc:
-            return entries, f"record at byte {pos}: bad checksum", False
-        try:
-            doc = json.loads(payload)
-            row = check_row(doc["row"])
-            ref = doc["jobs"]
-            entries.append(Entry(row, None if ref is None else (int(ref[0]), int(ref[1]))))
-        except (ValueError, KeyError, TypeError, IndexError) as exc:
-            return entries, f"record at byte {pos}: {exc}", False
+            damage.append(f"record at byte {pos}: bad checksum")
+        else:
+            try:
+                doc = json.loads(payload)
+                row = check_row(doc["row"])
+                ref = doc["jobs"]
+                entries.append(Entry(row, None if ref is None else (int(ref[0]), int(ref[1]))))
+            except (ValueError, KeyError, TypeError, IndexError) as exc:
+                damage.append(f"record at byte {pos}: {exc}")
         pos = start + size
-    return entries, None, False
+    return entries, _damage(damage), False
+
+
+def _damage(found: list[str]) -> str | None:
+    """What is damaged in a run log, in one line (None: nothing)."""
+    if not found:
+        return None
+    more = f" (and {len(found) - 1} more damaged records)" if len(found) > 1 else ""
+    return found[0] + more
 
 
 # ----------------------------------------------------------------------------- run tables
