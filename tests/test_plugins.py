@@ -926,3 +926,16 @@ def test_simulate_takes_components_in_the_command_lines_form(plug):
         ckptsim.simulate(w, "easy", components=[f"{ref}:hours=2"])
     assert str(info.value) == (f"component {ref}: unknown parameter 'hours' in 'hours=2'; "
                                "accepted: period")
+
+
+def test_a_scheduler_method_named_like_a_hook_but_none_is_noted(tmp_path, capsys):
+    (tmp_path / "typo_s.py").write_text(
+        "from ckptsim.policies.fcfs import FCFS\n\n\nclass T(FCFS):\n    name = 'typo-s'\n\n"
+        "    def on_submitted(self, job):\n        pass\n")
+    assert main(["run", "--workload", "lublin:n=20", "--scheduler",
+                 f"{tmp_path}/typo_s.py:T"]) == 0
+    notes = [line for line in capsys.readouterr().err.splitlines() if "named like a hook" in line]
+    assert notes == [f"ckptsim: note: {tmp_path}/typo_s.py:T: on_submitted is named like a hook "
+                     "but is none, and never called; the hooks: on_submit, on_end, on_timer, "
+                     "on_requeue, on_checkpointed, on_migrated, on_nodes_changed, "
+                     "before_unavailable"]

@@ -39,6 +39,11 @@ class Scheduler:
     counter_names: ClassVar[tuple[str, ...]] = ()
     #: (metric, label) rows `ckptsim run` prints for the policy's own metrics.
     rows: ClassVar[tuple[tuple[str, str], ...]] = ()
+    #: The hooks the engine calls on a policy (a plug-in's method named like one but not one
+    #: is noted when it loads).
+    known_hooks: ClassVar[tuple[str, ...]] = (
+        "on_submit", "on_end", "on_timer", "on_requeue", "on_checkpointed", "on_migrated",
+        "on_nodes_changed", "before_unavailable")
     #: True when a pass at an instant where nothing happened since the previous pass can
     #: change nothing (no event, no arrival: the same queue, free nodes and running jobs, and
     #: decisions that do not depend on the time alone).  The engine then skips such passes
