@@ -939,3 +939,25 @@ def test_a_scheduler_method_named_like_a_hook_but_none_is_noted(tmp_path, capsys
                      "but is none, and never called; the hooks: on_submit, on_end, on_timer, "
                      "on_requeue, on_checkpointed, on_migrated, on_nodes_changed, "
                      "before_unavailable"]
+
+
+def test_summary_json_records_the_plugins_a_run_used(plug, tmp_path):
+    """Which code made a run: each plug-in with its file's SHA-256 (a built-in run's
+    summary.json has no such key, as before)."""
+    import hashlib
+    import json
+
+    out = tmp_path / "out"
+    assert main(["run", "--workload", "lublin:n=100,seed=3,machine=64", "--scheduler",
+                 f"{plug}/largest_first.py:LargestFirst", "--checkpoint",
+                 f"{plug}/every_hour.py:EveryHour:hours=2,cost=60", "--component",
+                 f"{plug}/starts_per_hour.py:StartsPerHour:period=3600",
+                 "--out", str(out)]) == 0
+    found = json.loads((out / "summary.json").read_text())["plugins"]
+    assert [(p["kind"], p["name"], p["class"]) for p in found] == [
+        ("scheduler", "largest-first", "LargestFirst"), ("component", "starts", "StartsPerHour"),
+        ("checkpoint policy", "every-hour", "EveryHour")]
+    for p in found:
+        assert p["sha256"] == hashlib.sha256(Path(p["file"]).read_bytes()).hexdigest()
+    assert main(["run", "--workload", "lublin:n=50", "--out", str(tmp_path / "plain")]) == 0
+    assert "plugins" not in json.loads((tmp_path / "plain" / "summary.json").read_text())

@@ -41,6 +41,9 @@ class RunResult:
     wall_seconds: float = 0.0
     events: int = 0
     components: tuple[str, ...] = ()  # names of the run's components, in order
+    # The plug-ins the run used (policies and components from outside the package): kind,
+    # name, class, the file that defines it and its SHA-256 (`plugin_records`).
+    plugins: tuple[dict[str, Any], ...] = ()
 
     def summary_document(self) -> dict[str, Any]:
         """Everything `summary.json` holds: deterministic (no wall-clock times)."""
@@ -59,6 +62,8 @@ class RunResult:
             "options": self.options,
             "metrics": self.summary,
             "daily": self.daily,
+            # Only runs with plug-ins have the key: other summaries are as they were.
+            **({"plugins": list(self.plugins)} if self.plugins else {}),
         }
 
     def to_pandas(self) -> Any:
@@ -167,6 +172,7 @@ def simulate(
                    **_platform_option(described),
                    **{c.name: reported.options(c.name, c.options()) for c in own_comps}}
         names = tuple(c.name for c in own_comps)
+        used = plugin_records([type(sim.policy), *(u for c in own_comps for u in c.uses())])
         htc = htc_applies(sim.policy, own_comps)
         del own_comps
         wall, events = sim.wall_seconds, sim.n_events
@@ -196,7 +202,31 @@ def simulate(
         wall_seconds=wall,
         events=events,
         components=names,
+        plugins=used,
     )
+
+
+def plugin_records(classes: Sequence[type]) -> tuple[dict[str, Any], ...]:
+    """What summary.json records of the plug-ins among `classes` (each once): its kind, its
+    name, its class, the file defining it and the file's SHA-256, so that a run's outputs
+    say which code made them."""
+    import sys
+
+    from ckptsim.checkpointing.base import CheckpointPolicy
+    from ckptsim.plugins import source_sha256
+    from ckptsim.policies.base import Scheduler
+
+    out = []
+    for cls in dict.fromkeys(classes):
+        if cls.__module__.partition(".")[0] == "ckptsim":
+            continue  # a built-in: the version says which
+        sha = source_sha256(cls)  # None: defined in the interpreter or a notebook
+        kind = ("scheduler" if issubclass(cls, Scheduler) else "checkpoint policy"
+                if issubclass(cls, CheckpointPolicy) else "component")
+        file = getattr(sys.modules.get(cls.__module__), "__file__", "") or ""
+        out.append({"kind": kind, "name": str(getattr(cls, "name", "") or cls.__name__),
+                    "class": cls.__qualname__, "file": str(file), "sha256": sha})
+    return tuple(out)
 
 
 def _platform_option(described: Description | None) -> dict[str, Any]:

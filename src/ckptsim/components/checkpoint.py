@@ -158,6 +158,12 @@ class Checkpointer(PlanAgent, Component):
             return cls.make_params({"policy": value}, base=base).policy
         return super().check_value(param, value, base=base)
 
+    def uses(self) -> tuple[type, ...]:
+        """This component and the policies of its plan."""
+        return (type(self), *dict.fromkeys(
+            type(p) for p in (self.plan.interval, *self.plan.skips, *self.plan.proactive)
+            if p is not None))
+
     def __init__(self, params: Any = None) -> None:
         super().__init__(params)
         self.plan = plan_value(self.params.policy, "checkpoint.policy").build()

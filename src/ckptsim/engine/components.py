@@ -103,6 +103,11 @@ class Component:
         """What summary.json records of this component (its resolved parameters)."""
         return dataclasses.asdict(self.params)
 
+    def uses(self) -> tuple[type, ...]:
+        """The classes whose code this component runs (a plug-in among them is recorded in
+        summary.json with its file's SHA-256): its own, and the policies it drives."""
+        return (type(self),)
+
     def job_columns(self) -> dict[str, Any]:
         """Per-job columns (name -> array in workload order) added to the run's records after
         the standard ones (jobs.csv); none by default."""
