@@ -391,12 +391,20 @@ def test_renamed_workloads_and_labels_show_under_their_new_names(tmp_path, capsy
     assert len(rows) == 2 and {r["workload"] for r in rows} == {"lub60"}
 
 
-def test_an_unreadable_sweep_json_is_rewritten_by_the_next_sweep(tmp_path, capsys):
+LUBLIN_40 = '[workloads.l]\ngenerator = "lublin"\nn = 40\n[[schedulers]]\nname = "easy"\n'
+
+
+def swept(tmp_path, text):
+    """A spec of `text` (its name "s") swept in this process; (spec, store)."""
     spec = tmp_path / "s.toml"
-    spec.write_text('name = "s"\n[workloads.l]\ngenerator = "lublin"\nn = 40\n'
-                    '[[schedulers]]\nname = "easy"\n')
+    spec.write_text('name = "s"\n' + text)
     out = tmp_path / "o"
     assert main(["sweep", str(spec), "--out", str(out), "--jobs", "0"]) == 0
+    return spec, out
+
+
+def test_an_unreadable_sweep_json_is_rewritten_by_the_next_sweep(tmp_path, capsys):
+    spec, out = swept(tmp_path, LUBLIN_40)
     (out / "sweep.json").write_text((out / "sweep.json").read_text()[:100])
     capsys.readouterr()
     assert main(["results", str(out)]) == 2
@@ -407,11 +415,7 @@ def test_an_unreadable_sweep_json_is_rewritten_by_the_next_sweep(tmp_path, capsy
 
 
 def test_a_spec_metric_no_run_reports_is_noted(tmp_path, capsys):
-    spec = tmp_path / "s.toml"
-    spec.write_text('name = "s"\nmetrics = ["mean_wait", "arrt"]\n[workloads.l]\n'
-                    'generator = "lublin"\nn = 40\n[[schedulers]]\nname = "easy"\n')
-    out = tmp_path / "o"
-    assert main(["sweep", str(spec), "--out", str(out), "--jobs", "0"]) == 0
+    _, out = swept(tmp_path, 'metrics = ["mean_wait", "arrt"]\n' + LUBLIN_40)
     capsys.readouterr()
     assert main(["results", str(out)]) == 0
     captured = capsys.readouterr()
@@ -421,11 +425,7 @@ def test_a_spec_metric_no_run_reports_is_noted(tmp_path, capsys):
 
 
 def test_a_csv_of_no_run_still_has_its_header(tmp_path, capsys):
-    spec = tmp_path / "s.toml"
-    spec.write_text('name = "s"\n[workloads.l]\ngenerator = "lublin"\nn = 40\n'
-                    '[[schedulers]]\nname = "easy"\n')
-    out = tmp_path / "o"
-    assert main(["sweep", str(spec), "--out", str(out), "--jobs", "0"]) == 0
+    _, out = swept(tmp_path, LUBLIN_40)
     capsys.readouterr()
     assert main(["results", str(out), "--where", "status=failed", "--csv", "-"]) == 0
     text = capsys.readouterr().out

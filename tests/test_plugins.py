@@ -856,21 +856,6 @@ def test_plugins_in_two_folders_import_their_own_helpers(tmp_path, monkeypatch):
     assert sys.modules["helpers"] is mine  # the program's own is back
 
 
-def test_a_component_method_named_like_a_hook_but_none_is_noted(tmp_path, capsys):
-    (tmp_path / "typo.py").write_text(
-        "from ckptsim import Component\n\n\nclass Typo(Component):\n    name = 'typo'\n\n"
-        "    def on_started(self, job):\n        pass\n\n"
-        "    def on_end(self, job):\n        pass\n")
-    assert main(["run", "--workload", "lublin:n=20", "--component",
-                 f"{tmp_path}/typo.py:Typo"]) == 0
-    notes = [line for line in capsys.readouterr().err.splitlines() if "named like a hook" in line]
-    assert notes == [f"ckptsim: note: {tmp_path}/typo.py:Typo: on_started is named like a hook "
-                     "but is none, and never called; the hooks: on_start, on_release, on_end, "
-                     "on_requeue, on_checkpoint, on_checkpointed, on_migrated, "
-                     "on_nodes_changed, before_unavailable, before_eviction, after_pass, "
-                     "at_end"]
-
-
 @pytest.mark.parametrize("given, hint", [
     ("mine.py", "a plug-in file is named with its class, FILE.py:Class (docs/plugins.md)"),
     ("mine.py:Mine:depth=3", "mine.py:Mine is named without options here: give its "
@@ -928,17 +913,25 @@ def test_simulate_takes_components_in_the_command_lines_form(plug):
                                "accepted: period")
 
 
-def test_a_scheduler_method_named_like_a_hook_but_none_is_noted(tmp_path, capsys):
-    (tmp_path / "typo_s.py").write_text(
-        "from ckptsim.policies.fcfs import FCFS\n\n\nclass T(FCFS):\n    name = 'typo-s'\n\n"
-        "    def on_submitted(self, job):\n        pass\n")
-    assert main(["run", "--workload", "lublin:n=20", "--scheduler",
-                 f"{tmp_path}/typo_s.py:T"]) == 0
+@pytest.mark.parametrize(("option", "text", "odd", "hooks"), [
+    ("--component", "from ckptsim import Component\n\n\nclass T(Component):\n"
+                    "    name = 'typo'\n\n    def on_started(self, job):\n        pass\n\n"
+                    "    def on_end(self, job):\n        pass\n",
+     "on_started", "on_start, on_release, on_end, on_requeue, on_checkpoint, on_checkpointed, "
+                   "on_migrated, on_nodes_changed, before_unavailable, before_eviction, "
+                   "after_pass, at_end"),
+    ("--scheduler", "from ckptsim.policies.fcfs import FCFS\n\n\nclass T(FCFS):\n"
+                    "    name = 'typo-s'\n\n    def on_submitted(self, job):\n        pass\n",
+     "on_submitted", "on_submit, on_end, on_timer, on_requeue, on_checkpointed, on_migrated, "
+                     "on_nodes_changed, before_unavailable"),
+])
+def test_a_method_named_like_a_hook_but_none_is_noted(tmp_path, capsys, option, text, odd,
+                                                       hooks):
+    (tmp_path / "typo.py").write_text(text)
+    assert main(["run", "--workload", "lublin:n=20", option, f"{tmp_path}/typo.py:T"]) == 0
     notes = [line for line in capsys.readouterr().err.splitlines() if "named like a hook" in line]
-    assert notes == [f"ckptsim: note: {tmp_path}/typo_s.py:T: on_submitted is named like a hook "
-                     "but is none, and never called; the hooks: on_submit, on_end, on_timer, "
-                     "on_requeue, on_checkpointed, on_migrated, on_nodes_changed, "
-                     "before_unavailable"]
+    assert notes == [f"ckptsim: note: {tmp_path}/typo.py:T: {odd} is named like a hook but is "
+                     f"none, and never called; the hooks: {hooks}"]
 
 
 def test_summary_json_records_the_plugins_a_run_used(plug, tmp_path):
