@@ -430,3 +430,13 @@ def test_a_csv_of_no_run_still_has_its_header(tmp_path, capsys):
     assert main(["results", str(out), "--where", "status=failed", "--csv", "-"]) == 0
     text = capsys.readouterr().out
     assert text.startswith("run_id,experiment,workload,") and text.count("\n") == 1
+
+
+def test_a_figure_caption_says_what_its_where_keeps(tmp_path, capsys):
+    _, out = swept(tmp_path, 'seeds = [1, 2]\n[workloads.l]\ngenerator = "lublin"\n'
+                             'n = [40, 50, 60]\n[[schedulers]]\nname = "easy"\n'
+                             '[[figures]]\nname = "f"\nx = "n"\ny = "mean_wait"\n'
+                             'where = { n = [40, 60] }\n')
+    assert main(["report", str(out)]) == 0
+    page = (out / "report" / "index.html").read_text()
+    assert "mean_wait against n; only n = 40 or 60." in page

@@ -135,7 +135,8 @@ def _figure(fig: FigureSpec, png: Path, svg: Path, columns: Sequence[str]) -> di
     if fig.facet_by:
         what += f", one panel per {label(fig.facet_by)}"
     if fig.where:
-        what += "; only " + ", ".join(f"{label(k)} in {list(v)}" for k, v in fig.where.items())
+        what += "; only " + ", ".join(
+            f"{label(k)} = {' or '.join(str(x) for x in v)}" for k, v in fig.where.items())
     return {"name": fig.name, "mime": "image/svg+xml", "data": data,
             "caption": f"{what}. Mean over replications, error bars: 95% confidence interval.",
             "links": [("PNG", f"figures/{png.name}"), ("SVG", f"figures/{svg.name}")]}
