@@ -406,3 +406,18 @@ def test_recorder_changes_no_output(tmp_path: Path) -> None:
     assert plain.summary_document() == watched.summary_document()
     assert plain.components == watched.components
     assert len(log.ended) >= 200
+
+
+@pytest.mark.parametrize("per", ["job", "attempt"])
+def test_out_jobs_requested_time_is_batsims_walltime(per: str, tmp_path: Path) -> None:
+    """A job without a requested time (SWF field 9 = -1, so its estimate is its run time)
+    has Batsim's walltime -1; the others their estimate."""
+    swf = tmp_path / "t.swf"
+    swf.write_text("; MaxProcs: 8\n"
+                   "1 0 -1 10 2 -1 -1 2 20 -1 1 -1 -1 -1 -1 -1 -1 -1\n"
+                   "2 5 -1 30 2 -1 -1 2 -1 -1 1 -1 -1 -1 -1 -1 -1 -1\n")
+    out = tmp_path / "out"
+    assert main(["run", "--workload", str(swf), "--out", str(out), "--out-jobs", per]) == 0
+    rows = _rows(out / "out_jobs.csv")
+    assert [r["requested_time"] for r in rows] == ["20.0", "-1.0"]
+    assert [r["estimate"] for r in _rows(out / "jobs.csv")] == ["20", "30"]

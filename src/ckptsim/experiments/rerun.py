@@ -94,7 +94,10 @@ def rerun_schedule(store_dir: str | Path, run_id: str, folder: str | Path,
                                      f"{exc}") from None
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
-    files = write_records(log, result.table, out)
+    from ckptsim.workload.model import SWF_INDEX
+
+    files = write_records(log, result.table, out,
+                          requested=result.workload.fields[:, SWF_INDEX["requested_time"]])
     return Rerun(run_id, out, files, _differences(result.summary, row or {}),
                  set(log.ended))
 

@@ -312,15 +312,16 @@ def write_unavailability(log: AllocationLog, path: Path) -> bool:
     return True
 
 
-def write_records(log: AllocationLog, table: JobTable, out: Path, per: str = "job"
-                  ) -> list[str]:
+def write_records(log: AllocationLog, table: JobTable, out: Path, per: str = "job",
+                  requested: Any = None) -> list[str]:
     """Write allocations.csv, out_jobs.csv (a row `per` job or attempt, see
-    `ckptsim.records.batsim_jobs`) and (when nodes left service) unavailability.csv into
-    `out`; returns the names written."""
+    `ckptsim.records.batsim_jobs`; `requested`: the workload's SWF requested times, so that
+    a job without one has Batsim's walltime -1) and (when nodes left service)
+    unavailability.csv into `out`; returns the names written."""
     from ckptsim.records.batsim_jobs import write_batsim_jobs
 
     write_allocations(log, out / "allocations.csv")
-    write_batsim_jobs(table, log, out / "out_jobs.csv", per=per)
+    write_batsim_jobs(table, log, out / "out_jobs.csv", per=per, requested=requested)
     names = ["allocations.csv", "out_jobs.csv"]
     if write_unavailability(log, out / "unavailability.csv"):
         names.append("unavailability.csv")

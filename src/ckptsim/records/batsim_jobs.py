@@ -19,7 +19,9 @@ give every time column one float type.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from ckptsim.errors import ConfigError
 from ckptsim.records.allocations import _CHUNK, BATSIM_COLUMNS, AllocationLog, num
@@ -32,8 +34,12 @@ PER = ("job", "attempt")
 
 
 def write_batsim_jobs(table: JobTable, log: AllocationLog, path: Path,
-                      workload_name: str = "w0", per: str = "job") -> None:
+                      workload_name: str = "w0", per: str = "job",
+                      requested: Any = None) -> None:
     """out_jobs.csv in Batsim's format, a row `per` job or attempt (see the module).
+    `requested_time` is the estimate the scheduler saw, or -1 (Batsim's "no walltime") for a
+    job that had no requested time (`requested` < 0, the workload's SWF field) and whose
+    estimate is therefore its run time.
 
     Raises:
         ConfigError: `per` is not one of `PER`.
@@ -46,6 +52,9 @@ def write_batsim_jobs(table: JobTable, log: AllocationLog, path: Path,
     size, estimate = c["size"].tolist(), c["estimate"].astype(float).tolist()
     status, runtime = c["status"].tolist(), c["runtime"].astype(float).tolist()
     energy = c["energy"].astype(float).tolist() if "energy" in c else None
+    if requested is not None:  # no requested time, estimate = run time: Batsim's -1
+        none = (np.asarray(requested) < 0) & (c["estimate"] == c["runtime"])
+        estimate = np.where(none, -1.0, c["estimate"].astype(float)).tolist()
     texts = log.node_texts()
     # Rows are in the order attempts ended: a job's last row is its last attempt.
     attempts: dict[int, list[int]] = {}
