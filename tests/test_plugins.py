@@ -954,3 +954,16 @@ def test_summary_json_records_the_plugins_a_run_used(plug, tmp_path):
         assert p["sha256"] == hashlib.sha256(Path(p["file"]).read_bytes()).hexdigest()
     assert main(["run", "--workload", "lublin:n=50", "--out", str(tmp_path / "plain")]) == 0
     assert "plugins" not in json.loads((tmp_path / "plain" / "summary.json").read_text())
+
+
+def test_an_error_in_a_plugins_own_code_ends_with_one_line_naming_it(tmp_path, capsys):
+    (tmp_path / "boom.py").write_text(
+        "from ckptsim.policies.fcfs import FCFS\n\n\nclass Boom(FCFS):\n    name = 'boom'\n\n"
+        "    def schedule(self, now):\n        if now > 1000:\n"
+        "            raise ValueError('no more')\n        super().schedule(now)\n")
+    assert main(["run", "--workload", "lublin:n=50", "--scheduler",
+                 f"{tmp_path}/boom.py:Boom"]) == 1
+    err = capsys.readouterr().err.rstrip().splitlines()
+    assert "Traceback (most recent call last):" in err
+    assert err[-1] == (f"ckptsim: error: ValueError: no more (from {tmp_path}/boom.py, line 9, "
+                       "a plug-in's code; the traceback is above)")

@@ -56,3 +56,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("ckptsim: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:  # an error of a plug-in's own code is said so
+        where = _user_line(exc)
+        if where is None:
+            raise  # ckptsim's own: its traceback as Python prints it
+        import traceback
+
+        traceback.print_exc()
+        print(f"ckptsim: error: {type(exc).__name__}: {exc} (from {where}, a plug-in's code; "
+              "the traceback is above)", file=sys.stderr)
+        return 1
+
+
+def _user_line(exc: BaseException) -> str | None:
+    """`file, line N` of the last frame of `exc`'s traceback in a user's file (a plug-in:
+    neither ckptsim's nor Python's nor an installed package's), or None."""
+    import sysconfig
+    import traceback
+    from pathlib import Path
+
+    own = Path(__file__).resolve().parents[1]
+    skip = [own, *(Path(p).resolve() for p in {sysconfig.get_paths()["stdlib"],
+                                               sysconfig.get_paths()["purelib"],
+                                               sysconfig.get_paths()["platlib"]})]
+    found = None
+    for frame in traceback.extract_tb(exc.__traceback__):
+        file = Path(frame.filename)
+        if frame.filename.startswith("<") or not file.is_file():
+            continue
+        resolved = file.resolve()
+        if not any(resolved.is_relative_to(p) for p in skip):
+            found = f"{frame.filename}, line {frame.lineno}"
+    return found
