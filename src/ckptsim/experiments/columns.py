@@ -15,7 +15,8 @@ column is named (figures, `--where`, `--group-by`) as long as the short name is 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 WORKLOAD_PREFIX = "workload."
 PARAM_PREFIX = "param."
@@ -62,3 +63,15 @@ def short_names(columns: Iterable[str]) -> list[str]:
                 short = c if clash else stem
         out.append(short)
     return out
+
+
+def first_unmatched(rows: Sequence[Mapping[str, Any]], where: Mapping[str, Sequence[Any]],
+                    matches: Callable[[Any, Any], bool]) -> tuple[str, list[str]] | None:
+    """Why a filter selects no row: the first `where` key whose accepted values no row
+    holds (`matches(value, accepted)`), with the distinct values the rows hold there, as
+    text in order of appearance; None when every key matches some rows (they fail only
+    together)."""
+    for key, accepted in where.items():
+        if not any(any(matches(r.get(key), a) for a in accepted) for r in rows):
+            return key, list(dict.fromkeys(str(r.get(key)) for r in rows))
+    return None

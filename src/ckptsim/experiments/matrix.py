@@ -23,7 +23,7 @@ from ckptsim import __version__
 from ckptsim.checkpointing.plan import CheckpointPlan
 from ckptsim.errors import ConfigError
 from ckptsim.experiments import grid
-from ckptsim.experiments.columns import PARAM_PREFIX, WORKLOAD_PREFIX
+from ckptsim.experiments.columns import PARAM_PREFIX, WORKLOAD_PREFIX, first_unmatched
 from ckptsim.experiments.spec import (
     PLATFORM,
     TRANSFORM_OPTIONS,
@@ -274,16 +274,12 @@ def _same_any(value: Any, accepted: tuple[Any, ...]) -> bool:
 def _why_no_run(runs: list[Run], where: dict[str, tuple[Any, ...]], most: int = 12) -> str:
     """The first `where` key no run matches, with the values the runs have (None: the runs
     have no such column), or that the keys match only apart."""
-    for key, accepted in where.items():
-        if not any(_same_any(r.columns.get(key), accepted) for r in runs):
-            values: list[str] = []
-            for r in runs:
-                text = str(r.columns.get(key))
-                if text not in values:
-                    values.append(text)
-            shown = ", ".join(values[:most]) + (", ..." if len(values) > most else "")
-            return (f"no run has {key} in {list(accepted)}; its values: {shown}")
-    return "each key matches some runs, but no run matches them all"
+    found = first_unmatched([r.columns for r in runs], where, lambda v, a: _same_any(v, (a,)))
+    if found is None:
+        return "each key matches some runs, but no run matches them all"
+    key, values = found
+    shown = ", ".join(values[:most]) + (", ..." if len(values) > most else "")
+    return f"no run has {key} in {list(where[key])}; its values: {shown}"
 
 
 def _figure_problems(spec: Spec, runs: list[Run]) -> list[tuple[str, str]]:

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ckptsim.errors import ConfigError
-from ckptsim.experiments.columns import resolve
+from ckptsim.experiments.columns import first_unmatched, resolve
 from ckptsim.experiments.stats import mean_ci
 
 
@@ -77,17 +77,12 @@ def why_none_match(rows: Sequence[dict[str, Any]], where: dict[str, tuple[str, .
                    most: int = 12) -> str:
     """Why `filter_rows(rows, where)` is empty though `rows` is not: the first filter no run
     matches, with the values the column holds, or that the filters only fail together."""
-    for key, texts in where.items():
-        if not filter_rows(rows, {key: texts}):
-            seen: list[str] = []
-            for r in rows:
-                text = "None" if r.get(key) is None else str(r.get(key))
-                if text not in seen:
-                    seen.append(text)
-            shown = ", ".join(seen[:most]) + (f", ... ({len(seen)} values)"
-                                               if len(seen) > most else "")
-            return f"no run has {key}={','.join(texts)}; its values: {shown}"
-    return "each --where filter matches some runs, but no run matches them all"
+    found = first_unmatched(rows, where, value_matches)
+    if found is None:
+        return "each --where filter matches some runs, but no run matches them all"
+    key, seen = found
+    shown = ", ".join(seen[:most]) + (f", ... ({len(seen)} values)" if len(seen) > most else "")
+    return f"no run has {key}={','.join(where[key])}; its values: {shown}"
 
 
 def varying(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> list[str]:
