@@ -16,7 +16,6 @@ Node sets are written in Batsim's interval-set form (``0-3 8 10-11``).
 from __future__ import annotations
 
 import csv
-from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -326,9 +325,3 @@ def write_records(log: AllocationLog, table: JobTable, out: Path, per: str = "jo
     if write_unavailability(log, out / "unavailability.csv"):
         names.append("unavailability.csv")
     return names
-
-
-def read_csv_rows(path: Path) -> Iterable[dict[str, str]]:
-    """The rows of one of these files as dicts (for the Gantt chart and tests)."""
-    with open(path, newline="") as f:
-        yield from csv.DictReader(f)
