@@ -199,17 +199,14 @@ def test_workers_exit_promptly_when_the_sweep_is_killed(tmp_path, record_propert
     assert gone < 10
 
 
-@pytest.mark.parametrize(("executor", "moment"), [
-    pytest.param(POOL, "start", id="pool-start"),
-    pytest.param(POOL, "running", id="pool-running"),
-    pytest.param(DASK, "running", id="dask-running", marks=pytest.mark.slow),
-])
-def test_ctrl_c_stops_a_sweep_in_one_message(tmp_path, executor, moment):
-    """Ctrl-C reaches the whole process group: the fork server (even while it imports) and
-    the workers ignore it, and the sweep alone says it stopped; no worker or server prints a
-    KeyboardInterrupt traceback (Dask's printed some sixty lines)."""
-    if executor == DASK:
-        pytest.importorskip("distributed", reason="Dask's distributed is not installed")
+def interrupt(tmp_path: Path, executor: tuple[str, ...], moment: str | float
+              ) -> tuple[int, str]:
+    """Run a sweep in its own process group and send the group SIGINT (a Ctrl-C at the
+    terminal) at `moment`: "start", as soon as the sweep says what it will run (its fork
+    server is starting Python and importing ckptsim then); "running", once a run is
+    recorded; or a number of seconds after the command started. Returns its status and
+    stderr."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
     spec = tmp_path / "kill.toml"
     spec.write_text(SPEC.replace("replications = 12", "replications = 40"))
     out = tmp_path / "out"
@@ -217,20 +214,82 @@ def test_ctrl_c_stops_a_sweep_in_one_message(tmp_path, executor, moment):
     proc = subprocess.Popen([sys.executable, "-m", "ckptsim", "sweep", str(spec), "--out",
                              str(out), *executor], cwd=ROOT, env=env, start_new_session=True,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    first = b""
     try:
         if moment == "running":  # once a run is recorded: the workers are at work
             deadline = time.monotonic() + 120
             while not recorded(out) and proc.poll() is None and time.monotonic() < deadline:
                 time.sleep(0.01)
-        else:  # while the fork server imports
-            time.sleep(0.15)
+        elif moment == "start":
+            assert proc.stderr is not None
+            first = proc.stderr.readline()
+        else:
+            time.sleep(float(moment))
         os.killpg(proc.pid, signal.SIGINT)
-        err = proc.communicate(timeout=60)[1].decode()
+        err = proc.communicate(timeout=60)[1]
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+    return proc.returncode, (first + err).decode()
+
+
+def assert_one_message(status: int, err: str) -> None:
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
-    if proc.returncode != 0:  # it may have finished first
-        assert proc.returncode == 130 and err.rstrip().splitlines()[-1].startswith(
-            "ckptsim: interrupted"), err
+    if status != 0:  # it may have finished first
+        assert status == 130 and err.rstrip().splitlines()[-1].startswith(
+            "ckptsim: interrupted"), (status, err)
+
+
+@pytest.mark.parametrize(("executor", "moment"), [
+    pytest.param(POOL, "start", id="pool-start"),
+    pytest.param(POOL, "running", id="pool-running"),
+    pytest.param(DASK, "start", id="dask-start", marks=pytest.mark.slow),
+    pytest.param(DASK, "running", id="dask-running", marks=pytest.mark.slow),
+])
+def test_ctrl_c_stops_a_sweep_in_one_message(tmp_path, executor, moment):
+    """Ctrl-C reaches the whole process group: the fork server (even while it starts Python
+    and imports) and the workers ignore it, and the sweep alone says it stopped, with status
+    130; no worker or server prints a KeyboardInterrupt traceback (Dask's printed some sixty
+    lines)."""
+    if executor == DASK:
+        pytest.importorskip("distributed", reason="Dask's distributed is not installed")
+    assert_one_message(*interrupt(tmp_path, executor, moment))
+
+
+@pytest.mark.slow
+def test_ctrl_c_at_any_moment_of_a_sweeps_start(tmp_path):
+    """Ctrl-C at 24 moments of a sweep's first 0.6 s (Python and the command line importing,
+    the fork server starting, the first runs): always one message and status 130. Before,
+    some of these moments printed the fork server's traceback, one from the command line's
+    parser, or ended by SIGINT (status -2) after saying it was interrupted."""
+    for k in range(24):
+        status, err = interrupt(tmp_path / str(k), POOL, 0.1 + k * 0.02)
+        assert_one_message(status, err)
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="no signal masks here")
+def test_the_fork_server_ignores_a_ctrl_c_while_it_starts():
+    """SIGINT sent to the pool's fork server as soon as it is spawned (Python is starting in
+    it): it stays pending until the server ignores SIGINT, so the server lives on, prints
+    nothing, and forks workers that ignore SIGINT; the sweep's own mask is as it was."""
+    code = """
+import multiprocessing, os, signal, sys
+from multiprocessing import forkserver
+from ckptsim.experiments.pool import PoolExecutor
+
+if __name__ == "__main__":
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, set())
+    PoolExecutor(1)  # starts the fork server
+    assert signal.pthread_sigmask(signal.SIG_BLOCK, set()) == before
+    os.kill(forkserver._forkserver._forkserver_pid, signal.SIGINT)
+    ctx = multiprocessing.get_context("forkserver")
+    with ctx.Pool(1) as pool:
+        print("worker ignores SIGINT:",
+              pool.apply(signal.getsignal, (signal.SIGINT,)) == signal.SIG_IGN)
+"""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    assert done.stdout.strip() == "worker ignores SIGINT: True"

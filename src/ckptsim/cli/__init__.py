@@ -14,12 +14,16 @@ import sys
 from collections.abc import Sequence
 
 from ckptsim import __version__
-from ckptsim.cli import campaign, convert, papers, single
-from ckptsim.cli.common import library_notes
 from ckptsim.errors import CkptsimError
+
+#: The exit status of a command stopped by Ctrl-C (128 + SIGINT, as a shell reports it).
+INTERRUPTED = 130
 
 
 def build_parser() -> argparse.ArgumentParser:
+    # The commands are imported here, inside `main`'s handling of Ctrl-C.
+    from ckptsim.cli import campaign, convert, papers, single
+
     parser = argparse.ArgumentParser(
         prog="ckptsim", description="Simulate parallel job scheduling with checkpointing, "
                                     "preemption, migration, failures and energy.")
@@ -33,11 +37,26 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    status = _main(argv)
+    if status == INTERRUPTED:
+        # CPython marks a Ctrl-C that stopped code run from a string (as dataclasses build
+        # their methods, while a module imports) as unhandled even once it was caught, and
+        # `python -m ckptsim` then ended by SIGINT instead of with this status. Running code
+        # from a string clears the mark.
+        exec("")
+    return status
+
+
+def _main(argv: Sequence[str] | None) -> int:
     try:
+        from ckptsim.cli.common import library_notes
+
+        args = build_parser().parse_args(argv)
         with library_notes():
             return int(args.func(args))
+    except KeyboardInterrupt:
+        print("ckptsim: interrupted", file=sys.stderr)
+        return INTERRUPTED
     except CkptsimError as exc:
         print(f"ckptsim: error: {exc}", file=sys.stderr)
         return 2
@@ -53,9 +72,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         where = f"{exc.filename}: " if exc.filename is not None else ""
         print(f"ckptsim: error: {where}{exc.strerror or exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("ckptsim: interrupted", file=sys.stderr)
-        return 130
     except Exception as exc:  # an error of a plug-in's own code is said so
         where = _user_line(exc)
         if where is None:

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ckptsim.cli import INTERRUPTED
 from ckptsim.cli.common import SweepProgress, fmt, print_table
 from ckptsim.errors import ConfigError
 
@@ -85,7 +86,7 @@ def _sweep(args: argparse.Namespace, locked: bool) -> int:
         bar.close()
         print(f"ckptsim: interrupted after {bar.count} runs; the store keeps every finished "
               "run: run the same command to resume", file=sys.stderr)
-        return 130
+        return INTERRUPTED
     finally:
         bar.close()
     _print_failures(result.failures, args.out)

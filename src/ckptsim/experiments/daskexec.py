@@ -37,6 +37,7 @@ from ckptsim.experiments.execute import (
     load_key,
 )
 from ckptsim.experiments.matrix import Run
+from ckptsim.experiments.pool import start_forkserver
 from ckptsim.experiments.writer import StoreWriter
 
 #: Seconds to wait for a Dask scheduler to answer before giving up.
@@ -99,10 +100,7 @@ def _start_forkserver() -> bool:
     imported, while this process goes on (False where the platform has none)."""
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return False
-    from multiprocessing import forkserver
-
-    multiprocessing.get_context("forkserver").set_forkserver_preload(LOCAL_PRELOAD)
-    forkserver.ensure_running()  # returns at once; the server imports in its own process
+    start_forkserver(LOCAL_PRELOAD)
     return True
 
 

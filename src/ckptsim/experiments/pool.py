@@ -96,15 +96,42 @@ def serve(conn: Connection, jobs_dir: str) -> None:
     conn.send(("bye", t.user + t.system))
 
 
+#: What the pool's fork server imports before it forks workers (`nointr` first).
+PRELOAD = ["ckptsim.experiments.nointr", "ckptsim.experiments.preload"]
+
+
 def context() -> Any:
     # forkserver: workers fork from a clean process that has ckptsim imported (fast starts,
     # no locks inherited from the parent's threads); spawn where there is no fork.
     if "forkserver" in multiprocessing.get_all_start_methods():
         ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["ckptsim.experiments.nointr",
-                                    "ckptsim.experiments.preload"])
+        ctx.set_forkserver_preload(PRELOAD)
         return ctx
     return multiprocessing.get_context("spawn")
+
+
+def start_forkserver(preload: Sequence[str]) -> None:
+    """Start multiprocessing's fork server with `preload` (`nointr` first) and return at once:
+    the server imports in its own process.
+
+    The server starts with SIGINT blocked, as Python starts its resource tracker: a Ctrl-C
+    while it starts Python and imports stays pending until `nointr` ignores SIGINT and
+    unblocks it, and is then dropped. Without this, a Ctrl-C in a sweep's first half second
+    printed the server's KeyboardInterrupt traceback. This process blocks SIGINT only while
+    it spawns the server; a Ctrl-C meanwhile reaches it as soon as that is done."""
+    from multiprocessing import forkserver, resource_tracker
+
+    multiprocessing.get_context("forkserver").set_forkserver_preload(list(preload))
+    # The resource tracker first: starting it unblocks SIGINT (the server would then start
+    # with it unblocked); started, `ensure_running` below leaves it alone.
+    resource_tracker.ensure_running()
+    mask = getattr(signal, "pthread_sigmask", None)
+    old = mask(signal.SIG_BLOCK, {signal.SIGINT}) if mask else None
+    try:
+        forkserver.ensure_running()
+    finally:
+        if mask:
+            mask(signal.SIG_SETMASK, old)
 
 
 @dataclass
@@ -127,9 +154,7 @@ class PoolExecutor:
         # (returns at once; the first worker's start waits for it if it is not ready).
         self._ctx = context()
         if self._ctx.get_start_method() == "forkserver":
-            from multiprocessing import forkserver
-
-            forkserver.ensure_running()
+            start_forkserver(PRELOAD)
 
     def execute(self, runs: Sequence[Run], writer: StoreWriter, on_row: OnRow) -> None:
         self.stats = ExecStats(worker_cpu=0.0)
