@@ -153,12 +153,12 @@ def test_a_trace_with_a_byte_order_mark_runs(capsys: pytest.CaptureFixture[str],
 
 def test_other_file_errors_are_one_line(capsys: pytest.CaptureFixture[str],
                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    from ckptsim.cli import single
+    from ckptsim.cli import listing
 
     def fail(args: object) -> int:
         raise PermissionError(13, "Permission denied", "/some/file.csv")
 
-    monkeypatch.setattr(single, "cmd_schedulers", fail)
+    monkeypatch.setattr(listing, "cmd_schedulers", fail)
     assert error_of(capsys, ["schedulers"]) == "/some/file.csv: Permission denied"
 
 

@@ -62,14 +62,14 @@ def test_the_command_line_prints_library_notes_on_stderr(capsys):
 
 
 def test_every_command_prints_library_notes(monkeypatch, capsys):
-    from ckptsim.cli import main, single
+    from ckptsim.cli import listing, main
     from ckptsim.policies.reservations import COMPILING
 
     def command(args):
         logging.getLogger("ckptsim.policies.reservations").info(COMPILING)
         return 0
 
-    monkeypatch.setattr(single, "cmd_schedulers", command)
+    monkeypatch.setattr(listing, "cmd_schedulers", command)
     assert main(["schedulers"]) == 0
     assert capsys.readouterr().err == f"ckptsim: note: {COMPILING}\n"
 

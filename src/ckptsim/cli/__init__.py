@@ -1,9 +1,9 @@
 """The command line: the only place that prints or exits.
 
-`common` holds the shared helpers, `single` the commands on one workload (run, demo, inspect,
-schedulers), `campaign` the commands on experiment specs and results stores (sweep, results,
-report), `papers` the seed papers' figures (paper) and `convert` the workload formats
-(convert).
+`common` holds the shared helpers, `single` the commands on one workload (demo, run, gantt,
+inspect), `listing` those that list schedulers and components, `campaign` the commands on
+experiment specs and results stores (sweep, results, report), `papers` the seed papers'
+figures (paper) and `convert` the workload formats (convert).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ INTERRUPTED = 130
 
 def build_parser() -> argparse.ArgumentParser:
     # The commands are imported here, inside `main`'s handling of Ctrl-C.
-    from ckptsim.cli import campaign, convert, papers, single
+    from ckptsim.cli import campaign, convert, listing, papers, single
 
     parser = argparse.ArgumentParser(
         prog="ckptsim", description="Simulate parallel job scheduling with checkpointing, "
@@ -30,6 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"ckptsim {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     single.add_parsers(sub)
+    listing.add_parsers(sub)
     campaign.add_parsers(sub)
     papers.add_parsers(sub)
     convert.add_parsers(sub)
