@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 from ckptsim.errors import ConfigError
 
@@ -106,3 +107,39 @@ register_event_kind("slice-boundary", 3.5, "time-slice boundary",
                     "start; before timers, so a timer at that instant sees the switch done")
 register_event_kind("timer", PRIO_TIMER, "policy timer",
                     "wake-ups the policy asked for (e.g. a reservation time)")
+
+
+# --- the engine's heap ------------------------------------------------------------------------
+
+class _NoJob:
+    """Stands in for a job on platform events so the version check passes."""
+
+    version = 0
+
+
+#: The job of an event scheduled with `sim.at` (a component's or the platform's).
+NO_JOB = _NoJob()
+#: Ends the event heap (time infinity, after every priority): never processed.
+SENTINEL: tuple[Any, ...] = (math.inf, math.inf, -1, None, 0, None)
+#: The priorities of the engine's own events: `sim.at` refuses a kind placed at one of them.
+ENGINE_PRIORITIES = frozenset({PRIO_END, PRIO_OVERHEAD, PRIO_SUBMIT, PRIO_TIMER})
+
+
+def bad_time(what: str, t: float, now: float) -> str:
+    """Why a time cannot be scheduled: in the past, or not a finite number."""
+    if t < now:
+        return f"{what} at {t:g} is in the past (now {now:g})"
+    return f"{what} at {t:g} is not a finite time (now {now:g}); a parameter is inf or NaN?"
+
+
+def spinning(passes: int, policy: Any, heap: list[tuple[Any, ...]]) -> str:
+    """Why a run stopped at one instant: what keeps coming back to it."""
+    t = heap[0][0]
+    kinds = sorted({"the policy's timers (wake_at)" if e[1] == PRIO_TIMER else
+                    f"{getattr(e[5], '__qualname__', 'a component event')}"
+                    for e in heap if e[0] == t and e[1] > PRIO_SUBMIT or
+                    (e[0] == t and e[3] is NO_JOB)})
+    coming = f"; waiting at this instant: {', '.join(kinds)}" if kinds else ""
+    return (f"{passes:,} scheduling passes at this instant and time does not move on: "
+            f"something is set for the current time over and over (policy "
+            f"{type(policy).__name__}){coming}")

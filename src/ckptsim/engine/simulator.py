@@ -23,7 +23,18 @@ from heapq import heapify, heappop, heappush
 from typing import TYPE_CHECKING, Any
 
 from ckptsim.engine.components import Component, HookLists
-from ckptsim.engine.events import PRIO_END, PRIO_OVERHEAD, PRIO_SUBMIT, PRIO_TIMER, event_kind
+from ckptsim.engine.events import (
+    ENGINE_PRIORITIES,
+    NO_JOB,
+    PRIO_END,
+    PRIO_OVERHEAD,
+    PRIO_SUBMIT,
+    PRIO_TIMER,
+    SENTINEL,
+    bad_time,
+    event_kind,
+    spinning,
+)
 from ckptsim.engine.migration import Migration
 from ckptsim.engine.notices import Notices
 from ckptsim.engine.rates import RateModel, apply_rates
@@ -238,7 +249,7 @@ class Simulator(Migration, Notices):
         passed = False  # the first instant of each call always gets its pass
         last, same = self.now, 0  # passes at one instant, against a run that never moves on
         # A sentinel at infinity, after everything, keeps the heap from ever being empty.
-        heappush(heap, _SENTINEL)
+        heappush(heap, SENTINEL)
         try:
             while True:
                 top = heap[0]
@@ -246,14 +257,14 @@ class Simulator(Migration, Notices):
                 if i < n:
                     if submits[i] < t:
                         t = submits[i]
-                elif top is _SENTINEL:
+                elif top is SENTINEL:
                     break
                 if t > until:
                     break
                 if t == last:
                     same += 1
                     if same >= MAX_PASSES_AT_ONE_INSTANT:
-                        raise DecisionError(None, _spinning(same, policy, heap), t)
+                        raise DecisionError(None, spinning(same, policy, heap), t)
                 else:
                     last, same = t, 0
                 if checker is not None:
@@ -318,7 +329,7 @@ class Simulator(Migration, Notices):
                         self.n_events = events
                         progress(self.n_ended, n, t)
         finally:
-            heap.remove(_SENTINEL)
+            heap.remove(SENTINEL)
             heapify(heap)
         self.n_events = events
         self._next_submit = i
@@ -356,7 +367,7 @@ class Simulator(Migration, Notices):
     def wake_at(self, t: float, tag: Any = None) -> int:
         """Ask for `policy.on_timer(t, tag)` at time t (>= now). Returns a cancel handle."""
         if not self.now <= t < INF:
-            raise DecisionError(None, _bad_time("timer", t, self.now), self.now)
+            raise DecisionError(None, bad_time("timer", t, self.now), self.now)
         return self._push(t, PRIO_TIMER, None, 0, tag)
 
     def cancel_timer(self, handle: int) -> None:
@@ -366,51 +377,20 @@ class Simulator(Migration, Notices):
         """`callback(t)` at time t (>= now), ordered by the priority of event `kind` (see
         `ckptsim.engine.events`; default: node failures).  Returns a handle for `cancel`."""
         if not self.now <= t < INF:
-            raise DecisionError(None, _bad_time("event", t, self.now), self.now)
+            raise DecisionError(None, bad_time("event", t, self.now), self.now)
         prio = self._kind_prio.get(kind)
         if prio is None:
             prio = event_kind(kind).priority
-            if prio in _ENGINE_PRIORITIES:
+            if prio in ENGINE_PRIORITIES:
                 raise ConfigError("kind", f"{kind!r} events are the engine's own")
             self._kind_prio[kind] = prio
         self._seq += 1
-        heappush(self._heap, (t, prio, self._seq, _NO_JOB, 0, callback))
+        heappush(self._heap, (t, prio, self._seq, NO_JOB, 0, callback))
         return self._seq
 
     def cancel(self, handle: int) -> None:
         """Drop an event scheduled with `at` or `wake_at`."""
         self._cancelled.add(handle)
 
-
-def _spinning(passes: int, policy: Any, heap: list[tuple[Any, ...]]) -> str:
-    """Why a run stopped at one instant: what keeps coming back to it."""
-    t = heap[0][0]
-    kinds = sorted({"the policy's timers (wake_at)" if e[1] == PRIO_TIMER else
-                    f"{getattr(e[5], '__qualname__', 'a component event')}"
-                    for e in heap if e[0] == t and e[1] > PRIO_SUBMIT or
-                    (e[0] == t and e[3] is _NO_JOB)})
-    coming = f"; waiting at this instant: {', '.join(kinds)}" if kinds else ""
-    return (f"{passes:,} scheduling passes at this instant and time does not move on: "
-            f"something is set for the current time over and over (policy "
-            f"{type(policy).__name__}){coming}")
-
-
-class _NoJob:
-    """Stands in for a job on platform events so the version check passes."""
-
-    version = 0
-
-
-_NO_JOB = _NoJob()
-def _bad_time(what: str, t: float, now: float) -> str:
-    """Why a time cannot be scheduled: in the past, or not a finite number."""
-    if t < now:
-        return f"{what} at {t:g} is in the past (now {now:g})"
-    return f"{what} at {t:g} is not a finite time (now {now:g}); a parameter is inf or NaN?"
-
-
-#: Ends the event heap (time infinity, after every priority): never processed.
-_SENTINEL: tuple[Any, ...] = (INF, INF, -1, None, 0, None)
-_ENGINE_PRIORITIES = frozenset({PRIO_END, PRIO_OVERHEAD, PRIO_SUBMIT, PRIO_TIMER})
 
 __all__ = ["Simulator", "OVERRUN_MODES", "PENDING", "SUSPENDED"]
