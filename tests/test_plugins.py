@@ -392,6 +392,24 @@ class NoCostParams(SkipPolicy):
 
 class DynamicWithoutNext(CheckpointPolicy):
     dynamic = True
+
+
+class NoDefault(QueueScheduler):
+    @dataclasses.dataclass(frozen=True)
+    class Params:
+        delay: float
+
+    def schedule(self, now):
+        pass
+
+
+class DefaultOutOfRange(QueueScheduler):
+    @dataclasses.dataclass(frozen=True)
+    class Params:
+        delay: float = param(5.0, "seconds", low=10.0)
+
+    def schedule(self, now):
+        pass
 """,
 }
 
@@ -409,6 +427,10 @@ class DynamicWithoutNext(CheckpointPolicy):
     ("shapes.py", "OnTheClass", "crash = param(...) is written on the scheduler class, where "
                                 "it is no parameter"),
     ("shapes.py", "NoPass", "NoPass defines no schedule(); every scheduler must"),
+    # The first run raised a TypeError; the default blamed a `--set delay` never given.
+    ("shapes.py", "NoDefault", "parameter delay has no default; every parameter needs one"),
+    ("shapes.py", "DefaultOutOfRange", "the default of parameter delay is outside its own "
+                                       "range (got 5; accepted: >= 10)"),
 ])
 def test_a_bad_reference_is_one_line_naming_the_option(tmp_path, capsys, file, cls, message):
     for name, text in BAD.items():
@@ -967,3 +989,34 @@ def test_an_error_in_a_plugins_own_code_ends_with_one_line_naming_it(tmp_path, c
     assert "Traceback (most recent call last):" in err
     assert err[-1] == (f"ckptsim: error: ValueError: no more (from {tmp_path}/boom.py, line 9, "
                        "a plug-in's code; the traceback is above)")
+
+
+def test_a_decision_ckptsim_refuses_names_the_plugins_line(tmp_path, capsys):
+    """A plug-in asking the engine for something impossible: ckptsim's one-line error, plus
+    the line of the plug-in that asked (it named the job and the reason only)."""
+    (tmp_path / "greedy.py").write_text(
+        "from ckptsim import QueueScheduler\n\n\nclass Greedy(QueueScheduler):\n"
+        "    def schedule(self, now):\n        for job in list(self.queue):\n"
+        "            self.sim.start(job, 1)\n")
+    assert main(["run", "--workload", "lublin:n=50", "--scheduler",
+                 f"{tmp_path}/greedy.py:Greedy"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ckptsim: error: job ") and err.count("\n") == 1
+    assert err.endswith(f"(from {tmp_path}/greedy.py, line 7, a plug-in's code)\n")
+    assert main(["run", "--workload", "lublin:n=50", "--set", "nope=1"]) == 2
+    assert "a plug-in's code" not in capsys.readouterr().err  # ckptsim's own: as before
+
+
+def test_every_builtin_parameter_has_a_default_inside_its_range():
+    """What plug-ins are held to (a default, inside its own range), built-ins satisfy."""
+    from ckptsim.plugin_shape import _check_defaults
+
+    checked = 0
+    for registry in REGISTRIES.values():
+        for name in registry.names():
+            cls = registry.get(name)
+            params = getattr(cls, "Params", None)  # the papers' registry has none
+            if params is not None and cls.__module__.startswith("ckptsim."):  # no plug-ins
+                _check_defaults(params, name, name)
+                checked += 1
+    assert checked > 30

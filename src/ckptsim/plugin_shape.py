@@ -8,6 +8,7 @@ import dataclasses
 import logging
 
 from ckptsim.errors import ConfigError
+from ckptsim.params import validate_params
 
 
 def check_shape(cls: type, kind: str, key: str, what: str) -> None:
@@ -27,6 +28,8 @@ def check_shape(cls: type, kind: str, key: str, what: str) -> None:
             raise ConfigError(key, f"{what}: {field} = param(...) is written on the {kind} "
                                    "class, where it is no parameter; parameters are the fields "
                                    "of the dataclass given as its Params (docs/plugins.md)")
+    if params is not None:
+        _check_defaults(params, key, what)
     base = getattr(cls, "params_base", None)
     if params is not None and isinstance(base, type) and not issubclass(params, base):
         raise ConfigError(key, f"{what}: its Params ({params.__name__}) does not extend "
@@ -45,6 +48,23 @@ def check_shape(cls: type, kind: str, key: str, what: str) -> None:
             label = f"{sort} {kind}" if isinstance(sort, str) and sort else kind
             raise ConfigError(key, f"{what}: {cls.__name__} defines no {method}(); every {label} "
                                    "must (docs/plugins.md)")
+
+
+def _check_defaults(params: type, key: str, what: str) -> None:
+    """Every parameter has a default (the value of a run that does not give it), inside its
+    own range: otherwise the first run failed with a TypeError, or blamed the user's `--set`
+    for a value they never gave."""
+    for f in dataclasses.fields(params):
+        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            raise ConfigError(key, f"{what}: parameter {f.name} has no default; every "
+                                   "parameter needs one, the value of a run that does not "
+                                   f"give it: {f.name}: ... = param(DEFAULT, help=...) "
+                                   "(docs/plugins.md)")
+    try:
+        validate_params(params())
+    except ConfigError as exc:
+        raise ConfigError(key, f"{what}: the default of parameter {exc.key} is outside its "
+                               f"own range ({exc.message})") from None
 
 
 #: Method name beginnings of the engine's hooks.

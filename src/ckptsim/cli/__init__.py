@@ -58,8 +58,10 @@ def _main(argv: Sequence[str] | None) -> int:
     except KeyboardInterrupt:
         print("ckptsim: interrupted", file=sys.stderr)
         return INTERRUPTED
-    except CkptsimError as exc:
-        print(f"ckptsim: error: {exc}", file=sys.stderr)
+    except CkptsimError as exc:  # a plug-in's call that ckptsim refused names its line
+        where = _user_line(exc)
+        print(f"ckptsim: error: {exc}" + (f" (from {where}, a plug-in's code)" if where else ""),
+              file=sys.stderr)
         return 2
     except MemoryError as exc:  # e.g. demo --jobs 100000000000
         print(f"ckptsim: error: not enough memory: {exc or 'the run is too large'}",
