@@ -1020,3 +1020,27 @@ def test_every_builtin_parameter_has_a_default_inside_its_range():
                 _check_defaults(params, name, name)
                 checked += 1
     assert checked > 30
+
+
+def test_a_checkpoint_policy_of_a_script_is_used_as_it_is(tmp_path):
+    """A policy class defined in the script that runs (`python script.py`) is the class the
+    run uses: the script is not imported again (an unguarded one recursed until
+    RecursionError; a guarded one ran twice and its runs read module globals anew, so every
+    interval below gave the same count)."""
+    script = tmp_path / "script.py"
+    script.write_text(
+        "import ckptsim\n\nprint('body')\nINTERVAL = 3600.0\n\n\n"
+        "class Every(ckptsim.CheckpointPolicy):\n    Params = ckptsim.CostParams\n\n"
+        "    def interval(self, delta, mtbf, restart):\n        return INTERVAL\n\n\n"
+        "w = ckptsim.workload('lublin:n=300,seed=1,machine=64')\n"
+        "for INTERVAL in (600.0, 3600.0, 14400.0):\n"
+        "    r = ckptsim.simulate(w, 'easy', checkpoint={'interval': Every, 'cost': 60})\n"
+        "    print(r.summary['checkpoints'])\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.split()
+    assert lines[0] == "body" and lines.count("body") == 1
+    counts = [int(x) for x in lines[1:]]
+    assert len(counts) == 3 and counts[0] > counts[1] > counts[2] > 0

@@ -295,10 +295,11 @@ def reference_of(cls: type) -> str | None:
     for a class defined where it cannot be loaded again (``__main__``, a notebook, a
     function)."""
     module = cls.__module__
-    if "." in cls.__qualname__:
+    if "." in cls.__qualname__ or module == "__main__":
+        # A script's class is used as it is: its file loaded again would run the script
+        # again (a run inside it recursed without end, or used module globals anew).
         return None
-    if module != "__main__" and _MODULE.match(module) and \
-            not module.startswith("_ckptsim_plugin_"):
+    if _MODULE.match(module) and not module.startswith("_ckptsim_plugin_"):
         return f"{module}:{cls.__name__}"
     file = getattr(sys.modules.get(module), "__file__", None)
     if file and Path(file).is_file() and not _PATH_BAD.search(str(file)):
