@@ -46,3 +46,43 @@ def test_a_run_leaves_no_frozen_objects_and_its_simulator_is_freed(
         assert created and created[0]() is None
     finally:
         gc.set_threshold(*thresholds)
+
+
+def test_a_component_the_caller_made_keeps_what_it_holds_and_serves_one_run():
+    """`simulate(components=[obj])`: after the run obj keeps its counts (its attributes were
+    all dropped with the run's own objects), holds no simulator, and a second run refuses it
+    instead of letting what it kept leak into that run."""
+    from ckptsim.engine.components import Component
+    from ckptsim.errors import ConfigError
+    from ckptsim.records.allocations import AllocationLog, AllocationRecorder
+
+    class Counter(Component):
+        name = "counter"
+
+        def on_start(self, job):
+            self.starts = getattr(self, "starts", 0) + 1
+
+    w = jobs([(0, 10, 2, 10), (1, 5, 4, 5), (2, 3, 1, 4)], 8)
+    counter = Counter()
+    created: list[weakref.ref[Simulator]] = []
+    original = Simulator.__init__
+
+    def init(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        original(self, *args, **kwargs)
+        created.append(weakref.ref(self))
+
+    Simulator.__init__ = init  # type: ignore[method-assign]
+    try:
+        simulate(w, "easy", components=[counter])
+    finally:
+        Simulator.__init__ = original  # type: ignore[method-assign]
+    assert counter.starts == 3 and counter.sim is None and counter.params is not None
+    assert created[0]() is None  # the caller's object does not keep the run alive
+    with pytest.raises(ConfigError, match="has run a simulation already"):
+        simulate(w, "easy", components=[counter])
+    log = AllocationLog()
+    simulate(w, "easy", recorders=[AllocationRecorder(log)])
+    assert len(log.rows) == 3
+    with pytest.raises(ConfigError, match=r"AllocationLog holds a run already \(3 attempts\)"):
+        simulate(w, "easy", recorders=[AllocationRecorder(log)])
+    assert len(log.rows) == 3

@@ -140,6 +140,10 @@ def simulate(
     if failure_seed is not None:
         seed = failure_seed
     comps = _components(components, failures, failure_count, checkpoint)
+    # The objects the caller made keep what they hold after the run (a component's counts,
+    # a recorder's log); the run's own objects are emptied (`_break_cycles`).
+    given = {id(c) for c in (*recorders, *([] if isinstance(components, Mapping) else
+                                            components)) if isinstance(c, Component)}
     described = None
     if isinstance(platform, (str, PathLike, Description)):
         described = platform if isinstance(platform, Description) else \
@@ -178,7 +182,7 @@ def simulate(
         wall, events = sim.wall_seconds, sim.n_events
         # The job objects (most of a large run's memory) are freed with the simulator before
         # the records are built from what was harvested of them, and before the metrics.
-        _break_cycles(sim)
+        _break_cycles(sim, keep=given)
         del sim
         table = harvested.table()
         del harvested
@@ -286,18 +290,30 @@ def _note_unapplied(platform: Platform | None, comps: list[Component]) -> None:
             logging.getLogger(__name__).info(text)
 
 
-def _break_cycles(sim: Simulator) -> None:
+def _break_cycles(sim: Simulator, keep: set[int] | frozenset[int] = frozenset()) -> None:
     """Empty the finished run's simulator, policy, components and checker (drop their
     attributes), so that reference counting frees them and the jobs as soon as the run is over.
+    The objects whose ids are in `keep` (components the caller made) keep what they hold,
+    less their references to the simulator, the policy and the checker (set to None), and
+    are marked as having run (`Simulator.add_component` refuses them for another run).
     They refer to one another -- the policy and the components point back at the simulator,
     directly or through bound methods (a policy keeps `sim.start`), and the simulator's hook
     lists and event heap point at them -- and left to the cyclic collector they would stay in a
     sweep worker for good: they were created while the collector was off and never count
     towards its thresholds.  Every cycle through one of these objects is cut."""
     objects = [sim.policy, *sim.components, sim.checker, sim]
+    engine = {id(o) for o in (sim.policy, sim.checker, sim) if o is not None}
     for obj in objects:
-        if obj is not None and hasattr(obj, "__dict__"):
-            obj.__dict__.clear()
+        if obj is None or not hasattr(obj, "__dict__"):
+            continue
+        attrs = obj.__dict__
+        if id(obj) not in keep:
+            attrs.clear()
+            continue
+        for key, value in list(attrs.items()):
+            if id(getattr(value, "__self__", value)) in engine:  # `sim`, `sim.start`, ...
+                attrs[key] = None
+        attrs["_ckptsim_ran"] = True
 
 
 @dataclasses.dataclass(frozen=True)

@@ -137,6 +137,11 @@ class Simulator(Migration, Notices):
                                  if isinstance(component, type) else ""))
         if any(c.name == component.name for c in self.components):
             raise ConfigError("components", f"{component.name!r} is given twice")
+        if getattr(component, "sim", None) is not None or \
+                getattr(component, "_ckptsim_ran", False):  # what it kept would leak in
+            raise ConfigError("components", f"this {type(component).__name__} object has run "
+                              "a simulation already: a component object serves one run; give "
+                              "a new one, or its class")
         if isinstance(component, RateModel):
             if self.rate_model is not None:
                 raise ConfigError("components", f"two rate models: {self.rate_model.name!r} "

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from ckptsim.engine.components import Component
 from ckptsim.engine.state import DONE, KILLED, QUEUED, SUSPENDED
+from ckptsim.errors import ConfigError
 
 if TYPE_CHECKING:
     from ckptsim.engine.simulator import Simulator
@@ -174,6 +175,10 @@ class AllocationRecorder(Component):
         self.same: dict[int, int] = {}
 
     def attach(self, sim: Simulator) -> None:
+        if self.log.rows or self.log.down:  # a second run would add to the first's rows
+            raise ConfigError("recorders", f"this AllocationLog holds a run already "
+                                           f"({len(self.log.rows):,} attempts): a log records "
+                                           "one run; give each run a new AllocationLog()")
         super().attach(sim)
         platform = sim.platform
         for reason, mask in platform.holds().items():  # held before the recorder came
