@@ -114,6 +114,26 @@ def test_load_run_reads_back_the_run_in_memory(tmp_path):
     assert run.out_jobs["profile"].tolist() == [""] * 3
 
 
+def test_a_plugins_text_columns_are_written_and_read_back(tmp_path):
+    """A component's per-job texts (docs/plugins.md: numbers or strings): one text for every
+    job (numpy's `<U` arrays stopped `ckptsim run --out` with a ufunc error), and texts with
+    a comma, a quote or a space, which CSV quotes; `load_run` gives what `to_pandas` gave."""
+    from ckptsim.engine.components import Component
+
+    class Tags(Component):
+        name = "tags"
+
+        def job_columns(self):
+            return {"same": ["x", "x", "x"], "parity": ["even", "odd", "even"],
+                    "note": ["a,b", 'say "hi"', "two words"]}
+
+    result = ckptsim.simulate(small(), "easy", components=[Tags()])
+    run = ckptsim.load_run(write_run(result, tmp_path / "run"))
+    pd.testing.assert_frame_equal(run.jobs, result.to_pandas())
+    assert run.jobs["note"].tolist() == ["a,b", 'say "hi"', "two words"]
+    assert run.jobs["same"].tolist() == ["x"] * 3
+
+
 def test_load_run_values_equal_jobs_csv(tmp_path):
     result = ckptsim.simulate(ckptsim.workload("lublin:n=200,seed=2,machine=32"), "fcfs")
     run = ckptsim.load_run(write_run(result, tmp_path / "run"))

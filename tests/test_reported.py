@@ -130,6 +130,36 @@ def test_good_job_columns_are_kept():
     assert list(result.table["label"][:2]) == ["x", "x"]
 
 
+def test_a_column_name_already_taken_is_refused_naming_both():
+    """Two components' columns of one name: jobs.csv held the second only, without a word; a
+    standard column's name, or a scheduler's column's, failed after the run with a bare
+    ValueError."""
+    other = reporting(columns=lambda n: {"dup": np.ones(n)})
+    other.name = "other"
+    with pytest.raises(ConfigError, match=r"^reporting.job_columns: column 'dup' is other's "
+                                          r"column already; give it another name"):
+        ckptsim.simulate(ckptsim.workload(W), "easy",
+                         components=[other, reporting(columns=lambda n: {"dup": np.ones(n)})])
+    for name in ("wait", "energy"):
+        with pytest.raises(ConfigError, match=f"column '{name}' is (a standard column|energy's "
+                                              "column) already"):
+            ckptsim.simulate(ckptsim.workload(W), "easy", components=[
+                "energy:active=100,idle=10,sleep=1",
+                reporting(columns=lambda n, name=name: {name: np.ones(n)})])
+
+    from ckptsim.policies.fcfs import FCFS
+
+    class Labelled(FCFS):
+        name = "labelled"
+
+        def job_columns(self):
+            return {"status": ["x"] * len(self.sim.jobs), "mine": np.zeros(len(self.sim.jobs))}
+
+    with pytest.raises(ConfigError, match=r"^labelled.job_columns: column 'status' is a "
+                                          "standard column already"):
+        ckptsim.simulate(ckptsim.workload(W), Labelled)
+
+
 COUNTING = """
 import numpy as np
 from ckptsim import Component

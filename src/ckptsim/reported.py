@@ -75,11 +75,13 @@ def _plain(value: Any, where: str) -> Any:
                              "summary.json; give a number, string, boolean, None, list or dict")
 
 
-def columns(owner: str, values: Any, n_jobs: int) -> dict[str, np.ndarray]:
-    """`owner`'s per-job columns: one value per job each, numbers or strings.
+def columns(owner: str, values: Any, n_jobs: int,
+            taken: dict[str, str] | None = None) -> dict[str, np.ndarray]:
+    """`owner`'s per-job columns: one value per job each, numbers or strings. `taken` maps
+    the names already used to whose they are; `owner`'s are added to it.
 
     Raises:
-        ConfigError: not a mapping of names to columns of `n_jobs` values.
+        ConfigError: not a mapping of names to columns of `n_jobs` values, or a name taken.
     """
     if not isinstance(values, Mapping):
         raise ConfigError(f"{owner}.job_columns", f"returned {_short(values)}; expected a "
@@ -89,6 +91,9 @@ def columns(owner: str, values: Any, n_jobs: int) -> dict[str, np.ndarray]:
         where = f"{owner}.job_columns"
         if not isinstance(name, str):
             raise ConfigError(where, f"a column's name is {_short(name)}; expected a string")
+        if taken is not None and name in taken:  # one would hide the other in jobs.csv
+            raise ConfigError(where, f"column {name!r} is {taken[name]} already; give it "
+                                     "another name")
         arr = np.asarray(column)
         if arr.ndim != 1 or len(arr) != n_jobs:
             raise ConfigError(where, f"column {name!r} has shape {arr.shape}; expected one "
@@ -101,6 +106,8 @@ def columns(owner: str, values: Any, n_jobs: int) -> dict[str, np.ndarray]:
                                      f"strings, booleans and None ({arr.dtype}); a value per "
                                      "job is written to jobs.csv")
         out[name] = arr
+    if taken is not None:
+        taken.update(dict.fromkeys(out, f"{owner}'s column"))
     return out
 
 

@@ -25,7 +25,7 @@ from ckptsim.metrics.htc import htc_summary
 from ckptsim.platform.base import Platform
 from ckptsim.platform.description import Description, load_description, resolve_platform
 from ckptsim.policies.base import scheduler_factory
-from ckptsim.records.jobs import JobTable, harvest
+from ckptsim.records.jobs import JobTable, harvest, standard_columns
 from ckptsim.workload.model import Workload
 
 
@@ -166,8 +166,10 @@ def simulate(
         own_comps = [c for c in sim.components if id(c) not in watching]
         added: dict[str, Any] = {}
         n_jobs = len(sim.jobs)
+        taken = standard_columns()
+        taken.update(dict.fromkeys(harvested.policy_columns, f"{sim.policy.name}'s column"))
         for c in own_comps:
-            added.update(reported.columns(c.name, c.job_columns(), n_jobs))
+            added.update(reported.columns(c.name, c.job_columns(), n_jobs, taken=taken))
         resolved = dataclasses.asdict(sim.policy.params)
         counted = [_Counted(c.name, reported.counters(c.name, c.counters()))
                    for c in own_comps]

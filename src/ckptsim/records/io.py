@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +20,9 @@ from ckptsim.workload.model import SWF_INDEX, Workload
 
 
 def _column_strings(arr: np.ndarray) -> list[str]:
-    """A column as text: integral values without a decimal point, floats by repr, NaN empty."""
-    if len(arr) > 1 and arr.dtype != object and arr.min() == arr.max():
+    """A column as text: integral values without a decimal point, floats by repr, NaN empty,
+    a text holding a comma, a quote or a line break quoted as CSV quotes it."""
+    if len(arr) > 1 and arr.dtype.kind in _NUMERIC and arr.min() == arr.max():
         # Constant columns (all-zero counters in most runs) need one conversion only.
         return _column_strings(arr[:1]) * len(arr)
     if arr.dtype == np.bool_:
@@ -30,7 +32,19 @@ def _column_strings(arr: np.ndarray) -> list[str]:
         if finite.all() and np.all(arr == np.round(arr)) and np.all(np.abs(arr) < 2**53):
             return list(map(str, arr.astype(np.int64).tolist()))
         return [repr(x) if math.isfinite(x) else "" for x in arr.tolist()]
-    return list(map(str, arr.tolist()))
+    if arr.dtype.kind in _NUMERIC:
+        return list(map(str, arr.tolist()))
+    return [_quoted(str(x)) for x in arr.tolist()]
+
+
+#: Column kinds with an order (`min`, `max`): booleans and numbers, not texts.
+_NUMERIC = "biuf"
+_SPECIAL = re.compile(r'[,"\r\n]')
+
+
+def _quoted(text: str) -> str:
+    """A text as a CSV field: as it is, or quoted (quotes doubled) when it needs to be."""
+    return '"' + text.replace('"', '""') + '"' if _SPECIAL.search(text) else text
 
 
 CSV_CHUNK = 16384  # rows formatted at a time: bounds memory; floats are formatted per chunk
@@ -40,7 +54,7 @@ def _column_text(arr: np.ndarray) -> np.ndarray | None:
     """`_column_strings(arr)` as a text matrix (`ckptsim.records.text`), or None for text
     that form cannot hold (spaces, non-ASCII)."""
     n = len(arr)
-    if n > 1 and arr.dtype != object and arr.min() == arr.max():
+    if n > 1 and arr.dtype.kind in _NUMERIC and arr.min() == arr.max():
         one = _column_text(arr[:1])
         return None if one is None else np.broadcast_to(one, (one.shape[0], n))
     if arr.dtype == np.bool_:
@@ -57,7 +71,7 @@ def _column_text(arr: np.ndarray) -> np.ndarray | None:
     if not all(type(s) is str for s in distinct):
         strings = list(map(str, strings))
         distinct = set(strings)
-    if not all(s.isascii() and " " not in s for s in distinct):
+    if not all(s.isascii() and " " not in s and not _SPECIAL.search(s) for s in distinct):
         return None
     return labels_text(strings, sorted(distinct))
 
@@ -66,9 +80,11 @@ def write_jobs_csv(table: JobTable, path: str | Path) -> None:
     """One row per job with the columns of `ckptsim.records.jobs.ALL_COLUMNS` (the policy's
     own after them, then those the run's components added, `JobTable.extra`).
 
-    No value needs quoting (numbers and single-word statuses), so rows are assembled as byte
-    matrices column by column (`ckptsim.records.text`), which is several times faster than
-    formatting value by value; text that does not fit that form is joined value by value.
+    The standard columns need no quoting (numbers and single-word statuses), so rows are
+    assembled as byte matrices column by column (`ckptsim.records.text`), which is several
+    times faster than formatting value by value; text that does not fit that form (a
+    plug-in's column of texts with spaces, commas or quotes) is joined value by value, quoted
+    where CSV needs it.
     """
     n = len(table)
     names = table.names

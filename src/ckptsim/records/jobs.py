@@ -254,8 +254,14 @@ def harvest(sim: Simulator) -> Harvest:
         marked=marked,
         rare={name: [getattr(j, name) for j in special] for name in rare_names},
         segments=[j.segments for j in special],
-        policy_columns=reported.columns(sim.policy.name, sim.policy.job_columns(), n),
+        policy_columns=reported.columns(sim.policy.name, sim.policy.job_columns(), n,
+                                        taken=standard_columns()),
     )
+
+
+def standard_columns() -> dict[str, str]:
+    """The standard columns' names, as `reported.columns` takes them (name -> whose)."""
+    return dict.fromkeys(ALL_COLUMNS, "a standard column")
 
 
 def _ranks(counts: np.ndarray) -> np.ndarray:
