@@ -86,8 +86,9 @@ def result_rows(r: Any) -> list[tuple[str, Any]]:
 
 
 def result_repr(r: Any) -> str:
-    shown = ", ".join(f"{k}={number(r.summary[k])}" for k in ("mean_wait", "mean_bsld")
-                      if k in r.summary)
+    # Without thousands separators: the repr's own separator is the comma.
+    shown = ", ".join(f"{k}={number(r.summary[k]).replace(',', '_')}"
+                      for k in ("mean_wait", "mean_bsld") if k in r.summary)
     return (f"RunResult(scheduler={r.scheduler!r}, workload={r.workload.source!r}, "
             f"jobs={len(r.table)}" + (f", {shown}" if shown else "") + ")")
 

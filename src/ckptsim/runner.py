@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from os import PathLike
 from typing import Any
 
-from ckptsim import __version__, reported
+from ckptsim import __version__, reported, runargs
 from ckptsim.components import Component, build_components, merge_counters, split_component
 from ckptsim.engine.simulator import Simulator
 from ckptsim.errors import ConfigError
@@ -86,7 +86,7 @@ class RunResult:
 
 
 def simulate(
-    workload: Workload,
+    workload: Workload | str | PathLike[str],
     scheduler: str | type = "easy",
     params: Mapping[str, Any] | None = None,
     *,
@@ -105,6 +105,9 @@ def simulate(
     recorders: Sequence[Component] = (),
 ) -> RunResult:
     """Simulate `workload` under the named scheduler and compute its metrics.
+
+    `workload`: a `Workload` (`ckptsim.workload(...)`), or what `ckptsim.workload` takes: a
+    trace path, ``builtin`` or a generator string (``"lublin:n=500,seed=2"``).
 
     `scheduler`: a name, a plug-in reference (``path/to/file.py:Class``, ``module:Class``)
     or a `Scheduler` subclass (docs/plugins.md).
@@ -133,6 +136,11 @@ def simulate(
     recorder, with `--out`): attached after the others, they add nothing to its records,
     metrics, options or identity.
     """
+    runargs.check_arguments(params=params, machine_size=machine_size, overrun=overrun,
+                            check=check, daily=daily, progress=progress, seed=seed,
+                            platform=platform, components=components, failures=failures,
+                            failure_count=failure_count, recorders=recorders)
+    workload = runargs.as_workload(workload)
     factory = scheduler_factory(scheduler, params or {})
     if not isinstance(scheduler, str):  # a plug-in's class: recorded by its name
         scheduler = factory.cls.name
