@@ -1044,3 +1044,16 @@ def test_a_checkpoint_policy_of_a_script_is_used_as_it_is(tmp_path):
     assert lines[0] == "body" and lines.count("body") == 1
     counts = [int(x) for x in lines[1:]]
     assert len(counts) == 3 and counts[0] > counts[1] > counts[2] > 0
+
+
+def test_a_note_on_a_plugins_shape_reaches_a_script_without_logging_set_up():
+    """A hook-like method that is no hook is a warning on the "ckptsim" logger, which Python
+    prints when nothing is set up (a script, a notebook); at INFO nothing showed it."""
+    code = ("import ckptsim\n\n\nclass W(ckptsim.Component):\n    name = 'w'\n\n"
+            "    def on_started(self, job):\n        pass\n\n\n"
+            "ckptsim.simulate('lublin:n=50', 'easy', components=[W])\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=env, timeout=120)
+    assert done.returncode == 0 and done.stdout == ""
+    assert done.stderr.startswith("W: on_started is named like a hook but is none")

@@ -83,7 +83,7 @@ def _note_unknown_hooks(cls: type, what: str) -> None:
                   if m.startswith(_HOOK_PREFIXES) and callable(v) and m not in hooks})
     if odd and (cls, what) not in _NOTED:
         _NOTED.add((cls, what))
-        logging.getLogger("ckptsim.plugins").info(
+        logging.getLogger("ckptsim.plugins").warning(
             f"{what}: {', '.join(odd)} {'is' if len(odd) == 1 else 'are'} named like a hook "
             f"but {'is' if len(odd) == 1 else 'are'} none, and never called; the hooks: "
             f"{', '.join(hooks)}")

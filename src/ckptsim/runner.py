@@ -297,7 +297,7 @@ def _note_unapplied(platform: Platform | None, comps: list[Component]) -> None:
     for text in notes:
         if text not in _NOTED:
             _NOTED.add(text)
-            logging.getLogger(__name__).info(text)
+            logging.getLogger(__name__).warning(text)
 
 
 def _break_cycles(sim: Simulator, keep: set[int] | frozenset[int] = frozenset()) -> None:

@@ -331,7 +331,7 @@ class Availability(Interruptions):
         if last > self.horizon:
             import logging
 
-            logging.getLogger(__name__).info(
+            logging.getLogger(__name__).warning(
                 f"availability: the last job ended on day {math.ceil(last / DAY)}, after day "
                 f"{self.days}, where the owners and reboots end (availability:days, by default "
                 f"the last submission + 30 days): from then on every machine was available")
