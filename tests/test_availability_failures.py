@@ -57,3 +57,27 @@ def test_failures_as_availability_events_give_identical_results(workload, schedu
     assert a.summary["failures"] > 0
     same = {k: v for k, v in a.summary.items() if k in b.summary}
     assert same == {k: b.summary[k] for k in same}
+
+
+def test_core_failures_on_machines_of_several_cores_are_noted(monkeypatch, caplog):
+    """--failures on smallpool fails single cores where availability:failures fails whole
+    machines (the two differ there, as the docs say): the run says so; on a platform whose
+    machines have one core, or with availability:failures, nothing is said."""
+    import logging
+
+    from ckptsim import runner
+    from ckptsim import simulate as run
+
+    monkeypatch.setattr(runner, "_NOTED", set())
+    caplog.set_level(logging.INFO, logger="ckptsim")
+    w = "lublin:n=100,seed=1,machine=26"
+    run(w, "easy", platform="smallpool", failures="synthetic:mtbf=2e6,repair_mean=600")
+    notes = [r.getMessage() for r in caplog.records if "fails one engine node" in
+             r.getMessage()]
+    assert len(notes) == 1 and "availability:failures=SOURCE fails whole machines" in notes[0]
+    caplog.clear()
+    monkeypatch.setattr(runner, "_NOTED", set())
+    run(w, "easy", platform="smallpool",
+        components=["availability:failures=synthetic:mtbf=2e6,repair_mean=600"])
+    run(w, "easy", failures="synthetic:mtbf=2e6")
+    assert not [r for r in caplog.records if "fails one engine node" in r.getMessage()]

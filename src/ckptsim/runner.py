@@ -277,7 +277,8 @@ _NOTED: set[str] = set()
 def _note_unapplied(platform: Platform | None, comps: list[Component]) -> None:
     """Say (once per process, on the "ckptsim" logger) what the platform describes that the
     run's components leave out: its groups' reboot times without the availability component,
-    its node types' speeds without the speed component."""
+    its node types' speeds without the speed component; and that the failures component
+    fails single cores of machines that have several."""
     desc = getattr(platform, "description", None)
     if desc is None:
         return
@@ -289,6 +290,13 @@ def _note_unapplied(platform: Platform | None, comps: list[Component]) -> None:
                                            else "")
         notes.append(f"the platform {desc.name}'s reboot times ({shown}) are not applied: "
                      "they are the availability component's (--component availability)")
+    multi = sorted({t.name for t in desc.types if t.cores > 1}
+                   & {g.type for g in desc.groups})
+    if multi and "failures" in names:
+        notes.append(f"the failures component fails one engine node (a core) of the platform "
+                     f"{desc.name} at a time, though its {', '.join(multi)} machines have "
+                     "several cores: availability:failures=SOURCE fails whole machines "
+                     "(docs/platforms.md#availability)")
     speeds = [f"{t.name} {t.speed:g}" for t in desc.types if t.speed != 1.0]
     if speeds and "speed" not in names:
         notes.append(f"the platform {desc.name}'s machine speeds ({', '.join(speeds)}) are "
