@@ -361,3 +361,19 @@ def test_power_profiles_of_a_platform_file_are_read_per_machine(tmp_path):
     assert r.summary["energy_active_j"] == pytest.approx(10_000.0)
     assert r.summary["energy_idle_j"] == pytest.approx(2_000.0)
     assert r.table["energy"][0] == pytest.approx(10_000.0)
+
+
+def test_a_job_is_charged_the_active_power_for_the_wake_up_it_waits_out():
+    """docs/energy.md: job 2 lands on two sleeping machines and waits out their 10 s wake-up
+    as overhead; it is charged 100 W x 2 x 510 s, the meter counts those 10 s as waking, and
+    so the jobs' energies exceed the active energy by 100 W x 2 x 10 s (by hand)."""
+    w = jobs([(0, 1000, 1, 1000), (2000, 500, 2, 500)], 2)
+    result = simulate(w, "fcfs", components={
+        "energy": {"active": 100, "idle": 40, "sleep": 2, "wake_time": 10, "wake_energy": 200},
+        "power": {"idle_timeout": 100}})
+    m = result.summary
+    assert result.table["energy"].tolist() == [100 * 1000, 100 * 2 * 510]
+    assert result.table["overhead"].tolist() == [0, 10]
+    assert m["energy_active_j"] == 100 * 1000 + 100 * 2 * 500
+    assert m["energy_waking_j"] == 2 * 200
+    assert m["energy_jobs_j"] - m["energy_active_j"] == 100 * 2 * 10
