@@ -314,9 +314,41 @@ def test_a_grid_workload_runs_the_same_from_json(tmp_path):
         assert (tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes(), f
 
 
+def test_a_grid_workload_with_hidden_bandwidths_runs_the_same_from_json(tmp_path):
+    # info < 1: jobs revealing no bandwidth have a NaN estimate, which was written as `NaN`
+    # (not JSON) and refused when read back; it is `null` now.
+    spec = "grid:n=100,seed=3,error=0.5,info=0.5"
+    out = tmp_path / "g.json"
+    assert main(["convert", spec, str(out)]) == 0
+
+    def no_constants(name: str) -> None:
+        raise AssertionError(f"{name} is not JSON")
+
+    doc = json.loads(out.read_text(), parse_constant=no_constants)
+    estimates = [job["extra"]["ppbw_estimate"] for job in doc["jobs"]]
+    assert None in estimates and any(isinstance(v, float) for v in estimates)
+    w, back = load_workload(spec), read_batsim(out)
+    for name, column in w.extra.items():
+        assert back.extra[name].dtype == column.dtype, name
+        assert np.array_equal(back.extra[name], column, equal_nan=True), name
+    for name, workload in (("a", spec), ("b", str(out))):
+        assert main(["run", "--workload", workload, "--scheduler", "coalloc",
+                     "--out", str(tmp_path / name)]) == 0
+    for f in ("jobs.csv", "allocations.csv"):
+        assert (tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes(), f
+
+
+def test_an_infinite_extra_value_is_refused_when_written(tmp_path):
+    w = load_workload("grid:n=5,seed=1")
+    column = w.extra["ppbw"].copy()
+    column[2] = np.inf
+    with pytest.raises(WorkloadError, match="extra column 'ppbw' is inf, which JSON cannot"):
+        write_batsim(tmp_path / "g.json", w.with_extra(ppbw=column))
+
+
 @pytest.mark.parametrize(("extras", "words"), [
     ([{"c": 1}, {"d": 1}, {"c": 2}], "extra must give the columns the first job gives (c)"),
-    ([{"c": 1}, {"c": "x"}, {"c": 2}], "extra 'c' must be a finite number"),
+    ([{"c": 1}, {"c": "x"}, {"c": 2}], "extra 'c' must be a finite number or null"),
     ([{"c": 1}, None, {"c": 2}], "extra must give the columns the first job gives"),
     ([[], None, None], "extra must be an object of per-job numbers"),
     ([None, {"c": 1}, None], "extra is given here but not by the first job"),

@@ -190,9 +190,12 @@ def read_batsim(
         if columns is not None:
             _extra_values(job.get("extra"), columns, label, where)
 
-    extra_columns = {name: np.asarray(values, dtype=np.int64 if all(
-        isinstance(v, int) for v in values) else np.float64)
-        for name, values in (columns or {}).items()}
+    # `null` is a missing value (NaN: a grid job revealing no bandwidth); it makes the
+    # column a float one.
+    extra_columns = {name: np.asarray([math.nan if v is None else v for v in values],
+                                      dtype=np.int64 if all(isinstance(v, int) for v in values)
+                                      else np.float64)
+                     for name, values in (columns or {}).items()}
     job_id = _job_ids(ids)
     all_ints = all(isinstance(job["id"], int) for job in jobs)
     counts = dict.fromkeys(COUNT_KEYS, 0)
@@ -274,10 +277,13 @@ def _extra_values(value: Any, columns: dict[str, list[Any]], label: str, where: 
         raise WorkloadError(f"{label}: extra must give the columns the first job gives "
                             f"({', '.join(columns)}), got {value!r}", path=where)
     for name, v in value.items():
+        if v is None:  # a missing value (NaN in the column)
+            columns[name].append(None)
+            continue
         number = _number(v)
         if number is None or not math.isfinite(number):
-            raise WorkloadError(f"{label}: extra {name!r} must be a finite number, got {v!r}",
-                                path=where)
+            raise WorkloadError(f"{label}: extra {name!r} must be a finite number or null (a "
+                                f"missing value), got {v!r}", path=where)
         columns[name].append(v)
 
 

@@ -53,8 +53,9 @@ def write_batsim(path: str | PathLike[str], w: Workload) -> None:
     if carries:  # rows of whole numbers as ints in one step (SWF fields almost all are)
         whole = ((swf == np.floor(swf)) & (np.abs(swf) < 2.0**53)).all(axis=1)
     # Numeric extra columns (the grid workload's clusters and bandwidths): integers stay
-    # integers and floats floats (300.0), so that they read back with their dtype.
-    extra = {name: column.tolist() for name, column in w.extra.items()
+    # integers and floats floats (300.0), so that they read back with their dtype; a missing
+    # value (NaN: a grid job revealing no bandwidth) is `null`, which JSON has and NaN is not.
+    extra = {name: _extra_list(name, column, w, where) for name, column in w.extra.items()
              if name != ID_COLUMN and column.ndim == 1 and column.dtype.kind in "iuf"}
     lines = []
     for k in range(len(w)):
@@ -86,6 +87,21 @@ def write_batsim(path: str | PathLike[str], w: Workload) -> None:
     except OSError as exc:
         raise WorkloadError(f"cannot write the file: {exc.strerror or exc}",
                             path=where) from None
+
+
+def _extra_list(name: str, column: np.ndarray, w: Workload, where: str) -> list[Any]:
+    """An extra column's values for JSON: NaN (a missing value) as None (`null`); an
+    infinite value, which JSON cannot hold either, is refused naming the job."""
+    values = column.tolist()
+    if column.dtype.kind != "f":
+        return values
+    infinite = np.flatnonzero(np.isinf(column))
+    if infinite.size:
+        k = int(infinite[0])
+        raise WorkloadError(f"job {int(w.job_id[k])}: extra column {name!r} is {values[k]}, "
+                            "which JSON cannot hold (finite numbers, or NaN written as null)",
+                            path=where)
+    return [None if v != v else v for v in values] if np.isnan(column).any() else values
 
 
 def _carried_header(w: Workload) -> bool:
