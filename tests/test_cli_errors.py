@@ -205,6 +205,7 @@ def test_alpha_above_one_says_what_happens_to_underestimates(
     (["--load-scale", "0"], "--load-scale"),
     (["--load-scale", "1e12"], "--load-scale"),
     (["--alpha", "-1"], "--alpha"),
+    (["--alpha", "1e308"], "--alpha"),
     (["--window", "5", "1"], "--window END"),
     (["--window", "1e6", "2e6"], "--window"),
     (["--machine-size", "0"], "--machine-size"),

@@ -72,6 +72,23 @@ def test_interpolate_bad_alpha(w: Workload, alpha: object) -> None:
     assert info.value.key == "alpha" and ">= 0" in str(info.value)
 
 
+@pytest.mark.parametrize(("alpha", "words"), [
+    (1e308, "more than 1e+308 s"),  # overflowed to inf, with numpy warnings
+    (1e8, "3e+10 s"),  # 100 + 1e8 * 300: an SWF that read_swf refuses
+])
+def test_interpolate_refuses_estimates_beyond_max_seconds(w: Workload, alpha: float,
+                                                          words: str) -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ConfigError) as info:
+            interpolate_estimates(w, alpha)
+    assert info.value.key == "alpha"
+    assert f"makes the longest estimate {words}, beyond the 1e+10 s" in str(info.value)
+    assert interpolate_estimates(w, 1e7).estimate.max() == 100 + 1e7 * 300  # within it
+
+
 # ---------------------------------------------------------------------------- scale_load
 
 

@@ -51,7 +51,8 @@ def interpolate_estimates(w: Workload, alpha: float) -> Workload:
     clamped to 0 and their number is noted.
 
     Raises:
-        ConfigError: alpha is not a finite number >= 0.
+        ConfigError: alpha is not a finite number >= 0, or makes an estimate longer than
+            `MAX_SECONDS` (the limit of `read_swf`, as `scale_load`'s).
     """
     accepted = ">= 0 (0 = exact estimates, 1 = the users' requested times)"
     a = _real("alpha", alpha, accepted)
@@ -59,7 +60,14 @@ def interpolate_estimates(w: Workload, alpha: float) -> Workload:
         raise ConfigError("alpha", f"must be a number {accepted}, got {alpha!r}")
     requested = w.fields[:, _I_REQ_TIME]
     t_req = np.where(requested >= 0, requested, w.runtime)
-    estimate = w.runtime + a * (t_req - w.runtime)
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused below
+        estimate = w.runtime + a * (t_req - w.runtime)
+    longest = float(np.max(estimate, initial=0.0))
+    if not longest <= MAX_SECONDS:
+        size = f"{longest:g} s" if math.isfinite(longest) else "more than 1e+308 s"
+        raise ConfigError("alpha", f"{a:g} makes the longest estimate {size}, beyond the "
+                          f"{MAX_SECONDS:g} s (317 years) a workload may hold; accepted: "
+                          f"a number >= 0 that keeps every estimate within it")
     negative = int(np.count_nonzero(estimate < 0))
     note = f"interpolate_estimates(alpha={a:g})"
     if negative:
