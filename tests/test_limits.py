@@ -6,6 +6,7 @@ trace reader applies the SWF time bound; an unknown generator is named as such."
 from __future__ import annotations
 
 import time
+import warnings
 from pathlib import Path
 
 import pytest
@@ -260,6 +261,30 @@ def test_session_csv_time_beyond_the_bound(tmp_path: Path) -> None:
     with pytest.raises(WorkloadError, match="MAX_SECONDS") as info:
         read_sessions(path, 2)
     assert (info.value.path, info.value.line, info.value.field) == (str(path), 3, "logout")
+
+
+@pytest.mark.parametrize("spec, prefix", [
+    ("grid:n=100,runtime=1e300", "grid.runtime: runtime=1e+300 (the mean) makes the longest "
+                                 "run time 1.02261e+301 s"),
+    ("grid:n=100,runtime=1.7e308", "grid.runtime: runtime=1.7e+308 (the mean) makes the "
+                                   "longest run time more than 1e+308 s"),
+    ("grid:n=100,load=1e-9", "grid.load: load=1e-09 with runtime=14400 and n=100"),
+    ("htc:days=3,duration_median=1e300", "htc.duration_median: duration_median=1e+300 makes "
+                                         "the longest duration"),
+])
+@pytest.mark.parametrize("command", ["inspect", "convert"])
+def test_generated_times_beyond_the_bound(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                          spec: str, prefix: str, command: str) -> None:
+    # They generated workloads holding such times (and numpy warnings), written to files
+    # that ckptsim then refused to read.
+    argv = ["inspect", spec] if command == "inspect" else ["convert", spec,
+                                                           str(tmp_path / "o.swf")]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        err = error_of(capsys, argv)
+    assert err.startswith(prefix), err
+    assert "beyond the largest time accepted, 1e+10 s" in err and "MAX_SECONDS" in err
+    assert not (tmp_path / "o.swf").exists()
 
 
 # ----------------------------------------------------------------------------------- 4. names

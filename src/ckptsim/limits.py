@@ -95,6 +95,19 @@ def check_times(values: np.ndarray, lines: list[int], *, path: str, field: str,
                             line=lines[i], field=field)
 
 
+def check_generated(key: str, values: np.ndarray, cause: str, what: str, accepted: str
+                    ) -> None:
+    """Refuse a generated column (run times, submit times) whose largest value is beyond
+    MAX_SECONDS, or not finite: a ConfigError naming `key`, the generator's option that
+    makes it so (`cause`, e.g. "runtime=1e+300"), and saying what is `accepted`."""
+    largest = float(np.max(values, initial=0.0))
+    if not largest <= MAX_SECONDS:  # inf and NaN too
+        shown = f"{largest:g} s" if math.isfinite(largest) else "more than 1e+308 s"
+        raise ConfigError(key, f"{cause} makes {what} {shown}, beyond the largest time "
+                               f"accepted, {MAX_SECONDS:g} s (317 years; MAX_SECONDS); "
+                               f"accepted: {accepted}")
+
+
 def _beyond(value: float, what: str, hint: str) -> str:
     shown = f"{value:g}" if math.isfinite(value) else repr(value)
     return (f"{what} {shown} s is beyond the largest accepted, {MAX_SECONDS:g} s (317 years; "
@@ -102,4 +115,4 @@ def _beyond(value: float, what: str, hint: str) -> str:
 
 
 __all__ = ["MAX_DAYS", "MAX_JOBS", "MAX_NODES", "MAX_SECONDS", "check_count",
-           "check_nodes", "check_time", "check_times", "header_nodes"]
+           "check_generated", "check_nodes", "check_time", "check_times", "header_nodes"]

@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from ckptsim.errors import ConfigError
-from ckptsim.limits import MAX_JOBS, check_count, check_nodes
+from ckptsim.limits import MAX_JOBS, check_count, check_generated, check_nodes
 from ckptsim.rng import RandomStreams
 from ckptsim.workload import estimates as est
 from ckptsim.workload.model import SWF_FIELDS, SWF_INDEX, Workload
@@ -143,14 +143,35 @@ def _cluster_jobs(p: GridParams, streams: RandomStreams, c: int) -> dict[str, np
     def u(aspect: str) -> np.ndarray:
         return streams.stream(f"grid.{aspect}.c{c}").random(p.n)
 
-    gaps = streams.stream(f"grid.arrivals.c{c}").standard_exponential(p.n) / p.arrival_rate()
-    width = streams.stream(f"grid.widths.c{c}").integers(p.width_min, p.width_max,
-                                                        size=p.n, endpoint=True)
-    t_e = streams.stream(f"grid.runtimes.c{c}").standard_exponential(p.n) * p.runtime
-    cols = bandwidth_columns(p, u("ppbw"), u("ppbw_error"), u("ppbw_info"))
-    return {"submit": np.floor(np.cumsum(gaps)), "size": width,
-            "runtime": np.maximum(1.0, np.round(t_e)),
+    # times beyond MAX_SECONDS (infinite ones too) are refused by `_check_times`
+    with np.errstate(over="ignore", divide="ignore"):
+        gaps = (streams.stream(f"grid.arrivals.c{c}").standard_exponential(p.n)
+                / p.arrival_rate())
+        width = streams.stream(f"grid.widths.c{c}").integers(p.width_min, p.width_max,
+                                                            size=p.n, endpoint=True)
+        t_e = streams.stream(f"grid.runtimes.c{c}").standard_exponential(p.n) * p.runtime
+        cols = bandwidth_columns(p, u("ppbw"), u("ppbw_error"), u("ppbw_info"))
+        submit = np.floor(np.cumsum(gaps))
+    return {"submit": submit, "size": width, "runtime": np.maximum(1.0, np.round(t_e)),
             "cluster": np.full(p.n, c, dtype=np.int64), **cols}
+
+
+def _check_times(p: GridParams, cols: Mapping[str, np.ndarray],
+                 estimate: np.ndarray | None = None) -> None:
+    """Refuse generated run times and submit times (or, given, estimates) beyond MAX_SECONDS
+    (which a trace may not hold either), naming the option that makes them so."""
+    if estimate is not None:
+        check_generated("grid.runtime", estimate, f"runtime={p.runtime:g} (the mean) with "
+                        f"estimates={p.estimates}", "the longest estimate", "a mean run time "
+                        "that keeps every estimate within it")
+        return
+    check_generated("grid.runtime", cols["runtime"], f"runtime={p.runtime:g} (the mean)",
+                    "the longest run time", "a mean run time that keeps every run time "
+                    "within it")
+    check_generated("grid.load", cols["submit"], f"load={p.load:g} with runtime="
+                    f"{p.runtime:g} and n={p.n} ({p.arrival_rate():.3g} arrivals/s per "
+                    "cluster)", "the last submit time", "a larger load (or a shorter runtime, "
+                    "or fewer jobs n) that keeps every submit time within it")
 
 
 def generate_grid(params: GridParams | None = None, *, seed: int = 0) -> Workload:
@@ -166,7 +187,9 @@ def generate_grid(params: GridParams | None = None, *, seed: int = 0) -> Workloa
     for key in list(parts[0]):  # merge column by column, freeing the per-cluster parts
         cols[key] = np.concatenate([part.pop(key) for part in parts])[order]
     del parts, order
+    _check_times(p, cols)
     estimate = est.assign_estimates(cols["runtime"], p.estimates, streams.stream("estimates"))
+    _check_times(p, cols, estimate)
     source = (f"grid(clusters={p.clusters}, nodes={p.nodes}, n={p.n}, load={p.load:g}, "
               f"ppbw={p.ppbw:g}, error={p.error:g}, error_mode={p.error_mode}, "
               f"info={p.info:g}, seed={seed})")

@@ -44,7 +44,7 @@ import numpy as np
 
 from ckptsim.calendar import DAY, HOUR, Calendar
 from ckptsim.errors import ConfigError
-from ckptsim.limits import MAX_DAYS, MAX_JOBS, check_count, check_nodes
+from ckptsim.limits import MAX_DAYS, MAX_JOBS, check_count, check_generated, check_nodes
 from ckptsim.rng import RandomStreams
 from ckptsim.values import parse_bool, parse_int
 from ckptsim.workload.model import SWF_INDEX, Workload, from_columns
@@ -217,9 +217,13 @@ def generate_htc(params: HTCParams | None = None, *, seed: int = 1,
     background, burst = _day_counts(p, seed, cal)
     streams = RandomStreams(seed)
     submit, batch = _batches(p, background, burst, streams.stream("htc.times"), cal)
-    duration = np.maximum(1.0, np.rint(_lognormal_by_batch(
-        streams.stream("htc.durations"), batch, p.duration_median, p.duration_batch_sigma,
-        p.duration_job_sigma)))
+    with np.errstate(over="ignore"):  # durations beyond MAX_SECONDS are refused below
+        duration = np.maximum(1.0, np.rint(_lognormal_by_batch(
+            streams.stream("htc.durations"), batch, p.duration_median, p.duration_batch_sigma,
+            p.duration_job_sigma)))
+    check_generated("htc.duration_median", duration, f"duration_median="
+                    f"{p.duration_median:g}", "the longest duration", "a median duration that "
+                    "keeps every duration within it")
     memory_mb = np.clip(_lognormal_by_batch(streams.stream("htc.memory"), batch,
                                             p.memory_median, p.memory_batch_sigma,
                                             p.memory_job_sigma), p.memory_min, p.memory_max)
