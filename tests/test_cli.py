@@ -5,9 +5,11 @@ from __future__ import annotations
 import csv
 import gzip
 import json
+import re
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from ckptsim.cli import main
@@ -195,3 +197,34 @@ def test_a_closed_pipe_stops_a_command_quietly(tmp_path):
     proc.stdout.close()  # the reader is gone before the command writes anything
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=60) == 141 and err == ""
+
+
+@pytest.mark.parametrize("spec", ["lublin:n=200", "builtin", "htc:days=2,seed=1"])
+def test_machine_size_and_oversize_apply_to_generated_workloads(spec, tmp_path):
+    # They were ignored: inspect showed the generator's machine, and run failed ("job 2
+    # needs 128 nodes but the machine has 64") where a trace's jobs are skipped or clamped.
+    from ckptsim.workload.source import load_workload
+
+    full = load_workload(spec)
+    machine = 64 if spec != "htc:days=2,seed=1" else 1
+    wide = int((full.size > machine).sum())
+    skipped = load_workload(spec, machine_size=machine)
+    assert skipped.machine_size == machine and len(skipped) == len(full) - wide
+    assert skipped.counts["skipped_too_large"] == wide and (skipped.size <= machine).all()
+    clamped = load_workload(spec, machine_size=machine, oversize="clamp")
+    assert clamped.machine_size == machine and len(clamped) == len(full)
+    assert clamped.counts["clamped_too_large"] == wide
+    assert clamped.size.tolist() == np.minimum(full.size, machine).tolist()
+    out = tmp_path / "o"
+    assert main(["run", "--workload", spec, "--machine-size", str(machine), "--oversize",
+                 "clamp", "--out", str(out)]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["workload"]["machine_size"] == machine
+    assert summary["workload"]["jobs"] == len(full)
+
+
+def test_inspect_a_generator_on_a_smaller_machine(capsys):
+    assert main(["inspect", "lublin:n=200", "--machine-size", "64"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"machine_size +│ +64 ", out), out
+    assert "skipped_too_large=5" in out

@@ -226,7 +226,8 @@ def test_errors_name_the_flag_not_an_internal_key(capsys: pytest.CaptureFixture[
     (["run", "--workload", "lublin:n=100,machine=0"], "--workload lublin.machine"),
     (["run", "--workload", "lublin:n=100,estimates=nope"], "--workload lublin.estimates"),
     (["demo", "--jobs", "10", "--machine-size", "0"], "--machine-size"),
-    (["run", "--workload", "lublin:n=300", "--machine-size", "4"], "--machine-size"),
+    (["run", "--workload", "grid:n=30", "--machine-size", "4"], "--machine-size"),
+    (["run", "--workload", "lublin:n=300", "--machine-size", "0"], "--machine-size"),
 ])
 def test_generator_errors_name_the_flag(capsys: pytest.CaptureFixture[str], argv: list[str],
                                         flag: str) -> None:

@@ -243,6 +243,50 @@ def test_real_trace_gets_grid_columns():
     assert digest(w) == digest(again)
 
 
+SWF_TEXT = ("; MaxProcs: 64\n"
+            "1 0 -1 100 8 -1 -1 -1 200 -1 1 -1 -1 -1 -1 -1 -1 -1\n"
+            "2 5 -1 100 8 -1 -1 500 200 -1 1 -1 -1 -1 -1 -1 -1 -1\n"
+            "3 9 -1 x20 4 -1 -1 4 200 -1 1 -1 -1 -1 -1 -1 -1 -1\n")
+
+
+def test_a_grid_trace_is_read_with_the_trace_options(tmp_path):
+    # grid:trace= read its SWF with the defaults whatever --skip-bad-lines, --size-from and
+    # --oversize said.
+    path = tmp_path / "t.swf"
+    path.write_text(SWF_TEXT)
+    spec = f"grid:trace={path}"
+    with pytest.raises(Exception, match="line 4, field 4"):
+        load_workload(spec)
+    w = load_workload(spec, skip_bad_lines=True)
+    assert w.counts["skipped_bad_lines"] == 1 and w.counts["skipped_too_large"] == 1
+    assert w.size.tolist() == [8] and w.machine_size == 400
+    w = load_workload(spec, skip_bad_lines=True, oversize="clamp")
+    assert w.size.tolist() == [8, 400] and w.counts["clamped_too_large"] == 1
+    w = load_workload(spec, skip_bad_lines=True, size_from="allocated")
+    assert w.size.tolist() == [8, 8]
+
+
+def test_a_grid_trace_may_be_batsim_json(tmp_path):
+    # A .json trace was parsed as SWF ("18 fields expected").
+    out = tmp_path / "l.json"
+    assert main(["convert", "lublin:n=60,seed=2", str(out)]) == 0
+    w = load_workload(f"grid:trace={out},nodes=40")
+    plain = load_workload("lublin:n=60,seed=2")
+    assert w.machine_size == 160 and set(COLUMNS) <= set(w.extra)
+    assert np.array_equal(w.runtime, plain.runtime) and np.array_equal(w.size, plain.size)
+
+
+def test_machine_size_other_than_the_grid_is_refused(capsys):
+    for spec in ("grid:n=20", "grid:n=20,clusters=2,nodes=50"):
+        assert main(["run", "--workload", spec, "--scheduler", "coalloc",
+                     "--machine-size", "800"]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("ckptsim: error: --machine-size: 800 nodes differs from the "
+                              "grid's own machine, ")
+        assert "accepted: " in err
+    assert load_workload("grid:n=20", machine_size=400).machine_size == 400
+
+
 # ------------------------------------------------------------------ extra columns
 def test_extra_columns_follow_the_jobs_through_transforms():
     w = generate_grid(GridParams(n=400, info=0.5, error=0.5), seed=8)

@@ -232,9 +232,10 @@ def add_transform_options(p: argparse.ArgumentParser) -> None:
 def _add_workload_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--machine-size", type=int, default=None, metavar="N",
                    help="nodes of the simulated machine (default: the trace's MaxProcs, "
-                        "else MaxNodes; a Batsim file's nb_res)")
+                        "else MaxNodes; a Batsim file's nb_res; a generator's machine)")
     p.add_argument("--oversize", choices=("skip", "clamp"), default="skip",
-                   help="jobs larger than the machine: skip them (default) or clamp their size")
+                   help="jobs larger than the machine (a trace's, or a generator's with "
+                        "--machine-size): skip them (default) or clamp their size")
     p.add_argument("--size-from", choices=("requested", "allocated"), default="requested",
                    help="job size from requested processors (default; allocated when -1) or "
                         "allocated processors")

@@ -311,14 +311,29 @@ def _float(key: str, raw: Any) -> float:
         raise ConfigError(f"grid.{key}", f"expected a number, got {raw!r}") from None
 
 
-def from_options(options: Mapping[str, Any]) -> Workload:
-    """The workload `--workload grid:...` names (a trace with ``trace=PATH``)."""
+def from_options(options: Mapping[str, Any], *, oversize: str = "skip",
+                 size_from: str = "requested", skip_bad_lines: bool = False) -> Workload:
+    """The workload `--workload grid:...` names (a trace with ``trace=PATH``).
+
+    A trace (SWF, or Batsim JSON by its `.json` / `.json.gz` suffix, as `--workload` reads
+    them) is read on the grid's clusters x nodes machine; `oversize`, `size_from` and
+    `skip_bad_lines` are the reader's options (the last two SWF's only).
+    """
     params, seed, trace, split = options_to_params(options)
     if trace is None:
         return generate_grid(params, seed=seed)
-    from ckptsim.workload.swf import read_swf
+    from ckptsim.workload.source import is_batsim
 
-    w = read_swf(trace, machine_size=params.clusters * params.nodes)
+    total = params.clusters * params.nodes
+    if is_batsim(trace):
+        from ckptsim.workload.batsim import read_batsim
+
+        w = read_batsim(trace, machine_size=total, oversize=oversize)
+    else:
+        from ckptsim.workload.swf import read_swf
+
+        w = read_swf(trace, machine_size=total, oversize=oversize,
+                     skip_bad_lines=skip_bad_lines, size_from=size_from)
     return attach_grid(w, params, seed=seed, split=split)
 
 

@@ -148,6 +148,45 @@ CHECKS: dict[str, Callable[[Mapping[str, Any]], None]] = {
 }
 
 
+def fit_machine(w: Workload, machine_size: int, oversize: str = "skip") -> Workload:
+    """A generated workload on a machine of `machine_size` nodes, as a trace read with that
+    machine size: jobs larger than it are skipped (`oversize="skip"`) or clamped to it
+    (`"clamp"`), counted in `skipped_too_large` / `clamped_too_large`.
+
+    A grid workload's machine is its shape (clusters x nodes, the `GridShape` header the
+    co-allocating scheduler follows): another size is refused.
+
+    Raises:
+        ConfigError: (key `machine_size`) the size is not in 1..MAX_NODES, or differs from a
+            grid workload's shape.
+    """
+    from dataclasses import replace
+
+    import numpy as np
+
+    from ckptsim.limits import check_nodes
+    from ckptsim.workload.grid import SHAPE_KEY
+
+    machine = check_nodes("machine_size", machine_size)
+    if SHAPE_KEY in w.header and machine != w.machine_size:
+        raise ConfigError("machine_size", f"{machine} nodes differs from the grid's own "
+                          f"machine, {w.machine_size} nodes ({w.header[SHAPE_KEY]}): a grid "
+                          "workload's machine is its clusters x nodes; accepted: "
+                          f"{w.machine_size}, or another grid's grid:clusters=C,nodes=N")
+    too_large = w.size > machine
+    count = int(np.count_nonzero(too_large))
+    if oversize == "skip":  # one-node jobs always fit: some job is left
+        out = w.subset(np.flatnonzero(~too_large), counts={"skipped_too_large": count})
+    else:
+        out = replace(w, size=np.minimum(w.size, machine),
+                      counts={**w.counts, "clamped_too_large": count})
+    if "jobs" in out.counts:
+        out.counts["jobs"] = len(out)
+    header = {**out.header, **{k: str(machine) for k in ("MaxProcs", "MaxNodes")
+                               if k in out.header}}
+    return replace(out, machine_size=machine, header=header)
+
+
 def is_batsim(path: str) -> bool:
     """Whether a workload path names a Batsim JSON workload (`.json` or `.json.gz`)."""
     return path.lower().endswith((".json", ".json.gz"))
@@ -166,16 +205,30 @@ def load_workload(
     load_scale: float | None = None,
 ) -> Workload:
     """Read or generate a workload, then apply, in this order: the time window, the first-N
-    selection, the estimate interpolation alpha and the load scale."""
+    selection, the estimate interpolation alpha and the load scale.
+
+    `machine_size` and `oversize` apply to a generated workload as to a trace (`fit_machine`);
+    `grid:trace=PATH` reads its trace with `oversize`, `size_from` and `skip_bad_lines`."""
     if not isinstance(spec, str) or not spec.strip():
         raise ConfigError("workload", f"expected an SWF trace path, 'builtin' or a "
                                       f"generator ('lublin:n=N,...', 'htc:days=D,...', "
                                       f"'grid:n=N,...'), got {spec!r}")
     name = spec.partition(":")[0]
-    if spec == "builtin":
-        w = generate({})
-    elif name in GENERATORS and (spec == name or spec.startswith(name + ":")):
-        w = GENERATORS[name](parse_generator(spec))
+    if spec == "builtin" or (name in GENERATORS and (spec == name
+                                                     or spec.startswith(name + ":"))):
+        if oversize not in ("skip", "clamp"):
+            raise ConfigError("oversize", f"must be one of 'skip', 'clamp', got {oversize!r}")
+        if spec == "builtin":
+            w = generate({})
+        elif name == "grid":
+            from ckptsim.workload.grid import from_options
+
+            w = from_options(parse_generator(spec), oversize=oversize, size_from=size_from,
+                             skip_bad_lines=skip_bad_lines)
+        else:
+            w = GENERATORS[name](parse_generator(spec))
+        if machine_size is not None:
+            w = fit_machine(w, machine_size, oversize)
     elif is_batsim(spec):
         from ckptsim.workload.batsim import read_batsim
 
