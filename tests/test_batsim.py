@@ -379,3 +379,11 @@ def test_convert_notes_jobs_batsim_would_refuse(tmp_path, capsys):
     assert len(read_batsim(out)) == 3
     assert main(["convert", "lublin:n=30,seed=1", str(tmp_path / "l.json")]) == 0
     assert "note" not in capsys.readouterr().err
+
+
+def test_an_upper_case_gz_suffix_is_compressed_for_both_formats(tmp_path):
+    # `.SWF.GZ` was written as plain text (though `.JSON.GZ` was compressed).
+    for name in ("l.SWF.GZ", "l.JSON.GZ", "l.swf.Gz"):
+        assert main(["convert", "lublin:n=30,seed=1", str(tmp_path / name)]) == 0
+        assert (tmp_path / name).read_bytes()[:2] == b"\x1f\x8b", name
+        assert len(load_workload(str(tmp_path / name))) == 30

@@ -24,7 +24,8 @@ def write_swf(
     header: dict[str, str] | None = None,
     comments: list[str] | None = None,
 ) -> None:
-    """Write an (n, 18) array of SWF fields as an SWF file (gzip if the name ends in `.gz`).
+    """Write an (n, 18) array of SWF fields as an SWF file (gzip if the name ends in `.gz`, in
+    any case).
 
     The header comes first as `; Key: value` lines (a multi-line value becomes one line per
     value line, which `read_swf` joins back), then a `;` separator and the free `comments`
@@ -61,7 +62,7 @@ def write_swf(
                 lines.append(f"; {part}".rstrip())
     parts: list[bytes | memoryview] = ["".join(line + "\n" for line in lines).encode("utf-8"),
                                        _format_rows(arr)]
-    if where.endswith(".gz"):
+    if where.lower().endswith(".gz"):  # .GZ too, as `convert` and the JSON writer take it
         # level 1: four times faster than the default for a slightly larger file
         parts = [gzip.compress(parts[0] + parts[1], compresslevel=1, mtime=0)]
     try:
