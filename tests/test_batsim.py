@@ -387,3 +387,18 @@ def test_an_upper_case_gz_suffix_is_compressed_for_both_formats(tmp_path):
         assert main(["convert", "lublin:n=30,seed=1", str(tmp_path / name)]) == 0
         assert (tmp_path / name).read_bytes()[:2] == b"\x1f\x8b", name
         assert len(load_workload(str(tmp_path / name))) == 30
+
+
+def test_convert_refuses_to_overwrite_its_input(tmp_path, capsys, monkeypatch):
+    src = tmp_path / "l.swf"
+    assert main(["convert", "lublin:n=30,seed=1", str(src)]) == 0
+    before = src.read_bytes()
+    monkeypatch.chdir(tmp_path)
+    for out in (str(src), "l.swf", "./l.swf"):
+        capsys.readouterr()
+        assert main(["convert", str(src), out, "--first", "5"]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"ckptsim: error: OUT: {out!r} is the input file "), err
+        assert err.count("\n") == 1
+    assert src.read_bytes() == before
+    assert main(["convert", str(src), "m.swf", "--first", "5"]) == 0  # another file is fine

@@ -24,8 +24,22 @@ def out_format(out: str) -> str:
                              f"accepted: {', '.join(SUFFIXES)} (SWF, or Batsim JSON)")
 
 
+def _check_not_the_input(source: str, out: str) -> None:
+    """Refuse an OUT that is the IN file itself (also through another path or a link):
+    writing it would destroy the input."""
+    src, dst = Path(source).expanduser(), Path(out).expanduser()
+    try:
+        same = src.is_file() and dst.exists() and src.samefile(dst)
+    except OSError:
+        same = False
+    if same:
+        raise ConfigError("OUT", f"{out!r} is the input file {source!r}: converting would "
+                                 "overwrite it; accepted: another file to write")
+
+
 def cmd_convert(args: argparse.Namespace) -> int:
     kind = out_format(args.out)
+    _check_not_the_input(args.source, args.out)
     args.workload = args.source
     w = load_workload(args)
     if kind == "batsim":
