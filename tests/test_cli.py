@@ -228,3 +228,11 @@ def test_inspect_a_generator_on_a_smaller_machine(capsys):
     out = capsys.readouterr().out
     assert re.search(r"machine_size +│ +64 ", out), out
     assert "skipped_too_large=5" in out
+
+
+def test_offered_load_of_a_zero_submit_span_is_undefined(capsys):
+    # It was printed as inf: one job (or jobs all submitted at once) spans no time.
+    assert main(["inspect", "lublin:n=1"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"offered_load +│ +- +│", out), out
+    assert "inf" not in out

@@ -136,12 +136,14 @@ class Workload:
                        transforms=self.transforms + ((note,) if note else ()))
 
     def offered_load(self) -> float:
-        """Processor-seconds of work divided by machine capacity over the submit span."""
+        """Processor-seconds of work divided by machine capacity over the submit span; NaN
+        (undefined, shown as `-` by `ckptsim inspect`, as other undefined statistics) when
+        the span is 0: one job, or all submitted at once."""
         if self.n_jobs == 0:
             return 0.0
         span = float(self.submit[-1] - self.submit[0])
         if span <= 0:
-            return float("inf")
+            return float("nan")
         return float(np.sum(self.runtime * self.size)) / (self.machine_size * span)
 
 
