@@ -367,6 +367,20 @@ def test_utf8_byte_order_mark_is_ignored(tmp_path: Path) -> None:
     assert read_swf(path, machine_size=4).job_id.tolist() == [1]
 
 
+@pytest.mark.parametrize("head", [b"; MaxProcs: 8\r", b""])
+def test_cr_only_line_endings_are_named(tmp_path: Path, head: bytes) -> None:
+    # The file read as one line: "no jobs: the file has no data lines" (or a field count).
+    path = tmp_path / "mac.swf"
+    path.write_bytes(head + rec(1).encode() + b"\r" + rec(2).encode() + b"\r")
+    with pytest.raises(WorkloadError, match="lines end in CR only") as info:
+        read_swf(path, machine_size=8)
+    assert info.value.path == str(path)
+    path.write_bytes(head.replace(b"\r", b"\r\n") + rec(1).encode() + b"\r\n")  # CRLF: read
+    assert read_swf(path, machine_size=8).job_id.tolist() == [1]
+    path.write_bytes(rec(1).encode() + b"\r")  # one line ending in CR: read as before
+    assert read_swf(path, machine_size=8).job_id.tolist() == [1]
+
+
 @pytest.mark.parametrize(("head", "what"), [
     (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "a PNG image"),
     (b"%PDF-1.7\n", "a PDF document"),

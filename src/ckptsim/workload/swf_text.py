@@ -1,7 +1,7 @@
 """The bytes of an SWF trace (or of a failure or availability log read the same way): the
 file read whole, gzip recognised by its magic bytes and decompressed, a UTF-8 byte-order mark
-dropped, and a file that is not text (an image, an archive, a web page, binary data) refused
-as such.  Used by `ckptsim.workload.swf.read_swf`."""
+dropped, and a file that is not text (an image, an archive, a web page, binary data), or whose
+lines end in CR only, refused as such.  Used by `ckptsim.workload.swf.read_swf`."""
 
 from __future__ import annotations
 
@@ -51,6 +51,10 @@ def _read_text(path: str | PathLike[str], where: str) -> bytes:
     what = not_text(raw)
     if what is not None:
         raise WorkloadError(f"not an SWF trace: the file is {what}", path=where)
+    if b"\n" not in raw and b"\r" in raw.rstrip():  # lines, but none ends in LF
+        raise WorkloadError("the lines end in CR only (classic Mac OS line endings), which "
+                            "are not read as line breaks: convert them to LF first (e.g. "
+                            "tr '\\r' '\\n' < IN > OUT)", path=where)
     return raw
 
 
