@@ -296,6 +296,15 @@ def test_unknown_generator_lists_the_generators(capsys: pytest.CaptureFixture[st
     assert "lublin, grid, htc" in err and "file not found" not in err
 
 
+def test_a_generator_name_with_spaces_is_the_generator(capsys: pytest.CaptureFixture[str]
+                                                       ) -> None:
+    # It was "unknown generator 'lublin' ...; accepted generators: lublin, ...".
+    assert main(["inspect", " lublin :n=5"]) == 0
+    assert "lublin(n=5" in capsys.readouterr().out
+    err = error_of(capsys, ["inspect", "lublinn :n=5"])
+    assert err.startswith("--workload: unknown generator 'lublinn'"), err
+
+
 def test_a_file_with_a_colon_is_still_read(capsys: pytest.CaptureFixture[str], tmp_path: Path,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)

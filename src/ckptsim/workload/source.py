@@ -213,9 +213,9 @@ def load_workload(
         raise ConfigError("workload", f"expected an SWF trace path, 'builtin' or a "
                                       f"generator ('lublin:n=N,...', 'htc:days=D,...', "
                                       f"'grid:n=N,...'), got {spec!r}")
-    name = spec.partition(":")[0]
-    if spec == "builtin" or (name in GENERATORS and (spec == name
-                                                     or spec.startswith(name + ":"))):
+    head, colon, _ = spec.partition(":")
+    name = head.strip()  # `lublin :n=5` names lublin, as `_unknown_generator` reads it
+    if spec == "builtin" or (name in GENERATORS and (colon or spec == name)):
         if oversize not in ("skip", "clamp"):
             raise ConfigError("oversize", f"must be one of 'skip', 'clamp', got {oversize!r}")
         if spec == "builtin":
