@@ -282,6 +282,14 @@ def test_a_bad_swf_header_is_refused(tmp_path):
     assert "swf_header must be an object of strings" in one_line_error(dump(tmp_path, doc))
 
 
+@pytest.mark.parametrize("key", ["Max Procs", "1st", "", "Note:"])
+def test_an_swf_header_key_that_is_not_one_is_refused_when_read(tmp_path, key):
+    # It was read, and refused only by `convert` to SWF, naming neither file.
+    doc = {**SMALL, "swf_header": {"Computer": "x", key: "y"}}
+    text = one_line_error(dump(tmp_path, doc))
+    assert f"swf_header: key {key!r} is not a valid SWF header key" in text
+
+
 def test_a_batsim_workload_without_swf_fields_writes_none(tmp_path):
     write_batsim(tmp_path / "a.json", read_batsim(dump(tmp_path, SMALL)))
     doc = json.loads((tmp_path / "a.json").read_text())

@@ -295,6 +295,13 @@ def _header(value: Any, where: str) -> dict[str, str]:
                                               for k, v in value.items()):
         raise WorkloadError("swf_header must be an object of strings (the SWF header's "
                             f"'Key: value' lines), got {value!r}", path=where)
+    from ckptsim.workload.swf_write import _VALID_KEY
+
+    for key in value:
+        if not _VALID_KEY.fullmatch(key):  # refused here, not when converting to SWF
+            raise WorkloadError(f"swf_header: key {key!r} is not a valid SWF header key "
+                                "(letters, digits and underscores, starting with a letter)",
+                                path=where)
     return dict(value)
 
 
