@@ -236,3 +236,23 @@ def test_offered_load_of_a_zero_submit_span_is_undefined(capsys):
     out = capsys.readouterr().out
     assert re.search(r"offered_load +│ +- +│", out), out
     assert "inf" not in out
+
+
+def test_loader_line_shows_what_a_generator_changed(capsys):
+    # It said "no records dropped or changed" although 7 runtimes were truncated.
+    assert main(["inspect", "lublin:n=2000,seed=5"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "loader: estimate_runtime_truncated=7"
+    assert main(["inspect", "lublin:n=2000,seed=5,estimates=exact"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "loader: no records dropped or changed"
+
+
+def test_the_estimate_model_changes_only_the_runtimes_it_truncates():
+    from ckptsim.workload.source import load_workload
+
+    tsafrir = load_workload("lublin:n=2000,seed=5")
+    exact = load_workload("lublin:n=2000,seed=5,estimates=exact")
+    assert np.array_equal(tsafrir.submit, exact.submit)
+    assert np.array_equal(tsafrir.size, exact.size)
+    changed = tsafrir.runtime != exact.runtime
+    assert changed.sum() == tsafrir.counts["estimate_runtime_truncated"] == 7
+    assert (tsafrir.runtime[changed] == 18 * 3600).all()
