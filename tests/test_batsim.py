@@ -410,3 +410,19 @@ def test_convert_refuses_to_overwrite_its_input(tmp_path, capsys, monkeypatch):
         assert err.count("\n") == 1
     assert src.read_bytes() == before
     assert main(["convert", str(src), "m.swf", "--first", "5"]) == 0  # another file is fine
+
+
+@pytest.mark.parametrize("name", ["o.swf", "o.json"])
+def test_convert_writes_the_outputs_job_counts_in_the_header(tmp_path, name):
+    # A cut output kept the source's MaxJobs and MaxRecords (300 for 40 jobs).
+    out = tmp_path / name
+    assert main(["convert", "lublin:n=300,seed=4", str(out), "--first", "40"]) == 0
+    header = load_workload(str(out)).header
+    assert header["MaxJobs"] == header["MaxRecords"] == "40"
+    if name.endswith(".swf"):
+        text = out.read_text()
+        assert "; MaxJobs: 40\n" in text and "; MaxRecords: 40\n" in text
+    plain = tmp_path / "p.swf"
+    plain.write_text("; MaxProcs: 8\n1 0 -1 10 2 -1 -1 2 20 -1 1 -1 -1 -1 -1 -1 -1 -1\n")
+    assert main(["convert", str(plain), str(tmp_path / "q.swf")]) == 0
+    assert "MaxJobs" not in (tmp_path / "q.swf").read_text()  # not added where there was none

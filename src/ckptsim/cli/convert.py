@@ -4,6 +4,7 @@ as SWF or Batsim JSON, by OUT's suffix, after the transforms `run` applies."""
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,11 @@ def cmd_convert(args: argparse.Namespace) -> int:
     _check_not_the_input(args.source, args.out)
     args.workload = args.source
     w = load_workload(args)
+    # The source's job and record counts describe the source: the output's are its own jobs,
+    # one record each (after --first, --window or the loader's rules, fewer).
+    counted = {k: str(len(w)) for k in ("MaxJobs", "MaxRecords") if k in w.header}
+    if counted:
+        w = replace(w, header={**w.header, **counted})
     if kind == "batsim":
         from ckptsim.workload.batsim_write import write_batsim
 
