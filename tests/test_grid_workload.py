@@ -310,3 +310,20 @@ def test_from_columns_sorts_extra_columns_with_the_jobs():
     plain = from_columns(submit=[0], runtime=[1], size=[1], machine_size=1)
     assert plain.extra == {} and plain.subset([0]).extra == {}
     assert plain.with_extra("tagged", tag=np.array([7])).extra["tag"].tolist() == [7]
+
+
+def test_tsafrir_estimates_are_never_shorter_than_the_runtime():
+    """With `estimates=tsafrir` a grid job's estimate is at least its runtime, as the model
+    requires and as lublin's are: runtimes beyond the largest estimate are truncated to it
+    (89 of 8,000 jobs here had an estimate shorter than their runtime, and --overrun kill
+    killed them); the estimates are those the model dealt before."""
+    from ckptsim.workload import estimates as est
+
+    w = load_workload("grid:n=2000,estimates=tsafrir")
+    assert np.all(w.estimate >= w.runtime)
+    cut = w.counts["estimate_runtime_truncated"]
+    assert cut > 0 and int(np.count_nonzero(w.runtime == est.DEFAULT_MAX_EST)) >= cut
+    exact = load_workload("grid:n=2000")
+    longer = exact.runtime > w.runtime
+    assert int(np.count_nonzero(longer)) == cut
+    assert np.array_equal(exact.runtime[~longer], w.runtime[~longer])

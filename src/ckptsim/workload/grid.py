@@ -188,7 +188,15 @@ def generate_grid(params: GridParams | None = None, *, seed: int = 0) -> Workloa
         cols[key] = np.concatenate([part.pop(key) for part in parts])[order]
     del parts, order
     _check_times(p, cols)
-    estimate = est.assign_estimates(cols["runtime"], p.estimates, streams.stream("estimates"))
+    counts = {}
+    if p.estimates == "tsafrir":  # as lublin: runtimes beyond the largest estimate truncated
+        res = est.tsafrir_estimates(cols["runtime"], streams.stream("estimates"))
+        cols["runtime"], estimate = res.runtime, res.estimate
+        counts = {"estimate_runtime_truncated": res.n_truncated,
+                  "estimate_raised": res.n_raised}
+    else:
+        estimate = est.assign_estimates(cols["runtime"], p.estimates,
+                                        streams.stream("estimates"))
     _check_times(p, cols, estimate)
     source = (f"grid(clusters={p.clusters}, nodes={p.nodes}, n={p.n}, load={p.load:g}, "
               f"ppbw={p.ppbw:g}, error={p.error:g}, error_mode={p.error_mode}, "
@@ -211,7 +219,7 @@ def generate_grid(params: GridParams | None = None, *, seed: int = 0) -> Workloa
     return Workload(job_id=job_id, submit=cols["submit"], runtime=cols["runtime"],
                     estimate=estimate, size=cols["size"].astype(np.int64), fields=fields,
                     machine_size=total, header=header, source=source,
-                    counts={"grid_jobs": n}, extra={k: cols[k] for k in COLUMNS})
+                    counts={"grid_jobs": n, **counts}, extra={k: cols[k] for k in COLUMNS})
 
 
 def attach_grid(w: Workload, params: GridParams | None = None, *, seed: int = 0,
