@@ -24,7 +24,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
@@ -132,6 +132,71 @@ def start_forkserver(preload: Sequence[str]) -> None:
     finally:
         if mask:
             mask(signal.SIG_SETMASK, old)
+
+
+def map_processes(func: Callable[[Any], Any], items: Sequence[Any],
+                  workers: int | None = None) -> list[Any]:
+    """`[func(x) for x in items]` on `workers` processes (all cores by default), for work
+    outside a store (a figure's runs that keep no records); an exception of `func` is raised
+    here. The processes fork from the fork server, so they ignore SIGINT, and talk through
+    pipes only: a Ctrl-C reaches this process alone, which terminates them and raises
+    KeyboardInterrupt (the command says it stopped, in one line). A ProcessPoolExecutor's
+    or a multiprocessing.Pool's workers printed tracebacks when stopped while they started
+    (their queues' semaphores were gone), and the executor's shutdown could hang."""
+    ctx = context()
+    if ctx.get_start_method() == "forkserver":
+        start_forkserver(PRELOAD)
+    todo = deque(enumerate(items))
+    results: list[Any] = [None] * len(todo)
+    procs, busy = [], {}
+    try:
+        for _ in range(min(workers or os.cpu_count() or 1, len(todo))):
+            here, there = ctx.Pipe()
+            proc = ctx.Process(target=_map_worker, args=(there, func), daemon=True)
+            proc.start()
+            there.close()
+            procs.append(proc)
+            busy[here] = todo.popleft()
+            here.send(busy[here])
+        while busy:
+            for conn in wait(list(busy)):
+                k, failed, value = conn.recv()
+                if failed:
+                    raise value
+                results[k] = value
+                del busy[conn]  # type: ignore[arg-type]
+                if todo:
+                    busy[conn] = todo.popleft()  # type: ignore[index]
+                    conn.send(busy[conn])  # type: ignore[index, union-attr]
+                else:
+                    conn.send(None)  # type: ignore[union-attr]
+    except BaseException:
+        for proc in procs:
+            proc.terminate()
+        raise
+    finally:
+        for proc in procs:
+            proc.join(timeout=5)
+    return results
+
+
+def _map_worker(conn: Connection, func: Callable[[Any], Any]) -> None:
+    """A process of `map_processes`: apply `func` to what arrives until told to stop."""
+    while True:
+        try:
+            task = conn.recv()
+        except EOFError:  # the parent is gone
+            return
+        if task is None:
+            return
+        k, item = task
+        try:
+            conn.send((k, False, func(item)))
+        except Exception as exc:  # raised in the parent, as `func` raised it
+            try:
+                conn.send((k, True, exc))
+            except Exception:  # not picklable: its text
+                conn.send((k, True, RuntimeError(f"{type(exc).__name__}: {exc}")))
 
 
 @dataclass

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -264,8 +263,9 @@ def fig5(out: Path, traces: Sequence[str], trace_dir: Path, jobs: int | None,
     if jobs == 0:
         dailies = [_daily_job(task) for task in tasks]
     else:
-        with ProcessPoolExecutor(max_workers=jobs or None) as pool:
-            dailies = list(pool.map(_daily_job, tasks))
+        from ckptsim.experiments.pool import map_processes
+
+        dailies = map_processes(_daily_job, tasks, jobs)
     table: list[dict[str, Any]] = []
     for k, (t, (label, *_)) in enumerate((t, v) for t in traces for v in variants):
         daily = dailies[k]
