@@ -115,3 +115,13 @@ def test_all_writes_every_figure_into_one_folder_that_claims_can_grade(tmp_path,
                  str(tmp_path / "c.csv")]) == 0
     verdicts = {r["verdict"] for r in csv.DictReader(open(tmp_path / "c.csv"))}
     assert verdicts - {"not-run"}  # graded from the folder's CSVs
+
+
+@pytest.mark.parametrize("figure", ["fig4", "all", "fig1"])
+@pytest.mark.parametrize("trace", ["FOO", "ctc-sp2"])
+def test_an_unknown_trace_is_one_line_for_every_figure(tmp_path, capsys, figure, trace):
+    """A swept figure (fig4, all) planned its runs before the check and raised KeyError."""
+    assert main(["paper", "niu", figure, "--out", str(tmp_path), "--traces", trace]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"ckptsim: error: --traces: unknown trace '{trace}'; accepted: ")
+    assert err.count("\n") == 1

@@ -228,8 +228,7 @@ class Niu(Paper):
         return [figure]
 
     def options(self, given: Any) -> Options:
-        return Options(trace_dir=Path(given.trace_dir),
-                       traces=tuple(given.traces) if given.traces else None,
+        return Options(trace_dir=Path(given.trace_dir), traces=_traces(given.traces),
                        first=given.first, jobs=given.jobs,
                        freeze=_bool("--freeze", given.freeze),
                        retry=_bool("--retry", given.retry),
@@ -288,3 +287,17 @@ class Niu(Paper):
         from ckptsim.experiments.papers.niu.tables import TABLES
 
         return TABLES
+
+
+def _traces(names: Any) -> tuple[str, ...] | None:
+    """`--traces`, checked before any figure plans its runs (names as the page writes them:
+    CTC-SP2, ...)."""
+    from ckptsim.experiments.papers.niu.experiments import TRACES
+
+    if not names:
+        return None
+    unknown = [t for t in names if t not in TRACES]
+    if unknown:
+        raise ConfigError("--traces", f"unknown trace {unknown[0]!r}; accepted: "
+                                      f"{', '.join(TRACES)}")
+    return tuple(names)
