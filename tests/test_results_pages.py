@@ -55,3 +55,21 @@ def test_a_table_computed_from_a_hand_made_csv(tmp_path):
     page = "x\n<!-- table: fig6 -->\nold\n<!-- /table -->\ny\n"
     assert render_page(page, tmp_path, niu_tables.TABLES) == (
         "x\n<!-- table: fig6 -->\n" + niu_tables.fig6(tmp_path) + "<!-- /table -->\ny\n")
+
+
+@pytest.mark.parametrize("page", ["shi", "niu", "oliner", "forshaw"])
+def test_a_csv_lacking_a_column_is_one_line_naming_the_table(tmp_path, capsys, page):
+    """Every page's tables from a copy whose CSVs lost their columns: one line naming the
+    table and what it lacks (shi's raised KeyError: 'size_class')."""
+    import shutil
+
+    from ckptsim.cli import main
+
+    shutil.copytree(RESULTS / page, tmp_path / page)
+    shutil.copy(RESULTS / f"{page}.md", tmp_path / f"{page}.md")
+    for path in (tmp_path / page).glob("*.csv"):
+        path.write_text("a,b\n1,2\n")
+    assert main(["paper", page, "tables", "--out", str(tmp_path / page)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"ckptsim: error: --out: {tmp_path / page}: the table ") and \
+        "which its figures' CSVs lack" in err and err.count("\n") == 1, err

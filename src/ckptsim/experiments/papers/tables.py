@@ -65,7 +65,13 @@ def render_page(text: str, folder: Path, tables: dict[str, Table]) -> str:
         if name not in tables:
             raise ConfigError("table", f"the page names an unknown table {name!r}; known: "
                                        f"{', '.join(tables)}")
-        return match.group(1) + tables[name](folder) + match.group(4)
+        try:
+            body = tables[name](folder)
+        except KeyError as exc:  # a CSV cut or from another version, not a traceback
+            raise ConfigError("--out", f"{folder}: the table {name!r} needs "
+                                       f"{exc.args[0]!r}, which its figures' CSVs lack (a "
+                                       "damaged or older file?): run the figure again") from None
+        return match.group(1) + body + match.group(4)
 
     return _MARKED.sub(table, text)
 
