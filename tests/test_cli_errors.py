@@ -392,3 +392,15 @@ def test_a_lanl_log_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
     path.write_bytes(b"\xef\xbb\xbf" + "".join(r + "\n" for r in rows).encode())
     trace = read_lanl_cfdr(path, system=20)
     assert len(trace.time) == 1
+
+
+@pytest.mark.parametrize("argv", [["run", "--workload", "lublin:n=10", "--out", ""],
+                                  ["paper", "shi", "fig11", "--first", "300", "--out", ""],
+                                  ["demo", "--jobs", "50", "--out", " "]])
+def test_an_empty_out_is_refused(capsys: pytest.CaptureFixture[str], argv: list[str],
+                                 tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--out ""` wrote into the current folder (`paper` put its store there too)."""
+    monkeypatch.chdir(tmp_path)
+    assert error_of(capsys, argv) == ("--out: an empty path; give a folder (. for the "
+                                      "current one)")
+    assert list(tmp_path.iterdir()) == []

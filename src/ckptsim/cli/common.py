@@ -125,6 +125,8 @@ def output_folder(out: str | None, flag: str = "--out") -> Path | None:
     cannot be written fails at once with the flag's name."""
     if out is None:
         return None
+    if not out.strip():  # Path("") is the current folder: nobody means that by ""
+        raise ConfigError(flag, "an empty path; give a folder (. for the current one)")
     path = Path(out)
     try:
         path.mkdir(parents=True, exist_ok=True)
