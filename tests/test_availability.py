@@ -319,7 +319,9 @@ def test_no_job_progresses_on_an_unavailable_machine_of_a_pool(tmp_path_factory,
                     extra=[watch, Saver()])
     for job in sim.jobs:
         assert job.end is not None and job.work_done == pytest.approx(job.runtime)
-    assert comp.counters()["reboots"] >= 1
+    # Group b reboots at 1800 and 88,200 (days=2), counted only while the run goes on.
+    last = max(job.end for job in sim.jobs)
+    assert comp.counters()["reboots"] == sum(t < last for t in (1800.0, 88_200.0))
 
 
 def test_a_bad_failure_source_is_refused_as_this_component_parameter():
@@ -357,12 +359,35 @@ def test_the_policy_hears_of_a_maintenance_window_ahead():
         def before_unavailable(self, now, mask, at, reason):
             heard.append((now, mask, at, reason))
 
-    w = jobs([(0.0, 10.0, 1, 10.0)], 3)
+    # The job runs into the window (killed at 500, restarted at 600): the run hears of it.
+    w = jobs([(0.0, 1000.0, 1, 1000.0)], 3)
     comp = Availability(Availability.make_params({"maintenance": "500-600", "lead": 50}))
     sim = Simulator(w, lambda s: Told(s), components=[comp], check=True)
     sim.run()
     assert heard == [(450.0, 0b111, 500.0, "maintenance")]
     assert comp.counters()["unavailable_notices"] == 1
+
+
+def test_nothing_is_taken_announced_or_counted_after_the_last_job_ended(tmp_path):
+    """The run ends when its last job ends: a reboot, a maintenance window (and its notice) or
+    an owner after that is neither applied, nor logged (unavailability.csv), nor counted."""
+    # Reboots daily at 00:10 for 300 s over 2 days (600 and 87,000).  The 1000 s job is killed
+    # at 600, restarts at 900 and ends at 1900; the maintenance (3000-3100, announced at 2950),
+    # the owner (5000-6000) and the second reboot come after that.
+    w = jobs([(0.0, 1000.0, 1, 1000.0)], 1)
+    values = {"reboot": "00:10", "reboot_duration": 300, "days": 2, "lead": 50,
+              "maintenance": "3000-3100",
+              "owners": sessions(tmp_path, [("machine:0", 5000, 6000)])}
+    saver = Saver()
+    comp = Availability(Availability.make_params(values))
+    comp.log = []
+    sim = Simulator(w, scheduler_factory("easy"), components=[comp, saver], check=True)
+    sim.run()
+    assert one(sim).end == 1900.0
+    assert comp.log == [(600.0, "reboot", "down", 0), (900.0, "reboot", "up", 0)]
+    assert saver.notices == [(550.0, 1, 600.0, "reboot")]
+    c = comp.counters()
+    assert (c["reboots"], c["unavailability_events"], c["unavailable_notices"]) == (1, 1, 1)
 
 
 def test_a_run_that_outlives_the_owners_and_reboots_says_so(caplog):

@@ -26,6 +26,8 @@ those nodes before they go.
 Failures (`failures`, a failure source string as `--failures` takes) are applied exactly as
 the failures component applies them -- same events, same order, same kills, same counters --
 so a run gives byte-identical jobs.csv and schedule.swf with either (tests prove it).
+The run ends when its last job ends: nothing due after that instant is applied, announced
+or counted (`run_over`).
 Events: kind "availability" (priority 1.5: after failures at 1, before checkpoint completions
 at 2, so an interruption at the instant a checkpoint completes loses it) and "notice" (1.4);
 failures keep the kind "failure".
@@ -225,6 +227,10 @@ class Availability(Interruptions):
 
     def _replay(self, now: float) -> None:
         """Apply every change of the static timelines at `now`, then wait for the next."""
+        sim = self.sim
+        assert sim is not None
+        if run_over(sim):  # the last job ended before this change: the timelines end there
+            return
         times = self._ev_time
         i = self.cursor - self._base
         j = bisect_right(times, now, i)
@@ -236,10 +242,8 @@ class Availability(Interruptions):
             changes += self._ev_change[:j]
         self.cursor = self._base + j
         self._apply(now, changes)
-        sim = self.sim
-        assert sim is not None
         # Once every job has ended nothing is left to interrupt: the replay stops there.
-        if self.cursor < self.n_ev and sim.n_ended < len(sim.jobs):
+        if self.cursor < self.n_ev and not run_over(sim):
             sim.at(times[j], self._replay, kind="availability")
 
     # --- known interruptions ---------------------------------------------------------------
@@ -251,6 +255,8 @@ class Availability(Interruptions):
         when = max(sim.now, at - self.params.lead)
 
         def notice(now: float) -> None:
+            if run_over(sim):  # the run ended before: nothing is left to announce to
+                return
             # Components attached after this one are known only now.
             if not sim.hooks.before_unavailable and not overridden_policy(sim):
                 return
@@ -282,11 +288,13 @@ class Availability(Interruptions):
         duration = self.params.reboot_duration
 
         def reboot(now: float) -> None:
+            if run_over(sim):  # the last job ended before it: the run is over, no reboot
+                return
             self.counts["reboots"] += 1
             self._apply(now, [(REBOOT, m, 1) for m in members])
             sim.at(now + duration, lambda t: self._apply(t, [(REBOOT, m, -1) for m in members]),
                    kind="availability")
-            if sim.n_ended < len(sim.jobs):  # else nothing is left to interrupt
+            if not run_over(sim):  # else nothing is left to interrupt
                 self._next_reboot(g, now)
 
         sim.at(at, reboot, kind="availability")
@@ -342,6 +350,13 @@ class Availability(Interruptions):
         return {k: self.counts[k] for k in keys}
 
 
+def run_over(sim: Simulator) -> bool:
+    """True once every job has ended: the run's end (its metrics, the energy meter's
+    accounting and the note of `at_end` stop at the last job's end), after which the
+    timelines neither take machines nor announce nor count anything."""
+    return sim.n_ended == len(sim.jobs)
+
+
 def overridden_policy(sim: Simulator) -> bool:
     """True when the run's policy overrides `before_unavailable`."""
     from ckptsim.policies.base import Scheduler
@@ -349,4 +364,5 @@ def overridden_policy(sim: Simulator) -> bool:
     return type(sim.policy).before_unavailable is not Scheduler.before_unavailable
 
 
-__all__ = ["KILLING", "MODES", "TRACE", "Availability", "AvailabilityParams", "overridden_policy"]
+__all__ = ["KILLING", "MODES", "TRACE", "Availability", "AvailabilityParams", "overridden_policy",
+           "run_over"]
