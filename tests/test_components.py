@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from pathlib import Path
 
 import pytest
 from helpers import Scripted, jobs
@@ -399,3 +400,44 @@ def test_the_engine_refuses_what_is_not_a_component():
     sim = Simulator(w, scheduler_factory("fcfs"), components=[Mine()])
     sim.run()
     assert sim.component("mine") is not None and sim.jobs[0].end == 10.0
+
+
+def test_a_nested_source_keeps_its_options_around_the_component_parameters():
+    """A part named like a parameter of the component sets it wherever it stands; the other
+    `key=value` parts after a plain parameter continue the nested string before it."""
+    from ckptsim.components import split_component
+
+    split = {"source": "lanl:path=F,system=20", "count": "100"}
+    for text in ("failures:source=lanl:path=F,count=100,system=20",
+                 "failures:source=lanl:path=F,system=20,count=100",
+                 "failures:count=100,source=lanl:path=F,system=20"):
+        assert split_component(text) == ("failures", split), text
+    # The strings that worked keep their meaning: a part with no `=` continues the previous
+    # value (a reboot on several days), options after a nested string stay in it.
+    assert split_component("availability:failures=synthetic:mtbf=1e6,reboot=mon,wed 05:00,"
+                           "lead=60") == (
+        "availability", {"failures": "synthetic:mtbf=1e6", "reboot": "mon,wed 05:00",
+                         "lead": "60"})
+    assert split_component("availability:trace=avt:path=F,lead=600,map=random") == (
+        "availability", {"trace": "avt:path=F,map=random", "lead": "600"})
+    assert split_component("checkpoint:policy=fixed:interval=1800,cost=120+scheduled") == (
+        "checkpoint", {"policy": "fixed:interval=1800,cost=120+scheduled"})
+    name, values = split_component("failures:count=100,system=20")  # no source to continue
+    with pytest.raises(ConfigError, match="expected an integer, got '100,system=20'"):
+        registry.get_component(name).make_params(values)
+
+
+def test_the_command_line_reads_a_log_count_inside_the_source(tmp_path):
+    lanl = (Path(__file__).resolve().parents[2] / "shared" / "data" / "failures" / "lanl_cfdr"
+            / "LA-UR-05-7318-failure-data-1996-2005.csv.gz")
+    if not lanl.exists():
+        pytest.skip("the shared LANL log is not here")
+    out = {}
+    for options in ("count=100,system=20", "system=20,count=100"):
+        assert main(["run", "--workload", "lublin:n=60,seed=1", "--component",
+                     f"failures:source=lanl:path={lanl},{options}",
+                     "--out", str(tmp_path / options)]) == 0
+        out[options] = json.loads((tmp_path / options / "summary.json").read_text())
+    a, b = out.values()
+    assert a["metrics"]["failures"] == b["metrics"]["failures"] == 100
+    assert a == b

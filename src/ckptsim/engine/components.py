@@ -264,9 +264,14 @@ def build_components(spec: Mapping[str, Mapping[str, Any]] | None,
 
 def split_component(text: str, where: str = "component") -> tuple[str, dict[str, str]]:
     """``NAME:key=value,...`` (``--component``'s form; NAME may be a plug-in's
-    ``FILE.py:Class``) as the name and its values as given.  A value may contain commas: a
-    part that does not start with one of the component's parameter names continues the
-    previous value (``source=lanl:path=F,system=20``).
+    ``FILE.py:Class``) as the name and its values as given.  A part ``key=value`` whose key
+    is one of the component's parameters sets that parameter, wherever it stands.  A value may
+    contain commas: any other part continues the previous value (``source=lanl:path=F,
+    system=20``, ``reboot=mon,wed 05:00``), except that a ``key=value`` part after a plain
+    value (one with no ``=`` of its own, e.g. ``count=100``) continues the last nested string
+    (``KIND:key=value,...``) before it: ``source=lanl:path=F,count=100,system=20`` is
+    ``source=lanl:path=F,system=20`` and ``count=100``, as ``source=lanl:path=F,system=20,
+    count=100`` is.
 
     Raises:
         ConfigError: an unknown component, a part that is no ``key=value``, a key given twice
@@ -277,7 +282,8 @@ def split_component(text: str, where: str = "component") -> tuple[str, dict[str,
     cls = get_component(name)
     fields = {f.name for f in dataclasses.fields(cls.Params)}
     values: dict[str, str] = {}
-    last = None
+    last = None  # the parameter the previous part belongs to
+    nested = None  # the last parameter whose value is a nested string (KIND:key=value,...)
     for part in rest.split(",") if rest.strip() else ():
         key, sep, value = part.partition("=")
         if sep and key.strip() in fields:
@@ -285,7 +291,11 @@ def split_component(text: str, where: str = "component") -> tuple[str, dict[str,
             if last in values:
                 raise ConfigError(f"{where} {name}", f"{last} is given twice")
             values[last] = value.strip()
+            if _nested(values[last]):
+                nested = last
         elif last is not None:
+            if sep and nested is not None and "=" not in values[last]:
+                last = nested  # an option of the nested string, after a plain parameter
             values[last] += "," + part
         elif sep:  # as --set says it
             raise ConfigError(f"{where} {name}", f"unknown parameter {key.strip()!r} in "
@@ -294,6 +304,13 @@ def split_component(text: str, where: str = "component") -> tuple[str, dict[str,
             raise ConfigError(f"{where} {name}", f"expected key=value with a key of "
                               f"{', '.join(sorted(fields)) or 'none'}, got {part!r}")
     return name, values
+
+
+def _nested(value: str) -> bool:
+    """Whether a parameter's value is a nested string ``KIND:key=value,...`` (a failure
+    source, an availability trace, a checkpoint policy): a ``:`` before its first ``=``."""
+    head, sep, _ = value.partition("=")
+    return bool(sep) and ":" in head
 
 
 class Counting(Protocol):
