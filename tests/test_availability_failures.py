@@ -57,6 +57,37 @@ def test_failures_as_availability_events_give_identical_results(workload, schedu
     assert a.summary["failures"] > 0
     same = {k: v for k, v in a.summary.items() if k in b.summary}
     assert same == {k: b.summary[k] for k in same}
+    # summary.json says where the failures came from, as with --failures.
+    assert b.options["failures"] == a.options["failures"]
+    assert a.options["failures"]["failures"] > 0
+    # A failure with a repair that takes a machine in service out is an unavailability event.
+    events = b.summary["unavailability_events"]
+    if source == "synthetic":  # every failure has a repair; none strikes a node under repair
+        assert events == b.summary["failures"]
+    elif source == "lanl-transient":
+        assert events == 0
+    else:
+        assert 0 < events <= b.summary["failures"]
+
+
+def test_the_command_line_records_the_failures_of_the_availability_component(tmp_path):
+    """summary.json of `--component availability:failures=S` holds options.failures as that of
+    `--failures S` does, and counts the machines the failures took out of service."""
+    import json
+
+    from ckptsim.cli import main
+
+    spec = "synthetic:mtbf=2e6,repair_mean=3600"
+    common = ["run", "--workload", "lublin:n=300,seed=1"]
+    assert main([*common, "--failures", spec, "--out", str(tmp_path / "a")]) == 0
+    assert main([*common, "--component", f"availability:failures={spec}",
+                 "--out", str(tmp_path / "b")]) == 0
+    a, b = (json.loads((tmp_path / d / "summary.json").read_text()) for d in "ab")
+    assert b["options"]["failures"] == a["options"]["failures"]
+    assert a["options"]["failures"]["failures"] == a["metrics"]["failures"] > 0
+    assert b["metrics"]["unavailability_events"] == b["metrics"]["failures"]
+    for name in ("jobs.csv", "schedule.swf"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
 
 
 def test_core_failures_on_machines_of_several_cores_are_noted(monkeypatch, caplog):

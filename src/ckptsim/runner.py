@@ -185,6 +185,12 @@ def simulate(
         options = {"machine_size": sim.platform.n_nodes, "overrun": overrun,
                    **_platform_option(described),
                    **{c.name: reported.options(c.name, c.options()) for c in own_comps}}
+        for c in own_comps:
+            for section, values in c.shared_options().items():
+                if section in options:
+                    raise ConfigError("components", f"{c.name} records options.{section}, "
+                                                    "which the run records too")
+                options[section] = reported.options(c.name, values)
         names = tuple(c.name for c in own_comps)
         used = plugin_records([type(sim.policy), *(u for c in own_comps for u in c.uses())])
         htc = htc_applies(sim.policy, own_comps)

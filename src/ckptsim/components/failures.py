@@ -193,10 +193,7 @@ class Failures(Component):
 
     def options(self) -> dict[str, Any]:
         """Where the failures came from (a source string's trace says it)."""
-        trace = self.trace
-        return {"source": getattr(trace, "source", ""),
-                "transforms": list(getattr(trace, "notes", ())),
-                "failures": len(trace.time)}
+        return failure_options(self.trace)
 
     def _make_failure(self, node: int, repair: float):  # type: ignore[no-untyped-def]
         def fail(now: float) -> None:
@@ -237,6 +234,14 @@ class Failures(Component):
             sim.nodes_changed()
 
         return repair
+
+
+def failure_options(trace: Any) -> dict[str, Any]:
+    """What summary.json records of a run's failures (`options.failures`): the source (the log
+    or model and its selection), the transforms applied in order, how many were injected."""
+    return {"source": getattr(trace, "source", ""),
+            "transforms": list(getattr(trace, "notes", ())),
+            "failures": len(trace.time)}
 
 
 class _Lists:

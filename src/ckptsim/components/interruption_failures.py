@@ -1,6 +1,8 @@
 """Node failures as availability events, exactly as the failures component applies them: each
 failure of the configured source (`availability:failures=...`) kills the jobs on its node
-and, with a repair time, holds the node out of service until the repair.  The base of
+and, with a repair time, holds the node out of service until the repair (an
+`unavailability_events` when the node was in service for failures).  summary.json records
+`options.failures` as the failures component does.  The base of
 `Interruptions` (`ckptsim.components.interruptions`), which supplies the machines' masks,
 the holds, the jobs on a node and the resumption of suspended jobs.
 """
@@ -77,8 +79,9 @@ class NodeFailures(Component):
         if repair > 0:
             if held is None:
                 held = self.held[FAILURE] = [0] * self.n_machines
-            if held[m] == 0:
+            if held[m] == 0:  # the machine leaves service for the reason "failure"
                 sim.platform.hold(FAILURE, bit)
+                c["unavailability_events"] += 1
                 if self.log is not None:
                     self.log.append((now, FAILURE, "down", m))
             held[m] += 1
@@ -104,6 +107,16 @@ class NodeFailures(Component):
                 self.sim.nodes_changed()
 
         return repair
+
+    def shared_options(self) -> dict[str, Any]:
+        """With failures, `options.failures` of summary.json as the failures component records
+        it (source, transforms, failures injected)."""
+        trace = getattr(self, "failure_trace", None)
+        if trace is None:
+            return {}
+        from ckptsim.components.failures import failure_options
+
+        return {"failures": failure_options(trace)}
 
     def failure_times(self) -> list[float]:
         """The times of the failures given to this component, sorted."""

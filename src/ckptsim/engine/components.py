@@ -32,7 +32,8 @@ components were given, before the policy's hook of the same name):
 ==========================  ==========================================================
 
 `counters()` are merged into the run's metrics by the runner (two components counting the
-same key is an error), `options()` is recorded in summary.json under the component's name, and
+same key is an error), `options()` is recorded in summary.json under the component's name
+(`shared_options()` under the names of sections it fills for others), and
 `identity(params)` is what experiment run ids hash.
 
 The built-in components live above the engine, in the `ckptsim.components` package: importing
@@ -102,6 +103,13 @@ class Component:
     def options(self) -> dict[str, Any]:
         """What summary.json records of this component (its resolved parameters)."""
         return dataclasses.asdict(self.params)
+
+    def shared_options(self) -> dict[str, Any]:
+        """Sections summary.json records under `options` beside the components' own, for what
+        this component does on behalf of another: the availability component given failures
+        records `failures` as the failures component does.  None by default; a section that
+        another component (or the run) records too is an error."""
+        return {}
 
     def uses(self) -> tuple[type, ...]:
         """The classes whose code this component runs (a plug-in among them is recorded in
