@@ -394,6 +394,28 @@ def test_a_lanl_log_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
     assert len(trace.time) == 1
 
 
+@pytest.mark.parametrize("values", ["reboot=05:00,days=1000000000000",
+                                    "owners=model,days=100000"])
+def test_availability_days_are_bounded_by_max_days(capsys: pytest.CaptureFixture[str],
+                                                   small: Path, values: str) -> None:
+    err = error_of(capsys, ["run", "--workload", str(small), "--component",
+                            f"availability:{values}"])
+    days = values.rpartition("=")[2]
+    assert err == (f"--component availability:days: {days} days is more than the limit, "
+                   f"36500 (MAX_DAYS)")
+
+
+def test_availability_default_days_beyond_max_days_name_the_parameter(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    # The last submission on day 46,297 (4e9 s): its default days are past the limit.
+    late = swf(tmp_path, [line(1, 0, 10, 4, 10), line(2, 4e9, 10, 4, 10)])
+    err = error_of(capsys, ["run", "--workload", str(late), "--component",
+                            "availability:reboot=05:00"])
+    assert err == ("--component availability:days: the last submission's day 46297 + 30 (the "
+                   "default; give availability:days=N) = 46327 days is more than the limit, "
+                   "36500 (MAX_DAYS)")
+
+
 @pytest.mark.parametrize("argv", [["run", "--workload", "lublin:n=10", "--out", ""],
                                   ["paper", "shi", "fig11", "--first", "300", "--out", ""],
                                   ["demo", "--jobs", "50", "--out", " "]])

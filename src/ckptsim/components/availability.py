@@ -45,6 +45,7 @@ import numpy as np
 from ckptsim.components.availability_params import (  # noqa: F401 (importable from here)
     MODES,
     AvailabilityParams,
+    check_days,
     check_params,
     params_identity,
 )
@@ -142,6 +143,10 @@ class Availability(Interruptions):
         first = float(submit[0]) if len(submit) else 0.0
         last = float(submit[-1]) if len(submit) else 0.0
         self.days = prm.days if prm.days is not None else int(math.ceil(last / DAY)) + 30
+        if prm.days is None and (prm.owners == "model" or prm.reboot or any(
+                getattr(g, "reboot", None) for g in getattr(sim.platform, "groups", ()))):
+            check_days(self.days, f"the last submission's day {int(math.ceil(last / DAY))} "
+                                  f"+ 30 (the default; give availability:days=N)")
         self.horizon = self.days * DAY
         self._static(sim, first)
         if prm.failures:

@@ -39,7 +39,8 @@ class AvailabilityParams:
     epoch: str = param("2010-01-01", "wall-clock date-time of time 0 (reboot times, opening "
                                      "hours, the owner model, session date-times)")
     days: int | None = param(None, "days from time 0 with owners (model) and reboots (default: "
-                                   "the last submission + 30 days)", low=1)
+                                   "the last submission + 30 days; at most 36,500, MAX_DAYS)",
+                             low=1)
 
 
 def check_params(values: Any, *, base: Path | None = None,
@@ -51,6 +52,8 @@ def check_params(values: Any, *, base: Path | None = None,
     from ckptsim.platform.reboots import RebootSchedule
 
     prm: AvailabilityParams = make_params(AvailabilityParams, values, where=where)
+    if prm.days is not None:
+        check_days(prm.days)
     changes: dict[str, Any] = {}
     if prm.trace:
         kind, opt = parse_source(prm.trace, base)
@@ -81,6 +84,14 @@ def check_params(values: Any, *, base: Path | None = None,
     except ConfigError as exc:
         raise ConfigError("availability.epoch", exc.message) from None
     return dataclasses.replace(prm, **changes)
+
+
+def check_days(days: int, how: str = "") -> None:
+    """Refuse more days of owners and reboots than `MAX_DAYS` (a century: the user model and
+    the reboot times are drawn for every day), naming `availability.days`."""
+    from ckptsim.limits import MAX_DAYS, check_count
+
+    check_count("availability.days", days, MAX_DAYS, "MAX_DAYS", "days", how)
 
 
 def params_identity(params: AvailabilityParams) -> dict[str, Any]:
