@@ -416,6 +416,43 @@ def test_availability_default_days_beyond_max_days_name_the_parameter(
                    "36500 (MAX_DAYS)")
 
 
+FTA = TRACES.parent / "failures" / "fta_g5k06"
+
+
+@pytest.mark.parametrize(("option", "flag"), [
+    ("--component=availability:trace=fta:path={},platform=99", "--component availability:trace: "
+                                                               "platform"),
+    ("--component=failures:source=fta:path={},platform=99", "--component failures:source "
+                                                            "platform"),
+    ("--failures=fta:path={},platform=99", "--failures platform"),
+])
+def test_a_platform_missing_from_an_fta_trace_names_the_flag_typed(
+        capsys: pytest.CaptureFixture[str], small: Path, option: str, flag: str) -> None:
+    if not FTA.exists():
+        pytest.skip("the FTA Grid'5000 trace is not available")
+    err = error_of(capsys, ["run", "--workload", str(small), option.format(FTA)])
+    assert err.startswith(f"{flag}: no failures on platform [99] in "), err
+
+
+def test_a_source_option_of_the_failures_component_names_the_component(
+        capsys: pytest.CaptureFixture[str], small: Path) -> None:
+    err = error_of(capsys, ["run", "--workload", str(small), "--component",
+                            "failures:source=synthetic:mtbf=1e6,dist=gamma"])
+    assert err.startswith("--component failures:source dist: "), err
+    err = error_of(capsys, ["run", "--workload", str(small), "--component",
+                            "failures:source=synthetic:mtbf=1e6,count=5"])
+    assert err.startswith("--component failures:count: applies to failure logs"), err
+
+
+def test_a_second_rate_model_names_the_component_given(capsys: pytest.CaptureFixture[str]
+                                                       ) -> None:
+    err = error_of(capsys, ["run", "--workload", "grid:n=30,seed=1,clusters=2", "--scheduler",
+                            "coalloc", "--platform", "grid:clusters=2,nodes=10", "--component",
+                            "speed"])
+    assert err == ("--component speed: two rate models: 'links' (the scheduler coalloc's own) "
+                   "and 'speed'; a run has one (leave the component speed out)")
+
+
 @pytest.mark.parametrize("argv", [["run", "--workload", "lublin:n=10", "--out", ""],
                                   ["paper", "shi", "fig11", "--first", "300", "--out", ""],
                                   ["demo", "--jobs", "50", "--out", " "]])

@@ -61,8 +61,10 @@ def parse_components(items: Sequence[str] | None) -> dict[str, dict[str, Any]]:
             cls = get_component(name)
         if name in out:
             raise ConfigError(f"--component {name}", "given twice: give each component once")
-        with flag_names({}, {f"{name}.": f"--component {name}:",
-                             f"{cls.name}.": f"--component {name}:"}):
+        keys, prefixes = (failure_component_flags() if name == "failures" else
+                          ({}, {f"{name}.": f"--component {name}:",
+                                f"{cls.name}.": f"--component {name}:"}))
+        with flag_names(keys, prefixes):
             prm = cls.make_params(values)
         # A value parsed into a structure (the checkpoint plan) is passed on as made.
         out[name] = {k: getattr(prm, k) if k in getattr(cls, "parsed_params", ()) else v
@@ -73,6 +75,26 @@ def parse_components(items: Sequence[str] | None) -> dict[str, dict[str, Any]]:
 def component_flags(components: Mapping[str, Any]) -> dict[str, str]:
     """Key prefixes of the components' errors -> the flag that sets them."""
     return {f"{name}.": f"--component {name}:" for name in components if name != "failures"}
+
+
+def failure_flags(components: Mapping[str, Any]) -> tuple[dict[str, str], dict[str, str]]:
+    """(whole keys, key prefixes) of the errors about the run's failures -> the flag the user
+    typed: `--failures`, or `--component failures:...` when the failures component is given
+    (then its source's options are named after `--component failures:source`)."""
+    if "failures" in components:
+        return failure_component_flags()
+    return ({k: v for k, v in SIMULATION_FLAGS.items() if k in ("failures", "method")},
+            {"failures.": "--failures "})
+
+
+def failure_component_flags() -> tuple[dict[str, str], dict[str, str]]:
+    """`failure_flags` of `--component failures:source=S[,count=N]`: its parameters by their
+    names, the source's options after `--component failures:source` (as after --failures)."""
+    flag = "--component failures:"
+    return ({"failures": f"{flag}source", "failures.source": f"{flag}source",
+             "failures.count": f"{flag}count", "failure_count": f"{flag}count",
+             "method": f"{flag}source map"},
+            {"failures.": f"{flag}source "})
 
 
 def component_rows(result: Any) -> list[tuple[tuple[str, str], ...]]:

@@ -12,6 +12,7 @@ from ckptsim.cli.common import (
     Progress,
     component_flags,
     component_rows,
+    failure_flags,
     flag_names,
     fmt,
     load_workload,
@@ -80,10 +81,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         recorders.append(AllocationRecorder(log))
     progress = Progress(f"{args.scheduler}")
     try:
-        with flag_names(SIMULATION_FLAGS, {f"{args.scheduler}.": "--set ",
-                                           **component_flags(components),
-                                           "failures.": "--failures ",
-                                           "checkpoint.": "--checkpoint "}):
+        failure_keys, failure_prefixes = failure_flags(components)
+        given = {f"components.{name}": f"--component {name}" for name in components}
+        with flag_names({**SIMULATION_FLAGS, **failure_keys, **given},
+                        {f"{args.scheduler}.": "--set ", **component_flags(components),
+                         **failure_prefixes, "checkpoint.": "--checkpoint "}):
             result = simulate(w, args.scheduler, params, machine_size=args.machine_size,
                               overrun=args.overrun, check=args.check, progress=progress,
                               components=components, failures=args.failures,

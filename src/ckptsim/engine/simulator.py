@@ -124,7 +124,10 @@ class Simulator(Migration, Notices):
         self.components: list[Component] = []
         self.rate_model: RateModel | None = None
         self._bind_hooks()
+        self._policy_adds = True  # components added now are the policy's own (messages)
+        self._by_policy: set[str] = set()
         self.policy: Policy = scheduler(self)
+        self._policy_adds = False
         for c in components:
             self.add_component(c)
 
@@ -142,14 +145,30 @@ class Simulator(Migration, Notices):
             raise ConfigError("components", f"this {type(component).__name__} object has run "
                               "a simulation already: a component object serves one run; give "
                               "a new one, or its class")
+        if getattr(self, "_policy_adds", False):
+            self._by_policy.add(component.name)
         if isinstance(component, RateModel):
             if self.rate_model is not None:
-                raise ConfigError("components", f"two rate models: {self.rate_model.name!r} "
-                                                f"and {component.name!r}")
+                raise self._two_rate_models(self.rate_model, component)
             self.rate_model = component
         self.components.append(component)
         self._bind_hooks()
         component.attach(self)
+
+    def _two_rate_models(self, first: Component, second: Component) -> ConfigError:
+        """The error of a second rate model, keyed ``components.NAME`` by the one the caller
+        gave (the other may be the policy's own, e.g. the co-allocating scheduler's links)."""
+        by_policy = getattr(self, "_by_policy", set())
+        policy = getattr(getattr(self, "policy", None), "name", None) or "the policy"
+
+        def who(c: Component) -> str:
+            return f"{c.name!r} (the scheduler {policy}'s own)" if c.name in by_policy else \
+                repr(c.name)
+
+        given = second if second.name not in by_policy else first
+        return ConfigError(f"components.{given.name}", f"two rate models: {who(first)} and "
+                           f"{who(second)}; a run has one (leave the component "
+                           f"{given.name} out)")
 
     def component(self, name: str) -> Component | None:
         """The attached component of that name, or None (for users: inside the package,

@@ -178,11 +178,20 @@ def parse_source(text: str, base: Path | None = None) -> tuple[str, dict[str, st
 
 
 def load_source(text: str) -> AvailabilityTrace:
+    """The trace a source string names.
+
+    Raises:
+        ConfigError: keyed ``availability.trace``, the option in the message (a reader's key
+            such as ``platform`` is no flag of the command line).
+    """
     kind, opt = parse_source(text)
     if kind == "avt":
         return read_avt(opt["path"])
     platform = int(float(opt["platform"])) if "platform" in opt else None
-    return read_fta_availability(opt["path"], platform)
+    try:
+        return read_fta_availability(opt["path"], platform)
+    except ConfigError as exc:
+        raise ConfigError("availability.trace", f"{exc.key}: {exc.message}") from None
 
 
 def map_onto(trace: AvailabilityTrace, n_machines: int, *, method: str = "first",
