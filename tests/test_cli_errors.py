@@ -453,6 +453,27 @@ def test_a_second_rate_model_names_the_component_given(capsys: pytest.CaptureFix
                    "and 'speed'; a run has one (leave the component speed out)")
 
 
+@pytest.mark.parametrize(("option", "flag", "what"), [
+    ("--failures=synthetic:mtbf=1e6", "--failures", "synthetic failures are"),
+    ("--failures=lanl:path={},system=20,count=10", "--failures",
+     "the lanl log's failures, rescaled to a count, are"),
+    ("--component=failures:source=lanl:path={},system=20,count=10", "--component failures:source",
+     "the lanl log's failures, rescaled to a count, are"),
+    ("--component=availability:failures=synthetic:mtbf=1e6", "--component availability:failures",
+     "synthetic failures are"),
+])
+def test_failures_over_a_workload_submitted_at_once_name_the_submit_span(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path, option: str, flag: str,
+        what: str) -> None:
+    if "lanl" in option and not LANL.exists():
+        pytest.skip("the LANL failure log is not available")
+    once = swf(tmp_path, [line(1, 5, 10, 4, 10), line(2, 5, 30, 8, 30)])
+    err = error_of(capsys, ["run", "--workload", str(once), option.format(LANL)])
+    assert err.startswith(f"{flag}: {what} drawn over the workload's submit span (its first to "
+                          f"its last submission), which is 0 s here: its 2 jobs are all "
+                          f"submitted at 5 s; give a workload submitted over a time"), err
+
+
 @pytest.mark.parametrize("argv", [["run", "--workload", "lublin:n=10", "--out", ""],
                                   ["paper", "shi", "fig11", "--first", "300", "--out", ""],
                                   ["demo", "--jobs", "50", "--out", " "]])

@@ -49,8 +49,9 @@ class NodeFailures(Component):
             trace = load_failures(self.params.failures, n_nodes=self.n_machines,
                                   span=last - first, offset=first, seed=sim.seed,
                                   jobs=len(sim.workload.submit))
-        except ConfigError as exc:
-            raise ConfigError("availability.failures", f"{exc.key}: {exc.message}") from None
+        except ConfigError as exc:  # as this component's parameter, the source's option said
+            said = exc.message if exc.key == "failures" else f"{exc.key}: {exc.message}"
+            raise ConfigError("availability.failures", said) from None
         self.failure_trace = trace
         order = sorted(range(len(trace.time)), key=lambda k: (float(trace.time[k]),
                                                               int(trace.node[k])))

@@ -237,6 +237,18 @@ def load_failures(spec: str, *, n_nodes: int, span: float, offset: float = 0.0,
         raise ConfigError(f"failures.{key}", exc.message) from None
 
 
+def no_span(kind: str, span: float, offset: float, jobs: int | None) -> str:
+    """Why a synthetic source, or a log rescaled to a count, draws nothing over `span`."""
+    what = ("synthetic failures are" if kind == "synthetic" else
+            f"the {kind} log's failures, rescaled to a count, are")
+    jobs_text = (f": its {jobs} jobs are all submitted at {offset:g} s" if jobs and jobs > 1
+                 else f": its one job is submitted at {offset:g} s" if jobs == 1 else "")
+    return (f"{what} drawn over the workload's submit span (its first to its last "
+            f"submission), which is {span:g} s here{jobs_text}; give a workload submitted "
+            f"over a time" + ("" if kind == "synthetic" else
+                              ", or no count (the log keeps its own times)"))
+
+
 #: Keys of the readers, models and transforms -> the options of a source string.
 _OPTION_OF = {"distribution": "dist", "method": "map", "target": "count"}
 
@@ -246,13 +258,21 @@ def _load(kind: str, opt: dict[str, str], spec: str, *, n_nodes: int, span: floa
     from ckptsim.failures import transforms
 
     seed = parse_int("failures.seed", opt.get("seed", seed), low=0)
+    check_failure_spec(spec)  # every option, before the log is read or anything drawn
     if kind == "synthetic":
-        from ckptsim.failures.synthetic import synthetic_failures
+        from ckptsim.failures.synthetic import SyntheticFailures
 
-        check_failure_spec(spec)
+        model = SyntheticFailures(  # the model's values checked first
+            mtbf=_float("failures.mtbf", opt["mtbf"]), distribution=opt.get("dist", "weibull"),
+            shape=_float("failures.shape", opt.get("shape", 0.7)),
+            repair_mean=_float("failures.repair_mean", opt.get("repair_mean", 0.0)),
+            repair_cv=_float("failures.repair_cv", opt.get("repair_cv", 1.0)))
         if count is not None:
             raise ConfigError("failure_count", "applies to failure logs (lanl, fta); a "
                                                "synthetic source sets its rate with mtbf")
+    if not span > 0 and (kind == "synthetic" or count is not None or "count" in opt):
+        raise ConfigError("failures", no_span(kind, span, offset, jobs))
+    if kind == "synthetic":
         mtbf = _float("failures.mtbf", opt["mtbf"])
         expected = n_nodes * span / mtbf if mtbf > 0 else 0.0
         if expected > MAX_SYNTHETIC_FAILURES:
@@ -267,14 +287,8 @@ def _load(kind: str, opt: dict[str, str], spec: str, *, n_nodes: int, span: floa
                               f"{expected / jobs:.3g} per job of the workload's {jobs}; at "
                               f"most {limit:,} per job are drawn (a larger mtbf, or "
                               f"max_per_job=N to allow more)")
-        trace = synthetic_failures(
-            n_nodes, span, mtbf=mtbf,
-            distribution=opt.get("dist", "weibull"),
-            shape=_float("failures.shape", opt.get("shape", 0.7)),
-            repair_mean=_float("failures.repair_mean", opt.get("repair_mean", 0.0)),
-            repair_cv=_float("failures.repair_cv", opt.get("repair_cv", 1.0)), seed=seed)
+        trace = model.generate(n_nodes, span, seed=seed)
     else:
-        check_failure_spec(spec)  # every option, before the log is read
         trace = _read(kind, opt)
         if count is None and "count" in opt:
             count = parse_int("failures.count", opt["count"], low=0)
