@@ -50,12 +50,14 @@ def test_the_registries_have_float_params() -> None:
         == {("ckpt-backfill", "t_thr")}
 
 
-def _refused(build: typing.Callable[[], object], key: str) -> str:
+def _refused(build: typing.Callable[[], object], key: str, *, accepted: bool = False) -> str:
     with pytest.raises(ConfigError) as info:
         build()
     assert info.value.key == key
     text = str(info.value)
     assert "\n" not in text
+    if accepted:  # the range, for NaN as for inf
+        assert "; accepted: " in text, text
     return text
 
 
@@ -64,22 +66,25 @@ def test_scheduler_float_params_refuse_inf_and_nan(name: str, key: str, takes_in
     for value in BAD:
         if takes_inf and value in ("inf", "infinity", "1e999"):
             continue
-        _refused(lambda v=value: scheduler_factory(name, {key: v}), f"{name}.{key}")
-        _refused(lambda v=value: scheduler_factory(name, {key: float(v)}), f"{name}.{key}")
+        _refused(lambda v=value: scheduler_factory(name, {key: v}), f"{name}.{key}",
+                 accepted=True)
+        _refused(lambda v=value: scheduler_factory(name, {key: float(v)}), f"{name}.{key}",
+                 accepted=True)
 
 
 @pytest.mark.parametrize(("name", "key", "takes_inf"), COMPONENTS)
 def test_component_float_params_refuse_inf_and_nan(name: str, key: str, takes_inf: bool) -> None:
     cls = component_registry.get(name)
     for value in BAD:
-        _refused(lambda v=value: cls.make_params({key: v}), f"{name}.{key}")
+        _refused(lambda v=value: cls.make_params({key: v}), f"{name}.{key}", accepted=True)
 
 
 @pytest.mark.parametrize(("name", "key", "takes_inf"), POLICIES)
 def test_checkpoint_policy_float_params_refuse_inf_and_nan(name: str, key: str,
                                                            takes_inf: bool) -> None:
     for value in BAD:
-        _refused(lambda v=value: parse_checkpoint(f"{name}:{key}={v}"), f"checkpoint.{key}")
+        _refused(lambda v=value: parse_checkpoint(f"{name}:{key}={v}"), f"checkpoint.{key}",
+                 accepted=True)
 
 
 def test_inf_where_declared_and_the_listing_says_so() -> None:
@@ -90,6 +95,9 @@ def test_inf_where_declared_and_the_listing_says_so() -> None:
     assert describe_range(fields["max_checkpoints"]) == ">= 0"  # an integer
     text = _refused(lambda: scheduler_factory("scojo-pect", {"cycle": "inf"}), "scojo-pect.cycle")
     assert text == "scojo-pect.cycle: got inf; accepted: a finite number > 0, at least 1 (a period)"
+    text = _refused(lambda: scheduler_factory("scojo-pect", {"cycle": "nan"}), "scojo-pect.cycle")
+    assert text == ("scojo-pect.cycle: got nan (not a number); accepted: a finite number > 0, at "
+                    "least 1 (a period)")
 
 
 @pytest.mark.parametrize("option", ["mtbf", "shape", "repair_mean", "repair_cv"])

@@ -148,7 +148,8 @@ def validate_params(obj: Any, *, where: str = "") -> None:
         low, high = meta.get("low"), meta.get("high")
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             if value != value:
-                raise ConfigError(prefix + f.name, "must be a number, got NaN")
+                raise ConfigError(prefix + f.name, f"got nan (not a number); accepted: "
+                                                   f"{_finite_range(meta)}")
             if isinstance(value, float) and math.isinf(value) \
                     and not (value > 0 and meta.get("infinite")):
                 raise ConfigError(prefix + f.name, f"got {value:g}; accepted: "
