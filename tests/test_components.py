@@ -441,3 +441,17 @@ def test_the_command_line_reads_a_log_count_inside_the_source(tmp_path):
     a, b = out.values()
     assert a["metrics"]["failures"] == b["metrics"]["failures"] == 100
     assert a == b
+
+
+def test_an_empty_part_after_a_number_is_called_out():
+    from ckptsim.components import split_component
+
+    for text in ("energy:active=100,,idle=40", "energy:active=100,"):
+        with pytest.raises(ConfigError) as err:
+            split_component(text, where="--component")
+        assert str(err.value) == ("--component energy: an empty part (two commas in a row, or "
+                                  "one at the end) after active=100; give key=value parts "
+                                  "separated by single commas")
+    # A text value keeps its comma for its own parser, and a nested source ignores the gap.
+    assert split_component("failures:source=synthetic:mtbf=1e6,,repair_mean=5") == (
+        "failures", {"source": "synthetic:mtbf=1e6,,repair_mean=5"})

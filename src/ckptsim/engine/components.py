@@ -288,7 +288,7 @@ def split_component(text: str, where: str = "component") -> tuple[str, dict[str,
     name, rest = _registry.split(text)  # NAME, or a plug-in's file.py:Class
     name = name.strip()
     cls = get_component(name)
-    fields = {f.name for f in dataclasses.fields(cls.Params)}
+    fields = {f.name: f for f in dataclasses.fields(cls.Params)}
     values: dict[str, str] = {}
     last = None  # the parameter the previous part belongs to
     nested = None  # the last parameter whose value is a nested string (KIND:key=value,...)
@@ -304,6 +304,10 @@ def split_component(text: str, where: str = "component") -> tuple[str, dict[str,
         elif last is not None:
             if sep and nested is not None and "=" not in values[last]:
                 last = nested  # an option of the nested string, after a plain parameter
+            if not part.strip() and not _text_param(fields[last]):
+                raise ConfigError(f"{where} {name}", f"an empty part (two commas in a row, or "
+                                  f"one at the end) after {last}={values[last]}; give "
+                                  f"key=value parts separated by single commas")
             values[last] += "," + part
         elif sep:  # as --set says it
             raise ConfigError(f"{where} {name}", f"unknown parameter {key.strip()!r} in "
@@ -312,6 +316,14 @@ def split_component(text: str, where: str = "component") -> tuple[str, dict[str,
             raise ConfigError(f"{where} {name}", f"expected key=value with a key of "
                               f"{', '.join(sorted(fields)) or 'none'}, got {part!r}")
     return name, values
+
+
+def _text_param(field: dataclasses.Field[Any]) -> bool:
+    """Whether a parameter may take any text (commas included), not only a number or a
+    switch: an empty part continues its value, as its own parser sees fit."""
+    typ = field.type.__name__ if isinstance(field.type, type) else str(field.type)
+    words = typ.replace(" ", "").split("|")
+    return not set(words) <= {"int", "float", "bool", "None"}
 
 
 def _nested(value: str) -> bool:
