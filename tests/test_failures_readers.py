@@ -467,3 +467,15 @@ def test_real_fta_g5k06(g5k) -> None:
     first = 1115811139
     january = g5k.window(1136073600 - first, 1138752000 - first)
     assert len(january) == 15_673
+
+
+def test_fta_header_of_another_format_is_shown_cut(tmp_path: Path) -> None:
+    """A file of another format (an .avt trace: a node's name and hundreds of times on its
+    first line) is refused showing the first fields of that line, not all of it."""
+    first = " ".join(["x" * 60, *map(str, range(1000, 1900))])
+    with pytest.raises(WorkloadError) as info:
+        read_fta(write(tmp_path, "web.avt", [first, "b 0"]))
+    text = str(info.value)
+    assert len(text) < 400, text
+    assert ("(found " + "x" * 37 + "..., 1000, 1001, 1002, 1003, 1004, 1005, 1006, ... (901 "
+            "fields)); is this an FTA event_trace file?") in text

@@ -385,9 +385,22 @@ def _fta_header(raw: str, where: str, lineno: int) -> list[str]:
     missing = [name for name in _FTA_REQUIRED if name not in names]
     if missing:
         raise WorkloadError(f"the header has no {', '.join(missing)} column(s) (found "
-                            f"{', '.join(names) or 'nothing'}); is this an FTA event_trace "
-                            f"file?", path=where, line=lineno)
+                            f"{_found(names)}); is this an FTA event_trace file?",
+                            path=where, line=lineno)
     return names
+
+
+#: Fields of a header shown in its error (a file of another format has thousands on a line).
+SHOWN_FIELDS = 8
+
+
+def _found(names: list[str]) -> str:
+    """The first fields of a header, each cut to 40 characters, and how many there are."""
+    if not names:
+        return "nothing"
+    shown = [n if len(n) <= 40 else n[:37] + "..." for n in names[:SHOWN_FIELDS]]
+    more = len(names) - SHOWN_FIELDS
+    return ", ".join(shown) + (f", ... ({len(names)} fields)" if more > 0 else "")
 
 
 def _picker(positions: list[int]) -> Callable[[list[str]], tuple[str, ...]]:
