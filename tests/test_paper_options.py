@@ -211,7 +211,9 @@ def test_niu_params_reach_the_specs():
 ])
 def test_a_bad_modelling_choice_is_one_line_naming_its_flag(argv, error, tmp_path, capsys):
     out = tmp_path / "out"
-    assert main(["paper", *argv, "--out", str(out), "--trace-dir", str(tmp_path)]) == 2
+    # (forshaw's Fig. 11 reads no trace folder: it would refuse --trace-dir.)
+    folder = [] if argv[0] == "forshaw" else ["--trace-dir", str(tmp_path)]
+    assert main(["paper", *argv, "--out", str(out), *folder]) == 2
     assert capsys.readouterr().err == f"ckptsim: error: {error}\n"
     assert not out.exists() or not any(out.iterdir())  # no spec, no run
 
@@ -222,3 +224,75 @@ def test_family_specs_cover_the_families_beyond_the_seeds_figures():
     jones = paper("jones")
     assert set(jones.specs("headline", jones.options(given("jones", "headline")))) == \
         {"headline"}
+
+
+def _scoped():
+    from ckptsim.experiments.papers.base import all_papers
+
+    return [(p.name, flag, figures) for p in all_papers() for flag, figures in p.used_by.items()]
+
+
+def test_the_figures_table_names_options_and_figures_the_paper_has():
+    from ckptsim.cli.papers import EVERY_PAPER
+
+    for name, flag, figures in _scoped():
+        assert flag in accepted_options(name) and flag not in EVERY_PAPER, (name, flag)
+        assert figures and len(set(figures)) == len(figures), (name, flag)
+        for f in figures:
+            assert paper(name).wanted(f) == [f], (name, flag, f)
+
+
+@pytest.mark.parametrize(("name", "flag", "figures"), _scoped())
+def test_a_figure_refuses_an_option_only_other_figures_use(name, flag, figures, tmp_path,
+                                                           capsys):
+    other = next(f for f in paper(name).figures() if f not in figures)
+    out = tmp_path / "out"
+    assert main(["paper", name, other, "--out", str(out), flag, *VALUES[flag]]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"ckptsim: error: {flag}: does not apply to {name} {other}; {flag} "
+                          f"is used by {name} {figures[0]}")
+    assert err.endswith(" and all\n") and err.count("\n") == 1
+    assert not out.exists()  # refused before anything is written
+
+
+@pytest.mark.parametrize(("argv", "error"), [
+    (("shi", "fig11", "--ci-seeds", "5"),
+     "--ci-seeds: does not apply to shi fig11; --ci-seeds is used by shi arrivals, fig16 and all"),
+    (("shi", "fig11", "--traces", "KTH-SP2"),
+     "--traces: does not apply to shi fig11; --traces is used by shi traces and all"),
+    (("oliner", "fig3", "--failure-rate", "log"),
+     "--failure-rate: does not apply to oliner fig3; --failure-rate is used by oliner fig6, "
+     "fig7, fig8, fig9, fig10, options and all"),
+    (("oliner", "fig6", "--counts", "0", "500"),
+     "--counts: does not apply to oliner fig6; --counts is used by oliner fig3, fig4, fig5 "
+     "and all"),
+    (("oliner", "balancing", "--counts", "0"),
+     "--counts: does not apply to oliner balancing; --counts is used by oliner fig3, fig4, "
+     "fig5 and all"),
+    (("forshaw", "fig4", "--startdelay-first", "delay", "--availability-trace", "/nonexistent"),
+     "--availability-trace: does not apply to forshaw fig4; --availability-trace is used by "
+     "forshaw trace and all"),
+    (("forshaw", "fig4", "--startdelay-first", "delay"),
+     "--startdelay-first: does not apply to forshaw fig4; --startdelay-first is used by "
+     "forshaw fig11 and all"),
+])
+def test_the_refused_figure_options_of_the_brief(argv, error, tmp_path, capsys):
+    assert main(["paper", *argv, "--out", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err == f"ckptsim: error: {error}\n"
+
+
+@pytest.mark.parametrize("argv", [
+    ("oliner", "all", "--counts", "0", "--levels", "0.5", "--failure-rate", "log"),
+    ("oliner", "failures", "--counts", "0"),
+    ("oliner", "options", "--levels", "0.5"),
+    ("shi", "all", "--traces", "KTH-SP2", "--ci-seeds", "5"),
+    ("shi", "arrivals", "--ci-seeds", "5"),
+    ("forshaw", "startdelay", "--startdelay-first", "delay"),
+    ("forshaw", "all", "--days", "3", "--availability-trace", "x.avt"),
+    ("oliner", "fig3"),  # options left out are never refused: their defaults are filled in
+])
+def test_a_family_or_all_accepts_the_options_of_its_figures(argv):
+    from ckptsim.cli.papers import check_options
+
+    args = paper_parser().parse_args([*argv, "--out", "x"])
+    check_options(args)

@@ -71,9 +71,34 @@ def check_options(args: argparse.Namespace) -> None:
             what = f"{args.paper} {args.figure}" if args.figure in READERS else args.paper
             raise ConfigError(flag, f"does not apply to {what}; {what} accepts "
                                       f"{', '.join(accepted)}")
+    if args.figure not in READERS:
+        for flag, value in given:
+            if value is not None:
+                check_figure_option(_PAPERS[args.paper], args.figure, flag)
     for o in PAPER_OPTIONS:
         if getattr(args, o.dest) is None and o.default is not None:
             setattr(args, o.dest, o.default)
+
+
+def figure_users(paper: Paper, flag: str) -> list[str] | None:
+    """The figures of `paper` that use the option `flag`, with `all` where it runs one of them;
+    None: every figure uses it (`Paper.used_by` names it not)."""
+    figures = paper.used_by.get(flag)
+    if figures is None:
+        return None
+    runs_one = any(f in figures for f in paper.wanted("all"))
+    return [*figures, *(["all"] if runs_one else [])]
+
+
+def check_figure_option(paper: Paper, figure: str, flag: str) -> None:
+    """Refuse the option `flag`, given, when none of the figures `figure` runs (a figure, a
+    family or `all`: `Paper.wanted`) uses it, naming the figures that do."""
+    users = figure_users(paper, flag)
+    if users is None or any(f in users for f in paper.wanted(figure)):
+        return
+    named = users[0] if len(users) == 1 else f"{', '.join(users[:-1])} and {users[-1]}"
+    raise ConfigError(flag, f"does not apply to {paper.name} {figure}; {flag} is used by "
+                            f"{paper.name} {named}")
 
 
 def cmd_paper(args: argparse.Namespace) -> int:
@@ -276,7 +301,9 @@ def confirm_cost(paper: Paper, args: argparse.Namespace, opt: Any, runs: int,
 def add_parsers(sub: Any) -> None:
     p = sub.add_parser("paper", help="reproduce a seed paper's figure (CSV + PNG)",
                        description="Reproduce a seed paper's figures (CSV + PNG). A paper "
-                                   "refuses the options it does not use. Two pseudo-figures "
+                                   "refuses the options it does not use, and a figure (a "
+                                   "family, all) those none of its figures uses, as each "
+                                   "option's help scopes it. Two pseudo-figures "
                                    "read a results folder instead: tables (rewrite its page) "
                                    "and claims (every claim's verdict, computed from its CSVs; "
                                    "--csv FILE also writes them).")

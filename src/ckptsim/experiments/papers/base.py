@@ -177,6 +177,10 @@ class Paper:
     uses: ClassVar[tuple[str, ...]] = ()
     #: The options only it uses.
     own_options: ClassVar[tuple[PaperOption, ...]] = ()
+    #: The options of `uses` and `own_options` only some of its figures use: flag -> those
+    #: figures (an option not named here is every figure's).  A figure, a family or `all`
+    #: refuses such an option, given, when none of the figures it runs (`wanted`) uses it.
+    used_by: ClassVar[Mapping[str, tuple[str, ...]]] = {}
     #: Its claims, from its results page.
     claims: ClassVar[tuple[Claim, ...]] = ()
 

@@ -196,6 +196,13 @@ class Forshaw(FamilyPaper):
                     "and 11); a subset runs a family in parts, the store keeping each run",
                     kwargs={"type": int, "nargs": "+", "metavar": "MIN"}),
     )
+    #: As `options` and `experiments.spec_text` read them: the Microsoft trace (and the trace
+    #: folder it is found beside) only in the trace figure, whose runs always span the trace's
+    #: days; StartDelay's first checkpoint only in Fig. 11 (the other options are every
+    #: figure's).
+    used_by = {"--trace-dir": ("trace",), "--availability-trace": ("trace",),
+               "--days": tuple(f"fig{k}" for k in range(4, 13)),
+               "--startdelay-first": ("fig11",)}
     claims = CLAIMS
 
     def figures(self) -> tuple[str, ...]:

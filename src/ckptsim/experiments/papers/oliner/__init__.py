@@ -12,6 +12,9 @@ from ckptsim.experiments.papers.base import Claim, FamilyPaper, PaperOption, reg
 
 _BSLD = ("mean_response_bsld",)
 
+#: The figures that sweep the confidence or accuracy levels (`--levels`).
+_LEVEL_FIGURES = ("fig6", "fig7", "fig8", "fig9", "fig10", "options")
+
 _LEVELS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1)
 
 # Every row of figN.csv carries the mean of its 10 replications (`seeds`) and its 95% half-width
@@ -128,6 +131,11 @@ class Oliner(FamilyPaper):
                     "(2 sqrt(2,478))) or S >= 0 (0: copies at their originals' instants)",
                     default="auto", kwargs={"metavar": "auto|S"}),
     )
+    #: As `experiments.spec_text` reads them: the failure counts only in the failures family
+    #: (Figs. 3-5), the levels and the failure rate only in the others, which sweep the
+    #: levels at one count (the other options are every figure's).
+    used_by = {"--counts": ("fig3", "fig4", "fig5"),
+               "--levels": (*_LEVEL_FIGURES,), "--failure-rate": (*_LEVEL_FIGURES,)}
     claims = CLAIMS
 
     def figures(self) -> tuple[str, ...]:

@@ -115,6 +115,12 @@ class Shi(Paper):
                     "first (default 30; at least 2)", default=30,
                     kwargs={"type": int, "metavar": "N"}),
     )
+    #: As `experiments.run_figures` reads them: the traces only in `traces`, the generated
+    #: workloads' estimates in every figure of Lublin workloads, Fig. 16's seeds also in
+    #: `arrivals` (the other options are every figure's).
+    used_by = {"--trace-dir": ("traces",), "--traces": ("traces",),
+               "--estimates": ("table3", "arrivals", *_CASE_FIGURES, "fig16", "readings"),
+               "--ci-seeds": ("arrivals", "fig16")}
     claims = CLAIMS
 
     def tables(self) -> Any:
