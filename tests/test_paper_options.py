@@ -296,3 +296,37 @@ def test_a_family_or_all_accepts_the_options_of_its_figures(argv):
 
     args = paper_parser().parse_args([*argv, "--out", "x"])
     check_options(args)
+
+
+@pytest.mark.parametrize(("argv", "error"), [
+    (("fig4", "--checkpoint-share", "0.3"),
+     "--checkpoint-share: does not apply to niu fig4; --checkpoint-share is used by niu fig7 "
+     "and all"),
+    (("fig1", "--reading", "now"),
+     "--reading: does not apply to niu fig1; --reading is used by niu fig4, fig5, fig6, fig7 "
+     "and all"),
+    (("readings", "--reading", "now"),
+     "--reading: does not apply to niu readings; --reading is used by niu fig4, fig5, fig6, "
+     "fig7 and all"),
+    (("fig1", "--windows", "3"),
+     "--windows: does not apply to niu fig1; --windows is used by niu fig4, fig6, fig7, "
+     "readings and all"),
+    (("fig5", "--windows", "3", "--checkpoint-share", "0.1"),
+     "--windows: does not apply to niu fig5; --windows is used by niu fig4, fig6, fig7, "
+     "readings and all"),
+    (("fig2", "--freeze", "false"),
+     "--freeze: does not apply to niu fig2; --freeze is used by niu fig4, fig5, fig6, fig7, "
+     "readings and all"),
+])
+def test_niu_figures_refuse_the_options_they_do_not_use(argv, error, tmp_path, capsys):
+    assert main(["paper", "niu", *argv, "--out", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err == f"ckptsim: error: {error}\n"
+
+
+def test_niu_all_and_the_figures_that_use_them_accept_them():
+    from ckptsim.cli.papers import check_options
+
+    for argv in (("all", "--checkpoint-share", "0.3", "--windows", "2", "--reading", "now"),
+                 ("fig7", "--checkpoint-share", "0.3"), ("fig5", "--reading", "now"),
+                 ("readings", "--windows", "2", "--retry", "true")):
+        check_options(paper_parser().parse_args(["niu", *argv, "--out", "x"]))

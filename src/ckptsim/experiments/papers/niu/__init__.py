@@ -214,6 +214,13 @@ class Niu(Paper):
                     "430 s; 1: free restarts, 0: free checkpoints", default="0.5",
                     kwargs={"metavar": "S"}),
     )
+    #: As `run` reads them (`Options.figure_params`, `experiments.run_figure`): Figs. 1 and 2
+    #: run no scheduler; Fig. 5 runs ckpt-backfill on whole traces; `readings` runs every
+    #: reading; only Fig. 7 pays checkpoint costs.
+    used_by = {"--freeze": ("fig4", "fig5", "fig6", "fig7", "readings"),
+               "--retry": ("fig4", "fig5", "fig6", "fig7", "readings"),
+               "--reading": ("fig4", "fig5", "fig6", "fig7"),
+               "--windows": SWEPT, "--checkpoint-share": ("fig7",)}
     claims = CLAIMS + WINDOW_CLAIMS
 
     def figures(self) -> tuple[str, ...]:
