@@ -330,3 +330,36 @@ def test_niu_all_and_the_figures_that_use_them_accept_them():
                  ("fig7", "--checkpoint-share", "0.3"), ("fig5", "--reading", "now"),
                  ("readings", "--windows", "2", "--retry", "true")):
         check_options(paper_parser().parse_args(["niu", *argv, "--out", "x"]))
+
+
+LISTS = [o.flag for o in PAPER_OPTIONS if o.kwargs.get("nargs") == "+"]
+
+
+@pytest.mark.parametrize("flag", LISTS)
+def test_a_value_given_twice_to_a_list_option_is_refused(flag, tmp_path, capsys):
+    name = next(p for p in ("niu", "oliner", "shi", "forshaw")
+                if flag in accepted_options(p))
+    figure = next(f for f in paper(name).figures() if f in paper(name).used_by.get(flag, (f,)))
+    value = {"--traces": {"niu": "CTC-SP2", "oliner": "NASA", "shi": "KTH-SP2"}.get(name),
+             "--loads": "1.20", "--levels": "0.50", "--counts": "0", "--durations": "1"}[flag]
+    again = value.rstrip("0") if "." in value else value  # the same number written otherwise
+    out = tmp_path / "out"
+    assert main(["paper", name, figure, "--out", str(out), flag, value, again]) == 2
+    shown = value.rstrip("0") if "." in value else value
+    assert capsys.readouterr().err == (f"ckptsim: error: {flag}: {shown} is given twice; "
+                                       "give each value once\n")
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("argv", [
+    ("niu", "fig4", "--traces", "CTC-SP2", "KTH-SP2", "CTC-SP2", "--first", "500"),
+    ("shi", "traces", "--traces", "KTH-SP2", "KTH-SP2", "--first", "300"),
+    ("oliner", "fig6", "--traces", "NASA", "NASA"),
+    ("oliner", "fig6", "--levels", "0.5", "0.5", "--first", "200"),
+    ("oliner", "fig3", "--counts", "0", "0", "--first", "100"),
+    ("forshaw", "fig6", "--durations", "1", "4", "1"),
+])
+def test_the_repeated_values_of_the_brief(argv, tmp_path, capsys):
+    assert main(["paper", *argv, "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "is given twice; give each value once\n" in err and err.count("\n") == 1

@@ -75,6 +75,14 @@ def check_options(args: argparse.Namespace) -> None:
         for flag, value in given:
             if value is not None:
                 check_figure_option(_PAPERS[args.paper], args.figure, flag)
+    for flag, value in given:
+        if isinstance(value, list):  # a list option (nargs): each value once
+            seen: list[Any] = []
+            for v in value:
+                if v in seen:
+                    shown = f"{v:g}" if isinstance(v, float) else v
+                    raise ConfigError(flag, f"{shown} is given twice; give each value once")
+                seen.append(v)
     for o in PAPER_OPTIONS:
         if getattr(args, o.dest) is None and o.default is not None:
             setattr(args, o.dest, o.default)
