@@ -185,3 +185,19 @@ def test_bad_arguments(tmp_path, capsys):
         oliner.run_figures("fig6", tmp_path, oliner.Options(trace_dir=TRACES, estimates="x"))
     with pytest.raises(ConfigError, match="--failure-rate"):
         oliner.run_figures("fig6", tmp_path, oliner.Options(trace_dir=TRACES, rate="x"))
+
+
+@pytest.mark.parametrize("system", ["99999", "-1"])
+def test_a_system_not_in_the_failure_log_is_refused_before_any_run(system, tmp_path, capsys):
+    needs_data()
+    out = tmp_path / "out"
+    assert main(["paper", "oliner", "fig3", "--out", str(out), "--trace-dir", str(TRACES),
+                 "--system", system, "--first", "100", "--counts", "500", "--traces", "NASA",
+                 "--loads", "1"]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.startswith(f"ckptsim: error: --system: no system {system} in the "
+                                   f"failure log {LOG.resolve()}; accepted: 2 (49 nodes), ")
+    assert "20 (512 nodes)" in captured.err and "7 (1 node)," in captured.err
+    assert captured.err.count("\n") == 1
+    assert "run" not in captured.out  # no estimate, nothing run
+    assert not (out / "store").exists()

@@ -398,3 +398,13 @@ def check(opt: Options) -> None:
                                    f", got {list(values)}")
     if not opt.counts or min(opt.counts) < 0:
         raise ConfigError("--counts", f"must be integers >= 0, got {list(opt.counts)}")
+    # Last, as it reads the failure log (the values above are checked without it).
+    from ckptsim.failures.readers import lanl_systems
+
+    systems = lanl_systems(opt.log())
+    if opt.system not in systems:
+        accepted = ", ".join(f"{s} ({'?' if nodes is None else nodes} "
+                             f"node{'' if nodes == 1 else 's'})"
+                             for s, (nodes, _) in systems.items())
+        raise ConfigError("--system", f"no system {opt.system} in the failure log {opt.log()}; "
+                                      f"accepted: {accepted}")
