@@ -170,10 +170,13 @@ def test_the_estimate_adds_the_runs_timed_by_their_configurations(capsys):
     assert "about 2 min of CPU" in capsys.readouterr().out
 
 
-def test_the_estimate_counts_only_the_runs_left(capsys):
+def test_the_estimate_counts_only_the_runs_left(capsys, monkeypatch):
+    import os
     from argparse import Namespace
 
     from ckptsim.cli.papers import confirm_cost
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
 
     paper = get_paper("jones")
     opt = type("O", (), {"n": 400_000})()
@@ -436,3 +439,30 @@ def test_the_trace_sizes_the_estimates_scale_by_are_the_loaded_ones():
 
     for name, jobs in TRACE_JOBS.items():
         assert len(load_workload(str(trace(name)))) == jobs, name
+
+
+@pytest.mark.parametrize(("jobs", "dask", "share", "where"), [
+    (0, None, 1, "in this process"),
+    (1, None, 1, "on 1 process"),
+    (2, None, 2, "on 2 processes"),
+    (8, None, 2, "on 8 processes (2 cores)"),  # more processes than cores share them
+    (None, None, 2, "on 2 processes"),
+    (0, "local", 2, "on a Dask LocalCluster of 2 workers"),  # as `ckptsim sweep` runs it
+    (None, "local", 2, "on a Dask LocalCluster of 2 workers"),
+    (1, "local", 1, "on a Dask LocalCluster of 1 worker"),
+    (8, "local", 2, "on a Dask LocalCluster of 8 workers (2 cores)"),
+])
+def test_the_estimate_divides_among_the_processes_that_run(jobs, dask, share, where, capsys,
+                                                           monkeypatch):
+    import os
+    from argparse import Namespace
+
+    from ckptsim.cli.papers import confirm_cost
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    paper = get_paper("jones")
+    opt = type("O", (), {"n": 100_000})()
+    args = Namespace(out="nowhere", jobs=jobs, dask=dask, yes=True, figure="fig7")
+    assert confirm_cost(paper, args, opt, 40)
+    each, _ = paper.seconds_per_run(opt)
+    assert f"; about {format_seconds(40 * each / share)} {where}; " in capsys.readouterr().out

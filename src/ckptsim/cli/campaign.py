@@ -260,7 +260,8 @@ def add_parsers(sub: Any) -> None:
                    help="local worker processes (default: all cores; 0: in this process)")
     p.add_argument("--dask", default=None, metavar="ADDRESS",
                    help="run on the Dask scheduler at ADDRESS (e.g. tcp://host:8786), or "
-                        "'local' for a LocalCluster of --jobs workers")
+                        "'local' for a LocalCluster of --jobs workers (all cores without --jobs "
+                        "or with 0)")
     p.add_argument("--dask-timeout", type=float, default=None, metavar="SECONDS",
                    help="give up when the Dask scheduler does not answer within SECONDS "
                         "(default 5)")

@@ -277,14 +277,22 @@ def confirm_cost(paper: Paper, args: argparse.Namespace, opt: Any, runs: int,
         return True
     seconds, source = each
     cpu = (runs - stored - known_runs) * seconds + (known[1] if known_runs else 0.0)
-    procs = args.jobs if args.jobs else (os.cpu_count() or 1)
-    where = (f"about {format_seconds(cpu / max(procs, 1))} on {max(procs, 1)} "
-             f"process{'' if procs == 1 else 'es'}")
+    # As the executors run them (`execute.make_executor`): --jobs 0 in this process, else
+    # --jobs processes or LocalCluster workers (all cores without --jobs; --dask local, as
+    # `ckptsim sweep`'s, also with 0), which share the cores when they are more.
+    cores = os.cpu_count() or 1
+    procs = max(1, args.jobs or cores)
+    many = f" ({cores} core{'' if cores == 1 else 's'})" if procs > cores else ""
+    per = format_seconds(cpu / min(procs, cores))
     if args.dask == "local":
-        where = (f"about {format_seconds(cpu / max(procs, 1))} on a Dask LocalCluster of "
-                 f"{max(procs, 1)} worker{'' if procs == 1 else 's'}")
+        where = (f"about {per} on a Dask LocalCluster of {procs} "
+                 f"worker{'' if procs == 1 else 's'}{many}")
     elif args.dask:
         where = f"on the Dask cluster at {args.dask}: that CPU time over its workers"
+    elif args.jobs == 0:
+        where = f"about {format_seconds(cpu)} in this process"
+    else:
+        where = f"about {per} on {procs} process{'' if procs == 1 else 'es'}{many}"
     reuse = "" if stored else f"; runs already in {args.out}/store are reused"
     basis = f"{seconds:.3g} s a run, {source}"
     if known_runs:

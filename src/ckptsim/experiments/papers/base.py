@@ -55,7 +55,8 @@ SHARED_OPTIONS = (
     PaperOption("--jobs", "processes (default: all cores; 0: in this process)", kwargs=_INT_N),
     PaperOption("--dask", "run the figures' sweeps on a Dask cluster: a scheduler's address "
                 "(tcp://HOST:8786, e.g. one started with dask-jobqueue) or local (a "
-                "LocalCluster of --jobs workers); default: a local process pool",
+                "LocalCluster of --jobs workers; all cores without --jobs or with 0); "
+                "default: a local process pool",
                 kwargs={"metavar": "ADDRESS"}),
     PaperOption("--dask-timeout", "seconds to wait for the --dask scheduler to answer "
                 "(default 5)", kwargs={"type": float, "metavar": "SECONDS"}),
