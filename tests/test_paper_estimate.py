@@ -466,3 +466,33 @@ def test_the_estimate_divides_among_the_processes_that_run(jobs, dask, share, wh
     assert confirm_cost(paper, args, opt, 40)
     each, _ = paper.seconds_per_run(opt)
     assert f"; about {format_seconds(40 * each / share)} {where}; " in capsys.readouterr().out
+
+
+def test_an_estimate_under_a_second_is_not_about(capsys, monkeypatch):
+    import os
+    from argparse import Namespace
+
+    from ckptsim.cli.papers import confirm_cost
+    from ckptsim.experiments.estimate import about
+
+    assert (about(0.4), about(1.0), about(120)) == ("under 1 s", "about 1 s", "about 2 min")
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    paper = get_paper("jones")
+    opt = type("O", (), {"n": 10})()
+    for jobs, where in ((None, "under 1 s on 2 processes"), (0, "under 1 s in this process")):
+        args = Namespace(out="nowhere", jobs=jobs, dask=None, yes=True, figure="fig7")
+        assert confirm_cost(paper, args, opt, 3)
+        out = capsys.readouterr().out
+        assert out.startswith("3 runs, under 1 s of CPU (") and f"; {where}; " in out
+        assert "about under" not in out
+
+
+def test_forshaw_says_one_day_not_one_days():
+    from types import SimpleNamespace
+
+    forshaw = get_paper("forshaw")
+    opt = SimpleNamespace(figure="fig4", days=1, platform="newcastle", replications=2,
+                          startdelay_first="interval", durations=None)
+    assert forshaw.detail(opt) == " (1 day of the newcastle pool, 2 replications)"
+    assert forshaw.seconds_per_run(opt)[1].endswith(", at 1 day")
+    assert forshaw.detail(SimpleNamespace(**{**vars(opt), "days": 2})).startswith(" (2 days ")

@@ -261,7 +261,7 @@ def confirm_cost(paper: Paper, args: argparse.Namespace, opt: Any, runs: int,
     import os
     import sys
 
-    from ckptsim.experiments.estimate import format_seconds, measured_seconds
+    from ckptsim.experiments.estimate import about, format_seconds, measured_seconds
 
     stored = min(max(stored, 0), runs)
     count = f"{runs:,} run{'' if runs == 1 else 's'}"
@@ -283,16 +283,16 @@ def confirm_cost(paper: Paper, args: argparse.Namespace, opt: Any, runs: int,
     cores = os.cpu_count() or 1
     procs = max(1, args.jobs or cores)
     many = f" ({cores} core{'' if cores == 1 else 's'})" if procs > cores else ""
-    per = format_seconds(cpu / min(procs, cores))
+    per = about(cpu / min(procs, cores))
     if args.dask == "local":
-        where = (f"about {per} on a Dask LocalCluster of {procs} "
+        where = (f"{per} on a Dask LocalCluster of {procs} "
                  f"worker{'' if procs == 1 else 's'}{many}")
     elif args.dask:
         where = f"on the Dask cluster at {args.dask}: that CPU time over its workers"
     elif args.jobs == 0:
-        where = f"about {format_seconds(cpu)} in this process"
+        where = f"{about(cpu)} in this process"
     else:
-        where = f"about {per} on {procs} process{'' if procs == 1 else 'es'}{many}"
+        where = f"{per} on {procs} process{'' if procs == 1 else 'es'}{many}"
     reuse = "" if stored else f"; runs already in {args.out}/store are reused"
     basis = f"{seconds:.3g} s a run, {source}"
     if known_runs:
@@ -300,7 +300,7 @@ def confirm_cost(paper: Paper, args: argparse.Namespace, opt: Any, runs: int,
                  f"{args.out}/store, " + (f"the other {runs - stored - known_runs:,} at "
                                           f"{basis}" if known_runs < runs - stored else
                                           "every one"))
-    print(f"{count}, about {format_seconds(cpu)} of CPU ({basis}); {where}{reuse}")
+    print(f"{count}, {about(cpu)} of CPU ({basis}); {where}{reuse}")
     if cpu <= ASK_ABOVE or args.yes:
         return True
     if not sys.stdin.isatty():

@@ -154,6 +154,12 @@ def cut_to(seconds: float, trace: str, first: int | None, fixed: float = 0.0) ->
     return fixed + (seconds - fixed) * share
 
 
+def about(seconds: float) -> str:
+    """An estimated duration as people read it: "about 5 min", or "under 1 s"."""
+    text = format_seconds(seconds)
+    return text if seconds < 1 else f"about {text}"
+
+
 def format_seconds(seconds: float) -> str:
     """A duration as people read it: seconds, minutes or hours ("under 1 s" rather than a
     duration rounded to 0)."""

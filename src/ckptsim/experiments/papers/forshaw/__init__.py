@@ -263,8 +263,9 @@ class Forshaw(FamilyPaper):
         return forshaw.TRACE_DAYS if opt.figure == "trace" else opt.days
 
     def detail(self, opt: Any) -> str:
-        return (f" ({self._days(opt)} days of the {opt.platform} pool, {opt.replications} "
-                "replications)")
+        days = self._days(opt)
+        return (f" ({days} day{'' if days == 1 else 's'} of the {opt.platform} pool, "
+                f"{opt.replications} replications)")
 
     def seconds_per_run(self, opt: Any) -> tuple[float, str] | None:
         # The family's run at the command's days (the families' mean over their runs, for
@@ -276,4 +277,6 @@ class Forshaw(FamilyPaper):
         runs = {f: forshaw.runs_of(f, opt) or 1 for f in families}
         each = sum(run_seconds(f, opt.days) * n for f, n in runs.items()) / sum(runs.values())
         what = (f"{families[0]}'s runs" if len(families) == 1 else "the families' runs together")
-        return each, (f"{what}, measured at 2 days and at a year, at {self._days(opt)} days")
+        days = self._days(opt)
+        return each, (f"{what}, measured at 2 days and at a year, at {days} "
+                      f"day{'' if days == 1 else 's'}")
