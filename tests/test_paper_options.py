@@ -363,3 +363,15 @@ def test_the_repeated_values_of_the_brief(argv, tmp_path, capsys):
     assert main(["paper", *argv, "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
     assert "is given twice; give each value once\n" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("name", PAPERS)
+def test_an_unknown_figure_names_the_paper_and_each_accepted_figure_once(name, tmp_path,
+                                                                        capsys):
+    assert main(["paper", name, "nosuch", "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    head = f"ckptsim: error: figure: unknown figure 'nosuch' of {name}; accepted: "
+    assert err.startswith(head) and err.endswith(", all\n")
+    accepted = err[len(head):-1].split(", ")
+    assert len(accepted) == len(set(accepted)), accepted
+    assert set(paper(name).figures()) <= set(accepted)

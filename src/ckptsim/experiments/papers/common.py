@@ -81,14 +81,15 @@ def run_spec(name: str, text: str, out: Path, trace_dir: str | Path, jobs: int |
 
 
 def find_family(figure: str, families: dict[str, tuple[str, ...]],
-                accepted: list[str]) -> str:
+                accepted: list[str], paper: str) -> str:
     """The family a figure (or a family's own name) belongs to; an unknown one is refused
-    naming the `accepted` values."""
+    naming the paper and the `accepted` values, each once (a family may share its figure's
+    name)."""
     for family, figures in families.items():
         if figure == family or figure in figures:
             return family
-    raise ConfigError("figure", f"unknown figure {figure!r}; accepted: "
-                                f"{', '.join([*accepted, 'all'])}")
+    raise ConfigError("figure", f"unknown figure {figure!r} of {paper}; accepted: "
+                                f"{', '.join(dict.fromkeys([*accepted, 'all']))}")
 
 
 def write_csv(path: Path, rows: list[dict[str, Any]]) -> None:

@@ -105,7 +105,7 @@ class Options:
 
 
 def family_of(figure: str) -> str:
-    return find_family(figure, FAMILIES, [*FIGURES, *FAMILIES])
+    return find_family(figure, FAMILIES, [*FIGURES, *FAMILIES], "forshaw")
 
 
 def wanted(figure: str) -> list[str]:

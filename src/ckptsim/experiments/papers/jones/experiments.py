@@ -86,7 +86,7 @@ def family_of(figure: str) -> str:
     for family, module in EXTRA.items():
         if figure in module.FAMILIES[family]:
             return family
-    return find_family(figure, FAMILIES, [*FIGURES, *FAMILIES, *EXTRA_FIGURES])
+    return find_family(figure, FAMILIES, [*FIGURES, *FAMILIES, *EXTRA_FIGURES], "jones")
 
 
 # ----------------------------------------------------------------------------- specs

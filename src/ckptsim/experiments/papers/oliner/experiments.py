@@ -102,7 +102,7 @@ class Options:
 
 
 def family_of(figure: str) -> str:
-    return find_family(figure, FAMILIES, [*FAMILIES, *FIGURES])
+    return find_family(figure, FAMILIES, [*FAMILIES, *FIGURES], "oliner")
 
 
 # ----------------------------------------------------------------------------- specs
