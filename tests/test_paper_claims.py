@@ -184,3 +184,20 @@ def test_the_papers_declarations_import_no_numpy_or_matplotlib():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip()
     assert out == "[]"
+
+
+@pytest.mark.parametrize(("where", "problem"), [
+    ("missing/x.csv", "{tmp}/missing is not a folder: the claims CSV is written into an "
+                      "existing folder"),
+    ("", "{tmp} is a folder; give the file to write the claims into (e.g. niu-claims.csv)"),
+])
+def test_a_csv_that_cannot_be_written_is_refused_before_the_table(where, problem, tmp_path,
+                                                                  capsys):
+    from ckptsim.cli import main
+
+    target = tmp_path / where if where else tmp_path
+    assert main(["paper", "niu", "claims", "--out", str(RESULTS / "niu"),
+                 "--csv", str(target)]) == 2
+    captured = capsys.readouterr()
+    assert captured.err == f"ckptsim: error: --csv: {problem.format(tmp=tmp_path)}\n"
+    assert captured.out == ""  # no table printed first

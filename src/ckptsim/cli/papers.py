@@ -160,6 +160,14 @@ def _paper_claims(args: argparse.Namespace) -> int:
     if not folder.is_dir():
         raise ConfigError("--out", f"{folder} is not a folder: 'claims' reads the CSVs of a "
                                    f"results folder (e.g. docs/results/{args.paper})")
+    if args.csv:  # checked before the table is computed and printed
+        csv_path = Path(args.csv)
+        if csv_path.is_dir():
+            raise ConfigError("--csv", f"{csv_path} is a folder; give the file to write the "
+                                       f"claims into (e.g. {args.paper}-claims.csv)")
+        if not csv_path.parent.is_dir():
+            raise ConfigError("--csv", f"{csv_path.parent} is not a folder: the claims CSV is "
+                                       f"written into an existing folder")
     try:
         lines = evaluate(_PAPERS[args.paper].claims, folder)
     except ValueError as exc:
