@@ -375,3 +375,35 @@ def test_an_unknown_figure_names_the_paper_and_each_accepted_figure_once(name, t
     accepted = err[len(head):-1].split(", ")
     assert len(accepted) == len(set(accepted)), accepted
     assert set(paper(name).figures()) <= set(accepted)
+
+
+@pytest.mark.parametrize(("name", "drop", "command"), [
+    ("forshaw", "full", "fig4 --full --out {folder}/full"),  # `all` writes no full/
+    ("forshaw", "fig6-replications.csv", None),  # not read by a table: still fine
+    ("forshaw", "fig6.csv", "fig6 --out {folder}"),
+    ("niu", "fig4_windows.csv", "fig4 --windows K --out {folder}"),
+    ("niu", "estimate", "fig4 --reading estimate --out {folder}/estimate"),
+    ("oliner", "fig9-replications.csv", "fig9 --out {folder}"),
+])
+def test_tables_names_the_command_that_makes_a_missing_csv(name, drop, command, tmp_path,
+                                                          capsys):
+    import shutil
+
+    results = Path(__file__).resolve().parents[1] / "docs" / "results"
+    folder = tmp_path / name
+    shutil.copytree(results / name, folder, ignore=shutil.ignore_patterns("*.png"))
+    page = (results / f"{name}.md").read_text()
+    (tmp_path / f"{name}.md").write_text(page)
+    target = folder / drop
+    shutil.rmtree(target) if target.is_dir() else target.unlink()
+    code = main(["paper", name, "tables", "--out", str(folder)])
+    err = capsys.readouterr().err
+    if command is None:
+        assert code == 0
+        return
+    assert code == 2
+    made = command.format(folder=folder)
+    csv_path = f"{made.split(' --out ')[1]}/{made.split()[0]}"
+    assert err.startswith(f"ckptsim: error: --out: {csv_path}")
+    assert err.endswith(f".csv is missing: `ckptsim paper {name} {made}` makes it\n")
+    assert (tmp_path / f"{name}.md").read_text() == page  # the page is left as it was

@@ -131,7 +131,7 @@ def cmd_paper(args: argparse.Namespace) -> int:
 
 def _paper_tables(args: argparse.Namespace) -> int:
     """Rewrite the tables of the results page FOLDER.md from the CSVs in FOLDER (--out)."""
-    from ckptsim.experiments.papers.tables import marked, render_page
+    from ckptsim.experiments.papers.tables import MissingCsv, marked, render_page
 
     tables = _PAPERS[args.paper].page_tables()
     folder = Path(args.out)
@@ -140,7 +140,11 @@ def _paper_tables(args: argparse.Namespace) -> int:
         raise ConfigError("--out", f"{page} does not exist: 'tables' rewrites the page "
                                    f"FOLDER.md from the CSVs in FOLDER")
     text = page.read_text()
-    page.write_text(render_page(text, folder, tables))
+    try:
+        rendered = render_page(text, folder, tables)
+    except MissingCsv as exc:
+        raise exc.naming(args.paper) from None
+    page.write_text(rendered)
     print(f"{page}: {len(marked(text))} tables from the CSVs in {folder}")
     return 0
 

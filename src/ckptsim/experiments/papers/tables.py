@@ -31,11 +31,32 @@ _MARKED = re.compile(r"(<!-- table: (?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /t
                      flags=re.S)
 
 
-def read(folder: Path, name: str) -> list[dict[str, Any]]:
-    """The rows of folder/NAME.csv, numbers as floats."""
+class MissingCsv(ConfigError):
+    """A CSV a page's table reads is missing: `command` (`ckptsim paper PAPER` then this)
+    makes it."""
+
+    def __init__(self, path: Path, command: str) -> None:
+        self.path, self.command = path, command
+        super().__init__("--out", f"{path} is missing: `ckptsim paper PAPER {command}` makes "
+                                  "it")
+
+    def naming(self, paper: str) -> ConfigError:
+        """The same error naming the paper's command."""
+        return ConfigError("--out", f"{self.path} is missing: `ckptsim paper {paper} "
+                                    f"{self.command}` makes it")
+
+
+def read(folder: Path, name: str, options: str = "") -> list[dict[str, Any]]:
+    """The rows of folder/NAME.csv, numbers as floats; a missing CSV is refused naming the
+    figure that makes it (NAME up to its first - or _: fig4 of fig4-replications, fig2 of
+    fig2_shares), its `options` (those that make NAME's folder, e.g. --full) and --windows K
+    for a `_windows` CSV."""
     path = folder / f"{name}.csv"
     if not path.exists():
-        raise ConfigError("--out", f"{path} is missing: run the figure first")
+        stem = Path(name).name
+        figure = re.split(r"[-_]", stem)[0]
+        extra = " --windows K" if stem.endswith("_windows") else ""
+        raise MissingCsv(path, f"{figure}{options}{extra} --out {path.parent}")
     with open(path, newline="") as fh:
         return [{k: _number(v) for k, v in row.items()} for row in csv.DictReader(fh)]
 

@@ -20,10 +20,15 @@ def _baseline(name: str, stem: str, unit: str) -> Table:
     def table(folder: Path) -> str:
         rows = [[str(r["policy"]), _pm(r[stem], r[f"{stem}_ci"]), f"{r['seed']:g}",
                  f"{r['relative_to_none']:.2f}", f"{r['seed_relative_to_none']:.2f}",
-                 f"{int(r['seeds'])}"] for r in read(folder, name)]
+                 f"{int(r['seeds'])}"] for r in read(folder, name, _made_by(name))]
         return markdown(["policy", f"ours ({unit}, mean ± 95% CI)", f"seed ({unit})",
                          "ours / None", "seed / None", "replications"], rows)
     return table
+
+
+def _made_by(name: str) -> str:
+    """The options of the command that makes the CSV NAME: full/ holds the `--full` runs."""
+    return " --full" if name.startswith("full/") else ""
 
 
 def _series(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
@@ -43,7 +48,7 @@ def _sweep(name: str, x: str, scale: float = 1.0) -> Table:
     energy benefit, those benefits (mean ± 95% CI), and the utilisation there."""
     def table(folder: Path) -> str:
         rows = []
-        for label, members in _series(read(folder, name)).items():
+        for label, members in _series(read(folder, name, _made_by(name))).items():
             bo = _best(members, "benefit_overhead_min")
             be = _best(members, "benefit_energy_mwh")
             rows.append([label, f"{bo['value'] * scale:g}",

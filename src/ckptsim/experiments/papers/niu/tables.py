@@ -286,8 +286,8 @@ ESTIMATE = "estimate"
 def estimate(folder: Path) -> str:
     """Figs. 4 and 7 per trace under the figures' default reading and, after the slash, under
     `overdue=estimate` (folder/estimate/)."""
-    new4, old4 = read(folder, "fig4"), read(folder / ESTIMATE, "fig4")
-    new7, old7 = read(folder, "fig7"), read(folder / ESTIMATE, "fig7")
+    new4, old4 = read(folder, "fig4"), read(folder / ESTIMATE, "fig4", " --reading estimate")
+    new7, old7 = read(folder, "fig7"), read(folder / ESTIMATE, "fig7", " --reading estimate")
 
     def best(rows: list[dict[str, Any]], t: str) -> str:
         mine = [r for r in rows if r["trace"] == t and str(r["variant"]).startswith("p=")]
