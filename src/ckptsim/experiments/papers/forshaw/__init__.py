@@ -140,8 +140,10 @@ SHORT_DAYS = 2
 SHORT_SECONDS = {"baseline": 0.96, "fixed": 2.63, "ccsr": 2.37, "geometric": 5.97,
                  "minuteinhour": 2.31, "ratio": 1.85, "startdelay": 1.49,
                  "interarrival": 2.87}
-#: A run of the trace figure, always the trace's 35 days (the same command).
-TRACE_SECONDS = 1.82
+#: A run of the trace figure, always the trace's 35 days: the mean `run_seconds` of `ckptsim
+#: paper forshaw trace --replications 10 --jobs 0` (90 runs, 370 s, 1.5-28 s each, one process
+#: on a quiet two-core machine; the page's own 90 runs took 291 s two at a time).
+TRACE_SECONDS = 4.11
 
 
 def run_seconds(family: str, days: int) -> float:
