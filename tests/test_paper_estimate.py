@@ -508,3 +508,27 @@ def test_forshaw_times_the_trace_runs_as_measured():
     page = (Path(__file__).resolve().parents[1] / "docs" / "results" / "forshaw.md").read_text()
     runs, seconds = map(int, re.search(r"The (\d+) runs took (\d+) s of run time", page).groups())
     assert 1 / 1.5 < runs * run_seconds("trace", 7) / seconds < 1.5
+
+
+@pytest.mark.parametrize(("name", "argv", "runs", "line"), [
+    ("jones", ["all", "--per-cluster", "10000", "--replications", "5"], 1505,
+     "--per-cluster 10000 --replications 5 --yes # the earlier size, 5 seeds: estimated at "
+     "{about} of CPU"),
+    ("shi", ["all"], 128, "# 128 runs, estimated at {about} of CPU"),
+    ("niu", ["all"], 150, "`all` is estimated at {about} of CPU for its 150 sweep runs"),
+])
+def test_the_pages_quote_the_estimates_the_commands_print(name, argv, runs, line):
+    # A page states what the command prints, never a hand-tuned figure.
+    import argparse
+
+    from ckptsim.cli import build_parser
+    from ckptsim.cli.papers import check_options
+    from ckptsim.experiments.estimate import about
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    args = sub.choices["paper"].parse_args([name, *argv, "--out", "x"])
+    check_options(args)
+    paper = get_paper(name)
+    each, _ = paper.seconds_per_run(paper.options(args))
+    page = (Path(__file__).resolve().parents[1] / "docs" / "results" / f"{name}.md").read_text()
+    assert line.format(about=about(runs * each)) in " ".join(page.split())
