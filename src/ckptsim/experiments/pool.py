@@ -61,6 +61,28 @@ def die_with_parent(lifeline: Connection) -> None:
     threading.Thread(target=watch, daemon=True, name="ckptsim-lifeline").start()
 
 
+@contextlib.contextmanager
+def sigint_held() -> Any:
+    """Hold a Ctrl-C until the block is done, then raise it: a worker's start interrupted
+    half way left a child without the data it reads first (it printed "EOFError: Ran out of
+    input") and a process the caller did not know of yet. (Python's handler, not a signal
+    mask: the signal may reach another thread of this process.)"""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    old = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+    if caught:
+        if callable(old):
+            old(signal.SIGINT, None)  # Python's own handler raises KeyboardInterrupt
+        elif old == signal.SIG_DFL:
+            raise KeyboardInterrupt
+
+
 def worker_main(conn: Connection, lifeline: Connection, jobs_dir: str) -> None:
     """A worker: run what arrives until told to stop, then report the CPU it used."""
     die_with_parent(lifeline)
@@ -153,9 +175,10 @@ def map_processes(func: Callable[[Any], Any], items: Sequence[Any],
         for _ in range(min(workers or os.cpu_count() or 1, len(todo))):
             here, there = ctx.Pipe()
             proc = ctx.Process(target=_map_worker, args=(there, func), daemon=True)
-            proc.start()
+            with sigint_held():
+                proc.start()
+                procs.append(proc)
             there.close()
-            procs.append(proc)
             busy[here] = todo.popleft()
             here.send(busy[here])
         while busy:
@@ -236,10 +259,11 @@ class PoolExecutor:
             ours, theirs = ctx.Pipe()
             p = ctx.Process(target=worker_main, args=(theirs, life_r, jobs_dir), daemon=True,
                             name="ckptsim-worker")
-            p.start()
+            with sigint_held():
+                p.start()
+                w = _Worker(p, ours)
+                pool.append(w)
             theirs.close()
-            w = _Worker(p, ours)
-            pool.append(w)
             return w
 
         def feed(w: _Worker) -> None:
