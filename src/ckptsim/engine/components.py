@@ -270,6 +270,28 @@ def build_components(spec: Mapping[str, Mapping[str, Any]] | None,
     return out
 
 
+def check_fresh(component: Component) -> None:
+    """Refuse a component object that ran a simulation already (`runner` marks those the
+    caller made): what it kept would leak into the new run."""
+    if getattr(component, "sim", None) is not None or getattr(component, "_ckptsim_ran", False):
+        raise ConfigError("components", f"this {type(component).__name__} object has run a "
+                          "simulation already: a component object serves one run; give a new "
+                          "one, or its class")
+
+
+def two_rate_models(first: Component, second: Component, by_policy: set[str],
+                    policy: str | None) -> ConfigError:
+    """The error of a second rate model, keyed ``components.NAME`` by the one the caller
+    gave (the other may be the policy's own, e.g. the co-allocating scheduler's links)."""
+    def who(c: Component) -> str:
+        return f"{c.name!r} (the scheduler {policy or 'the policy'}'s own)" \
+            if c.name in by_policy else repr(c.name)
+
+    given = second if second.name not in by_policy else first
+    return ConfigError(f"components.{given.name}", f"two rate models: {who(first)} and "
+                       f"{who(second)}; a run has one (leave the component {given.name} out)")
+
+
 def split_component(text: str, where: str = "component") -> tuple[str, dict[str, str]]:
     """``NAME:key=value,...`` (``--component``'s form; NAME may be a plug-in's
     ``FILE.py:Class``) as the name and its values as given.  A part ``key=value`` whose key

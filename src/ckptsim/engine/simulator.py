@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from heapq import heapify, heappop, heappush
 from typing import TYPE_CHECKING, Any
 
-from ckptsim.engine.components import Component, HookLists
+from ckptsim.engine.components import Component, HookLists, check_fresh, two_rate_models
 from ckptsim.engine.events import (
     ENGINE_PRIORITIES,
     NO_JOB,
@@ -140,35 +140,17 @@ class Simulator(Migration, Notices):
                                  if isinstance(component, type) else ""))
         if any(c.name == component.name for c in self.components):
             raise ConfigError("components", f"{component.name!r} is given twice")
-        if getattr(component, "sim", None) is not None or \
-                getattr(component, "_ckptsim_ran", False):  # what it kept would leak in
-            raise ConfigError("components", f"this {type(component).__name__} object has run "
-                              "a simulation already: a component object serves one run; give "
-                              "a new one, or its class")
+        check_fresh(component)
         if getattr(self, "_policy_adds", False):
             self._by_policy.add(component.name)
         if isinstance(component, RateModel):
             if self.rate_model is not None:
-                raise self._two_rate_models(self.rate_model, component)
+                raise two_rate_models(self.rate_model, component, self._by_policy,
+                                      getattr(getattr(self, "policy", None), "name", None))
             self.rate_model = component
         self.components.append(component)
         self._bind_hooks()
         component.attach(self)
-
-    def _two_rate_models(self, first: Component, second: Component) -> ConfigError:
-        """The error of a second rate model, keyed ``components.NAME`` by the one the caller
-        gave (the other may be the policy's own, e.g. the co-allocating scheduler's links)."""
-        by_policy = getattr(self, "_by_policy", set())
-        policy = getattr(getattr(self, "policy", None), "name", None) or "the policy"
-
-        def who(c: Component) -> str:
-            return f"{c.name!r} (the scheduler {policy}'s own)" if c.name in by_policy else \
-                repr(c.name)
-
-        given = second if second.name not in by_policy else first
-        return ConfigError(f"components.{given.name}", f"two rate models: {who(first)} and "
-                           f"{who(second)}; a run has one (leave the component "
-                           f"{given.name} out)")
 
     def component(self, name: str) -> Component | None:
         """The attached component of that name, or None (for users: inside the package,
