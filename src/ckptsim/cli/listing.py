@@ -70,16 +70,10 @@ def _describe(name: str, cls: Any, skip: set[str] | frozenset[str] = frozenset()
 
 
 def add_parsers(sub: Any) -> None:
-    p = sub.add_parser("schedulers", help="list schedulers and their parameters")
-    p.add_argument("names", nargs="*", metavar="NAME",
-                   help="only these: names, or plug-ins (FILE.py:Class, module:Class) to see "
-                        "their parameters as ckptsim reads them (default: every built-in "
-                        "and installed one)")
-    p.set_defaults(func=cmd_schedulers)
-
-    p = sub.add_parser("components", help="list components and their parameters")
-    p.add_argument("names", nargs="*", metavar="NAME",
-                   help="only these: names, or plug-ins (FILE.py:Class, module:Class) to see "
-                        "their parameters as ckptsim reads them (default: every built-in "
-                        "and installed one)")
-    p.set_defaults(func=cmd_components)
+    for command, func in (("schedulers", cmd_schedulers), ("components", cmd_components)):
+        p = sub.add_parser(command, help=f"list {command} and their parameters")
+        p.add_argument("names", nargs="*", metavar="NAME",
+                       help="only these: names, or plug-ins (FILE.py:Class, module:Class) to "
+                            "see their parameters as ckptsim reads them (default: every "
+                            "built-in and installed one)")
+        p.set_defaults(func=func)
