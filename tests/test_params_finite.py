@@ -6,6 +6,7 @@ failure models are refused before anything is drawn."""
 from __future__ import annotations
 
 import dataclasses
+import re
 import subprocess
 import sys
 import typing
@@ -20,6 +21,7 @@ from ckptsim.engine.simulator import Simulator
 from ckptsim.errors import ConfigError, DecisionError
 from ckptsim.experiments.spec import SpecError, parse_spec
 from ckptsim.failures.source import MAX_FAILURES_PER_JOB, check_failure_spec, load_failures
+from ckptsim.limits import MAX_SECONDS
 from ckptsim.params import describe_range
 from ckptsim.policies.base import _registry as scheduler_registry
 from ckptsim.policies.base import scheduler_factory
@@ -90,14 +92,15 @@ def test_checkpoint_policy_float_params_refuse_inf_and_nan(name: str, key: str,
 def test_inf_where_declared_and_the_listing_says_so() -> None:
     fields = {f.name: f for f in dataclasses.fields(scheduler_registry.get("ckpt-backfill").Params)}
     assert scheduler_factory("ckpt-backfill", {"t_thr": "inf"}).params.t_thr == float("inf")
-    assert describe_range(fields["t_thr"]).startswith(">= 0, or inf: ")
+    assert describe_range(fields["t_thr"]).startswith(">= 0 and <= 1e+10, or inf: ")
     assert describe_range(fields["p"]) == "finite, > 0 and <= 1"
     assert describe_range(fields["max_checkpoints"]) == ">= 0"  # an integer
     text = _refused(lambda: scheduler_factory("scojo-pect", {"cycle": "inf"}), "scojo-pect.cycle")
-    assert text == "scojo-pect.cycle: got inf; accepted: a finite number > 0, at least 1 (a period)"
+    assert text == ("scojo-pect.cycle: got inf; accepted: a finite number > 0 and <= 1e+10, "
+                    "at least 1 (a period)")
     text = _refused(lambda: scheduler_factory("scojo-pect", {"cycle": "nan"}), "scojo-pect.cycle")
-    assert text == ("scojo-pect.cycle: got nan (not a number); accepted: a finite number > 0, at "
-                    "least 1 (a period)")
+    assert text == ("scojo-pect.cycle: got nan (not a number); accepted: a finite number > 0 "
+                    "and <= 1e+10, at least 1 (a period)")
 
 
 @pytest.mark.parametrize("option", ["mtbf", "shape", "repair_mean", "repair_cv"])
@@ -238,3 +241,66 @@ def test_a_computed_interval_under_a_second_is_refused(policy, capsys):
     err = capsys.readouterr().err
     assert err.startswith("ckptsim: error: checkpoint: ") and "under 1 s" in err
     assert err.count("\n") == 1
+
+
+# A parameter is a time when its help says so: in seconds or minutes, or a mean time between
+# failures (not a variance in s^2).
+_TIME_HELP = re.compile(r"\bseconds\b|\bminutes\b|, s\b|\(s\)|\bs \(|\bMTBF\b|mean time")
+
+
+def _unbounded_times(registry: typing.Any) -> list[tuple[str, str, bool]]:
+    """(plug-in, parameter, declared with seconds=) of every float parameter whose help says it
+    is a time and that has no upper bound of its own."""
+    floats = {(n, k) for n, k, _ in float_params(registry)}
+    out = []
+    for name in registry.names():
+        params = registry.get(name).Params
+        for f in dataclasses.fields(params):
+            help_ = f.metadata.get("help", "")
+            if (name, f.name) in floats and f.metadata.get("high") is None \
+                    and _TIME_HELP.search(help_) and "s^2" not in help_:
+                out.append((name, f.name, bool(f.metadata.get("seconds"))))
+    return out
+
+
+TIMES = {kind: _unbounded_times(reg) for kind, reg in (("scheduler", scheduler_registry),
+                                                        ("component", component_registry),
+                                                        ("checkpoint", checkpoint_registry))}
+
+
+def test_every_time_parameter_is_bounded_by_max_seconds() -> None:
+    """A time without `seconds=` would take 1e300 and run to an absurd end (or overflow)."""
+    assert sum(len(v) for v in TIMES.values()) >= 30, TIMES
+    undeclared = [(kind, n, k) for kind, rows in TIMES.items() for n, k, ok in rows if not ok]
+    assert not undeclared, f"time parameters without seconds=: {undeclared}"
+
+
+@pytest.mark.parametrize(("name", "key"), [(n, k) for n, k, _ in TIMES["scheduler"]])
+def test_a_scheduler_time_beyond_max_seconds_is_refused(name: str, key: str) -> None:
+    field = next(f for f in dataclasses.fields(scheduler_registry.get(name).Params)
+                 if f.name == key)
+    largest = MAX_SECONDS / field.metadata["seconds"]
+    with pytest.raises(ConfigError) as info:
+        scheduler_factory(name, {key: str(largest * 1.5)})
+    text = str(info.value)
+    assert info.value.key.endswith(key) and "\n" not in text
+    assert "MAX_SECONDS" in text and f"<= {largest:g}" in text
+
+
+@pytest.mark.parametrize("policy", ["fixed:interval=3600,cost=1e300", "young:mtbf=1e11",
+                                    "interarrival:w=1e9", "startdelay:delay=2e10"])
+def test_a_checkpoint_time_beyond_max_seconds_is_refused(policy: str) -> None:
+    key = policy.split(":")[1].split(",")[-1].split("=")[0]
+    with pytest.raises(ConfigError) as info:
+        parse_checkpoint(policy)
+    assert info.value.key.endswith(key) and "MAX_SECONDS" in str(info.value)
+
+
+def test_a_time_at_max_seconds_is_accepted_and_the_cli_refuses_one_beyond_in_one_line() -> None:
+    assert scheduler_factory("bgl-fcfs", {"migration_cost": str(MAX_SECONDS)}
+                             ).params.migration_cost == MAX_SECONDS
+    done = subprocess.run([sys.executable, "-m", "ckptsim", "run", "--workload", "builtin",
+                           "--component", "availability:reboot=03:00,reboot_duration=1e15"],
+                          capture_output=True, text=True)
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "reboot_duration: got 1e+15" in done.stderr

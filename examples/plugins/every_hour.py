@@ -19,7 +19,7 @@ from ckptsim import CheckpointPolicy, CostParams, param
 @dataclasses.dataclass(frozen=True)
 class EveryHourParams(CostParams):  # cost, bandwidth, restart, mtbf... come with CostParams
     hours: float = param(1.0, "hours of computation between checkpoints", low=0.0,
-                         low_open=True, period=1 / 3600)
+                         low_open=True, period=1 / 3600, seconds=3600.0)
 
 
 class EveryHour(CheckpointPolicy):

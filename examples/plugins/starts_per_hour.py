@@ -20,7 +20,8 @@ from ckptsim import Component, param
 
 @dataclasses.dataclass(frozen=True)
 class StartsParams:
-    period: float = param(3600.0, "seconds of simulated time per bin", low=1.0)
+    period: float = param(3600.0, "seconds of simulated time per bin", low=1.0,
+                          seconds=1.0)
 
 
 class StartsPerHour(Component):

@@ -9,6 +9,11 @@ A float parameter is finite: `inf`, `-inf` and NaN are refused, naming the key, 
 parameter is declared with `infinite="what inf means"` (e.g. a threshold that nothing
 reaches); `describe_range` then says so.  Its help in the listings (`ckptsim schedulers`,
 `ckptsim components`) reads "finite" otherwise.
+
+A parameter that is a time or a duration is declared with `seconds=` (1 for seconds, 60 for
+minutes, 3600 for hours): a finite value beyond `MAX_SECONDS` (1e10 s, 317 years) either side
+of 0 is refused, naming the key, as a trace's times are; a value of 1e300 would otherwise run
+to an absurd end or overflow.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ckptsim.errors import ConfigError
+from ckptsim.limits import MAX_SECONDS
 from ckptsim.values import parse_bool, parse_int
 
 
@@ -32,7 +38,7 @@ class NoParams:
 def param(default: Any, help: str, *, low: float | None = None, high: float | None = None,
           low_open: bool = False, high_open: bool = False,
           choices: tuple[Any, ...] | None = None, added: bool = False,
-          infinite: str = "", period: float = 0.0) -> Any:
+          infinite: str = "", period: float = 0.0, seconds: float = 0.0) -> Any:
     """A parameter with its documentation and accepted range.
 
     `low`/`high` are inclusive unless `low_open`/`high_open`; `choices` lists accepted values.
@@ -41,12 +47,15 @@ def param(default: Any, help: str, *, low: float | None = None, high: float | No
     `period`: the parameter is the period of events that repeat (a checkpoint interval, a
     cycle); values under `period` (in the parameter's unit, e.g. 1 s) are refused, as an
     event every 1e-9 s would keep the run on the same instants for ever.
+    `seconds`: the parameter is a time or a duration in units of this many seconds (1:
+    seconds, 60: minutes); its finite values are bounded by `MAX_SECONDS` either side of 0.
     `added`: the parameter came after runs were recorded without it; at its default it is left
     out of experiment run identities (`identity_params`), so those runs keep their ids.
     """
     return dataclasses.field(default=default, metadata={
         "help": help, "low": low, "high": high, "low_open": low_open, "high_open": high_open,
-        "choices": choices, "added": added, "infinite": infinite, "period": period})
+        "choices": choices, "added": added, "infinite": infinite, "period": period,
+        "seconds": seconds})
 
 
 def identity_params(params: Any) -> dict[str, Any]:
@@ -80,6 +89,8 @@ def describe_range(meta: Mapping[str, Any] | dataclasses.Field[Any]) -> str:
         parts.append(f"{'>' if meta.get('low_open') else '>='} {low:g}")
     if high is not None:
         parts.append(f"{'<' if meta.get('high_open') else '<='} {high:g}")
+    elif meta.get("seconds"):
+        parts.append(f"<= {_largest_time(meta):g}")
     text = " and ".join(parts) if parts else "any value"
     if meta.get("period"):
         text += f", at least {meta['period']:g} (a period)"
@@ -88,6 +99,11 @@ def describe_range(meta: Mapping[str, Any] | dataclasses.Field[Any]) -> str:
     if number:
         return f"finite, {text}" if parts else "any finite number"
     return text
+
+
+def _largest_time(meta: Mapping[str, Any]) -> float:
+    """The largest time a `seconds=` parameter takes, in its own unit."""
+    return MAX_SECONDS / meta["seconds"]
 
 
 def _finite_range(meta: Mapping[str, Any]) -> str:
@@ -159,6 +175,13 @@ def validate_params(obj: Any, *, where: str = "") -> None:
             if bad:
                 raise ConfigError(prefix + f.name,
                                   f"got {value:g}; accepted: {describe_range(meta)}")
+            if meta.get("seconds") and math.isfinite(value) \
+                    and abs(value) > _largest_time(meta):
+                unit = meta["seconds"]
+                shown = f"{value:g}" + (f" ({value * unit:g} s)" if unit != 1 else "")
+                raise ConfigError(prefix + f.name, f"got {shown}, a time beyond the longest "
+                                  f"accepted, {MAX_SECONDS:g} s (317 years; MAX_SECONDS); "
+                                  f"accepted: {describe_range(meta)}")
             if meta.get("period") and value < meta["period"]:
                 raise ConfigError(prefix + f.name, f"got {value:g}; accepted: >= "
                                   f"{meta['period']:g} (a period: a shorter one has the run "

@@ -36,16 +36,17 @@ INF = math.inf
 @dataclasses.dataclass(frozen=True)
 class CostParams:
     cost: float | None = param(None, "checkpoint duration, s (else memory / bandwidth + "
-                                     "constant)", low=0.0)
+                                     "constant)", low=0.0, seconds=1.0)
     bandwidth: float | None = param(None, "GB/s a checkpoint is written at (with memory)",
                                     low=0.0, low_open=True)
     memory: float | None = param(None, "GB per processor to save (default: the SWF used, "
                                        "else requested, memory)", low=0.0)
-    constant: float = param(0.0, "seconds added to memory / bandwidth", low=0.0)
+    constant: float = param(0.0, "seconds added to memory / bandwidth", low=0.0, seconds=1.0)
     restart: float | None = param(None, "restart duration, s (default: the checkpoint cost)",
-                                  low=0.0)
+                                  low=0.0, seconds=1.0)
     mtbf: float | None = param(None, "mean time between failures of a job, s (default: "
-                                     "from the run's failures)", low=0.0, low_open=True)
+                                     "from the run's failures)", low=0.0, low_open=True,
+                               seconds=1.0)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -12,7 +12,7 @@ from ckptsim.params import param
 @dataclasses.dataclass(frozen=True)
 class FixedParams(CostParams):
     interval: float = param(3600.0, "seconds of computation between checkpoints", low=0.0,
-                            low_open=True, period=1.0)
+                            low_open=True, period=1.0, seconds=1.0)
 
 
 @register_policy

@@ -20,7 +20,7 @@ from ckptsim.params import param
 @dataclasses.dataclass(frozen=True)
 class GeometricParams(CostParams):
     a: float = param(1800.0, "first interval, seconds of computation", low=0.0,
-                     low_open=True, period=1.0)
+                     low_open=True, period=1.0, seconds=1.0)
     r: float = param(2.0, "common ratio of the intervals (2: exponential backoff)", low=0.0)
 
 

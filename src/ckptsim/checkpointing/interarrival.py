@@ -31,12 +31,13 @@ if TYPE_CHECKING:
 
 @dataclasses.dataclass(frozen=True)
 class InterarrivalParams(CostParams):
-    w: float = param(10.0, "minutes of the sliding window arrivals are counted in", low=0.0)
+    w: float = param(10.0, "minutes of the sliding window arrivals are counted in", low=0.0,
+                     seconds=60.0)
     m: float | None = param(None, "minutes of computation between evaluations when no "
                                   "interval policy is given", low=0.0, low_open=True,
-                                  period=1 / 60)
+                                  period=1 / 60, seconds=60.0)
     l: int = param(1, "least arrivals in the window for a checkpoint", low=0)  # noqa: E741
-    d: float = param(0.0, "least minutes since the job's last checkpoint", low=0.0)
+    d: float = param(0.0, "least minutes since the job's last checkpoint", low=0.0, seconds=60.0)
     scope: str = param("cluster", "arrivals counted in the job's cluster or the whole pool",
                        choices=("cluster", "system"))
 

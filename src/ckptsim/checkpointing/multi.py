@@ -23,11 +23,11 @@ from ckptsim.params import param
 class MultiParams(CostParams):
     n_open: float = param(3600.0, "seconds of computation between checkpoints while the "
                                   "job's cluster is open", low=0.0, low_open=True,
-                                  period=1.0)
+                                  period=1.0, seconds=1.0)
     n_closed: float = param(10800.0, "seconds of computation between checkpoints while it "
                                      "is closed", low=0.0, low_open=True,
-                                     period=1.0)
-    c: float = param(0.0, "seconds the open periods are moved earlier by", low=0.0)
+                                     period=1.0, seconds=1.0)
+    c: float = param(0.0, "seconds the open periods are moved earlier by", low=0.0, seconds=1.0)
 
 
 @register_policy

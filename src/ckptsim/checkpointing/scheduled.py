@@ -34,7 +34,7 @@ DRAIN = "drain"
 @dataclasses.dataclass(frozen=True)
 class ScheduledParams(CostParams):
     margin: float = param(1.0, "seconds between the checkpoint's end and the interruption",
-                          low=0.0)
+                          low=0.0, seconds=1.0)
     then: str = param("requeue", "after the checkpoint: requeue (migrate) or continue in place",
                       choices=("requeue", "continue"))
     drain: bool = param(True, "with then=requeue, hold the announced machines out of service "

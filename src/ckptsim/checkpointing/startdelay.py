@@ -23,9 +23,9 @@ from ckptsim.params import param
 @dataclasses.dataclass(frozen=True)
 class StartDelayParams(CostParams):
     interval: float = param(3600.0, "seconds of computation between checkpoints", low=0.0,
-                            low_open=True, period=1.0)
+                            low_open=True, period=1.0, seconds=1.0)
     delay: float = param(0.0, "seconds of computation after each allocation before the "
-                              "periodic checkpoints start", low=0.0)
+                              "periodic checkpoints start", low=0.0, seconds=1.0)
     first: str = param("interval", "the first checkpoint after each allocation: interval s "
                                    "after the delay, or at the delay (if > 0)",
                        choices=("interval", "delay"), added=True)

@@ -20,7 +20,8 @@ class AvailabilityParams:
                             "or a session CSV (machines <group>:<i> or indices)")
     reboot: str = param("", "daily reboot of every group without its own reboot key: 'HH:MM', "
                             "'HH:MM-HH:MM' or 'mon-fri HH:MM' (empty: none)")
-    reboot_duration: float = param(300.0, "seconds a reboot keeps the machines down", low=0.0)
+    reboot_duration: float = param(300.0, "seconds a reboot keeps the machines down", low=0.0,
+                                   seconds=1.0)
     maintenance: str = param("", "maintenance windows START-END[@GROUP];... in seconds")
     trace: str = param("", "availability trace: avt:path=FILE[,map=first|random][,start=S] or "
                            "fta:path=DIR[,platform=N][,map=...][,start=S]")
@@ -30,12 +31,13 @@ class AvailabilityParams:
                                            "kill, or suspend (resume within max_suspend)",
                                 choices=MODES)
     max_suspend: float = param(600.0, "seconds a suspended job waits for its machines before "
-                                      "it is killed (HTCondor's MaxSuspendTime)", low=0.0)
+                                      "it is killed (HTCondor's MaxSuspendTime)", low=0.0,
+                               seconds=1.0)
     resume_after: float = param(0.0, "seconds its machines must stay free of owners before a "
                                       "suspended job resumes (HTCondor's idle period; 0: at "
-                                      "once)", low=0.0, added=True)
+                                      "once)", low=0.0, added=True, seconds=1.0)
     lead: float = param(0.0, "seconds before a reboot or maintenance window that "
-                             "before_unavailable is called", low=0.0)
+                             "before_unavailable is called", low=0.0, seconds=1.0)
     epoch: str = param("2010-01-01", "wall-clock date-time of time 0 (reboot times, opening "
                                      "hours, the owner model, session date-times)")
     days: int | None = param(None, "days from time 0 with owners (model) and reboots (default: "

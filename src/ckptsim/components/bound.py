@@ -42,7 +42,7 @@ register_event_kind("bound", 1.6, "a job reaches its execution-time bound",
 @dataclasses.dataclass(frozen=True)
 class BoundParams:
     limit: float = param(86400.0, "seconds of execution after which a job is removed as bad",
-                         low=0.0, low_open=True)
+                         low=0.0, low_open=True, seconds=1.0)
     per: str = param("total", "what the limit bounds: the execution summed over the job's "
                               "attempts, or each attempt alone", choices=("total", "attempt"))
 

@@ -78,9 +78,10 @@ class EnergyParams:
     idle: float | None = param(None, "watts of an idle machine", low=0.0)
     sleep: float | None = param(None, "watts of a sleeping machine", low=0.0)
     off: float | None = param(None, "watts of a machine switched off (default 0)", low=0.0)
-    wake_time: float | None = param(None, "seconds to wake up (default 0)", low=0.0)
+    wake_time: float | None = param(None, "seconds to wake up (default 0)", low=0.0, seconds=1.0)
     wake_energy: float | None = param(None, "joules of a wake-up (default 0)", low=0.0)
-    sleep_time: float | None = param(None, "seconds to go to sleep (default 0)", low=0.0)
+    sleep_time: float | None = param(None, "seconds to go to sleep (default 0)", low=0.0,
+                                     seconds=1.0)
     sleep_energy: float | None = param(None, "joules of going to sleep (default 0)", low=0.0)
     log: bool = param(False, "keep every machine's state intervals (for checks)")
     htc: bool = param(False, "also report the HTC-attributable energy (energy_htc_*, seed "

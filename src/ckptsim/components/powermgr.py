@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 @dataclasses.dataclass(frozen=True)
 class PowerParams:
     idle_timeout: float = param(900.0, "seconds a machine stays idle before it sleeps",
-                                low=0.0)
+                                low=0.0, seconds=1.0)
     state: str = param("sleep", "where idle machines go", choices=("sleep", "off"))
 
 

@@ -56,7 +56,7 @@ class BglParams(QueueParams):
     wraparound: bool = param(True, "boxes may wrap around the torus edges (false: a mesh)")
     backfill: bool = param(True, "EASY-style backfilling with a spatial reservation")
     migration: bool = param(True, "re-pack running jobs when the head does not fit")
-    migration_cost: float = param(0.0, "seconds of overhead per migrated job", low=0.0)
+    migration_cost: float = param(0.0, "seconds of overhead per migrated job", low=0.0, seconds=1.0)
     repack: str = param("mfp", "placement of the jobs a migration moves: the MFP heuristic "
                                "(mfp) or the scheduler's own, fault-aware for bgl-balancing and "
                                "bgl-tiebreak, over the rest of each job's estimated run (policy)",

@@ -66,17 +66,17 @@ class CkptBackfillParams(QueueParams):
     p: float = param(0.2, "scale-down factor of estimates >= t_thr (Algorithm 2)",
                      low=0.0, low_open=True, high=1.0)
     t_thr: float = param(1800.0, "estimates below this (s) are not scaled", low=0.0,
-                         infinite="no estimate is scaled (with p=1: easy)")
+                         infinite="no estimate is scaled (with p=1: easy)", seconds=1.0)
     overhead: bool = param(True, "charge checkpoint and restart costs (false: the "
                                  "zero-overhead runs of seed 000 section 4)")
     t_checkpoint: float | None = param(
         None, "checkpoint duration, s (default: memory_per_node * nodes_per_io_node / "
-              "(io_bandwidth * io_fraction))", low=0.0)
+              "(io_bandwidth * io_fraction))", low=0.0, seconds=1.0)
     t_extend: float | None = param(None, "added to a restarted job's predicted remaining "
-                                         "time, s (default 2 * t_checkpoint)", low=0.0)
+                                         "time, s (default 2 * t_checkpoint)", low=0.0, seconds=1.0)
     t_restart: float | None = param(None, "restart overhead on the resumed job's nodes, s "
                                           "(default t_extend - t_checkpoint, at least 0)",
-                                    low=0.0)
+                                    low=0.0, seconds=1.0)
     memory_per_node: float = param(2.0, "GB of memory checkpointed per node", low=0.0,
                                    low_open=True)
     nodes_per_io_node: float = param(64.0, "compute nodes sharing one I/O node", low=0.0,

@@ -28,7 +28,8 @@ class CoallocParams:
                                "'migration')")
     skip_saturated: bool = param(True, "do not co-allocate over a saturated link while it is")
     ctmr: bool = param(False, "the selective checkpoint-terminate-migrate-restart agent")
-    overhead: float = param(600.0, "checkpoint + restart overhead O (s), O/2 each", low=0.0)
+    overhead: float = param(600.0, "checkpoint + restart overhead O (s), O/2 each", low=0.0,
+                            seconds=1.0)
     overhead_known: bool = param(True, "the agent knows O (false: it assumes 30 min)")
     cpfrac: float = param(0.04, "checkpoint a job only if O < cpfrac * its remaining time",
                           low=0.0, high=1.0)

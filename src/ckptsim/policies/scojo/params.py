@@ -20,7 +20,7 @@ class ScojoParams:
                                   "or conservative (every waiting job's)",
                           choices=("easy", "conservative"))
     cycle: float = param(3600.0, "cycle length, s (one slice per class)", low=0.0,
-                         low_open=True, period=1.0)
+                         low_open=True, period=1.0, seconds=1.0)
     share_short: float = param(0.2, "short class's share of a cycle", low=0.0, low_open=True,
                                high=1.0)
     share_medium: float = param(0.3, "medium class's share of a cycle", low=0.0,
@@ -35,11 +35,11 @@ class ScojoParams:
                                      "non-empty slice) or keep (it runs, open only to non-type "
                                      "backfilling)", choices=("skip", "keep"))
     switch_overhead: float = param(60.0, "seconds a resumed job pays on its nodes at a slice "
-                                         "switch", low=0.0)
+                                         "switch", low=0.0, seconds=1.0)
     short_limit: float = param(600.0, "short jobs: estimate below this, s", low=0.0,
-                               low_open=True)
+                               low_open=True, seconds=1.0)
     long_limit: float = param(10800.0, "long jobs: estimate at least this, s", low=0.0,
-                              low_open=True)
+                              low_open=True, seconds=1.0)
     classify_by: str = param("estimate", "what the class is read from (the estimate is the "
                                          "runtime where a trace gives none)",
                              choices=("estimate", "runtime"))
@@ -72,25 +72,26 @@ class ScojoParams:
                "+ coordination, as the thesis's formula; ckpt_fixed when given)",
         choices=("app", "sys"), added=True)
     mtbf: float = param(720000.0, "MTBF M of the interval (200 h; the policy's mtbf= "
-                                  "replaces it)", low=0.0, low_open=True)
+                                  "replaces it)", low=0.0, low_open=True, seconds=1.0)
     fixed_interval: float = param(800.0, "interval of `fixed` when the policy string gives "
                                          "none, s (the thesis's test)", low=0.0,
-                                  low_open=True, period=1.0)
+                                  low_open=True, period=1.0, seconds=1.0)
     jitter_var: float = param(2.0, "variance of the normal jitter of each interval, s^2",
                               low=0.0)
     ckpt_bandwidth: float = param(70.0, "checkpoint write bandwidth, MB/s", low=0.0,
                                   low_open=True)
     ckpt_coordination: float = param(0.5, "coordination time before a checkpoint, s",
-                                     low=0.0)
+                                     low=0.0, seconds=1.0)
     ckpt_fixed: float | None = param(None, "fixed checkpoint cost, s, instead of the model "
                                            "(none: S_app / ckpt_bandwidth + coordination)",
-                                     low=0.0)
+                                     low=0.0, seconds=1.0)
     migration_bandwidth: float = param(30.0, "migration transfer bandwidth W, MB/s",
                                        low=0.0, low_open=True)
     migration_fixed: float | None = param(None, "fixed migration cost, s, instead of the "
-                                                "model (none: S_app / W + t_min)", low=0.0)
-    t_min: float = param(1.0, "base migration time T_min, s", low=0.0)
-    t_restart: float = param(1.0, "restart cost on the job's own nodes, s", low=0.0)
+                                                "model (none: S_app / W + t_min)", low=0.0,
+                                          seconds=1.0)
+    t_min: float = param(1.0, "base migration time T_min, s", low=0.0, seconds=1.0)
+    t_restart: float = param(1.0, "restart cost on the job's own nodes, s", low=0.0, seconds=1.0)
     ratio_low: float = param(0.2, "smallest S_app / S_sys", low=0.0, high=1.0)
     ratio_high: float = param(0.95, "largest S_app / S_sys", low=0.0, high=1.0)
     mem_low: float = param(16.0, "memory model (jobs without trace memory): least memory "
