@@ -202,3 +202,29 @@ def test_bgl_fcfs_repacks_with_mfp_under_either_reading():
     policy = _repacked("bgl-fcfs", repack="policy")
     assert default[:2] == policy[:2] and default[1] == [[(4, [2, 6])]]
     assert starts(default[2]) == starts(policy[2])
+
+
+@pytest.mark.parametrize("name,level", [("bgl-balancing", "confidence"),
+                                        ("bgl-tiebreak", "accuracy")])
+def test_a_failure_at_the_scheduling_instant_is_ahead_or_past_as_at_now_says(name, level):
+    """A 1-node job submitted at 100, when (transient) node 0 fails: the engine applies the
+    failure first, so node 0 is free and up at the pass.  MFP places the job on node 0; with
+    `at_now="ahead"` (default) the predictor still counts that failure and moves the job off
+    node 0, with `"past"` it looks strictly after now and leaves it there.  A failure at 105,
+    inside the job's run, is avoided either way."""
+    from ckptsim.records.allocations import AllocationLog, AllocationRecorder
+
+    def first_node(at_now, fail_at):
+        w = jobs([(100, 10, 1, 10)], 8)
+        sim = Simulator(w, scheduler_factory(name, {**TINY, level: 1.0, "at_now": at_now}))
+        inject_failures(sim, [fail_at], [0])
+        log = AllocationLog()
+        sim.add_component(AllocationRecorder(log))
+        sim.run()
+        mask = log.column(4)[0]
+        return (mask & -mask).bit_length() - 1
+
+    assert first_node("ahead", 100.0) != 0
+    assert first_node("past", 100.0) == 0
+    assert first_node("ahead", 105.0) != 0 and first_node("past", 105.0) != 0
+    assert scheduler_factory(name, {**TINY}).params.at_now == "ahead"

@@ -67,7 +67,16 @@ class BglParams(QueueParams):
 
 
 @dataclasses.dataclass(frozen=True)
-class BalancingParams(BglParams):
+class FaultAwareParams(BglParams):
+    at_now: str = param("ahead", "a failure at the scheduling instant, which the engine has "
+                                 "already applied (a transient node is up again): counted by "
+                                 "the predictor as one ahead of the job (ahead) or as past "
+                                 "(past: failures strictly after now, as hold)",
+                        choices=("ahead", "past"), added=True)
+
+
+@dataclasses.dataclass(frozen=True)
+class BalancingParams(FaultAwareParams):
     confidence: float = param(0.0, "balancing predictor confidence a", low=0.0, high=1.0)
     pf: str = param("product", "partition failure probability from the nodes' p_n: "
                                "1 - prod(1 - p_n) (product, section 5.2.1) or max p_n (max, "
@@ -78,7 +87,7 @@ class BalancingParams(BglParams):
 
 
 @dataclasses.dataclass(frozen=True)
-class TiebreakParams(BglParams):
+class TiebreakParams(FaultAwareParams):
     accuracy: float = param(0.0, "tie-break predictor accuracy a", low=0.0, high=1.0)
     seed: int = param(0, "seed of the predictor's random draws", low=0)
     draws: str = param("box", "the predictor's draws: one per tied partition with a failure "

@@ -9,6 +9,9 @@
   the queue: nothing is backfilled meanwhile) until one is stable enough, the seed's
   "balancing algorithm [that] makes the jobs wait longer in order to select stable
   partitions".  The hold looks at failures strictly after now (one at now has happened).
+* Both predictors look at the failures in [now, now + estimate] (`at_now="ahead"`, default,
+  as the committed figures were made); the engine has applied a failure at now before the
+  pass, so `at_now="past"` looks strictly after now instead, as the hold does.
 * `bgl-tiebreak`: among the partitions with the best MFP, prefer the first one predicted not to
   fail; a real failure is predicted with probability `accuracy` (false negatives 1 - accuracy,
   no false positives; section 4.2 / 5.2.2).  With `draws="box"` (default) one draw is made per
@@ -60,11 +63,16 @@ class _FaultAware(BglFcfs):
     def pick(self, job: Job, parts: list[int], losses: list[int], failing: int) -> int:
         raise NotImplementedError
 
+    def _from(self, now: float) -> float:
+        """Where the predictor's window starts: at now (`at_now="ahead"`), or just after it
+        (`"past"`: a failure at now has already been applied)."""
+        return math.nextafter(now, INF) if self.params.at_now == "past" else now
+
     def choose(self, job: Job, free: int, now: float, avoid: int = 0,
                end: float | None = None) -> int | None:
         if end is None:
             end = now + job.estimate
-        failing = _failing(self.sim, now, end) if self.predicts() else 0
+        failing = _failing(self.sim, self._from(now), end) if self.predicts() else 0
         if not failing:  # L_PF is 0 everywhere, no partition predicted to fail: MFP
             return self.torus.best_partition(free, job.size, avoid)
         parts, losses = self.torus.partition_losses(free, job.size, avoid)

@@ -1,7 +1,8 @@
 """Seed 004's readings as options (`ckptsim paper oliner options`): does the max form of P_f
 (section 4.1), the balancing variant that holds the head for a stable partition, per-node
-tie-break draws (section 4.2), or re-packing migrated jobs with the fault-aware placement
-instead of plain MFP change the slowdown?  One family, at the first load scale and the
+tie-break draws (section 4.2), re-packing migrated jobs with the fault-aware placement
+instead of plain MFP, or a predictor that takes a failure at the scheduling instant as past
+change the slowdown?  One family, at the first load scale and the
 prediction figures' failure counts, against the defaults (the runs of Figs. 6 and 9, shared
 through the store)."""
 
@@ -26,14 +27,17 @@ VARIANTS: tuple[tuple[str, str, dict[str, Any]], ...] = (
     ("balancing, max P_f", "bgl-balancing", {"pf": "max"}),
     ("balancing, hold at P_f >= 0.5", "bgl-balancing", {"hold": 0.5}),
     ("balancing, fault-aware re-pack", "bgl-balancing", {"repack": "policy"}),
+    ("balancing, a failure at now is past", "bgl-balancing", {"at_now": "past"}),
     ("tie-break (draw per box)", "bgl-tiebreak", {}),
     ("tie-break, draw per node", "bgl-tiebreak", {"draws": "node"}),
     ("tie-break, fault-aware re-pack", "bgl-tiebreak", {"repack": "policy"}),
+    ("tie-break, a failure at now is past", "bgl-tiebreak", {"at_now": "past"}),
 )
 STYLES = ({"color": "tab:blue"}, {"color": "tab:cyan", "ls": "--"},
           {"color": "tab:purple", "ls": ":"}, {"color": "tab:green", "ls": "-."},
+          {"color": "tab:olive", "ls": (0, (5, 1, 1, 1))},
           {"color": "tab:orange"}, {"color": "tab:red", "ls": "--"},
-          {"color": "tab:brown", "ls": "-."})
+          {"color": "tab:brown", "ls": "-."}, {"color": "tab:pink", "ls": (0, (5, 1, 1, 1))})
 #: The default reading of each scheduler: its variant without extra parameters.
 DEFAULTS = {name: label for label, name, extra in VARIANTS if not extra}
 
@@ -66,7 +70,8 @@ def _variant(row: dict[str, Any]) -> str:
     for label, name, extra in VARIANTS:
         if row["scheduler_name"] != name:
             continue
-        if _given(row, "repack", "mfp") != extra.get("repack", "mfp"):
+        if _given(row, "repack", "mfp") != extra.get("repack", "mfp") \
+                or _given(row, "at_now", "ahead") != extra.get("at_now", "ahead"):
             continue
         if name == "bgl-balancing" and (row["param.pf"] != extra.get("pf", "product")
                                         or (_given(row, "hold", None) is not None)
