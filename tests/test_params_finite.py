@@ -304,3 +304,17 @@ def test_a_time_at_max_seconds_is_accepted_and_the_cli_refuses_one_beyond_in_one
                           capture_output=True, text=True)
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "reboot_duration: got 1e+15" in done.stderr
+
+
+def test_a_switch_is_listed_as_true_or_false() -> None:
+    """`--set overhead=maybe` is refused with "expected true or false": the listing says the
+    same, not "any value"."""
+    switches = [(name, f) for reg in (scheduler_registry, component_registry,
+                                      checkpoint_registry)
+                for name in reg.names() for f in dataclasses.fields(reg.get(name).Params)
+                if typing.get_type_hints(reg.get(name).Params)[f.name] is bool]
+    assert len(switches) >= 10
+    for name, f in switches:
+        assert describe_range(f) == "true or false", (name, f.name)
+    with pytest.raises(ConfigError, match="true or false"):
+        scheduler_factory("ckpt-backfill", {"overhead": "maybe"})

@@ -65,6 +65,15 @@ def identity_params(params: Any) -> dict[str, Any]:
             if not (f.metadata.get("added") and getattr(params, f.name) == f.default)}
 
 
+def _is_bool(typ: Any) -> bool:
+    """Whether a field's annotation (a type or its text) is bool or bool | None."""
+    if isinstance(typ, str):
+        return "bool" in typ.replace(" ", "").split("|")
+    args = typing.get_args(typ) if typing.get_origin(typ) in (typing.Union,
+                                                               types.UnionType) else (typ,)
+    return bool in args
+
+
 def _is_float(typ: Any) -> bool:
     """Whether a field's annotation (a type or its text) is float or float | None."""
     if isinstance(typ, str):
@@ -79,6 +88,8 @@ def describe_range(meta: Mapping[str, Any] | dataclasses.Field[Any]) -> str:
     whether a float must be finite)."""
     number = False
     if isinstance(meta, dataclasses.Field):
+        if _is_bool(meta.type):
+            return "true or false"
         number = _is_float(meta.type)
         meta = meta.metadata
     if meta.get("choices"):
