@@ -116,7 +116,7 @@ def test_specs_hold_the_seed_grid(tmp_path):
     needs_data()
     opt = oliner.Options(trace_dir=TRACES)
     sizes = {"failures": 3 * 2 * 9 * 3, "balancing": 3 * 2 * 11, "tiebreak": 3 * 2 * 11,
-             "options": 3 * 1 * 11 * 7}
+             "options": 3 * 1 * 11 * 9}
     ids = {}
     for family, n in sizes.items():
         path = tmp_path / f"{family}.toml"
@@ -136,7 +136,7 @@ def test_specs_hold_the_seed_grid(tmp_path):
                              ("balancing", ("balancing",))):
         union = set().union(*(ids[f] for f in families))
         assert survey(paper.specs(figure, opt), TRACES, tmp_path / "store").runs == len(union)
-    assert len(set().union(*ids.values())) == 3 * (2 * 9 * 3 + 2 * 11 * 2 + 11 * 7) - 3 * (
+    assert len(set().union(*ids.values())) == 3 * (2 * 9 * 3 + 2 * 11 * 2 + 11 * 9) - 3 * (
         2 * 3 + 11 * 2)  # failures' levels 0, 0.1, 0.9 at the seed's count; options' defaults
     ten = oliner.Options(trace_dir=TRACES, replications=10)
     assert survey(paper.specs("all", ten), TRACES, tmp_path / "store").runs == 2760
