@@ -38,6 +38,7 @@ from typing import Any
 from ckptsim.errors import CkptsimError
 from ckptsim.experiments import storefmt as fmt
 from ckptsim.experiments import storesums as sums
+from ckptsim.experiments.current import as_current
 from ckptsim.experiments.storefmt import STORE_FORMAT, Damaged, Entry, JobsRef
 
 _TMP = ".tmp-"
@@ -338,10 +339,6 @@ class Loaded:
     damaged_runs: list[tuple[str, str]] = field(default_factory=list)  # (file, reason)
 
 
-#: The columns of a run that name it (not part of its identity), as `sweep.json`'s `names`.
-NAME_COLUMNS = ("experiment", "workload", "scheduler")
-
-
 def load_store(root: str | Path, *, all_runs: bool = False,
                keep_damaged: bool = False) -> Loaded:
     """The rows of a store in matrix order (see `load_results`), and the per-job files that
@@ -376,14 +373,8 @@ def load_store(root: str | Path, *, all_runs: bool = False,
     else:
         ids = [r for r in order if r in contents.rows]
     bad = [contents.bad_jobs[r] for r in ids if r in contents.bad_jobs]
-    rows = [contents.rows[r] for r in ids]
-    names = manifest.get("names")
-    if isinstance(names, list) and len(names) == len(order):
-        # A run keeps its id when its workload, label or experiment is renamed: it is shown
-        # under the names the latest spec gives it.
-        now = dict(zip(order, names, strict=True))
-        rows = [{**row, **dict(zip(NAME_COLUMNS, now[row["run_id"]], strict=True))}
-                if row["run_id"] in now else row for row in rows]
+    # Under the names and input columns the latest spec gives its runs.
+    rows = as_current([contents.rows[r] for r in ids], manifest)
     return Loaded(rows, manifest, bad, contents.unchecked,
                   [(str(f), why) for f, why in contents.corrupt])
 

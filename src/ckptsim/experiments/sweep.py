@@ -20,6 +20,7 @@ from typing import Any
 
 from ckptsim import __version__
 from ckptsim.errors import OutputError
+from ckptsim.experiments.current import changed_inputs
 from ckptsim.experiments.execute import Executor, SerialExecutor
 from ckptsim.experiments.matrix import MAX_RUNS, Run, build_matrix, check_size
 from ckptsim.experiments.spec import Spec, load_spec
@@ -38,6 +39,9 @@ class Plan:
     retry: int = 0  # runs recorded as failed, to be run again
     corrupt: list[tuple[str, str]] = field(default_factory=list)  # damaged files (file, why)
     unchecked: list[str] = field(default_factory=list)  # run tables without a SHA-256
+    # Stored runs recorded with other input columns than this spec gives them (a checkpoint
+    # plan's table form against its string form): run id -> this spec's columns.
+    changed: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 @dataclass
@@ -77,6 +81,7 @@ def against(plan: Plan, contents: Contents) -> Plan:
     counted as done, the others left to do."""
     plan.corrupt = contents.corrupt + sorted(contents.bad_jobs.values())
     plan.unchecked = contents.unchecked
+    plan.changed = changed_inputs(plan.runs, contents.rows)
     plan.done = plan.retry = 0
     todo = []
     for run in plan.runs:
@@ -93,8 +98,12 @@ def against(plan: Plan, contents: Contents) -> Plan:
     return plan
 
 
-def manifest(spec: Spec, runs: list[Run]) -> dict[str, Any]:
-    """What `sweep.json` records: enough for `results` and `report` without the traces."""
+def manifest(spec: Spec, runs: list[Run], changed: dict[str, dict[str, Any]] | None = None
+             ) -> dict[str, Any]:
+    """What `sweep.json` records: enough for `results` and `report` without the traces.
+
+    `changed`: the stored runs to show under other input columns than their rows hold
+    (`Plan.changed`), recorded as `columns` only when there are some."""
     inputs: list[str] = []
     for r in runs:
         inputs += [k for k in r.columns if k not in inputs]
@@ -113,7 +122,7 @@ def manifest(spec: Spec, runs: list[Run]) -> dict[str, Any]:
         # The names each run has in this spec (not part of its identity: a renamed workload
         # or label reruns nothing, and `results` shows the runs under their new names).
         "names": [[r.experiment, r.workload, r.scheduler] for r in runs],
-    }
+    } | ({"columns": changed} if changed else {})
 
 
 def _figure_doc(fig: Any) -> dict[str, Any]:
@@ -157,7 +166,7 @@ def run_sweep(plan: Plan, out: str | Path, executor: Executor,
     with contextlib.nullcontext() if locked else store.lock():
         try:
             store.remove_temporaries()
-            store.prepare(plan.spec.text, manifest(plan.spec, plan.runs))
+            store.prepare(plan.spec.text, manifest(plan.spec, plan.runs, plan.changed))
             store.compact()
         except OSError as exc:  # a full disk, a read-only folder: nothing has run yet
             raise OutputError(str(exc.filename or out), f"{exc.strerror or exc}: cannot "

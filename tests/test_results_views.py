@@ -1,0 +1,78 @@
+"""How `results` and `report` show a store's runs: under the latest spec's columns, with the
+number of runs behind each mean, and what `--where` selects."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from ckptsim.cli import main
+from ckptsim.experiments.store import load_results
+
+CKPT_HEAD = """name = "ck"
+seeds = [1, 2]
+metrics = ["mean_wait", "checkpoints"]
+[workloads.lub]
+generator = "lublin"
+n = 60
+machine = 64
+"""
+CKPT_TABLE = CKPT_HEAD + """[workloads.lub.components.checkpoint.policy]
+interval = "fixed"
+cost = [60, 1200]
+[workloads.lub.components.checkpoint.policy.fixed]
+interval = 3600
+[[schedulers]]
+name = "easy"
+"""
+CKPT_STRING = CKPT_HEAD + """checkpoint = ["fixed:interval=3600,cost=60",
+              "fixed:interval=3600,cost=1200"]
+[[schedulers]]
+name = "easy"
+[[figures]]
+name = "w"
+kind = "bar"
+x = "scheduler"
+y = "mean_wait"
+group_by = "checkpoint"
+"""
+
+
+def _sweep(spec, out, capsys):
+    assert main(["sweep", str(spec), "--out", str(out), "--jobs", "0"]) == 0
+    return capsys.readouterr()
+
+
+def test_runs_reused_by_another_form_of_a_plan_show_under_its_columns(tmp_path, capsys):
+    """A checkpoint plan written as a table, then as its string: the runs are reused, and
+    shown under the string form's column, so the two costs are two configurations."""
+    spec, out = tmp_path / "ck.toml", tmp_path / "o"
+    spec.write_text(CKPT_TABLE)
+    _sweep(spec, out, capsys)
+    before, _ = load_results(out)
+    spec.write_text(CKPT_STRING)
+    assert "0 succeeded, 0 failed, 4 already done" in _sweep(spec, out, capsys).out
+    rows, _ = load_results(out)
+    assert [r["run_id"] for r in rows] == [r["run_id"] for r in before]
+    assert [r["workload.checkpoint"] for r in rows] == [
+        "fixed:interval=3600,cost=60"] * 2 + ["fixed:interval=3600,cost=1200"] * 2
+    assert not [c for r in rows for c in r if c.startswith("workload.checkpoint.")]
+    assert [r["mean_wait"] for r in rows] == [r["mean_wait"] for r in before]
+
+    assert main(["results", str(out), "--group-by", "scheduler"]) == 0
+    captured = capsys.readouterr()
+    assert "no confidence interval" in captured.out and "±" not in captured.out
+    assert "checkpoint vary within them" in captured.err
+    assert main(["results", str(out), "--group-by", "checkpoint", "--csv", "-"]) == 0
+    groups = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert [(g["checkpoint"] if "checkpoint" in g else g["workload.checkpoint"], g["runs"])
+            for g in groups] == [("fixed:interval=3600,cost=60", "2"),
+                                 ("fixed:interval=3600,cost=1200", "2")]
+    assert main(["report", str(out)]) == 0
+
+    # Back to the table: the runs show its columns again.
+    spec.write_text(CKPT_TABLE)
+    _sweep(spec, out, capsys)
+    rows, _ = load_results(out)
+    assert sorted(r["workload.checkpoint.policy.cost"] for r in rows) == [60, 60, 1200, 1200]
+    assert "workload.checkpoint" not in rows[0]
