@@ -198,7 +198,8 @@ def test_results_where_group_by_and_csv(store, capsys, tmp_path):
     groups = list(csv.DictReader(open(tmp_path / "g.csv")))
     assert len(groups) == 4
     assert list(groups[0]) == ["scheduler", "workload.n", "runs", "failed", "mean_wait",
-                               "mean_wait_ci95", "mean_bsld", "mean_bsld_ci95"]
+                               "mean_wait_ci95", "mean_wait_n", "mean_bsld", "mean_bsld_ci95",
+                               "mean_bsld_n"]
     assert all(g["runs"] == "3" and g["failed"] == "0" for g in groups)
     # The group mean is the mean of the runs.
     assert main(["results", str(store), "--where", "scheduler=fcfs", "n=200", "--csv", "-"]

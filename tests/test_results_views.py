@@ -76,3 +76,31 @@ def test_runs_reused_by_another_form_of_a_plan_show_under_its_columns(tmp_path, 
     rows, _ = load_results(out)
     assert sorted(r["workload.checkpoint.policy.cost"] for r in rows) == [60, 60, 1200, 1200]
     assert "workload.checkpoint" not in rows[0]
+
+
+def test_a_mean_over_fewer_runs_than_its_group_says_so(tmp_path, capsys):
+    """arrt_long_wide is NaN in the seed whose jobs include no long wide one: its mean is
+    over the other runs, which the table, the CSV and the report say."""
+    spec, out = tmp_path / "s.toml", tmp_path / "o"
+    spec.write_text('name = "scojo"\nseeds = [1, 2, 3, 4]\n'
+                    'metrics = ["arrt", "arrt_long_wide"]\n[workloads.lub]\n'
+                    'generator = "lublin"\nn = 150\nmachine = 64\nestimates = "exact"\n'
+                    '[[schedulers]]\nname = "scojo-pect"\n[[figures]]\nname = "lw"\n'
+                    'kind = "bar"\nx = "scheduler"\ny = "arrt_long_wide"\n')
+    _sweep(spec, out, capsys)
+    rows, _ = load_results(out)
+    values = [r["arrt_long_wide"] for r in rows]
+    assert sum(v != v for v in values) == 1  # NaN in one run: what this test is about
+
+    assert main(["results", str(out), "--group-by", "scheduler"]) == 0
+    captured = capsys.readouterr()
+    (line,) = [x for x in captured.out.splitlines() if "scojo-pect" in x]
+    assert line.count("(n=3)") == 1 and "note: (n=N): that metric's mean" in captured.err
+    assert main(["results", str(out), "--group-by", "scheduler", "--csv", "-"]) == 0
+    (g,) = csv.DictReader(io.StringIO(capsys.readouterr().out))
+    assert (g["runs"], g["arrt_n"], g["arrt_long_wide_n"]) == ("4", "4", "3")
+
+    assert main(["report", str(out)]) == 0
+    page = (out / "report" / "index.html").read_text()
+    assert "(n=3)" in page and "over the N runs of the group" in page
+    assert "1 of the 4 runs it shows have no value of arrt_long_wide" in page

@@ -164,7 +164,7 @@ def cmd_results(args: argparse.Namespace) -> int:
         mixed = res.pooled_inputs(rows, by, inputs)
         pooled = short_names([*mixed, *columns])[:len(mixed)]
         table = res.group(rows, by, metrics, inputs)
-        shown = [*by, "runs", "failed"] + [c for m in metrics for c in (m, f"{m}_ci95")]
+        shown = res.grouped_columns(by, metrics)
     else:
         shown, table = res.run_rows(rows, inputs, metrics)
     if args.csv is not None:
@@ -181,7 +181,8 @@ def cmd_results(args: argparse.Namespace) -> int:
     if by:
         labels = short_names([*by, *columns])[:len(by)] + ["runs", "failed", *metrics]
         body = [[fmt(g[c]) for c in by] + [str(g["runs"]), str(g["failed"])]
-                + [_pm(g[m], g[f"{m}_ci95"]) for m in metrics] for g in table]
+                + [_pm(g[m], g[f"{m}_ci95"]) + (f" (n={g[f'{m}_n']})" if res.partial(g, m)
+                                                 else "") for m in metrics] for g in table]
     else:
         labels = short_names([*shown, *columns])[:len(shown)]
         body = [[fmt(r[c]) for c in shown] for r in table]
@@ -192,6 +193,8 @@ def cmd_results(args: argparse.Namespace) -> int:
         title += (f" (mean over runs that differ in {', '.join(pooled)}: no confidence "
                   "interval)")
     print_table(title, labels, body)
+    if by and any(res.partial(g, m) for g in table for m in metrics):
+        print(f"note: {res.PARTIAL_NOTE}", file=sys.stderr)
     _note_pooled(pooled)
     _print_failures([r for r in rows if r.get("status") == "failed"], args.dir)
     return status

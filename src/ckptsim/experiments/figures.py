@@ -65,6 +65,16 @@ def figure_data(fig: FigureSpec, rows: Sequence[dict[str, Any]]
     return out
 
 
+def without_value(fig: FigureSpec, rows: Sequence[dict[str, Any]]) -> tuple[int, int]:
+    """(runs without a finite value of the figure's metric, runs it selects): the points are
+    means over the runs that have one (`mean_ci` leaves missing and NaN values out)."""
+    data = figure_data(fig, rows)
+    counted = sum(p[3] for groups in data.values() for pts in groups.values() for p in pts)
+    chosen = sum(1 for r in rows if r.get("status") == "ok"
+                 and all(_matches(r.get(k), v) for k, v in fig.where.items()))
+    return chosen - counted, chosen
+
+
 def draw(fig: FigureSpec, rows: Sequence[dict[str, Any]], folder: Path,
          columns: Sequence[str] = ()) -> list[Path]:
     """Draw `fig` as PNG and SVG in `folder`; return the two paths."""

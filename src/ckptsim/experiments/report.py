@@ -27,8 +27,8 @@ from typing import Any
 
 from ckptsim import __version__
 from ckptsim.experiments.columns import short_names
-from ckptsim.experiments.figures import draw
-from ckptsim.experiments.results import group, shown_inputs
+from ckptsim.experiments.figures import draw, without_value
+from ckptsim.experiments.results import PARTIAL_NOTE, group, partial, shown_inputs
 from ckptsim.experiments.spec import DEFAULT_METRICS, FigureSpec
 from ckptsim.experiments.store import load_store
 
@@ -78,7 +78,7 @@ def make_report(store_dir: str | Path, out: str | Path | None = None,
             report.notes.append(f"figure {fig.name}: {exc}")
             continue
         report.figures += paths
-        sections.append(_figure(fig, paths[0], paths[1], inputs))
+        sections.append(_figure(fig, paths[0], paths[1], inputs, without_value(fig, rows)))
     chart = None
     if gantt is not None:
         chart = _gantt(store_dir, gantt, rows, manifest, folder, report)
@@ -122,8 +122,10 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
-def _figure(fig: FigureSpec, png: Path, svg: Path, columns: Sequence[str]) -> dict[str, Any]:
-    """A figure of the page: its SVG embedded, its caption, links to its files."""
+def _figure(fig: FigureSpec, png: Path, svg: Path, columns: Sequence[str],
+            missing: tuple[int, int] = (0, 0)) -> dict[str, Any]:
+    """A figure of the page: its SVG embedded, its caption, links to its files; `missing`:
+    (runs without a value of its metric, runs it shows)."""
     data = base64.b64encode(svg.read_bytes()).decode("ascii")
 
     def label(c: str) -> str:
@@ -137,8 +139,12 @@ def _figure(fig: FigureSpec, png: Path, svg: Path, columns: Sequence[str]) -> di
     if fig.where:
         what += "; only " + ", ".join(
             f"{label(k)} = {' or '.join(str(x) for x in v)}" for k, v in fig.where.items())
-    return {"name": fig.name, "mime": "image/svg+xml", "data": data,
-            "caption": f"{what}. Mean over replications, error bars: 95% confidence interval.",
+    caption = f"{what}. Mean over replications, error bars: 95% confidence interval."
+    if missing[0]:
+        caption += (f" {missing[0]} of the {missing[1]} runs it shows have no value of "
+                    f"{fig.y} (missing or NaN): each point is the mean over its runs that "
+                    "have one.")
+    return {"name": fig.name, "mime": "image/svg+xml", "data": data, "caption": caption,
             "links": [("PNG", f"figures/{png.name}"), ("SVG", f"figures/{svg.name}")]}
 
 
@@ -193,7 +199,11 @@ def _page(manifest: dict[str, Any], rows: list[dict[str, Any]], inputs: list[str
 
     summary = group(rows, shown, metrics, inputs)
     summary_rows = [[_fmt(g[c]) for c in shown] + [g["runs"], g["failed"]]
-                    + [_pm(g[m], g[f"{m}_ci95"]) for m in metrics] for g in summary]
+                    + [_pm(g[m], g[f"{m}_ci95"]) + (f" (n={g[f'{m}_n']})" if partial(g, m)
+                                                     else "") for m in metrics]
+                    for g in summary]
+    if any(partial(g, m) for g in summary for m in metrics):
+        notes = [*notes, f"summary table: {PARTIAL_NOTE}"]
 
     table_rows, classes = [], []
     for rid in matrix_ids or list(by_id):

@@ -117,8 +117,10 @@ def pooled_inputs(rows: Sequence[dict[str, Any]], by: Sequence[str], inputs: Seq
 def group(rows: Sequence[dict[str, Any]], by: Sequence[str], metrics: Sequence[str],
           inputs: Sequence[str] | None = None) -> list[dict[str, Any]]:
     """One row per distinct value of the `by` columns (in order of first appearance): the
-    number of runs, failures, and each metric's mean over the successful runs (`<metric>`)
-    and the half-width of its 95% confidence interval (`<metric>_ci95`).
+    number of runs, failures, and each metric's mean over the successful runs (`<metric>`),
+    the half-width of its 95% confidence interval (`<metric>_ci95`) and the number of runs
+    they are over (`<metric>_n`): the successful runs where the metric has a finite value
+    (a metric may be NaN in some runs, e.g. a job class none of a run's jobs is in).
 
     The interval is over replications: a group whose runs differ in one of `inputs` (other
     than the seed) pools different configurations, and gets NaN instead of an interval --
@@ -132,11 +134,29 @@ def group(rows: Sequence[dict[str, Any]], by: Sequence[str], metrics: Sequence[s
         agg["failed"] = len(members) - len(ok)
         mixed = bool(varying(members, config))
         for m in metrics:
-            mean, half, _ = mean_ci([r.get(m) for r in ok])
+            mean, half, n = mean_ci([r.get(m) for r in ok])
             agg[m] = mean
             agg[f"{m}_ci95"] = math.nan if mixed else half
+            agg[f"{m}_n"] = n
         out.append(agg)
     return out
+
+
+def grouped_columns(by: Sequence[str], metrics: Sequence[str]) -> list[str]:
+    """The columns of `group`'s rows, in the order a CSV gives them."""
+    return [*by, "runs", "failed"] + [c for m in metrics for c in (m, f"{m}_ci95", f"{m}_n")]
+
+
+def partial(g: dict[str, Any], metric: str) -> bool:
+    """Is the group's mean of `metric` over fewer runs than its successful ones (the metric
+    missing or NaN in the others)?"""
+    return 0 < g[f"{metric}_n"] < g["runs"] - g["failed"]
+
+
+#: Said under a table whose means are marked `(n=N)`.
+PARTIAL_NOTE = ("(n=N): that metric's mean and interval are over the N runs of the group "
+                "where it has a value; it is missing or NaN in the group's other successful "
+                "runs (e.g. none of their jobs is in the metric's class)")
 
 
 def shown_inputs(rows: Sequence[dict[str, Any]], inputs: Sequence[str]) -> list[str]:
