@@ -220,6 +220,13 @@ def test_results_errors(store, tmp_path, capsys):
     assert "unknown column 'colour'" in capsys.readouterr().err
     assert main(["results", str(store), "--group-by", "nope"]) == 2
     capsys.readouterr()
+    # A column filtered twice: refused (the last filter alone was kept), naming the column.
+    assert main(["results", str(store), "--where", "scheduler=easy", "scheduler=fcfs"]) == 2
+    assert ("ckptsim: error: --where: scheduler is filtered twice ('scheduler=easy' and "
+            "'scheduler=fcfs'): filters must all hold; for runs with any of its values, give "
+            "them in one: scheduler=easy,fcfs") in capsys.readouterr().err
+    assert main(["results", str(store), "--where", "n=100", "--where", "workload.n=200"]) == 2
+    assert "workload.n is filtered twice" in capsys.readouterr().err
     assert main(["results", str(tmp_path / "nothing")]) == 2
     assert "not a results store" in capsys.readouterr().err
     # A paper command's folder holds its store in store/: named, for results and report.

@@ -30,14 +30,27 @@ def all_columns(rows: Iterable[dict[str, Any]]) -> list[str]:
 
 def parse_where(items: Sequence[str] | None, columns: Sequence[str]
                 ) -> dict[str, tuple[str, ...]]:
-    """`key=value` or `key=v1,v2` filters, keys resolved to columns."""
+    """`key=value` or `key=v1,v2` filters, keys resolved to columns.
+
+    Raises:
+        ConfigError: (key --where) a filter is not key=value, names no column, or names a
+            column another filter names (they would have to hold together: one value of a
+            column cannot equal two; the values go in one filter, `key=v1,v2`).
+    """
     out: dict[str, tuple[str, ...]] = {}
+    given: dict[str, str] = {}
     for item in items or ():
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
             raise ConfigError("--where", f"expected key=value, got {item!r}")
-        out[_resolve("--where", key.strip(), columns)] = tuple(
-            v.strip() for v in value.split(","))
+        column = _resolve("--where", key.strip(), columns)
+        if column in out:
+            both = f"{key.strip()}={given[column].partition('=')[2]},{value}"
+            raise ConfigError("--where", f"{column} is filtered twice ({given[column]!r} and "
+                                         f"{item!r}): filters must all hold; for runs with "
+                                         f"any of its values, give them in one: {both}")
+        given[column] = item
+        out[column] = tuple(v.strip() for v in value.split(","))
     return out
 
 
