@@ -104,3 +104,27 @@ def test_a_mean_over_fewer_runs_than_its_group_says_so(tmp_path, capsys):
     page = (out / "report" / "index.html").read_text()
     assert "(n=3)" in page and "over the N runs of the group" in page
     assert "1 of the 4 runs it shows have no value of arrt_long_wide" in page
+
+
+def test_where_matches_a_value_holding_commas_as_a_whole(tmp_path, capsys):
+    spec, out = tmp_path / "ck.toml", tmp_path / "o"
+    spec.write_text(CKPT_STRING)
+    _sweep(spec, out, capsys)
+    cheap, dear = "fixed:interval=3600,cost=60", "fixed:interval=3600,cost=1200"
+
+    def kept(*where):
+        assert main(["results", str(out), "--where", *where, "--csv", "-"]) == 0
+        captured = capsys.readouterr()
+        return [r["workload.checkpoint"] for r in csv.DictReader(io.StringIO(captured.out))
+                ], captured.err
+
+    assert kept(f"checkpoint={cheap}") == ([cheap, cheap], "")
+    assert kept(f"checkpoint={dear},{cheap}") == ([cheap, cheap, dear, dear], "")
+    assert kept(f"checkpoint={cheap}", "seed=2") == ([cheap], "")
+    runs, err = kept("checkpoint=fixed:interval=3600,cost=61")
+    assert runs == [] and err == (
+        "note: no run has workload.checkpoint=fixed:interval=3600,cost=61; its values: "
+        f"{cheap}; {dear}\n")
+    runs, err = kept("checkpoint=young:cost=60,mtbf=86400,fixed:interval=600,cost=60")
+    assert "no run has workload.checkpoint=young:cost=60,mtbf=86400,fixed:interval=600," \
+        "cost=60; its values" in err

@@ -146,7 +146,7 @@ def cmd_results(args: argparse.Namespace) -> int:
     status = _warn_damaged_runs(args.dir, loaded.damaged_runs)
     _note_unchecked(loaded.unchecked, "the next sweep records them")
     columns = res.all_columns(rows) or list(manifest.get("inputs", []))
-    where = res.parse_where(args.where, columns)
+    where = res.parse_where(args.where, columns, rows)
     everything, rows = rows, res.filter_rows(rows, where)
     if everything and not rows:
         print(f"note: {res.why_none_match(everything, where)}", file=sys.stderr)

@@ -28,9 +28,11 @@ def all_columns(rows: Iterable[dict[str, Any]]) -> list[str]:
     return cols
 
 
-def parse_where(items: Sequence[str] | None, columns: Sequence[str]
-                ) -> dict[str, tuple[str, ...]]:
-    """`key=value` or `key=v1,v2` filters, keys resolved to columns.
+def parse_where(items: Sequence[str] | None, columns: Sequence[str],
+                rows: Sequence[dict[str, Any]] = ()) -> dict[str, tuple[str, ...]]:
+    """`key=value` or `key=v1,v2` filters, keys resolved to columns.  A value holding commas
+    (a checkpoint plan, a failure source) is one value where a run of `rows` holds it: see
+    `split_values`.
 
     Raises:
         ConfigError: (key --where) a filter is not key=value, names no column, or names a
@@ -50,8 +52,30 @@ def parse_where(items: Sequence[str] | None, columns: Sequence[str]
                                          f"{item!r}): filters must all hold; for runs with "
                                          f"any of its values, give them in one: {both}")
         given[column] = item
-        out[column] = tuple(v.strip() for v in value.split(","))
+        out[column] = split_values(value, {v for r in rows if isinstance(v := r.get(column),
+                                                                          str) and "," in v})
     return out
+
+
+def split_values(text: str, held: set[str] | frozenset[str] = frozenset()) -> tuple[str, ...]:
+    """The values of a filter's `v1,v2,...`: split at commas, except where consecutive parts
+    joined by commas are a value the column holds (`held`: its values with a comma), the
+    longest first -- so `fixed:interval=3600,cost=60` is one value, and so is each of two
+    such values listed with a comma between them."""
+    parts = text.split(",")
+    out: list[str] = []
+    i = 0
+    while i < len(parts):
+        for j in range(len(parts) if held else i + 1, i + 1, -1):
+            whole = ",".join(parts[i:j]).strip()
+            if whole in held:
+                out.append(whole)
+                i = j
+                break
+        else:
+            out.append(parts[i].strip())
+            i += 1
+    return tuple(out)
 
 
 def _resolve(option: str, name: str, columns: Sequence[str]) -> str:
@@ -94,8 +118,14 @@ def why_none_match(rows: Sequence[dict[str, Any]], where: dict[str, tuple[str, .
     if found is None:
         return "each --where filter matches some runs, but no run matches them all"
     key, seen = found
-    shown = ", ".join(seen[:most]) + (f", ... ({len(seen)} values)" if len(seen) > most else "")
-    return f"no run has {key}={','.join(where[key])}; its values: {shown}"
+    # Values that hold commas are listed with semicolons between them, and alternatives
+    # with "or", so that the note reads one way.
+    sep = "; " if any("," in v for v in seen) else ", "
+    shown = sep.join(seen[:most]) + (f"{sep}... ({len(seen)} values)" if len(seen) > most
+                                     else "")
+    wanted = where[key]
+    asked = " or ".join(wanted) if any("," in v for v in wanted) else ",".join(wanted)
+    return f"no run has {key}={asked}; its values: {shown}"
 
 
 def varying(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> list[str]:
