@@ -246,6 +246,25 @@ def test_scheduler_problems(tmp_path, entry, where):
     assert where in locations(text, tmp_path)
 
 
+def test_a_boolean_is_not_a_number_parameter(tmp_path):
+    """TOML booleans for float and int parameters are refused as `--set p=true` is (a bool
+    is an int in Python: p = true ran as p = 1.0), naming the key and the accepted values."""
+    text = ('[workloads.l]\ngenerator = "lublin"\nn = 300\nmachine = 64\n[[schedulers]]\n'
+            'name = "ckpt-backfill"\nparams = { p = true, t_checkpoint = [60, false], '
+            'max_checkpoints = true }\n'
+            '[workloads.l.components.bound]\nlimit = true\n')
+    assert dict(problems(text, tmp_path)) == {
+        "workloads.l.components.bound.limit (line 9)": "expected a number, got true; "
+                                                       "accepted: finite, > 0 and <= 1e+10",
+        "schedulers[0].params.p (line 7)": "expected a number, got true; accepted: finite, "
+                                           "> 0 and <= 1",
+        "schedulers[0].params.t_checkpoint[1] (line 7)": "expected a number, got false; "
+                                                         "accepted: finite, >= 0 and <= 1e+10",
+        "schedulers[0].params.max_checkpoints (line 7)": "expected an integer, got true; "
+                                                         "accepted: >= 0",
+    }
+
+
 def test_misplaced_keys_say_where_they_belong(tmp_path):
     # TOML gives a key to the table above it: a scheduler's parameter beside its name, a
     # top-level key below a [[schedulers]] header, and [[workloads]] written as an array.

@@ -125,8 +125,13 @@ def _finite_range(meta: Mapping[str, Any]) -> str:
     return "a finite number" + ("" if text == "any value" else f" {text}")
 
 
-def _convert(key: str, value: Any, typ: Any) -> Any:
-    """Turn a `--set key=value` string (or a TOML value) into the parameter's type."""
+def _convert(key: str, value: Any, typ: Any,
+             meta: Mapping[str, Any] | None = None) -> Any:
+    """Turn a `--set key=value` string (or a TOML value) into the parameter's type.
+
+    A boolean is not a number (though Python's bool is an int): `p = true` in a spec is
+    refused for a float or int parameter, as `--set p=true` is, naming the key and, with the
+    parameter's `meta`, the accepted values."""
     origin = typing.get_origin(typ)
     if origin in (typing.Union, types.UnionType):
         args = [a for a in typing.get_args(typ) if a is not type(None)]
@@ -136,14 +141,35 @@ def _convert(key: str, value: Any, typ: Any) -> Any:
     if typ is bool:
         return parse_bool(key, value)
     if typ is int:
+        if isinstance(value, bool):
+            raise ConfigError(key, _with_range(f"expected an integer, got {_shown(value)}",
+                                               meta, ""))
         return parse_int(key, value)
     if typ is float:
         try:
+            if isinstance(value, bool):
+                raise TypeError
             text = str(value).strip().lower()
             return math.inf if text in ("inf", "infinity") else float(value)
         except (TypeError, ValueError):
-            raise ConfigError(key, f"expected a number, got {value!r}") from None
+            raise ConfigError(key, _with_range(f"expected a number, got {_shown(value)}",
+                                               meta, "finite")) from None
     return str(value) if typ is str else value
+
+
+def _shown(value: Any) -> str:
+    """A user's value in an error: a boolean as TOML writes it."""
+    return str(value).lower() if isinstance(value, bool) else repr(value)
+
+
+def _with_range(message: str, meta: Mapping[str, Any] | None, number: str) -> str:
+    """`message` and the accepted values of the parameter of `meta` (if known)."""
+    if meta is None:
+        return message
+    accepted = describe_range(meta)
+    if number and not meta.get("infinite") and not meta.get("choices"):
+        accepted = f"{number}, {accepted}" if accepted != "any value" else "any finite number"
+    return f"{message}; accepted: {accepted}"
 
 
 def make_params(cls: type, values: Mapping[str, Any], *, where: str = "") -> Any:
@@ -155,7 +181,8 @@ def make_params(cls: type, values: Mapping[str, Any], *, where: str = "") -> Any
     if unknown:
         accepted = ", ".join(sorted(fields)) or "none"
         raise ConfigError(prefix + unknown[0], f"unknown parameter; accepted: {accepted}")
-    kwargs = {k: _convert(prefix + k, v, hints[k]) for k, v in values.items()}
+    kwargs = {k: _convert(prefix + k, v, hints[k], fields[k].metadata)
+              for k, v in values.items()}
     obj = cls(**kwargs)
     validate_params(obj, where=where)
     return obj
