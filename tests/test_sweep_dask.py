@@ -123,3 +123,24 @@ def test_an_unreachable_scheduler_fails_fast_with_one_line(tmp_path, capsys):
     assert main(["sweep", str(spec), "--out", str(tmp_path / "o"), "--dask", "local",
                  "--dask-timeout", "0"]) == 2
     assert "--dask-timeout" in capsys.readouterr().err
+
+
+def test_a_sweep_that_cannot_reach_its_scheduler_leaves_the_store_as_it_was(tmp_path, capsys):
+    """The spec and matrix of the store's latest sweep are kept: `results` still shows its
+    runs, not the unreached sweep's runs as missing."""
+    pytest.importorskip("distributed", reason="Dask's distributed is not installed")
+    first, other, out = tmp_path / "a.toml", tmp_path / "b.toml", tmp_path / "out"
+    first.write_text('name = "a"\n[workloads.l]\ngenerator = "lublin"\nn = 40\n'
+                     '[[schedulers]]\nname = "easy"\n')
+    other.write_text('name = "b"\n[workloads.l]\ngenerator = "lublin"\nn = 50\n'
+                     '[[schedulers]]\nname = "fcfs"\n')
+    assert main(["sweep", str(first), "--out", str(out), "--jobs", "0"]) == 0
+    before = {name: (out / name).read_bytes() for name in ("spec.toml", "sweep.json")}
+    files = sorted(p.relative_to(out) for p in out.rglob("*"))
+    assert main(["sweep", str(other), "--out", str(out), "--dask", "tcp://127.0.0.1:1",
+                 "--dask-timeout", "1"]) == 2
+    assert "no Dask scheduler answered within 1 s" in capsys.readouterr().err
+    assert {name: (out / name).read_bytes() for name in before} == before
+    assert sorted(p.relative_to(out) for p in out.rglob("*")) == files
+    rows, manifest = load_results(out)
+    assert manifest["experiment"] == "a" and [r["status"] for r in rows] == ["ok"]

@@ -22,7 +22,7 @@ import itertools
 import multiprocessing
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -191,6 +191,19 @@ class DaskExecutor:
         self.workers = max(1, workers or os.cpu_count() or 1)
         self.timeout = timeout
         self.stats = ExecStats()
+        self._client: Any = None  # the client of `opened`, which `execute` then uses
+
+    @contextlib.contextmanager
+    def opened(self) -> Iterator[None]:
+        """Connect to the cluster for the duration of the block: a sweep connects before it
+        touches its store, so that a scheduler that does not answer leaves the store as it
+        was (`DaskConnectError`)."""
+        with contextlib.ExitStack() as stack:
+            self._client = self.connect(stack)
+            try:
+                yield
+            finally:
+                self._client = None
 
     def connect(self, stack: contextlib.ExitStack) -> Any:
         """A client of the cluster, closed with `stack`."""
@@ -225,7 +238,7 @@ class DaskExecutor:
         # Start-up counts from the executor's creation, when the fork server started.
         t0, self._created = self._created or time.perf_counter(), None
         with contextlib.ExitStack() as stack:
-            client = self.connect(stack)
+            client = self._client if self._client is not None else self.connect(stack)
             if not runs:
                 return
             # Workers forked from the preloaded server have imported everything, and their

@@ -163,7 +163,11 @@ def run_sweep(plan: Plan, out: str | Path, executor: Executor,
         if on_row is not None:
             on_row(row)
 
-    with contextlib.nullcontext() if locked else store.lock():
+    # An executor that connects to a cluster does so before the store is touched: one that
+    # cannot start (a Dask scheduler that does not answer) leaves the store as it was.
+    opened = getattr(executor, "opened", None)
+    with contextlib.nullcontext() if locked else store.lock(), \
+            opened() if opened is not None and plan.todo else contextlib.nullcontext():
         try:
             store.remove_temporaries()
             store.prepare(plan.spec.text, manifest(plan.spec, plan.runs, plan.changed))
