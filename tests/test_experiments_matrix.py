@@ -205,3 +205,25 @@ def test_duplicates_are_listed_once_per_pair_of_configurations(tmp_path, monkeyp
         matrix(text, tmp_path)
     assert [m for _, m in info.value.problems][-1] == (
         "... and 1 more pair(s) of configurations that give the same runs")
+
+
+def test_a_grid_value_given_several_times_counts_seeds_and_copies_apart(tmp_path):
+    """p = [0.2, 0.2, 0.2, 0.2] at one seed: four configurations give the run, at no other
+    seed (the three duplicate pairs were counted as 'at 2 more seeds')."""
+    text = ('name = "d"\nseeds = [1]\n[workloads.l]\ngenerator = "lublin"\nn = 300\n'
+            'machine = 64\n[[schedulers]]\nname = "easy"\nparams = { requeue = ["front", '
+            '"front", "front", "front"] }\n')
+    with pytest.raises(SpecError) as info:
+        matrix(text, tmp_path)
+    (line,) = [m for _, m in info.value.problems]
+    assert line.endswith("(n=300, machine=64, requeue=front) (4 configurations give it); "
+                         "keep one of them")
+    with pytest.raises(SpecError) as info:
+        matrix(text.replace("seeds = [1]", "seeds = [1, 2, 3]"), tmp_path)
+    (line,) = [m for _, m in info.value.problems]
+    assert line.endswith("(4 configurations give it) (and at 2 more seeds); keep one of them")
+    with pytest.raises(SpecError) as info:
+        matrix(text.replace("seeds = [1]", "seeds = [1, 2]").replace(
+            '"front", "front", "front", "front"', '"front", "front"'), tmp_path)
+    (line,) = [m for _, m in info.value.problems]
+    assert line.endswith("requeue=front) (and at 1 more seed); remove one of them")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -235,9 +236,17 @@ def _duplicates(runs: list[Run], most: int = 10) -> list[tuple[str, str]]:
     problems = []
     for found in list(pairs.values())[:most]:
         r, other = found[0]
-        seeds = f" (and at {len(found) - 1} more seeds)" if len(found) > 1 else ""
-        problems.append(("runs", f"{r.describe()} is the same run as {other.describe()}{seeds}; "
-                                 "remove one of them"))
+        # Configurations described alike (a grid value given twice) share a pair: count its
+        # seeds, and how many entries give each run, apart.
+        per_seed = Counter(dup.seed for dup, _ in found)
+        copies = max(per_seed.values()) + 1
+        more = len(per_seed) - 1
+        text = f"{r.describe()} is the same run as {other.describe()}"
+        if copies > 2:
+            text += f" ({copies} configurations give it)"
+        if more:
+            text += f" (and at {more} more seed{'s' if more > 1 else ''})"
+        problems.append(("runs", f"{text}; {'remove' if copies == 2 else 'keep'} one of them"))
     if len(pairs) > most:
         problems.append(("runs", f"... and {len(pairs) - most} more pair(s) of configurations "
                                  "that give the same runs"))
