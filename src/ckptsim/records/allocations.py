@@ -304,8 +304,10 @@ def write_allocations(log: AllocationLog, path: Path) -> None:
 
 def write_unavailability(log: AllocationLog, path: Path) -> bool:
     """unavailability.csv: one row per span of down time (reason, start, end, nodes); written
-    only when nodes left service.  Returns whether it was written."""
+    only when nodes left service (else a file left at `path` by an earlier run is removed: it
+    would read as this run's down time).  Returns whether it was written."""
     if not log.down:
+        path.unlink(missing_ok=True)
         return False
     rows = sorted(log.down, key=lambda r: (r[1], r[0], r[2], r[3]))
     with open(path, "w", newline="") as f:
