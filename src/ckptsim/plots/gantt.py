@@ -183,15 +183,18 @@ def plot_gantt(run_dir: str | Path, path: str | Path, *, start: float | None = N
                                      edgecolors="none" if many else "#333333",
                                      linewidths=0.3, rasterized=many, zorder=2))
     ax.set_xlim(t0, t1)
-    y0, y1 = lo if nodes is not None else 0, (hi if nodes is not None else top) + 1
-    ax.set_ylim(y0, y1)
-    # A multi-cluster grid: each cluster's first node, a line and the cluster's index.
     summary = _summary(run)
-    for k, (first, last) in enumerate(_clusters(summary)):
+    if nodes is not None:
+        y0, y1 = lo, hi + 1
+    else:  # the whole machine, however few of its nodes the window's jobs used
+        y0, y1 = 0, max(top + 1, *(d[3] for d in down), _machine_size(summary))
+    ax.set_ylim(y0, y1)
+    # A multi-cluster platform: each cluster's first node, a line and the cluster's name.
+    for first, last, name in _clusters(summary):
         if first > y0 and first < y1:
             ax.axhline(first, color="#000000", linewidth=0.8, alpha=0.6, zorder=3)
         if last >= y0 and first < y1:
-            ax.annotate(f"cluster {k}", (1.0, (max(first, y0) + min(last + 1, y1)) / 2),
+            ax.annotate(name, (1.0, (max(first, y0) + min(last + 1, y1)) / 2),
                         xycoords=("axes fraction", "data"), xytext=(-4, 0),
                         textcoords="offset points", ha="right", va="center", fontsize=7,
                         bbox={"boxstyle": "round,pad=0.2", "fc": "white", "alpha": 0.8,
@@ -229,19 +232,59 @@ def _summary(run: Path) -> dict[str, Any]:
     return doc if isinstance(doc, dict) else {}
 
 
-def _clusters(summary: dict[str, Any]) -> list[tuple[int, int]]:
-    """The (first, last) nodes of each cluster of a multi-cluster grid run (summary.json's
-    links: the clusters' sizes), in node order; none for any other run."""
+def _machine_size(summary: dict[str, Any]) -> int:
+    """The simulated machine's nodes (summary.json's options.machine_size; 0 if unknown)."""
     try:
-        links = summary["options"]["links"]
+        return max(int(summary["options"]["machine_size"]), 0)
+    except (KeyError, TypeError, ValueError):
+        return 0
+
+
+def _clusters(summary: dict[str, Any]) -> list[tuple[int, int, str]]:
+    """The (first, last) nodes and the name of each cluster of a multi-cluster run, in node
+    order: a co-allocating grid's (summary.json's links: the clusters' sizes), else the groups
+    of a platform of several (summary.json's options.platform: its source, a built-in or a
+    file, read again and checked against the groups and nodes recorded); none for any other
+    run, or when the platform's file cannot be read again."""
+    options = summary.get("options")
+    if not isinstance(options, dict):
+        return []
+    names: list[str] = []
+    try:
+        links = options["links"]
         sizes = links["nodes"]
         if isinstance(sizes, int):
             sizes = [sizes] * int(links["clusters"])
         sizes = [int(n) for n in sizes]
+        names = [f"cluster {k}" for k in range(len(sizes))]
     except (KeyError, TypeError, ValueError):
+        sizes = _group_sizes(options.get("platform"))
+        names = [name for name, _ in sizes]
+        sizes = [n for _, n in sizes]
+    if not sizes:
         return []
     starts = np.cumsum([0, *sizes[:-1]])
-    return [(int(a), int(a) + n - 1) for a, n in zip(starts, sizes, strict=True)]
+    return [(int(a), int(a) + n - 1, name)
+            for a, n, name in zip(starts, sizes, names, strict=True)]
+
+
+def _group_sizes(recorded: Any) -> list[tuple[str, int]]:
+    """Each group's name and engine nodes, in node order, of the platform summary.json
+    records (`Description.summary()`), when it has several groups."""
+    from ckptsim.errors import CkptsimError
+    from ckptsim.platform.description import load_description
+
+    try:
+        if int(recorded["groups"]) < 2:
+            return []
+        described = load_description(str(recorded["source"]))
+        if (len(described.groups), described.n_nodes) != (int(recorded["groups"]),
+                                                          int(recorded["nodes"])):
+            return []  # the file changed since the run
+        return [(g.name, g.machines * described.type_of(g.type).cores)
+                for g in described.groups]
+    except (KeyError, TypeError, ValueError, OSError, CkptsimError):
+        return []
 
 
 def _run_title(run: Path, summary: dict[str, Any]) -> str:
