@@ -54,3 +54,37 @@ def test_readme_slow_line_selects_tests():
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr  # 5 would mean: no test selected
     assert re.search(r"^(\d+)/\d+ tests collected", done.stdout, flags=re.M), done.stdout
+
+
+def test_wait_and_waiting_time_are_documented_as_they_differ(tmp_path: Path):
+    """jobs.csv's `wait` is the time off nodes, out_jobs.csv's `waiting_time` the first start
+    minus the submit: equal for a job that ran once, not for one requeued or set aside.  The
+    docs said they carried the same information; they say how to get one from the other."""
+    import csv
+    from collections import defaultdict
+
+    from ckptsim.cli import main
+
+    out = tmp_path / "run"
+    assert main(["run", "--workload", "lublin:n=300,seed=71,estimates=exact", "--scheduler",
+                 "scojo-pect", "--set", "checkpoint=alc", "--out", str(out),
+                 "--out-jobs", "attempt"]) == 0
+    with open(out / "jobs.csv", newline="") as f:
+        table = {int(r["job_id"]): r for r in csv.DictReader(f)}
+    off = defaultdict(float)
+    with open(out / "out_jobs.csv", newline="") as f:
+        for r in csv.DictReader(f):
+            off[int(r["job_id"].split("#")[0])] += (float(r["starting_time"])
+                                                    - float(r["submission_time"]))
+    differ = 0
+    for job_id, r in table.items():
+        first = float(r["start"]) - float(r["submit"])
+        assert float(r["wait"]) >= first - 1e-6
+        assert abs(float(r["wait"]) - off[job_id]) < 1e-6
+        differ += float(r["wait"]) > first + 1e-6
+    assert differ > 0
+    text = " ".join(OUTPUTS.split())
+    assert "`wait` (`waiting_time`)" not in text
+    assert ("`wait` is the sum of `starting_time − submission_time` over the job's rows of "
+            "`--out-jobs attempt`") in text
+    assert "`waiting_time` is its first start minus its submit (`start − submit` in" in text
