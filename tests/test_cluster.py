@@ -87,3 +87,45 @@ def test_cluster_matches_a_set_of_free_nodes(n, script):
         assert set(Cluster.node_ids(c.free_mask)) == free
         assert c.n_free == len(free)
         assert c.block_counts_consistent()
+
+
+def _nth_bit_by_hand(word: int, k: int) -> int:
+    """The k-th lowest set bit of `word`, one bit at a time."""
+    seen = 0
+    for p in range(word.bit_length()):
+        if word >> p & 1:
+            seen += 1
+            if seen == k:
+                return p
+    raise AssertionError("fewer than k bits set")
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(width=st.sampled_from([1, 7, 64, BLOCK_BITS - 1, BLOCK_BITS, BLOCK_BITS + 1,
+                              2 * BLOCK_BITS, 3 * BLOCK_BITS + 17, 5000]),
+       density=st.sampled_from([0.02, 0.5, 0.98, 1.0]), seed=st.integers(0, 2**32 - 1),
+       data=st.data())
+def test_nth_bit_of_a_word_of_any_length(width, density, seed, data):
+    """`_nth_bit` on words of one block and of many (the htc scheduler searches a whole
+    machine's free set: it indexed a table of one block's prefixes past its end)."""
+    import random
+
+    from ckptsim.platform.cluster import _nth_bit
+
+    rng = random.Random(seed)
+    word = sum(1 << p for p in range(width) if rng.random() < density) | 1 << (width - 1)
+    n = word.bit_count()
+    for k in {1, 2, 5, n, data.draw(st.integers(1, n))}:
+        if k <= n:
+            assert _nth_bit(word, k) == _nth_bit_by_hand(word, k)
+
+
+def test_htc_places_wide_jobs_on_a_machine_of_many_blocks(tmp_path):
+    """A job of two cores on 2,048 (it crashed with an IndexError in _nth_bit)."""
+    from ckptsim.cli import main
+
+    swf = tmp_path / "two.swf"
+    swf.write_text("; MaxProcs: 5000\n1 0 -1 100 2 -1 -1 2 200 -1 1 -1 -1 -1 -1 -1 -1 -1\n"
+                   "2 10 -1 100 700 -1 -1 700 200 -1 1 -1 -1 -1 -1 -1 -1 -1\n")
+    assert main(["run", "--workload", str(swf), "--scheduler", "htc",
+                 "--machine-size", "2048"]) == 0

@@ -44,7 +44,8 @@ def _lowest(word: int, k: int) -> int:
 
 
 def _nth_bit(word: int, k: int) -> int:
-    """Position of the k-th lowest set bit of `word` (1 <= k <= word.bit_count())."""
+    """Position of the k-th lowest set bit of `word` (1 <= k <= word.bit_count()), for a
+    word of any length (one block's, or a whole machine's: the htc scheduler's free set)."""
     if k <= 4:
         for _ in range(k - 1):
             word &= word - 1  # clear the lowest set bit
@@ -54,7 +55,8 @@ def _nth_bit(word: int, k: int) -> int:
     low = _LOW
     while lo < hi:  # smallest p with popcount(word & bits 0..p) >= k
         mid = (lo + hi) >> 1
-        if (word & low[mid + 1]).bit_count() >= k:
+        prefix = low[mid + 1] if mid < BLOCK_BITS else (1 << (mid + 1)) - 1
+        if (word & prefix).bit_count() >= k:
             hi = mid
         else:
             lo = mid + 1
