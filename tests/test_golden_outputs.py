@@ -10,6 +10,8 @@ node-day) and the fault-aware BG/L options joined summary.json, and again when c
 `freeze` and `retry` options did, and again when the BG/L schedulers' `repack` option did,
 and again when the fault-aware ones' `at_now` did;
 jobs.csv and schedule.swf kept theirs, and the summaries differed only by the added keys.  The
+BG/L summaries of the CTC-SP2 cases (a 338-processor trace on 128 supernodes) were recorded
+again when `workload.machine_size` became the trace's machine (it was the simulated 128).  The
 cases run through the command line in this process, from the repository root with trace and log
 paths written as ../shared/... (as summary.json records them).  The whole matrix is opt-in
 (`-m slow`); the default run checks one case per scheduler and failure source.  Regenerate

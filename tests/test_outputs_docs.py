@@ -88,3 +88,23 @@ def test_wait_and_waiting_time_are_documented_as_they_differ(tmp_path: Path):
     assert ("`wait` is the sum of `starting_time − submission_time` over the job's rows of "
             "`--out-jobs attempt`") in text
     assert "`waiting_time` is its first start minus its submit (`start − submit` in" in text
+
+
+def test_a_bgl_runs_workload_machine_size_is_the_traces(tmp_path: Path):
+    """summary.json: `options.machine_size` the simulated machine (128 supernodes),
+    `workload.machine_size` the trace's (1024 here; it was the simulated 128)."""
+    import json
+
+    from ckptsim.cli import main
+
+    swf = tmp_path / "big.swf"
+    swf.write_text("; MaxProcs: 1024\n"
+                   "1 0 -1 100 512 -1 -1 512 200 -1 1 -1 -1 -1 -1 -1 -1 -1\n"
+                   "2 10 -1 100 64 -1 -1 64 200 -1 1 -1 -1 -1 -1 -1 -1 -1\n")
+    out = tmp_path / "run"
+    assert main(["run", "--workload", str(swf), "--scheduler", "bgl-fcfs",
+                 "--out", str(out)]) == 0
+    doc = json.loads((out / "summary.json").read_text())
+    assert (doc["workload"]["machine_size"], doc["options"]["machine_size"]) == (1024, 128)
+    assert doc["workload"]["loader"]["sizes_scaled"] == 2
+    assert "`options.machine_size` is the simulated machine, `workload.machine_size`" in OUTPUTS

@@ -44,6 +44,9 @@ class RunResult:
     # The plug-ins the run used (policies and components from outside the package): kind,
     # name, class, the file that defines it and its SHA-256 (`plugin_records`).
     plugins: tuple[dict[str, Any], ...] = ()
+    # The machine of the workload as given, before a scheduler prepared it (the BG/L
+    # schedulers scale a larger trace's sizes to their 128 supernodes); None: the workload's.
+    trace_machine_size: int | None = None
 
     def summary_document(self) -> dict[str, Any]:
         """Everything `summary.json` holds: deterministic (no wall-clock times)."""
@@ -53,7 +56,8 @@ class RunResult:
             "workload": {
                 "source": w.source,
                 "jobs": w.n_jobs,
-                "machine_size": w.machine_size,
+                "machine_size": (w.machine_size if self.trace_machine_size is None
+                                 else self.trace_machine_size),
                 "transforms": list(w.transforms),
                 "loader": dict(sorted(w.counts.items())),
             },
@@ -144,6 +148,7 @@ def simulate(
     factory = scheduler_factory(scheduler, params or {})
     if not isinstance(scheduler, str):  # a plug-in's class: recorded by its name
         scheduler = factory.cls.name
+    trace_machine_size = workload.machine_size
     workload = factory.prepare(workload)
     if failure_seed is not None:
         seed = failure_seed
@@ -223,6 +228,7 @@ def simulate(
         events=events,
         components=names,
         plugins=used,
+        trace_machine_size=trace_machine_size,
     )
 
 
