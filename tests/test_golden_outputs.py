@@ -11,7 +11,10 @@ node-day) and the fault-aware BG/L options joined summary.json, and again when c
 and again when the fault-aware ones' `at_now` did;
 jobs.csv and schedule.swf kept theirs, and the summaries differed only by the added keys.  The
 BG/L summaries of the CTC-SP2 cases (a 338-processor trace on 128 supernodes) were recorded
-again when `workload.machine_size` became the trace's machine (it was the simulated 128).  The
+again when `workload.machine_size` became the trace's machine (it was the simulated 128), and
+the schedule.swf of every case on the first 5,000 jobs of a trace when a cut trace's header
+came to count the jobs kept (`MaxJobs`, `MaxRecords`), drop the source's `EndTime` and name the
+cut in a `Note` line (jobs.csv and summary.json unchanged).  The
 cases run through the command line in this process, from the repository root with trace and log
 paths written as ../shared/... (as summary.json records them).  The whole matrix is opt-in
 (`-m slow`); the default run checks one case per scheduler and failure source.  Regenerate

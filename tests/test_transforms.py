@@ -157,7 +157,8 @@ def test_time_window_not_rebased_and_open_end(w: Workload) -> None:
     win = time_window(w, 20, math.inf, rebase=False)
     assert win.job_id.tolist() == [13, 14]
     assert win.submit.tolist() == [25.0, 40.0]
-    assert win.header == w.header
+    assert win.header == {**w.header, "Note": "time_window(start=20, end=inf): the jobs "
+                                              "submitted in [20, inf) s of the source"}
     assert win.transforms == ("time_window(start=20, end=inf)",)
 
 
@@ -208,3 +209,64 @@ def test_chain_on_a_read_trace_written_back(tmp_path: Path) -> None:
     write_swf(tmp_path / "out.swf", out.fields, out.header)
     again = read_swf(tmp_path / "out.swf")
     assert again.submit.tolist() == [50.0, 150.0] and again.runtime.tolist() == [40.0, 60.0]
+
+
+# ------------------------------------------------------------- the header of a cut workload
+DATED = {"MaxJobs": "90", "MaxRecords": "95", "UnixStartTime": "893466664",
+         "StartTime": "Fri Apr 24 18:11:04 PDT 1998", "EndTime": "Sat Apr 29 21:08:32 PDT 2000",
+         "MaxProcs": "8", "Note": "a cleaned log"}
+
+
+def test_a_windows_header_describes_its_own_time_0_and_names_the_window(w: Workload) -> None:
+    """UnixStartTime moves to the window's start; StartTime (the source's time 0) and EndTime
+    (the source's end) go; the counts are the jobs kept; a Note names the window.  The header
+    kept StartTime, EndTime and the counts, and said nothing of the window."""
+    win = time_window(replace(w, header=DATED), 10, 40)
+    assert win.header == {"MaxJobs": "2", "MaxRecords": "2", "UnixStartTime": "893466674",
+                          "MaxProcs": "8",
+                          "Note": "a cleaned log\ntime_window(start=10, end=40): the jobs "
+                                  "submitted in [10, 40) s of the source, submit times moved "
+                                  "10 s earlier (time 0 is the window's start)"}
+    whole = time_window(replace(w, header=DATED), 0, math.inf)  # nothing cut or moved
+    assert whole.header == DATED
+
+
+def test_first_n_counts_the_jobs_kept_and_says_so(w: Workload) -> None:
+    cut = first_n(replace(w, header=DATED), 3)
+    assert cut.header == {**{k: v for k, v in DATED.items() if k != "EndTime"},
+                          "MaxJobs": "3", "MaxRecords": "3",
+                          "Note": "a cleaned log\nfirst_n(3): the first 3 jobs of the source"}
+    assert first_n(replace(w, header=DATED), 10).header == DATED
+
+
+def test_a_runs_schedule_swf_of_a_cut_trace_has_its_own_counts(tmp_path: Path) -> None:
+    """`run --first/--window` writes schedule.swf's header as `convert` writes the file; a
+    run of the whole trace keeps the source's header."""
+    from ckptsim.cli import main
+
+    src = tmp_path / "t.swf"
+    write_swf(src, _fields(6), header=DATED)
+    assert main(["run", "--workload", str(src), "--first", "4", "--out",
+                 str(tmp_path / "first")]) == 0
+    assert main(["convert", str(src), str(tmp_path / "first.swf"), "--first", "4"]) == 0
+    ran = read_swf(tmp_path / "first" / "schedule.swf").header
+    converted = read_swf(tmp_path / "first.swf").header
+    for key in ("MaxJobs", "MaxRecords", "Note", "UnixStartTime", "StartTime"):
+        assert ran.get(key) == converted.get(key), key
+    assert ran["MaxJobs"] == "4" and "EndTime" not in ran
+    assert main(["run", "--workload", str(src), "--window", "100", "1e9", "--out",
+                 str(tmp_path / "win")]) == 0
+    ran = read_swf(tmp_path / "win" / "schedule.swf").header
+    assert ran["UnixStartTime"] == "893466764" and "StartTime" not in ran
+    assert ran["Note"].endswith("submit times moved 100 s earlier (time 0 is the window's "
+                                "start)")
+    assert main(["run", "--workload", str(src), "--out", str(tmp_path / "all")]) == 0
+    ran = read_swf(tmp_path / "all" / "schedule.swf").header
+    assert (ran["MaxJobs"], ran["EndTime"], ran["Note"]) == ("90", DATED["EndTime"],
+                                                              "a cleaned log")
+
+
+def _fields(n: int) -> np.ndarray:
+    rows = [[i + 1, 50 * i, -1, 30, 2, -1, -1, 2, 60, -1, 1, -1, -1, -1, -1, -1, -1, -1]
+            for i in range(n)]
+    return np.asarray(rows, dtype=float)

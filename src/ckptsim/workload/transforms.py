@@ -122,7 +122,11 @@ def first_n(w: Workload, n: int) -> Workload:
     if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
         raise ConfigError("n", f"must be an integer >= 1 (the number of jobs kept), got {n!r}")
     count = min(int(n), w.n_jobs)
-    return w.subset(np.arange(count), note=f"first_n({int(n)})")
+    out = w.subset(np.arange(count), note=f"first_n({int(n)})")
+    if count == w.n_jobs:
+        return out
+    return replace(out, header=_cut_header(out.header, count, f"first_n({int(n)}): the first "
+                                                              f"{count} jobs of the source"))
 
 
 def time_window(w: Workload, start: float, end: float, *, rebase: bool = True) -> Workload:
@@ -130,8 +134,11 @@ def time_window(w: Workload, start: float, end: float, *, rebase: bool = True) -
 
     With `rebase`, submit times are shifted so that the window starts at 0 (a job submitted
     at `start` then arrives at time 0), in the columns, in the SWF fields, and in the
-    header's `UnixStartTime` when it is a number, so that time-of-day statistics stay right.
-    `end` may be `math.inf`.
+    header's `UnixStartTime` when it is a number, so that time-of-day statistics stay right;
+    the header's `StartTime` (the date of the source's time 0) is dropped.  When the window
+    leaves jobs out, `MaxJobs` and `MaxRecords` (where the header has them) count the jobs
+    kept and `EndTime` (the source's end) is dropped.  Either way a `Note` line names the
+    window.  `end` may be `math.inf`.
 
     Raises:
         ConfigError: start is not a finite number >= 0, end is not a number > start, or the
@@ -154,12 +161,40 @@ def time_window(w: Workload, start: float, end: float, *, rebase: bool = True) -
         raise ConfigError("start/end", f"the window [{s:g}, {e:g}) holds no job ({span})")
     note = f"time_window(start={s:g}, end={e:g}{', rebase' if rebase else ''})"
     out = w.subset(mask, note=note)
-    if not rebase or s == 0:
+    shift = rebase and s > 0
+    if out.n_jobs == w.n_jobs and not shift:
         return out
+    said = (f"time_window(start={_number(s)}, end={_number(e)}): the jobs submitted in "
+            f"[{_number(s)}, {_number(e)}) s of the source"
+            + (f", submit times moved {_number(s)} s earlier (time 0 is the window's start)"
+               if shift else ""))
+    header = _cut_header(out.header, out.n_jobs if out.n_jobs < w.n_jobs else None, said)
+    if not shift:
+        return replace(out, header=header)
+    header.pop("StartTime", None)  # the date of the source's time 0
     fields = out.fields.copy()
     fields[:, _I_SUBMIT] -= s
     return replace(out, submit=out.submit - s, fields=fields,
-                   header=_shift_start_time(out.header, s))
+                   header=_shift_start_time(header, s))
+
+
+def _number(x: float) -> str:
+    """A number of seconds as text: whole ones without a decimal point."""
+    return str(int(x)) if math.isfinite(x) and x == int(x) else repr(x)
+
+
+def _cut_header(header: dict[str, str], kept: int | None, said: str) -> dict[str, str]:
+    """The SWF header of a workload cut by a transform: `MaxJobs` and `MaxRecords` (where
+    present) count the `kept` jobs and `EndTime`, the source's end, is dropped (`kept` None:
+    no job was left out); `said` is appended to the `Note` lines."""
+    new = dict(header)
+    if kept is not None:
+        for key in ("MaxJobs", "MaxRecords"):
+            if key in new:
+                new[key] = str(kept)
+        new.pop("EndTime", None)
+    new["Note"] = f"{new['Note']}\n{said}" if new.get("Note") else said
+    return new
 
 
 _NUMBER = re.compile(r"\s*-?[0-9]+(?:\.[0-9]*)?\s*")
