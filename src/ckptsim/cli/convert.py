@@ -49,7 +49,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
     if counted:
         w = replace(w, header={**w.header, **counted})
     if kind == "batsim":
-        from ckptsim.workload.batsim_write import write_batsim
+        from ckptsim.workload.batsim_write import write_batsim, zero_walltimes
 
         write_batsim(args.out, w)
         zero = int((w.runtime <= 0).sum())
@@ -57,6 +57,16 @@ def cmd_convert(args: argparse.Namespace) -> int:
             note(f"{zero} job(s) run for 0 s (profile delay_0): Batsim refuses a delay "
                  "profile that is not > 0 s, though ckptsim reads it; for Batsim, remove "
                  "those jobs from the input first (in an SWF trace: run time, field 4, is 0)")
+        zero = zero_walltimes(w)
+        if zero:
+            clamps = _alpha(args) > 1
+            note(f"{zero} job(s) have walltime 0 (their estimate is 0 s"
+                 + (f"; --alpha {args.alpha:g} > 1 clamps the estimates it makes negative to 0"
+                    if clamps else "")
+                 + "): Batsim refuses a walltime that is neither -1 nor > 0, though ckptsim "
+                   "reads it; for Batsim, " + ("use an --alpha of at most 1, or " if clamps
+                                               else "")
+                 + "remove those jobs from the input first")
     else:
         from ckptsim.workload.batsim_write import swf_fields
         from ckptsim.workload.swf_write import write_swf
@@ -64,8 +74,26 @@ def cmd_convert(args: argparse.Namespace) -> int:
         header = {k: v for k, v in w.header.items() if k not in ("MaxProcs", "MaxNodes")}
         header = {"MaxProcs": str(w.machine_size), **header}
         write_swf(args.out, swf_fields(w), header=header)
+        dropped = _unwritten_columns(w)
+        if dropped:
+            note(f"the workload's {', '.join(dropped)} columns have no SWF field and are not "
+                 "written (a grid workload's home clusters and bandwidths: coalloc refuses "
+                 "the file); convert to .json to keep them")
     print(f"wrote {len(w)} jobs ({w.machine_size} nodes) to {args.out}")
     return 0
+
+
+def _alpha(args: argparse.Namespace) -> float:
+    return args.alpha if args.alpha is not None else 1.0
+
+
+def _unwritten_columns(w: Any) -> list[str]:
+    """The workload's numeric extra columns, which a Batsim file carries and SWF cannot
+    (a Batsim workload's own ids aside)."""
+    from ckptsim.workload.batsim import ID_COLUMN
+
+    return [name for name, column in w.extra.items()
+            if name != ID_COLUMN and column.ndim == 1 and column.dtype.kind in "iuf"]
 
 
 def add_parsers(sub: Any) -> None:

@@ -16,7 +16,7 @@ from ckptsim.errors import WorkloadError
 from ckptsim.workload.batsim import _CARRIED, ID_COLUMN, _default_fields
 from ckptsim.workload.model import SWF_INDEX, Workload
 
-__all__ = ["swf_fields", "write_batsim"]
+__all__ = ["swf_fields", "write_batsim", "zero_walltimes"]
 
 
 def _num(value: float) -> int | float:
@@ -37,8 +37,7 @@ def write_batsim(path: str | PathLike[str], w: Workload) -> None:
         WorkloadError: the file cannot be written.
     """
     where = str(path)
-    requested = w.fields[:, SWF_INDEX["requested_time"]]
-    no_wall = (requested < 0) & (w.estimate == w.runtime)
+    no_wall = _no_walltime(w)
     names: dict[float, str] = {}
     for r in sorted(set(w.runtime.tolist())):
         names[r] = f"delay_{_num(r)}"
@@ -87,6 +86,17 @@ def write_batsim(path: str | PathLike[str], w: Workload) -> None:
     except OSError as exc:
         raise WorkloadError(f"cannot write the file: {exc.strerror or exc}",
                             path=where) from None
+
+
+def _no_walltime(w: Workload) -> np.ndarray:
+    """The jobs written with Batsim's walltime -1: no requested time, estimate = run time."""
+    return (w.fields[:, SWF_INDEX["requested_time"]] < 0) & (w.estimate == w.runtime)
+
+
+def zero_walltimes(w: Workload) -> int:
+    """How many jobs `write_batsim` writes with walltime 0, which Batsim refuses (its jobs
+    take -1, no walltime, or a walltime > 0) and ckptsim reads."""
+    return int(np.count_nonzero((w.estimate <= 0) & ~_no_walltime(w)))
 
 
 def _extra_list(name: str, column: np.ndarray, w: Workload, where: str) -> list[Any]:
