@@ -29,10 +29,19 @@ from ckptsim.engine.state import (
     move,
 )
 from ckptsim.errors import DecisionError
-from ckptsim.platform.cluster import Cluster
+from ckptsim.platform.cluster import Cluster, bad_mask
 
 THEN_MODES = ("requeue", "suspend", "continue")
 INF = math.inf
+
+
+def not_free(mask: int, free: int, n_nodes: int) -> str:
+    """Why `start` refuses a `mask` that is not a set of free nodes."""
+    bad = bad_mask(mask, n_nodes)
+    if bad:
+        return bad
+    busy = Cluster.node_ids(mask ^ (mask & free))
+    return f"nodes {busy[:8]} are not free"
 
 
 class Verbs(Phases):
@@ -72,8 +81,7 @@ class Verbs(Phases):
         else:
             free = platform.free_mask
             if mask & free != mask:
-                busy = Cluster.node_ids(mask ^ (mask & free))
-                raise DecisionError(job.id, f"nodes {busy[:8]} are not free", now)
+                raise DecisionError(job.id, not_free(mask, free, platform.n_nodes), now)
             if mask.bit_count() != size:
                 raise DecisionError(job.id, f"given {mask.bit_count()} nodes but needs {size}",
                                     now)

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ckptsim.platform.cluster import Cluster
+from ckptsim.errors import DecisionError
+from ckptsim.platform.cluster import Cluster, bad_mask
 
 if TYPE_CHECKING:
     from ckptsim.platform.torus import Torus
@@ -77,8 +78,14 @@ class Platform(Cluster):
     def hold(self, reason: str, mask: int) -> int:
         """Take the nodes of `mask` out of service for `reason`.  Returns the nodes that were
         available until now (no other reason held them).  Free ones leave the free set at once;
-        ones a job holds leave service when the job gives them back."""
-        mask &= self.all_mask
+        ones a job holds leave service when the job gives them back.
+
+        Raises:
+            DecisionError: `mask` is negative or holds nodes beyond the machine's, naming
+                the reason.
+        """
+        if mask < 0 or mask > self.all_mask:
+            raise _bad_hold("hold", reason, mask, self.n_nodes)
         if not mask:
             return 0
         holds = self._holds
@@ -102,7 +109,13 @@ class Platform(Cluster):
 
     def release_hold(self, reason: str, mask: int) -> int:
         """Let `reason` give back the nodes of `mask` (those it holds).  Returns the nodes
-        available again (no other reason holds them); the idle ones rejoin the free set."""
+        available again (no other reason holds them); the idle ones rejoin the free set.
+
+        Raises:
+            DecisionError: `mask` is negative or holds nodes beyond the machine's.
+        """
+        if mask < 0 or mask > self.all_mask:
+            raise _bad_hold("release_hold", reason, mask, self.n_nodes)
         holds = self._holds
         held = holds.get(reason, 0)
         mask &= held
@@ -129,6 +142,12 @@ class Platform(Cluster):
             if self._counts is not None:
                 self._count_blocks(back, k, 1)
         return newly
+
+
+def _bad_hold(verb: str, reason: str, mask: int, n_nodes: int) -> DecisionError:
+    why = bad_mask(mask, n_nodes) if isinstance(mask, int) else None
+    return DecisionError(None, f"platform.{verb}({reason!r}, mask): "
+                               f"{why or f'expected a node mask (an int), got {mask!r}'}")
 
 
 class TorusPlatform(Platform):

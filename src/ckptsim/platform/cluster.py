@@ -63,6 +63,19 @@ def _nth_bit(word: int, k: int) -> int:
     return lo
 
 
+def bad_mask(mask: int, n_nodes: int) -> str | None:
+    """Why `mask` is not a set of nodes of a machine of `n_nodes` (a non-negative int whose
+    bit i is node i < n_nodes), or None when it is one."""
+    if mask < 0:
+        return (f"the node mask is negative ({mask}): a node set is an int >= 0 whose bit i is "
+                f"node i (~mask is negative in Python: write all_mask & ~mask, e.g. "
+                f"platform.all_mask & ~platform.free_mask)")
+    if mask >> n_nodes:
+        return (f"the node mask holds nodes {Cluster.node_ids(mask >> n_nodes << n_nodes)[:8]}, "
+                f"beyond the machine's {n_nodes} nodes (0..{n_nodes - 1})")
+    return None
+
+
 class Cluster:
     """Node pool with first-fit allocation by lowest free node id.
 
@@ -268,7 +281,9 @@ class Cluster:
 
     @staticmethod
     def node_ids(mask: int) -> list[int]:
-        """The node ids in a mask, ascending."""
+        """The node ids in a mask, ascending (a negative mask, which has no end, is refused)."""
+        if mask < 0:
+            raise ValueError(f"a node mask is an int >= 0, got {mask}")
         ids = []
         while mask:
             low = mask & -mask

@@ -1,0 +1,62 @@
+"""What a plug-in gets wrong is refused with a message naming it, not a hang, a traceback
+or a silently different run."""
+
+from __future__ import annotations
+
+import pytest
+from helpers import jobs, scripted
+
+from ckptsim.cli import main
+from ckptsim.errors import DecisionError
+from ckptsim.platform.base import Platform
+from ckptsim.platform.cluster import Cluster
+
+LUBLIN = "lublin:n=100,seed=3,machine=64"
+
+
+def run_plugin(tmp_path, source, *args):
+    (tmp_path / "mine.py").write_text(source)
+    return main(["run", "--workload", LUBLIN, *args])
+
+
+# -- node masks ---------------------------------------------------------------------------------
+def test_a_negative_start_mask_is_refused_not_spun_on(tmp_path, capsys):
+    source = ("from ckptsim import QueueScheduler\n\n\nclass Neg(QueueScheduler):\n"
+              "    def schedule(self, now):\n        if self.queue:\n"
+              "            self.sim.start(self.queue[0], mask=~self.platform.free_mask)\n")
+    assert run_plugin(tmp_path, source, "--scheduler", f"{tmp_path}/mine.py:Neg") == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ckptsim: error: job 1 at t=") and "the node mask is negative" in err
+    assert err.endswith(f"(from {tmp_path}/mine.py, line 7, a plug-in's code)\n")
+
+
+def test_start_masks_outside_the_machine_say_so():
+    w = jobs([(0, 10, 1, 10)], 4)
+    with pytest.raises(DecisionError, match=r"job 1 .*the node mask is negative \(-1\)"):
+        scripted(w, [(0, lambda sim, js: sim.start(js[1], mask=-1))]).run()
+    with pytest.raises(DecisionError, match=r"job 1 .*nodes \[100\], beyond the machine's 4"):
+        scripted(w, [(0, lambda sim, js: sim.start(js[1], mask=1 << 100))]).run()
+    with pytest.raises(ValueError, match="a node mask is an int >= 0"):
+        Cluster.node_ids(-1)
+
+
+@pytest.mark.parametrize("mask", [-1, 1 << 100, 1 << 4])
+def test_hold_and_release_refuse_a_mask_outside_the_machine(mask):
+    p = Platform(4)
+    with pytest.raises(DecisionError, match=r"platform.hold\('mine', mask\): the node mask"):
+        p.hold("mine", mask)
+    with pytest.raises(DecisionError, match=r"platform.release_hold\('mine', mask\)"):
+        p.release_hold("mine", mask)
+    assert p.n_free == 4 and p.down_mask == 0 and p.holds() == {}
+
+
+def test_a_component_holding_a_negative_mask_is_named(tmp_path, capsys):
+    source = ("from ckptsim import Component\n\n\nclass Grab(Component):\n    name = 'grab'\n\n"
+              "    def attach(self, sim):\n        super().attach(sim)\n"
+              "        sim.at(10.0, self.grab)\n\n    def grab(self, now):\n"
+              "        self.sim.platform.hold('mine', -1)\n")
+    assert run_plugin(tmp_path, source, "--component", f"{tmp_path}/mine.py:Grab") == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ckptsim: error: decision: platform.hold('mine', mask): the node "
+                          "mask is negative (-1)")
+    assert err.endswith(f"(from {tmp_path}/mine.py, line 12, a plug-in's code)\n")
