@@ -322,10 +322,10 @@ class EnergyMeter(MachineStates, Component):
         if bulk is None:
             return [sum(e) for e in self.energy]
         p = self.profiles[0]
-        asleep = p.sleep if self.until_state == SLEEP else p.off
+        asleep = p.sleep if self._until == SLEEP else p.off
         return [p.active * bulk.active_time, p.idle * bulk.idle_time,
-                asleep * bulk.sleep_time if self.until_state == SLEEP else 0.0,
-                asleep * bulk.sleep_time if self.until_state == OFF else 0.0,
+                asleep * bulk.sleep_time if self._until == SLEEP else 0.0,
+                asleep * bulk.sleep_time if self._until == OFF else 0.0,
                 p.wake_energy * bulk.wakeups, p.sleep_energy * bulk.sleeps]
 
     def sleeps(self) -> int:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from ckptsim.errors import ConfigError
 from ckptsim.platform.power import STATES, PowerProfile
 
 if TYPE_CHECKING:
@@ -32,6 +33,26 @@ def machines_of(changed: int, node_machine: Any, masks: Any) -> list[int]:
 
 
 INF = math.inf
+#: The states a sleep transition may lead to, by name (`PowerStates.until_state`).
+UNTIL_STATES = {"sleep": SLEEP, "off": OFF}
+
+
+def sleep_state(value: Any, manager: Any) -> int:
+    """The state index of `until_state` given as "sleep" or "off" (or the index SLEEP or OFF
+    of `ckptsim.components.energy`).
+
+    Raises:
+        ConfigError: any other value, keyed by the power manager's name.
+    """
+    if isinstance(value, str) and value in UNTIL_STATES:
+        return UNTIL_STATES[value]
+    if type(value) is int and value in (SLEEP, OFF):
+        return value
+    name = "power"
+    if manager is not None:
+        name = getattr(manager, "name", "") or type(manager).__name__
+    raise ConfigError(f"components.{name}", f"until_state = {value!r}: a sleep transition "
+                                            f"leads to 'sleep' or 'off' (PowerStates)")
 
 
 class MachineStates:
@@ -78,7 +99,20 @@ class MachineStates:
     # known when it becomes idle, so the sleep is applied lazily, the next time the machine is
     # looked at (a job takes it, a reason holds it, the run ends): no event per machine.
     sleep_after = INF
-    until_state = SLEEP  # where a sleep transition leads (the power manager sets it)
+    #: Where a sleep transition leads, SLEEP or OFF: the power manager sets it by name
+    #: through `until_state` (`PowerStates`).
+    _until = SLEEP
+    manager: Any = None
+
+    @property
+    def until_state(self) -> str:
+        """Where a sleep transition leads: "sleep" or "off" (the power manager sets it)."""
+        return STATES[self._until]
+
+    @until_state.setter
+    def until_state(self, value: str) -> None:
+        self._until = sleep_state(value, self.manager)
+
     #: The HTC attribution (`ckptsim.components.energyhtc.HtcLedger`), told of every closed
     #: interval; None unless asked for.
     htc: Any = None
@@ -122,7 +156,7 @@ class MachineStates:
                 self.until[m] = u + self.wake_time[m]
                 s = WAKING
             else:
-                s = self.until_state
+                s = self._until
                 self._close(m, u, s)
 
     def _wake(self, m: int, now: float) -> float:

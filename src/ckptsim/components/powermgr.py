@@ -60,12 +60,10 @@ class PowerManager(Component):
 
     def link(self, meter: PowerStates) -> None:
         """Called once the energy meter and the manager are both attached."""
-        from ckptsim.components.energy import OFF, SLEEP
-
         self.meter = meter
         meter.manager = self
         meter.set_sleep_after(float(self.params.idle_timeout))
-        meter.until_state = SLEEP if self.params.state == "sleep" else OFF
+        meter.until_state = self.params.state  # "sleep" or "off"
 
     def counters(self) -> dict[str, Any]:
         if self.meter is None:

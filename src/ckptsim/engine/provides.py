@@ -105,7 +105,7 @@ class PowerStates(Protocol):
     """The energy meter's view of sleeping machines, which a power manager drives."""
 
     sleep_after: float  # seconds an idle machine waits before it sleeps (inf: never)
-    until_state: str  # where a sleep transition leads
+    until_state: str  # where a sleep transition leads: "sleep" or "off"
     manager: Any  # the power manager linked, or None
 
     def set_sleep_after(self, seconds: float) -> None:
