@@ -60,3 +60,18 @@ def test_a_component_holding_a_negative_mask_is_named(tmp_path, capsys):
     assert err.startswith("ckptsim: error: decision: platform.hold('mine', mask): the node "
                           "mask is negative (-1)")
     assert err.endswith(f"(from {tmp_path}/mine.py, line 12, a plug-in's code)\n")
+
+
+# -- what a policy sees -------------------------------------------------------------------------
+def test_a_running_jobs_progress_is_progress_now_as_the_docs_say():
+    from pathlib import Path
+
+    seen = []
+    w = jobs([(0, 100, 1, 100)], 2)
+    scripted(w, [(0, lambda sim, js: sim.start(js[1])),
+                 (40, lambda sim, js: seen.append((js[1].work_done, js[1].progress(sim.now))))]
+             ).run()
+    assert seen == [(0.0, 40.0)]  # work_done is the progress at anchor, not now
+    text = (Path(__file__).resolve().parents[1] / "docs" / "plugins.md").read_text()
+    sees = text[text.index("**What a policy sees**"):text.index("**Hooks**")]
+    assert "`job.progress(self.sim.now)`" in sees and "`job.anchor`" in sees

@@ -173,6 +173,7 @@ class Job:
         self.start: float | None = None  # first start
         self.end: float | None = None
         self.status = ""
+        # Useful work done at `anchor` (not updated while the job runs: `progress(now)`).
         self.work_done = 0.0
         self.rate = 1.0
         self.anchor = 0.0
