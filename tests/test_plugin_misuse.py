@@ -75,3 +75,31 @@ def test_a_running_jobs_progress_is_progress_now_as_the_docs_say():
     text = (Path(__file__).resolve().parents[1] / "docs" / "plugins.md").read_text()
     sees = text[text.index("**What a policy sees**"):text.index("**Hooks**")]
     assert "`job.progress(self.sim.now)`" in sees and "`job.anchor`" in sees
+
+
+# -- verbs' arguments ---------------------------------------------------------------------------
+def test_an_unknown_kill_reason_is_refused_naming_the_accepted_ones(tmp_path, capsys):
+    source = ("from ckptsim.policies.fcfs import FCFS\n\n\nclass K(FCFS):\n"
+              "    done = False\n\n    def schedule(self, now):\n"
+              "        if self.sim.active and not self.done:\n            self.done = True\n"
+              "            job = next(iter(self.sim.active.values()))\n"
+              "            self.sim.kill(job, reason='preemption')\n"
+              "        super().schedule(now)\n")
+    assert run_plugin(tmp_path, source, "--scheduler", f"{tmp_path}/mine.py:K") == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ckptsim: error: job 3 at t=208: unknown kill reason 'preemption'; "
+                          "accepted: preempt, failure, eviction, bad")
+    assert err.endswith(f"(from {tmp_path}/mine.py, line 11, a plug-in's code)\n")
+
+
+@pytest.mark.parametrize("reason", ["preempt", "failure", "eviction", "bad"])
+def test_the_accepted_kill_reasons_count_as_before(reason):
+    w = jobs([(0, 100, 1, 100)], 2)
+    sim = scripted(w, [(0, lambda sim, js: sim.start(js[1])),
+                       (10, lambda sim, js: sim.kill(js[1], reason=reason)),
+                       (20, lambda sim, js: sim.start(js[1]))]).run()
+    job = sim.jobs[0]
+    assert (job.n_preemptions, job.n_kills) == ((1, 0) if reason == "preempt" else (0, 1))
+    with pytest.raises(DecisionError, match="unknown kill reason 'Failure'"):
+        scripted(w, [(0, lambda sim, js: sim.start(js[1])),
+                     (10, lambda sim, js: sim.evict(js[1], "Failure"))]).run()

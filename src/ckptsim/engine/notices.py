@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ckptsim.engine.state import CHECKPOINTING, MIGRATING, RUNNING, Job
-from ckptsim.engine.verbs import Verbs
+from ckptsim.engine.verbs import KILL_REASON_SET, Verbs, unknown_reason
 from ckptsim.errors import DecisionError
 
 if TYPE_CHECKING:
@@ -41,6 +41,8 @@ class Notices(Verbs):
         if state is not RUNNING and state is not CHECKPOINTING and state is not MIGRATING:
             raise DecisionError(job.id, f"cannot evict a job that is {job.state.name}",
                                 self.now)
+        if reason not in KILL_REASON_SET:
+            raise unknown_reason(job, reason, self.now)
         now = self.now
         for hook in self.hooks.before_eviction:
             hook(now, job, reason)

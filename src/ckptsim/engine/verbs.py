@@ -32,7 +32,17 @@ from ckptsim.errors import DecisionError
 from ckptsim.platform.cluster import Cluster, bad_mask
 
 THEN_MODES = ("requeue", "suspend", "continue")
+#: Why a job is killed: the policy's choice, a node failure, the platform taking its nodes
+#: back, the execution-time bound removing it (`ckptsim.components.bound`).
+KILL_REASONS = ("preempt", "failure", "eviction", "bad")
+KILL_REASON_SET = frozenset(KILL_REASONS)
 INF = math.inf
+
+
+def unknown_reason(job: Job, reason: object, now: float) -> DecisionError:
+    """The error of a kill for a reason that is none of `KILL_REASONS`."""
+    return DecisionError(job.id, f"unknown kill reason {reason!r}; accepted: "
+                                 f"{', '.join(KILL_REASONS)}", now)
 
 
 def not_free(mask: int, free: int, n_nodes: int) -> str:
@@ -215,13 +225,16 @@ class Verbs(Phases):
     def kill(self, job: Job, reason: str = "preempt", *, requeue: bool = True) -> None:
         """Stop a job that holds nodes, losing its unsaved work.
 
-        `reason` is "preempt" (the policy's choice), "failure" or "eviction".  With
-        `requeue` the job waits again (the policy's `on_requeue` places it), otherwise it is
-        terminated for good (status = reason).
+        `reason` is "preempt" (the policy's choice, counted in `n_preemptions`), "failure",
+        "eviction" or "bad" (counted in `n_kills`).  With `requeue` the job waits again (the
+        policy's `on_requeue` places it), otherwise it is terminated for good (status =
+        reason).
         """
         state = job.state
         if state is not RUNNING and state is not CHECKPOINTING and state is not MIGRATING:
             raise DecisionError(job.id, f"cannot kill a job that is {job.state.name}", self.now)
+        if reason not in KILL_REASON_SET:
+            raise unknown_reason(job, reason, self.now)
         now = self.now
         self.marked.add(job.index)
         if state is RUNNING:

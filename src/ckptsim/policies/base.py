@@ -6,7 +6,7 @@ name with `@register`.  It sees the system through the simulator's read-only att
 
     sim.start(job, mask=None, overhead=0.0, backfilled=False, amount=None)
     sim.checkpoint(job, duration, then="requeue" | "suspend" | "continue", amount=None)
-    sim.kill(job, reason="preempt" | "failure" | "eviction", requeue=True)
+    sim.kill(job, reason="preempt" | "failure" | "eviction" | "bad", requeue=True)
     sim.migrate([(job, new_mask), ...], duration=0.0, amount=None, hold_source=False)
     sim.set_rate(job, rate)
     sim.wake_at(t, tag) -> handle;  sim.cancel_timer(handle)
