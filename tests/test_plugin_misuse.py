@@ -103,3 +103,34 @@ def test_the_accepted_kill_reasons_count_as_before(reason):
     with pytest.raises(DecisionError, match="unknown kill reason 'Failure'"):
         scripted(w, [(0, lambda sim, js: sim.start(js[1])),
                      (10, lambda sim, js: sim.evict(js[1], "Failure"))]).run()
+
+
+# -- runs that never move on --------------------------------------------------------------------
+def test_a_job_killed_at_each_start_inside_one_pass_stops_the_run(tmp_path, capsys):
+    """EASY starts the requeued job again within the same pass, and time moves on with the
+    run's events: the pass limit never sees it, the bound on kills of a job at the instant it
+    started does."""
+    source = ("from ckptsim import Component\n\n\nclass Killer(Component):\n"
+              "    name = 'killer'\n\n    def on_start(self, job):\n"
+              "        self.sim.kill(job)\n")
+    assert run_plugin(tmp_path, source, "--scheduler", "easy", "--component",
+                      f"{tmp_path}/mine.py:Killer") == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ckptsim: error: job 1 at t=")
+    assert ": killed (reason 'preempt') at the instant it started 10,000 times: something " \
+           "kills the job as soon as it starts and the policy Easy starts it again, so it " \
+           "never runs; components told of each start (on_start): killer" in err
+    assert err.endswith(f"(from {tmp_path}/mine.py, line 8, a plug-in's code)\n")
+
+
+def test_a_few_kills_at_the_instant_of_a_start_are_fine():
+    w = jobs([(0, 100, 1, 100)], 2)
+
+    def bounce(sim, js):
+        for _ in range(50):
+            sim.start(js[1])
+            sim.kill(js[1])
+        sim.start(js[1])
+
+    sim = scripted(w, [(0, bounce)]).run()
+    assert sim.jobs[0].n_preemptions == 50 and sim.jobs[0].end == 100.0

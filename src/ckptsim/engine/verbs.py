@@ -32,6 +32,9 @@ from ckptsim.errors import DecisionError
 from ckptsim.platform.cluster import Cluster, bad_mask
 
 THEN_MODES = ("requeue", "suspend", "continue")
+#: Kills of one job at the instant it took its nodes after which a run stops: a job started
+#: and killed at once over and over never runs, and the run never ends.
+MAX_KILLS_AT_START = 10_000
 #: Why a job is killed: the policy's choice, a node failure, the platform taking its nodes
 #: back, the execution-time bound removing it (`ckptsim.components.bound`).
 KILL_REASONS = ("preempt", "failure", "eviction", "bad")
@@ -56,6 +59,9 @@ def not_free(mask: int, free: int, n_nodes: int) -> str:
 
 class Verbs(Phases):
     """Job verbs (a part of `Simulator`)."""
+
+    #: job index -> times it was killed at the instant it took its nodes.
+    _bounces: dict[int, int] | None = None
 
     # ------------------------------------------------------------------ verbs
     def start(self, job: Job, mask: int | None = None, overhead: float = 0.0,
@@ -236,6 +242,8 @@ class Verbs(Phases):
         if reason not in KILL_REASON_SET:
             raise unknown_reason(job, reason, self.now)
         now = self.now
+        if job.seg_start == now:  # it took its nodes at this very instant
+            self._stopped_at_once(job, now, reason)
         self.marked.add(job.index)
         if state is RUNNING:
             sync(job, now)
@@ -264,6 +272,24 @@ class Verbs(Phases):
             job.status = reason
             job.end = now
             self._ended(job)
+
+    def _stopped_at_once(self, job: Job, now: float, reason: str) -> None:
+        """Count a kill of a job at the instant it took its nodes: one killed so over and over
+        never runs (a component's `on_start` killing every job the policy starts: time need
+        not stand still for the run to go on for ever)."""
+        bounces = self._bounces
+        if bounces is None:
+            bounces = self._bounces = {}
+        n = bounces[job.index] = bounces.get(job.index, 0) + 1
+        if n >= MAX_KILLS_AT_START:
+            hooks = sorted({getattr(h.__self__, "name", "") or type(h.__self__).__name__
+                            for h in self.hooks.on_start})
+            told = f"; components told of each start (on_start): {', '.join(hooks)}" \
+                if hooks else ""
+            raise DecisionError(job.id, f"killed (reason {reason!r}) at the instant it started "
+                                        f"{n:,} times: something kills the job as soon as it "
+                                        f"starts and the policy {type(self.policy).__name__} "
+                                        f"starts it again, so it never runs{told}", now)
 
     def set_rate(self, job: Job, rate: float) -> None:
         """Change the progress rate of a job holding nodes (1.0 normal, 0 frozen): its end
