@@ -134,3 +134,43 @@ def test_a_few_kills_at_the_instant_of_a_start_are_fine():
 
     sim = scripted(w, [(0, bounce)]).run()
     assert sim.jobs[0].n_preemptions == 50 and sim.jobs[0].end == 100.0
+
+
+# -- checkpoint policies ------------------------------------------------------------------------
+def _every(value):
+    from ckptsim import CheckpointPolicy, CostParams
+
+    class Every(CheckpointPolicy):
+        name = "every"
+        Params = CostParams
+
+        def interval(self, delta, mtbf, restart):
+            return value
+
+    return Every
+
+
+@pytest.mark.parametrize("value", [True, False])
+def test_an_interval_that_is_a_bool_is_refused(value):
+    import numpy as np
+
+    from ckptsim.errors import ConfigError
+    from ckptsim.runner import simulate
+
+    w = jobs([(0, 100, 1, 100)], 2)
+    for v in (value, np.bool_(value)):
+        with pytest.raises(ConfigError, match=rf"every's interval\(\) returned {v!r} for job 1"):
+            simulate(w, "easy", checkpoint={"interval": _every(v), "cost": 10})
+
+
+def test_a_plugins_interval_under_a_second_is_blamed_on_the_plugin_not_the_cost():
+    from ckptsim.errors import ConfigError
+    from ckptsim.runner import simulate
+
+    w = jobs([(0, 100, 1, 100)], 2)
+    with pytest.raises(ConfigError, match=r"every's interval for job 1 is 0.5 s .* under 1 s: "
+                       r"the job would checkpoint without end; every is a plug-in: the "
+                       r"interval is what its interval\(\) returned; make it at least 1 s"):
+        simulate(w, "easy", checkpoint={"interval": _every(0.5), "cost": 10})
+    with pytest.raises(ConfigError, match="without end; give a larger cost$"):
+        simulate(w, "easy", checkpoint="young:cost=0.01,mtbf=20")

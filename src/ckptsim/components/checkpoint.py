@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ckptsim.checkpointing.base import CheckpointPolicy, IntervalContext
+from ckptsim.checkpointing.intervals import MIN_INTERVAL, checked_interval, too_short
 from ckptsim.checkpointing.plan_table import plan_value, table_value
 from ckptsim.components.checkpointagent import PLAN_COUNTERS, PlanAgent, calendar_of
 from ckptsim.engine.components import Component, register_component
@@ -46,9 +47,6 @@ if TYPE_CHECKING:
     from ckptsim.engine.state import Job
 
 INF = math.inf
-#: Shortest interval between checkpoints that a policy may compute from its numbers (as the
-#: shortest period a user may give): a shorter one would spin through checkpoints.
-MIN_INTERVAL = 1.0
 register_event_kind("checkpoint", 2.6, "periodic checkpoint begins",
                     "after failures and completions at that instant, before submissions")
 
@@ -56,23 +54,6 @@ CHECKPOINT_COUNTERS = ("checkpoints_started", "checkpoints_completed",
                        "checkpoints_interrupted", "checkpoints_used", "checkpoint_utilisation",
                        "checkpoint_overhead_s", "restart_overhead_s", "restarts_interrupted",
                        "lost_work_s", "checkpoint_interrupted_s")
-
-
-def _interval(policy: CheckpointPolicy, method: str, job: Job, tau: Any) -> Any:
-    """A policy's interval as returned, once it is a number >= 0 (0 and inf: none).
-
-    Raises:
-        ConfigError: None, a text, NaN or a negative number, naming the policy and the job.
-    """
-    try:
-        ok = bool(tau >= 0)
-    except (TypeError, ValueError):
-        ok = False
-    if not ok:
-        raise ConfigError("checkpoint", f"{policy.name}'s {method}() returned {tau!r} for job "
-                                        f"{job.id}; an interval is seconds of computation "
-                                        "> 0 (0 or inf: no more checkpoints of the job)")
-    return tau
 
 
 @dataclasses.dataclass(frozen=True)
@@ -233,16 +214,12 @@ class Checkpointer(PlanAgent, Component):
                 got = self.per_job[job.index] = (delta, INF)
                 return got
             mtbf = self._mtbf(job) if self._reads_mtbf() else INF
-            tau = _interval(self.policy, "interval", job,
-                            self.policy.interval(delta, mtbf, self.policy.restart_cost(delta)))
+            tau = checked_interval(self.policy, "interval", job, self.policy.interval(
+                delta, mtbf, self.policy.restart_cost(delta)))
             if not tau > 0:
                 tau = INF  # nothing to save at no cost: no checkpoints
             elif tau < MIN_INTERVAL:
-                raise ConfigError("checkpoint", f"{self.policy.name}'s interval for job "
-                                  f"{job.id} is {tau:.3g} s (checkpoint cost {delta:.3g} s"
-                                  + (f", mtbf {mtbf:.3g} s" if mtbf < INF else "")
-                                  + f"), under {MIN_INTERVAL:g} s: the job would checkpoint "
-                                  "without end; give a larger cost")
+                raise too_short(self.policy, job, tau, delta, mtbf)
             got = self.per_job[job.index] = (delta, tau)
         return got
 
@@ -260,7 +237,7 @@ class Checkpointer(PlanAgent, Component):
             ctx = IntervalContext(job.index, self.since.get(job.index, 0), base,
                                   (base + self.hour_offset) % 3600.0, sim.seed,
                                   self.open_at(job))
-            tau = _interval(self.policy, "next_interval", job, self.policy.next_interval(
+            tau = checked_interval(self.policy, "next_interval", job, self.policy.next_interval(
                 delta, self._mtbf(job) if self._reads_mtbf() else INF,
                 self.policy.restart_cost(delta), ctx))
             if not tau > 0:
