@@ -174,3 +174,18 @@ def test_a_plugins_interval_under_a_second_is_blamed_on_the_plugin_not_the_cost(
         simulate(w, "easy", checkpoint={"interval": _every(0.5), "cost": 10})
     with pytest.raises(ConfigError, match="without end; give a larger cost$"):
         simulate(w, "easy", checkpoint="young:cost=0.01,mtbf=20")
+
+
+# -- the invariant checker ----------------------------------------------------------------------
+def test_nodes_taken_outside_the_verbs_are_named_with_the_time_and_the_plugin(tmp_path, capsys):
+    source = ("from ckptsim.policies.fcfs import FCFS\n\n\nclass Sneaky(FCFS):\n"
+              "    grabbed = False\n\n    def schedule(self, now):\n"
+              "        if not self.grabbed and now > 0:\n            self.grabbed = True\n"
+              "            self.platform.take(0b1100, 2)\n        super().schedule(now)\n")
+    assert run_plugin(tmp_path, source, "--scheduler", f"{tmp_path}/mine.py:Sneaky",
+                      "--check") == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ckptsim: error: at t=19, after the scheduling pass: 2 node(s) "
+                          "[2, 3] are neither free, held by a job nor out of service: something "
+                          "took them outside the verbs")
+    assert err.endswith(f"; the run's plug-ins: Sneaky ({tmp_path}/mine.py)\n")

@@ -16,16 +16,36 @@ work and node-holding time agree with the ledger's.
 from __future__ import annotations
 
 import math
+import sys
 from typing import TYPE_CHECKING
 
 from ckptsim.engine.state import DONE, HOLDS_NODES, KILLED, WAITING, Job
 from ckptsim.errors import InvariantError
+from ckptsim.platform.cluster import Cluster
 
 if TYPE_CHECKING:
     from ckptsim.engine.simulator import Simulator
 
 _EPS = 1e-6
 INF = math.inf
+
+
+def unaccounted(sim: Simulator, used: int) -> str:
+    """The error of nodes neither free, held by a job nor out of service: taken outside the
+    verbs (a plug-in calling `platform.take` itself), with the run's plug-ins."""
+    platform = sim.platform
+    lost = platform.all_mask & ~(used | platform.free_mask | platform.down_mask)
+    ids = Cluster.node_ids(lost)
+    plugins = []
+    for obj in (sim.policy, *sim.components):
+        cls = type(obj)
+        if cls.__module__.partition(".")[0] != "ckptsim":
+            file = getattr(sys.modules.get(cls.__module__), "__file__", None)
+            plugins.append(f"{cls.__name__} ({file})" if file else cls.__name__)
+    return (f"at t={sim.now:g}, after the scheduling pass: {len(ids)} node(s) {ids[:8]} are "
+            f"neither free, held by a job nor out of service: something took them outside the "
+            f"verbs (platform.take or allocate called directly)"
+            + (f"; the run's plug-ins: {', '.join(plugins)}" if plugins else ""))
 
 
 class Ledger:
@@ -245,7 +265,7 @@ class InvariantChecker:
         if platform.free_mask & platform.down_mask:
             raise InvariantError("a node out of service is in the free set")
         if (used | platform.free_mask | platform.down_mask) != platform.all_mask:
-            raise InvariantError("a node is neither free, held nor down")
+            raise InvariantError(unaccounted(sim, used))
         if platform.down_idle != platform.down_mask & ~used:
             raise InvariantError("the idle nodes out of service are not the nodes out of "
                                  "service no job holds")
