@@ -13,13 +13,15 @@ from hypothesis import strategies as st
 
 from ckptsim.engine.simulator import Simulator
 from ckptsim.engine.state import DONE
+from ckptsim.limits import MAX_SECONDS
 from ckptsim.policies.base import make_params
 from ckptsim.policies.scojo import ScojoParams, ScojoPect
 from ckptsim.runner import simulate
 from ckptsim.workload.source import load_workload
 
 MACHINE = 8
-ONE_CLASS = {"short_limit": 1e-3, "long_limit": 1e12}  # every job medium
+# Every job medium: no estimate reaches the longest time a parameter takes (MAX_SECONDS).
+ONE_CLASS = {"short_limit": 1e-3, "long_limit": MAX_SECONDS}
 # One slice longer than the workload: a slice boundary is a scheduling instant the within-class
 # scheduler does not have, where a job overrunning its estimate may let a backfill in earlier.
 ONE_SLICE = {**ONE_CLASS, "cycle": 1e9}

@@ -11,11 +11,12 @@ docs/platforms.md.
 from __future__ import annotations
 
 import math
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from ckptsim.errors import ConfigError, WorkloadError
+
+if TYPE_CHECKING:  # numpy is imported where a column is checked: `params` reads MAX_SECONDS
+    import numpy as np
 
 #: Largest time a trace may hold (SWF submit, run and requested times; availability and failure
 #: traces; durations): 1e10 s, about 317 years; real traces stay below 3e9.  Larger values are
@@ -88,6 +89,8 @@ def check_times(values: np.ndarray, lines: list[int], *, path: str, field: str,
                 what: str = "time") -> None:
     """`check_time` over a column (`lines[i]`: the line of `values[i]`); NaN is let through
     (a reader's mark of a missing value)."""
+    import numpy as np
+
     bad = np.abs(values) > MAX_SECONDS
     if bad.any():
         i = int(np.argmax(bad))
@@ -100,6 +103,8 @@ def check_generated(key: str, values: np.ndarray, cause: str, what: str, accepte
     """Refuse a generated column (run times, submit times) whose largest value is beyond
     MAX_SECONDS, or not finite: a ConfigError naming `key`, the generator's option that
     makes it so (`cause`, e.g. "runtime=1e+300"), and saying what is `accepted`."""
+    import numpy as np
+
     largest = float(np.max(values, initial=0.0))
     if not largest <= MAX_SECONDS:  # inf and NaN too
         shown = f"{largest:g} s" if math.isfinite(largest) else "more than 1e+308 s"
