@@ -65,22 +65,18 @@ def identity_params(params: Any) -> dict[str, Any]:
             if not (f.metadata.get("added") and getattr(params, f.name) == f.default)}
 
 
-def _is_bool(typ: Any) -> bool:
-    """Whether a field's annotation (a type or its text) is bool or bool | None."""
+def _annotated(typ: Any, kind: type) -> bool:
+    """Whether a field's annotation (a type or its text) is `kind` or `kind | None`."""
     if isinstance(typ, str):
-        return "bool" in typ.replace(" ", "").split("|")
+        return kind.__name__ in typ.replace(" ", "").split("|")
     args = typing.get_args(typ) if typing.get_origin(typ) in (typing.Union,
                                                                types.UnionType) else (typ,)
-    return bool in args
+    return kind in args
 
 
 def _is_float(typ: Any) -> bool:
     """Whether a field's annotation (a type or its text) is float or float | None."""
-    if isinstance(typ, str):
-        return "float" in typ.replace(" ", "").split("|")
-    args = typing.get_args(typ) if typing.get_origin(typ) in (typing.Union,
-                                                               types.UnionType) else (typ,)
-    return float in args
+    return _annotated(typ, float)
 
 
 def describe_range(meta: Mapping[str, Any] | dataclasses.Field[Any]) -> str:
@@ -88,7 +84,7 @@ def describe_range(meta: Mapping[str, Any] | dataclasses.Field[Any]) -> str:
     whether a float must be finite)."""
     number = False
     if isinstance(meta, dataclasses.Field):
-        if _is_bool(meta.type):
+        if _annotated(meta.type, bool):
             return "true or false"
         number = _is_float(meta.type)
         meta = meta.metadata
