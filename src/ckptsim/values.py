@@ -10,6 +10,13 @@ TRUE = ("1", "true", "yes", "on")
 FALSE = ("0", "false", "no", "off")
 
 
+def number_text(x: float) -> str:
+    """A number of seconds as ckptsim writes it (jobs.csv, SWF notes): whole numbers without a
+    decimal point, others the shortest text that reads back exactly."""
+    x = float(x)
+    return str(int(x)) if x.is_integer() else repr(x)
+
+
 def parse_bool(key: str, value: Any) -> bool:
     """true/false, yes/no, on/off, 1/0 (any case), or a bool."""
     if isinstance(value, bool):

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from ckptsim.engine.components import Component
 from ckptsim.engine.state import DONE, KILLED, QUEUED, SUSPENDED
 from ckptsim.errors import ConfigError
+from ckptsim.values import number_text
 
 if TYPE_CHECKING:
     from ckptsim.engine.simulator import Simulator
@@ -54,11 +55,7 @@ ENDED = {
 _REASONS = {"checkpoint": "checkpointed", "preempt": "preempted"}
 
 
-def num(x: float) -> str:
-    """A time as jobs.csv writes it: whole numbers without a decimal point, others the
-    shortest text that reads back exactly."""
-    x = float(x)
-    return str(int(x)) if x.is_integer() else repr(x)
+num = number_text  # a time as jobs.csv writes it
 
 
 def node_text(mask: int) -> str:

@@ -18,6 +18,7 @@ from dataclasses import replace
 import numpy as np
 
 from ckptsim.errors import ConfigError
+from ckptsim.values import number_text
 from ckptsim.workload.model import SWF_INDEX, Workload
 from ckptsim.workload.swf import MAX_SECONDS
 
@@ -164,9 +165,9 @@ def time_window(w: Workload, start: float, end: float, *, rebase: bool = True) -
     shift = rebase and s > 0
     if out.n_jobs == w.n_jobs and not shift:
         return out
-    said = (f"time_window(start={_number(s)}, end={_number(e)}): the jobs submitted in "
-            f"[{_number(s)}, {_number(e)}) s of the source"
-            + (f", submit times moved {_number(s)} s earlier (time 0 is the window's start)"
+    said = (f"time_window(start={number_text(s)}, end={number_text(e)}): the jobs submitted in "
+            f"[{number_text(s)}, {number_text(e)}) s of the source"
+            + (f", submit times moved {number_text(s)} s earlier (time 0 is the window's start)"
                if shift else ""))
     header = _cut_header(out.header, out.n_jobs if out.n_jobs < w.n_jobs else None, said)
     if not shift:
@@ -176,11 +177,6 @@ def time_window(w: Workload, start: float, end: float, *, rebase: bool = True) -
     fields[:, _I_SUBMIT] -= s
     return replace(out, submit=out.submit - s, fields=fields,
                    header=_shift_start_time(header, s))
-
-
-def _number(x: float) -> str:
-    """A number of seconds as text: whole ones without a decimal point."""
-    return str(int(x)) if math.isfinite(x) and x == int(x) else repr(x)
 
 
 def _cut_header(header: dict[str, str], kept: int | None, said: str) -> dict[str, str]:
