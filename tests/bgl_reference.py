@@ -15,7 +15,8 @@ from typing import Any
 from ckptsim.engine.simulator import Simulator
 from ckptsim.engine.state import Job
 from ckptsim.platform.torus import Torus
-from ckptsim.policies.bgl import BalancingParams, BglParams, TiebreakParams
+from ckptsim.policies.bgl import BglParams
+from ckptsim.policies.bgl_fault import BalancingParams, TiebreakParams
 from ckptsim.policies.queue import QueueScheduler
 
 INF = math.inf

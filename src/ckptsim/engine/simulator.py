@@ -6,8 +6,9 @@ platform (`ckptsim.platform.base`) under one scheduling policy, with components
 the verbs (`start`, `checkpoint`, `kill`, `evict`, `migrate`, `set_rate`, `wake_at` /
 `cancel_timer`, `at` / `cancel`, `announce_unavailable`); each is validated and a bad decision
 raises `DecisionError` naming the job and the reason.  Components find the services of others
-with `provider(protocol)` (engine/provides.py).  This module holds the loop, the events and the
-wiring; the verbs are in engine/verbs.py, engine/migration.py and engine/notices.py, the events
+with `provider(protocol)` (engine/provides.py).  This module holds the loop and the
+wiring; the timers and component events (`wake_at`, `at`, `cancel`) are in engine/timers.py,
+the verbs in engine/verbs.py, engine/migration.py and engine/notices.py, the events
 that end a job's phases in engine/phases.py, the progress and overhead arithmetic in
 engine/overheads.py, the rate model in engine/rates.py.
 Submissions are merged from the workload's sorted columns instead of being pushed on the heap,
@@ -24,15 +25,11 @@ from typing import TYPE_CHECKING, Any
 
 from ckptsim.engine.components import Component, HookLists, check_fresh, two_rate_models
 from ckptsim.engine.events import (
-    ENGINE_PRIORITIES,
-    NO_JOB,
     PRIO_END,
     PRIO_OVERHEAD,
     PRIO_SUBMIT,
     PRIO_TIMER,
     SENTINEL,
-    bad_time,
-    event_kind,
     spinning,
 )
 from ckptsim.engine.migration import Migration
@@ -48,6 +45,7 @@ from ckptsim.engine.state import (
     Job,
     bad_transition,
 )
+from ckptsim.engine.timers import Timers
 from ckptsim.errors import ConfigError, DecisionError, InvariantError
 from ckptsim.platform.base import Platform
 
@@ -66,7 +64,7 @@ COMPACT_MIN = 4096
 MAX_PASSES_AT_ONE_INSTANT = 1_000_000
 
 
-class Simulator(Migration, Notices):
+class Simulator(Migration, Notices, Timers):
     """Replays a workload on a platform under one scheduling policy, with components."""
 
     def __init__(
@@ -343,60 +341,11 @@ class Simulator(Migration, Notices):
         if self.now < until < INF:
             self.now = until
 
-    def _compact(self, heap: list[tuple[Any, ...]]) -> None:
-        """Drop from the heap, in place, the events the loop would drop when they come up:
-        superseded job events and cancelled events (the others keep their order: their keys
-        are unique)."""
-        cancelled = self._cancelled
-        keep = []
-        for e in heap:
-            prio = e[1]
-            if prio < PRIO_SUBMIT:
-                if e[3].version != e[4]:
-                    continue
-                if prio != PRIO_END and prio != PRIO_OVERHEAD and e[2] in cancelled:
-                    cancelled.discard(e[2])
-                    continue
-            elif e[2] in cancelled:
-                cancelled.discard(e[2])
-                continue
-            keep.append(e)
-        heapify(keep)
-        heap[:] = keep
-
     def release_jobs(self) -> None:
         """After the run and its records: drop the job objects, so that the metrics of a
         large run are computed without them (the simulator cannot run any further)."""
         self.jobs = []
         self.active = {}
-
-    def wake_at(self, t: float, tag: Any = None) -> int:
-        """Ask for `policy.on_timer(t, tag)` at time t (>= now). Returns a cancel handle."""
-        if not self.now <= t < INF:
-            raise DecisionError(None, bad_time("timer", t, self.now), self.now)
-        return self._push(t, PRIO_TIMER, None, 0, tag)
-
-    def cancel_timer(self, handle: int) -> None:
-        self._cancelled.add(handle)
-
-    def at(self, t: float, callback: Callable[[float], None], kind: str = "failure") -> int:
-        """`callback(t)` at time t (>= now), ordered by the priority of event `kind` (see
-        `ckptsim.engine.events`; default: node failures).  Returns a handle for `cancel`."""
-        if not self.now <= t < INF:
-            raise DecisionError(None, bad_time("event", t, self.now), self.now)
-        prio = self._kind_prio.get(kind)
-        if prio is None:
-            prio = event_kind(kind).priority
-            if prio in ENGINE_PRIORITIES:
-                raise ConfigError("kind", f"{kind!r} events are the engine's own")
-            self._kind_prio[kind] = prio
-        self._seq += 1
-        heappush(self._heap, (t, prio, self._seq, NO_JOB, 0, callback))
-        return self._seq
-
-    def cancel(self, handle: int) -> None:
-        """Drop an event scheduled with `at` or `wake_at`."""
-        self._cancelled.add(handle)
 
 
 __all__ = ["Simulator", "OVERRUN_MODES", "PENDING", "SUSPENDED"]

@@ -29,18 +29,49 @@ produce exactly the `bgl-fcfs` schedule.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import TYPE_CHECKING, Any
 
 from ckptsim.engine.provides import FailureTimes
+from ckptsim.params import param
 from ckptsim.policies.base import register
-from ckptsim.policies.bgl import BalancingParams, BglFcfs, TiebreakParams
+from ckptsim.policies.bgl import BglFcfs, BglParams
 
 if TYPE_CHECKING:
     from ckptsim.engine.simulator import Simulator
     from ckptsim.engine.state import Job
 
 INF = math.inf
+
+
+@dataclasses.dataclass(frozen=True)
+class FaultAwareParams(BglParams):
+    at_now: str = param("ahead", "a failure at the scheduling instant, which the engine has "
+                                 "already applied (a transient node is up again): counted by "
+                                 "the predictor as one ahead of the job (ahead) or as past "
+                                 "(past: failures strictly after now, as hold)",
+                        choices=("ahead", "past"), added=True)
+
+
+@dataclasses.dataclass(frozen=True)
+class BalancingParams(FaultAwareParams):
+    confidence: float = param(0.0, "balancing predictor confidence a", low=0.0, high=1.0)
+    pf: str = param("product", "partition failure probability from the nodes' p_n: "
+                               "1 - prod(1 - p_n) (product, section 5.2.1) or max p_n (max, "
+                               "section 4.1)", choices=("product", "max"), added=True)
+    hold: float | None = param(None, "the head waits rather than start on a partition whose "
+                                     "P_f is at least this (none: never waits)",
+                               low=0.0, low_open=True, high=1.0, added=True)
+
+
+@dataclasses.dataclass(frozen=True)
+class TiebreakParams(FaultAwareParams):
+    accuracy: float = param(0.0, "tie-break predictor accuracy a", low=0.0, high=1.0)
+    seed: int = param(0, "seed of the predictor's random draws", low=0)
+    draws: str = param("box", "the predictor's draws: one per tied partition with a failure "
+                              "(box) or one per failing node, shared by the partitions "
+                              "(node)", choices=("box", "node"), added=True)
 
 
 def _failing(sim: Simulator, start: float, end: float) -> int:

@@ -1,0 +1,87 @@
+"""The engine's event queue as the policies and components see it (a part of `Simulator`):
+timers for the policy (`wake_at` / `cancel_timer`), events for components (`at` / `cancel`),
+and the compaction that drops superseded and cancelled events from the heap.
+
+Events are tuples ``(t, priority, seq, job, version, payload)`` on one heap; the priority of
+a kind comes from `ckptsim.engine.events` (ends and overheads before submissions, timers and
+the kinds after them), and ``seq`` (unique) keeps the order of events at one time and
+priority the order they were made in.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from heapq import heapify, heappush
+from typing import Any
+
+from ckptsim.engine.events import (
+    ENGINE_PRIORITIES,
+    NO_JOB,
+    PRIO_END,
+    PRIO_OVERHEAD,
+    PRIO_SUBMIT,
+    PRIO_TIMER,
+    bad_time,
+    event_kind,
+)
+from ckptsim.engine.phases import Phases
+from ckptsim.errors import ConfigError, DecisionError
+
+INF = math.inf
+
+
+class Timers(Phases):
+    """Timers, component events, cancelling and the heap's compaction (part of `Simulator`)."""
+
+    _cancelled: set[int]
+    _kind_prio: dict[str, float]
+
+    def _compact(self, heap: list[tuple[Any, ...]]) -> None:
+        """Drop from the heap, in place, the events the loop would drop when they come up:
+        superseded job events and cancelled events (the others keep their order: their keys
+        are unique)."""
+        cancelled = self._cancelled
+        keep = []
+        for e in heap:
+            prio = e[1]
+            if prio < PRIO_SUBMIT:
+                if e[3].version != e[4]:
+                    continue
+                if prio != PRIO_END and prio != PRIO_OVERHEAD and e[2] in cancelled:
+                    cancelled.discard(e[2])
+                    continue
+            elif e[2] in cancelled:
+                cancelled.discard(e[2])
+                continue
+            keep.append(e)
+        heapify(keep)
+        heap[:] = keep
+
+    def wake_at(self, t: float, tag: Any = None) -> int:
+        """Ask for `policy.on_timer(t, tag)` at time t (>= now). Returns a cancel handle."""
+        if not self.now <= t < INF:
+            raise DecisionError(None, bad_time("timer", t, self.now), self.now)
+        return self._push(t, PRIO_TIMER, None, 0, tag)
+
+    def cancel_timer(self, handle: int) -> None:
+        self._cancelled.add(handle)
+
+    def at(self, t: float, callback: Callable[[float], None], kind: str = "failure") -> int:
+        """`callback(t)` at time t (>= now), ordered by the priority of event `kind` (see
+        `ckptsim.engine.events`; default: node failures).  Returns a handle for `cancel`."""
+        if not self.now <= t < INF:
+            raise DecisionError(None, bad_time("event", t, self.now), self.now)
+        prio = self._kind_prio.get(kind)
+        if prio is None:
+            prio = event_kind(kind).priority
+            if prio in ENGINE_PRIORITIES:
+                raise ConfigError("kind", f"{kind!r} events are the engine's own")
+            self._kind_prio[kind] = prio
+        self._seq += 1
+        heappush(self._heap, (t, prio, self._seq, NO_JOB, 0, callback))
+        return self._seq
+
+    def cancel(self, handle: int) -> None:
+        """Drop an event scheduled with `at` or `wake_at`."""
+        self._cancelled.add(handle)
