@@ -28,12 +28,11 @@ from __future__ import annotations
 # Besides the public names, the private names other modules import from here stay importable:
 # the AVT reader reads its files with `_read_text`; tests reach the LANL clock and the FTA column
 # splitters.
-from ckptsim.failures.fta import (
+from ckptsim.failures.fta import fta_event_trace_path, read_fta
+from ckptsim.failures.fta_columns import (
     _fast_fta_columns,  # noqa: F401
     _fta_header,  # noqa: F401
     _slow_fta_columns,  # noqa: F401
-    fta_event_trace_path,
-    read_fta,
 )
 from ckptsim.failures.lanl import (
     LANL_NODE_COLUMNS,
