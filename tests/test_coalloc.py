@@ -266,3 +266,33 @@ def test_refusals_name_the_key_and_the_accepted_values():
         load_workload("grid:n=5,error_mode=fixed,error=-1.5")
     with pytest.raises(ConfigError, match=r"coalloc.cpfrac.*accepted: >= 0 and <= 1"):
         simulate(grid_jobs([(0, 10, 2, 0, 100, 100, 0.5)], 2, 4), "coalloc", {"cpfrac": 2})
+
+
+# ------------------------------------------------------------------------------ backfilled
+def test_backfilled_marks_first_starts_that_pass_a_waiting_job_of_the_home_queue():
+    """2 clusters of 4 nodes, no PPBW estimates (no co-allocation). Job 1 (3 nodes, home 0) and
+    job 2 (2 nodes, home 1) start at 0; job 3 (3 nodes, home 0) fits neither cluster and
+    reserves cluster 0 for 100; job 4 (1 node, 50 s) is backfilled on cluster 0 at 2 (ends
+    by 100); job 5 (2 nodes, home 0) starts remotely on cluster 1 at 3 while job 3 waits;
+    job 3 starts at 100 as its queue's head."""
+    rows = [(0, 100, 3, 0, 100, NAN, 0.5), (0, 100, 2, 1, 100, NAN, 0.5),
+            (1, 100, 3, 0, 100, NAN, 0.5), (2, 50, 1, 0, 100, NAN, 0.5),
+            (3, 10, 2, 0, 100, NAN, 0.5)]
+    r = simulate(grid_jobs(rows, 2, 4), "coalloc", {})
+    t = r.to_pandas().set_index("job_id")
+    assert t["start"].tolist() == [0, 0, 100, 2, 3]
+    assert t["backfilled"].tolist() == [False, False, False, True, True]
+    assert r.summary["remote_starts"] == 1
+    assert r.summary["backfill_ratio"] == pytest.approx(2 / 5)
+
+
+def test_a_queue_head_co_allocated_is_not_backfilled():
+    """As above, job 3 now reveals its PPBW: co-allocated at 1 (1 + 2 nodes) as its queue's
+    head; job 4 then waits behind nothing and starts at 100 as the head."""
+    rows = [(0, 100, 3, 0, 100, NAN, 0.5), (0, 100, 2, 1, 100, NAN, 0.5),
+            (1, 100, 3, 0, 100, 100, 0.5), (2, 50, 1, 0, 100, NAN, 0.5)]
+    r = simulate(grid_jobs(rows, 2, 4), "coalloc", {})
+    t = r.to_pandas().set_index("job_id")
+    assert t["start"].tolist() == [0, 0, 1, 100]
+    assert r.summary["coalloc_starts"] == 1
+    assert not t["backfilled"].any()

@@ -205,8 +205,21 @@ class Coalloc(GridPhases, Scheduler):
         self._size_count[job.size] -= 1
         self._starts += 1
         self._started.append(job)
-        self.sim.start(job, mask, overhead=overhead)  # the rate model's on_start: links
+        # A first start while a job ahead in its home queue waits is out of queue order.
+        backfilled = job.start is None and self._passes(job)
+        self.sim.start(job, mask, overhead=overhead,  # the rate model's on_start: links
+                       backfilled=backfilled)
         self._track(job, pred, split)
+
+    def _passes(self, job: Job) -> bool:
+        """Whether a job ahead of `job` in its home cluster's queue is still waiting (then
+        `job`, started now in any phase, is backfilled)."""
+        for other in self.queues[self.home[job.index]]:
+            if other is job:
+                return False
+            if other.state is QUEUED:
+                return True
+        return False
 
     def _reserve(self, c: int, now: float) -> None:
         """EASY reservation of cluster c for the first job of its queue that does not fit."""
