@@ -1,10 +1,11 @@
 """Parameters of `coalloc` (seed 001's multi-cluster meta-scheduler and its CTMR agent).
 
-The last four are readings of the seed that drive its results, each a documented option
+The last five are readings of the seed that drive its results, each a documented option
 whose default is the reading the scheduler has always used (docs/grid.md, "Model options"):
 `admit_cut` (the mesh cut Module 1 admits with), `ctmr_waiting` (what "a waiting job could
 immediately make use of the freed resources" checks), `ctmr_steps` (one checkpoint at a time
-or all at one instant).  The communication share kappa is the workload's (`grid:kappa=`).
+or all at one instant), `cpfrac_cost` (what the CPfrac test weighs: the whole overhead O
+or the checkpoint's O/2).  The communication share kappa is the workload's (`grid:kappa=`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from ckptsim.policies.coalloc_place import CUTS
 WAITING = ("nodes", "dispatch")
 #: Readings of the CTMR agent's iteration (`ctmr_steps`).
 STEPS = ("batch", "seed")
+#: Readings of the cost the CTMR agent's CPfrac test weighs (`cpfrac_cost`).
+CPFRAC_COSTS = ("overhead", "checkpoint")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -46,3 +49,7 @@ class CoallocParams:
     ctmr_steps: str = param("batch", "CTMR's iteration: batch (checkpoint every candidate at "
                                      "one instant) or seed (one checkpoint, wait for it, "
                                      "reschedule, re-evaluate)", choices=STEPS, added=True)
+    cpfrac_cost: str = param("overhead", "the cost CTMR's CPfrac test weighs against cpfrac * "
+                                         "the remaining time: overhead (O, checkpoint + "
+                                         "restart) or checkpoint (O/2, the seed's 'time "
+                                         "required to CP')", choices=CPFRAC_COSTS, added=True)

@@ -8,16 +8,18 @@ their rates), while some link is saturated and jobs wait (steps 1-5 of the seed)
 2. among the jobs co-allocated across L, take the one with the largest traffic on L such that
    (1) it underestimated its bandwidth (its submitted PPBW estimate is below its true PPBW),
    (2) the checkpoint/restart overhead O is below `cpfrac` times its remaining time (the
-   estimate minus the work done, at its current rate; O is taken as 30 min when the agent
-   does not know it, `overhead_known=false`), and (3) a waiting job could use the freed nodes
-   at once: the smallest waiting job fits the free nodes plus the candidate's nodes of one of
-   the clusters it spans (`ctmr_waiting=nodes`); with `ctmr_waiting=dispatch`, the seed's
-   "other scheduling constraints" too: some waiting job, in priority order, that the pass
-   would start there -- whole on one of those clusters (its own, or another with `remote`)
-   within the cluster's EASY reservation (made again as if the candidate were gone: the
-   head of the queue, its shadow time and extra nodes), or co-allocated (`coalloc`, a
-   revealed estimate, not barred) with Module 1 on the free nodes plus the candidate's, its
-   estimated traffic fitting the links once the candidate has left them;
+   estimate minus the work done, at its current rate; O is taken as 30 min when the agent does
+   not know it, `overhead_known=false`; with `cpfrac_cost=checkpoint` the cost is the
+   checkpoint's half of it, O/2, the seed's "time required to CP"), and (3) a waiting job
+   could use the freed nodes at once: the smallest waiting job fits the free nodes plus the
+   candidate's nodes of one of the clusters it spans (`ctmr_waiting=nodes`); with
+   `ctmr_waiting=dispatch`, the seed's "other scheduling constraints" too: some waiting job,
+   in priority order, that the pass would start there -- whole on one of those clusters (its
+   own, or another with `remote`) within the cluster's EASY reservation (made again as if the
+   candidate were gone: the head of the queue, its shadow time and extra nodes), or
+   co-allocated (`coalloc`, a revealed estimate, not barred) with Module 1 on the free nodes
+   plus the candidate's, its estimated traffic fitting the links once the candidate has left
+   them;
 3. checkpoint it (O/2 on its nodes; it leaves the links at once, its communication stops,
    and the engine gives the jobs that shared its links their new rates before time moves on),
    then it goes back to the head of its home queue and restarts with O/2 of overhead,
@@ -68,6 +70,8 @@ class CtmrAgent(Component):
         p = scheduler.params
         self.overhead = float(p.overhead)
         self.cost = self.overhead if p.overhead_known else UNKNOWN_OVERHEAD
+        if p.cpfrac_cost == "checkpoint":  # the seed's "time required to CP": O/2
+            self.cost /= 2.0
         self.cpfrac = float(p.cpfrac)
         self.offences: dict[int, int] = {}
         self.checkpoints = 0
