@@ -12,8 +12,9 @@ in three phases (the seed's "local, remote (migration), and co-allocated executi
 1. **local**: EASY backfilling in every cluster: its queue's jobs start in order on its own
    nodes while they fit; the first that does not gets a reservation (the shadow time at which
    enough of the cluster's nodes are predicted free, from the running jobs' start + estimate,
-   and the extra nodes left then); later jobs are backfilled when they fit now and end by the
-   shadow time or use only extra nodes.
+   and the extra nodes left then; `predict=remaining` plans a job restarted after a CTMR
+   checkpoint with start + restart overhead + estimate - work kept); later jobs are
+   backfilled when they fit now and end by the shadow time or use only extra nodes.
 2. **remote**: every job still waiting (all queues, in priority order) may run whole on
    another cluster (the one with the most free nodes first) under that cluster's
    reservation rule;
@@ -110,6 +111,10 @@ class Coalloc(GridPhases, Scheduler):
         self.local_starts = 0
         self.remote_starts = 0
         self.barred: set[int] = set()  # never co-allocated again (second CTMR offence)
+        # predict=remaining: index -> planned run length (restart overhead + estimate - work
+        # done) of each requeued job that has not started again; empty under predict=estimate.
+        self.remaining = self.params.predict == "remaining"
+        self.left: dict[int, float] = {}
         self.agent = CtmrAgent(self) if self.params.ctmr else None
         if self.agent is not None:
             sim.add_component(self.agent)
@@ -160,6 +165,10 @@ class Coalloc(GridPhases, Scheduler):
     def on_requeue(self, job: Job, reason: str) -> None:
         self._forget(job)
         self._enqueue(job, front=True)
+        if self.remaining:  # plan its restart with what remains of it
+            due = self.agent is not None and job.index in self.agent.restart_due
+            self.left[job.index] = ((self.agent.overhead / 2.0 if due else 0.0)
+                                    + max(job.estimate - job.work_done, 0.0))
 
     def _forget(self, job: Job) -> None:
         """The job gave its nodes back (the rate model took it off the links): off the
@@ -205,6 +214,8 @@ class Coalloc(GridPhases, Scheduler):
         self._size_count[job.size] -= 1
         self._starts += 1
         self._started.append(job)
+        if self.left:
+            self.left.pop(job.index, None)
         # A first start while a job ahead in its home queue waits is out of queue order.
         backfilled = job.start is None and self._passes(job)
         self.sim.start(job, mask, overhead=overhead,  # the rate model's on_start: links
@@ -313,7 +324,7 @@ class Coalloc(GridPhases, Scheduler):
     def _local(self, c: int, now: float) -> None:
         """EASY on cluster c with its own queue."""
         n = self.sizes[c]
-        free, reserved = self.free, self.reserved
+        free, reserved, left = self.free, self.reserved, self.left
         reserved[c] = None
         self.shadow[c] = INF
         self.extra[c] = 0
@@ -322,18 +333,20 @@ class Coalloc(GridPhases, Scheduler):
                 continue
             if reserved[c] is None:
                 if job.size <= free[c]:
-                    self._start_on(c, job, now + job.estimate, now, local=True)
+                    self._start_on(c, job, now + left[job.index] if left and job.index in left
+                                   else now + job.estimate, now, local=True)
                 else:
                     self._reserve(c, now)
                     if not free[c]:
                         return
-            # self._allowed(c, job, pred) >= job.size, inlined (a hot loop)
-            elif job.size <= free[c] and (
-                    job is reserved[c] or now + job.estimate <= self.shadow[c]
-                    or job.size <= self.extra[c]):
-                self._start_on(c, job, now + job.estimate, now, local=True)
-                if not free[c]:
-                    return
+            elif job.size <= free[c]:
+                pred = (now + left[job.index] if left and job.index in left
+                        else now + job.estimate)
+                # self._allowed(c, job, pred) >= job.size, inlined (a hot loop)
+                if job is reserved[c] or pred <= self.shadow[c] or job.size <= self.extra[c]:
+                    self._start_on(c, job, pred, now, local=True)
+                    if not free[c]:
+                        return
         # No reservation at the end: every waiting job that fits the cluster started, so
         # there is none to make.
 

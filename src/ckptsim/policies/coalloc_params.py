@@ -1,11 +1,12 @@
 """Parameters of `coalloc` (seed 001's multi-cluster meta-scheduler and its CTMR agent).
 
-The last five are readings of the seed that drive its results, each a documented option
+The last six are readings of the seed that drive its results, each a documented option
 whose default is the reading the scheduler has always used (docs/grid.md, "Model options"):
 `admit_cut` (the mesh cut Module 1 admits with), `ctmr_waiting` (what "a waiting job could
 immediately make use of the freed resources" checks), `ctmr_steps` (one checkpoint at a time
 or all at one instant), `cpfrac_cost` (what the CPfrac test weighs: the whole overhead O
-or the checkpoint's O/2).  The communication share kappa is the workload's (`grid:kappa=`).
+or the checkpoint's O/2), `predict` (what EASY plans a restarted job with: its whole
+estimate or what remains of it).  The communication share kappa is the workload's (`grid:kappa=`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ WAITING = ("nodes", "dispatch")
 STEPS = ("batch", "seed")
 #: Readings of the cost the CTMR agent's CPfrac test weighs (`cpfrac_cost`).
 CPFRAC_COSTS = ("overhead", "checkpoint")
+#: What EASY plans a requeued job's run with (`predict`).
+PREDICTS = ("estimate", "remaining")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -53,3 +56,7 @@ class CoallocParams:
                                          "the remaining time: overhead (O, checkpoint + "
                                          "restart) or checkpoint (O/2, the seed's 'time "
                                          "required to CP')", choices=CPFRAC_COSTS, added=True)
+    predict: str = param("estimate", "what the EASY rules plan a job restarted after a CTMR "
+                                     "checkpoint with: estimate (its whole runtime estimate) "
+                                     "or remaining (its restart overhead plus the estimate "
+                                     "minus the work it kept)", choices=PREDICTS, added=True)

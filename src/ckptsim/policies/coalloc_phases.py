@@ -30,6 +30,7 @@ class GridPhases:
     shadow: list[float]
     home: Any
     barred: set[int]
+    left: dict[int, float]
     sizes: list[int]
     rates: Any
     params: Any
@@ -44,12 +45,13 @@ class GridPhases:
         # The clusters by free nodes, most first (lowest index on ties): a job goes to the
         # first that allows it, the one with the most free nodes.
         by_free = sorted(range(C), key=lambda d: (-free[d], d))
+        left = self.left
         for job in jobs:
             size = job.size
             if size > room or size > n or job.state is not QUEUED:
                 continue
             home = self.home[job.index]
-            pred = now + job.estimate
+            pred = now + left[job.index] if left and job.index in left else now + job.estimate
             for d in by_free:
                 if free[d] < size:
                     break  # nor any after it
@@ -70,6 +72,7 @@ class GridPhases:
         booked, barred = self.rates.booked, self.barred
         rC = range(C)
         cut = self.params.admit_cut
+        left = self.left
         # The room is computed when a job first gets past the cheap tests; until then the
         # free nodes bound it.
         hi = lo = residual = None
@@ -87,7 +90,7 @@ class GridPhases:
                 earliest = min(shadow)
                 if size > room:
                     continue
-            pred = now + job.estimate
+            pred = now + left[i] if left and i in left else now + job.estimate
             # self._allowed(c, job, pred) on the usable clusters, inlined (a hot loop): hi
             # where the reservation does not bind, else lo
             if pred <= earliest:  # no reservation binds (a cluster without one: inf)

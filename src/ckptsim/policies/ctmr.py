@@ -167,7 +167,7 @@ class CtmrAgent(Component):
             if job.state is not QUEUED:
                 continue
             size, j = job.size, job.index
-            pred = now + job.estimate
+            pred = now + s.left.get(j, job.estimate)
             room = [g if head is None or head is job or pred <= shadow else min(g, extra)
                     for g, (head, shadow, extra) in zip(gain, easy, strict=True)]
             for c, k in enumerate(split):
