@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import replace
@@ -131,6 +132,7 @@ def cmd_paper(args: argparse.Namespace) -> int:
 
 def _paper_tables(args: argparse.Namespace) -> int:
     """Rewrite the tables of the results page FOLDER.md from the CSVs in FOLDER (--out)."""
+    from ckptsim.experiments.papers import manifest
     from ckptsim.experiments.papers.tables import MissingCsv, marked, render_page
 
     tables = _PAPERS[args.paper].page_tables()
@@ -139,14 +141,23 @@ def _paper_tables(args: argparse.Namespace) -> int:
     if not page.is_file():
         raise ConfigError("--out", f"{page} does not exist: 'tables' rewrites the page "
                                    f"FOLDER.md from the CSVs in FOLDER")
+    made, mixed = manifest.check(folder, args.paper)
     text = page.read_text()
     try:
         rendered = render_page(text, folder, tables)
     except MissingCsv as exc:
         raise exc.naming(args.paper) from None
     page.write_text(rendered)
+    _warn_mixed(mixed)
     print(f"{page}: {len(marked(text))} tables from the CSVs in {folder}")
+    print(made)
     return 0
+
+
+def _warn_mixed(warning: str | None) -> None:
+    """A folder whose figures were made with different options, named on stderr."""
+    if warning is not None:
+        print(f"ckptsim: warning: {warning}", file=sys.stderr)
 
 
 #: The narrowest a claim's column of `paper NAME claims` is drawn (else one claim a line).
@@ -158,6 +169,7 @@ def _paper_claims(args: argparse.Namespace) -> int:
     and, with --csv FILE, write them as CSV."""
     from rich.table import Table
 
+    from ckptsim.experiments.papers import manifest
     from ckptsim.experiments.papers.claims_table import COLUMNS, cells, evaluate, write_csv
 
     folder = Path(args.out)
@@ -172,6 +184,9 @@ def _paper_claims(args: argparse.Namespace) -> int:
         if not csv_path.parent.is_dir():
             raise ConfigError("--csv", f"{csv_path.parent} is not a folder: the claims CSV is "
                                        f"written into an existing folder")
+    # What the CSVs were made with (a claims CSV written into the folder is no figure).
+    made, mixed = manifest.check(folder, args.paper, skip=[Path(args.csv)] if args.csv else [])
+    _warn_mixed(mixed)
     try:
         lines = evaluate(_PAPERS[args.paper].claims, folder)
     except ValueError as exc:
@@ -201,6 +216,7 @@ def _paper_claims(args: argparse.Namespace) -> int:
             interval = f", 95% CI {low} ... {high}" if low or high else ""
             console.print(f"{claim}\n    {verdict}: ours {ours or '-'} (n {n}{interval}), "
                           f"seed {seed or '-'}, rule {rule}", markup=False, highlight=False)
+    console.print(made, markup=False, highlight=False)
     if args.csv:
         write_csv(lines, Path(args.csv))
         print(f"{args.csv}: {len(lines)} rows")
@@ -212,8 +228,10 @@ def _run_figures(paper: Paper, args: argparse.Namespace, opt: Any) -> int:
     were simulated (the paper's detail after the time) and how many were already in the store;
     a paper that does not count its runs ahead, each figure with its own time."""
     from ckptsim.experiments.papers.common import dask_cluster
+    from ckptsim.experiments.papers.manifest import check_paper, recording
 
     out = Path(args.out)
+    check_paper(out, paper.name)  # a folder of another paper's figures is refused first
     t0 = time.perf_counter()
     paper.check(args.figure, opt)  # a bad option is refused before anything is counted
     total = paper.runs_of(args.figure, opt)
@@ -226,14 +244,16 @@ def _run_figures(paper: Paper, args: argparse.Namespace, opt: Any) -> int:
         if not confirm_cost(paper, args, opt, total, found.done, spec_names(specs),
                             known=(found.known_runs, found.known_seconds)):
             return 1
-    with dask_cluster(args.dask, args.dask_timeout):
-        return _figures(paper, args, opt, out, t0, total)
+    with dask_cluster(args.dask, args.dask_timeout), recording(paper, args.figure, opt,
+                                                                 out) as written:
+        return _figures(paper, args, opt, out, t0, total, written)
 
 
 def _figures(paper: Paper, args: argparse.Namespace, opt: Any, out: Path, t0: float,
-             total: int | None) -> int:
+             total: int | None, written: list[Path]) -> int:
     if total is None:
         for figure in paper.run(args.figure, out, opt):
+            written.append(figure.csv)
             print(f"{figure.csv.stem}: {figure.csv} and {figure.png} ({len(figure.rows)} rows, "
                   f"{time.perf_counter() - t0:.1f} s)")
             t0 = time.perf_counter()
@@ -243,6 +263,7 @@ def _figures(paper: Paper, args: argparse.Namespace, opt: Any, out: Path, t0: fl
         outputs = list(paper.run(args.figure, out, opt, on_row=bar.update))
     finally:
         bar.close()
+    written.extend(figure.csv for figure in outputs)
     for figure in outputs:
         print(f"{figure.csv.stem}: {figure.csv} and {figure.png} ({len(figure.rows)} rows)")
     reused = total - bar.count
@@ -271,7 +292,6 @@ def confirm_cost(paper: Paper, args: argparse.Namespace, opt: Any, runs: int,
         ConfigError: over an hour, without --yes, and no terminal to ask on.
     """
     import os
-    import sys
 
     from ckptsim.experiments.estimate import about, format_seconds, measured_seconds
 

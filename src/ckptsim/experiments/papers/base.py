@@ -32,13 +32,17 @@ if TYPE_CHECKING:
 class PaperOption:
     """One option of `ckptsim paper`: its flag, its help line, the value it takes when not given
     (None: the paper's own) and argparse's other arguments.  `papers` (the papers that use it)
-    is filled in by the command line from the papers' declarations."""
+    is filled in by the command line from the papers' declarations.  `recorded`: whether the
+    figures record it in their folder's manifest (`manifest`): every option that changes what
+    a figure computes; not those of where the inputs are read from, nor `--full`, recorded
+    through the values it sets."""
 
     flag: str
     help: str
     default: Any = None
     kwargs: Mapping[str, Any] = field(default_factory=dict)
     papers: tuple[str, ...] = ()
+    recorded: bool = True
 
     @property
     def dest(self) -> str:
@@ -65,7 +69,7 @@ SHARED_OPTIONS = (
                 "stops when it cannot ask)", kwargs={"action": "store_true"}),
     PaperOption("--trace-dir", "folder holding the PWA traces (default ../shared/data/traces; "
                 "forshaw: the Microsoft availability trace is looked for beside it)",
-                default="../shared/data/traces", kwargs={"metavar": "DIR"}),
+                default="../shared/data/traces", kwargs={"metavar": "DIR"}, recorded=False),
     PaperOption("--traces", "trace names (niu default: SDSC-BLUE CTC-SP2 HPC2N SDSC-SP2 KTH-SP2 "
                 "CEA-Curie; oliner default: SDSC NASA LUBLIN-256; shi default: SDSC-SP2 "
                 "KTH-SP2)", kwargs={"nargs": "+", "metavar": "NAME"}),
@@ -83,7 +87,7 @@ SHARED_OPTIONS = (
                 kwargs=_INT_N),
     PaperOption("--full", "the seed's size (default off; jones: 400,000 jobs per cluster; "
                 "forshaw: a year, 50 replications; hours of runs)",
-                kwargs={"action": "store_true"}),
+                kwargs={"action": "store_true"}, recorded=False),
 )
 EVERY_PAPER = ("--out", "--jobs", "--dask", "--dask-timeout", "--yes")
 
@@ -184,6 +188,9 @@ class Paper:
     used_by: ClassVar[Mapping[str, tuple[str, ...]]] = {}
     #: Its claims, from its results page.
     claims: ClassVar[tuple[Claim, ...]] = ()
+    #: flag -> the field of its options dataclass that holds the value the figures read,
+    #: where that is not the flag's own name (recorded in the folder's manifest).
+    option_fields: ClassVar[Mapping[str, str]] = {}
 
     def figures(self) -> tuple[str, ...]:
         """The figures' names (`all` runs these)."""

@@ -176,7 +176,8 @@ class Forshaw(FamilyPaper):
                     "(docs/platforms.md)", kwargs={"metavar": "NAME|FILE"}),
         PaperOption("--availability-trace", "the Microsoft desktop availability trace of the "
                     "trace figure (default: ../failures/availability_godfrey/microsoft.avt.gz "
-                    "beside the trace folder)", kwargs={"metavar": "FILE"}),
+                    "beside the trace folder)", kwargs={"metavar": "FILE"},
+                    recorded=False),
         PaperOption("--startdelay-first", "StartDelay's first checkpoint: interval (default "
                     "interval: at d + n) or delay (at d)", default="interval",
                     kwargs={"metavar": "interval|delay"}),

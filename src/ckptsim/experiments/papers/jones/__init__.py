@@ -65,6 +65,7 @@ class Jones(FamilyPaper):
         PaperOption("--load", "offered load per cluster, > 0 (default 0.95)",
                     kwargs={"type": float, "metavar": "L"}),
     )
+    option_fields = {"--per-cluster": "n"}
     claims = CLAIMS
 
     def figures(self) -> tuple[str, ...]:

@@ -110,7 +110,7 @@ class Oliner(FamilyPaper):
     own_options = (
         PaperOption("--failure-log", "the LANL failure records CSV (default: ../failures/"
                     "lanl_cfdr/LA-UR-05-7318-failure-data-1996-2005.csv.gz beside the trace "
-                    "folder)", kwargs={"metavar": "FILE"}),
+                    "folder)", kwargs={"metavar": "FILE"}, recorded=False),
         PaperOption("--system", "LANL system whose failures are used (default 20: 400 nodes)",
                     default=20, kwargs={"type": int, "metavar": "N"}),
         PaperOption("--loads", "load scales c (default 1.0 1.2)",
@@ -136,6 +136,7 @@ class Oliner(FamilyPaper):
     #: levels at one count (the other options are every figure's).
     used_by = {"--counts": ("fig3", "fig4", "fig5"),
                "--levels": (*_LEVEL_FIGURES,), "--failure-rate": (*_LEVEL_FIGURES,)}
+    option_fields = {"--failure-rate": "rate"}
     claims = CLAIMS
 
     def figures(self) -> tuple[str, ...]:
