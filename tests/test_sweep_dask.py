@@ -125,6 +125,18 @@ def test_an_unreachable_scheduler_fails_fast_with_one_line(tmp_path, capsys):
     assert "--dask-timeout" in capsys.readouterr().err
 
 
+def test_a_sweep_that_cannot_reach_its_scheduler_creates_no_new_store(tmp_path, capsys):
+    """Neither the new --out folder (nor the folders above it) nor its .lock is left behind."""
+    pytest.importorskip("distributed", reason="Dask's distributed is not installed")
+    spec = tmp_path / "a.toml"
+    spec.write_text('name = "a"\n[workloads.l]\ngenerator = "lublin"\nn = 40\n'
+                    '[[schedulers]]\nname = "easy"\n')
+    assert main(["sweep", str(spec), "--out", str(tmp_path / "new" / "out"), "--dask",
+                 "tcp://127.0.0.1:1", "--dask-timeout", "1"]) == 2
+    assert "no Dask scheduler answered within 1 s" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.toml"]
+
+
 def test_a_sweep_that_cannot_reach_its_scheduler_leaves_the_store_as_it_was(tmp_path, capsys):
     """The spec and matrix of the store's latest sweep are kept: `results` still shows its
     runs, not the unreached sweep's runs as missing."""

@@ -163,11 +163,12 @@ def run_sweep(plan: Plan, out: str | Path, executor: Executor,
         if on_row is not None:
             on_row(row)
 
-    # An executor that connects to a cluster does so before the store is touched: one that
-    # cannot start (a Dask scheduler that does not answer) leaves the store as it was.
+    # An executor that connects to a cluster does so before the store is touched, its lock
+    # included: one that cannot start (a Dask scheduler that does not answer) leaves the store
+    # as it was, and creates neither a new store's folder nor its .lock.
     opened = getattr(executor, "opened", None)
-    with contextlib.nullcontext() if locked else store.lock(), \
-            opened() if opened is not None and plan.todo else contextlib.nullcontext():
+    with opened() if opened is not None and plan.todo else contextlib.nullcontext(), \
+            contextlib.nullcontext() if locked else store.lock():
         try:
             store.remove_temporaries()
             store.prepare(plan.spec.text, manifest(plan.spec, plan.runs, plan.changed))
