@@ -134,6 +134,28 @@ def test_a_plugins_text_columns_are_written_and_read_back(tmp_path):
     assert run.jobs["same"].tolist() == ["x"] * 3
 
 
+def test_load_run_summary_has_the_numbers_of_the_run_in_memory(tmp_path):
+    """A metric NaN in memory (no job of a class) is NaN read back, not None (JSON's null);
+    an infinite one infinite; a param that is None stays None."""
+    result = ckptsim.simulate("lublin:n=200,seed=1", "scojo-pect")
+    metrics = dict(result.summary, inf_metric=math.inf)
+    nan = [k for k, v in metrics.items() if isinstance(v, float) and math.isnan(v)]
+    assert nan  # the run has NaN metrics (scojo-pect's short wide jobs: none)
+    out = tmp_path / "run"
+    out.mkdir()
+    document = dict(result.summary_document(), metrics=metrics)
+    write_summary_json(document, out / "summary.json")
+    write_jobs_csv(result.table, out / "jobs.csv")
+    run = ckptsim.load_run(out)
+    read = run.summary["metrics"]
+    assert set(read) == set(metrics)
+    for key, value in metrics.items():
+        assert read[key] == value or math.isnan(read[key]) and math.isnan(value), key
+    assert read["inf_metric"] == math.inf
+    assert [k for k in result.params if result.params[k] is None] == [
+        k for k in run.summary["params"] if run.summary["params"][k] is None] != []
+
+
 def test_load_run_values_equal_jobs_csv(tmp_path):
     result = ckptsim.simulate(ckptsim.workload("lublin:n=200,seed=2,machine=32"), "fcfs")
     run = ckptsim.load_run(write_run(result, tmp_path / "run"))
@@ -243,6 +265,26 @@ def test_load_results_has_a_row_per_run_as_results_csv(tmp_path):
     for column in ("workload.n", "seed", "mean_wait", "mean_bsld", "utilization"):
         assert frame[column].tolist() == exported[column].tolist(), column
     assert frame.attrs["damaged_runs"] == [] and frame.attrs["damaged_jobs"] == []
+
+
+@pytest.mark.parametrize("broken", [False, True], ids=["all-ok", "with-a-failed-run"])
+def test_load_results_equals_results_csv_read_back(tmp_path, broken):
+    """Missing values are NaN, as pandas reads them from `results --csv`: an ok run's error
+    columns, a failed run's metrics; a column of nothing else is float64."""
+    spec = tmp_path / "t.toml"
+    text = SPEC.format(seeds="1")
+    if broken:
+        (tmp_path / "broken.swf").write_text("; MaxProcs: 8\n1 0 -1 10 not-a-number\n")
+        text += '\n[workloads.broken]\ntrace = "broken.swf"\n'
+    spec.write_text(text)
+    store = tmp_path / "store"
+    run_sweep(plan_sweep(spec, store), store, SerialExecutor())
+    frame = ckptsim.load_results(store)
+    rows = load_store(store).rows
+    exported = pd.read_csv(io.StringIO(to_csv(export_columns(rows), rows)))
+    pd.testing.assert_frame_equal(frame, exported)
+    assert frame["error_message"].isna().sum() == 4
+    assert all(v is not None for v in frame["error_message"])
 
 
 def test_load_results_leaves_out_a_damaged_run_file_and_names_it(tmp_path):

@@ -156,7 +156,8 @@ def load_run(run_dir: str | Path) -> RunFolder:
         raise ConfigError("run_dir", f"{run}: not a run folder: no {' or '.join(missing)} "
                                      f"(write one with `ckptsim run ... --out {run}`)")
     jobs = _read(run / "jobs.csv", lambda p: _read_jobs(pd, p))
-    summary = _read(run / "summary.json", lambda p: json.loads(p.read_text(encoding="utf-8")))
+    summary = _read(run / "summary.json",
+                    lambda p: _numbers(json.loads(p.read_text(encoding="utf-8"))))
     allocations = unavailability = out_jobs = None
     if (run / "allocations.csv").is_file():
         allocations = _read(run / "allocations.csv",
@@ -170,6 +171,30 @@ def load_run(run_dir: str | Path) -> RunFolder:
         out_jobs = _read(run / "out_jobs.csv", lambda p: pd.read_csv(
             p, dtype={c: str for c in _BATSIM_TEXT}, keep_default_na=False))
     return RunFolder(run, jobs, summary, allocations, unavailability, out_jobs)
+
+
+#: How summary.json writes the numbers JSON has no literal for (`records.io`).
+_WRITTEN = {None: float("nan"), "inf": float("inf"), "-inf": float("-inf")}
+
+
+def _number(value: Any) -> Any:
+    return _WRITTEN[value] if value is None or isinstance(value, str) and value in _WRITTEN \
+        else value
+
+
+def _numbers(document: Any) -> Any:
+    """summary.json with its numbers as the run had them: a metric (or a value of a daily
+    series) written null is NaN again, one written "inf" or "-inf" infinite.  Elsewhere (the
+    params, the options) null stays None, which it was."""
+    if not isinstance(document, dict):
+        return document
+    out = dict(document)
+    if isinstance(out.get("metrics"), dict):
+        out["metrics"] = {k: _number(v) for k, v in out["metrics"].items()}
+    if isinstance(out.get("daily"), dict):
+        out["daily"] = {k: [_number(v) for v in values] if isinstance(values, list) else values
+                        for k, values in out["daily"].items()}
+    return out
 
 
 def _read(path: Path, reader: Any) -> Any:
@@ -230,6 +255,12 @@ def load_results(store: str | Path, *, all_runs: bool = False) -> pd.DataFrame:
     columns = export_columns(loaded.rows) or [
         "run_id", *loaded.manifest.get("inputs", []), "status"]
     frame = pd.DataFrame.from_records(loaded.rows, columns=columns)
+    # A value the store holds as null (an ok run's error columns, a metric a run has not)
+    # is NaN, and a column of nothing else float64, as `results --csv` reads back in pandas.
+    for name in frame.columns:
+        column = frame[name]
+        if pd.api.types.is_object_dtype(column) and column.isna().any():
+            frame[name] = column.where(column.notna(), float("nan")).infer_objects()
     frame.attrs["damaged_runs"] = list(loaded.damaged_runs)
     frame.attrs["damaged_jobs"] = list(loaded.damaged_jobs)
     return frame
