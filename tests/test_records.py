@@ -95,13 +95,13 @@ FLOATS = st.one_of(st.floats(allow_nan=True, allow_infinity=True),
 @settings(max_examples=examples(200))
 @given(values=st.lists(FLOATS, min_size=1, max_size=40))
 def test_float_repr_text_is_repr(values):
-    expected = [repr(v) if math.isfinite(v) else "" for v in values]
+    expected = ["" if math.isnan(v) else repr(v) for v in values]  # inf as inf, NaN empty
     assert as_lines(float_repr_text(np.array(values))) == expected
 
 
 def reference_csv(table: JobTable) -> str:
     """Every value by str / repr; a float column of a chunk is written as integers when all
-    its values are whole and finite, as repr otherwise (NaN empty)."""
+    its values are whole and finite, as repr otherwise (NaN empty, inf as inf)."""
     out = [",".join(ALL_COLUMNS)]
     for lo in range(0, len(table), CSV_CHUNK):
         cols = []
@@ -114,7 +114,7 @@ def reference_csv(table: JobTable) -> str:
                 if all(math.isfinite(v) and v == int(v) and abs(v) < 2**53 for v in values):
                     cols.append([str(int(v)) for v in values])
                 else:
-                    cols.append([repr(v) if math.isfinite(v) else "" for v in values])
+                    cols.append(["" if math.isnan(v) else repr(v) for v in values])
             else:
                 cols.append([str(v) for v in values])
         out += [",".join(row) for row in zip(*cols, strict=True)]
@@ -128,6 +128,8 @@ def test_jobs_csv_equals_value_by_value_formatting(tmp_path):
     mixed = whole.copy()
     mixed[CSV_CHUNK + 5] = 0.25  # only the second chunk of this column needs repr
     mixed[-1] = float("nan")  # ... and the third
+    mixed[-2] = float("inf")
+    mixed[-3] = -float("inf")
     cols = {c: np.zeros(n) for c in ALL_COLUMNS}
     cols.update({
         "job_id": np.arange(n, dtype=np.int64) - 5,

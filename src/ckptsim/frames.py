@@ -12,7 +12,6 @@ order) and a default integer index.
 
 from __future__ import annotations
 
-import json
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -155,9 +154,10 @@ def load_run(run_dir: str | Path) -> RunFolder:
     if missing:
         raise ConfigError("run_dir", f"{run}: not a run folder: no {' or '.join(missing)} "
                                      f"(write one with `ckptsim run ... --out {run}`)")
+    from ckptsim.records.io import read_summary_json
+
     jobs = _read(run / "jobs.csv", lambda p: _read_jobs(pd, p))
-    summary = _read(run / "summary.json",
-                    lambda p: _numbers(json.loads(p.read_text(encoding="utf-8"))))
+    summary = _read(run / "summary.json", lambda p: _numbers(read_summary_json(p)))
     allocations = unavailability = out_jobs = None
     if (run / "allocations.csv").is_file():
         allocations = _read(run / "allocations.csv",

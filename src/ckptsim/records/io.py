@@ -20,8 +20,9 @@ from ckptsim.workload.model import SWF_INDEX, Workload
 
 
 def _column_strings(arr: np.ndarray) -> list[str]:
-    """A column as text: integral values without a decimal point, floats by repr, NaN empty,
-    a text holding a comma, a quote or a line break quoted as CSV quotes it."""
+    """A column as text: integral values without a decimal point, floats by repr (an infinite
+    value as `inf` / `-inf`), NaN empty, a text holding a comma, a quote or a line break
+    quoted as CSV quotes it."""
     if len(arr) > 1 and arr.dtype.kind in _NUMERIC and arr.min() == arr.max():
         # Constant columns (all-zero counters in most runs) need one conversion only.
         return _column_strings(arr[:1]) * len(arr)
@@ -31,7 +32,7 @@ def _column_strings(arr: np.ndarray) -> list[str]:
         finite = np.isfinite(arr)
         if finite.all() and np.all(arr == np.round(arr)) and np.all(np.abs(arr) < 2**53):
             return list(map(str, arr.astype(np.int64).tolist()))
-        return [repr(x) if math.isfinite(x) else "" for x in arr.tolist()]
+        return ["" if math.isnan(x) else repr(x) for x in arr.tolist()]
     if arr.dtype.kind in _NUMERIC:
         return list(map(str, arr.tolist()))
     return [_quoted(str(x)) for x in arr.tolist()]
@@ -102,6 +103,8 @@ def write_jobs_csv(table: JobTable, path: str | Path) -> None:
 
 
 def _jsonable(obj: Any) -> Any:
+    """`obj` as JSON can hold it: NaN as null, an infinite number as the text "inf" / "-inf"
+    (JSON has no infinity; `read_summary_json` reads those texts back as floats)."""
     if isinstance(obj, dict):
         return {str(k): _jsonable(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
@@ -117,6 +120,23 @@ def write_summary_json(document: dict[str, Any], path: str | Path) -> None:
     with open(path, "w") as fh:
         json.dump(_jsonable(document), fh, indent=2, sort_keys=True)
         fh.write("\n")
+
+
+def _read_back(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        return {k: _read_back(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_read_back(v) for v in obj]
+    if obj == "inf" or obj == "-inf":
+        return float(obj)
+    return obj
+
+
+def read_summary_json(path: str | Path) -> dict[str, Any]:
+    """A summary.json as a dict, its "inf" / "-inf" texts (infinite numbers, as
+    `write_summary_json` writes them) read back as `math.inf` / `-math.inf`; null stays None."""
+    doc: dict[str, Any] = _read_back(json.loads(Path(path).read_text(encoding="utf-8")))
+    return doc
 
 
 def schedule_fields(workload: Workload, table: JobTable) -> np.ndarray:

@@ -74,7 +74,8 @@ def labels_text(strings: list[str], distinct: list[str] | None = None) -> np.nda
 
 
 def float_repr_text(values: np.ndarray) -> np.ndarray:
-    """Floats as repr(v), non-finite values as nothing (all padding)."""
+    """Floats as repr(v) (an infinite value as `inf` / `-inf`), NaN as nothing (all
+    padding)."""
     arr = np.asarray(values, dtype=np.float64)
     n = arr.size
     # Whole numbers below 1e16 are repr'd as their integer and ".0" (not -0.0, which keeps
@@ -86,7 +87,7 @@ def float_repr_text(values: np.ndarray) -> np.ndarray:
     if np.isfinite(others).all():
         strings = list(map(repr, others.tolist()))
     else:
-        strings = [repr(x) if math.isfinite(x) else "" for x in others.tolist()]
+        strings = ["" if math.isnan(x) else repr(x) for x in others.tolist()]
     digits = int_text(np.where(whole, arr, 0.0).astype(np.int64))
     width = max(digits.shape[0] + 2, max(map(len, strings), default=0))
     text = np.full((width, n), SPACE, np.uint8)
