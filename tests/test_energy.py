@@ -285,7 +285,12 @@ def test_platform_power_tables_switch_the_meter_on_and_draw_ranges():
     ({"active": -1, "idle": 2, "sleep": 1}, "energy.active", ">= 0"),
     ({"active": "x", "idle": 2, "sleep": 1}, "energy.active", "number"),
     ({"active": [3, 1], "idle": 2, "sleep": 1}, "energy.active", "low > high"),
-    ({"active": [1, 3], "idle": 2, "sleep": 1}, "energy.active", "range needs"),
+    ({"active": [2, 3], "idle": 2, "sleep": 1}, "energy.active", "range needs"),
+    # Watts out of order (equal ones are accepted; off above sleep too)
+    ({"active": 30, "idle": 40, "sleep": 2}, "energy.active", "accepted: active >= idle"),
+    ({"active": 50, "idle": 40, "sleep": 41}, "energy.sleep", "sleep = 41 W is above idle"),
+    ({"active": 50, "idle": 40, "sleep": 2, "off": 45}, "energy.off", "idle >= off"),
+    ({"active": [100, 180], "idle": [50, 101], "sleep": 4}, "energy.active", "can be drawn"),
 ])
 def test_bad_power_tables_are_refused_naming_the_key(table, key, text):
     with pytest.raises(ConfigError) as err:
@@ -312,6 +317,7 @@ def test_profile_and_params_types():
                      "wake_energy": 500}, "t")
     assert p == PowerProfile(57.0, 40.0, 2.0, wake_time=10.0, wake_energy=500.0)
     assert p.power("waking") == 50.0 and p.lump("waking") == 0.0
+    assert parse_power({"active": 40, "idle": 40, "sleep": 40, "off": 40}, "t").off == 40.0
     assert EnergyParams().profile() is None and PowerParams().idle_timeout == 900.0
     assert isinstance(PowerManager(), PowerManager)
 

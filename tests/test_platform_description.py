@@ -114,6 +114,10 @@ def test_builtins():
     ("extra = 1\n" + POOL, "line 1: extra", "accepted: name, description, types, groups"),
     (POOL.replace("power = { active = 57, idle = 40, sleep = 2 }", "power = 57"),
      "line 4: types.normal.power", "expected a table"),
+    (POOL.replace("active = 57", "active = 30"), "line 4: types.normal.power.active",
+     "active = 30 W is below idle = 40 W"),
+    (POOL.replace("sleep = 2", "sleep = [2, 41]"), "line 4: types.normal.power.sleep",
+     "the lowest idle >= the highest sleep"),
 ])
 def test_bad_files_are_refused_naming_file_line_key_and_accepted(tmp_path, text, where,
                                                                   accepted):

@@ -67,11 +67,12 @@ def parse_power(table: Mapping[str, object], where: str, rng_draw: Any = None) -
     """A `PowerProfile` from a table of numbers (``{active = 57, idle = 40, sleep = 2}``).
 
     A value may be a range ``[lo, hi]``, drawn uniformly from `rng_draw` (a numpy Generator:
-    one machine's draw; seed 003's Legacy machines).  Every value must be finite and >= 0.
+    one machine's draw; seed 003's Legacy machines).  Every value must be finite and >= 0,
+    and the watts in order (`check_order`: active >= idle >= sleep, off).
 
     Raises:
         ConfigError: naming `where` and the key: an unknown key, a missing state, a value that
-            is not a number >= 0 or a range without a generator.
+            is not a number >= 0, watts out of order or a range without a generator.
     """
     if not isinstance(table, Mapping):
         raise ConfigError(where, f"expected a table of {', '.join(KEYS)}, got {table!r}")
@@ -83,9 +84,67 @@ def parse_power(table: Mapping[str, object], where: str, rng_draw: Any = None) -
         raise ConfigError(where, f"power profile misses {', '.join(missing)}; a profile gives "
                                  f"{', '.join(REQUIRED)} (watts) and may give "
                                  f"{', '.join(OPTIONAL)}")
+    bounds = {k: _bounds(table[k], f"{where}.{k}") for k in KEYS if table.get(k) is not None}
+    check_order(bounds, where)
     values = {k: _value(table[k], f"{where}.{k}", rng_draw) for k in KEYS
               if table.get(k) is not None}
     return PowerProfile(**values)
+
+
+#: The order of a profile's watts: (key, the key it is compared with, the one that must be
+#: the larger, what breaking it would mean).
+ORDER = (("active", "idle", "active", "a machine running a job draws at least its idle power"),
+         ("sleep", "idle", "idle", "a sleeping machine draws no more than an idle one"),
+         ("off", "idle", "idle", "a machine switched off draws no more than an idle one"))
+
+
+def check_order(bounds: Mapping[str, tuple[float, float]], where: str) -> None:
+    """Refuse watts that make no physical sense: active below idle, sleep or off above idle.
+
+    `bounds` gives each key given its (lowest, highest) value (a number: twice the same); a
+    range is refused when any of its draws could break the order.  Equal values are accepted
+    (a machine without a sleep state, or whose load does not change its power).  `off` above
+    `sleep` is accepted: the power manager uses one of the two (its `state`), and a machine's
+    soft-off may draw as much as its sleep (wake-on-LAN).
+
+    Raises:
+        ConfigError: naming `where`, the key, both values and the accepted order.
+    """
+    for key, other, larger, why in ORDER:
+        if key not in bounds or other not in bounds:
+            continue
+        big, small = (key, other) if larger == key else (other, key)
+        if bounds[big][0] < bounds[small][1]:
+            ranged = _ranged(bounds[key], bounds[other])
+            raise ConfigError(f"{where}.{key}", f"{key} = {_shown(bounds[key])} W "
+                              f"{'can be drawn ' if ranged else 'is '}"
+                              f"{'below' if key == big else 'above'} {other} = "
+                              f"{_shown(bounds[other])} W: {why}; accepted: {big} >= "
+                              f"{small}" + (" (for every draw of a range: the lowest "
+                                            f"{big} >= the highest {small})"
+                                            if ranged else ""))
+
+
+def _ranged(*bounds: tuple[float, float]) -> bool:
+    return any(lo != hi for lo, hi in bounds)
+
+
+def _shown(bound: tuple[float, float]) -> str:
+    lo, hi = bound
+    return f"{lo:g}" if lo == hi else f"[{lo:g}, {hi:g}]"
+
+
+def _bounds(raw: object, key: str) -> tuple[float, float]:
+    """(lowest, highest) value of a number or a range, checked as `_value` checks them."""
+    if isinstance(raw, list | tuple):
+        if len(raw) != 2:
+            raise ConfigError(key, f"a range is [low, high], got {list(raw)!r}")
+        lo, hi = (_number(v, key) for v in raw)
+        if hi < lo:
+            raise ConfigError(key, f"range [{lo:g}, {hi:g}] has low > high")
+        return lo, hi
+    value = _number(raw, key)
+    return value, value
 
 
 def _value(raw: object, key: str, rng_draw: Any) -> float:
