@@ -32,19 +32,13 @@ from typing import TYPE_CHECKING, Any
 
 from ckptsim.components.energybulk import Bulk
 from ckptsim.components.energyhtc import HTC_COUNTERS, OWNER_COUNTERS
+from ckptsim.components.energyparams import EnergyParams, without_default_options
 from ckptsim.engine.components import Component, register_component
 from ckptsim.engine.provides import PowerManagement, PowerStates
 from ckptsim.engine.state import KILLED, QUEUED, RUNNING
 from ckptsim.errors import ConfigError
-from ckptsim.params import make_params, param
-from ckptsim.platform.power import (
-    KEYS,
-    STATES,
-    PowerProfile,
-    machine_blocks,
-    parse_power,
-    platform_profiles,
-)
+from ckptsim.params import make_params
+from ckptsim.platform.power import STATES, machine_blocks, platform_profiles
 
 if TYPE_CHECKING:
     from ckptsim.engine.simulator import Simulator
@@ -68,35 +62,6 @@ JOULES_PER_KWH = 3.6e6
 ENERGY_COUNTERS = ("energy_j", "energy_kwh", "mean_power_w", *(f"energy_{s}_j" for s in STATES),
                    "energy_jobs_j", "energy_lost_j", "energy_checkpoint_j", "energy_wakeups",
                    "energy_sleeps", *HTC_COUNTERS, *OWNER_COUNTERS)
-
-
-@dataclasses.dataclass(frozen=True)
-class EnergyParams:
-    active: float | None = param(None, "watts of an active machine (with idle and sleep: one "
-                                       "profile for every machine; default: the platform's)",
-                                 low=0.0)
-    idle: float | None = param(None, "watts of an idle machine", low=0.0)
-    sleep: float | None = param(None, "watts of a sleeping machine", low=0.0)
-    off: float | None = param(None, "watts of a machine switched off (default 0)", low=0.0)
-    wake_time: float | None = param(None, "seconds to wake up (default 0)", low=0.0, seconds=1.0)
-    wake_energy: float | None = param(None, "joules of a wake-up (default 0)", low=0.0)
-    sleep_time: float | None = param(None, "seconds to go to sleep (default 0)", low=0.0,
-                                     seconds=1.0)
-    sleep_energy: float | None = param(None, "joules of going to sleep (default 0)", low=0.0)
-    log: bool = param(False, "keep every machine's state intervals (for checks)")
-    htc: bool = param(False, "also report the HTC-attributable energy (energy_htc_*, seed "
-                             "003; docs/energy.md)")
-    htc_shared: str = param("difference", "what an HTC job is charged while an interactive "
-                                          "user is at its machine: P_active - P_idle, or "
-                                          "P_active", choices=("difference", "active"))
-    owners: str = param("idle", "power state of a machine an interactive user holds while no "
-                                "job runs on it: idle (P_idle) or active (P_active)",
-                        choices=("idle", "active"))
-
-    def profile(self) -> PowerProfile | None:
-        """The profile the parameters give, or None when they give none."""
-        table = {k: getattr(self, k) for k in KEYS if getattr(self, k) is not None}
-        return parse_power(table, "energy") if table else None
 
 
 @register_component
@@ -136,11 +101,14 @@ class EnergyMeter(MachineStates, Component):
         if profile is not None:
             profiles = [profile] * len(blocks)
         else:
-            found = platform_profiles(sim.platform, sim.seed)
+            added = self.params.added()
+            found = platform_profiles(sim.platform, sim.seed, added)
             if found is None:
                 raise ConfigError("energy", "no power profile: give one (energy:active=W,"
                                             "idle=W,sleep=W) or a platform whose node types "
-                                            "have power tables")
+                                            "have power tables" + (
+                                                f" ({', '.join(added)} add to such tables)"
+                                                if added else ""))
             profiles = found
         self.profiles = profiles
         n = len(blocks)
@@ -360,11 +328,11 @@ class EnergyMeter(MachineStates, Component):
     def identity(cls, params: EnergyParams) -> dict[str, Any]:
         """The parameters, without the attribution options left at their defaults (runs
         without them keep the run ids they had before they existed)."""
-        return _without_default_attribution(dataclasses.asdict(params))
+        return without_default_options(dataclasses.asdict(params))
 
     def options(self) -> dict[str, Any]:
         doc = {k: v for k, v in dataclasses.asdict(self.params).items() if v is not None}
-        doc = _without_default_attribution(doc)
+        doc = without_default_options(doc)
         doc["machines"] = getattr(self, "n_machines", 0)
         doc["profiles"] = "parameters" if self.params.profile() is not None else "platform"
         return doc
@@ -373,12 +341,3 @@ class EnergyMeter(MachineStates, Component):
         import numpy as np
 
         return {"energy": np.array(self.job_energy, dtype=np.float64)}
-
-
-#: The attribution options and their defaults (left out of options and identities there).
-ATTRIBUTION_DEFAULTS = {"htc": False, "htc_shared": "difference", "owners": "idle"}
-
-
-def _without_default_attribution(doc: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in doc.items()
-            if k not in ATTRIBUTION_DEFAULTS or v != ATTRIBUTION_DEFAULTS[k]}

@@ -192,13 +192,16 @@ def has_power_profiles(platform: Any) -> bool:
     return any(table_of(i) is not None for i in range(len(machine_blocks(platform))))
 
 
-def platform_profiles(platform: Any, seed: int = 0) -> list[PowerProfile] | None:
+def platform_profiles(platform: Any, seed: int = 0, added: Mapping[str, float] | None = None,
+                      added_where: str = "energy") -> list[PowerProfile] | None:
     """Per machine, its power profile from the platform's description (`power_table(i)`), or
     None when the platform has no power profiles at all.  Ranges are drawn per machine from
-    the stream ``power`` of `seed`.
+    the stream ``power`` of `seed`.  `added` (keys of `OPTIONAL`: the energy component's
+    ``wake_time`` and the like) replaces those keys in every machine's table.
 
     Raises:
-        ConfigError: some machines have a profile and others none.
+        ConfigError: some machines have a profile and others none; a table with `added` is
+            refused (naming `added_where` and the key when the key is one of `added`).
     """
     table_of = getattr(platform, "power_table", None)
     if table_of is None:
@@ -215,5 +218,15 @@ def platform_profiles(platform: Any, seed: int = 0) -> list[PowerProfile] | None
         if t is None:
             raise ConfigError("platform", f"machine {i} has no power profile while others "
                                           "do: give every node type a power table")
-        out.append(parse_power(t, f"platform.machine[{i}].power", rng))
+        if not added:
+            out.append(parse_power(t, f"platform.machine[{i}].power", rng))
+            continue
+        try:
+            out.append(parse_power({**t, **added}, f"platform.machine[{i}].power", rng))
+        except ConfigError as exc:
+            key = exc.key.rpartition(".")[2]
+            if key not in added:
+                raise
+            raise ConfigError(f"{added_where}.{key}", f"{exc.message} (with the power table "
+                                                      f"of the platform's machine {i})") from None
     return out

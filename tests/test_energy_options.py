@@ -1,0 +1,52 @@
+"""Options of the energy meter: transitions added to a platform's own power tables, and what
+a job is charged for the wake-up it waits out (hand-computed)."""
+
+from __future__ import annotations
+
+import pytest
+from helpers import jobs
+
+from ckptsim.errors import ConfigError
+from ckptsim.runner import simulate
+
+TWO = ('[types.pc]\ncores = 1\npower = { active = 100, idle = 40, sleep = 2 }\n'
+       '[[groups]]\nname = "lab"\nmachines = 2\ntype = "pc"\n')
+
+
+def _platform(tmp_path):
+    path = tmp_path / "two.toml"
+    path.write_text(TWO)
+    return path
+
+
+# --- transitions added to a platform's own power tables ----------------------------------------
+def test_wake_time_is_added_to_the_platform_power_tables(tmp_path):
+    """Job 1 holds machine 0 over 0-1000 s; both machines sleep 100 s after they fall idle;
+    job 2 (two machines, submitted at 2000 s) waits out their 10 s wake-up of 200 J each as
+    overhead. With the platform's 100 / 40 / 2 W and energy:wake_time=10,wake_energy=200:"""
+    w = jobs([(0, 1000, 1, 1000), (2000, 500, 2, 500)], 2)
+    result = simulate(w, "fcfs", platform=_platform(tmp_path), components={
+        "energy": {"wake_time": 10, "wake_energy": 200}, "power": {"idle_timeout": 100}})
+    m = result.summary
+    assert result.table["overhead"].tolist() == [0, 10]
+    assert m["energy_wakeups"] == 2 and m["energy_waking_j"] == 2 * 200
+    assert m["energy_active_j"] == 100 * 1000 + 100 * 2 * 500
+    # idle: machine 0 100 s after job 1, machine 1 its first 100 s; asleep until 2000 s.
+    assert m["energy_idle_j"] == 40 * 200
+    assert m["energy_sleep_j"] == pytest.approx(2 * (2000 - 1100) + 2 * (2000 - 100))
+    options = result.summary_document()["options"]["energy"]
+    assert options["profiles"] == "platform" and options["wake_time"] == 10
+
+
+def test_added_keys_need_power_tables_and_keep_their_order(tmp_path):
+    w = jobs([(0, 100, 1, 100)], 2)
+    with pytest.raises(ConfigError) as err:  # the homogeneous machine has no power tables
+        simulate(w, "fcfs", components={"energy": {"wake_time": 60}})
+    assert "no power profile" in err.value.message and "wake_time add to" in err.value.message
+    with pytest.raises(ConfigError) as err:  # off above the platform's idle watts
+        simulate(w, "fcfs", platform=_platform(tmp_path), components={"energy": {"off": 41}})
+    assert err.value.key == "energy.off" and "above idle = 40 W" in err.value.message
+    with pytest.raises(ConfigError) as err:  # a partial profile says both ways
+        simulate(w, "fcfs", components={"energy": {"active": 100, "wake_time": 60}})
+    assert "misses idle, sleep" in err.value.message
+    assert "to add them to the platform's own power tables" in err.value.message
