@@ -50,3 +50,57 @@ def test_added_keys_need_power_tables_and_keep_their_order(tmp_path):
         simulate(w, "fcfs", components={"energy": {"active": 100, "wake_time": 60}})
     assert "misses idle, sleep" in err.value.message
     assert "to add them to the platform's own power tables" in err.value.message
+
+
+# --- what a job is charged for the wake-up it waits out ---------------------------------------
+WAKE = {"active": 100, "idle": 40, "sleep": 2, "wake_time": 10, "wake_energy": 200}
+
+
+@pytest.mark.parametrize("charge, job2", [
+    (None, 100 * 2 * 510),  # the default, "active": 100 W x 2 machines x (10 s + 500 s)
+    ("active", 100 * 2 * 510),
+    ("waking", 100 * 2 * 500 + 2 * 200),  # 2 x 10 s at 200 J / 10 s = 20 W
+    ("none", 100 * 2 * 500),
+])
+def test_wake_charge_of_a_job_on_two_sleeping_machines(charge, job2):
+    """Job 2 lands on two machines asleep since 1100 s and 100 s and waits out their 10 s
+    wake-up; the meter's totals are the same under every choice, only the jobs' share of
+    the wake-up changes."""
+    w = jobs([(0, 1000, 1, 1000), (2000, 500, 2, 500)], 2)
+    energy = dict(WAKE, **({"wake_charge": charge} if charge else {}))
+    result = simulate(w, "fcfs", components={"energy": energy, "power": {"idle_timeout": 100}})
+    m = result.summary
+    assert result.table["energy"].tolist() == [100 * 1000, job2]
+    assert result.table["overhead"].tolist() == [0, 10]
+    assert m["energy_active_j"] == 100 * 1000 + 100 * 2 * 500
+    assert m["energy_waking_j"] == 2 * 200
+    assert m["energy_jobs_j"] == 100 * 1000 + job2
+    if charge == "waking":  # the jobs' energies are the active and waking energies
+        assert m["energy_jobs_j"] == m["energy_active_j"] + m["energy_waking_j"]
+    options = result.summary_document()["options"]["energy"]
+    assert options.get("wake_charge") == (charge if charge not in (None, "active") else None)
+
+
+@pytest.mark.parametrize("charge, job2", [
+    ("active", 100 * 520),
+    ("waking", 100 * 500 + 10 * 5 + 10 * 20),  # rest of the sleep at 5 W, wake-up at 20 W
+    ("none", 100 * 500),
+])
+def test_wake_charge_of_a_job_arriving_while_its_machine_goes_to_sleep(charge, job2):
+    """One machine: idle from 1000 s, it goes to sleep at 1100 s over 20 s (100 J: 5 W); job 2
+    comes at 1110 s and waits the last 10 s of that, then a 10 s wake-up (200 J: 20 W)."""
+    w = jobs([(0, 1000, 1, 1000), (1110, 500, 1, 500)], 1)
+    energy = dict(WAKE, sleep_time=20, sleep_energy=100, wake_charge=charge)
+    result = simulate(w, "fcfs", components={"energy": energy, "power": {"idle_timeout": 100}})
+    m = result.summary
+    assert result.table["overhead"].tolist() == [0, 20]
+    assert result.table["energy"].tolist() == [100 * 1000, job2]
+    assert m["energy_to_sleep_j"] == 100 and m["energy_waking_j"] == 200
+    assert m["energy_active_j"] == 100 * 1500
+
+
+def test_a_bad_wake_charge_is_refused():
+    with pytest.raises(ConfigError) as err:
+        simulate(jobs([(0, 100, 1, 100)], 1), "fcfs",
+                 components={"energy": dict(WAKE, wake_charge="idle")})
+    assert "wake_charge" in err.value.key and "active, waking, none" in err.value.message

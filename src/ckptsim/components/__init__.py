@@ -1,8 +1,9 @@
 """The built-in components: the platform-side actors a run plugs into the engine.
 
 availability (+ interruptions: owners, reboots, maintenance, traces, failures taking machines
-out of service), failures, energy (+ machines, energybulk, energyhtc: the meter's per-machine
-states, node-set accounting and HTC attribution), powermgr (the power manager), bound (the
+out of service), failures, energy (+ machines, energybulk, energyhtc, energyparams, energywake:
+the meter's per-machine states, node-set accounting, HTC attribution, parameters and the
+charge of a wake-up a job waits out), powermgr (the power manager), bound (the
 execution-time bound), gridrates (the grid's links as a rate model, attached by `coalloc`), speed
 (the platform's machine speeds as a rate model) and
 checkpoint (+ checkpointagent: the checkpoint component driving the `ckptsim.checkpointing`

@@ -18,7 +18,8 @@ Outputs (counters, merged into summary.json and sweep rows): total energy in J a
 by state, mean power, the energy of the jobs, of work later lost (the node time since a job's
 last save, thrown away by a kill or an eviction) and of checkpoints (written or interrupted);
 in jobs.csv an ``energy`` column: each job's share of its machines' active power (its cores /
-the machine's cores) over the time it held them.  With ``log = true`` every closed state
+the machine's cores) over the time it held them (a wake-up it waits out as ``wake_charge``
+says: `ckptsim.components.energywake`).  With ``log = true`` every closed state
 interval is kept as ``(machine, state, start, end)`` in `log`: the energy of a machine is the
 integral of its power over them (tests recompute it so).
 """
@@ -122,6 +123,8 @@ class EnergyMeter(MachineStates, Component):
         self.watts = [[p.power(s) for p in profiles] for s in STATES]
         self.lumps = [[p.lump(s) for p in profiles] for s in STATES]
         self.wake_time = [p.wake_time for p in profiles]
+        self.wake_charge = self.params.wake_charge
+        self.wake_waits = {} if self.wake_charge != "active" else None
         self.sleep_time = [p.sleep_time for p in profiles]
         submit = sim.workload.submit
         self.start = float(submit[0]) if len(submit) else 0.0

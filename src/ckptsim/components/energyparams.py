@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from ckptsim.components.energywake import WAKE_CHARGES
 from ckptsim.errors import ConfigError
 from ckptsim.params import param
 from ckptsim.platform.power import KEYS, OPTIONAL, REQUIRED, PowerProfile, parse_power
@@ -37,6 +38,11 @@ class EnergyParams:
                                 "job runs on it: idle (P_idle) or active (P_active)",
                         choices=("idle", "active"))
 
+    wake_charge: str = param("active", "what a job placed on a sleeping machine is charged for "
+                                       "the wake-up it waits out: its share of P_active, of what "
+                                       "the machine draws while waking, or nothing",
+                             choices=WAKE_CHARGES)
+
     def profile(self) -> PowerProfile | None:
         """The profile the parameters give, or None when they give none (or only `added`)."""
         table = {k: getattr(self, k) for k in KEYS if getattr(self, k) is not None}
@@ -60,7 +66,8 @@ class EnergyParams:
 
 
 #: The attribution options and their defaults (left out of options and identities there).
-ATTRIBUTION_DEFAULTS = {"htc": False, "htc_shared": "difference", "owners": "idle"}
+ATTRIBUTION_DEFAULTS = {"htc": False, "htc_shared": "difference", "owners": "idle",
+                        "wake_charge": "active"}
 
 
 def without_default_options(doc: dict[str, Any]) -> dict[str, Any]:

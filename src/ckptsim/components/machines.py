@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from ckptsim.components.energywake import Window, correction, windows
 from ckptsim.errors import ConfigError
 from ckptsim.platform.power import STATES, PowerProfile
 
@@ -112,6 +113,11 @@ class MachineStates:
     @until_state.setter
     def until_state(self, value: str) -> None:
         self._until = sleep_state(value, self.manager)
+
+    #: What a job is charged for a wake-up it waits out (`ckptsim.components.energywake`),
+    #: and its windows per job index (None with the default, "active": nothing to correct).
+    wake_charge = "active"
+    wake_waits: dict[int, list[Window]] | None = None
 
     #: The HTC attribution (`ckptsim.components.energyhtc.HtcLedger`), told of every closed
     #: interval; None unless asked for.
@@ -242,6 +248,9 @@ class MachineStates:
         if rec is not None:
             old, w, since, mark = rec
             self.job_energy[idx] += w * (now - since)
+            waits = self.wake_waits
+            if waits is not None and idx in waits:  # energywake: not at the active power
+                self.job_energy[idx] += correction(waits, idx, old, since, now, new)
             w_old = w
         else:
             old = 0
@@ -290,9 +299,13 @@ class MachineStates:
                 if state[m] == IDLE:
                     self._close(m, now, ACTIVE)
                 else:
+                    s, u = state[m], self.until[m]
                     r = self._wake(m, now)
                     if r > ready:
                         ready = r
+                    if r > now and self.wake_waits is not None:
+                        self.wake_waits.setdefault(idx, []).extend(
+                            windows(self, self.wake_charge, m, s, u, node, now, r))
         bits = old & ~new
         while bits:
             low = bits & -bits
