@@ -112,3 +112,30 @@ def test_core_failures_on_machines_of_several_cores_are_noted(monkeypatch, caplo
         components=["availability:failures=synthetic:mtbf=2e6,repair_mean=600"])
     run(w, "easy", failures="synthetic:mtbf=2e6")
     assert not [r for r in caplog.records if "fails one engine node" in r.getMessage()]
+
+
+def test_failure_kills_read_the_same_from_either_component(tmp_path):
+    """With owners (suspensions and evictions), reboots and checkpoints on a pool of one-core
+    machines, a failure kill is labelled `failure` in allocations.csv and unavailability.csv
+    (and every other row the same) whichever component drew it."""
+    from ckptsim.records.allocations import AllocationLog, AllocationRecorder
+
+    platform = tmp_path / "one-core.toml"
+    platform.write_text('[types.pc]\ncores = 1\npower = { active = 57, idle = 40, sleep = 2 }\n'
+                        '[[groups]]\nname = "lab"\nmachines = 12\ntype = "pc"\n')
+    w = load_workload("htc:days=1,seed=2")
+    source = "synthetic:mtbf=100000,repair_mean=3600"
+    avail = {"owners": "model", "reboot": "05:00", "max_suspend": 7200}
+    outs = []
+    for name, comps in (("core", {"availability": avail, "failures": {"source": source}}),
+                        ("machine", {"availability": {**avail, "failures": source}})):
+        log = AllocationLog()
+        result = simulate(w, "htc", platform=platform, components=comps,
+                          checkpoint="fixed:interval=1800,cost=60",
+                          recorders=[AllocationRecorder(log)])
+        write_outputs(result, tmp_path / name, log)
+        outs.append({f: (tmp_path / name / f).read_text() for f in
+                     ("jobs.csv", "allocations.csv", "unavailability.csv", "out_jobs.csv")})
+    assert outs[0] == outs[1]
+    assert ",failure\n" in outs[0]["allocations.csv"]
+    assert "\nfailure," in outs[0]["unavailability.csv"]
