@@ -41,3 +41,17 @@ def test_a_rerun_for_a_gantt_removes_stale_down_time(tmp_path: Path) -> None:
     path.write_text("reason,start,end,nodes\nfailure,0,10,0-3\n")
     assert write_unavailability(AllocationLog(), path) is False
     assert not path.exists()
+
+
+def test_a_run_removes_the_gantt_chart_drawn_from_the_last_run(tmp_path: Path) -> None:
+    """`gantt DIR` draws DIR/gantt.png from the run in DIR: a new run there removes it (it
+    shows the earlier run), and leaves an image under another name (the user's own)."""
+    out = tmp_path / "run"
+    assert main(["run", "--workload", WORKLOAD, "--out", str(out)]) == 0
+    assert main(["gantt", str(out)]) == 0
+    assert (out / "gantt.png").is_file()
+    (out / "mine.png").write_bytes(b"kept")
+    assert main(["run", "--workload", WORKLOAD, "--scheduler", "fcfs", "--out", str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == [
+        "allocations.csv", "jobs.csv", "mine.png", "out_jobs.csv", "schedule.swf",
+        "summary.json"]

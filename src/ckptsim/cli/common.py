@@ -259,18 +259,23 @@ def print_table(title: str, columns: list[str], rows: list[list[str]]) -> None:
 #: The files a run may write besides jobs.csv, summary.json and schedule.swf: a run into a
 #: folder that holds another run's removes those it does not write itself.
 OPTIONAL_OUTPUTS = ("allocations.csv", "out_jobs.csv", "unavailability.csv")
+#: Files drawn from a run's outputs into its folder by default (`ckptsim gantt DIR`): they
+#: show the earlier run, so a new run into the folder removes them too.
+GANTT_IMAGE = "gantt.png"
+DRAWN_OUTPUTS = (GANTT_IMAGE,)
 
 
 def write_outputs(result: Any, out: Path, allocations: Any = None, per: str = "job") -> None:
     """jobs.csv, summary.json, schedule.swf; with an `AllocationLog` also allocations.csv,
     out_jobs.csv (a row `per` job or attempt) and (when nodes left service)
     unavailability.csv.  A file of `OPTIONAL_OUTPUTS` left in `out` by an earlier run and not
-    written by this one is removed, so the folder holds this run's files only."""
+    written by this one is removed, and so is a `DRAWN_OUTPUTS` image drawn from it, so the
+    folder holds this run's files only."""
     from ckptsim.records.io import write_jobs_csv, write_schedule_swf, write_summary_json
 
     try:
         out.mkdir(parents=True, exist_ok=True)
-        for name in OPTIONAL_OUTPUTS:
+        for name in OPTIONAL_OUTPUTS + DRAWN_OUTPUTS:
             (out / name).unlink(missing_ok=True)
         write_jobs_csv(result.table, out / "jobs.csv")
         write_summary_json(result.summary_document(), out / "summary.json")

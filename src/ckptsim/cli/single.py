@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ckptsim.cli.common import (
+    GANTT_IMAGE,
     SIMULATION_FLAGS,
     Progress,
     component_flags,
@@ -150,7 +151,7 @@ def cmd_gantt(args: argparse.Namespace) -> int:
     from ckptsim.plots.gantt import parse_node_range, plot_gantt
 
     nodes = parse_node_range(args.nodes) if args.nodes is not None else None
-    path = args.out if args.out is not None else str(Path(args.dir) / "gantt.png")
+    path = args.out if args.out is not None else str(Path(args.dir) / GANTT_IMAGE)
     with flag_names({"path": "--out"}):
         drawn = plot_gantt(args.dir, path, start=args.start, end=args.end, nodes=nodes,
                            color=args.color)
@@ -315,7 +316,8 @@ def add_parsers(sub: Any) -> None:
     p = sub.add_parser("gantt", help="the Gantt chart of a run written with --out")
     p.add_argument("dir", metavar="DIR", help="a run's --out folder (its allocations.csv)")
     p.add_argument("--out", default=None, metavar="FILE.png|.svg",
-                   help="the image to write (default: DIR/gantt.png)")
+                   help="the image to write (default: DIR/gantt.png, which the next run "
+                        "into DIR removes)")
     p.add_argument("--from", dest="start", type=float, default=None, metavar="T",
                    help="window start, s (default: the first attempt's start)")
     p.add_argument("--to", dest="end", type=float, default=None, metavar="T",
