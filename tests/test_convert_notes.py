@@ -12,6 +12,28 @@ TRACE = ("; MaxProcs: 8\n"
          "1 0 -1 10 2 -1 -1 2 20 -1 1 -1 -1 -1 -1 -1 -1 -1\n"
          "2 5 -1 100 2 -1 -1 2 300 -1 1 -1 -1 -1 -1 -1 -1 -1\n"
          "3 6 -1 500 1 -1 -1 1 200 -1 1 -1 -1 -1 -1 -1 -1 -1\n")
+#: What `run --alpha 3` says of TRACE's underestimate, with what follows from it in a file.
+ALPHA_NOTE = ("ckptsim: note: --alpha 3 > 1 exaggerates the users' errors: the 1 jobs that "
+              "requested less time than they ran get estimates further below their run time "
+              "(1 of them clamped to 0 s); the file holds those estimates (SWF requested time, "
+              "Batsim walltime): a run of it lets them run on past their estimates to "
+              "completion (ckptsim run --overrun extend, the default) or kills them when their "
+              "estimate runs out (--overrun kill)\n")
+
+
+def test_convert_notes_alpha_above_one_as_run_does(tmp_path, capsys):
+    """`run --alpha 3` notes the underestimates it pushes further down; `convert` with the
+    same option said nothing of them."""
+    swf = tmp_path / "t.swf"
+    swf.write_text(TRACE)
+    assert main(["run", "--workload", str(swf), "--alpha", "3"]) == 0
+    ran = capsys.readouterr().err
+    assert main(["convert", str(swf), str(tmp_path / "a.swf"), "--alpha", "3"]) == 0
+    err = capsys.readouterr().err
+    assert err == ALPHA_NOTE
+    assert ran.split("; they run on")[0] == err.split("; the file holds")[0]
+    assert main(["convert", str(swf), str(tmp_path / "b.swf"), "--alpha", "1"]) == 0
+    assert capsys.readouterr().err == ""
 
 
 def test_convert_notes_walltimes_of_0_batsim_refuses(tmp_path, capsys):
@@ -22,7 +44,8 @@ def test_convert_notes_walltimes_of_0_batsim_refuses(tmp_path, capsys):
     out = tmp_path / "t.json"
     assert main(["convert", str(swf), str(out), "--alpha", "3"]) == 0
     err = capsys.readouterr().err
-    assert err == ("ckptsim: note: 1 job(s) have walltime 0 (their estimate is 0 s; --alpha 3 "
+    assert err == (ALPHA_NOTE +
+                   "ckptsim: note: 1 job(s) have walltime 0 (their estimate is 0 s; --alpha 3 "
                    "> 1 clamps the estimates it makes negative to 0): Batsim refuses a walltime "
                    "that is neither -1 nor > 0, though ckptsim reads it; for Batsim, use an "
                    "--alpha of at most 1, or remove those jobs from the input first\n")

@@ -43,6 +43,10 @@ def cmd_convert(args: argparse.Namespace) -> int:
     _check_not_the_input(args.source, args.out)
     args.workload = args.source
     w = load_workload(args)
+    if _alpha(args) > 1:
+        from ckptsim.cli.single import alpha_note
+
+        note(alpha_note(w, args.alpha, None))
     # The source's job and record counts describe the source: the output's are its own jobs,
     # one record each (after --first, --window or the loader's rules, fewer).
     counted = {k: str(len(w)) for k in ("MaxJobs", "MaxRecords") if k in w.header}

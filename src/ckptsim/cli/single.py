@@ -72,7 +72,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         components["checkpoint"] = {"policy": plan}
     w = load_workload(args)
     if args.alpha is not None and args.alpha > 1:
-        note(_alpha_note(w, args.alpha, args.overrun))
+        note(alpha_note(w, args.alpha, args.overrun))
     recorders: list[Any] = []
     log = None
     if out is not None:
@@ -135,13 +135,21 @@ def _size_text(w: Any, result: Any) -> str:
     return text
 
 
-def _alpha_note(w: Any, alpha: float, overrun: str) -> str:
+def alpha_note(w: Any, alpha: float, overrun: str | None) -> str:
+    """What `--alpha` > 1 did to the jobs that requested less time than they ran, and what
+    happens to them: under `run`'s `--overrun`, or (None, `convert`) in a run of the file."""
     from ckptsim.workload.transforms import underestimates
 
     under, clamped = underestimates(w, alpha)
-    fate = ("they run on past their estimates to completion (--overrun extend)"
-            if overrun == "extend" else
-            "they are killed when their estimate runs out (--overrun kill)")
+    if overrun is None:
+        fate = ("the file holds those estimates (SWF requested time, Batsim walltime): a run "
+                "of it lets them run on past their estimates to completion (ckptsim run "
+                "--overrun extend, the default) or kills them when their estimate runs out "
+                "(--overrun kill)")
+    elif overrun == "extend":
+        fate = "they run on past their estimates to completion (--overrun extend)"
+    else:
+        fate = "they are killed when their estimate runs out (--overrun kill)"
     return (f"--alpha {alpha:g} > 1 exaggerates the users' errors: the {under} jobs that "
             f"requested less time than they ran get estimates further below their run time "
             f"({clamped} of them clamped to 0 s); {fate}")
