@@ -247,12 +247,12 @@ def _add_workload_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--oversize", choices=("skip", "clamp"), default="skip",
                    help="jobs larger than the machine (a trace's, or a generator's with "
                         "--machine-size): skip them (default) or clamp their size")
-    p.add_argument("--size-from", choices=("requested", "allocated"), default="requested",
-                   help="job size from requested processors (default; allocated when -1) or "
-                        "allocated processors")
+    p.add_argument("--size-from", choices=("requested", "allocated"), default=None,
+                   help="an SWF trace's job sizes: from requested processors (default; "
+                        "allocated when -1) or allocated processors")
     p.add_argument("--skip-bad-lines", action="store_true",
-                   help="skip malformed trace lines (counted) instead of stopping (default: "
-                        "stop at the first)")
+                   help="skip an SWF trace's malformed lines (counted) instead of stopping "
+                        "(default: stop at the first)")
 
 
 def add_parsers(sub: Any) -> None:

@@ -187,6 +187,31 @@ def fit_machine(w: Workload, machine_size: int, oversize: str = "skip") -> Workl
     return replace(out, machine_size=machine, header=header)
 
 
+def check_swf_options(spec: str, size_from: str | None, skip_bad_lines: bool) -> None:
+    """Refuse `size_from` (given: not None) and `skip_bad_lines` for a workload `spec` that is
+    no SWF trace: a generator's jobs have one size each and no lines, and a Batsim JSON
+    workload has one size per job (`res`) and is read whole or refused.
+
+    Raises:
+        ConfigError: (key `size_from` or `skip_bad_lines`) naming the option, the workload and
+            what it applies to.
+    """
+    if size_from is None and not skip_bad_lines:
+        return
+    if is_batsim(spec):
+        what = f"{spec!r} is a Batsim JSON workload, whose jobs have one size (res) and "
+        what += "no lines (a malformed job is refused)"
+    else:
+        what = f"{spec!r} is a generated workload, whose jobs have one size and no lines"
+    accepted = "accepted: an SWF trace (.swf, .swf.gz; with grid:, trace=FILE.swf), or leave "
+    if size_from is not None:
+        raise ConfigError("size_from", f"{size_from!r} applies to an SWF trace (a job's "
+                                       "requested or allocated processors, fields 8 and 5); "
+                                       f"{what}; {accepted}the option out")
+    raise ConfigError("skip_bad_lines", "applies to an SWF trace (malformed lines skipped and "
+                                        f"counted); {what}; {accepted}the option out")
+
+
 def is_batsim(path: str) -> bool:
     """Whether a workload path names a Batsim JSON workload (`.json` or `.json.gz`)."""
     return path.lower().endswith((".json", ".json.gz"))
@@ -197,7 +222,7 @@ def load_workload(
     *,
     machine_size: int | None = None,
     oversize: str = "skip",
-    size_from: str = "requested",
+    size_from: str | None = None,
     skip_bad_lines: bool = False,
     window: tuple[float, float] | None = None,
     first: int | None = None,
@@ -208,7 +233,9 @@ def load_workload(
     selection, the estimate interpolation alpha and the load scale.
 
     `machine_size` and `oversize` apply to a generated workload as to a trace (`fit_machine`);
-    `grid:trace=PATH` reads its trace with `oversize`, `size_from` and `skip_bad_lines`."""
+    `grid:trace=PATH` reads its trace with `oversize`, `size_from` and `skip_bad_lines`.
+    `size_from` (None: "requested") and `skip_bad_lines` are an SWF trace's (`read_swf`): given
+    with a generator or a Batsim JSON workload, they are refused (`check_swf_options`)."""
     if not isinstance(spec, str) or not spec.strip():
         raise ConfigError("workload", f"expected an SWF trace path, 'builtin' or a "
                                       f"generator ('lublin:n=N,...', 'htc:days=D,...', "
@@ -218,27 +245,32 @@ def load_workload(
     if spec == "builtin" or (name in GENERATORS and (colon or spec == name)):
         if oversize not in ("skip", "clamp"):
             raise ConfigError("oversize", f"must be one of 'skip', 'clamp', got {oversize!r}")
+        options = parse_generator(spec) if spec != "builtin" else {}
+        trace = options.get("trace") if name == "grid" else None
+        if trace is None or is_batsim(str(trace)):
+            check_swf_options(spec if trace is None else str(trace), size_from, skip_bad_lines)
         if spec == "builtin":
             w = generate({})
         elif name == "grid":
             from ckptsim.workload.grid import from_options
 
-            w = from_options(parse_generator(spec), oversize=oversize, size_from=size_from,
+            w = from_options(options, oversize=oversize, size_from=size_from or "requested",
                              skip_bad_lines=skip_bad_lines)
         else:
-            w = GENERATORS[name](parse_generator(spec))
+            w = GENERATORS[name](options)
         if machine_size is not None:
             w = fit_machine(w, machine_size, oversize)
     elif is_batsim(spec):
         from ckptsim.workload.batsim import read_batsim
 
+        check_swf_options(spec, size_from, skip_bad_lines)
         w = read_batsim(spec, machine_size=machine_size, oversize=oversize)
     else:
         from ckptsim.workload.swf import read_swf
 
         _unknown_generator(spec)
         w = read_swf(spec, machine_size=machine_size, oversize=oversize,
-                     skip_bad_lines=skip_bad_lines, size_from=size_from)
+                     skip_bad_lines=skip_bad_lines, size_from=size_from or "requested")
     if window is not None:
         w = transforms.time_window(w, window[0], window[1])
     if first is not None:
