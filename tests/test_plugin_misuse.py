@@ -30,6 +30,30 @@ def test_a_negative_start_mask_is_refused_not_spun_on(tmp_path, capsys):
     assert err.endswith(f"(from {tmp_path}/mine.py, line 7, a plug-in's code)\n")
 
 
+@pytest.mark.parametrize(("mask", "said"), [
+    ("[0, 1]", "a list ([0, 1]); accepted: an int >= 0 whose bit i is node i (docs/plugins.md)"
+               "; from node ids, sum(1 << i for i in set(ids))"),
+    ("3.0", "a float (3.0); accepted: an int >= 0 whose bit i is node i (docs/plugins.md)"),
+    ("np.int64(3)", "a numpy.int64 (np.int64(3)); accepted: an int >= 0 whose bit i is node i "
+                    "(docs/plugins.md); int(mask) converts it"),
+])
+def test_a_start_mask_that_is_no_int_is_refused_naming_the_job(tmp_path, capsys, mask, said):
+    """A list or a float ended in a raw TypeError (and a numpy integer in one on machines of
+    64 nodes or more, while it passed on smaller ones)."""
+    source = ("import numpy as np\n\nfrom ckptsim import QueueScheduler\n\n\n"
+              "class Bad(QueueScheduler):\n    def schedule(self, now):\n"
+              f"        if self.queue:\n            self.sim.start(self.queue[0], mask={mask})\n")
+    assert run_plugin(tmp_path, source, "--scheduler", f"{tmp_path}/mine.py:Bad") == 2
+    assert capsys.readouterr().err == (
+        f"ckptsim: error: job 1 at t=19: the node mask is {said} (from {tmp_path}/mine.py, "
+        "line 9, a plug-in's code)\n")
+    import numpy as np
+
+    w = jobs([(0, 10, 1, 10)], 4)
+    with pytest.raises(DecisionError, match=r"^job 1 at t=0: the node mask is a numpy.int64"):
+        scripted(w, [(0, lambda sim, js: sim.start(js[1], mask=np.int64(1)))]).run()
+
+
 def test_start_masks_outside_the_machine_say_so():
     w = jobs([(0, 10, 1, 10)], 4)
     with pytest.raises(DecisionError, match=r"job 1 .*the node mask is negative \(-1\)"):

@@ -29,7 +29,7 @@ from ckptsim.engine.state import (
     move,
 )
 from ckptsim.errors import DecisionError
-from ckptsim.platform.cluster import Cluster, bad_mask
+from ckptsim.platform.cluster import Cluster, bad_mask, not_an_int
 
 THEN_MODES = ("requeue", "suspend", "continue")
 #: Kills of one job at the instant it took its nodes after which a run stops: a job started
@@ -95,6 +95,8 @@ class Verbs(Phases):
                                     now)
             mask = platform.allocate(size)
         else:
+            if type(mask) is not int and not isinstance(mask, int):
+                raise DecisionError(job.id, not_an_int(mask), now)
             free = platform.free_mask
             if mask & free != mask:
                 raise DecisionError(job.id, not_free(mask, free, platform.n_nodes), now)

@@ -66,6 +66,8 @@ def _nth_bit(word: int, k: int) -> int:
 def bad_mask(mask: int, n_nodes: int) -> str | None:
     """Why `mask` is not a set of nodes of a machine of `n_nodes` (a non-negative int whose
     bit i is node i < n_nodes), or None when it is one."""
+    if not isinstance(mask, int):
+        return not_an_int(mask)
     if mask < 0:
         return (f"the node mask is negative ({mask}): a node set is an int >= 0 whose bit i is "
                 f"node i (~mask is negative in Python: write all_mask & ~mask, e.g. "
@@ -74,6 +76,23 @@ def bad_mask(mask: int, n_nodes: int) -> str | None:
         return (f"the node mask holds nodes {Cluster.node_ids(mask >> n_nodes << n_nodes)[:8]}, "
                 f"beyond the machine's {n_nodes} nodes (0..{n_nodes - 1})")
     return None
+
+
+def not_an_int(mask: object) -> str:
+    """Why a node mask that is no int is refused, with the way to write it as one."""
+    kind = type(mask)
+    name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
+    text = repr(mask)
+    if len(text) > 60:
+        text = text[:57] + "..."
+    if isinstance(mask, (list, tuple, set, frozenset, range)):
+        how = "; from node ids, sum(1 << i for i in set(ids))"
+    elif hasattr(mask, "__index__"):  # a numpy integer
+        how = "; int(mask) converts it"
+    else:
+        how = ""
+    return (f"the node mask is a {name} ({text}); accepted: an int >= 0 whose bit i is node i "
+            f"(docs/plugins.md){how}")
 
 
 class Cluster:
