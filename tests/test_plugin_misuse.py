@@ -64,6 +64,36 @@ def test_start_masks_outside_the_machine_say_so():
         Cluster.node_ids(-1)
 
 
+def test_a_negative_migrate_mask_is_refused_as_starts_is(tmp_path, capsys):
+    """migrate refused a negative mask as targeting nodes 'neither free nor vacated' (or as
+    having the wrong number of nodes), not saying what was wrong with it."""
+    source = ("from ckptsim.policies.fcfs import FCFS\n\n\nclass Mover(FCFS):\n"
+              "    moved = False\n\n    def schedule(self, now):\n"
+              "        if self.sim.active and not self.moved:\n            self.moved = True\n"
+              "            job = next(iter(self.sim.active.values()))\n"
+              "            self.sim.migrate([(job, ~self.platform.free_mask)])\n"
+              "        super().schedule(now)\n")
+    assert run_plugin(tmp_path, source, "--scheduler", f"{tmp_path}/mine.py:Mover") == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ckptsim: error: job 3 at t=208: the node mask is negative (")
+    assert "~mask is negative in Python: write all_mask & ~mask" in err
+    assert err.endswith(f"(from {tmp_path}/mine.py, line 11, a plug-in's code)\n")
+
+
+@pytest.mark.parametrize(("mask", "said"), [
+    (-1, r"the node mask is negative \(-1\)"),
+    (-3, r"the node mask is negative \(-3\)"),  # 2 bits set: was 'has 2 nodes but needs 1'
+    (1 << 100, r"the node mask holds nodes \[100\], beyond the machine's 8 nodes"),
+    ([2], r"the node mask is a list \(\[2\]\); accepted: an int >= 0"),
+    (2.0, r"the node mask is a float \(2.0\); accepted: an int >= 0"),
+])
+def test_migrate_masks_are_checked_as_starts_are(mask, said):
+    w = jobs([(0, 100, 1, 100), (0, 100, 2, 100)], 8)
+    with pytest.raises(DecisionError, match=rf"^job 1 at t=10: {said}"):
+        scripted(w, [(0, lambda sim, js: sim.start(js[1])),
+                     (10, lambda sim, js: sim.migrate([(js[1], mask)]))]).run()
+
+
 @pytest.mark.parametrize("mask", [-1, 1 << 100, 1 << 4])
 def test_hold_and_release_refuse_a_mask_outside_the_machine(mask):
     p = Platform(4)

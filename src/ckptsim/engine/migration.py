@@ -28,6 +28,7 @@ from ckptsim.engine.overheads import begin_phase, cut_overhead, sync
 from ckptsim.engine.state import MIGRATING, RUNNING, Job, move
 from ckptsim.engine.verbs import Verbs
 from ckptsim.errors import DecisionError
+from ckptsim.platform.cluster import bad_mask
 
 if TYPE_CHECKING:
     Moves = Sequence[tuple[Job, int]] | tuple[Job, int]
@@ -52,7 +53,11 @@ class Migration(Verbs):
         old_union = 0
         new_union = 0
         seen: set[int] = set()
+        n_nodes = self.platform.n_nodes
         for job, mask in pairs:
+            bad = bad_mask(mask, n_nodes)  # as `start` refuses it
+            if bad:
+                raise DecisionError(job.id, bad, now)
             state = job.state
             if state is not RUNNING and (state is not MIGRATING or job.new_mask or
                                          hold_source):
