@@ -111,9 +111,28 @@ def test_a_component_holding_a_negative_mask_is_named(tmp_path, capsys):
               "        self.sim.platform.hold('mine', -1)\n")
     assert run_plugin(tmp_path, source, "--component", f"{tmp_path}/mine.py:Grab") == 2
     err = capsys.readouterr().err
-    assert err.startswith("ckptsim: error: decision: platform.hold('mine', mask): the node "
-                          "mask is negative (-1)")
+    assert err.startswith("ckptsim: error: decision at t=10: platform.hold('mine', mask): the "
+                          "node mask is negative (-1)")
     assert err.endswith(f"(from {tmp_path}/mine.py, line 12, a plug-in's code)\n")
+
+
+def test_hold_errors_in_a_run_say_when_and_masks_that_are_no_int_are_refused():
+    """platform.hold's error had no time (the verbs' errors have it); a list ended in a raw
+    TypeError, a float was taken until it was or-ed into the holds."""
+    w = jobs([(0, 100, 1, 100)], 4)
+    with pytest.raises(DecisionError, match=r"^decision at t=30: platform.release_hold\('mine', "
+                                            r"mask\): the node mask is negative \(-2\)"):
+        scripted(w, [(0, lambda sim, js: sim.start(js[1])),
+                     (30, lambda sim, js: sim.platform.release_hold("mine", -2))]).run()
+    for mask, kind in (([1], "a list"), (1.0, "a float")):
+        with pytest.raises(DecisionError, match=rf"^decision at t=5: platform.hold\('mine', "
+                                                rf"mask\): the node mask is {kind}"):
+            scripted(w, [(5, lambda sim, js, m=mask: sim.platform.hold("mine", m))]).run()
+        p = Platform(4)
+        with pytest.raises(DecisionError, match=rf"^decision: platform.hold\('mine', mask\): "
+                                                rf"the node mask is {kind}"):
+            p.hold("mine", mask)  # outside a run: no time
+        assert p.n_free == 4 and p.holds() == {}
 
 
 # -- what a policy sees -------------------------------------------------------------------------

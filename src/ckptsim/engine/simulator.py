@@ -96,6 +96,7 @@ class Simulator(Migration, Notices, Timers):
         n_nodes = platform.n_nodes
         self.workload = workload
         self.platform = platform
+        platform.clock = self  # its hold errors say when
         self.overrun = overrun
         self.seed = seed
         self.now = 0.0

@@ -44,7 +44,7 @@ class Platform(Cluster):
     nodes out of service and hand them back.
     """
 
-    __slots__ = ("_holds", "hold_observer")
+    __slots__ = ("_holds", "hold_observer", "clock")
 
     kind: ClassVar[str] = "cluster"
     #: Node groups (e.g. the clusters of a grid): none on a single homogeneous machine.
@@ -58,6 +58,9 @@ class Platform(Cluster):
         #: the default, costs one test per change.  A run's records set it
         #: (`ckptsim.records.allocations`) to write when machines were out of service.
         self.hold_observer: Any = None
+        #: What tells the simulated time (its `now`): the simulator running on the platform
+        #: sets itself, so that `hold` / `release_hold` errors say when; None outside a run.
+        self.clock: Any = None
 
     def node_group(self, node: int) -> int:
         """The group a node belongs to (0 on a single machine)."""
@@ -81,11 +84,11 @@ class Platform(Cluster):
         ones a job holds leave service when the job gives them back.
 
         Raises:
-            DecisionError: `mask` is negative or holds nodes beyond the machine's, naming
-                the reason.
+            DecisionError: `mask` is not an int, is negative or holds nodes beyond the
+                machine's, naming the reason (and the time, in a run).
         """
-        if mask < 0 or mask > self.all_mask:
-            raise _bad_hold("hold", reason, mask, self.n_nodes)
+        if not isinstance(mask, int) or mask < 0 or mask > self.all_mask:
+            raise _bad_hold(self, "hold", reason, mask)
         if not mask:
             return 0
         holds = self._holds
@@ -112,10 +115,11 @@ class Platform(Cluster):
         available again (no other reason holds them); the idle ones rejoin the free set.
 
         Raises:
-            DecisionError: `mask` is negative or holds nodes beyond the machine's.
+            DecisionError: `mask` is not an int, is negative or holds nodes beyond the
+                machine's (with the time, in a run).
         """
-        if mask < 0 or mask > self.all_mask:
-            raise _bad_hold("release_hold", reason, mask, self.n_nodes)
+        if not isinstance(mask, int) or mask < 0 or mask > self.all_mask:
+            raise _bad_hold(self, "release_hold", reason, mask)
         holds = self._holds
         held = holds.get(reason, 0)
         mask &= held
@@ -144,10 +148,11 @@ class Platform(Cluster):
         return newly
 
 
-def _bad_hold(verb: str, reason: str, mask: int, n_nodes: int) -> DecisionError:
-    why = bad_mask(mask, n_nodes) if isinstance(mask, int) else None
-    return DecisionError(None, f"platform.{verb}({reason!r}, mask): "
-                               f"{why or f'expected a node mask (an int), got {mask!r}'}")
+def _bad_hold(platform: Platform, verb: str, reason: str, mask: Any) -> DecisionError:
+    why = bad_mask(mask, platform.n_nodes)
+    clock = platform.clock
+    return DecisionError(None, f"platform.{verb}({reason!r}, mask): {why}",
+                         clock.now if clock is not None else None)
 
 
 class TorusPlatform(Platform):
