@@ -292,11 +292,12 @@ def write_outputs(result: Any, out: Path, allocations: Any = None, per: str = "j
         raise OutputError(str(where), f"cannot write: {exc.strerror or exc}") from None
 
 
-#: Loader counts worth a mention: records dropped or changed by the reader, jobs a generator
+#: Loader counts worth a mention: records dropped or changed by the reader (a Batsim file's
+#: jobs numbered 1..n, `ids_renumbered`, when its ids are not all job numbers), jobs a generator
 #: changed after drawing them (Lublin: sizes capped to the machine; the Tsafrir estimate
 #: model: runtimes truncated to the largest estimate, estimates raised), and job sizes a
 #: scheduler changed to fit its machine (BG/L: scaled to the torus, rounded up to boxes).
-_SHOWN_COUNTS = ("unsorted_submits", "clamped_too_large", "lublin_size_capped",
+_SHOWN_COUNTS = ("unsorted_submits", "clamped_too_large", "ids_renumbered", "lublin_size_capped",
                  "estimate_runtime_truncated", "estimate_raised", "sizes_scaled",
                  "sizes_rounded_to_box")
 

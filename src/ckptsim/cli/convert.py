@@ -52,6 +52,13 @@ def cmd_convert(args: argparse.Namespace) -> int:
     counted = {k: str(len(w)) for k in ("MaxJobs", "MaxRecords") if k in w.header}
     if counted:
         w = replace(w, header={**w.header, **counted})
+    renumbered = w.counts.get("ids_renumbered", 0)
+    if renumbered:
+        note(f"{args.source}'s job ids are not all distinct whole numbers from 0 to 2^53 (SWF "
+             f"job numbers): its {renumbered} jobs are numbered 1..n in file order; "
+             + ("the file written keeps the ids as written" if kind == "batsim" else
+                "an SWF file has no place for the ids as written (convert to .json to keep "
+                "them)"))
     if kind == "batsim":
         from ckptsim.workload.batsim_write import write_batsim, zero_walltimes
 

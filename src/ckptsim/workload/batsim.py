@@ -7,11 +7,14 @@ rigid jobs of a known run time, so only profiles of type `delay` are accepted, t
 being the job's run time; any other type is refused naming it.
 
 Job ids: Batsim ids may be strings (`"w0!1"`, a workload name, `!` and a number).  When the
-part after the last `!` of every id (the whole id when it has none) is a whole number and no
-two are equal, that number is the job's `job_id`; otherwise jobs are numbered 1..n in file
-order.  When some id is a string, the original ids are kept, as text, in
-`Workload.extra["batsim_id"]`, which `write_batsim` writes back (as strings); integer ids
-are the job numbers themselves and are written back as integers.
+part after the last `!` of every id (the whole id when it has none) is a whole number up to
+2**53 (what SWF's job number holds exactly) and no two are equal, that number is the job's
+`job_id`; otherwise jobs are numbered 1..n in file order, counted in `ids_renumbered` (a
+negative or larger integer id, or repeated numbers).  When the job numbers are not the ids as
+written (some id is a string, or the jobs were renumbered), the original ids are kept as
+written, strings as `str` and integers as `int`, in `Workload.extra["batsim_id"]` (an object
+array), which `write_batsim` writes back with their types; integer ids that are the job
+numbers themselves need no column and are written back as integers.
 
 SWF traces travel through it whole: `write_batsim` adds to each job its 18 SWF fields (`swf`)
 when the workload holds some a Batsim job has no place for (user, group, queue, memory, ...),
@@ -196,10 +199,16 @@ def read_batsim(
                                       dtype=np.int64 if all(isinstance(v, int) for v in values)
                                       else np.float64)
                      for name, values in (columns or {}).items()}
-    job_id = _job_ids(ids)
-    all_ints = all(isinstance(job["id"], int) for job in jobs)
+    job_id, renumbered = _job_ids(ids)
+    # The ids as written (str or int), unless every one is an integer that is its job number.
+    written = None
+    if renumbered or not all(isinstance(job["id"], int) for job in jobs):
+        written = np.empty(n, dtype=object)
+        written[:] = [job["id"] for job in jobs]
     counts = dict.fromkeys(COUNT_KEYS, 0)
     counts["records"] = n
+    if renumbered:  # only then: the counts of other files stay as they were
+        counts["ids_renumbered"] = n
     keep = np.ones(n, dtype=bool)
     too_large = size > machine
     if oversize == "skip":
@@ -212,7 +221,8 @@ def read_batsim(
         idx = np.flatnonzero(keep)
         job_id, submit, runtime, walltime, size = (
             job_id[idx], submit[idx], runtime[idx], walltime[idx], size[idx])
-        ids = [ids[k] for k in idx]
+        if written is not None:
+            written = written[idx]
         carried, has_swf = carried[idx], has_swf[idx]
         extra_columns = {name: column[idx] for name, column in extra_columns.items()}
     counts["jobs"] = len(job_id)
@@ -243,7 +253,7 @@ def read_batsim(
         header={**_header(doc.get("swf_header"), where), "MaxProcs": str(machine)},
         source=where,
         counts=counts,
-        extra={**({} if all_ints else {ID_COLUMN: np.asarray(ids, dtype=str)[order]}),
+        extra={**({} if written is None else {ID_COLUMN: written[order]}),
                **{name: column[order] for name, column in extra_columns.items()}},
     )
 
@@ -331,11 +341,12 @@ def _delay(profile: Any, name: str, label: str, where: str) -> float:
     return _time(profile["delay"], "delay", what, where)
 
 
-def _job_ids(ids: list[str]) -> np.ndarray:
-    """The numbers after the last `!` when all are whole, unique and <= 2**53, else 1..n."""
+def _job_ids(ids: list[str]) -> tuple[np.ndarray, bool]:
+    """The numbers after the last `!` when all are whole, unique and <= 2**53, else 1..n
+    (and True: the jobs were renumbered)."""
     tails = [s.rpartition("!")[2] for s in ids]
     if all(_NUMBERED.fullmatch(t) for t in tails):
         numbers = [int(t) for t in tails]
         if len(set(numbers)) == len(numbers) and max(numbers) <= _MAX_JOB_NUMBER:
-            return np.asarray(numbers, dtype=np.int64)
-    return np.arange(1, len(ids) + 1, dtype=np.int64)
+            return np.asarray(numbers, dtype=np.int64), False
+    return np.arange(1, len(ids) + 1, dtype=np.int64), True

@@ -24,12 +24,20 @@ def _num(value: float) -> int | float:
     return int(value) if value == int(value) and abs(value) < 2.0**53 else value
 
 
+def _written_id(value: Any) -> int | str:
+    """A job's Batsim id as read (`ID_COLUMN`): an integer stays one, anything else is text."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return int(value)
+    return str(value)
+
+
 def write_batsim(path: str | PathLike[str], w: Workload) -> None:
     """Write a workload as a Batsim JSON workload, byte-identical for the same workload.
 
     One `delay` profile per distinct run time (named `delay_<seconds>`, in increasing order);
     `nb_res` is the machine size; jobs in the workload's order, with their Batsim id when the
-    workload was read from one (`Workload.extra["batsim_id"]`), else their job number; the
+    workload was read from one (`Workload.extra["batsim_id"]`, integers as integers), else
+    their job number; the
     `walltime` is the estimate, or -1 when the job had no requested time and its estimate is
     its run time.
 
@@ -58,7 +66,7 @@ def write_batsim(path: str | PathLike[str], w: Workload) -> None:
              if name != ID_COLUMN and column.ndim == 1 and column.dtype.kind in "iuf"}
     lines = []
     for k in range(len(w)):
-        jid: Any = str(ids[k]) if ids is not None else int(w.job_id[k])
+        jid: Any = _written_id(ids[k]) if ids is not None else int(w.job_id[k])
         job = {"id": jid, "subtime": _num(float(w.submit[k])), "res": int(w.size[k]),
                "walltime": -1 if no_wall[k] else _num(float(w.estimate[k])),
                "profile": names[float(w.runtime[k])]}

@@ -1,0 +1,77 @@
+"""A Batsim file's job ids: those that cannot be job numbers (negative, beyond 2**53, beyond
+int64) are renumbered 1..n and said so, and every id comes back as written (an integer as an
+integer) when the workload is written as Batsim JSON again."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ckptsim.cli import main
+from ckptsim.workload.batsim import ID_COLUMN, read_batsim
+from ckptsim.workload.batsim_write import write_batsim
+
+
+def dump(tmp_path: Path, ids: list[object], sizes: list[int] | None = None) -> Path:
+    sizes = sizes or [1] * len(ids)
+    doc = {"nb_res": 4, "profiles": {"p": {"type": "delay", "delay": 10}},
+           "jobs": [{"id": jid, "subtime": k, "res": sizes[k], "profile": "p"}
+                    for k, jid in enumerate(ids)]}
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def written_ids(tmp_path: Path, path: Path) -> list[object]:
+    write_batsim(tmp_path / "back.json", read_batsim(path))
+    return [job["id"] for job in json.loads((tmp_path / "back.json").read_text())["jobs"]]
+
+
+@pytest.mark.parametrize("ids", [[-5, 3], [2**63, 1], [2**53 + 1, 7], [10**30, 2],
+                                 [3, "x"]])
+def test_ids_that_cannot_be_job_numbers_are_renumbered_counted_and_kept(tmp_path, ids):
+    path = dump(tmp_path, ids)
+    w = read_batsim(path)
+    assert w.job_id.tolist() == [1, 2]
+    assert w.counts["ids_renumbered"] == 2
+    assert w.extra[ID_COLUMN].tolist() == ids
+    assert written_ids(tmp_path, path) == ids  # were [1, 2]: the ids were lost
+
+
+def test_mixed_ids_come_back_with_their_types(tmp_path):
+    ids = [1, "w0!2", "3"]
+    path = dump(tmp_path, ids)
+    w = read_batsim(path)
+    assert w.job_id.tolist() == [1, 2, 3] and "ids_renumbered" not in w.counts
+    assert written_ids(tmp_path, path) == ids  # were ["1", "w0!2", "3"]
+
+
+def test_job_numbers_need_no_column_and_nothing_changes(tmp_path):
+    path = dump(tmp_path, [4, 9, 2**53])
+    w = read_batsim(path)
+    assert w.job_id.tolist() == [4, 9, 2**53]
+    assert ID_COLUMN not in w.extra and "ids_renumbered" not in w.counts
+    assert written_ids(tmp_path, path) == [4, 9, 2**53]
+
+
+def test_skipped_jobs_keep_the_others_ids(tmp_path):
+    path = dump(tmp_path, [-1, -2, -3], sizes=[1, 8, 2])  # the 8-node job is skipped
+    w = read_batsim(path)
+    assert w.job_id.tolist() == [1, 3] and w.extra[ID_COLUMN].tolist() == [-1, -3]
+    assert w.counts["ids_renumbered"] == 3 and w.counts["skipped_too_large"] == 1
+
+
+def test_the_command_line_says_the_jobs_were_renumbered(tmp_path, capsys):
+    path = dump(tmp_path, [-5, 3])
+    assert main(["run", "--workload", str(path)]) == 0
+    assert "loader: 2 records read; ids_renumbered=2," in capsys.readouterr().out
+    assert main(["convert", str(path), str(tmp_path / "c.json")]) == 0
+    said = (f"ckptsim: note: {path}'s job ids are not all distinct whole numbers from 0 to "
+            "2^53 (SWF job numbers): its 2 jobs are numbered 1..n in file order; ")
+    assert capsys.readouterr().err == said + "the file written keeps the ids as written\n"
+    assert [j["id"] for j in json.loads((tmp_path / "c.json").read_text())["jobs"]] == [-5, 3]
+    assert main(["convert", str(path), str(tmp_path / "c.swf")]) == 0
+    assert capsys.readouterr().err == said + (
+        "an SWF file has no place for the ids as written (convert to .json to keep them)\n")
