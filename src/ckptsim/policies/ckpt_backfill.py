@@ -13,6 +13,14 @@ The Algorithm 1 framework of `easy`, with two changes:
   when every checkpoint it waits for has finished.  The reservation is recomputed on every full
   pass, with one reservation timer that is replaced, never duplicated.
 
+Which passes are full is an option, `replan`: by default (`incremental`) a pass after arrivals
+only is `easy`'s incremental one (the new jobs are examined against the last reservation; jobs
+that ran past their scaled prediction meanwhile are re-planned at the next full pass) and the
+reservation timer runs Algorithm 3 on the reservation of the last full pass.  `replan=full` runs
+Algorithm 1 as the seed writes it, "whenever a new job arrives or when a running job
+terminates": every pass re-plans overdue jobs and recomputes the reservation, and so does the
+reservation timer before Algorithm 3, which preempts nothing when the reservation has moved.
+
 Checkpoint / restart cost (seed 000 section 5): a checkpoint holds the job's nodes for
 `t_checkpoint` seconds (default: memory_per_node * nodes_per_io_node / (io_bandwidth *
 io_fraction) = 2 GB * 64 / (0.85 GB/s * 70%) = 215 s); a restarted job is predicted `t_extend`
@@ -39,7 +47,8 @@ Points the seed leaves open are options (docs/schedulers.md):
   yes, only jobs fitting from the head start); with `freeze=false` the pass goes on as EASY's,
   the jobs being checkpointed counted as ending when their checkpoints do;
 * `retry`: whether Algorithm 3 may run again at an instant where it already ran, for a queue
-  head it has not run for at that instant (default: no, the next try is at the next event).
+  head it has not run for at that instant (default: no, the next try is at the next event);
+* `replan`: `incremental` (default) or `full` (above).
 """
 
 from __future__ import annotations
@@ -100,6 +109,11 @@ class CkptBackfillParams(QueueParams):
     retry: bool = param(False, "run Algorithm 3 again at an instant where it already ran, "
                                "for another queue head (false: at the next event)",
                         added=True)
+    replan: str = param("incremental", "incremental: arrival-only passes examine the new jobs "
+                                       "against the last reservation and the reservation timer "
+                                       "uses it; full: every pass and the timer re-plan overdue "
+                                       "jobs and recompute the reservation (seed's Algorithm 1)",
+                        choices=("incremental", "full"), added=True)
 
     def costs(self) -> tuple[float, float, float]:
         """(t_checkpoint, t_extend, t_restart) with the defaults resolved."""
@@ -141,6 +155,7 @@ class CkptBackfill(Easy):
         self._last_attempt = -INF
         self._freeze = prm.freeze
         self._retry = prm.retry
+        self._replan_full = prm.replan == "full"
         self._attempted: set[int] = set()  # heads Algorithm 3 ran for at `_last_attempt`
         self._waiting_on = 0  # checkpoints the reserved head still waits for
         self._pending: set[int] = set()  # jobs whose Algorithm 3 checkpoint is in flight
@@ -247,6 +262,9 @@ class CkptBackfill(Easy):
             return
         self._timer = None
         self._timer_at = INF
+        if self._replan_full and self._reservation_moved(now):
+            self._dirty = True  # the pass at this instant sets the timer again
+            return
         if now != self._last_attempt:
             self._attempted.clear()
         self._last_attempt = now
@@ -282,6 +300,22 @@ class CkptBackfill(Easy):
         if chosen:
             self.preemptions += 1
             self._waiting_on = len(self._pending)
+
+    def _reservation_moved(self, now: float) -> bool:
+        """`replan=full` at the reservation timer: re-plan the overdue jobs and walk the running
+        jobs again for the queue head; whether its reservation is now later than `now` (or gone),
+        in which case Algorithm 3 does not run."""
+        q = self.queue
+        free = self.platform.n_free
+        if not q or self._waiting_on or free >= q[0].size:
+            return False  # nothing to preempt for: Algorithm 3 returns at once
+        self._before_reservation(now)
+        need = q[0].size
+        for key in self.running:
+            free += key[2].size
+            if free >= need:
+                return key[0] > now
+        return True
 
     def _preemptible(self) -> list[Job]:
         """The running jobs Algorithm 3 may checkpoint, in predicted-end order: those started
@@ -334,6 +368,8 @@ class CkptBackfill(Easy):
         self._dirty = True
 
     def schedule(self, now: float) -> None:
+        if self._replan_full:
+            self._dirty = True  # Algorithm 1 in full, after arrivals too
         if self._waiting_on and self._freeze:
             # The reserved head waits for the checkpoints of Algorithm 3: nothing else may take
             # the nodes they free.  Jobs already fitting from the head may start.

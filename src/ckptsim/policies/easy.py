@@ -15,7 +15,10 @@ Arrival-only passes are incremental: when nothing but arrivals happened since th
 pass, the reservation and the verdicts on the jobs already waiting cannot have changed
 (free nodes are the same, the backfill window only shrinks, extra nodes only shrink), so only
 the new arrivals are examined.  The result is the same schedule as a full pass every time
-(a property test compares both).
+(a property test compares both).  This holds because a running job's predicted end here never
+changes with time alone; a subclass whose `_before_reservation` re-plans jobs as time passes
+(ckpt-backfill's overdue jobs) gets a different schedule from it, which is why ckpt-backfill
+makes it an option (`replan`).
 """
 
 from __future__ import annotations
