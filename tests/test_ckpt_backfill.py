@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pytest
@@ -186,13 +187,45 @@ def test_parameter_errors_name_key_and_range():
 
 
 @SETTINGS
-@given(w=workloads(overrun=False))
-def test_p_one_and_infinite_threshold_is_exactly_easy(w):
+@given(w=workloads(overrun=False), p=st.sampled_from(["0.2", "1"]))
+def test_infinite_threshold_is_easy_when_no_job_runs_past_its_estimate(w, p):
     easy = Simulator(w, scheduler_factory("easy")).run()
-    ckpt = Simulator(w, scheduler_factory("ckpt-backfill", {"p": "1", "t_thr": "inf"}),
+    ckpt = Simulator(w, scheduler_factory("ckpt-backfill", {"p": p, "t_thr": "inf"}),
                      check=True).run()
     assert [(j.start, j.end) for j in easy.jobs] == [(j.start, j.end) for j in ckpt.jobs]
     assert all(j.n_checkpoints == 0 for j in ckpt.jobs)
+
+
+@SETTINGS
+@given(w=workloads(), p=st.sampled_from(["0.2", "1"]))
+def test_infinite_threshold_is_easy_when_overruns_are_killed(w, p):
+    easy = Simulator(w, scheduler_factory("easy"), overrun="kill").run()
+    ckpt = Simulator(w, scheduler_factory("ckpt-backfill", {"p": p, "t_thr": "inf"}),
+                     overrun="kill", check=True).run()
+    assert [(j.start, j.end) for j in easy.jobs] == [(j.start, j.end) for j in ckpt.jobs]
+
+
+@pytest.mark.parametrize("p", [0.2, 1.0])
+def test_infinite_threshold_checkpoints_a_backfilled_job_past_its_estimate(p):
+    # 8 nodes. H's reservation is A's end, 30. B (estimate 10, runs 50) is backfilled at 2 and
+    # runs past its estimate from 12. At 30 easy lets H wait for B (52); ckpt-backfill, with no
+    # estimate scaled, still runs Algorithm 3 at H's reservation and checkpoints B.
+    w = jobs([(0, 30, 4, 30), (1, 10, 8, 10), (2, 50, 4, 10)], 8)
+    easy = Simulator(w, scheduler_factory("easy")).run()
+    assert starts(easy)[2] == (52, 62)
+    sim = run(w, p=p, t_thr=math.inf, overhead=False)
+    assert starts(sim)[2] == (30, 40)
+    assert sim.jobs[2].segments == [(2, 30), (40, 62)]
+
+
+def test_the_listing_says_when_an_infinite_threshold_is_easy():
+    from ckptsim.params import describe_range
+
+    meta = next(f.metadata for f in dataclasses.fields(CkptBackfillParams) if f.name == "t_thr")
+    text = describe_range(meta)
+    assert "p=1: easy" not in text
+    assert text.endswith("or inf: no estimate is scaled and p is unused (easy's schedule while "
+                         "no job runs past its estimate)")
 
 
 @SETTINGS

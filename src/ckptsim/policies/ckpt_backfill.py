@@ -75,7 +75,8 @@ class CkptBackfillParams(QueueParams):
     p: float = param(0.2, "scale-down factor of estimates >= t_thr (Algorithm 2)",
                      low=0.0, low_open=True, high=1.0)
     t_thr: float = param(1800.0, "estimates below this (s) are not scaled", low=0.0,
-                         infinite="no estimate is scaled (with p=1: easy)", seconds=1.0)
+                         infinite="no estimate is scaled and p is unused (easy's schedule "
+                                  "while no job runs past its estimate)", seconds=1.0)
     overhead: bool = param(True, "charge checkpoint and restart costs (false: the "
                                  "zero-overhead runs of seed 000 section 4)")
     t_checkpoint: float | None = param(
