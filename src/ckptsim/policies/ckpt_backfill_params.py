@@ -1,0 +1,67 @@
+"""The parameters of `ckpt-backfill` (seed 000; ckpt_backfill.py, docs/schedulers.md)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ckptsim.policies.base import param
+from ckptsim.policies.queue import QueueParams
+
+
+@dataclasses.dataclass(frozen=True)
+class CkptBackfillParams(QueueParams):
+    p: float = param(0.2, "scale-down factor of estimates >= t_thr (Algorithm 2)",
+                     low=0.0, low_open=True, high=1.0)
+    t_thr: float = param(1800.0, "estimates below this (s) are not scaled", low=0.0,
+                         infinite="no estimate is scaled and p is unused (easy's schedule "
+                                  "while no job runs past its estimate)", seconds=1.0)
+    overhead: bool = param(True, "charge checkpoint and restart costs (false: the "
+                                 "zero-overhead runs of seed 000 section 4)")
+    t_checkpoint: float | None = param(
+        None, "checkpoint duration, s (default: memory_per_node * nodes_per_io_node / "
+              "(io_bandwidth * io_fraction))", low=0.0, seconds=1.0)
+    t_extend: float | None = param(None, "added to a restarted job's predicted remaining "
+                                         "time, s (default 2 * t_checkpoint)", low=0.0, seconds=1.0)
+    t_restart: float | None = param(None, "restart overhead on the resumed job's nodes, s "
+                                          "(default t_extend - t_checkpoint, at least 0)",
+                                    low=0.0, seconds=1.0)
+    memory_per_node: float = param(2.0, "GB of memory checkpointed per node", low=0.0,
+                                   low_open=True)
+    nodes_per_io_node: float = param(64.0, "compute nodes sharing one I/O node", low=0.0,
+                                     low_open=True)
+    io_bandwidth: float = param(0.85, "GB/s of one I/O node", low=0.0, low_open=True)
+    io_fraction: float = param(0.7, "usable fraction of the I/O bandwidth", low=0.0,
+                               low_open=True, high=1.0)
+    max_checkpoints: int | None = param(None, "per-job cap on checkpoints (none: unlimited)",
+                                        low=0)
+    overdue: str = param("estimate", "predicted end of a job past its scaled prediction",
+                         choices=("estimate", "now", "reservation"))
+    preempt: str = param("backfilled", "which running jobs may be checkpointed",
+                         choices=("backfilled", "any"))
+    scaled: str = param("all", "which running jobs use scaled predictions in the reservation",
+                        choices=("all", "backfilled"))
+    partial: bool = param(False, "preempt even if checkpointing every candidate would not "
+                                 "free enough nodes for the head")
+    freeze: bool = param(True, "no backfilling while Algorithm 3's checkpoints are written "
+                               "(false: EASY's pass goes on, the jobs being checkpointed "
+                               "ending when their checkpoints do)", added=True)
+    retry: bool = param(False, "run Algorithm 3 again at an instant where it already ran, "
+                               "for another queue head (false: at the next event)",
+                        added=True)
+    replan: str = param("incremental", "incremental: arrival-only passes examine the new jobs "
+                                       "against the last reservation and the reservation timer "
+                                       "uses it; full: every pass and the timer re-plan overdue "
+                                       "jobs and recompute the reservation (seed's Algorithm 1)",
+                        choices=("incremental", "full"), added=True)
+
+    def costs(self) -> tuple[float, float, float]:
+        """(t_checkpoint, t_extend, t_restart) with the defaults resolved."""
+        if not self.overhead:
+            return 0.0, 0.0, 0.0
+        t_ckpt = self.t_checkpoint
+        if t_ckpt is None:
+            t_ckpt = (self.memory_per_node * self.nodes_per_io_node
+                      / (self.io_bandwidth * self.io_fraction))
+        t_ext = self.t_extend if self.t_extend is not None else 2.0 * t_ckpt
+        t_rst = self.t_restart if self.t_restart is not None else max(t_ext - t_ckpt, 0.0)
+        return t_ckpt, t_ext, t_rst
