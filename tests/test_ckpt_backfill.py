@@ -292,3 +292,41 @@ def test_reservation_reading_completes_every_job(w, scaled, t_ckpt):
               overdue="reservation", scaled=scaled)
     assert all(j.work_done == j.runtime for j in sim.jobs)
     assert all(not j.n_checkpoints or j.backfilled for j in sim.jobs)
+
+
+@pytest.mark.parametrize(("values", "message"), [
+    ({"t_extend": "100", "t_checkpoint": "300"},
+     r"ckpt-backfill\.t_extend: got 100 with t_checkpoint = 300; accepted: at least "
+     r"t_checkpoint, since t_extend = t_checkpoint \+ t_restart"),
+    # The seed's smallest t_extend is below the default checkpoint of 215 s.
+    ({"t_extend": "120"},
+     r"ckpt-backfill\.t_extend: got 120 with t_checkpoint = 215\.126 \(its default\)"),
+])
+def test_an_extension_below_the_checkpoint_is_refused(values, message):
+    # With an explicit t_checkpoint the parameters are refused (so an experiment spec's check
+    # of its combinations refuses them); with the default one, the scheduler is.
+    with pytest.raises(ConfigError, match=message):
+        Simulator(jobs(FIG3, 8), scheduler_factory("ckpt-backfill", values))
+    if "t_checkpoint" in values:
+        with pytest.raises(ConfigError, match=message):
+            scheduler_factory("ckpt-backfill", values)
+
+
+def test_an_extension_below_the_checkpoint_with_an_explicit_restart_is_taken():
+    params = CkptBackfillParams(t_extend=100.0, t_checkpoint=300.0, t_restart=50.0)
+    assert params.costs() == (300.0, 100.0, 50.0)
+    assert CkptBackfillParams(t_extend=300.0, t_checkpoint=300.0).costs() == (300.0, 300.0, 0.0)
+
+
+def test_costs_given_with_overhead_false_are_noted(tmp_path, capsys):
+    from ckptsim.cli import main
+
+    trace = tmp_path / "t.swf"
+    trace.write_text("; MaxProcs: 8\n1 0 -1 10 4 -1 -1 4 10 -1 1 1 1 -1 1 -1 -1 -1\n")
+    argv = ["run", "--workload", str(trace), "--scheduler", "ckpt-backfill",
+            "--set", "overhead=false", "--set", "t_checkpoint=3001", "--set", "t_extend=100"]
+    assert main(argv) == 0
+    assert ("ckptsim: note: ckpt-backfill: overhead=false charges no checkpoint or restart "
+            "cost: t_checkpoint=3001, t_extend=100 not used") in capsys.readouterr().err
+    assert main(argv[:-4]) == 0  # overhead=false alone: nothing to note
+    assert "note" not in capsys.readouterr().err

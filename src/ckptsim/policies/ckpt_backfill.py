@@ -53,6 +53,7 @@ Points the seed leaves open are options (docs/schedulers.md):
 
 from __future__ import annotations
 
+import logging
 import math
 from bisect import bisect_left
 from typing import TYPE_CHECKING, Any
@@ -69,6 +70,7 @@ if TYPE_CHECKING:
 INF = math.inf
 
 __all__ = ["CkptBackfill", "CkptBackfillParams"]
+_NOTED: set[str] = set()  # notes already given in this process
 
 
 @register
@@ -82,7 +84,15 @@ class CkptBackfill(Easy):
         prm: CkptBackfillParams = self.params
         self.p = prm.p
         self.t_thr = prm.t_thr
+        prm.check_costs()
         self.t_checkpoint, self.t_extend, self.t_restart = prm.costs()
+        ignored = prm.ignored_costs()
+        if ignored:
+            text = (f"ckpt-backfill: overhead=false charges no checkpoint or restart cost: "
+                    f"{', '.join(ignored)} not used")
+            if text not in _NOTED:
+                _NOTED.add(text)
+                logging.getLogger(__name__).warning(text)
         self.cap = prm.max_checkpoints
         self._overdue_estimate = prm.overdue != "now"
         self._keep_promise = prm.overdue == "reservation"

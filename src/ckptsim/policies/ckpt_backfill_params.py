@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 
-from ckptsim.policies.base import param
+from ckptsim.errors import ConfigError
+from ckptsim.policies.base import param, validate_params
 from ckptsim.policies.queue import QueueParams
 
+NAME = "ckpt-backfill"
+#: The parameters of the checkpoint / restart cost, unused under overhead=false.
+COSTS = ("t_checkpoint", "t_extend", "t_restart", "memory_per_node", "nodes_per_io_node",
+         "io_bandwidth", "io_fraction")
 
 @dataclasses.dataclass(frozen=True)
 class CkptBackfillParams(QueueParams):
@@ -23,7 +28,7 @@ class CkptBackfillParams(QueueParams):
     t_extend: float | None = param(None, "added to a restarted job's predicted remaining "
                                          "time, s (default 2 * t_checkpoint)", low=0.0, seconds=1.0)
     t_restart: float | None = param(None, "restart overhead on the resumed job's nodes, s "
-                                          "(default t_extend - t_checkpoint, at least 0)",
+                                          "(default t_extend - t_checkpoint)",
                                     low=0.0, seconds=1.0)
     memory_per_node: float = param(2.0, "GB of memory checkpointed per node", low=0.0,
                                    low_open=True)
@@ -53,6 +58,38 @@ class CkptBackfillParams(QueueParams):
                                        "uses it; full: every pass and the timer re-plan overdue "
                                        "jobs and recompute the reservation (seed's Algorithm 1)",
                         choices=("incremental", "full"), added=True)
+
+    def __post_init__(self) -> None:
+        validate_params(self, where=NAME)  # each value's own range first
+        if self.t_checkpoint is not None:
+            # With the default t_checkpoint the check waits for the scheduler (`check_costs`):
+            # an experiment spec checks each swept value alone, t_extend = 120 among them.
+            self.check_costs()
+
+    def check_costs(self) -> None:
+        """Refuse a t_extend below t_checkpoint when t_restart is left to its default,
+        t_extend - t_checkpoint, which would be negative (seed 000 section 5.1: T_extend =
+        T_chkpnt + T_restart)."""
+        if not self.overhead or self.t_restart is not None or self.t_extend is None:
+            return
+        t_ckpt = self.costs()[0]
+        if self.t_extend < t_ckpt:
+            how = "" if self.t_checkpoint is not None else " (its default)"
+            raise ConfigError(
+                f"{NAME}.t_extend", f"got {self.t_extend:g} with t_checkpoint = {t_ckpt:g}"
+                f"{how}; accepted: at least t_checkpoint, since t_extend = t_checkpoint + "
+                "t_restart (seed 000 section 5.1); set t_checkpoint lower, or t_restart "
+                "to choose the restart overhead yourself")
+
+    def ignored_costs(self) -> list[str]:
+        """The cost parameters given a value that `overhead=false` does not charge."""
+        if self.overhead:
+            return []
+        out = []
+        for f in dataclasses.fields(self):
+            if f.name in COSTS and getattr(self, f.name) != f.default:
+                out.append(f"{f.name}={getattr(self, f.name):g}")
+        return out
 
     def costs(self) -> tuple[float, float, float]:
         """(t_checkpoint, t_extend, t_restart) with the defaults resolved."""
