@@ -330,3 +330,15 @@ def test_costs_given_with_overhead_false_are_noted(tmp_path, capsys):
             "cost: t_checkpoint=3001, t_extend=100 not used") in capsys.readouterr().err
     assert main(argv[:-4]) == 0  # overhead=false alone: nothing to note
     assert "note" not in capsys.readouterr().err
+
+
+def test_the_literal_reading_is_now_with_scaled_backfilled():
+    # Algorithm 1's line 6 plans a job started in queue order with its estimate: scaling every
+    # running job (scaled=all) is an interpretation, the seed as written is scaled=backfilled.
+    from ckptsim.experiments.papers.niu.experiments import READING_NAMES
+
+    help_text = next(f.metadata["help"] for f in dataclasses.fields(CkptBackfillParams)
+                     if f.name == "scaled")
+    assert "all: an interpretation; backfilled: Algorithm 1 as written" in help_text
+    literal = [k for k, name in READING_NAMES.items() if "literal" in name]
+    assert literal == ["now-backfilled"]

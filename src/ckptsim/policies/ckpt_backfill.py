@@ -31,14 +31,17 @@ the seed's section 4.
 Points the seed leaves open are options (docs/schedulers.md):
 
 * `overdue`: a job that runs past its p-scaled prediction is from then on predicted with its
-  user estimate (`estimate`, default), to end now (`now`, the literal reading), or, if it was
+  user estimate (`estimate`, default), to end now (`now`; with `scaled=backfilled` the literal
+  reading of Algorithms 1-3), or, if it was
   backfilled to end by the head's reservation, to end at that reservation, where Algorithm 3
   checkpoints it if the head needs its nodes (`reservation`; with its estimate once that
   reservation has passed);
 * `preempt`: only jobs started by backfilling may be checkpointed (`backfilled`, default), or
   any running job whose prediction was scaled (`any`);
 * `scaled`: which running jobs use scaled predictions in the reservation walk: all (`all`,
-  default, the seed's Algorithm 1) or only backfilled ones (`backfilled`);
+  default, an interpretation) or only backfilled ones (`backfilled`, Algorithm 1 as written:
+  line 6 plans a job started in queue order with estimate + now, and section 3.3 puts the
+  difference from EASY in line 31, the backfill path);
 * `partial`: whether to preempt when checkpointing every candidate would still not let the
   head start (default: no, the head then simply waits);
 * `max_checkpoints`: a per-job cap ("limiting the per-job checkpointing occurrences"); a job at

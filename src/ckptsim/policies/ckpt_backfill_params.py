@@ -43,7 +43,10 @@ class CkptBackfillParams(QueueParams):
                          choices=("estimate", "now", "reservation"))
     preempt: str = param("backfilled", "which running jobs may be checkpointed",
                          choices=("backfilled", "any"))
-    scaled: str = param("all", "which running jobs use scaled predictions in the reservation",
+    scaled: str = param("all", "which running jobs use scaled predictions in the reservation "
+                               "(all: an interpretation; backfilled: Algorithm 1 as written, "
+                               "its line 6 planning jobs started in queue order with their "
+                               "estimate)",
                         choices=("all", "backfilled"))
     partial: bool = param(False, "preempt even if checkpointing every candidate would not "
                                  "free enough nodes for the head")

@@ -87,7 +87,7 @@ def _reading(value: str) -> str:
 _SEED_LOGS = ("SDSC-BLUE", "CTC-SP2", "HPC2N")
 
 #: The readings of an overdue prediction (`readings.csv`) and what each is called in the claims,
-#: in the claims' order: the figures' default reading first, the literal reading next.
+#: in the claims' order: the figures' default reading first, `overdue=now` next.
 _READINGS = (("reservation-backfilled", "overdue=reservation, scaled=backfilled"),
              ("now", "overdue=now"), ("estimate", "overdue=estimate"),
              ("now-backfilled", "overdue=now, scaled=backfilled"),

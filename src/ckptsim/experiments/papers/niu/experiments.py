@@ -59,8 +59,9 @@ READINGS: tuple[tuple[str, dict[str, str]], ...] = (
 )
 #: How the page and the figures name each reading.
 READING_NAMES = {
-    "estimate": "overdue=estimate (scheduler's default)", "now": "overdue=now (literal)",
-    "now-backfilled": "overdue=now, scaled=backfilled", "reservation": "overdue=reservation",
+    "estimate": "overdue=estimate (scheduler's default)", "now": "overdue=now",
+    "now-backfilled": "overdue=now, scaled=backfilled (literal)",
+    "reservation": "overdue=reservation",
     "reservation-backfilled": "overdue=reservation, scaled=backfilled (figures' default)",
 }
 #: Metrics every sweep of this paper keeps in its spec (the store holds them all anyway).
