@@ -8,7 +8,10 @@ Every policy has the cost parameters of `CostParams`:
 * restart cost R: `restart` seconds (default: the checkpoint cost, the image read back);
 * M, the mean time between failures hitting a job: `mtbf` seconds, else derived from the run's
   failure list as (span * nodes) / (failures * job size), span being the workload's submit
-  span (see docs/energy.md).
+  span (see docs/energy.md);
+* `suspended`: what the checkpoint component does with a periodic checkpoint due while the
+  job is suspended in place by its machine's owner (`take`, the default, or `defer`; see
+  docs/energy.md).
 
 `interval(delta, M, R)` is the compute time between two checkpoints (inf: never).  A policy
 whose interval changes from one checkpoint to the next (`dynamic = True`) overrides
@@ -47,6 +50,10 @@ class CostParams:
     mtbf: float | None = param(None, "mean time between failures of a job, s (default: "
                                      "from the run's failures)", low=0.0, low_open=True,
                                seconds=1.0)
+    suspended: str = param("take", "a periodic checkpoint due while the job is suspended in "
+                                   "place by its machine's owner: take it then, or defer it "
+                                   "to the resume, the intervals counting no suspended time",
+                           choices=("take", "defer"), added=True)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -13,8 +13,9 @@ A checkpoint string is parts joined by ``+``, each ``NAME[:key=value,...]``::
   policy schedules, whether to take it; a skipped one is deferred to the next interval;
 * **proactive** policies (scheduled, clusteropening) add checkpoints ahead of known events.
 
-The cost options (cost, bandwidth, memory, constant, restart, mtbf) belong to the whole
-combination: they are given once, in any part.  `opt` is a baseline and combines with
+The cost options (cost, bandwidth, memory, constant, restart, mtbf, and `suspended`, what a
+periodic checkpoint due during an owner's suspension does) belong to the whole combination:
+they are given once, in any part.  `opt` is a baseline and combines with
 nothing.  A string without ``+`` naming an interval policy is that policy alone, exactly as
 before.  A ``+`` followed by a digit stays in a number (``cost=1e+2``).
 
@@ -134,7 +135,7 @@ class Plan:
         p = self.interval
         out: dict[str, Any] = {"policy": p.name if not self.combined else "+".join(self.names),
                                **{k: v for k, v in dataclasses.asdict(p.params).items()
-                                  if v is not None}}
+                                  if v is not None and not (k == "suspended" and v == "take")}}
         for part in (*self.skips, *self.proactive):
             out[part.name] = {k: v for k, v in dataclasses.asdict(part.params).items()
                               if k not in COST_KEYS and v is not None}

@@ -8,6 +8,8 @@ cost R.  At that time, if the job is still RUNNING, it calls ``sim.checkpoint(jo
 then="continue")``: the job pauses holding its nodes for delta seconds and its progress at
 the checkpoint's start is saved when it completes.  A job the scheduler itself is
 checkpointing or moving at that time is skipped (the hooks of that operation reschedule it).
+A job suspended in place by its machine's owner is checkpointed then too (`suspended=take`,
+the default); `suspended=defer` holds the checkpoint until it resumes (`checkpointsuspend`).
 
 A failure or an eviction during the checkpoint loses it (counted interrupted).  A job killed
 after it saved progress restarts from its checkpoint and pays the restart cost R on its nodes
@@ -35,6 +37,7 @@ from ckptsim.checkpointing.base import CheckpointPolicy, IntervalContext
 from ckptsim.checkpointing.intervals import MIN_INTERVAL, checked_interval, too_short
 from ckptsim.checkpointing.plan_table import plan_value, table_value
 from ckptsim.components.checkpointagent import PLAN_COUNTERS, PlanAgent, calendar_of
+from ckptsim.components.checkpointsuspend import DeferAgent
 from ckptsim.engine.components import Component, register_component
 from ckptsim.engine.events import register_event_kind
 from ckptsim.engine.provides import FailureTimes
@@ -69,7 +72,7 @@ class CheckpointParams:
 
 
 @register_component
-class Checkpointer(PlanAgent, Component):
+class Checkpointer(DeferAgent, PlanAgent, Component):
     """Writes periodic checkpoints of running jobs at a policy's interval."""
 
     name = "checkpoint"
@@ -121,7 +124,7 @@ class Checkpointer(PlanAgent, Component):
 
         cost = {f.name for f in dataclasses.fields(CostParams)}
         lines = ["policies (parts joined by +; the cost options cost, bandwidth, memory, "
-                 "constant, restart, mtbf once, in any part):"]
+                 "constant, restart, mtbf and suspended once, in any part):"]
         for kind in ("interval", "skip", "proactive"):
             for name in _registry.names():
                 pol = _registry.classes[name]
@@ -171,6 +174,7 @@ class Checkpointer(PlanAgent, Component):
         self.hours: dict[int, Any] = {}  # group index -> its OpeningHours
         self.holding: dict[int, tuple[Job, float]] = {}  # opt: job -> (job, work at start)
         self._init_plan()
+        self._init_defer()
 
     def attach(self, sim: Simulator) -> None:
         super().attach(sim)
@@ -247,6 +251,8 @@ class Checkpointer(PlanAgent, Component):
         at = base + tau
         if at < INF:
             self.token[job.index] = sim.at(at, self._make_fire(job), kind="checkpoint")
+            if self.defer:
+                self.due[job.index] = (base, at)
 
     def _make_fire(self, job: Job):  # type: ignore[no-untyped-def]
         def fire(now: float) -> None:
@@ -258,6 +264,8 @@ class Checkpointer(PlanAgent, Component):
         self.token.pop(job.index, None)
         if job.state is not RUNNING:
             return  # ended, killed, or the scheduler is checkpointing / moving it
+        if self.defer and self._holds(job, now):
+            return  # suspended by its owner: at the resume (`checkpointsuspend`)
         sim = self.sim
         assert sim is not None
         if job.anchor > now:  # still paying a restart or wake-up: count tau from its end
@@ -278,6 +286,8 @@ class Checkpointer(PlanAgent, Component):
         idx = job.index
         if self.plan.combined:
             self._late_checks()
+        if self.defer and not self.listening:
+            self._listen()
         if self.policy.before_eviction and idx not in self.holding:
             self.holding[idx] = (job, job.work_done)
         if idx in self.recover:
@@ -315,6 +325,8 @@ class Checkpointer(PlanAgent, Component):
                 self._schedule_proactive(job)
 
     def on_release(self, job: Job) -> None:
+        if self.defer:
+            self._forget(job)
         if job.mask:
             return  # a move's source nodes
         sim = self.sim

@@ -37,6 +37,14 @@ class Interruptions(NodeFailures):
     _suspended_nodes = 0  # nodes of the jobs suspended since then
     waking: dict[int, float] | None = None  # job -> its rate, once it takes nodes again
     idle_waits: dict[int, int] | None = None  # job -> its resume event (resume_after > 0)
+    #: Told `(job, now, suspended)` of each suspension in place and each resume (`listen`).
+    listeners: tuple[Callable[[Job, float, bool], None], ...] = ()
+
+    def listen(self, tell: Callable[[Job, float, bool], None]) -> None:
+        """Call `tell(job, now, True)` when a job is suspended in place, `tell(job, now,
+        False)` when it resumes (a suspension that ends with the job leaving its machines is
+        told by the hooks, `on_release`)."""
+        self.listeners = (*self.listeners, tell)
 
     # --- changes ---------------------------------------------------------------------------
     def _apply(self, now: float, changes: list[tuple[str, int, int]]) -> None:
@@ -202,6 +210,8 @@ class Interruptions(NodeFailures):
         self.frozen[job.index] = (now, rate)
         self._suspended_nodes |= job.mask
         self.counts["jobs_suspended"] += 1
+        for tell in self.listeners:
+            tell(job, now, True)
 
     def on_release(self, job: Job) -> None:
         """The job gave its nodes back while suspended, another way than this component's
@@ -312,6 +322,8 @@ class Interruptions(NodeFailures):
         sim.cancel(handle)
         sim.set_rate(job, rate)
         self.counts["jobs_resumed"] += 1
+        for tell in self.listeners:
+            tell(job, sim.now, False)
 
     def _make_wake(self, index: int) -> Callable[[float], None]:
         """The end of a suspended job's idle wait (`resume_after`): it resumes if it is still

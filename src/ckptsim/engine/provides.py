@@ -15,8 +15,8 @@ The protocols describe what the callers use, nothing more:
                      (the failures component; the availability component given failures)
 `Progress`           a job's progress at a past time of its allocation, suspensions counted
                      (the availability component)
-`Suspensions`        forget a suspended job's suspension when it leaves its machines
-                     (the availability component)
+`Suspensions`        forget a suspended job's suspension when it leaves its machines; tell
+                     of suspensions and resumes (the availability component)
 `OwnerArrivals`      the users' arrivals at machines (the availability component)
 `Announcements`      interruptions announced ahead (reboots, maintenance) and their lead
                      (the availability component)
@@ -31,7 +31,7 @@ This module belongs to the kernel: it imports only the platform and the engine's
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -66,6 +66,12 @@ class Suspensions(Protocol):
 
     def release(self, job: Job) -> None:
         """Forget the job's suspension: it leaves its machines for another reason."""
+        ...
+
+    def listen(self, tell: Callable[[Job, float, bool], None]) -> None:
+        """Call `tell(job, now, True)` at each suspension in place and `tell(job, now,
+        False)` at each resume (optional: the checkpoint component's `suspended=defer` needs
+        it)."""
         ...
 
 

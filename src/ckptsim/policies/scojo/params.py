@@ -157,6 +157,10 @@ def interval_policy(spec: str, fixed_interval: float = 800.0) -> CheckpointPolic
                           f"{inner}: {err.message}" if dot else err.message) from None
     given = [k for k in _COST_KEYS if getattr(policy.params, k) is not None
              and getattr(policy.params, k) != 0.0]
+    if getattr(policy.params, "suspended", "take") != "take":
+        raise ConfigError(f"{NAME}.interval", f"got suspended in {spec!r}: an option of the "
+                                              f"checkpoint component, which {NAME} does not "
+                                              f"use; give only the interval's options")
     if given:
         raise ConfigError(f"{NAME}.interval", f"got {', '.join(given)} in {spec!r}; the "
                                               f"checkpoint cost is the ALC model's "
