@@ -148,6 +148,38 @@ def test_interarrival_on_an_interval_policy_and_an_avt_trace(tmp_path):
     assert counters(sim)["checkpoints_skipped"] == 0
 
 
+def test_interarrival_c_j_of_a_job_without_checkpoint(tmp_path):
+    # A 6000 s job starts at 10000 on library:0; users log in on cad-lab:0 every 100 s, so
+    # every evaluation (every 5 min of computation) sees an arrival.  origin=zero (the
+    # default): c_j = 0, and 10300 - 0 >= 60 min: checkpointed at its first evaluation, then
+    # 60 min after that one ends (10360 + 3600); the end at 16000 + 2 x 60.
+    rows = [("cad-lab:0", t, t + 50) for t in range(9000, 20000, 100)]
+    avail = {"owners": owners(tmp_path, rows), "on_unavailable": "kill"}
+    policy = "interarrival:w=10,m=5,l=1,d=60,scope=system,cost=60"
+    sim, spy = pool([(10000.0, 6000.0, 1, 6000.0)], policy, avail)
+    _, same = pool([(10000.0, 6000.0, 1, 6000.0)], policy + ",origin=zero", avail)
+    assert begins(spy, 1) == begins(same, 1) == pytest.approx([10300, 13960])
+    assert sim.jobs[0].end == pytest.approx(16120)
+    # origin=start: c_j = 10000, the evaluations of 10300 ... 13300 are skipped (11), the one
+    # of 13600 is taken; the end at 16060, the 7 evaluations after it skipped (d).
+    sim, spy = pool([(10000.0, 6000.0, 1, 6000.0)], policy + ",origin=start", avail)
+    assert begins(spy, 1) == pytest.approx([13600])
+    assert (sim.jobs[0].end, counters(sim)["checkpoints_skipped"]) == (pytest.approx(16060), 18)
+    # The same on an interval policy's checkpoints.
+    _, spy = pool([(10000.0, 6000.0, 1, 6000.0)], "fixed:interval=300,cost=60+interarrival:"
+                  "w=10,l=1,d=60,scope=system,origin=start", avail)
+    assert begins(spy, 1) == pytest.approx([13600])
+
+
+def test_interarrival_origin_is_checked_and_left_out_of_the_identity_at_its_default():
+    from ckptsim.params import identity_params
+
+    with pytest.raises(ConfigError, match=r"origin: got 'job'; accepted: one of zero, start"):
+        parse_checkpoint("interarrival:cost=60,m=5,origin=job")
+    plan = parse_checkpoint("fixed:interval=300,cost=60+interarrival:d=60")
+    assert "origin" not in identity_params(plan.skips[0].params)
+
+
 def test_interarrival_needs_user_arrivals():
     with pytest.raises(ConfigError, match="availability component with owners"):
         pool([(0.0, 3000.0, 1, 3000.0)], "interarrival:cost=100,m=10")

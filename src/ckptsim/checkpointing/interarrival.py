@@ -3,9 +3,13 @@ policy.
 
 Reading chosen (the printed equation is garbled): at an evaluation at time t, the checkpoint
 is taken when the user arrivals in [t - w, t] number at least `l` AND the job's last
-checkpoint completed at least `d` minutes before t (c_j = 0 when it has none); otherwise it
-is skipped.  The evaluations are the checkpoints of the interval policy it is combined with,
-or, alone, one every `m` minutes of computation (as `fixed:interval=60m`).  The alternative
+checkpoint completed at least `d` minutes before t; otherwise it is skipped.  A job with no
+checkpoint has c_j = 0, time 0 of the run (`origin=zero`, the seed's convention, the
+default): t - c_j is then the time since the run began, so a job started after d minutes of
+the run may be checkpointed at its first evaluation.  `origin=start` takes c_j = the start of
+the job's current allocation instead: no checkpoint in its first d minutes.  The
+evaluations are the checkpoints of the interval policy it is combined with, or, alone, one
+every `m` minutes of computation (as `fixed:interval=60m`).  The alternative
 readings, not implemented: the text's "greater than l" (use l + 1 here), and the printed
 condition (t - c_j) <= d, which would checkpoint only jobs checkpointed recently.
 
@@ -40,6 +44,9 @@ class InterarrivalParams(CostParams):
     d: float = param(0.0, "least minutes since the job's last checkpoint", low=0.0, seconds=60.0)
     scope: str = param("cluster", "arrivals counted in the job's cluster or the whole pool",
                        choices=("cluster", "system"))
+    origin: str = param("zero", "c_j of a job with no checkpoint: time 0 of the run (the "
+                                "seed's convention) or the start of its current allocation",
+                        choices=("zero", "start"), added=True)
 
 
 @register_policy
@@ -80,5 +87,6 @@ class Interarrival(SkipPolicy):
         p = self.params
         cluster = self.agent.cluster_of(job) if p.scope == "cluster" else None
         arrivals = self._counter().count(now, p.w * 60.0, cluster)
-        recent = now - self.agent.last_checkpoint(job) < p.d * 60.0
+        origin = job.seg_start if p.origin == "start" else 0.0
+        recent = now - self.agent.last_checkpoint(job, origin) < p.d * 60.0
         return arrivals < p.l or recent

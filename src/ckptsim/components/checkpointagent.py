@@ -112,9 +112,10 @@ class PlanAgent:
         got = group[1].next_opening(calendar_of(self.sim), t)
         return got if math.isfinite(got) else None
 
-    def last_checkpoint(self, job: Job) -> float:
-        """When the job's last checkpoint completed (0 when it has none, as the seed's c_j)."""
-        return self.last_done.get(job.index, 0.0)
+    def last_checkpoint(self, job: Job, none: float = 0.0) -> float:
+        """When the job's last checkpoint completed (`none` when it has none: by default 0,
+        time 0 of the run, as the seed's c_j)."""
+        return self.last_done.get(job.index, none)
 
     # --- skip ------------------------------------------------------------------------------
     def _skips(self, job: Job, now: float) -> bool:
