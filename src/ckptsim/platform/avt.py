@@ -163,17 +163,19 @@ def parse_source(text: str, base: Path | None = None) -> tuple[str, dict[str, st
     if opt.get("map", "first") not in MAPS:
         raise ConfigError("availability.trace", f"map={opt['map']!r}; accepted: "
                                                 f"{', '.join(MAPS)}")
-    for key in ("start", "platform"):
-        if key in opt:
-            try:
-                ok = 0 <= float(opt[key]) <= (MAX_SECONDS if key == "start" else math.inf) \
-                    and math.isfinite(float(opt[key]))
-            except ValueError:
-                ok = False
-            if not ok:
-                raise ConfigError("availability.trace", f"{key}={opt[key]!r}: expected a "
-                                  "number >= 0" + (f" and <= {MAX_SECONDS:g} (MAX_SECONDS)"
-                                                   if key == "start" else ""))
+    if "start" in opt:
+        try:
+            ok = 0 <= float(opt["start"]) <= MAX_SECONDS
+        except ValueError:
+            ok = False
+        if not ok:
+            raise ConfigError("availability.trace", f"start={opt['start']!r}: expected a "
+                              f"number >= 0 and <= {MAX_SECONDS:g} (MAX_SECONDS)")
+    if "platform" in opt:
+        # A platform_id is a whole number: 5.7 would otherwise be read as platform 5.
+        if not opt["platform"].isdigit():
+            raise ConfigError("availability.trace", f"platform={opt['platform']!r}: expected "
+                                                    "a platform_id, an integer >= 0")
     return kind, opt
 
 
@@ -187,7 +189,7 @@ def load_source(text: str) -> AvailabilityTrace:
     kind, opt = parse_source(text)
     if kind == "avt":
         return read_avt(opt["path"])
-    platform = int(float(opt["platform"])) if "platform" in opt else None
+    platform = int(opt["platform"]) if "platform" in opt else None
     try:
         return read_fta_availability(opt["path"], platform)
     except ConfigError as exc:
