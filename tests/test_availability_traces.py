@@ -36,3 +36,46 @@ def test_an_fta_trace_platform_selects_that_platform(tmp_path):
     Availability.make_params({"trace": f"fta:path={path},platform=6"})
     t = load_source(f"fta:path={path},platform=6")
     assert (t.names, t.start.tolist(), t.end.tolist()) == (("2",), [0.0], [250.0])
+
+
+def test_a_start_past_the_trace_end_is_refused(tmp_path):
+    # It used to replay nothing: every machine available, silently (e.g. start in minutes
+    # typed as seconds past a 35-day trace).
+    from ckptsim.platform.avt import map_onto, read_avt
+
+    path = tmp_path / "t.avt"
+    path.write_text("x 1 10 50\ny 1 0 40\n")
+    t = read_avt(path)
+    for start in (50.0, 4e6):
+        with pytest.raises(ConfigError) as err:
+            map_onto(t, 2, skip=start)
+        assert err.value.key == "availability.trace"
+        assert f"start={start:.10g} skips the whole trace" in str(err.value)
+        assert "ends at 50 s; accepted: a start below 50 s" in str(err.value)
+    m, s, e = map_onto(t, 2, skip=45.0)  # y is down over [40, 50): 5 s of it is left
+    assert (m.tolist(), s.tolist(), e.tolist()) == ([1], [0.0], [5.0])
+
+
+def test_a_start_past_an_fta_trace_end_counts_its_open_repairs(tmp_path):
+    from ckptsim.platform.avt import load_source, map_onto
+
+    # The last failure starts at 100 s after the first; its repair lasts to 300 s.
+    path = fta_file(tmp_path, ["0 0 1 5 a 0 1000 1050 NULL", "1 0 2 5 b 0 1100 1300 NULL"])
+    t = load_source(f"fta:path={path}")
+    assert map_onto(t, 2, skip=250.0)[1].tolist() == [0.0]
+    with pytest.raises(ConfigError, match="ends at 300 s"):
+        map_onto(t, 2, skip=300.0)
+
+
+def test_a_run_with_a_start_past_the_trace_end_is_refused(tmp_path):
+    from helpers import jobs
+
+    from ckptsim.engine.simulator import Simulator
+    from ckptsim.policies.base import scheduler_factory
+
+    path = tmp_path / "t.avt"
+    path.write_text("x 1 10 50\n")
+    comp = Availability(Availability.make_params({"trace": f"avt:path={path},start=60"}))
+    with pytest.raises(ConfigError, match="start=60 skips the whole trace"):
+        Simulator(jobs([(0.0, 10.0, 1, 10.0)], 2), scheduler_factory("easy"),
+                  components=[comp]).run()

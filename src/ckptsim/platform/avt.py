@@ -23,7 +23,8 @@ where `order` is 0..k-1 (`map=first`: the first M nodes of the trace) or a permu
 from the stream `availability.mapping` of the run's seed (`map=random`).  With k >= M every
 machine has its own trace node; with k < M trace nodes are reused cyclically.  Trace time 0
 goes to the simulated time `offset` (the workload's first submission); `start=S` skips the
-trace's first S seconds.
+trace's first S seconds (a start at or after the trace's end is refused: it would replay
+nothing).
 """
 
 from __future__ import annotations
@@ -203,6 +204,12 @@ def map_onto(trace: AvailabilityTrace, n_machines: int, *, method: str = "first"
     (mapping in the module docstring), on the simulated clock, sorted by start."""
     if method not in MAPS:
         raise ConfigError("availability.trace", f"map={method!r}; accepted: {', '.join(MAPS)}")
+    # After its end a trace holds no machine: a start there would replay nothing at all.
+    last = max(trace.span, float(trace.end.max()) if len(trace.end) else 0.0)
+    if skip > 0 and skip >= last:
+        raise ConfigError("availability.trace", f"start={skip:.10g} skips the whole trace "
+                                                f"{trace.source}, which ends at {last:.10g} "
+                                                f"s; accepted: a start below {last:.10g} s")
     k = trace.n_nodes
     order = (np.arange(k) if method == "first"
              else RandomStreams(seed).stream("availability.mapping").permutation(k))
