@@ -37,7 +37,7 @@ class NoParams:
 
 def param(default: Any, help: str, *, low: float | None = None, high: float | None = None,
           low_open: bool = False, high_open: bool = False,
-          choices: tuple[Any, ...] | None = None, added: bool = False,
+          choices: tuple[Any, ...] | None = None, added: bool = False, was: Any = None,
           infinite: str = "", period: float = 0.0, seconds: float = 0.0) -> Any:
     """A parameter with its documentation and accepted range.
 
@@ -49,20 +49,26 @@ def param(default: Any, help: str, *, low: float | None = None, high: float | No
     event every 1e-9 s would keep the run on the same instants for ever.
     `seconds`: the parameter is a time or a duration in units of this many seconds (1:
     seconds, 60: minutes); its finite values are bounded by `MAX_SECONDS` either side of 0.
-    `added`: the parameter came after runs were recorded without it; at its default it is left
-    out of experiment run identities (`identity_params`), so those runs keep their ids.
+    `added`: the parameter came after runs were recorded without it; at the value those runs
+    had it is left out of experiment run identities (`identity_params`), so they keep their
+    ids.  `was`: that value, when it is no longer the default (a later default changed the
+    schedule); None: the default.  A run at any other value, the new default included, gets an
+    identity of its own.
     """
+    if was is not None and not added:
+        raise ValueError("param(was=...) is for an added parameter (added=True)")
     return dataclasses.field(default=default, metadata={
         "help": help, "low": low, "high": high, "low_open": low_open, "high_open": high_open,
-        "choices": choices, "added": added, "infinite": infinite, "period": period,
-        "seconds": seconds})
+        "choices": choices, "added": added, "was": default if was is None else was,
+        "infinite": infinite, "period": period, "seconds": seconds})
 
 
 def identity_params(params: Any) -> dict[str, Any]:
-    """A parameter set as it enters a run identity: every field, except the `added` ones at
-    their default."""
+    """A parameter set as it enters a run identity: every field, except the `added` ones at the
+    value the runs recorded without them had (`param`'s `was`, by default the default)."""
     return {f.name: getattr(params, f.name) for f in dataclasses.fields(params)
-            if not (f.metadata.get("added") and getattr(params, f.name) == f.default)}
+            if not (f.metadata.get("added")
+                    and getattr(params, f.name) == f.metadata.get("was", f.default))}
 
 
 def _annotated(typ: Any, kind: type) -> bool:
