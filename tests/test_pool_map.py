@@ -36,7 +36,10 @@ def test_ctrl_c_stops_at_once_in_one_message(delay):
     while they sleep through 30 s tasks: the call stops at once, nothing but the caller's
     own message is printed, and no worker is left (a ProcessPoolExecutor printed worker
     tracebacks, and its shutdown could hang)."""
-    code = ("import time\nfrom ckptsim.experiments.pool import map_processes\n"
+    # A shell that starts the test run in the background makes it ignore SIGINT, and the
+    # child would inherit that: it takes Ctrl-C as a terminal's foreground process does.
+    code = ("import signal, time\nsignal.signal(signal.SIGINT, signal.default_int_handler)\n"
+            "from ckptsim.experiments.pool import map_processes\n"
             "print('go', flush=True)\n"
             "try:\n    map_processes(time.sleep, [30] * 4, 2)\n"
             "except KeyboardInterrupt:\n    print('stopped', flush=True)\n")
