@@ -12,6 +12,7 @@ order) and a default integer index.
 
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -173,19 +174,14 @@ def load_run(run_dir: str | Path) -> RunFolder:
     return RunFolder(run, jobs, summary, allocations, unavailability, out_jobs)
 
 
-#: How summary.json writes the numbers JSON has no literal for (`records.io`).
-_WRITTEN = {None: float("nan"), "inf": float("inf"), "-inf": float("-inf")}
-
-
 def _number(value: Any) -> Any:
-    return _WRITTEN[value] if value is None or isinstance(value, str) and value in _WRITTEN \
-        else value
+    return math.nan if value is None else value
 
 
 def _numbers(document: Any) -> Any:
-    """summary.json with its numbers as the run had them: a metric (or a value of a daily
-    series) written null is NaN again, one written "inf" or "-inf" infinite.  Elsewhere (the
-    params, the options) null stays None, which it was."""
+    """summary.json (its "inf" texts already infinite, `records.io.read_summary_json`) with
+    its numbers as the run had them: a metric (or a value of a daily series) written null is
+    NaN again.  Elsewhere (the params, the options) null stays None, which it was."""
     if not isinstance(document, dict):
         return document
     out = dict(document)

@@ -149,11 +149,7 @@ def _bounds(raw: object, key: str) -> tuple[float, float]:
 
 def _value(raw: object, key: str, rng_draw: Any) -> float:
     if isinstance(raw, list | tuple):
-        if len(raw) != 2:
-            raise ConfigError(key, f"a range is [low, high], got {list(raw)!r}")
-        lo, hi = (_number(v, key) for v in raw)
-        if hi < lo:
-            raise ConfigError(key, f"range [{lo:g}, {hi:g}] has low > high")
+        lo, hi = _bounds(raw, key)
         if rng_draw is None:
             raise ConfigError(key, "a range needs a machine to draw for (give a number here)")
         return float(rng_draw.uniform(lo, hi)) if hi > lo else lo
