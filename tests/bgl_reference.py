@@ -172,8 +172,13 @@ class RefFcfs(QueueScheduler):
 
 
 def _failing(sim: Simulator, now: float, estimate: float) -> int:
+    """The nodes failing in [now, now + estimate): a failure at the estimated end comes after
+    the job's end ([now, now] for a job of no length)."""
     failures = sim.component("failures")
-    return failures.failing_nodes(now, now + estimate) if failures is not None else 0
+    if failures is None:
+        return 0
+    end = now + estimate
+    return failures.failing_nodes(now, math.nextafter(end, -math.inf) if end > now else end)
 
 
 class RefBalancing(RefFcfs):

@@ -299,3 +299,25 @@ def test_size_groups_keep_queue_order_per_size():
     g.remove(js[3])
     g.remove(js[0])
     assert g.sizes == [2, 4] and g.groups[4] == ([1], [js[2]]) and len(g) == 3
+
+
+@pytest.mark.parametrize(("name", "params"), [("bgl-balancing", {"confidence": 1.0}),
+                                              ("bgl-tiebreak", {"accuracy": 1.0})])
+def test_a_failure_at_the_estimated_end_is_not_predicted(name, params):
+    # One job of 1 supernode, run time = estimate = 10, on an empty 2x2x2 torus, where the MFP
+    # heuristic takes node 0.  A failure of node 0 at 10 comes after the job's end (the engine
+    # ends a job before a failure at the same instant): bgl-fcfs's job on node 0 is not
+    # killed, so the predictors keep node 0.  A failure at 9.999 kills it: they move the job.
+    w = jobs([(0, 10, 1, 10)], 8)
+    for when, box in ((10.0, 0b1), (9.999, None)):
+        chosen = {}
+        for scheduler, extra in (("bgl-fcfs", {}), (name, params)):
+            factory = scheduler_factory(scheduler, {**TINY, **extra})
+            sim = Simulator(factory.prepare(w), factory, check=True)
+            inject_failures(sim, [when], [0])
+            chosen[scheduler] = sim.policy.choose(sim.jobs[0], sim.platform.free_mask, 0.0)
+            sim.run()
+            if scheduler == "bgl-fcfs":
+                assert sim.jobs[0].n_kills == (when < 10)
+        assert chosen["bgl-fcfs"] == 0b1
+        assert chosen[name] == box if box else chosen[name] != 0b1

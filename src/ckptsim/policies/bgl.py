@@ -138,7 +138,7 @@ class BglFcfs(QueueScheduler):
     def choose(self, job: Job, free: int, now: float, avoid: int = 0,
                end: float | None = None) -> int | None:
         """The partition for `job` among the free boxes not meeting `avoid`, or None; a
-        placement that looks ahead looks at [now, end] (default: now + the job's estimate)."""
+        placement that looks ahead looks at [now, end) (default: now + the job's estimate)."""
         return self.torus.best_partition(free, job.size, avoid)  # the MFP heuristic
 
     def pick(self, job: Job, parts: list[int], losses: list[int], failing: int) -> int:

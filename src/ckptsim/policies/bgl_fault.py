@@ -9,9 +9,10 @@
   the queue: nothing is backfilled meanwhile) until one is stable enough, the seed's
   "balancing algorithm [that] makes the jobs wait longer in order to select stable
   partitions".  The hold looks at failures strictly after now (one at now has happened).
-* Both predictors look at the failures in [now, now + estimate] (`at_now="ahead"`, default,
+* Both predictors look at the failures in [now, now + estimate) (`at_now="ahead"`, default,
   as the committed figures were made); the engine has applied a failure at now before the
-  pass, so `at_now="past"` looks strictly after now instead, as the hold does.
+  pass, so `at_now="past"` looks strictly after now instead, as the hold does.  The window
+  is open at the estimated end: the engine ends a job before a failure at the same instant.
 * `bgl-tiebreak`: among the partitions with the best MFP, prefer the first one predicted not to
   fail; a real failure is predicted with probability `accuracy` (false negatives 1 - accuracy,
   no false positives; section 4.2 / 5.2.2).  With `draws="box"` (default) one draw is made per
@@ -75,10 +76,17 @@ class TiebreakParams(FaultAwareParams):
 
 
 def _failing(sim: Simulator, start: float, end: float) -> int:
-    """The nodes with a failure in [start, end] (the failure schedule of the run's failures
-    component, or of the availability component given failures; none without either)."""
+    """The nodes with a failure in [start, end) (the failure schedule of the run's failures
+    component, or of the availability component given failures; none without either).
+
+    The window is open at `end`, the job's estimated end: the engine ends a job before a
+    failure at the same instant, so a failure exactly then does not hit the job."""
     failures: FailureTimes | None = sim.provider(FailureTimes)
-    return failures.failing_nodes(start, end) if failures is not None else 0
+    if failures is None:
+        return 0
+    # A job of no length (end == start) keeps [start, start]: under at_now="ahead" a failure
+    # at now still counts for it.
+    return failures.failing_nodes(start, math.nextafter(end, -INF) if end > start else end)
 
 
 class _FaultAware(BglFcfs):
