@@ -201,3 +201,17 @@ def test_a_system_not_in_the_failure_log_is_refused_before_any_run(system, tmp_p
     assert captured.err.count("\n") == 1
     assert "run" not in captured.out  # no estimate, nothing run
     assert not (out / "store").exists()
+
+
+def test_the_system_option_names_the_logs_node_count(capsys):
+    # System 20 of the LANL records has 512 nodes, 400 of which fail at least once; the
+    # option's help says so (the log rate divides by the 512).
+    needs_data()
+    from ckptsim.failures.readers import lanl_systems, read_lanl_cfdr
+
+    nodes = lanl_systems(LOG)[20][0]
+    failing = len(set(read_lanl_cfdr(LOG, system=20).node.tolist()))
+    with pytest.raises(SystemExit):
+        main(["paper", "oliner", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert f"default 20: {nodes} nodes, {failing} of which fail" in text

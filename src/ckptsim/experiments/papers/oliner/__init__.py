@@ -111,7 +111,8 @@ class Oliner(FamilyPaper):
         PaperOption("--failure-log", "the LANL failure records CSV (default: ../failures/"
                     "lanl_cfdr/LA-UR-05-7318-failure-data-1996-2005.csv.gz beside the trace "
                     "folder)", kwargs={"metavar": "FILE"}, recorded=False),
-        PaperOption("--system", "LANL system whose failures are used (default 20: 400 nodes)",
+        PaperOption("--system", "LANL system whose failures are used (default 20: 512 nodes, "
+                    "400 of which fail)",
                     default=20, kwargs={"type": int, "metavar": "N"}),
         PaperOption("--loads", "load scales c (default 1.0 1.2)",
                     kwargs={"type": float, "nargs": "+", "metavar": "C"}),

@@ -15,12 +15,13 @@ Each runs for load scales c = 1.0 and 1.2 (run times multiplied by c).  The seed
 are NASA iPSC/860, SDSC SP2 and LLNL T3D; the LLNL T3D log is not available here, so the
 Lublin-Feitelson model output `lublin_256` (256 nodes) takes its place, its sizes scaled to the
 128 supernodes by 1/2 as the seed scaled LLNL's.  The failures are the LANL failure records of
-one system (default 20: 400 nodes, the closest to the seed's 350-node log), rescaled to the
-count over each workload's submit span keeping the log's timings, mapped onto the supernodes by
-node number modulo 128, and transient (the seed's model); the seed's counts are 4,000 for NASA
-and SDSC and 1,000 for LLNL (here: lublin_256), or (`rate="log"`) the log's own rate per node
-and day.  Every workload is scheduled with exact estimates (its run times) by default, as the
-seed's utilisation formula implies, or with its requested times (`estimates="requested"`).  The
+one system (default 20: 512 nodes, 400 of which fail, the closest to the seed's 350-node
+log), rescaled to the count over each workload's submit span keeping the log's timings, mapped
+onto the supernodes by node number modulo 128, and transient (the seed's model); the seed's
+counts are 4,000 for NASA and SDSC and 1,000 for LLNL (here: lublin_256), or (`rate="log"`)
+the log's own rate per node and day.  Every workload is scheduled with exact estimates (its
+run times) by default, as the seed's utilisation formula implies, or with its requested times
+(`estimates="requested"`).  The
 sweep's seed is the rescaling's seed, so replications (`replications`) draw different thinnings
 of the log.
 """
