@@ -14,7 +14,8 @@ one store shared by the families:
 Each runs for load scales c = 1.0 and 1.2 (run times multiplied by c).  The seed's workloads
 are NASA iPSC/860, SDSC SP2 and LLNL T3D; the LLNL T3D log is not available here, so the
 Lublin-Feitelson model output `lublin_256` (256 nodes) takes its place, its sizes scaled to the
-128 supernodes by 1/2 as the seed scaled LLNL's.  The failures are the LANL failure records of
+128 supernodes by 1/2 (the seed does not say how it fit LLNL's 256 nodes onto 128 supernodes).
+The failures are the LANL failure records of
 one system (default 20: 512 nodes, 400 of which fail, the closest to the seed's 350-node
 log), rescaled to the count over each workload's submit span keeping the log's timings, mapped
 onto the supernodes by node number modulo 128, and transient (the seed's model); the seed's
