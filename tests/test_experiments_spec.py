@@ -381,3 +381,28 @@ def test_a_workload_without_trace_or_generator_shows_its_keys(tmp_path):
     assert found["workloads.l (line 1)"] == (
         "give exactly one of trace = PATH or generator = 'lublin' | 'grid' | 'htc'; the table "
         "has: generater, n")
+
+
+def test_values_valid_only_together_are_accepted_and_bad_combinations_refused(tmp_path):
+    """Each value is checked beside the entry's other values, not only beside the defaults:
+    scojo-pect's three shares must sum to 1, so any one of 1/3 is refused beside the
+    defaults of the other two (0.2/0.3/0.5) but not beside the entry's own."""
+    head = '[workloads.m]\ngenerator = "lublin"\nn = 50\n[[schedulers]]\nname = "scojo-pect"\n'
+    path = tmp_path / "spec.toml"
+    path.write_text(head + "params = { share_short = 0.4, share_medium = 0.3, "
+                           "share_long = 0.3, ratio_low = 0.96, ratio_high = 1.0 }\n")
+    (s,) = load_spec(path).schedulers
+    assert s.params["share_short"] == [0.4] and s.params["ratio_low"] == [0.96]
+    # Axes: each value sums to 1 with some value of the others, but the grid's combinations
+    # that do not are refused.
+    found = problems(head + "params = { share_short = [0.2, 0.3], share_medium = [0.3, 0.2], "
+                            "share_long = 0.5 }\n", tmp_path)
+    assert [loc for loc, _ in found] == ["schedulers[0].params (line 6)"] * 2
+    assert "'share_short': 0.2, 'share_medium': 0.2" in found[0][1]
+    # A value no value of the others accepts is refused at its own location.
+    assert locations(head + "params = { share_short = [0.2, 0.4], share_medium = 0.3, "
+                            "share_long = 0.5 }\n", tmp_path) == [
+        "schedulers[0].params.share_short[1]"]
+    # A value refused whatever the others are keeps its own location.
+    assert locations(head + "params = { share_short = 1.5, share_medium = 0.3 }\n",
+                     tmp_path) == ["schedulers[0].params.share_short"]

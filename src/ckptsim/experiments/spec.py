@@ -39,8 +39,9 @@ figures in `specfigures`.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -320,15 +321,42 @@ def _scheduler_params(problems: _Problems, loc: str, name: str, table: Any
             try:
                 return getattr(make_params(cls.Params, {key: v}), key)
             except ConfigError as exc:
-                raise Bad(str(exc).removeprefix(f"{exc.key}: ")) from None
+                alone = exc
+            # Refused beside the others' defaults only (shares that must sum to 1, a bound
+            # below another): it stands if the values the entry gives the others accept it;
+            # `_check_combinations` then judges every combination.
+            for point in _other_values(table, accepted, key):
+                try:
+                    return getattr(make_params(cls.Params, {**point, key: v}), key)
+                except ConfigError:
+                    continue
+            raise Bad(str(alone).removeprefix(f"{alone.key}: ")) from None
 
         axes[key] = _as_axis(problems, f"{loc}.params.{key}", value, check)
     return axes
 
 
+#: Most combinations of the other parameters' values a refused value is tried with.
+_MAX_CONTEXTS = 64
+
+
+def _other_values(table: dict[str, Any], accepted: list[str], key: str
+                  ) -> Iterator[dict[str, Any]]:
+    """Combinations of the values an entry's params give its parameters other than `key`
+    (each list an axis, at most `_MAX_CONTEXTS` of them; none when it gives no other)."""
+    others = {k: (v if isinstance(v, list) else [v]) for k, v in table.items()
+              if k != key and k in accepted}
+    if not others:
+        return iter(())
+    points = itertools.product(*others.values())
+    return (dict(zip(others, p, strict=True))
+            for p in itertools.islice(points, _MAX_CONTEXTS))
+
+
 def _check_combinations(problems: _Problems, loc: str, name: str,
                         params: dict[str, list[Any]], zips: tuple[tuple[str, ...], ...]) -> None:
-    """Each value was checked alone; a policy may also refuse some combinations."""
+    """Each value was checked on its own (beside the entry's other values); a policy may also
+    refuse some combinations."""
     from ckptsim.policies.base import get_scheduler, make_params
 
     cls = get_scheduler(name)
