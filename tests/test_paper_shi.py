@@ -145,3 +145,27 @@ def test_bad_arguments(tmp_path, capsys):
         shi.run_figures("traces", tmp_path, shi.Options(trace_dir=tmp_path))
     with pytest.raises(ConfigError, match="unknown trace 'LLNL'"):
         shi.run_figures("traces", tmp_path, shi.Options(traces=("LLNL",)))
+
+
+PAGE = Path(__file__).resolve().parents[1] / "docs" / "results" / "shi.md"
+
+
+@pytest.mark.parametrize("spec", sorted((PAGE.parent / "shi" / "choices").glob("*.toml")),
+                         ids=lambda p: p.name)
+def test_the_modelling_choices_specs_load(spec):
+    """The page's commands `ckptsim sweep docs/results/shi/choices/NAME.toml` (open.toml sets
+    the three shares together)."""
+    from ckptsim.experiments.spec import load_spec
+
+    assert load_spec(spec).schedulers
+
+
+def test_modelling_choices_name_what_the_thesis_leaves_open():
+    """Each setting the runs take where the thesis gives no value, or prints another, is named
+    in the page's modelling choices with a spec that measures it."""
+    text = PAGE.read_text()
+    section = text.split("## Modelling choices", 1)[1].split("\n## ", 1)[0]
+    for name in ("without_migration", "interval_size", "ratio_low", "reading=literal", "cycle",
+                 "share_medium", "backfill=conservative", "empty_slice", "mem_high",
+                 "choices/open.toml", "choices/literal.toml", "choices/constants.toml"):
+        assert name in section, name
