@@ -73,3 +73,26 @@ def test_a_csv_lacking_a_column_is_one_line_naming_the_table(tmp_path, capsys, p
     err = capsys.readouterr().err
     assert err.startswith(f"ckptsim: error: --out: {tmp_path / page}: the table ") and \
         "which its figures' CSVs lack" in err and err.count("\n") == 1, err
+
+
+def test_oliner_page_states_the_failure_free_tail_of_its_runs():
+    # Failures fall within each workload's submit span; what the page says of the runs' tail
+    # after the last arrival (makespan - submit span, at the seed's counts, c = 1.0, a = 0) is
+    # what fig4.csv holds.
+    import re
+
+    text = " ".join((RESULTS / "oliner.md").read_text().split())
+    row = text[text.index("| when failures happen |"):]
+    row = row[:row.index("| a job killed by a failure |")]
+    stated = {t: (int(a), int(b), int(p)) for a, t, b, p in re.findall(
+        r"(\d+) of (SDSC|NASA|LUBLIN-256)'s (\d+)(?: days)? \((\d+)%\)", row)}
+    rows = list(csv.DictReader(open(RESULTS / "oliner" / "fig4.csv")))
+    seen = {}
+    for r in rows:
+        count = 1000 if r["trace"] == "LUBLIN-256" else 4000
+        if (float(r["load_scale"]), float(r["confidence"]), float(r["failure_count"])) == (
+                1.0, 0.0, count):
+            span = float(r["makespan"]) / 86400
+            tail = span - float(r["days"])
+            seen[r["trace"]] = (round(tail), round(span), round(100 * tail / span))
+    assert stated == seen
