@@ -3,9 +3,14 @@ Algorithm 3's checkpoints are written) and `retry` (Algorithm 3 at most once per
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pytest
 from helpers import jobs, starts
+from hypothesis import given
+from hypothesis import strategies as st
+from test_properties import SETTINGS, workloads
 
 from ckptsim.engine.simulator import Simulator
 from ckptsim.errors import ConfigError
@@ -56,6 +61,66 @@ def test_freeze_false_still_protects_the_head():
     rows = [*FIG3_F[:5], (31.0, 5.0, 2, 5.0)]
     sim = run(rows, 8, freeze=False, **COSTS)
     assert starts(sim)[3] == (34, 54) and starts(sim)[6] == (54, 59)
+
+
+# Two 1-node jobs that overrun estimates of 0 s, on a 2-node machine whose 2-node head waits.
+OVERRUN = [
+    (0.0, 1.0, 1, 1.0),     # R: ends at 1, the head's reservation
+    (0.0, 1.0, 2, 1.0),     # H: the head, needs both nodes
+    (0.0, 4.0, 1, 0.0),     # A: backfilled at 0 (predicted to end at 0), runs on
+    (1.0, 4.0, 1, 0.0),     # B: arrives at 1, backfilled into R's node (predicted end 1)
+]
+OVERRUN_COSTS = {"t_thr": 5, "p": 0.2, "t_checkpoint": 3, "t_extend": 6}
+
+
+def test_freeze_false_does_not_backfill_the_checkpointed_jobs_before_their_head():
+    # At 1 A is checkpointed for H (1-4) and B is backfilled (ends by 4, it predicts). At 4
+    # B is checkpointed (4-7); A, back in the queue, would fit the free node and end by 7 as
+    # predicted, but it was checkpointed for H, which still waits: it stays queued. H starts
+    # at 7; A and B restart after it (3 s restart each). Before, A and B took turns on the
+    # node H waited for, each restart checkpointed before any progress, for ever.
+    for replan in ("incremental", "full"):
+        sim = Simulator(jobs(OVERRUN, 2), scheduler_factory("ckpt-backfill", {
+            **OVERRUN_COSTS, "freeze": False, "replan": replan}), check=True)
+        sim.advance(1000.0)
+        assert starts(sim) == {1: (0, 1), 2: (7, 8), 3: (0, 14), 4: (1, 12)}, replan
+        assert sim.jobs[2].segments == [(0, 4), (8, 14)]
+        assert sim.jobs[3].segments == [(1, 7), (8, 12)]
+
+
+def test_freeze_default_waits_for_the_checkpoint_alone():
+    # The default: nothing is backfilled while A's checkpoint is written; H runs 4-5.
+    sim = run(OVERRUN, 2, **OVERRUN_COSTS)
+    assert starts(sim) == {1: (0, 1), 2: (4, 5), 3: (0, 11), 4: (5, 9)}
+
+
+@st.composite
+def overrunning(draw):
+    """Small machines, jobs that overrun short estimates: where checkpoints come often."""
+    machine = draw(st.integers(1, 4))
+    n = draw(st.integers(1, 12))
+    column = partial(st.lists, min_size=n, max_size=n)
+    return from_columns(submit=sorted(draw(column(st.integers(0, 10)))),
+                        runtime=draw(column(st.integers(0, 12))),
+                        size=draw(column(st.integers(1, machine))),
+                        estimate=draw(column(st.integers(0, 4))), machine_size=machine)
+
+
+@SETTINGS
+@given(w=st.one_of(workloads(), overrunning()), freeze=st.booleans(),
+       replan=st.sampled_from(["incremental", "full"]),
+       overdue=st.sampled_from(["estimate", "now", "reservation"]),
+       t_ckpt=st.sampled_from([0.0, 3.0, 7.0]), restart=st.sampled_from([0.0, 3.0, 11.0]))
+def test_every_run_ends(w, freeze, replan, overdue, t_ckpt, restart):
+    # However the jobs overrun their estimates, every job ends: the run is bounded by the
+    # serial work plus, per queue head, a checkpoint and a restart of every job.
+    params = {"t_thr": 5, "p": 0.2, "t_checkpoint": t_ckpt, "t_extend": t_ckpt + restart,
+              "freeze": freeze, "replan": replan, "overdue": overdue}
+    sim = Simulator(w, scheduler_factory("ckpt-backfill", params), check=True)
+    n = len(w)
+    bound = float(w.submit.max() + w.runtime.sum()) + n * n * (t_ckpt + restart) + 1.0
+    sim.advance(bound)
+    assert sim.n_ended == n
 
 
 # Zero-overhead checkpoints complete at the instant they are taken: the second head's

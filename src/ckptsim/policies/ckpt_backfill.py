@@ -48,7 +48,8 @@ Points the seed leaves open are options (docs/schedulers.md):
   the cap is no longer preempted and is planned with its estimate;
 * `freeze`: whether backfilling stops while the checkpoints of Algorithm 3 are written (default:
   yes, only jobs fitting from the head start); with `freeze=false` the pass goes on as EASY's,
-  the jobs being checkpointed counted as ending when their checkpoints do;
+  the jobs being checkpointed counted as ending when their checkpoints do, and the jobs
+  checkpointed for the head not backfilled again before it starts;
 * `retry`: whether Algorithm 3 may run again at an instant where it already ran, for a queue
   head it has not run for at that instant (default: no, the next try is at the next event);
 * `replan`: `incremental` (default) or `full` (above).
@@ -116,6 +117,10 @@ class CkptBackfill(Easy):
         self._waiting_on = 0  # checkpoints the reserved head still waits for
         self._pending: set[int] = set()  # jobs whose Algorithm 3 checkpoint is in flight
         self._batch: list[Job] = []  # checkpointed jobs, back to the queue when all are done
+        # freeze=false: the jobs Algorithm 3 checkpointed for the queue head `_bar_head`, not
+        # backfilled again before that head starts.
+        self._barred: set[int] = set()
+        self._bar_head = -1
         self.preemptions = 0  # Algorithm 3 invocations that checkpointed something
         # Completed Algorithm 3 checkpoints per job: the job's own count (`n_checkpoints`) also
         # counts those of a checkpoint component, which neither restart a job nor predict it.
@@ -244,6 +249,11 @@ class CkptBackfill(Easy):
             free += job.size
         if free < head.size and not self._partial:
             return
+        if chosen and not self._freeze:
+            if self._bar_head != head.index:
+                self._barred.clear()
+                self._bar_head = head.index
+            self._barred.update(job.index for job in chosen)
         for job in chosen:
             self._forget(job)
             self._pending.add(job.index)
@@ -322,6 +332,27 @@ class CkptBackfill(Easy):
             for j in batch:
                 self._added(j)
         self._dirty = True
+
+    def _backfill(self, now: float, i: int) -> None:
+        barred = self._barred
+        if barred:
+            q = self.queue
+            if q and q[0].index == self._bar_head:
+                # freeze=false: the head still waits for the nodes Algorithm 3 freed for it.
+                # The jobs checkpointed for it are not backfilled into them again (where a job
+                # overruns its prediction, checkpointing and backfilling two such jobs in
+                # turn would go on for ever, each restart making no progress).
+                order = q[:]
+                skipped = sum(1 for j in order[:i] if j.index in barred)
+                q[:] = [j for j in order if j.index not in barred]
+                try:
+                    super()._backfill(now, i - skipped)
+                finally:
+                    left = {id(j) for j in q}
+                    q[:] = [j for j in order if j.index in barred or id(j) in left]
+                return
+            barred.clear()  # that head has started
+        super()._backfill(now, i)
 
     def schedule(self, now: float) -> None:
         if self._replan_full:
