@@ -111,14 +111,16 @@ def test_several_jobs_preempted_at_one_reservation_largest_first():
         (0, 20, 4, 20),     # 1: half the machine until 20
         (1, 10, 8, 10),     # 2: head: reservation at 20
         (2, 100, 1, 100),   # 3: backfilled (predicted 20 s: ends by 22 > 20? no: 2+20=22)
-        (2, 100, 2, 50),    # 4: backfilled, predicted 10 s
-        (2, 100, 1, 40),    # 5: backfilled, predicted 8 s
+        (2, 100, 2, 90),    # 4: backfilled, predicted 18 s: ends by 20
+        (2, 100, 1, 90),    # 5: backfilled, predicted 18 s: ends by 20
     ], 8)
     sim = run(w, t_thr=35, p=0.2, overhead=False)
     j3, j4, j5 = sim.jobs[2], sim.jobs[3], sim.jobs[4]
     # Job 3 (predicted 2 + 20 = 22 > 20, no extra nodes) is not backfilled at 2; jobs 4 and 5
-    # are. At 20 the head needs all 8 nodes: 4 are freed by job 1, job 4 (2 nodes, largest)
-    # and job 5 are checkpointed.
+    # are. At 20 they are not yet past their predictions (a job predicted to end earlier would
+    # be re-planned there with its estimate, and the reservation would move past 20). The head
+    # needs all 8 nodes: 4 are freed by job 1, job 4 (2 nodes, largest) and job 5 are
+    # checkpointed.
     assert j4.n_checkpoints == 1 and j5.n_checkpoints == 1
     assert starts(sim)[2] == (20, 30)
     assert j3.start >= 20

@@ -1,5 +1,6 @@
 """ckpt-backfill's `replan` option: Algorithm 1 of seed 000 on every arrival and at the
-reservation timer (`full`) against the incremental passes of the default."""
+reservation timer (`full`, the default) against `easy`'s incremental passes (`incremental`, the
+reading of runs recorded before the option)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 from test_properties import SETTINGS, workloads
 
 from ckptsim.engine.simulator import Simulator
+from ckptsim.params import identity_params
 from ckptsim.policies.base import make_params, scheduler_factory
 from ckptsim.policies.ckpt_backfill import CkptBackfill, CkptBackfillParams
 
@@ -74,9 +76,9 @@ def test_the_reservation_timer_re_plans_first_only_under_replan_full(replan, exp
 
 
 def test_the_incremental_timer_depends_on_an_unrelated_end():
-    # The default: a 1-node job X ending at 25 on a 9-node machine (C needs all 9) makes a full
-    # pass at 25 that re-plans E, and E is no longer checkpointed at 30. Under replan=full E
-    # is not checkpointed either way.
+    # replan=incremental: a 1-node job X ending at 25 on a 9-node machine (C needs all 9)
+    # makes a full pass at 25 that re-plans E, and E is no longer checkpointed at 30. Under
+    # replan=full E is not checkpointed either way.
     rows = [(0.0, 10.0, 4, 10.0), (0.0, 30.0, 4, 30.0), (1.0, 20.0, 9, 20.0),
             (3.0, 40.0, 4, 50.0)]
     for replan in ("incremental", "full"):
@@ -84,15 +86,15 @@ def test_the_incremental_timer_depends_on_an_unrelated_end():
                      replan=replan)
         assert segments(with_x)[4] == [(10, 50)]
     without_x = run(jobs(rows[:2] + [(1.0, 20.0, 8, 20.0), rows[3]], 8), t_thr=35, p=0.2,
-                    overhead=False)
+                    overhead=False, replan="incremental")
     assert segments(without_x)[4] == [(10, 30), (50, 70)]
 
 
 class EveryEventPass(CkptBackfill):
-    """The default (incremental) scheduler made to run Algorithm 1 in full on every event: a
-    full pass at every instant and, at the reservation timer, overdue jobs re-planned and the
-    head's reservation recomputed from the running jobs sorted afresh before Algorithm 3, which
-    does not run when the reservation is later than now."""
+    """The incremental scheduler (`replan=incremental`) made to run Algorithm 1 in full on
+    every event: a full pass at every instant and, at the reservation timer, overdue jobs
+    re-planned and the head's reservation recomputed from the running jobs sorted afresh before
+    Algorithm 3, which does not run when the reservation is later than now."""
 
     def schedule(self, now):
         self._dirty = True
@@ -123,7 +125,19 @@ def test_replan_full_is_a_full_pass_on_every_event(w, overdue, scaled, t_ckpt, f
     values = {"p": 0.2, "t_thr": 5, "t_checkpoint": t_ckpt, "t_extend": 2 * t_ckpt,
               "overdue": overdue, "scaled": scaled, "freeze": freeze}
     full = run(w, replan="full", **values)
-    params = make_params(CkptBackfillParams, values)
+    params = make_params(CkptBackfillParams, {**values, "replan": "incremental"})
     reference = Simulator(w, lambda s: EveryEventPass(s, params), check=True).run()
     assert segments(full) == segments(reference)
     assert [j.n_checkpoints for j in full.jobs] == [j.n_checkpoints for j in reference.jobs]
+
+
+def test_full_is_the_default_and_incremental_keeps_the_recorded_run_identities():
+    # The seed's Algorithm 1 by default: the arrival example schedules as replan=full.
+    default = run(jobs(ARRIVAL, 10), t_thr=150, p=0.2, overhead=False)
+    assert segments(default)[4] == [(45, 145)]
+    assert CkptBackfillParams().replan == "full"
+    # Runs recorded before the option ran the incremental passes and have no `replan` in their
+    # identity: incremental keeps those identities, the default (full) is another run.
+    recorded = identity_params(CkptBackfillParams(p=0.2, replan="incremental"))
+    assert "replan" not in recorded
+    assert identity_params(CkptBackfillParams(p=0.2)) == {**recorded, "replan": "full"}

@@ -3,7 +3,11 @@ still recognised after it (runs are not redone, results are not mixed up).
 
 golden/run_ids.json holds the run ids of the example specs and of a spec with synthetic
 failures and a failure-count axis, recorded before the engine's seams were reworked.  Regenerate
-deliberately with `CKPTSIM_REGEN_GOLDEN=1 python -m pytest tests/test_golden_run_ids.py`.
+deliberately with `CKPTSIM_REGEN_GOLDEN=1 python -m pytest tests/test_golden_run_ids.py`.  The
+ckpt-backfill runs of the synthetic spec were recorded again when `replan=full` became the
+default (another schedule, so other runs); the ids they had before are kept as
+"synthetic-incremental", which the spec gives again with `replan = "incremental"`, the reading
+of the runs recorded before the option existed.
 """
 
 from __future__ import annotations
@@ -75,11 +79,18 @@ policy = ["fixed:interval=3600,bandwidth=2,memory=0.5", "ratio:cost=30"]
 name = "easy"
 """
 
+#: The synthetic spec at the reading its ckpt-backfill runs had before `replan` existed.
+SYNTHETIC_INCREMENTAL_SPEC = SYNTHETIC_SPEC.replace(
+    "params = { p = [0.2, 0.5] }", 'params = { p = [0.2, 0.5], replan = "incremental" }')
+SPECS = {"synthetic": SYNTHETIC_SPEC, "checkpoint": CHECKPOINT_SPEC,
+         "synthetic-incremental": SYNTHETIC_INCREMENTAL_SPEC}
+
+
 def spec_run_ids(name: str, tmp_path: Path) -> dict[str, list[str]]:
     trace("SDSC-SP2-1998-4.2-cln.swf.gz")  # skip when the traces are absent
-    if name in ("synthetic", "checkpoint"):
+    if name in SPECS:
         path = tmp_path / f"{name}.toml"
-        path.write_text(SYNTHETIC_SPEC if name == "synthetic" else CHECKPOINT_SPEC)
+        path.write_text(SPECS[name])
         spec = load_spec(path, trace_dir=TRACES)
     else:
         spec = load_spec(ROOT / "examples" / f"{name}.toml", trace_dir=TRACES)
@@ -87,7 +98,7 @@ def spec_run_ids(name: str, tmp_path: Path) -> dict[str, list[str]]:
 
 
 @pytest.mark.parametrize("name", ["failures", "traces", "backfilling", "synthetic",
-                                  "checkpoint"])
+                                  "checkpoint", "synthetic-incremental"])
 def test_run_ids_unchanged(name, tmp_path):
     if name == "failures" and not (TRACES.parent / "failures" / "lanl_cfdr").is_dir():
         pytest.skip("the LANL failure log is not available")
@@ -98,3 +109,17 @@ def test_run_ids_unchanged(name, tmp_path):
         GOLDEN.write_text(json.dumps(saved, indent=2, sort_keys=True) + "\n")
         pytest.skip("golden run ids regenerated")
     assert got == json.loads(GOLDEN.read_text())[name]
+
+
+def test_default_ckpt_backfill_runs_are_not_the_incremental_ones(tmp_path):
+    # The default (replan=full) is another schedule: its runs must not take the ids of the runs
+    # recorded before the option; the easy runs of the spec keep theirs.
+    default = spec_run_ids("synthetic", tmp_path)["run_ids"]
+    incremental = spec_run_ids("synthetic-incremental", tmp_path)["run_ids"]
+    assert len(default) == len(incremental)
+    spec_path = tmp_path / "synthetic.toml"
+    spec_path.write_text(SYNTHETIC_SPEC)
+    names = [r.scheduler_name for r in build_matrix(load_spec(spec_path, trace_dir=TRACES))]
+    assert "ckpt-backfill" in names and "easy" in names
+    for name, a, b in zip(names, default, incremental, strict=True):
+        assert (a == b) == (name == "easy"), name

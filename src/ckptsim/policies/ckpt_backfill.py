@@ -13,13 +13,14 @@ The Algorithm 1 framework of `easy`, with two changes:
   when every checkpoint it waits for has finished.  The reservation is recomputed on every full
   pass, with one reservation timer that is replaced, never duplicated.
 
-Which passes are full is an option, `replan`: by default (`incremental`) a pass after arrivals
-only is `easy`'s incremental one (the new jobs are examined against the last reservation; jobs
-that ran past their scaled prediction meanwhile are re-planned at the next full pass) and the
-reservation timer runs Algorithm 3 on the reservation of the last full pass.  `replan=full` runs
-Algorithm 1 as the seed writes it, "whenever a new job arrives or when a running job
-terminates": every pass re-plans overdue jobs and recomputes the reservation, and so does the
-reservation timer before Algorithm 3, which preempts nothing when the reservation has moved.
+Which passes are full is an option, `replan`: by default (`full`) Algorithm 1 runs as the seed
+writes it, "whenever a new job arrives or when a running job terminates": every pass re-plans
+overdue jobs and recomputes the reservation, and so does the reservation timer before
+Algorithm 3, which preempts nothing when the reservation has moved.  With `replan=incremental`
+a pass after arrivals only is `easy`'s incremental one (the new jobs are examined against the
+last reservation; jobs that ran past their scaled prediction meanwhile are re-planned at the
+next full pass) and the reservation timer runs Algorithm 3 on the reservation of the last full
+pass; runs recorded before the option existed are this reading.
 
 Checkpoint / restart cost (seed 000 section 5): a checkpoint holds the job's nodes for
 `t_checkpoint` seconds (default: memory_per_node * nodes_per_io_node / (io_bandwidth *
@@ -52,7 +53,7 @@ Points the seed leaves open are options (docs/schedulers.md):
   checkpointed for the head not backfilled again before it starts;
 * `retry`: whether Algorithm 3 may run again at an instant where it already ran, for a queue
   head it has not run for at that instant (default: no, the next try is at the next event);
-* `replan`: `incremental` (default) or `full` (above).
+* `replan`: `full` (default) or `incremental` (above).
 """
 
 from __future__ import annotations

@@ -56,11 +56,12 @@ class CkptBackfillParams(QueueParams):
     retry: bool = param(False, "run Algorithm 3 again at an instant where it already ran, "
                                "for another queue head (false: at the next event)",
                         added=True)
-    replan: str = param("incremental", "incremental: arrival-only passes examine the new jobs "
-                                       "against the last reservation and the reservation timer "
-                                       "uses it; full: every pass and the timer re-plan overdue "
-                                       "jobs and recompute the reservation (seed's Algorithm 1)",
-                        choices=("incremental", "full"), added=True)
+    replan: str = param("full", "full (seed's Algorithm 1): every pass and the reservation "
+                                "timer re-plan overdue jobs and recompute the reservation; "
+                                "incremental: arrival-only passes examine the new jobs against "
+                                "the last reservation and the timer uses it (runs recorded "
+                                "before this option)",
+                        choices=("incremental", "full"), added=True, was="incremental")
 
     def __post_init__(self) -> None:
         validate_params(self, where=NAME)  # each value's own range first
