@@ -90,14 +90,16 @@ def test_the_incremental_timer_depends_on_an_unrelated_end():
     assert segments(without_x)[4] == [(10, 30), (50, 70)]
 
 
-class EveryEventPass(CkptBackfill):
-    """The incremental scheduler (`replan=incremental`) made to run Algorithm 1 in full on
-    every event: a full pass at every instant and, at the reservation timer, overdue jobs
-    re-planned and the head's reservation recomputed from the running jobs sorted afresh before
-    Algorithm 3, which does not run when the reservation is later than now."""
+class ArrivalPass(CkptBackfill):
+    """The incremental scheduler (`replan=incremental`) made to run Algorithm 1 in full at
+    every arrival, as at every end (a full pass whenever jobs arrived) and, at the
+    reservation timer, overdue jobs re-planned and the head's reservation recomputed from
+    the running jobs sorted afresh before Algorithm 3, which does not run when the
+    reservation is later than now."""
 
     def schedule(self, now):
-        self._dirty = True
+        if self._new:
+            self._dirty = True
         super().schedule(now)
 
     def on_timer(self, now, tag):
@@ -121,12 +123,12 @@ class EveryEventPass(CkptBackfill):
 @given(w=workloads(), overdue=st.sampled_from(["estimate", "now", "reservation"]),
        scaled=st.sampled_from(["all", "backfilled"]), t_ckpt=st.sampled_from([0.0, 3.0]),
        freeze=st.booleans())
-def test_replan_full_is_a_full_pass_on_every_event(w, overdue, scaled, t_ckpt, freeze):
+def test_replan_full_is_a_full_pass_at_every_arrival(w, overdue, scaled, t_ckpt, freeze):
     values = {"p": 0.2, "t_thr": 5, "t_checkpoint": t_ckpt, "t_extend": 2 * t_ckpt,
               "overdue": overdue, "scaled": scaled, "freeze": freeze}
     full = run(w, replan="full", **values)
     params = make_params(CkptBackfillParams, {**values, "replan": "incremental"})
-    reference = Simulator(w, lambda s: EveryEventPass(s, params), check=True).run()
+    reference = Simulator(w, lambda s: ArrivalPass(s, params), check=True).run()
     assert segments(full) == segments(reference)
     assert [j.n_checkpoints for j in full.jobs] == [j.n_checkpoints for j in reference.jobs]
 

@@ -14,9 +14,11 @@ The Algorithm 1 framework of `easy`, with two changes:
   pass, with one reservation timer that is replaced, never duplicated.
 
 Which passes are full is an option, `replan`: by default (`full`) Algorithm 1 runs as the seed
-writes it, "whenever a new job arrives or when a running job terminates": every pass re-plans
-overdue jobs and recomputes the reservation, and so does the reservation timer before
-Algorithm 3, which preempts nothing when the reservation has moved.  With `replan=incremental`
+writes it, "whenever a new job arrives or when a running job terminates": the pass after an
+arrival, as the one after an end, re-plans overdue jobs and recomputes the reservation, and so
+does the reservation timer before Algorithm 3, which preempts nothing when the reservation has
+moved (a pass at an instant with neither, e.g. another component's checkpoint, changes
+nothing, as the schedule without that component shows).  With `replan=incremental`
 a pass after arrivals only is `easy`'s incremental one (the new jobs are examined against the
 last reservation; jobs that ran past their scaled prediction meanwhile are re-planned at the
 next full pass) and the reservation timer runs Algorithm 3 on the reservation of the last full
@@ -356,8 +358,10 @@ class CkptBackfill(Easy):
         super()._backfill(now, i)
 
     def schedule(self, now: float) -> None:
-        if self._replan_full:
-            self._dirty = True  # Algorithm 1 in full, after arrivals too
+        if self._replan_full and self._new:
+            # Algorithm 1 in full after arrivals too (ends already make a pass full); a pass
+            # at another component's event (a checkpoint) with neither stays a no-op.
+            self._dirty = True
         if self._waiting_on and self._freeze:
             # The reserved head waits for the checkpoints of Algorithm 3: nothing else may take
             # the nodes they free.  Jobs already fitting from the head may start.

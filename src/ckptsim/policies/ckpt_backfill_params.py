@@ -56,8 +56,9 @@ class CkptBackfillParams(QueueParams):
     retry: bool = param(False, "run Algorithm 3 again at an instant where it already ran, "
                                "for another queue head (false: at the next event)",
                         added=True)
-    replan: str = param("full", "full (seed's Algorithm 1): every pass and the reservation "
-                                "timer re-plan overdue jobs and recompute the reservation; "
+    replan: str = param("full", "full (seed's Algorithm 1): the passes after arrivals and "
+                                "ends and the reservation timer re-plan overdue jobs and "
+                                "recompute the reservation; "
                                 "incremental: arrival-only passes examine the new jobs against "
                                 "the last reservation and the timer uses it (runs recorded "
                                 "before this option)",
