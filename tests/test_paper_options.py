@@ -20,8 +20,8 @@ VALUES = {"--jobs": ["1"], "--dask": ["local"], "--dask-timeout": ["2"], "--trac
           "--per-cluster": ["10"], "--load": ["0.9"], "--days": ["1"],
           "--start": ["2010-01-15"], "--platform": ["smallpool"],
           "--availability-trace": ["x.avt"], "--yes": [], "--freeze": ["true"],
-          "--retry": ["false"], "--startdelay-first": ["delay"], "--resume-after": ["60"],
-          "--speeds": ["slowest"],
+          "--retry": ["false"], "--replan": ["incremental"], "--startdelay-first": ["delay"],
+          "--resume-after": ["60"], "--speeds": ["slowest"],
           "--lead": ["600"], "--reboot-duration": ["300"], "--slice-failures": ["scale"],
           "--jitter": ["0"], "--windows": ["2"], "--reading": ["estimate"],
           "--durations": ["1", "4"], "--checkpoint-share": ["1"]}
@@ -172,6 +172,8 @@ def test_the_modelling_choices_reach_the_options():
     assert niu.options(given("niu", "fig4", "--freeze", "false", "--retry", "true")
                        ).params() == {"freeze": False, "retry": True}
     assert niu.options(given("niu", "fig4", "--retry", "true")).params() == {"retry": True}
+    assert niu.options(given("niu", "fig4", "--replan", "incremental")).params() == {
+        "replan": "incremental"}
     opt = forshaw.options(given("forshaw", "fig11", "--startdelay-first", "delay",
                                 "--resume-after", "900", "--lead", "0",
                                 "--reboot-duration", "120"))
@@ -188,11 +190,14 @@ def test_niu_params_reach_the_specs():
     spec = niu.specs("fig6", niu.options(given("niu", "fig6", "--freeze", "false")))["fig6"]
     assert "freeze" not in plain
     assert spec == plain.replace("params = { ", "params = { freeze = false, ")
+    spec = niu.specs("fig6", niu.options(given("niu", "fig6", "--replan", "incremental")))
+    assert spec["fig6"] == plain.replace("params = { ", 'params = { replan = "incremental", ')
 
 
 @pytest.mark.parametrize(("argv", "error"), [
     (("niu", "fig4", "--freeze", "no"), "--freeze: got 'no'; accepted: true, false"),
     (("niu", "fig4", "--retry", "1"), "--retry: got '1'; accepted: true, false"),
+    (("niu", "fig4", "--replan", "every"), "--replan: got 'every'; accepted: full, incremental"),
     (("niu", "fig4", "--reading", "literal"), "--reading: got 'literal'; accepted: estimate, "
      "now, now-backfilled, reservation, reservation-backfilled"),
     (("forshaw", "fig11", "--startdelay-first", "d"),

@@ -40,14 +40,17 @@ class Options:
     jobs: int | None = None
     freeze: bool = True  # backfilling stops while Algorithm 3's checkpoints are written
     retry: bool = False  # Algorithm 3 may run again at the same instant (once per queue head)
+    replan: str = "full"  # which passes run Algorithm 1 in full (`incremental`: easy's shortcut)
     windows: int | None = None  # K sub-periods of each trace besides the whole (`windows`)
     reading: str = DEFAULT_READING  # the overdue reading of the figures' ckpt-backfill runs
     checkpoint_share: float = 0.5  # Fig. 7: the share of t_extend paid at the checkpoint
 
     def params(self) -> dict[str, bool]:
-        """The ckpt-backfill parameters --freeze and --retry change (none at their defaults)."""
+        """The ckpt-backfill parameters --freeze, --retry and --replan change (none at their
+        defaults)."""
         return {k: v for k, v, default in (("freeze", self.freeze, True),
-                                           ("retry", self.retry, False)) if v != default}
+                                           ("retry", self.retry, False),
+                                           ("replan", self.replan, "full")) if v != default}
 
     def figure_params(self, figure: str) -> dict[str, Any]:
         """The ckpt-backfill parameters added to every ckpt-backfill run of `figure`: those of
@@ -63,6 +66,12 @@ def _bool(flag: str, value: str) -> bool:
     if value not in ("true", "false"):
         raise ConfigError(flag, f"got {value!r}; accepted: true, false")
     return value == "true"
+
+
+def _replan(value: str) -> str:
+    if value not in ("full", "incremental"):
+        raise ConfigError("--replan", f"got {value!r}; accepted: full, incremental")
+    return value
 
 
 def _share(value: str | float) -> float:
@@ -198,6 +207,11 @@ class Niu(Paper):
                     "false: Algorithm 3 at most once per instant) or true (again at the same "
                     "instant, once per queue head)", default="false",
                     kwargs={"metavar": "true|false"}),
+        PaperOption("--replan", "ckpt-backfill runs (fig4-fig7, readings): full (default "
+                    "full: Algorithm 1 in full after every arrival and end, as the seed runs "
+                    "it) or incremental (easy's arrival-only passes, the reading of runs "
+                    "recorded before the option)", default="full",
+                    kwargs={"metavar": "full|incremental"}),
         PaperOption("--reading", "ckpt-backfill runs (fig4-fig7): the reading of an overdue "
                     "prediction, one of estimate (the scheduler's default), now, "
                     "now-backfilled, reservation, reservation-backfilled (default "
@@ -219,6 +233,7 @@ class Niu(Paper):
     #: reading; only Fig. 7 pays checkpoint costs.
     used_by = {"--freeze": ("fig4", "fig5", "fig6", "fig7", "readings"),
                "--retry": ("fig4", "fig5", "fig6", "fig7", "readings"),
+               "--replan": ("fig4", "fig5", "fig6", "fig7", "readings"),
                "--reading": ("fig4", "fig5", "fig6", "fig7"),
                "--windows": SWEPT, "--checkpoint-share": ("fig7",)}
     claims = CLAIMS + WINDOW_CLAIMS
@@ -239,6 +254,7 @@ class Niu(Paper):
                        first=given.first, jobs=given.jobs,
                        freeze=_bool("--freeze", given.freeze),
                        retry=_bool("--retry", given.retry),
+                       replan=_replan(given.replan),
                        windows=parse_windows(given.windows),
                        reading=_reading(given.reading),
                        checkpoint_share=_share(given.checkpoint_share))
