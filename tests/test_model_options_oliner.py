@@ -144,6 +144,13 @@ def test_a_slice_can_scale_the_counts_with_its_span():
 def test_jitter_and_bad_options_in_the_paper_specs():
     ol, opt = _options(jitter="0")
     assert ",transient=true,jitter=0\"" in ol.spec_text("balancing", opt)
+    # The failure span: the default writes no span (the committed runs' specs), run does.
+    assert "span=" not in ol.spec_text("failures", _options()[1])
+    for family in ("failures", "balancing", "options"):
+        text = ol.spec_text(family, _options(jitter="0", failure_span="run")[1])
+        assert ",transient=true,jitter=0,span=run\"" in text
+    with pytest.raises(ConfigError, match="--failure-span"):
+        ol.check(_options(failure_span="end")[1])
     with pytest.raises(ConfigError, match="slice_failures"):
         ol.check(_options(slice_failures="half")[1])
     with pytest.raises(ConfigError, match="failures.jitter"):

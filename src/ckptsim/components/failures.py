@@ -69,6 +69,14 @@ class Failures(Component):
             raise ConfigError("failures.source", "give a failure source (lanl:..., fta:... "
                                                  "or synthetic:...)")
         self.trace = trace
+        # span=run (`ckptsim.failures.series`): the periods after the submit span's, drawn as
+        # the run goes; the handles of their queued failures, withdrawn when the last job ends.
+        self.continued = trace is None and _continues(self.params.source)
+        self.series: Any = None
+        self.handles: list[int] = []
+        self.span_failures = 0
+        if not self.continued:
+            self.unused_hooks = ("on_end",)
         self.down_until: dict[int, float] = {}
         self.failures = 0
         self.failures_hitting_jobs = 0
@@ -99,8 +107,12 @@ class Failures(Component):
         # source is kept as written (summary.json records it so).
         resolved = check_failure_spec(prm.source, base=base)
         source = resolved if base is not None else prm.source
+        kind, opt = parse_failure_spec(resolved)
+        if opt.get("span") == "run":
+            from ckptsim.failures.series import needs_count
+
+            needs_count(kind, opt, prm.count)
         if prm.count is not None:
-            kind, opt = parse_failure_spec(resolved)
             if kind not in TRACE_KINDS:
                 raise ConfigError("failures.count", f"applies to failure logs "
                                   f"({', '.join(TRACE_KINDS)}); a {kind} source sets its rate "
@@ -128,6 +140,8 @@ class Failures(Component):
         from ckptsim.hashing import file_sha256
 
         kind, opt = parse_failure_spec(params.source)
+        if opt.get("span") == "submit":
+            del opt["span"]  # the default, written out: the same runs
         doc: dict[str, Any] = {"kind": kind, **opt}
         if "path" in opt:
             path = Path(doc.pop("path"))
@@ -143,14 +157,20 @@ class Failures(Component):
         n_nodes = sim.platform.n_nodes
         trace = self.trace
         if trace is None:
-            from ckptsim.failures.source import load_failures
-
             submit = sim.workload.submit
             start = float(submit[0]) if len(submit) else 0.0
-            trace = self.trace = load_failures(
-                self.params.source, n_nodes=n_nodes,
-                span=float(submit[-1]) - start if len(submit) else 0.0, offset=start,
-                seed=sim.seed, count=self.params.count, jobs=len(submit))
+            where = dict(n_nodes=n_nodes, span=float(submit[-1]) - start if len(submit)
+                         else 0.0, offset=start, seed=sim.seed, count=self.params.count,
+                         jobs=len(submit))
+            if self.continued:
+                from ckptsim.failures.series import FailureSeries
+
+                self.series = FailureSeries(self.params.source, **where)
+                trace = self.trace = self.series.first
+            else:
+                from ckptsim.failures.source import load_failures
+
+                trace = self.trace = load_failures(self.params.source, **where)
         times, nodes, repairs = trace.time, trace.node, trace.repair
         n = len(times)
         if len(nodes) != n or len(repairs) != n:
@@ -172,13 +192,48 @@ class Failures(Component):
         order = sorted(range(n), key=lambda k: (float(times[k]), int(nodes[k])))
         self.times = [float(times[k]) for k in order]
         self.bits = [1 << int(nodes[k]) for k in order]
+        self.span_failures = n
+        if self.series is not None:
+            self._continue()  # the next period is always drawn ahead of the clock
+
+    def _continue(self) -> None:
+        """Draw the series' next period and queue its failures (span=run)."""
+        series, sim = self.series, self.sim
+        assert series is not None and sim is not None
+        trace = series.next()
+        if trace is None:
+            return
+        period = series.periods - 1
+        times, nodes, repairs = trace.time, trace.node, trace.repair
+        order = sorted(range(len(times)), key=lambda k: (float(times[k]), int(nodes[k])))
+        for k in order:
+            t, node = float(times[k]), int(nodes[k])
+            self.handles.append(sim.at(max(t, sim.now),
+                                       self._make_failure(node, float(repairs[k]), period)))
+            self.times.append(t)
+            self.bits.append(1 << node)
+
+    def on_end(self, job: Any) -> None:
+        # span=run: the last job has ended, so the failures still queued never happen (taken
+        # off the queue: they would bring the clock past the run's end).
+        sim = self.sim
+        assert sim is not None
+        if sim.n_ended == len(sim.jobs) and self.handles:
+            sim.withdraw(self.handles)
+            self.handles = []
 
     def failure_times(self) -> list[float]:
-        """The times of the run's failures, sorted."""
-        return self.times
+        """The times of the run's failures, sorted (span=run: those of the submit span, whose
+        rate the continuation keeps)."""
+        return self.times if self.series is None else self.times[:self.span_failures]
 
     def failing_nodes(self, start: float, end: float) -> int:
-        """Mask of the nodes with a failure in [start, end]: what a perfect predictor knows."""
+        """Mask of the nodes with a failure in [start, end]: what a perfect predictor knows
+        (span=run: the periods up to `end` are drawn first)."""
+        series = self.series
+        while series is not None and end > series.horizon and not series.stopped \
+                and series.count:
+            self._continue()
         lo = bisect_left(self.times, start)
         hi = bisect_right(self.times, end)
         mask = 0
@@ -192,12 +247,26 @@ class Failures(Component):
         return dict(zip(FAILURE_COUNTERS, values, strict=True))
 
     def options(self) -> dict[str, Any]:
-        """Where the failures came from (a source string's trace says it)."""
-        return failure_options(self.trace)
+        """Where the failures came from (a source string's trace says it; span=run: how many
+        periods were drawn, and the failures that happened)."""
+        out = failure_options(self.trace)
+        if self.series is not None:
+            out["transforms"].append(self.series.note())
+            out["failures"] = self.failures
+        return out
 
-    def _make_failure(self, node: int, repair: float):  # type: ignore[no-untyped-def]
-        def fail(now: float) -> None:
-            self._fail(now, node, repair)
+    def _make_failure(self, node: int, repair: float,  # type: ignore[no-untyped-def]
+                      period: int = 0):
+        if period == 0:
+            def fail(now: float) -> None:
+                self._fail(now, node, repair)
+        else:
+            def fail(now: float) -> None:
+                series = self.series
+                assert series is not None
+                if period == series.periods - 1:
+                    self._continue()  # a failure of the last period drawn: draw the next
+                self._fail(now, node, repair)
 
         return fail
 
@@ -234,6 +303,12 @@ class Failures(Component):
             sim.nodes_changed()
 
         return repair
+
+
+def _continues(source: str) -> bool:
+    from ckptsim.failures.series import continues
+
+    return continues(source)
 
 
 def failure_options(trace: Any) -> dict[str, Any]:

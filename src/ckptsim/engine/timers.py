@@ -11,7 +11,7 @@ priority the order they were made in.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from heapq import heapify, heappush
 from typing import Any
 
@@ -85,3 +85,16 @@ class Timers(Phases):
     def cancel(self, handle: int) -> None:
         """Drop an event scheduled with `at` or `wake_at`."""
         self._cancelled.add(handle)
+
+    def withdraw(self, handles: Iterable[int]) -> None:
+        """Take events scheduled with `at` or `wake_at` off the queue now.  Unlike `cancel`,
+        whose events still bring the clock to their time (an instant with nothing to do), a
+        withdrawn event leaves no trace: a component whose events continue as long as jobs
+        run (failures past the submit span) withdraws the rest when the last job ends, so the
+        run ends then."""
+        drop = set(handles)
+        if not drop:
+            return
+        heap = self._heap
+        heap[:] = [e for e in heap if e[2] not in drop]  # in place: the loop holds the list
+        heapify(heap)

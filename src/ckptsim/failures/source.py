@@ -1,11 +1,14 @@
 """Naming a failure source on the command line or in a spec: `KIND:key=value,...`.
 
 - `lanl:path=FILE,system=20[,start=..][,end=..][,count=4000][,jitter=auto|S]
-  [,map=modulo|random][,transient=false][,seed=S]`: the LANL failure records, one system,
-  optionally cut to a time window and rescaled to `count` failures over the simulated span
-  (seed 004; beyond the log's size the copies are moved by up to `jitter` seconds, default
-  `auto`, see `transforms.rescale_count`), mapped onto the simulated nodes.
-- `fta:path=FILE_OR_FOLDER[,platform=N][,start=..][,end=..][,count=...][,map=...]
+  [,span=submit|run][,map=modulo|random][,transient=false][,seed=S]`: the LANL failure
+  records, one system, optionally cut to a time window and rescaled to `count` failures over
+  the simulated span (seed 004; beyond the log's size the copies are moved by up to `jitter`
+  seconds, default `auto`, see `transforms.rescale_count`), mapped onto the simulated nodes.
+  `span=run` (with a count) keeps the failures coming past the last submission, period after
+  period at the same rate, until the last job ends (`ckptsim.failures.series`; the failures
+  component draws them); the default `submit` draws them over the submit span only.
+- `fta:path=FILE_OR_FOLDER[,platform=N][,start=..][,end=..][,count=...][,span=...][,map=...]
   [,transient=...][,seed=...]`: a Failure Trace Archive event trace.
 - `synthetic:mtbf=SECONDS[,dist=weibull|exponential][,shape=0.7][,repair_mean=0]
   [,repair_cv=1][,seed=S][,max_per_job=1000]`: per-node failure processes over the simulated
@@ -32,12 +35,16 @@ from typing import Any
 
 from ckptsim.errors import ConfigError
 from ckptsim.failures.model import FailureTrace
+from ckptsim.rng import RandomStreams
 from ckptsim.values import parse_bool, parse_int
 
 KINDS = ("lanl", "fta", "synthetic")
 MAPPINGS = ("modulo", "random")
 DISTRIBUTIONS = ("weibull", "exponential")
-_TRACE_COMMON = {"path", "start", "end", "count", "jitter", "map", "transient", "seed"}
+_TRACE_COMMON = {"path", "start", "end", "count", "jitter", "span", "map", "transient", "seed"}
+#: Over what a log rescaled to a count is drawn: the workload's submit span (first to last
+#: submission) or the whole run (the submit span's failures continued until the last job ends).
+SPANS = ("submit", "run")
 _KEYS = {
     "lanl": {"system"} | _TRACE_COMMON,
     "fta": {"platform"} | _TRACE_COMMON,
@@ -111,6 +118,8 @@ def check_failure_spec(spec: str, *, base: str | Path | None = None) -> str:
         parse_bool("failures.transient", opt["transient"])
     if "jitter" in opt:
         parse_jitter(opt["jitter"])
+    if "span" in opt and opt["span"] not in SPANS:
+        raise ConfigError("failures.span", f"got {opt['span']!r}; accepted: {', '.join(SPANS)}")
     if "map" in opt and opt["map"] not in MAPPINGS:
         raise ConfigError("failures.map", f"got {opt['map']!r}; accepted: {', '.join(MAPPINGS)}")
     if kind == "synthetic":
@@ -216,20 +225,27 @@ def _read(kind: str, opt: dict[str, str]) -> FailureTrace:
 
 
 def load_failures(spec: str, *, n_nodes: int, span: float, offset: float = 0.0,
-                  seed: int = 0, count: int | None = None,
-                  jobs: int | None = None) -> FailureTrace:
+                  seed: int = 0, count: int | None = None, jobs: int | None = None,
+                  streams: RandomStreams | None = None) -> FailureTrace:
     """The failures named by `spec`, on nodes 0..n_nodes-1 over a period of `span` seconds
     starting at `offset` (the simulated clock of the workload's first submission).
 
     `seed` is used when the spec names none; `count` (a sweep's `failure_count`) rescales a
     log to that many failures, overriding a `count=` in the spec.  `jobs`: the workload's job
     count; a synthetic source expected to draw more than `max_per_job` (default
-    MAX_FAILURES_PER_JOB) failures per job is refused before anything is drawn.
+    MAX_FAILURES_PER_JOB) failures per job is refused before anything is drawn.  A source
+    with `span=run` gives here its first period, the submit span's (`streams`: the random
+    streams its continuation draws on, `ckptsim.failures.series.FailureSeries`); without
+    `streams` it is refused.
     """
     kind, opt = parse_failure_spec(spec)
+    if opt.get("span") == "run" and streams is None:
+        raise ConfigError("failures.span", "run continues the failures until the last job "
+                                           "ends, which only the failures component does "
+                                           "(failures = / --failures); here give span=submit")
     try:
         return _load(kind, opt, spec, n_nodes=n_nodes, span=span, offset=offset, seed=seed,
-                     count=count, jobs=jobs)
+                     count=count, jobs=jobs, streams=streams)
     except ConfigError as exc:  # a reader's or a model's key, as the option that sets it
         key = _OPTION_OF.get(exc.key, exc.key)
         if key.startswith("failures") or key not in _KEYS[kind]:
@@ -254,9 +270,8 @@ _OPTION_OF = {"distribution": "dist", "method": "map", "target": "count"}
 
 
 def _load(kind: str, opt: dict[str, str], spec: str, *, n_nodes: int, span: float,
-          offset: float, seed: int, count: int | None, jobs: int | None) -> FailureTrace:
-    from ckptsim.failures import transforms
-
+          offset: float, seed: int, count: int | None, jobs: int | None,
+          streams: RandomStreams | None = None) -> FailureTrace:
     seed = parse_int("failures.seed", opt.get("seed", seed), low=0)
     check_failure_spec(spec)  # every option, before the log is read or anything drawn
     if kind == "synthetic":
@@ -294,12 +309,25 @@ def _load(kind: str, opt: dict[str, str], spec: str, *, n_nodes: int, span: floa
             count = parse_int("failures.count", opt["count"], low=0)
         if count is not None:
             _check_count("failures.count" if "count" in opt else "failure_count", count)
-            trace = transforms.rescale_count(trace, count, span=span, seed=seed,
-                                             jitter=parse_jitter(opt.get("jitter", "auto")))
-        trace = transforms.map_nodes(trace, n_nodes, method=opt.get("map", "modulo"),
-                                     seed=seed)
-        if parse_bool("failures.transient", opt.get("transient", "false")):
-            trace = transforms.transient(trace)
+        trace = fit_log(trace, opt, n_nodes=n_nodes, span=span, count=count,
+                        seed=seed if streams is None else streams, map_seed=seed)
     if offset:
         trace = trace.shifted(offset)
+    return trace
+
+
+def fit_log(trace: FailureTrace, opt: dict[str, str], *, n_nodes: int, span: float,
+            count: int | None, seed: int | RandomStreams, map_seed: int) -> FailureTrace:
+    """A log's records rescaled to `count` over `span` (when a count is given), mapped onto
+    the nodes and made transient as the source's options say.  `seed`: the rescaling's (a
+    RandomStreams continues its stream: the next period of a `span=run` source)."""
+    from ckptsim.failures import transforms
+
+    if count is not None:
+        trace = transforms.rescale_count(trace, count, span=span, seed=seed,
+                                         jitter=parse_jitter(opt.get("jitter", "auto")))
+    trace = transforms.map_nodes(trace, n_nodes, method=opt.get("map", "modulo"),
+                                 seed=map_seed)
+    if parse_bool("failures.transient", opt.get("transient", "false")):
+        trace = transforms.transient(trace)
     return trace

@@ -131,6 +131,11 @@ class Oliner(FamilyPaper):
                     "log failure (counts above the log's 2,478): auto (default auto: span / "
                     "(2 sqrt(2,478))) or S >= 0 (0: copies at their originals' instants)",
                     default="auto", kwargs={"metavar": "auto|S"}),
+        PaperOption("--failure-span", "over what the failures are injected at their count: "
+                    "submit (default submit: the workload's first to last arrival; the jobs "
+                    "still running after it meet none) or run (continued past the last arrival "
+                    "at the same rate per node and day until the last job ends)",
+                    default="submit", kwargs={"metavar": "submit|run"}),
     )
     #: As `experiments.spec_text` reads them: the failure counts only in the failures family
     #: (Figs. 3-5), the levels and the failure rate only in the others, which sweep the
@@ -160,6 +165,9 @@ class Oliner(FamilyPaper):
         if given.slice_failures not in ("keep", "scale"):
             raise ConfigError("--slice-failures", f"unknown {given.slice_failures!r}; "
                                                   "accepted: keep, scale")
+        if given.failure_span not in ("submit", "run"):
+            raise ConfigError("--failure-span", f"unknown {given.failure_span!r}; "
+                                                "accepted: submit, run")
         return Options(
             traces=tuple(given.traces) if given.traces else defaults.traces,
             trace_dir=Path(given.trace_dir),
@@ -170,7 +178,8 @@ class Oliner(FamilyPaper):
             levels=tuple(given.levels) if given.levels else defaults.levels,
             replications=1 if given.replications is None else int(given.replications),
             jobs=given.jobs, estimates=given.estimates, rate=given.failure_rate,
-            slice_failures=given.slice_failures, jitter=jitter(given.jitter))
+            slice_failures=given.slice_failures, jitter=jitter(given.jitter),
+            failure_span=given.failure_span)
 
     def seconds_per_run(self, opt: Any) -> tuple[float, str] | None:
         # The mean over the workloads run (each family gives every workload as many runs),

@@ -20,11 +20,11 @@ one system (default 20: 512 nodes, 400 of which fail, the closest to the seed's 
 log), rescaled to the count over each workload's submit span keeping the log's timings, mapped
 onto the supernodes by node number modulo 128, and transient (the seed's model); the seed's
 counts are 4,000 for NASA and SDSC and 1,000 for LLNL (here: lublin_256), or (`rate="log"`)
-the log's own rate per node and day.  Every workload is scheduled with exact estimates (its
-run times) by default, as the seed's utilisation formula implies, or with its requested times
-(`estimates="requested"`).  The
-sweep's seed is the rescaling's seed, so replications (`replications`) draw different thinnings
-of the log.
+the log's own rate per node and day; over the submit span, or (`failure_span="run"`)
+continued at the same rate until the last job ends.  Every workload is scheduled with exact
+estimates (its run times) by default, as the seed's utilisation formula implies, or with its
+requested times (`estimates="requested"`).  The sweep's seed is the rescaling's seed, so
+replications (`replications`) draw different thinnings of the log.
 """
 
 from __future__ import annotations
@@ -74,6 +74,10 @@ RATES = ("seed", "log")
 #: What a `first` slice does to the failure counts: keep them (the default: all 4,000 failures
 #: on the slice's shorter span) or scale them by the slice's share of the workload's span.
 SLICES = ("keep", "scale")
+#: Over what the failures are injected: the workload's submit span (the default: the jobs
+#: still waiting or running after the last arrival meet none) or the whole run (the submit
+#: span's failures continued at the same rate until the last job ends: a source's span=run).
+FAILURE_SPANS = ("submit", "run")
 
 
 @dataclass(frozen=True)
@@ -94,6 +98,7 @@ class Options:
     rate: str = "seed"
     slice_failures: str = "keep"  # SLICES: a `first` slice keeps the counts or scales them
     jitter: str | None = None  # the failure copies' jitter (auto, or seconds; None: auto)
+    failure_span: str = "submit"  # FAILURE_SPANS: the submit span, or continued to the end
 
     def log(self) -> Path:
         return (self.failure_log if self.failure_log is not None
@@ -145,6 +150,8 @@ def spec_text(family: str, opt: Options, counts: dict[str, int] | None = None) -
     source = f"lanl:path={opt.log()},system={opt.system},map=modulo,transient=true"
     if opt.jitter is not None:
         source += f",jitter={opt.jitter}"
+    if opt.failure_span != "submit":
+        source += f",span={opt.failure_span}"
     share = slice_shares(opt) if family == "failures" else {}
     lines = [f'name = "oliner-{family}"',
              f"replications = {opt.replications}",
@@ -259,6 +266,9 @@ def check(opt: Options) -> None:
     if opt.slice_failures not in SLICES:
         raise ConfigError("slice_failures", f"unknown {opt.slice_failures!r}; accepted: "
                                             f"{', '.join(SLICES)}")
+    if opt.failure_span not in FAILURE_SPANS:
+        raise ConfigError("--failure-span", f"unknown {opt.failure_span!r}; accepted: "
+                                            f"{', '.join(FAILURE_SPANS)}")
     if opt.jitter is not None:
         from ckptsim.failures.source import parse_jitter
 
