@@ -243,6 +243,24 @@ def test_parts_agree_only_if_every_part_agrees(tmp_path: Path):
     assert head.verdict == "differs"  # trace B's seed 5: [-0.1, 1.1] below [2.5, 10]
 
 
+def test_seed_values_named_by_part_grade_the_parts_that_were_run(tmp_path: Path):
+    # Only trace B was run: its own seed value (5) grades it, not the first one declared.
+    _csv(tmp_path, "m", ["trace", "w", "w_ci", "seeds"], [["B", 0.5, 0.6, 5]])
+    named = Claim("s", (0.4, 5.0, 9.0), "m", ("w",), "factor-2", by="trace",
+                  by_values=("A", "B", "C"))
+    (line,) = evaluate_claim(named, tmp_path)
+    assert line.claim == "s [trace B]" and line.seed == "5" and line.verdict == "differs"
+    with pytest.raises(ValueError, match="3 seed values for 1 metrics and 1 parts"):
+        evaluate_claim(Claim("s", (0.4, 5.0, 9.0), "m", ("w",), "factor-2", by="trace"),
+                       tmp_path)
+    _csv(tmp_path, "m", ["trace", "w", "w_ci", "seeds"], [["D", 0.5, 0.1, 5]])
+    (line,) = evaluate_claim(named, tmp_path)
+    assert line.verdict == "not-run"
+    with pytest.raises(ValueError, match="by_values needs by"):
+        evaluate_claim(Claim("s", (0.4, 5.0), "m", ("w",), "factor-2", by="trace",
+                             by_values=("A", "B", "C")), tmp_path)
+
+
 def test_never_agrees_on_fewer_than_three(tmp_path: Path):
     _csv(tmp_path, "n", ["k", "y", "y_ci", "seeds"], [[n, 1.0, 0.01, n] for n in range(1, 6)])
     for n in range(1, 6):

@@ -134,7 +134,9 @@ class Claim:
     results folder's CSVs (docs/results/PAPER/CSV.csv, or several of the same columns) our
     figure comes from.  Its verdict is computed (`claims.evaluate`), never written by hand.
 
-    - `seed`: the seed's value, or one per part (a part per metric, then per value of `by`).
+    - `seed`: the seed's value, or one per part (a part per metric, then per value of `by`);
+      with `by_values`, one per value of `by` named there, so a CSV that holds only some of
+      them (a figure run for one trace) still grades those.
     - `rows`: column -> value or tuple of values the rows are selected by (empty: every row);
       `exclude` the same for rows dropped (e.g. a CSV's summary rows).
     - `metrics`: the columns compared, each a part graded on its own; a metric may be
@@ -158,6 +160,7 @@ class Claim:
     rows: Mapping[str, Any] = field(default_factory=dict)
     exclude: Mapping[str, Any] = field(default_factory=dict)
     by: str = ""
+    by_values: tuple[str, ...] = ()
     unit: str | tuple[str, ...] = ""
     versus: tuple[str, Any, Any] | tuple[()] = ()
     relative: bool = False

@@ -69,6 +69,8 @@ def check(claim: Claim) -> None:
         raise ValueError("rule same-sign needs a seed value with a sign")
     if not claim.metrics:
         raise ValueError("a claim names at least one metric")
+    if claim.by_values and (not claim.by or len(_seeds(claim)) != len(claim.by_values)):
+        raise ValueError("by_values needs by and one seed value per value named")
 
 
 def _seeds(claim: Claim) -> tuple[float, ...]:
@@ -91,12 +93,20 @@ def evaluate_claim(claim: Claim, folder: Path) -> list[Line]:
     if not parts:  # no CSV, or none of the rows the claim compares
         return [Line(claim.statement, "/".join(seed_text(claim.rule, s) for s in seeds), NAN,
                      0, NAN, NAN, claim.rule, "not-run")]
-    if len(seeds) not in (1, len(claim.metrics), len(parts)):
+    if claim.by_values:
+        # One seed value per named value of `by`: each part takes its own, whichever are run.
+        keyed = dict(zip(claim.by_values, seeds, strict=True))
+        parts = [p for p in parts if not p[2] or p[2][0][claim.by] in keyed]
+        if not parts:
+            return [Line(claim.statement, "/".join(seed_text(claim.rule, s) for s in seeds),
+                         NAN, 0, NAN, NAN, claim.rule, "not-run")]
+    elif len(seeds) not in (1, len(claim.metrics), len(parts)):
         raise ValueError(f"{claim.statement!r}: {len(seeds)} seed values for "
                          f"{len(claim.metrics)} metrics and {len(parts)} parts")
     lines = []
     for k, (label, metric, part) in enumerate(parts):
-        seed = seed_of(claim, seeds, len(parts), k, metric)
+        seed = (keyed[part[0][claim.by]] if claim.by_values and part
+                else seed_of(claim, seeds, len(parts), k, metric))
         text = f"{claim.statement} [{label}]" if label else claim.statement
         if not part:  # the CSV lacks this metric's columns
             lines.append(Line(text, seed_text(claim.rule, seed), NAN, 0, NAN, NAN, claim.rule,

@@ -59,7 +59,7 @@ CLAIMS = (
     Claim("tie-breaking: 60-70% (SDSC), 20% (NASA), 50% (LLNL; here LUBLIN-256) better (Fig. "
           "9, load 1; paired per replication)", (-0.65, -0.2, -0.5), "fig9-replications",
           _BSLD, "factor-2", rows={"load_scale": 1}, versus=("accuracy", 0, 1), relative=True,
-          by="trace", unit="seed"),
+          by="trace", by_values=("SDSC", "NASA", "LUBLIN-256"), unit="seed"),
 )
 
 
