@@ -150,6 +150,9 @@ class CkptBackfill(Easy):
         return self.t_restart if self._ckpts[job.index] else 0.0
 
     def _started(self, job: Job, backfilled: bool) -> None:
+        if job.index == self._bar_head:  # freeze=false: the head the barred jobs waited for
+            self._barred.clear()
+            self._bar_head = -1
         if backfilled:
             self._backfilled.add(job.index)
             if self._keep_promise:
@@ -354,7 +357,7 @@ class CkptBackfill(Easy):
                     left = {id(j) for j in q}
                     q[:] = [j for j in order if j.index in barred or id(j) in left]
                 return
-            barred.clear()  # that head has started
+            barred.clear()  # that head left the queue's head otherwise (a failure's requeue)
         super()._backfill(now, i)
 
     def schedule(self, now: float) -> None:
