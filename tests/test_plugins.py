@@ -419,7 +419,11 @@ class DefaultOutOfRange(QueueScheduler):
     ("raises.py", "X", "raises.py, line 3: ValueError: math domain error"),
     ("syntax.py", "X", "syntax.py, line 1: SyntaxError"),
     ("imports.py", "X", "imports.py, line 1: ModuleNotFoundError"),
-    ("other.py", "Missing", "other.py defines no Missing"),
+    ("other.py", "Missing", "other.py defines no Missing, and no scheduler class (a "
+                            "subclass of ckptsim.Scheduler)"),
+    # The accepted values: the file's own scheduler classes (not those it imports).
+    ("builtin_name.py", "Easy", "builtin_name.py defines no Easy; its scheduler classes: "
+                                "Easy2\n"),
     ("other.py", "Other", "Other is not a scheduler class (a subclass of ckptsim.Scheduler)"),
     ("builtin_name.py", "Easy2", "its name 'easy' is a built-in scheduler's"),
     ("shapes.py", "Undecorated", "its Params (NotADataclass) is not a dataclass; write it as "

@@ -115,8 +115,10 @@ def located(reference: str) -> str:
     return f"{path}:{name}" if path.is_file() else reference
 
 
-def load_reference(reference: str, key: str) -> Any:
-    """The object a ``module:Class`` reference names (loaded once per file version)."""
+def load_reference(reference: str, key: str, base: type | None = None,
+                   kind: str = "") -> Any:
+    """The object a ``module:Class`` reference names (loaded once per file version; `base`,
+    `kind`: the registry's, whose classes a missing name's error lists)."""
     module, _, name = located(reference).rpartition(":")
     if is_path(module):
         path = Path(module).expanduser().resolve()
@@ -126,7 +128,8 @@ def load_reference(reference: str, key: str) -> Any:
         state = f"{path}@{st.st_size}@{st.st_mtime_ns}"
         if (state, name) not in _LOADED:
             mod = _import_file(path, reference, key)
-            _LOADED[(state, name)] = _class_of(mod, name, reference, key, str(path))
+            _LOADED[(state, name)] = _class_of(mod, name, reference, key, str(path), base,
+                                               kind)
         return _LOADED[(state, name)]
     try:
         mod = importlib.import_module(module)
@@ -134,7 +137,7 @@ def load_reference(reference: str, key: str) -> Any:
         file = getattr(exc, "filename", None) or _module_file(module)
         raise ConfigError(key, f"{reference}: cannot import {module}: "
                                f"{_where(exc, file)}") from None
-    return _class_of(mod, name, reference, key, getattr(mod, "__file__", module))
+    return _class_of(mod, name, reference, key, getattr(mod, "__file__", module), base, kind)
 
 
 def _module_file(module: str) -> str | None:
@@ -227,11 +230,25 @@ def _where(exc: BaseException, file: str | None) -> str:
     return f"{where}{type(exc).__name__}: {message}"
 
 
-def _class_of(mod: Any, name: str, reference: str, key: str, where: str) -> Any:
+def _class_of(mod: Any, name: str, reference: str, key: str, where: str,
+              base: type | None = None, kind: str = "") -> Any:
     try:
         return getattr(mod, name)
     except AttributeError:
-        raise ConfigError(key, f"{reference}: {where} defines no {name}") from None
+        pass
+    message = f"{reference}: {where} defines no {name}"
+    if base is not None:  # the accepted values: the module's own classes of that kind
+        found = sorted(n for n, v in vars(mod).items()
+                       if isinstance(v, type) and issubclass(v, base) and v is not base
+                       and not n.startswith("_") and not _is_builtin(v))
+        message += (f"; its {kind} classes: {', '.join(found)}" if found else
+                    f", and no {kind} class (a subclass of ckptsim.{base.__name__})")
+    raise ConfigError(key, message)
+
+
+def _is_builtin(cls: type) -> bool:
+    module = getattr(cls, "__module__", "") or ""
+    return module == "ckptsim" or module.startswith("ckptsim.")
 
 
 def check_class(obj: Any, base: type | None, kind: str, key: str, what: str,

@@ -139,7 +139,8 @@ class Registry(Generic[T]):
         if ref is not None and not ref[1].strip():
             # Loaded again from the file each time it changes (a relative path names another
             # file in another folder: references are never cached here).
-            return self._adopt(plugins.load_reference(ref[0], self.key), ref[0])
+            return self._adopt(plugins.load_reference(ref[0], self.key, self.base, self.kind),
+                               ref[0])
         cls = self.plugins.get(name)  # the name of a plug-in loaded before
         if cls is not None:
             return cls
