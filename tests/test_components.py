@@ -248,12 +248,24 @@ def test_event_kinds_are_checked(slice_kind):
     with pytest.raises(ConfigError, match="already registered with priority 1"):
         events.register_event_kind("failure", 1.5, "x", "y")
     sim = Simulator(jobs([(0.0, 1.0, 1, 1.0)], 1), scheduler_factory("fcfs"))
-    with pytest.raises(ConfigError, match="unknown event kind 'nope'"):
+    with pytest.raises(ConfigError, match="unknown event kind 'nope'") as bad:
         sim.at(1.0, print, kind="nope")
-    with pytest.raises(ConfigError, match="'end' events are the engine's own"):
+    _accepts_what_at_takes(str(bad.value))
+    with pytest.raises(ConfigError, match="'end' events are the engine's own") as bad:
         sim.at(1.0, print, kind="end")
+    _accepts_what_at_takes(str(bad.value))
     with pytest.raises(DecisionError, match="in the past"):
         sim.at(-1.0, print)
+
+
+def _accepts_what_at_takes(message):
+    """The accepted kinds are those `sim.at` takes (not the engine's own: the error listed
+    end, overhead, submit and timer, which it then refused), and how to add one."""
+    assert message.startswith("sim.at: ")
+    listed, _, how = message.partition("; accepted: ")[2].partition(", or a kind of your own")
+    assert {"failure", "slice"} <= set(listed.split(", "))
+    assert not {"end", "overhead", "submit", "timer"} & set(listed.split(", "))
+    assert how.startswith(" registered first with ckptsim.engine.events.register_event_kind(")
 
 
 def test_cancelled_component_events_do_not_fire():

@@ -76,6 +76,22 @@ def event_kind(name: str) -> EventKind:
                                   f"{', '.join(sorted(_KINDS))}") from None
 
 
+def event_kind_or_none(name: str) -> EventKind | None:
+    return _KINDS.get(name)
+
+
+def for_at(name: str, known: bool) -> str:
+    """Why `sim.at` refuses an event kind: the engine's own, or unknown; either way the kinds
+    it accepts (those registered so far, a component's among them once it is loaded) and how
+    a component adds its own."""
+    usable = [k.name for k in event_kinds() if k.priority not in ENGINE_PRIORITIES]
+    why = (f"{name!r} events are the engine's own" if known else
+           f"unknown event kind {name!r}")
+    return (f"{why}; accepted: {', '.join(usable)}, or a kind of your own registered first "
+            "with ckptsim.engine.events.register_event_kind(name, priority, event, why) "
+            "(docs/architecture.md)")
+
+
 def event_kinds() -> list[EventKind]:
     """Every registered kind, by priority."""
     return sorted(_KINDS.values(), key=lambda k: k.priority)

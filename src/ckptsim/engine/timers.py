@@ -23,7 +23,8 @@ from ckptsim.engine.events import (
     PRIO_SUBMIT,
     PRIO_TIMER,
     bad_time,
-    event_kind,
+    event_kind_or_none,
+    for_at,
 )
 from ckptsim.engine.phases import Phases
 from ckptsim.errors import ConfigError, DecisionError
@@ -74,10 +75,10 @@ class Timers(Phases):
             raise DecisionError(None, bad_time("event", t, self.now), self.now)
         prio = self._kind_prio.get(kind)
         if prio is None:
-            prio = event_kind(kind).priority
-            if prio in ENGINE_PRIORITIES:
-                raise ConfigError("kind", f"{kind!r} events are the engine's own")
-            self._kind_prio[kind] = prio
+            found = event_kind_or_none(kind)
+            if found is None or found.priority in ENGINE_PRIORITIES:
+                raise ConfigError("sim.at", for_at(kind, found is not None))
+            prio = self._kind_prio[kind] = found.priority
         self._seq += 1
         heappush(self._heap, (t, prio, self._seq, NO_JOB, 0, callback))
         return self._seq
