@@ -209,6 +209,59 @@ def test_a_few_kills_at_the_instant_of_a_start_are_fine():
     assert sim.jobs[0].n_preemptions == 50 and sim.jobs[0].end == 100.0
 
 
+class _EveryMinute:
+    """A component (made below) that kills the running job 60 s after each start, saving
+    `keep` more seconds of its work first: a 100 s job killed so without any saved never
+    ends, while its clock runs on (the run went on for ever, its memory growing)."""
+
+    @staticmethod
+    def make(keep):
+        from ckptsim import Component
+
+        class EveryMinute(Component):
+            name = "every-minute"
+
+            def on_start(self, job):
+                self.sim.at(self.sim.now + 60.0, lambda now: self.stop(job))
+
+            def stop(self, job):
+                if job.state.name != "RUNNING":  # it ended at this instant
+                    return
+                if keep:
+                    self.sim.save_progress(job, job.work_saved + keep)
+                self.sim.kill(job)
+
+        return EveryMinute
+
+
+def test_a_job_killed_for_ever_before_its_end_stops_the_run(monkeypatch):
+    import ckptsim
+    from ckptsim.engine import verbs
+
+    monkeypatch.setattr(verbs, "MAX_FRUITLESS_KILLS", 20)
+    w = jobs([(0, 100, 1, 100)], 2)
+    with pytest.raises(DecisionError) as stopped:
+        ckptsim.simulate(w, "fcfs", components=[_EveryMinute.make(0)])
+    assert str(stopped.value) == (
+        "job 1 at t=1200: killed (reason 'preempt') 20 times in a row with no more of its "
+        "work saved (0 s of 100 s): it loses its work before it can end, so the run would "
+        "never end (policy FCFS; a job stopped before its end keeps its work with "
+        "sim.checkpoint)")
+
+
+def test_kills_that_each_find_more_work_saved_are_fine(monkeypatch):
+    import ckptsim
+    from ckptsim.engine import verbs
+
+    monkeypatch.setattr(verbs, "MAX_FRUITLESS_KILLS", 20)
+    w = jobs([(0, 100, 1, 100)], 2)
+    # 1 s more saved at each kill: 40 kills (saved 40 s, then 60 s of work end it), twice
+    # the bound, each finding another saved progress.
+    result = ckptsim.simulate(w, "fcfs", components=[_EveryMinute.make(1.0)])
+    job = result.to_pandas().iloc[0]
+    assert job.n_preemptions == 40 and job.end == 40 * 60 + 60 and job.status == "completed"
+
+
 # -- checkpoint policies ------------------------------------------------------------------------
 def _every(value):
     from ckptsim import CheckpointPolicy, CostParams

@@ -35,6 +35,10 @@ THEN_MODES = ("requeue", "suspend", "continue")
 #: Kills of one job at the instant it took its nodes after which a run stops: a job started
 #: and killed at once over and over never runs, and the run never ends.
 MAX_KILLS_AT_START = 10_000
+#: Kills of one job in a row with the same saved progress after which a run stops: a job
+#: killed before it can end, over and over, without a checkpoint, never ends, and the clock
+#: (and the run's memory) grows without end.
+MAX_FRUITLESS_KILLS = 1_000_000
 #: Why a job is killed: the policy's choice, a node failure, the platform taking its nodes
 #: back, the execution-time bound removing it (`ckptsim.components.bound`).
 KILL_REASONS = ("preempt", "failure", "eviction", "bad")
@@ -62,6 +66,8 @@ class Verbs(Phases):
 
     #: job index -> times it was killed at the instant it took its nodes.
     _bounces: dict[int, int] | None = None
+    #: job index -> (its saved progress at its last kill, kills in a row with that progress).
+    _fruitless: dict[int, tuple[float, int]] | None = None
 
     # ------------------------------------------------------------------ verbs
     def start(self, job: Job, mask: int | None = None, overhead: float = 0.0,
@@ -246,6 +252,7 @@ class Verbs(Phases):
         now = self.now
         if job.seg_start == now:  # it took its nodes at this very instant
             self._stopped_at_once(job, now, reason)
+        self._killed_again(job, now, reason)
         self.marked.add(job.index)
         if state is RUNNING:
             sync(job, now)
@@ -292,6 +299,24 @@ class Verbs(Phases):
                                         f"{n:,} times: something kills the job as soon as it "
                                         f"starts and the policy {type(self.policy).__name__} "
                                         f"starts it again, so it never runs{told}", now)
+
+    def _killed_again(self, job: Job, now: float, reason: str) -> None:
+        """Count the kills of a job in a row that find its saved progress where the one
+        before left it: one killed so for ever (a policy or a component that kills it every
+        hour while it needs two, with no checkpoint) never ends, while its clock runs on."""
+        fruitless = self._fruitless
+        if fruitless is None:
+            fruitless = self._fruitless = {}
+        saved, n = fruitless.get(job.index, (-1.0, 0))
+        n = n + 1 if saved == job.work_saved else 1
+        fruitless[job.index] = (job.work_saved, n)
+        if n >= MAX_FRUITLESS_KILLS:
+            raise DecisionError(job.id, f"killed (reason {reason!r}) {n:,} times in a row with "
+                                        f"no more of its work saved ({job.work_saved:g} s of "
+                                        f"{job.work_target:g} s): it loses its work before it "
+                                        "can end, so the run would never end (policy "
+                                        f"{type(self.policy).__name__}; a job stopped before "
+                                        "its end keeps its work with sim.checkpoint)", now)
 
     def set_rate(self, job: Job, rate: float) -> None:
         """Change the progress rate of a job holding nodes (1.0 normal, 0 frozen): its end
