@@ -89,6 +89,19 @@ def test_summary_counts_failures():
     assert s["mean_restarts"] == 0.5
 
 
+def test_failures_after_the_last_job_ends_never_happen():
+    # The log goes on after the last job ends (10): its failures at 50 and 900 are neither
+    # applied nor counted, and the clock stops at 10; the one at 5 on a free node counts.
+    w = jobs([(0, 10, 2, 10)], 4)
+    sim = run(w, "easy", [5.0, 50.0, 900.0], [3, 0, 1])
+    counters = sim.component("failures").counters()
+    assert counters["failures"] == 1 and counters["failures_hitting_jobs"] == 0
+    assert sim.now == 10
+    trace = SimpleNamespace(time=[5.0, 50.0, 900.0], node=[3, 0, 1], repair=[0.0] * 3)
+    result = simulate(w, "easy", failures=trace)
+    assert result.summary["failures"] == 1 and result.options["failures"]["failures"] == 3
+
+
 def test_bad_failures_are_refused():
     w = jobs([(0, 10, 2, 10)], 4)
     with pytest.raises(ConfigError, match="node 9, outside"):

@@ -70,13 +70,11 @@ class Failures(Component):
                                                  "or synthetic:...)")
         self.trace = trace
         # span=run (`ckptsim.failures.series`): the periods after the submit span's, drawn as
-        # the run goes; the handles of their queued failures, withdrawn when the last job ends.
+        # the run goes.  The handles of the queued failures, withdrawn when the last job ends.
         self.continued = trace is None and _continues(self.params.source)
         self.series: Any = None
         self.handles: list[int] = []
         self.span_failures = 0
-        if not self.continued:
-            self.unused_hooks = ("on_end",)
         self.down_until: dict[int, float] = {}
         self.failures = 0
         self.failures_hitting_jobs = 0
@@ -187,7 +185,7 @@ class Failures(Component):
             if not repair >= 0:
                 raise ConfigError("failures", f"failure {k} has repair time {repair}; "
                                               f"repairs must be >= 0")
-            sim.at(t, self._make_failure(node, repair))
+            self.handles.append(sim.at(t, self._make_failure(node, repair)))
         # The future failure schedule, for predictors that read it (seed 004 section 4).
         order = sorted(range(n), key=lambda k: (float(times[k]), int(nodes[k])))
         self.times = [float(times[k]) for k in order]
@@ -214,8 +212,9 @@ class Failures(Component):
             self.bits.append(1 << node)
 
     def on_end(self, job: Any) -> None:
-        # span=run: the last job has ended, so the failures still queued never happen (taken
-        # off the queue: they would bring the clock past the run's end).
+        # The last job has ended: the failures still queued (a log longer than the run, the
+        # periods of span=run) never happen, nor are they counted; taken off the queue, they
+        # do not bring the clock past the run's end either.
         sim = self.sim
         assert sim is not None
         if sim.n_ended == len(sim.jobs) and self.handles:
