@@ -55,6 +55,25 @@ def test_every_family_spec_is_valid_and_counts_its_runs(tmp_path):
     assert fw.runs_of("all", opt) == sum(fw.runs_of(f, opt) for f in fw.FAMILIES)
 
 
+def test_the_default_trace_is_named_relative_to_the_trace_folder(tmp_path):
+    # The default .avt, found beside the trace folder, is written as the sweep resolves it
+    # (against the trace folder), so the committed spec runs on another machine; a trace given
+    # by its own path is written as it is.
+    traces, avt = tmp_path / "data" / "traces", tmp_path / "data" / "failures" / "m.avt"
+    traces.mkdir(parents=True)
+    avt.parent.mkdir()
+    avt.write_text("0 1 0 3600\n")
+    opt = fw.Options(days=2, replications=2, trace=str(avt), trace_dir=str(traces))
+    text = fw.spec_text("trace", opt)
+    assert 'trace = "avt:path=../failures/m.avt,map=random"' in text
+    path = tmp_path / "out" / "trace.toml"
+    path.parent.mkdir()
+    path.write_text(text)
+    assert len(plan_sweep(path, trace_dir=traces).runs) == fw.runs_of("trace", opt)
+    alone = fw.spec_text("trace", fw.Options(days=2, replications=2, trace=str(avt)))
+    assert f'avt:path={avt},map=random' in alone
+
+
 def test_none_and_opt_runs_are_shared_by_the_families(tmp_path):
     opt = fw.Options(days=2, replications=2)
     ids = {}

@@ -251,6 +251,9 @@ class Forshaw(FamilyPaper):
                                start=given.start or (forshaw.FULL_START if given.full
                                                      else forshaw.DEFAULT_START),
                                trace=str(trace.resolve()) if trace.is_file() else None,
+                               trace_dir=(None if given.availability_trace
+                                          or not trace.is_file()
+                                          else str(Path(given.trace_dir).resolve())),
                                startdelay_first=given.startdelay_first,
                                resume_after=given.resume_after, speeds=given.speeds,
                                lead=given.lead,

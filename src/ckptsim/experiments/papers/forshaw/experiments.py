@@ -25,6 +25,7 @@ seed: the same users and jobs), with the mean and its 95% interval over the repl
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -90,6 +91,9 @@ class Options:
     idle_timeout: float = 900.0
     bound: float = 86400.0
     trace: str | None = None  # the Microsoft .avt trace (absolute path), for `trace`
+    #: The trace folder the default .avt was found beside (absolute): the spec then names the
+    #: trace relative to it, as a sweep resolves it (None: a trace given by its own path).
+    trace_dir: str | None = None
     jobs: int | None = None
     # Modelling choices the seed leaves open (defaults: the runs of docs/results/forshaw.md).
     startdelay_first: str = "interval"  # StartDelay's first checkpoint at d + n, or at d
@@ -219,7 +223,8 @@ def spec_text(family: str, opt: Options) -> str:
         if not opt.trace:
             raise ConfigError("--availability-trace", "the trace family needs the Microsoft "
                                                       "availability trace (microsoft.avt.gz)")
-        lines.append(f"trace = {_quote(f'avt:path={opt.trace},map=random')}")
+        path = os.path.relpath(opt.trace, opt.trace_dir) if opt.trace_dir else opt.trace
+        lines.append(f"trace = {_quote(f'avt:path={path},map=random')}")
     else:
         lines.append('owners = "model"')
     lines += [f"days = {days + TAIL_DAYS}", f"reboot = {_quote(opt.reboot)}",
@@ -260,7 +265,9 @@ def run_figures(figure: str, out: str | Path, opt: Options,
     out_path = Path(out)
     outputs: list[FigureOutput] = []
     for family in families:
-        rows = run_spec(family, spec_text(family, opt), out_path, out_path, opt.jobs, on_row)
+        # A trace named relative to the trace folder resolves there; nothing else is a file.
+        folder = opt.trace_dir if family == "trace" and opt.trace_dir else out_path
+        rows = run_spec(family, spec_text(family, opt), out_path, folder, opt.jobs, on_row)
         pts = reduce(rows, family, opt.startdelay_first, opt.durations)
         for fig in FAMILIES[family]:
             if fig in figs:
