@@ -159,6 +159,10 @@ def cmd_results(args: argparse.Namespace) -> int:
               "(a metric of some schedulers or components only), so they are not shown",
               file=sys.stderr)
     inputs = [c for c in manifest.get("inputs", []) if c in columns]
+    if args.versus is not None:
+        return _versus(args, rows, columns, inputs, by, metrics, manifest) or status
+    if args.relative:
+        raise ConfigError("--relative", "goes with --versus KEY=BASE,OTHER")
     pooled: list[str] = []
     if by:
         mixed = res.pooled_inputs(rows, by, inputs)
@@ -200,6 +204,44 @@ def cmd_results(args: argparse.Namespace) -> int:
     return status
 
 
+def _versus(args: argparse.Namespace, rows: list[dict[str, Any]], columns: list[str],
+            inputs: list[str], by: list[str], metrics: list[str], manifest: dict[str, Any]
+            ) -> int:
+    from ckptsim.experiments import paired as pr
+    from ckptsim.experiments.columns import short_names
+    from ckptsim.experiments.results import shown_inputs, to_csv
+
+    versus = pr.parse_versus(args.versus, columns, rows, inputs)
+    result = pr.paired(rows, versus, inputs, by, metrics, relative=args.relative,
+                       filtered=bool(args.where))
+    shown = [c for c in shown_inputs(rows, result.matched_on) if c not in by]
+    notes = pr.notes(result, versus, [*shown, "seed"], columns)
+    if args.csv is not None:
+        text = to_csv(pr.paired_columns(by, metrics), result.rows)
+        if args.csv == "-":
+            sys.stdout.write(text)
+        else:
+            Path(args.csv).write_text(text, encoding="utf-8")
+            print(f"{len(result.rows)} rows written to {args.csv}")
+    else:
+        what = (f"{versus.other} / {versus.base} − 1" if args.relative
+                else f"{versus.other} − {versus.base}")
+        count = f"{result.pairs} pair{'' if result.pairs == 1 else 's'}"
+        title = (f"{manifest.get('experiment', args.dir)}: {versus.key} {what} over {count} "
+                 "(mean ± 95% CI over the pairs)")
+        body = [[fmt(g[c]) for c in by] + [str(g["pairs"])]
+                + [(_percent if args.relative else _pm)(g[m], g[f"{m}_ci95"])
+                   + (f" (n={g[f'{m}_n']})" if 0 < g[f"{m}_n"] < g["pairs"] else "")
+                   for m in metrics] for g in result.rows]
+        print_table(title, [*short_names([*by, *columns])[:len(by)], "pairs", *metrics], body)
+        if any(0 < g[f"{m}_n"] < g["pairs"] for g in result.rows for m in metrics):
+            notes.append("(n=N): that metric's difference is finite in N of the group's pairs "
+                         "only (missing or NaN in a run, or a ratio over 0)")
+    for line in notes:
+        print(f"note: {line}", file=sys.stderr)
+    return 0
+
+
 def _warn_damaged_runs(root: str, damaged: list[tuple[str, str]]) -> int:
     """Name every damaged run file on stderr; exit status 2 when there is one (the readable
     runs are still shown)."""
@@ -236,6 +278,12 @@ def _pm(mean: float, half: float) -> str:
     if mean != mean:
         return "-"
     return fmt(mean) if half != half else f"{fmt(mean)} ± {fmt(half)}"
+
+
+def _percent(mean: float, half: float) -> str:
+    if mean != mean:
+        return "-"
+    return f"{100 * mean:.1f}%" + ("" if half != half else f" ± {100 * half:.1f}")
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -293,6 +341,12 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--csv", nargs="?", const="-", default=None, metavar="FILE",
                    help="write CSV to FILE (no FILE or '-': standard output) instead of a "
                         "table; without --group-by every column of every run")
+    p.add_argument("--versus", default=None, metavar="KEY=BASE,OTHER",
+                   help="mean difference OTHER - BASE of the metrics over pairs of runs that "
+                        "agree on every other input (the seed included), ± 95%% CI over the "
+                        "pairs; rows as with --group-by (default: one over all pairs)")
+    p.add_argument("--relative", action="store_true",
+                   help="with --versus: OTHER / BASE - 1 instead of OTHER - BASE (shown in %%)")
     p.add_argument("--all", action="store_true",
                    help="include runs that are not in the latest sweep's matrix")
     p.set_defaults(func=cmd_results)
