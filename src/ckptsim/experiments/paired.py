@@ -17,7 +17,7 @@ from typing import Any
 
 from ckptsim.errors import ConfigError
 from ckptsim.experiments.results import split_values, value_matches
-from ckptsim.experiments.stats import mean_ci
+from ckptsim.experiments.stats import change, mean_ci
 
 OPTION = "--versus"
 
@@ -92,9 +92,7 @@ def _difference(base: Any, other: Any, relative: bool) -> float:
         b, o = float(base), float(other)
     except (TypeError, ValueError):
         return math.nan
-    if relative:
-        return o / b - 1 if b != 0 else math.nan
-    return o - b
+    return change(b, o, relative)
 
 
 def paired(rows: Sequence[dict[str, Any]], versus: Versus, inputs: Sequence[str],

@@ -39,6 +39,13 @@ def t975(df: int) -> float:
     return z + g1 / df + g2 / df**2 + g3 / df**3
 
 
+def change(a: float, b: float, relative: bool = False) -> float:
+    """b - a, or b / a - 1 (`relative`; NaN where a is 0: no relative change from nothing)."""
+    if relative:
+        return b / a - 1.0 if a != 0 else math.nan
+    return b - a
+
+
 def mean_ci(values: Sequence[float | None]) -> tuple[float, float, int]:
     """(mean, half-width of the 95% interval, n) of the finite values (None is skipped).
 

@@ -31,6 +31,7 @@ from typing import Any
 
 from ckptsim.experiments.papers.base import Between, Claim
 from ckptsim.experiments.stats import Z975, mean_ci
+from ckptsim.experiments.stats import change as _change
 
 VERDICTS = ("agrees", "differs", "inconclusive", "not-run")
 #: No claim agrees or differs on fewer replications (or traces, or seeds) than this.
@@ -184,13 +185,6 @@ def difference(claim: Claim, base: Sequence[CsvRow], compared: Sequence[CsvRow],
         half = abs(ratio) * math.hypot(a.half / a.mean, b.half / b.mean)
         return Estimate(ratio - 1.0, half, min(a.n, b.n))
     return Estimate(b.mean - a.mean, math.hypot(a.half, b.half), min(a.n, b.n))
-
-
-def _change(a: float, b: float, relative: bool) -> float:
-    """b - a, or b / a - 1 (`relative`; NaN where a is 0: no relative change from nothing)."""
-    if relative:
-        return b / a - 1.0 if a != 0 else NAN
-    return b - a
 
 
 def _points(claim: Claim, rows: Sequence[CsvRow], metric: str) -> list[tuple[float, Estimate]]:
