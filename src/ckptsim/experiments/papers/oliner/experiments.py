@@ -38,6 +38,7 @@ import numpy as np
 
 from ckptsim.errors import ConfigError
 from ckptsim.experiments.papers.common import FigureOutput, OnRow, find_family, run_spec
+from ckptsim.failures.source import SPANS
 
 TRACES: dict[str, str] = {
     "SDSC": "SDSC-SP2-1998-4.2-cln.swf.gz",
@@ -77,7 +78,7 @@ SLICES = ("keep", "scale")
 #: Over what the failures are injected: the workload's submit span (the default: the jobs
 #: still waiting or running after the last arrival meet none) or the whole run (the submit
 #: span's failures continued at the same rate until the last job ends: a source's span=run).
-FAILURE_SPANS = ("submit", "run")
+FAILURE_SPANS = SPANS
 
 
 @dataclass(frozen=True)

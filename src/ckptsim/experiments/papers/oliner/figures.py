@@ -56,6 +56,8 @@ XFAIL = "failures injected over the workload's span"
 def _xlabel(opt: Options) -> str:
     return (XFAIL if opt.failure_span == "submit"
             else "failures per submit span, continued until the last job ends")
+
+
 _LOAD_STYLE = {0: {"ls": "-"}, 1: {"ls": "--"}}
 
 
