@@ -75,3 +75,34 @@ def test_the_command_line_says_the_jobs_were_renumbered(tmp_path, capsys):
     assert main(["convert", str(path), str(tmp_path / "c.swf")]) == 0
     assert capsys.readouterr().err == said + (
         "an SWF file has no place for the ids as written (convert to .json to keep them)\n")
+
+
+def out_jobs(folder: Path) -> list[dict[str, str]]:
+    import csv
+
+    with open(folder / "out_jobs.csv", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_out_jobs_shows_the_ids_as_batsim_does(tmp_path):
+    # Batsim's job identifier is `workload!job`; its out_jobs.csv shows the two apart.  Jobs
+    # of 1 node on 4, submitted at 0, 1, 2, 3: each starts at its submit.
+    ids = ["w1!a7", "b,\"x\"", -5, "w0!2"]
+    path = dump(tmp_path, ids)
+    out = tmp_path / "run"
+    assert main(["run", "--workload", str(path), "--out", str(out)]) == 0
+    rows = out_jobs(out)
+    assert [(r["job_id"], r["workload_name"]) for r in rows] == [
+        ("a7", "w1"), ('b,"x"', "w0"), ("-5", "w0"), ("2", "w0")]  # were 1..4, all "w0"
+    assert [r["starting_time"] for r in rows] == ["0.0", "1.0", "2.0", "3.0"]
+    assert main(["run", "--workload", str(path), "--out", str(out), "--out-jobs",
+                 "attempt"]) == 0
+    assert [r["job_id"] for r in out_jobs(out)] == ["a7#1", 'b,"x"#1', "-5#1", "2#1"]
+
+
+def test_out_jobs_of_job_numbers_is_unchanged(tmp_path):
+    path = dump(tmp_path, [4, 9])
+    out = tmp_path / "run"
+    assert main(["run", "--workload", str(path), "--out", str(out)]) == 0
+    assert [(r["job_id"], r["workload_name"]) for r in out_jobs(out)] == [("4", "w0"),
+                                                                          ("9", "w0")]

@@ -283,10 +283,8 @@ def write_outputs(result: Any, out: Path, allocations: Any = None, per: str = "j
                            scheduler=result.scheduler)
         if allocations is not None:
             from ckptsim.records.allocations import write_records
-            from ckptsim.workload.model import SWF_INDEX
 
-            write_records(allocations, result.table, out, per=per,
-                          requested=result.workload.fields[:, SWF_INDEX["requested_time"]])
+            write_records(allocations, result.table, out, per=per, workload=result.workload)
     except OSError as exc:
         where = exc.filename if exc.filename is not None else out
         raise OutputError(str(where), f"cannot write: {exc.strerror or exc}") from None

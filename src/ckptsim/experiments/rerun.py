@@ -94,10 +94,7 @@ def rerun_schedule(store_dir: str | Path, run_id: str, folder: str | Path,
                                      f"{exc}") from None
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
-    from ckptsim.workload.model import SWF_INDEX
-
-    files = write_records(log, result.table, out,
-                          requested=result.workload.fields[:, SWF_INDEX["requested_time"]])
+    files = write_records(log, result.table, out, workload=result.workload)
     return Rerun(run_id, out, files, _differences(result.summary, row or {}),
                  set(log.ended))
 

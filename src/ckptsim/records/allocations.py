@@ -316,15 +316,21 @@ def write_unavailability(log: AllocationLog, path: Path) -> bool:
 
 
 def write_records(log: AllocationLog, table: JobTable, out: Path, per: str = "job",
-                  requested: Any = None) -> list[str]:
+                  workload: Any = None) -> list[str]:
     """Write allocations.csv, out_jobs.csv (a row `per` job or attempt, see
-    `ckptsim.records.batsim_jobs`; `requested`: the workload's SWF requested times, so that
-    a job without one has Batsim's walltime -1) and (when nodes left service)
-    unavailability.csv into `out`; returns the names written."""
-    from ckptsim.records.batsim_jobs import write_batsim_jobs
+    `ckptsim.records.batsim_jobs`; from the `workload`: its SWF requested times, so that a
+    job without one has Batsim's walltime -1, and a Batsim file's ids as written) and (when
+    nodes left service) unavailability.csv into `out`; returns the names written."""
+    from ckptsim.records.batsim_jobs import write_batsim_jobs, written_ids
+    from ckptsim.workload.model import SWF_INDEX
 
     write_allocations(log, out / "allocations.csv")
-    write_batsim_jobs(table, log, out / "out_jobs.csv", per=per, requested=requested)
+    requested = ids = None
+    if workload is not None:
+        requested = workload.fields[:, SWF_INDEX["requested_time"]]
+        ids = written_ids(workload)
+    write_batsim_jobs(table, log, out / "out_jobs.csv", per=per, requested=requested,
+                      ids=ids)
     names = ["allocations.csv", "out_jobs.csv"]
     if write_unavailability(log, out / "unavailability.csv"):
         names.append("unavailability.csv")

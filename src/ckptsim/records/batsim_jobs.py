@@ -14,6 +14,12 @@ Two forms (`ckptsim run --out-jobs job|attempt`):
 
 Times are written as floats (``2409.0``), as Batsim does, so that readers (pandas, evalys)
 give every time column one float type.
+
+A workload read from a Batsim file keeps its ids as written (`written_ids`): a job whose id
+was ``"w1!a7"`` is the row ``job_id`` ``a7``, ``workload_name`` ``w1`` (Batsim's job
+identifier, workload name ``!`` job name), one without ``!`` is ``workload_name`` ``w0``;
+the job number ckptsim gave it (jobs.csv's `job_id`) is not shown.  Every other workload's
+rows are its job numbers under ``w0``.
 """
 
 from __future__ import annotations
@@ -33,13 +39,24 @@ if TYPE_CHECKING:
 PER = ("job", "attempt")
 
 
+def written_ids(workload: Any) -> dict[int, object] | None:
+    """A workload's Batsim ids as written, by job number (None for a workload not read from
+    a Batsim file, or whose ids are its job numbers)."""
+    from ckptsim.workload.batsim import ID_COLUMN
+
+    ids = workload.extra.get(ID_COLUMN)
+    return None if ids is None else dict(zip(workload.job_id.tolist(), ids.tolist()))
+
+
 def write_batsim_jobs(table: JobTable, log: AllocationLog, path: Path,
                       workload_name: str = "w0", per: str = "job",
-                      requested: Any = None) -> None:
+                      requested: Any = None, ids: dict[int, object] | None = None) -> None:
     """out_jobs.csv in Batsim's format, a row `per` job or attempt (see the module).
     `requested_time` is the estimate the scheduler saw, or -1 (Batsim's "no walltime") for a
     job that had no requested time (`requested` < 0, the workload's SWF field) and whose
-    estimate is therefore its run time.
+    estimate is therefore its run time.  `ids` (`written_ids`): the Batsim ids of the jobs
+    by job number, shown as Batsim shows them (workload name and job name) instead of the
+    job numbers under `workload_name`.
 
     Raises:
         ConfigError: `per` is not one of `PER`.
@@ -47,7 +64,7 @@ def write_batsim_jobs(table: JobTable, log: AllocationLog, path: Path,
     if per not in PER:
         raise ConfigError("--out-jobs", f"got {per!r}; accepted: {', '.join(PER)}")
     c = table.columns
-    ids, submit = c["job_id"].tolist(), c["submit"].astype(float).tolist()
+    numbers, submit = c["job_id"].tolist(), c["submit"].astype(float).tolist()
     start, end = c["start"].astype(float).tolist(), c["end"].astype(float).tolist()
     size, estimate = c["size"].tolist(), c["estimate"].astype(float).tolist()
     status, runtime = c["status"].tolist(), c["runtime"].astype(float).tolist()
@@ -64,9 +81,13 @@ def write_batsim_jobs(table: JobTable, log: AllocationLog, path: Path,
         f.write(",".join(BATSIM_COLUMNS) + "\n")
         lines: list[str] = []
         add = lines.append
-        for k in range(len(ids)):
-            job_id = ids[k]
+        for k in range(len(numbers)):
+            job_id = numbers[k]
             rows = attempts.get(job_id, [])
+            if ids is not None:
+                name, wl = _identifier(ids[job_id], workload_name)
+            else:
+                name, wl = job_id, workload_name
             joules = repr(energy[k]) if energy is not None else "0.0"
             meta = f"runtime={num(runtime[k])}"
             if per == "job" or not rows:
@@ -77,8 +98,7 @@ def write_batsim_jobs(table: JobTable, log: AllocationLog, path: Path,
                 state = "1,COMPLETED_SUCCESSFULLY" if completed else \
                     f"0,{_final_state(status[k])}"
                 nodes = texts[rows[-1]] if rows else ""
-                name = job_id if per == "job" else f"{job_id}#0"
-                add(_line(name, workload_name, sub, size[k], estimate[k], state, s, e, nodes,
+                add(_line(name if per == "job" else f"{name}#0", wl, sub, size[k], estimate[k], state, s, e, nodes,
                           joules, meta))
             else:
                 sub = submit[k]
@@ -88,7 +108,7 @@ def write_batsim_jobs(table: JobTable, log: AllocationLog, path: Path,
                         f"0,{_final_state(ended)}"
                     # The job's energy goes with its last attempt (the rows sum to it).
                     spent = joules if n == len(rows) - 1 else "0.0"
-                    add(_line(f"{job_id}#{attempt}", workload_name, sub, size[k], estimate[k],
+                    add(_line(f"{name}#{attempt}", wl, sub, size[k], estimate[k],
                               state, float(s), float(e), texts[i], spent, meta))
                     sub = float(e)
             if len(lines) >= _CHUNK:  # in parts: a bounded memory
@@ -97,12 +117,30 @@ def write_batsim_jobs(table: JobTable, log: AllocationLog, path: Path,
         f.write("".join(lines))
 
 
+def _identifier(written: object, workload_name: str) -> tuple[str, str]:
+    """Batsim's job name and workload name of an id as written: ``"w1!a7"`` is ``a7`` of
+    ``w1``; an id without ``!`` (an integer, a plain string) is itself, of `workload_name`.
+    A name holding a comma, a quote or a line break is quoted as a csv writer quotes it."""
+    text = str(written)
+    wl, bang, name = text.rpartition("!")
+    if not bang:
+        name, wl = text, workload_name
+    return _quoted(name), _quoted(wl)
+
+
+def _quoted(text: str) -> str:
+    if any(ch in text for ch in ',"\r\n'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
 def _line(job_id: object, workload: str, sub: float, size: int, estimate: float, state: str,
           s: float, e: float, nodes: str, joules: str, meta: str) -> str:
     execution = e - s
     turnaround = e - sub
     stretch = repr(turnaround / execution) if execution > 0 else "1.0"
-    # No field holds a comma or a quote: the lines are what a csv writer gives.
+    # Only the names can hold a comma or a quote (quoted by `_identifier`): the lines are
+    # what a csv writer gives.
     return (f"{job_id},{workload},,{sub!r},{size},{estimate!r},{state},{s!r},"
             f"{execution!r},{e!r},{s - sub!r},{turnaround!r},{stretch},{nodes},{joules},"
             f"{meta}\n")
