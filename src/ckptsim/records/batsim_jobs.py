@@ -45,7 +45,7 @@ def written_ids(workload: Any) -> dict[int, object] | None:
     from ckptsim.workload.batsim import ID_COLUMN
 
     ids = workload.extra.get(ID_COLUMN)
-    return None if ids is None else dict(zip(workload.job_id.tolist(), ids.tolist()))
+    return None if ids is None else dict(zip(workload.job_id.tolist(), ids.tolist(), strict=True))
 
 
 def write_batsim_jobs(table: JobTable, log: AllocationLog, path: Path,
@@ -98,8 +98,8 @@ def write_batsim_jobs(table: JobTable, log: AllocationLog, path: Path,
                 state = "1,COMPLETED_SUCCESSFULLY" if completed else \
                     f"0,{_final_state(status[k])}"
                 nodes = texts[rows[-1]] if rows else ""
-                add(_line(name if per == "job" else f"{name}#0", wl, sub, size[k], estimate[k], state, s, e, nodes,
-                          joules, meta))
+                add(_line(name if per == "job" else f"{name}#0", wl, sub, size[k],
+                          estimate[k], state, s, e, nodes, joules, meta))
             else:
                 sub = submit[k]
                 for n, i in enumerate(sorted(rows, key=lambda i: log.rows[i][1])):
