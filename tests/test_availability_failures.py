@@ -139,3 +139,33 @@ def test_failure_kills_read_the_same_from_either_component(tmp_path):
     assert outs[0] == outs[1]
     assert ",failure\n" in outs[0]["allocations.csv"]
     assert "\nfailure," in outs[0]["unavailability.csv"]
+
+
+def test_failures_after_the_last_job_are_withdrawn_by_either_component(tmp_path):
+    """A log longer than the run: the failures due after the last job ends are neither
+    applied nor counted, and the clock stops at the last end, with either component (the
+    availability component counted them, and ran the clock on to the log's end)."""
+    from helpers import LANL_HEADER, jobs, lanl_row
+
+    from ckptsim.components.availability import Availability
+    from ckptsim.components.failures import Failures
+    from ckptsim.engine.simulator import Simulator
+    from ckptsim.policies.base import scheduler_factory
+
+    path = tmp_path / "lanl.csv"
+    path.write_text("\n".join([LANL_HEADER,
+                               lanl_row(2, 0, "1/1/2004 0:00", "1/1/2004 0:01", "1"),
+                               lanl_row(2, 0, "1/1/2004 0:01", "1/1/2004 0:02", "1"),
+                               lanl_row(2, 0, "1/1/2004 1:00", "1/1/2004 1:10", "10"),
+                               lanl_row(2, 0, "1/2/2004 0:00", "1/2/2004 0:10", "10")]) + "\n")
+    source = f"lanl:path={path},system=2,transient=true"
+    # One node: job 1 runs 0-100 s (killed by the failures at 0 and 60 s, then 0 work
+    # saved: it restarts at 60 and ends at 160); the failures at 3,600 s and a day come after.
+    w = jobs([(0, 100, 1, 100)], 1)
+    for component in (Failures(Failures.make_params({"source": source})),
+                      Availability(Availability.make_params({"failures": source}))):
+        sim = Simulator(w, scheduler_factory("fcfs", None), components=[component],
+                        check=True)
+        sim.run()
+        counted = getattr(component, "counts", {"failures": getattr(component, "failures", 0)})
+        assert (sim.now, counted["failures"]) == (160.0, 2), type(component).__name__

@@ -24,8 +24,9 @@ Reboots and maintenance windows are known in advance: `lead` seconds before one,
 those nodes before they go.
 
 Failures (`failures`, a failure source string as `--failures` takes) are applied exactly as
-the failures component applies them -- same events, same order, same kills, same counters --
-so a run gives byte-identical jobs.csv and schedule.swf with either (tests prove it).
+the failures component applies them -- same events, same order, same kills, same counters,
+those still queued when the last job ends withdrawn -- so a run gives byte-identical jobs.csv
+and schedule.swf with either, and the same failure counters (tests prove it).
 The run ends when its last job ends: nothing due after that instant is applied, announced
 or counted (`run_over`).
 Events: kind "availability" (priority 1.5: after failures at 1, before checkpoint completions
@@ -116,6 +117,7 @@ class Availability(Interruptions):
         self.counts: dict[str, int] = dict.fromkeys(COUNTERS + FAILURE_COUNTERS, 0)
         if not self.params.failures:
             self.provides = tuple(p for p in type(self).provides if p is not FailureTimes)
+            self.unused_hooks = ("on_end",)  # it withdraws the failures left at the end
         self.suspended: dict[int, tuple[Job, float, int, int]] = {}
         self.frozen: dict[int, tuple[float, float]] = {}
         # (time, reason, down|up, machine) of every change when set to a list (for checks;

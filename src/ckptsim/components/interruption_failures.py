@@ -31,6 +31,7 @@ class NodeFailures(Component):
     masks: list[int]
     n_machines: int
     suspended: dict[Any, Any]
+    fail_handles: list[int]
 
     # The interruption side, given by `Interruptions`.
     def _jobs_on(self, nodes: int) -> list[Job]:
@@ -57,9 +58,22 @@ class NodeFailures(Component):
                                                               int(trace.node[k])))
         self.fail_times = [float(trace.time[k]) for k in order]
         self.fail_bits = [self.masks[int(trace.node[k])] for k in order]
-        for t, node, repair in zip(trace.time.tolist(), trace.node.tolist(),
-                                   trace.repair.tolist(), strict=True):
-            sim.at(t, self._make_failure(int(node), float(repair)))
+        # The handles of the queued failures, withdrawn when the last job ends (`on_end`).
+        self.fail_handles = [sim.at(t, self._make_failure(int(node), float(repair)))
+                             for t, node, repair in zip(trace.time.tolist(),
+                                                        trace.node.tolist(),
+                                                        trace.repair.tolist(), strict=True)]
+
+    def on_end(self, job: Any) -> None:
+        # The last job has ended: the failures still queued (a log longer than the run)
+        # never happen, nor are they counted, as with the failures component; taken off the
+        # queue, they do not bring the clock past the run's end either.  (Called only in a
+        # run given failures: see `Availability.__init__`.)
+        sim = self.sim
+        assert sim is not None
+        if sim.n_ended == len(sim.jobs) and self.fail_handles:
+            sim.withdraw(self.fail_handles)
+            self.fail_handles = []
 
     def _make_failure(self, m: int, repair: float) -> Callable[[float], None]:
         def fail(now: float) -> None:
