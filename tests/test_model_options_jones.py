@@ -181,7 +181,8 @@ def _digest(r):
 ])
 def test_defaults_reproduce_the_schedules_recorded_before_the_options(params, expected):
     w = load_workload("grid:n=300,load=0.95,ppbw=300,error=1,seed=2")
-    explicit = {"admit_cut": "worst", "ctmr_waiting": "nodes", "ctmr_steps": "batch"}
+    explicit = {"admit_cut": "worst", "ctmr_waiting": "nodes", "ctmr_steps": "batch",
+                "overhead_links": "restart"}
     assert _digest(simulate(w, "coalloc", params)) == expected
     assert _digest(simulate(w, "coalloc", {**params, **explicit})) == expected
 

@@ -1,10 +1,12 @@
-"""More readings of seed 001 that are options of `coalloc` (cpfrac_cost, predict): each
+"""More readings of seed 001 that are options of `coalloc` (cpfrac_cost, predict,
+overhead_links): each
 changes what it should on a hand-checkable grid; the defaults are the committed behaviour
 (test_model_options_jones.py pins the schedules)."""
 
 from __future__ import annotations
 
 import pytest
+from coalloc_helpers import rate
 from test_model_options_jones import NAN, grid_jobs, run
 
 from ckptsim.errors import ConfigError
@@ -13,7 +15,8 @@ from ckptsim.policies.coalloc import CoallocParams
 
 
 @pytest.mark.parametrize("key, value", [("cpfrac_cost", "restart"),
-                                        ("predict", "runtime")])
+                                        ("predict", "runtime"),
+                                        ("overhead_links", "checkpoint")])
 def test_bad_values_are_refused_naming_the_key_and_the_choices(key, value):
     with pytest.raises(ConfigError, match=rf"{key}.*{value}"):
         make_params(CoallocParams, {key: value})
@@ -79,3 +82,68 @@ def test_predict_remaining_plans_a_restarted_job_with_what_remains():
     assert jobs[3].end == pytest.approx(end3)
     assert jobs[5].start == pytest.approx(end3)
     assert jobs[6].start == pytest.approx(end3 + 1000)
+
+
+# ------------------------------------------------------------------------------ overhead_links
+def _restart_on_a_shared_link():
+    """Two clusters of 4, capacity 1000.  Jobs 1, 2 hold 2 nodes of each until 100.  Job 3
+    (4 nodes, 3,000 s, PPBW 600 told as 300) runs co-allocated 2 | 2 from 0: 11/12 * 600 =
+    550 per link.  Job 4 (4 nodes, 5,000 s, 620 told as 300) joins it 2 | 2 at 100: 550 +
+    568.3 = 1118.3 > 1000, both at rate s = 1 / (0.5 + 0.5 * 1.1183) = 0.9471.  Job 5 (2
+    nodes, 100 s, home 1) arrives at 101: job 4 (largest traffic, underestimated) is
+    checkpointed (O = 60: 30 s each way), keeping s seconds of work; job 5 runs on its
+    cluster-1 nodes over [131, 231].  At 231 job 4 (re-estimated at 620: its worst-case cut,
+    7/6 * 620 = 723.3, fits the residual 1000 - 11/12 * 300 = 725) is co-allocated 2 | 2
+    again, with 30 s of restart overhead, and saturates the links as before; nobody
+    waits, so the agent leaves the saturated links alone."""
+    rows = [(0, 100, 2, 0, 10.0, NAN, 0.0), (0, 100, 2, 1, 10.0, NAN, 0.0),
+            (0, 3000, 4, 0, 600.0, 300.0, 0.5), (100, 5000, 4, 0, 620.0, 300.0, 0.5),
+            (101, 100, 2, 1, 10.0, NAN, 0.0)]
+    return grid_jobs(rows, clusters=2, nodes=4)
+
+
+def _ends(quiet_from: float) -> tuple[float, float, float]:
+    """(s, end of job 3, end of job 4) when job 4's traffic is on the links from
+    `quiet_from` on (231: its restart overhead included; 261: after it)."""
+    s = rate(1000.0 / (11 / 12 * 600 + 11 / 12 * 620), 0.5)
+    left3 = 3000 - (100 + s + 130)  # job 3's work left at 231
+    end3 = quiet_from + (left3 - (quiet_from - 231)) / s
+    end4 = end3 + (5000 - s - s * (end3 - 261))  # slowed from 261 to end3, then alone
+    return s, end3, end4
+
+
+def test_overhead_links_restart_slows_the_sharing_job_during_the_restart_overhead():
+    for extra in ({}, {"overhead_links": "restart"}):
+        sim, jobs, log = run(_restart_on_a_shared_link(), ctmr=True, overhead=60.0,
+                             remote=False, **extra)
+        s, end3, end4 = _ends(231.0)
+        assert log == [(101.0, 4)] and jobs[5].start == 131.0
+        assert jobs[4].n_restarts == 1 and jobs[4].overhead == pytest.approx(60.0)
+        assert [(t, r) for t, j, r in sim.policy.rate_log if j == 3 and t > 101] == [
+            (231.0, pytest.approx(s))]  # slowed as job 4 takes its nodes
+        assert jobs[3].end == pytest.approx(end3)
+        assert jobs[4].end == pytest.approx(end4)
+
+
+def test_overhead_links_none_keeps_a_restart_off_the_links_until_its_overhead_ends():
+    sim, jobs, log = run(_restart_on_a_shared_link(), ctmr=True, overhead=60.0,
+                         remote=False, overhead_links="none")
+    s, end3, end4 = _ends(261.0)
+    assert log == [(101.0, 4)] and jobs[5].start == 131.0
+    assert jobs[4].start == 100.0 and jobs[4].overhead == pytest.approx(60.0)
+    # Job 3 keeps its full speed while job 4 restores its image, and is slowed at 261.
+    assert [(t, r) for t, j, r in sim.policy.rate_log if j == 3 and t > 101] == [
+        (261.0, pytest.approx(s))]
+    assert jobs[3].end == pytest.approx(end3)
+    assert jobs[3].end == pytest.approx(_ends(231.0)[1] + 30 - 30 / s)  # 1.67 s earlier
+    assert jobs[4].end == pytest.approx(end4)
+    assert sim.policy.integrated(2) == pytest.approx(3000.0)  # job 3 (index 2)
+    assert sim.policy.integrated(3) == pytest.approx(5000.0)
+
+
+def test_overhead_links_none_changes_nothing_without_restart_overhead():
+    w = _restart_on_a_shared_link()
+    runs = [run(w, ctmr=True, overhead=0.0, remote=False, **extra)[1]
+            for extra in ({}, {"overhead_links": "none"})]
+    assert [(j.start, j.end) for j in runs[0].values()] == \
+        [(j.start, j.end) for j in runs[1].values()]

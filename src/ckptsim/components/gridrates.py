@@ -8,7 +8,10 @@ the traffic the scheduler believes in (the same equation with the job's PPBW est
 `LinkState` recomputes at once the max-min fair allotment of the jobs coupled to it by
 saturated links, and nobody else (so a scheduler placing several jobs in one pass sees each
 placement's effect on the links).  A job whose communication stops while it still holds nodes
-(a checkpoint of the CTMR agent) leaves the links with `leave`.  The engine asks `rates` once
+(a checkpoint of the CTMR agent) leaves the links with `leave`.  A job that takes its nodes
+with a restart overhead puts its traffic on the links at once, or, with `quiet_restart`
+(`coalloc`'s `overhead_links=none`), books its estimate at once but enters with its traffic
+only when the overhead ends (an event of kind "rate" then).  The engine asks `rates` once
 per timestamp, after every state change of that instant, and applies the new progress rate of
 every job whose allotment or occupancy changed since the last call:
 rate = 1 / ((1 - kappa) + kappa / f), 1 for a job on one cluster.
@@ -107,7 +110,13 @@ class GridRates(RateModel):
         self.ppbw = packed(ppbw)
         self.kappa = packed(kappa)
         self.booked = doubles(estimate)  # a copy: a re-estimate changes it
-        self._on: dict[int, Job] = {}  # jobs with traffic on the links, by index
+        # Co-allocated jobs holding nodes, by index: on the links with their traffic (a quiet
+        # restart with its estimate only, until its overhead ends).
+        self._on: dict[int, Job] = {}
+        #: Restarts enter the links (their traffic) when their overhead ends, not when they
+        #: take their nodes (their estimate is booked then).
+        self.quiet_restart = False
+        self._due: dict[int, float] = {}  # index -> end of the overhead it waits out quietly
         self._sat = False  # some link saturated
         # Time integrals since `start` (the first submission).
         self._t0 = self._t = float(start)
@@ -177,12 +186,37 @@ class GridRates(RateModel):
         true = split_demand(split, self.ppbw[i])
         booked = self.booked[i]
         estimate = true if booked != booked else split_demand(split, booked)
+        if self.quiet_restart and job.anchor > now:  # restoring its image: no traffic yet
+            self._due[i] = job.anchor
+            self.sim.at(job.anchor, self._enter_at(job), kind="rate")  # type: ignore[union-attr]
+            true = (0.0,) * len(true)
         for j in self.links.add(i, true, estimate):
             if j != i:
                 changed[j] = self._on[j]
         self._on[i] = job
         self.starts += 1
         self._seg[i] = (max(now, job.anchor), job.work_done)
+        self._refresh()
+
+    def _enter_at(self, job: Job):  # type: ignore[no-untyped-def]
+        def enter(now: float) -> None:
+            self._enter(job, now)
+
+        return enter
+
+    def _enter(self, job: Job, now: float) -> None:
+        """`quiet_restart`: the job's restart overhead ended; its traffic enters the links
+        (nothing if it left them meanwhile)."""
+        i = job.index
+        if self._due.get(i) != now:
+            return
+        del self._due[i]
+        links = self.links
+        estimate = links.estimate(i)
+        self._advance(now)
+        links.remove(i)  # it had no traffic: nobody else changes
+        for j in links.add(i, split_demand(self.split(job.mask), self.ppbw[i]), estimate):
+            self.changed[j] = self._on[j]
         self._refresh()
 
     def on_release(self, job: Job) -> None:
@@ -211,6 +245,7 @@ class GridRates(RateModel):
         self.changed[i] = job
         self._advance(now)
         del self._on[i]
+        self._due.pop(i, None)
         t, w = self._seg.pop(i)
         acc = self._slow.get(i)
         if acc is None:

@@ -9,7 +9,9 @@ nodes, gave nodes back, or moved); it returns ``(job, rate)`` pairs and the engi
 the ones that change a rate (`sim.set_rate`: progress brought up to now, the job's end -- or
 its overhead's end -- rescheduled).  Without a rate model (the default) nothing of this runs.
 
-At most one rate model per run.  A policy may still call `sim.set_rate` itself.
+At most one rate model per run.  A policy may still call `sim.set_rate` itself.  A rate
+model that changes an allotment at a time of its own (not at a start or a release) schedules
+it with ``sim.at(t, callback, kind="rate")``.
 """
 
 from __future__ import annotations
@@ -18,11 +20,17 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from ckptsim.engine.components import Component
+from ckptsim.engine.events import register_event_kind
 from ckptsim.engine.state import HOLDS_NODES
 
 if TYPE_CHECKING:
     from ckptsim.engine.simulator import Simulator
     from ckptsim.engine.state import Job
+
+register_event_kind("rate", 2.4, "a rate model's own change (e.g. a restart's traffic enters "
+                                 "a grid's links when its overhead ends)",
+                    "after overhead completions at that instant, before submissions: the "
+                    "pass and the rates of that instant see it")
 
 
 class RateModel(Component):

@@ -85,6 +85,7 @@ class Coalloc(GridPhases, Scheduler):
         layout = grid_layout(sim.platform) or GridLayout.from_shape(own)
         check_workload(layout, w, own.clusters, coalloc=self.params.coalloc)
         self.rates = GridRates.for_workload(w, layout)
+        self.rates.quiet_restart = self.params.overhead_links == "none"
         sim.add_component(self.rates)
         layout = self.rates.layout
         self.C = c = layout.clusters

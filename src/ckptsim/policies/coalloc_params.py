@@ -6,7 +6,9 @@ whose default is the reading the scheduler has always used (docs/grid.md, "Model
 immediately make use of the freed resources" checks), `ctmr_steps` (one checkpoint at a time
 or all at one instant), `cpfrac_cost` (what the CPfrac test weighs: the whole overhead O
 or the checkpoint's O/2), `predict` (what EASY plans a restarted job with: its whole
-estimate or what remains of it).  The communication share kappa is the workload's (`grid:kappa=`).
+estimate or what remains of it), `overhead_links` (whether a restart's traffic loads the links
+during its restart overhead).  The communication share kappa is the workload's
+(`grid:kappa=`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,9 @@ STEPS = ("batch", "seed")
 CPFRAC_COSTS = ("overhead", "checkpoint")
 #: What EASY plans a requeued job's run with (`predict`).
 PREDICTS = ("estimate", "remaining")
+#: The overhead phases in which a co-allocated job's traffic loads the links
+#: (`overhead_links`).
+OVERHEAD_LINKS = ("restart", "none")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,3 +65,10 @@ class CoallocParams:
                                      "checkpoint with: estimate (its whole runtime estimate) "
                                      "or remaining (its restart overhead plus the estimate "
                                      "minus the work it kept)", choices=PREDICTS, added=True)
+    overhead_links: str = param("restart", "the overheads during which a co-allocated job's "
+                                           "traffic loads the links: restart (a restart enters "
+                                           "them when it takes its nodes, so during its O/2 of "
+                                           "restart overhead; a checkpoint leaves them at once) "
+                                           "or none (a restart books its estimate then but "
+                                           "enters with its traffic when its overhead ends)",
+                                choices=OVERHEAD_LINKS, added=True)

@@ -23,7 +23,8 @@ their rates), while some link is saturated and jobs wait (steps 1-5 of the seed)
 3. checkpoint it (O/2 on its nodes; it leaves the links at once, its communication stops,
    and the engine gives the jobs that shared its links their new rates before time moves on),
    then it goes back to the head of its home queue and restarts with O/2 of overhead,
-   wherever the scheduler places it next;
+   wherever the scheduler places it next (co-allocated again, its traffic loads the links
+   during that O/2 too; with `overhead_links=none` only once it ends);
 4. the scheduler runs again when the checkpoint completes (the engine's pass at that time);
 5. repeat from 1 (a checkpointed job no longer loads the links).
 
