@@ -159,6 +159,39 @@ def test_capacity_metrics_on_the_torus():
     assert s["capacity_utilized"] == (4 * 10 + 8 * 10) / (8 * 20)
 
 
+def test_rounding_component_counts_a_boxs_extra_nodes_as_lost():
+    """A job of 3 nodes runs on a box of 4 on the 2x2x2 torus (volumes 1, 2, 4, 8): by default
+    its extra node's 10 s count as utilised; with the `rounding` component as lost."""
+    w = jobs([(0, 10, 3, 10), (0, 10, 4, 10), (20, 10, 1, 10)], 8)
+    cap = 8 * 30  # both first jobs side by side on 0-10, the third alone on 20-30
+    unused = (8 * 10 + 7 * 10) / cap  # 10-20: every node idle; 20-30: 7, and nothing waits
+    base = simulate(w, "bgl-fcfs", TINY)
+    lost = simulate(w, "bgl-fcfs", TINY, components={"rounding": {}})
+    assert [r.size for r in map(lost.table.row, range(3))] == [4, 4, 1]
+    assert list(lost.table["requested_size"]) == [3, 4, 1]
+    assert "requested_size" not in base.table.columns
+    assert base.summary["capacity_utilized"] == pytest.approx((4 + 4 + 1) * 10 / cap)
+    assert base.summary["capacity_lost"] == pytest.approx(0.0)
+    assert lost.summary["capacity_utilized"] == pytest.approx((3 + 4 + 1) * 10 / cap)
+    assert lost.summary["capacity_lost"] == pytest.approx(10 / cap)
+    for s in (base.summary, lost.summary):
+        assert s["capacity_unused"] == pytest.approx(unused)
+        assert s["capacity_utilized"] + s["capacity_unused"] + s["capacity_lost"] == \
+            pytest.approx(1.0)
+    same = simulate(w, "bgl-fcfs", TINY, components={"rounding": {"count_as": "utilized"}})
+    assert {k: same.summary[k] for k in base.summary} == base.summary
+    assert lost.options["rounding"] == {"count_as": "lost"}
+
+
+def test_rounding_component_takes_a_larger_machines_sizes_after_scaling():
+    """A trace of 16 nodes on the 8-node torus: sizes halved (rounded up), then to boxes."""
+    w = jobs([(0, 10, 6, 10), (0, 10, 8, 10)], 16)
+    r = simulate(w, "bgl-fcfs", TINY, components={"rounding": {}})
+    assert list(r.table["size"]) == [4, 4]
+    assert list(r.table["requested_size"]) == [3, 4]
+    assert r.summary["capacity_lost"] == pytest.approx(10 / (8 * 10))
+
+
 # ----------------------------------------------------------------------------- fast vs reference
 
 REFERENCE = {"bgl-fcfs": RefFcfs, "bgl-balancing": RefBalancing, "bgl-tiebreak": RefTiebreak}

@@ -4,6 +4,7 @@ slice (`slice_failures`) and at the log's rate (`rate="log"`)."""
 
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 
 import numpy as np
@@ -155,3 +156,41 @@ def test_jitter_and_bad_options_in_the_paper_specs():
         ol.check(_options(slice_failures="half")[1])
     with pytest.raises(ConfigError, match="failures.jitter"):
         ol.check(_options(jitter="-3")[1])
+
+
+# --- a box's extra supernodes: utilised (default) or lost (`--rounding lost`) -----------------
+def test_the_rounding_option_adds_the_component_to_every_workload():
+    ol, opt = _options()
+    for family in ("failures", "balancing", "tiebreak", "options"):
+        assert "rounding" not in ol.spec_text(family, opt)  # the committed runs' specs
+        text = ol.spec_text(family, _options(rounding="lost")[1])
+        assert 'components.rounding = { count_as = "lost" }' in text
+    with pytest.raises(ConfigError, match="--rounding"):
+        ol.check(_options(rounding="wasted")[1])
+
+
+def test_rounding_lost_moves_the_extra_supernodes_from_utilised_to_lost(tmp_path):
+    from ckptsim.cli import main
+    from ckptsim.experiments.papers.oliner import experiments as ol
+
+    log = TRACES.parent / "failures" / "lanl_cfdr" / ol.FAILURE_LOG.rsplit("/", 1)[1]
+    if not (TRACES / ol.TRACES["LUBLIN-256"]).exists() or not log.exists():
+        pytest.skip("LUBLIN-256 trace or the LANL failure log not available")
+    rows = {}
+    for rounding in ("utilized", "lost"):
+        out = tmp_path / rounding
+        assert main(["paper", "oliner", "fig3", "--out", str(out), "--trace-dir", str(TRACES),
+                     "--traces", "LUBLIN-256", "--first", "100", "--counts", "0", "--loads",
+                     "1", "--jobs", "0", "--rounding", rounding]) == 0
+        rows[rounding] = list(csv.DictReader(open(out / "fig3.csv")))
+    assert len(rows["lost"]) == len(rows["utilized"]) == 3  # a = 0, 0.1, 0.9
+    for base, lost in zip(rows["utilized"], rows["lost"], strict=True):
+        assert lost["mean_response_bsld"] == base["mean_response_bsld"]  # the same schedule
+        assert lost["capacity_unused"] == base["capacity_unused"]
+        moved = float(base["capacity_utilized"]) - float(lost["capacity_utilized"])
+        assert moved > 0  # some of LUBLIN-256's first 100 sizes are no box volume
+        # (the CSVs hold 6 digits)
+        assert float(lost["capacity_lost"]) - float(base["capacity_lost"]) == \
+            pytest.approx(moved, abs=2e-6)
+        assert sum(float(lost[f"capacity_{m}"]) for m in ("utilized", "unused", "lost")) == \
+            pytest.approx(1.0, abs=2e-6)

@@ -24,7 +24,8 @@ VALUES = {"--jobs": ["1"], "--dask": ["local"], "--dask-timeout": ["2"], "--trac
           "--resume-after": ["60"], "--speeds": ["slowest"],
           "--lead": ["600"], "--reboot-duration": ["300"], "--slice-failures": ["scale"],
           "--jitter": ["0"], "--windows": ["2"], "--reading": ["estimate"],
-          "--durations": ["1", "4"], "--checkpoint-share": ["1"], "--failure-span": ["run"]}
+          "--durations": ["1", "4"], "--checkpoint-share": ["1"], "--failure-span": ["run"],
+          "--rounding": ["lost"]}
 
 FIGURE = {"niu": "fig4", "oliner": "fig3", "shi": "fig11", "jones": "fig7", "forshaw": "fig6"}
 
@@ -167,7 +168,8 @@ def test_the_modelling_choices_reach_the_options():
     assert (opt.startdelay_first, opt.resume_after, opt.lead, opt.reboot_duration) == (
         "interval", 0, 600, 300)
     opt = oliner.options(given("oliner", "fig3"))
-    assert (opt.slice_failures, opt.jitter, opt.failure_span) == ("keep", None, "submit")
+    assert (opt.slice_failures, opt.jitter, opt.failure_span, opt.rounding) == (
+        "keep", None, "submit", "utilized")
     # Given: each lands in its field.
     assert niu.options(given("niu", "fig4", "--freeze", "false", "--retry", "true")
                        ).params() == {"freeze": False, "retry": True}
@@ -180,8 +182,9 @@ def test_the_modelling_choices_reach_the_options():
     assert (opt.startdelay_first, opt.resume_after, opt.lead, opt.reboot_duration) == (
         "delay", 900.0, 0.0, 120.0)
     opt = oliner.options(given("oliner", "fig3", "--slice-failures", "scale",
-                               "--jitter", "0", "--failure-span", "run"))
-    assert (opt.slice_failures, opt.jitter, opt.failure_span) == ("scale", "0", "run")
+                               "--jitter", "0", "--failure-span", "run", "--rounding", "lost"))
+    assert (opt.slice_failures, opt.jitter, opt.failure_span, opt.rounding) == (
+        "scale", "0", "run", "lost")
 
 
 def test_niu_params_reach_the_specs():
@@ -215,6 +218,8 @@ def test_niu_params_reach_the_specs():
      "--jitter: got 'soon'; accepted: auto or a number of seconds >= 0"),
     (("oliner", "fig3", "--failure-span", "all"),
      "--failure-span: unknown 'all'; accepted: submit, run"),
+    (("oliner", "fig3", "--rounding", "wasted"),
+     "--rounding: unknown 'wasted'; accepted: utilized, lost"),
 ])
 def test_a_bad_modelling_choice_is_one_line_naming_its_flag(argv, error, tmp_path, capsys):
     out = tmp_path / "out"

@@ -94,7 +94,7 @@ def test_builtin_packages_scan_to_their_plugins():
                                                                     "register_policy")
     assert registering_modules("ckptsim.components", "register_component") == [
         f"ckptsim.components.{m}" for m in ("availability", "bound", "checkpoint", "energy",
-                                            "failures", "powermgr", "speed")]
+                                            "failures", "powermgr", "rounding", "speed")]
 
 
 def test_listing_the_schedulers_loads_no_numba():

@@ -4,7 +4,8 @@ availability (+ interruptions: owners, reboots, maintenance, traces, failures ta
 out of service), failures, energy (+ machines, energybulk, energyhtc, energyparams, energywake:
 the meter's per-machine states, node-set accounting, HTC attribution, parameters and the
 charge of a wake-up a job waits out), powermgr (the power manager), bound (the
-execution-time bound), gridrates (the grid's links as a rate model, attached by `coalloc`), speed
+execution-time bound), rounding (capacity counts a BG/L box's nodes beyond the job's requested
+size as lost), gridrates (the grid's links as a rate model, attached by `coalloc`), speed
 (the platform's machine speeds as a rate model) and
 checkpoint (+ checkpointagent: the checkpoint component driving the `ckptsim.checkpointing`
 policies for any scheduler).
@@ -12,7 +13,8 @@ policies for any scheduler).
 The component base class and the registry are the engine's (`ckptsim.engine.components`);
 importing this package adds the loader that registers the built-in components there, so that
 lookups by name through this package always see them.  The registered names are those of the
-classes (`failures`, `availability`, `energy`, `power`, `bound`, `checkpoint`, `speed`).
+classes (`failures`, `availability`, `energy`, `power`, `bound`, `rounding`, `checkpoint`,
+`speed`).
 """
 
 from __future__ import annotations

@@ -26,6 +26,12 @@ WAIT_PERCENTILES = (("median_wait", 50.0), ("p95_wait", 95.0), ("p99_wait", 99.0
 #: the machine, medium: up to 1/4, large: up to 1/2, wide: more than half).
 SIZE_CLASSES = (("small", 1 / 16), ("medium", 1 / 4), ("large", 1 / 2), ("wide", 1.0))
 
+#: The records' column of each job's requested size where it ran on more nodes (a BG/L job
+#: rounded up to a box volume; the `rounding` component adds it): `capacity` then counts the
+#: extra nodes' useful work as lost, not utilised.  It is also the workload's extra column
+#: the BG/L schedulers keep the sizes before the rounding in.
+REQUESTED_SIZE = "requested_size"
+
 
 def span(table: JobTable) -> tuple[float, float]:
     """The simulated period: first submission to last end."""
@@ -193,14 +199,18 @@ def capacity(table: JobTable) -> dict[str, float]:
     max(0, f(t) - q(t)) dt / (T N), where f(t) is the number of nodes no job holds and q(t) the
     nodes requested by waiting jobs; lost = 1 - utilised - unused (work lost to failures, nodes
     idle while jobs wait, overheads).  Nodes down for repair count as free in f(t): the records
-    hold jobs, not node states.
+    hold jobs, not node states.  s_j is the size the job ran at, or, in utilised, its requested
+    size where the records hold `REQUESTED_SIZE` (the `rounding` component): the nodes a job
+    held beyond it (a BG/L box's rounding) then count as lost; unused is the same.
     """
     t0, t1 = span(table)
     cap = table.machine_size * (t1 - t0)
     if cap <= 0:
         return {"capacity_utilized": 0.0, "capacity_unused": 0.0, "capacity_lost": 0.0}
     size = table["size"].astype(np.float64)
-    util = float(np.sum(table["useful_work"] * size)) / cap
+    used = (table[REQUESTED_SIZE].astype(np.float64) if REQUESTED_SIZE in table.columns
+            else size)
+    util = float(np.sum(table["useful_work"] * used)) / cap
     q_s, q_e, q_rows = _waits(table)
     q_size = size[q_rows]
     seg_size = size[table.seg_row]

@@ -20,7 +20,8 @@ Jobs run on contiguous rectangular boxes of supernodes of a 3-D torus (`ckptsim.
   seed 004 on this framework; their parameters are defined here.
 
 Job sizes are rounded up to the smallest volume with a box shape and, for traces from larger
-machines, scaled first (`prepare_workload`).
+machines, scaled first (`prepare_workload`); the sizes before the rounding are kept in the
+workload's extra column `requested_size` (the `rounding` component counts capacity with them).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ import numpy as np
 
 from ckptsim.engine.state import CHECKPOINTING
 from ckptsim.errors import ConfigError
+from ckptsim.metrics.core import REQUESTED_SIZE
 from ckptsim.platform.base import TorusPlatform
 from ckptsim.platform.torus import Torus, scale_sizes
 from ckptsim.policies.base import param, register
@@ -132,7 +134,8 @@ class BglFcfs(QueueScheduler):
         new_counts.update(counts)
         return dataclasses.replace(
             workload, size=np.asarray(rounded, dtype=np.int64), machine_size=torus.n_nodes,
-            counts=new_counts, transforms=workload.transforms + tuple(notes))
+            counts=new_counts, transforms=workload.transforms + tuple(notes),
+            extra={**workload.extra, REQUESTED_SIZE: np.asarray(sizes, dtype=np.int64)})
 
     # --- placement ------------------------------------------------------------------------
     def choose(self, job: Job, free: int, now: float, avoid: int = 0,

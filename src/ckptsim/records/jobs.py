@@ -64,6 +64,8 @@ COLUMN_DOCS: dict[str, str] = {
 COMPONENT_COLUMN_DOCS: dict[str, str] = {
     "energy": "energy meter only: the job's share of its machines' active power (its cores / "
               "the machine's cores) over the time it held them, J",
+    "requested_size": "rounding component only: the job's size before a BG/L scheduler rounded "
+                      "it up to a box volume (after scaling a larger machine's sizes)",
 }
 
 

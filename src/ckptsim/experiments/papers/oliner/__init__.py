@@ -136,6 +136,11 @@ class Oliner(FamilyPaper):
                     "still running after it meet none) or run (continued past the last arrival "
                     "at the same rate per node and day until the last job ends)",
                     default="submit", kwargs={"metavar": "submit|run"}),
+        PaperOption("--rounding", "what capacity counts the supernodes a job's box holds "
+                    "beyond its requested size as: utilized (default utilized: the size the "
+                    "job ran at) or lost (the spec addendum's reading: the runs get the "
+                    "rounding component)", default="utilized",
+                    kwargs={"metavar": "utilized|lost"}),
     )
     #: As `experiments.spec_text` reads them: the failure counts only in the failures family
     #: (Figs. 3-5), the levels and the failure rate only in the others, which sweep the
@@ -168,6 +173,9 @@ class Oliner(FamilyPaper):
         if given.failure_span not in ("submit", "run"):
             raise ConfigError("--failure-span", f"unknown {given.failure_span!r}; "
                                                 "accepted: submit, run")
+        if given.rounding not in ("utilized", "lost"):
+            raise ConfigError("--rounding", f"unknown {given.rounding!r}; "
+                                            "accepted: utilized, lost")
         return Options(
             traces=tuple(given.traces) if given.traces else defaults.traces,
             trace_dir=Path(given.trace_dir),
@@ -179,7 +187,7 @@ class Oliner(FamilyPaper):
             replications=1 if given.replications is None else int(given.replications),
             jobs=given.jobs, estimates=given.estimates, rate=given.failure_rate,
             slice_failures=given.slice_failures, jitter=jitter(given.jitter),
-            failure_span=given.failure_span)
+            failure_span=given.failure_span, rounding=given.rounding)
 
     def seconds_per_run(self, opt: Any) -> tuple[float, str] | None:
         # The mean over the workloads run (each family gives every workload as many runs),

@@ -21,7 +21,9 @@ log), rescaled to the count over each workload's submit span keeping the log's t
 onto the supernodes by node number modulo 128, and transient (the seed's model); the seed's
 counts are 4,000 for NASA and SDSC and 1,000 for LLNL (here: lublin_256), or (`rate="log"`)
 the log's own rate per node and day; over the submit span, or (`failure_span="run"`)
-continued at the same rate until the last job ends.  Every workload is scheduled with exact
+continued at the same rate until the last job ends.  Capacity counts the supernodes a job's box
+holds beyond its requested size as utilised, or (`rounding="lost"`, the `rounding` component)
+as lost.  Every workload is scheduled with exact
 estimates (its run times) by default, as the seed's utilisation formula implies, or with its
 requested times (`estimates="requested"`).  The sweep's seed is the rescaling's seed, so
 replications (`replications`) draw different thinnings of the log.
@@ -79,6 +81,9 @@ SLICES = ("keep", "scale")
 #: still waiting or running after the last arrival meet none) or the whole run (the submit
 #: span's failures continued at the same rate until the last job ends: a source's span=run).
 FAILURE_SPANS = SPANS
+#: What capacity counts the supernodes of a job's box beyond its requested size as: utilised
+#: (the default: the size the job ran at) or lost (the spec addendum; the `rounding` component).
+ROUNDINGS = ("utilized", "lost")
 
 
 @dataclass(frozen=True)
@@ -100,6 +105,7 @@ class Options:
     slice_failures: str = "keep"  # SLICES: a `first` slice keeps the counts or scales them
     jitter: str | None = None  # the failure copies' jitter (auto, or seconds; None: auto)
     failure_span: str = "submit"  # FAILURE_SPANS: the submit span, or continued to the end
+    rounding: str = "utilized"  # ROUNDINGS: a box's extra supernodes utilised, or lost
 
     def log(self) -> Path:
         return (self.failure_log if self.failure_log is not None
@@ -169,7 +175,10 @@ def spec_text(family: str, opt: Options, counts: dict[str, int] | None = None) -
         if opt.estimates == "exact":
             lines.append("alpha = 0.0")
         lines += [f"load_scale = {_list(loads)}", f'failures = "{source}"',
-                  f"failure_count = {_list(sweep)}", ""]
+                  f"failure_count = {_list(sweep)}"]
+        if opt.rounding != "utilized":
+            lines.append(f'components.rounding = {{ count_as = "{opt.rounding}" }}')
+        lines.append("")
     if family == "options":
         from ckptsim.experiments.papers.oliner.variants import schedulers_text
 
@@ -270,6 +279,9 @@ def check(opt: Options) -> None:
     if opt.failure_span not in FAILURE_SPANS:
         raise ConfigError("--failure-span", f"unknown {opt.failure_span!r}; accepted: "
                                             f"{', '.join(FAILURE_SPANS)}")
+    if opt.rounding not in ROUNDINGS:
+        raise ConfigError("--rounding", f"unknown {opt.rounding!r}; accepted: "
+                                        f"{', '.join(ROUNDINGS)}")
     if opt.jitter is not None:
         from ckptsim.failures.source import parse_jitter
 
