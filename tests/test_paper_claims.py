@@ -142,7 +142,20 @@ def test_the_page_claims_table_is_the_command_output(paper: Paper, tmp_path, cap
 
 def test_every_paper_declares_its_page_claims():
     counts = {p.name: len(p.claims) for p in PAPERS}
-    assert counts == {"niu": 46, "jones": 11, "shi": 21, "forshaw": 37, "oliner": 10}
+    assert counts == {"niu": 46, "jones": 11, "shi": 21, "forshaw": 39, "oliner": 10}
+
+
+def test_forshaw_grades_up_to_60_percent_at_the_seeds_best_interval_too():
+    # Seed 003 section 5.1: "as much as 60% of optimal when the policy is correctly
+    # parameterised", the optimal interval "centred around 30 and 55 minutes" for 1- and
+    # 4-minute checkpoints.  Besides C(30) at every duration, the 4-minute part is graded at
+    # C(60), the interval run nearest 55 min; at a year it agrees on both metrics.
+    forshaw = next(p for p in PAPERS if p.name == "forshaw")
+    best = [c for c in forshaw.claims if "best interval for 4-minute" in c.statement]
+    assert [dict(c.rows) for c in best] == [{"value": 60, "duration_min": 4}] * 2
+    assert [c.csv for c in best] == ["fig6", "full/fig6-replications"]
+    lines = [ln for ln in evaluate(tuple(best), RESULTS / "forshaw") if "[" not in ln.claim]
+    assert [ln.verdict for ln in lines] == ["inconclusive", "agrees"]
 
 
 def test_the_rules_are_documented():

@@ -57,6 +57,12 @@ CLAIMS = (
               param="value", higher=True),
         Claim("C(n): up to ~60% of the optimal saving (at C(30))", 0.6, "fig6", _BENEFITS,
               "factor-2", rows={"value": 30}, by="duration_min"),
+        # The seed's "as much as 60% ... when correctly parameterised" is the benefit at the
+        # best interval, which it puts near 55 min for 4-minute checkpoints: C(60), the
+        # nearest interval run (C(30), above, is its best for 1-minute ones).
+        Claim("C(n): up to ~60% of the optimal saving at the seed's best interval for 4-minute "
+              "checkpoints (~55 min: C(60))", 0.6, "fig6", _BENEFITS, "factor-2",
+              rows={"value": 60, "duration_min": 4}),
         _C180,
         csv="full/fig6-replications", unit="seed"),
     *_and_at_a_year(
