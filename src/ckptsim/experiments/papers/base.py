@@ -113,7 +113,8 @@ RULES: dict[str, str] = {
              "or groups (agrees), or the share's 95% Wilson interval lies below it (differs)",
     "best-at": "the best row (lowest; highest with `higher`) and every row whose interval "
                "overlaps its interval span at most two neighbouring values of `param` around "
-               "the seed's value (agrees); the seed's value lies outside their span (differs)",
+               "the seed's value (agrees; a value between two swept ones: either of them), "
+               "the seed's value lies outside their span (differs)",
     "crossing": "the metric changes sign along `param` between the last value whose interval "
                 "lies wholly on the first side and the first whose interval lies wholly on "
                 "the other: the seed's value inside that span agrees, outside differs",

@@ -299,11 +299,24 @@ def _swept(claim: Claim, rows: Sequence[CsvRow], metric: str,
             return best_x, n, NAN, NAN, "inconclusive"
         near = [x for x, e in points if abs(e.mean - best.mean) <= e.half + best.half]
         low, high = min(near), max(near)
-        if not low <= seed <= high:
+        if not _reaches(xs, low, high, seed):
             return best_x, n, low, high, "differs"
         adjacent = len(near) <= 2 and xs.index(high) - xs.index(low) <= 1
         return best_x, n, low, high, "agrees" if adjacent else "inconclusive"
     return _crossing(points, n, known, seed)
+
+
+def _reaches(xs: Sequence[float], low: float, high: float, seed: float) -> bool:
+    """Whether the span [low, high] of swept values reaches the seed's value: holds it, or,
+    for a value between two swept ones (the seed's ~55 min where 45 and 60 were run), holds
+    one of those two, the nearest the sweep can come to it."""
+    if low <= seed <= high:
+        return True
+    below = [x for x in xs if x < seed]
+    above = [x for x in xs if x > seed]
+    if seed in xs or not below or not above:
+        return False
+    return low <= min(above) and high >= max(below)
 
 
 def flat_steps(claim: Claim, rows: Sequence[CsvRow], metric: str,
