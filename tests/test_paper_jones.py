@@ -84,3 +84,59 @@ def test_bad_arguments(tmp_path, capsys):
         assert main(["paper", "jones", "fig7", "--out", str(tmp_path), flag, value]) == 2
         err = capsys.readouterr().err
         assert flag in err and "Traceback" not in err, err
+
+
+def _row(seed: int, turnaround: float, **params: object) -> dict[str, object]:
+    row: dict[str, object] = {"status": "ok", "seed": seed, "workload.ppbw": 300.0,
+                              "workload.error": 1.0, "workload.error_mode": "uniform",
+                              "workload.info": 1.0, "param.overhead": 600.0,
+                              "mean_response": turnaround}
+    row.update(params)
+    for m in jones.METRICS:
+        row.setdefault(m, 0.0)
+    return row
+
+
+def test_paired_seed_is_the_difference_of_the_improvements():
+    """Two seeds whose Migration Only turnarounds differ (10 h and 20 h): CTMR gains 1 h on the
+    first and 4 h on the second.  Improvements: without CTMR 0 and 0, with it 0.1 and 0.2, so
+    the paired gain seed by seed is 0.1 and 0.2, mean 0.15 (`--paired seed`), which is the
+    difference of the improvement columns; over Migration Only's mean, 15 h, it is 1/15 and
+    4/15, mean 1/6 (`--paired mean`, the committed figures')."""
+    from ckptsim.experiments.papers.jones.figures import paired, select
+
+    rows = [_row(1, 10.0, **{"param.coalloc": False, "param.ctmr": False}),
+            _row(2, 20.0, **{"param.coalloc": False, "param.ctmr": False}),
+            _row(1, 10.0, **{"param.coalloc": True, "param.ctmr": False}),
+            _row(2, 20.0, **{"param.coalloc": True, "param.ctmr": False}),
+            _row(1, 9.0, **{"param.coalloc": True, "param.ctmr": True}),
+            _row(2, 16.0, **{"param.coalloc": True, "param.ctmr": True})]
+    for pairing, expected in (("mean", 1 / 6), ("seed", 0.15)):
+        pts = jones.points(rows, pairing)
+        off = select(pts, coalloc=True, ctmr=False)[0]
+        on = select(pts, coalloc=True, ctmr=True)[0]
+        assert paired(off, on, 15.0)[0] == pytest.approx(expected), pairing
+    assert on["improvement"] - off["improvement"] == pytest.approx(0.15)
+    with pytest.raises(ConfigError, match="--paired"):
+        jones.check(jones.Options(paired="median"))
+
+
+def test_paired_option_reaches_the_figures(fixed, tmp_path):
+    """`--paired seed` rewrites fig7's vs_opposite from the stored runs as the difference of
+    the improvements at -e and +e, seed by seed; the default keeps the committed reading."""
+    import shutil
+
+    out = tmp_path / "seed"
+    shutil.copytree(fixed, out)
+    assert main(["paper", "jones", "fig7", "--out", str(out), "--per-cluster", "40",
+                 "--jobs", "1", "--paired", "seed"]) == 0
+    for pairing, folder in (("mean", fixed), ("seed", out)):
+        rows = {(r["ppbw"], r["error"]): r for r in read(folder / "fig7.csv")}
+        for ppbw in ("150", "300", "400"):
+            under, over = rows[(ppbw, "-1")], rows[(ppbw, "1")]
+            diff = float(under["improvement"]) - float(over["improvement"])
+            if pairing == "seed":
+                assert float(under["vs_opposite"]) == pytest.approx(diff, abs=1e-5)
+            assert float(under["vs_opposite"]) == -float(over["vs_opposite"])
+    assert main(["paper", "jones", "fig7", "--out", str(tmp_path / "bad"), "--paired",
+                 "median"]) == 2

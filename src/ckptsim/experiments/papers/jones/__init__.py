@@ -64,7 +64,13 @@ class Jones(FamilyPaper):
                     kwargs={"type": int, "metavar": "N"}),
         PaperOption("--load", "offered load per cluster, > 0 (default 0.95)",
                     kwargs={"type": float, "metavar": "L"}),
+        PaperOption("--paired", "the paired comparisons of two configurations (vs_opposite, "
+                    "vs_no_ctmr): mean (default: each seed's turnaround gain over Migration "
+                    "Only's mean turnaround) or seed (over that seed's own: the difference "
+                    "of the improvements, seed by seed)", default="mean",
+                    kwargs={"metavar": "mean|seed"}),
     )
+    used_by = {"--paired": ("fig7", "fig16", "fig17", "fig18", "fig19")}
     option_fields = {"--per-cluster": "n"}
     claims = CLAIMS
 
@@ -92,7 +98,8 @@ class Jones(FamilyPaper):
         default = 1 if given.full else jones.REPLICATIONS
         return jones.Options(n=n, load=given.load if given.load is not None else jones.LOAD,
                              replications=default if given.replications is None
-                             else int(given.replications), jobs=given.jobs)
+                             else int(given.replications), jobs=given.jobs,
+                             paired=str(given.paired))
 
 
     def detail(self, opt: Any) -> str:

@@ -57,6 +57,10 @@ FULL_N = 400_000
 DEFAULT_N = 2_000  # the committed page's size (5 workload seeds fit minutes of CPU)
 REPLICATIONS = 5  # workload seeds per point by default (with --full: 1)
 LOAD = 0.95
+#: Readings of the paired comparisons between two configurations (`--paired`): each seed's
+#: turnaround difference over Migration Only's mean turnaround (`mean`, the committed
+#: figures'), or over that seed's own (`seed`: the difference of the `improvement` column).
+PAIRED = ("mean", "seed")
 FAMILIES = {"info": ("fig1", "fig2", "fig3", "fig4", "fig5", "fig6", "fig8"),
             "fixed": ("fig7", "fig9"),
             "ctmr": ("fig10", "fig11", "fig12", "fig13", "fig14", "fig15", "fig16"),
@@ -80,6 +84,7 @@ class Options:
     load: float = LOAD
     replications: int = 1
     jobs: int | None = None
+    paired: str = "mean"
 
 
 def family_of(figure: str) -> str:
@@ -168,12 +173,14 @@ def runs_of(figure: str, opt: Options) -> int:
 
 
 # ----------------------------------------------------------------------------- reduction
-def points(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def points(rows: list[dict[str, Any]], pairing: str = "mean") -> list[dict[str, Any]]:
     """The runs averaged over replications (workload seeds), one per configuration: each
     metric's mean; the turnaround's and the co-allocation slowdown's 95% half-widths
     (`mean_response_ci`, `coalloc_slowdown_ci`); the improvement over Migration Only paired by
     seed (`improvement`, `improvement_ci`: the mean of 1 - turnaround / Migration Only's of the
-    same seed); `by_seed` (seed -> turnaround) for other paired comparisons; `seeds`."""
+    same seed); `by_seed` (seed -> turnaround) for other paired comparisons; `seeds`.  With
+    `pairing="seed"` (`--paired seed`) each point also holds `pair_base` (seed -> Migration
+    Only's turnaround), over which `figures.paired` divides each seed's difference."""
     keys = ("workload.ppbw", "workload.error", "workload.error_mode", "workload.info",
             "param.coalloc", "param.ctmr", "param.overhead")
     groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
@@ -195,6 +202,8 @@ def points(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         paired = [1.0 - t / base[s] for s, t in point["by_seed"].items() if s in base]
         point["improvement"], point["improvement_ci"], _ = mean_ci(paired)
         point["seeds"] = len(members)
+        if pairing == "seed":
+            point["pair_base"] = base
         out.append(point)
     return out
 
@@ -217,7 +226,7 @@ def run_figures(figure: str, out: str | Path, opt: Options,
             outputs += [EXTRA[family].FIGURE_MAKERS[fig](rows, out_path)
                         for fig in ALL_FAMILIES[family] if fig in wanted]
             continue
-        pts = points(rows)
+        pts = points(rows, opt.paired)
         for fig in FAMILIES[family]:
             if fig in wanted:
                 outputs.append(FIGURE_MAKERS[fig](pts, out_path))
@@ -231,3 +240,5 @@ def check(opt: Options) -> None:
         raise ConfigError("--load", f"expected an offered load in (0, 10), got {opt.load}")
     if opt.replications < 1:
         raise ConfigError("--replications", f"must be >= 1, got {opt.replications}")
+    if opt.paired not in PAIRED:
+        raise ConfigError("--paired", f"got {opt.paired!r}; accepted: {', '.join(PAIRED)}")

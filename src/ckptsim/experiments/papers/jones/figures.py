@@ -62,11 +62,16 @@ def _line(ax: Any, xs: list[float], line: list[Point], **kw: Any) -> None:
 
 
 def paired(a: Point, b: Point, base: float) -> tuple[float, float]:
-    """b's improvement less a's, per workload seed (both against Migration Only's mean
-    turnaround `base`): its mean and 95% half-width."""
+    """b's turnaround gain over a, per workload seed, over Migration Only's mean turnaround
+    `base` (`--paired mean`), or over that seed's own where b holds `pair_base`
+    (`--paired seed`: then b's improvement less a's, seed by seed): its mean and 95%
+    half-width."""
     from ckptsim.experiments.stats import mean_ci
 
-    diffs = [(a["by_seed"][s] - t) / base for s, t in b["by_seed"].items() if s in a["by_seed"]]
+    bases = b.get("pair_base")
+    diffs = [(a["by_seed"][s] - t) / (base if bases is None else bases[s])
+             for s, t in b["by_seed"].items()
+             if s in a["by_seed"] and (bases is None or s in bases)]
     mean, half, _ = mean_ci(diffs)
     return mean, half
 
