@@ -47,3 +47,21 @@ def test_commands_run(command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPa
     monkeypatch.chdir(ROOT)
     assert main(args) == 0, capsys.readouterr().err
     assert (tmp_path / "out" / "jobs.csv").exists()
+
+
+def test_the_seed_size_span_is_what_the_text_says() -> None:
+    """docs/grid.md's span of the default workload at the seed's 400,000 jobs per cluster:
+    n / lambda = 400,000 x 2,571 s = 1.03e9 s, about 33 years (24 at load 0.95), within the
+    10^10 s a trace's times may reach."""
+    from ckptsim.limits import MAX_SECONDS
+    from ckptsim.workload.grid import GridParams
+
+    text = " ".join(DOC.read_text().split())
+    said = re.search(r"defaults span about (\d+) years of simulated time", text)
+    at_095 = re.search(r"(\d+) years at the results page's load 0\.95", text)
+    assert said and at_095
+    year = 365.25 * 86400
+    span = 400_000 / GridParams().arrival_rate()
+    assert abs(int(said.group(1)) - span / year) < 1
+    assert abs(int(at_095.group(1)) - 400_000 / GridParams(load=0.95).arrival_rate() / year) < 1
+    assert span < MAX_SECONDS and "within `read_swf`'s 10¹⁰ s" in text
