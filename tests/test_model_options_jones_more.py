@@ -147,3 +147,48 @@ def test_overhead_links_none_changes_nothing_without_restart_overhead():
             for extra in ({}, {"overhead_links": "none"})]
     assert [(j.start, j.end) for j in runs[0].values()] == \
         [(j.start, j.end) for j in runs[1].values()]
+
+
+# ------------------------------------------------------------------------------ phi
+def _phi_case(estimate: float):
+    """Two clusters of 4, remote off.  Jobs 1 and 2 hold 2 nodes of each until 20,000 s.
+    Job 3 (4 nodes, 10,000 s, PPBW 800, kappa 0.5) arrives at 1: split 2 | 2 (a mesh 2 wide,
+    blocks {0, 1} and {2, 3}: 2 mesh edges cut, 4 at worst) its all-to-all traffic is
+    800 * 2 * 2 / 3 = 1066.7 Mbit/s a link, its mesh traffic 800 / 4 * 2 = 400 (800 at
+    worst)."""
+    rows = [(0, 20000, 2, 0, 10.0, NAN, 0.0), (0, 20000, 2, 1, 10.0, NAN, 0.0),
+            (1, 10000, 4, 0, 800.0, estimate, 0.5)]
+    return grid_jobs(rows, clusters=2, nodes=4)
+
+
+def test_phi_weighs_the_all_to_all_traffic_in_admission():
+    """Exact estimate: phi = 0.5 admits job 3 with the worst cut, 0.5 * 1066.7 + 0.5 * 800 =
+    933.3 <= 1000; phi = 1 (all-to-all only) puts 1066.7 on each link and refuses it, so it
+    waits for jobs 1 and 2."""
+    w = _phi_case(800.0)
+    _, jobs, _ = run(w, remote=False)
+    assert jobs[3].start == 1.0 and jobs[3].end == 10001.0
+    _, same, _ = run(w, remote=False, phi=0.5)
+    assert same[3].start == 1.0 and same[3].end == 10001.0
+    _, jobs, _ = run(w, remote=False, phi=1.0)
+    assert jobs[3].start == 20000.0
+    _, jobs, _ = run(w, remote=False, phi=0.0)  # mesh only: 800 at worst
+    assert jobs[3].start == 1.0
+
+
+def test_phi_weighs_the_all_to_all_traffic_on_the_links():
+    """Estimate 100: admitted at t = 1 under either phi.  Its true traffic is 0.5 * 1066.7 +
+    0.5 * 400 = 733.3 (phi = 0.5: no saturation, rate 1) or 1066.7 (phi = 1: f = 15/16, rate
+    1 / (0.5 + 0.5 * 16/15) = 30/31, so it ends at 1 + 10,000 * 31/30)."""
+    w = _phi_case(100.0)
+    _, jobs, _ = run(w, remote=False)
+    assert jobs[3].end == 10001.0
+    _, jobs, _ = run(w, remote=False, phi=1.0)
+    assert rate(15 / 16, 0.5) == pytest.approx(30 / 31)
+    assert jobs[3].start == 1.0
+    assert jobs[3].end == pytest.approx(1 + 10000 * 31 / 30)
+
+
+def test_phi_out_of_range_is_refused():
+    with pytest.raises(ConfigError, match="phi"):
+        make_params(CoallocParams, {"phi": 1.5})

@@ -40,7 +40,7 @@ import numpy as np
 from ckptsim.engine.rates import RateModel
 from ckptsim.errors import ConfigError
 from ckptsim.platform.gridlayout import GridLayout
-from ckptsim.platform.links import GridShape, progress_rate, split_demand
+from ckptsim.platform.links import PHI, GridShape, progress_rate, split_demand
 from ckptsim.platform.linkstate import LinkState
 
 if TYPE_CHECKING:
@@ -116,6 +116,8 @@ class GridRates(RateModel):
         #: Restarts enter the links (their traffic) when their overhead ends, not when they
         #: take their nodes (their estimate is booked then).
         self.quiet_restart = False
+        #: Weight of the all-to-all pattern in a job's traffic (`coalloc`'s `phi`).
+        self.phi = PHI
         self._due: dict[int, float] = {}  # index -> end of the overhead it waits out quietly
         self._sat = False  # some link saturated
         # Time integrals since `start` (the first submission).
@@ -183,9 +185,9 @@ class GridRates(RateModel):
             return
         i = job.index
         self._advance(now)
-        true = split_demand(split, self.ppbw[i])
+        true = split_demand(split, self.ppbw[i], self.phi)
         booked = self.booked[i]
-        estimate = true if booked != booked else split_demand(split, booked)
+        estimate = true if booked != booked else split_demand(split, booked, self.phi)
         if self.quiet_restart and job.anchor > now:  # restoring its image: no traffic yet
             self._due[i] = job.anchor
             self.sim.at(job.anchor, self._enter_at(job), kind="rate")  # type: ignore[union-attr]
@@ -215,7 +217,8 @@ class GridRates(RateModel):
         estimate = links.estimate(i)
         self._advance(now)
         links.remove(i)  # it had no traffic: nobody else changes
-        for j in links.add(i, split_demand(self.split(job.mask), self.ppbw[i]), estimate):
+        for j in links.add(i, split_demand(self.split(job.mask), self.ppbw[i], self.phi),
+                           estimate):
             self.changed[j] = self._on[j]
         self._refresh()
 

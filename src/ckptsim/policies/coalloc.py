@@ -86,6 +86,7 @@ class Coalloc(GridPhases, Scheduler):
         check_workload(layout, w, own.clusters, coalloc=self.params.coalloc)
         self.rates = GridRates.for_workload(w, layout)
         self.rates.quiet_restart = self.params.overhead_links == "none"
+        self.rates.phi = float(self.params.phi)
         sim.add_component(self.rates)
         layout = self.rates.layout
         self.C = c = layout.clusters

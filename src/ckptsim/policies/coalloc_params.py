@@ -1,14 +1,14 @@
 """Parameters of `coalloc` (seed 001's multi-cluster meta-scheduler and its CTMR agent).
 
-The last six are readings of the seed that drive its results, each a documented option
+The last seven are readings of the seed that drive its results, each a documented option
 whose default is the reading the scheduler has always used (docs/grid.md, "Model options"):
 `admit_cut` (the mesh cut Module 1 admits with), `ctmr_waiting` (what "a waiting job could
 immediately make use of the freed resources" checks), `ctmr_steps` (one checkpoint at a time
 or all at one instant), `cpfrac_cost` (what the CPfrac test weighs: the whole overhead O
 or the checkpoint's O/2), `predict` (what EASY plans a restarted job with: its whole
 estimate or what remains of it), `overhead_links` (whether a restart's traffic loads the links
-during its restart overhead).  The communication share kappa is the workload's
-(`grid:kappa=`).
+during its restart overhead), `phi` (the all-to-all share of a job's traffic).  The
+communication share kappa is the workload's (`grid:kappa=`).
 """
 
 from __future__ import annotations
@@ -72,3 +72,7 @@ class CoallocParams:
                                            "or none (a restart books its estimate then but "
                                            "enters with its traffic when its overhead ends)",
                                 choices=OVERHEAD_LINKS, added=True)
+    phi: float = param(0.5, "weight of the all-to-all personalized pattern in a co-allocated "
+                            "job's link traffic, the 2-D mesh's being 1 - phi (the seed says "
+                            "both, with no weights): in the links' true traffic and in "
+                            "Module 1's admission alike", low=0.0, high=1.0, added=True)

@@ -71,7 +71,7 @@ class GridPhases:
         reserved, shadow = self.reserved, self.shadow
         booked, barred = self.rates.booked, self.barred
         rC = range(C)
-        cut = self.params.admit_cut
+        cut, phi = self.params.admit_cut, self.params.phi
         left = self.left
         # The room is computed when a job first gets past the cheap tests; until then the
         # free nodes bound it.
@@ -100,13 +100,13 @@ class GridPhases:
                          else lo[c] for c in rC]
                 if sum(avail) < size:
                     continue  # what greedy_split would find first
-            split = greedy_split(size, e, avail, residual, cut)
+            split = greedy_split(size, e, avail, residual, cut, phi)
             if split is None:
                 if size <= n_big or self.rates.coallocated() or not self._never_fits(job, e):
                     continue
                 # Wider than a cluster and too heavy for even idle links: it could never
                 # start, so it goes when no other job uses the links, and runs slowed.
-                split = greedy_split(size, 0.0, avail, residual)
+                split = greedy_split(size, 0.0, avail, residual, phi=phi)
                 if split is None:
                     continue
             self._start(job, now, split, pred)
@@ -133,4 +133,4 @@ class GridPhases:
     def _never_fits(self, job: Job, estimate: float) -> bool:
         """The job's estimated traffic fits no split even on idle links."""
         return greedy_split(job.size, estimate, self.sizes, self.rates.links.capacity,
-                            self.params.admit_cut) is None
+                            self.params.admit_cut, self.params.phi) is None

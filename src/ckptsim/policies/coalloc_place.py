@@ -31,25 +31,25 @@ CUTS = ("worst", "real")
 
 
 @lru_cache(maxsize=4096)
-def unit_demand(n: int) -> tuple[float, ...]:
+def unit_demand(n: int, phi: float = PHI) -> tuple[float, ...]:
     """u_n(k) for k = 0..n: the largest traffic per unit of PPBW that k of an n-node job's
-    nodes put on their cluster's link (0 for k = 0 and k = n)."""
-    return _unit(n, max_block_cut(n).tolist())
+    nodes put on their cluster's link (0 for k = 0 and k = n); `phi` the all-to-all share."""
+    return _unit(n, max_block_cut(n).tolist(), phi)
 
 
 @lru_cache(maxsize=4096)
-def least_unit_demand(n: int) -> tuple[float, ...]:
+def least_unit_demand(n: int, phi: float = PHI) -> tuple[float, ...]:
     """Like `unit_demand` with the least mesh cut a block of k ranks can make."""
     return _unit(n, [min((block_cut(n, a, a + k) for a in range(n - k + 1)), default=0)
-                     for k in range(n + 1)])
+                     for k in range(n + 1)], phi)
 
 
-def _unit(n: int, cut: list[int]) -> tuple[float, ...]:
+def _unit(n: int, cut: list[int], phi: float) -> tuple[float, ...]:
     out = []
     for k in range(n + 1):
         a2a = k * (n - k) / (n - 1) if 0 < k < n else 0.0
         nn = cut[k] if 0 < k < n else 0
-        out.append(PHI * a2a + (1.0 - PHI) / 4.0 * nn)
+        out.append(phi * a2a + (1.0 - phi) / 4.0 * nn)
     return tuple(out)
 
 
@@ -62,17 +62,19 @@ def largest_piece(unit: Sequence[float], limit: int, estimate: float, residual: 
 
 
 def greedy_split(n: int, estimate: float, avail: Sequence[int],
-                 residual: Sequence[float], cut: str = "worst") -> list[int] | None:
+                 residual: Sequence[float], cut: str = "worst",
+                 phi: float = PHI) -> list[int] | None:
     """Nodes per cluster for an n-node job across at least two clusters, at most `avail[c]`
     on cluster c and within each link's residual bandwidth for PPBW `estimate`; None when
-    the greedy choice leaves nodes unplaced (`cut`: see the module's docstring)."""
+    the greedy choice leaves nodes unplaced (`cut`: see the module's docstring; `phi`: the
+    all-to-all share of the traffic, `coalloc`'s `phi`)."""
     if n < 2 or sum(avail) < n:
         return None
-    split = _greedy(n, estimate, avail, residual, unit_demand(n))
+    split = _greedy(n, estimate, avail, residual, unit_demand(n, phi))
     if split is not None or cut == "worst":
         return split
-    split = _greedy(n, estimate, avail, residual, least_unit_demand(n))
-    if split is None or not fits(split_demand(split, estimate), residual):
+    split = _greedy(n, estimate, avail, residual, least_unit_demand(n, phi))
+    if split is None or not fits(split_demand(split, estimate, phi), residual):
         return None
     return split
 

@@ -179,7 +179,7 @@ class CtmrAgent(Component):
             if not p.coalloc or size < 2 or e != e or (size <= s.N and j in s.barred):
                 continue
             avail = [a if u else 0 for a, u in zip(room, usable, strict=True)]
-            if greedy_split(size, e, avail, residual, p.admit_cut) is not None:
+            if greedy_split(size, e, avail, residual, p.admit_cut, p.phi) is not None:
                 return True
         return False
 
