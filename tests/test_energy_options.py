@@ -104,3 +104,55 @@ def test_a_bad_wake_charge_is_refused():
         simulate(jobs([(0, 100, 1, 100)], 1), "fcfs",
                  components={"energy": dict(WAKE, wake_charge="idle")})
     assert "wake_charge" in err.value.key and "active, waking, none" in err.value.message
+
+
+# --- where a power table's ranges are drawn: per machine, or once per group -----------------
+RANGED = ('[types.old]\ncores = 1\npower = { active = [100, 180], idle = [50, 80], sleep = 4 }\n'
+          '[[groups]]\nname = "lab"\nmachines = 2\ntype = "old"\n')
+
+
+def test_one_power_draw_per_group_gives_a_cluster_s_machines_one_power(tmp_path):
+    """Jobs 1 and 2 run 1000 s each on the two machines of one group, a type of 100-180 W
+    active: each job's energy is its machine's active watts x 1000 s.  Drawn per machine
+    (the default) the two differ; drawn per group they are equal, and the run's identity
+    says so (the default's identity is the one runs had before the option)."""
+    from ckptsim.components.energy import EnergyMeter
+
+    path = tmp_path / "ranged.toml"
+    path.write_text(RANGED)
+    w = jobs([(0, 1000, 1, 1000), (0, 1000, 1, 1000)], 2)
+
+    def energies(**energy):
+        result = simulate(w, "fcfs", platform=path, seed=1, components={"energy": energy})
+        return [e / 1000 for e in result.table["energy"].tolist()]
+
+    per_machine, per_group = energies(), energies(power_draw="group")
+    assert all(100 <= e <= 180 for e in per_machine + per_group)
+    assert per_machine[0] != per_machine[1]
+    assert per_group[0] == per_group[1]
+    default = EnergyMeter.identity(EnergyMeter.make_params({}))
+    assert "power_draw" not in default
+    assert EnergyMeter.identity(EnergyMeter.make_params({"power_draw": "group"}))[
+        "power_draw"] == "group"
+    with pytest.raises(ConfigError, match="power_draw"):
+        EnergyMeter.make_params({"power_draw": "cluster"})
+
+
+def test_newcastle_clusters_share_one_legacy_draw():
+    """Seed 003: a cluster's computers are provisioned together ("no significant variance
+    within clusters"); drawn per group every computer of a Legacy cluster gets one power."""
+    from collections import defaultdict
+
+    from ckptsim.platform.description import build_platform, load_description
+    from ckptsim.platform.groups import machines_of
+    from ckptsim.platform.power import platform_profiles
+
+    p = build_platform(load_description("newcastle"))
+    for per, spread in (("machine", True), ("group", False)):
+        by_group = defaultdict(set)
+        for m, profile in zip(machines_of(p), platform_profiles(p, seed=1, per=per),
+                              strict=True):
+            by_group[m.group].add((profile.active, profile.idle))
+        assert any(len(v) > 1 for v in by_group.values()) is spread
+    # The default is today's draw: one per computer from the same stream.
+    assert platform_profiles(p, seed=1) == platform_profiles(p, seed=1, per="machine")

@@ -114,6 +114,7 @@ def test_paper_defaults_write_todays_specs():
     assert "first=" not in text and "resume_after" not in text
     assert "lead = 600" in text and "reboot_duration" not in text
     assert "speed" not in text  # the machines' speeds are not applied by default
+    assert "power_draw" not in text  # the Legacy computers' power drawn per computer
 
 
 def test_paper_options_reach_the_spec():
@@ -145,6 +146,21 @@ def test_the_speeds_flag_adds_the_speed_component(rule, tmp_path, capsys):
         fw.check(fw.Options(speeds="fast"))
     assert main(["paper", "forshaw", "fixed", "--out", str(tmp_path), "--speeds", "fast"]) == 2
     assert "--speeds: unknown 'fast'; accepted: off, slowest, mean" in capsys.readouterr().err
+
+
+def test_the_power_draw_flag_reaches_the_energy_component(tmp_path, capsys):
+    import tomllib
+
+    from ckptsim.cli import main
+    from ckptsim.experiments.papers.forshaw import experiments as fw
+
+    spec = tomllib.loads(fw.spec_text("baseline", fw.Options(power_draw="group")))
+    assert spec["workloads"]["pool"]["components"]["energy"]["power_draw"] == "group"
+    with pytest.raises(ConfigError, match="power_draw"):
+        fw.check(fw.Options(power_draw="cluster"))
+    assert main(["paper", "forshaw", "baseline", "--out", str(tmp_path), "--power-draw",
+                 "cluster"]) == 2
+    assert "--power-draw: unknown 'cluster'; accepted: machine, group" in capsys.readouterr().err
 
 
 # --- --durations: a family in parts ----------------------------------------------------------

@@ -21,7 +21,7 @@ VALUES = {"--jobs": ["1"], "--dask": ["local"], "--dask-timeout": ["2"], "--trac
           "--start": ["2010-01-15"], "--platform": ["smallpool"],
           "--availability-trace": ["x.avt"], "--yes": [], "--freeze": ["true"],
           "--retry": ["false"], "--replan": ["incremental"], "--startdelay-first": ["delay"],
-          "--resume-after": ["60"], "--speeds": ["slowest"],
+          "--resume-after": ["60"], "--speeds": ["slowest"], "--power-draw": ["group"],
           "--lead": ["600"], "--reboot-duration": ["300"], "--slice-failures": ["scale"],
           "--jitter": ["0"], "--windows": ["2"], "--reading": ["estimate"],
           "--durations": ["1", "4"], "--checkpoint-share": ["1"], "--failure-span": ["run"],

@@ -103,7 +103,8 @@ class EnergyMeter(MachineStates, Component):
             profiles = [profile] * len(blocks)
         else:
             added = self.params.added()
-            found = platform_profiles(sim.platform, sim.seed, added)
+            found = platform_profiles(sim.platform, sim.seed, added,
+                                      per=self.params.power_draw)
             if found is None:
                 raise ConfigError("energy", "no power profile: give one (energy:active=W,"
                                             "idle=W,sleep=W) or a platform whose node types "

@@ -10,7 +10,7 @@ from typing import Any
 from ckptsim.components.energywake import WAKE_CHARGES
 from ckptsim.errors import ConfigError
 from ckptsim.params import param
-from ckptsim.platform.power import KEYS, OPTIONAL, REQUIRED, PowerProfile, parse_power
+from ckptsim.platform.power import DRAWS, KEYS, OPTIONAL, REQUIRED, PowerProfile, parse_power
 
 
 @dataclasses.dataclass(frozen=True)
@@ -28,6 +28,10 @@ class EnergyParams:
     sleep_time: float | None = param(None, "seconds to go to sleep (default 0)", low=0.0,
                                      seconds=1.0)
     sleep_energy: float | None = param(None, "joules of going to sleep (default 0)", low=0.0)
+    power_draw: str = param("machine", "where the ranges of the platform's power tables (seed "
+                                       "003's Legacy computers: [100, 180] W) are drawn: for "
+                                       "every machine, or once for every group (a cluster's "
+                                       "computers alike)", choices=DRAWS, added=True)
     log: bool = param(False, "keep every machine's state intervals (for checks)")
     htc: bool = param(False, "also report the HTC-attributable energy (energy_htc_*, seed "
                              "003; docs/energy.md)")
@@ -65,9 +69,10 @@ class EnergyParams:
         return {k: getattr(self, k) for k in OPTIONAL if getattr(self, k) is not None}
 
 
-#: The attribution options and their defaults (left out of options and identities there).
+#: The attribution options, and where the platform's ranges are drawn, with their defaults
+#: (left out of options and identities there: runs without them keep their ids).
 ATTRIBUTION_DEFAULTS = {"htc": False, "htc_shared": "difference", "owners": "idle",
-                        "wake_charge": "active"}
+                        "wake_charge": "active", "power_draw": "machine"}
 
 
 def without_default_options(doc: dict[str, Any]) -> dict[str, Any]:

@@ -188,12 +188,21 @@ def has_power_profiles(platform: Any) -> bool:
     return any(table_of(i) is not None for i in range(len(machine_blocks(platform))))
 
 
+#: Where a power table's ranges are drawn: for every machine, or once for every group (all
+#: the machines of a cluster get the same draw: seed 003 says a cluster's computers are
+#: provisioned together, "no significant variance within clusters").
+DRAWS = ("machine", "group")
+
+
 def platform_profiles(platform: Any, seed: int = 0, added: Mapping[str, float] | None = None,
-                      added_where: str = "energy") -> list[PowerProfile] | None:
+                      added_where: str = "energy",
+                      per: str = "machine") -> list[PowerProfile] | None:
     """Per machine, its power profile from the platform's description (`power_table(i)`), or
-    None when the platform has no power profiles at all.  Ranges are drawn per machine from
-    the stream ``power`` of `seed`.  `added` (keys of `OPTIONAL`: the energy component's
-    ``wake_time`` and the like) replaces those keys in every machine's table.
+    None when the platform has no power profiles at all.  Ranges are drawn from the stream
+    ``power`` of `seed`, per machine (`per` = ``machine``), or once per group and type
+    (``group``: a group's first machine draws, the others share its profile).  `added` (keys
+    of `OPTIONAL`: the energy component's ``wake_time`` and the like) replaces those keys in
+    every machine's table.
 
     Raises:
         ConfigError: some machines have a profile and others none; a table with `added` is
@@ -208,21 +217,43 @@ def platform_profiles(platform: Any, seed: int = 0, added: Mapping[str, float] |
         return None
     from ckptsim.rng import RandomStreams
 
+    if per not in DRAWS:
+        raise ConfigError(f"{added_where}.power_draw", f"unknown {per!r}; accepted: "
+                                                       f"{', '.join(DRAWS)}")
     rng = RandomStreams(seed).stream("power")
-    out = []
+    out: list[PowerProfile] = []
+    keys = _draw_keys(platform, len(tables)) if per == "group" else list(range(len(tables)))
+    drawn: dict[Any, PowerProfile] = {}
     for i, t in enumerate(tables):
         if t is None:
             raise ConfigError("platform", f"machine {i} has no power profile while others "
                                           "do: give every node type a power table")
-        if not added:
-            out.append(parse_power(t, f"platform.machine[{i}].power", rng))
-            continue
-        try:
-            out.append(parse_power({**t, **added}, f"platform.machine[{i}].power", rng))
-        except ConfigError as exc:
-            key = exc.key.rpartition(".")[2]
-            if key not in added:
-                raise
-            raise ConfigError(f"{added_where}.{key}", f"{exc.message} (with the power table "
-                                                      f"of the platform's machine {i})") from None
+        if keys[i] not in drawn:
+            drawn[keys[i]] = _profile(t, i, rng, added, added_where)
+        out.append(drawn[keys[i]])
     return out
+
+
+def _draw_keys(platform: Any, n: int) -> list[Any]:
+    """Per machine, what shares one draw of its ranges under ``per = group``: its group and
+    its type (a machine without a group: itself)."""
+    machines = getattr(platform, "machines", None)
+    if machines is None:
+        return list(range(n))
+    return [(m.group, m.type_name) for m in machines]
+
+
+def _profile(table: Mapping[str, object], i: int, rng: Any,
+             added: Mapping[str, float] | None, added_where: str) -> PowerProfile:
+    """Machine `i`'s profile from its type's `table` (its ranges drawn from `rng`), `added`
+    replacing those keys (a problem they cause named at `added_where`)."""
+    if not added:
+        return parse_power(table, f"platform.machine[{i}].power", rng)
+    try:
+        return parse_power({**table, **added}, f"platform.machine[{i}].power", rng)
+    except ConfigError as exc:
+        key = exc.key.rpartition(".")[2]
+        if key not in added:
+            raise
+        raise ConfigError(f"{added_where}.{key}", f"{exc.message} (with the power table "
+                                                  f"of the platform's machine {i})") from None

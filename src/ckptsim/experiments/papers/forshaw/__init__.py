@@ -195,6 +195,10 @@ class Forshaw(FamilyPaper):
                     "on any machine), slowest or mean (applied: the speed component, "
                     "docs/platforms.md#speeds)", default="off",
                     kwargs={"metavar": "off|slowest|mean"}),
+        PaperOption("--power-draw", "where the Legacy computers' power ranges (Table 1: "
+                    "100-180 W active, 50-80 W idle) are drawn: machine (default: for every "
+                    "computer) or group (once for every cluster, its computers alike)",
+                    default="machine", kwargs={"metavar": "machine|group"}),
         PaperOption("--lead", "seconds a reboot is announced ahead: Scheduled checkpoints, and "
                     "the machines are held out of service, in this time (default 600)",
                     default=600, kwargs={"type": float, "metavar": "S"}),
@@ -249,6 +253,9 @@ class Forshaw(FamilyPaper):
         if given.speeds not in forshaw.SPEEDS:
             raise ConfigError("--speeds", f"unknown {given.speeds!r}; accepted: "
                                           f"{', '.join(forshaw.SPEEDS)}")
+        if given.power_draw not in forshaw.DRAWS:
+            raise ConfigError("--power-draw", f"unknown {given.power_draw!r}; accepted: "
+                                              f"{', '.join(forshaw.DRAWS)}")
         for flag in ("--resume-after", "--lead", "--reboot-duration"):
             value = getattr(given, flag[2:].replace("-", "_"))
             if not 0 <= value < float("inf"):
@@ -262,6 +269,7 @@ class Forshaw(FamilyPaper):
                                           else str(Path(given.trace_dir).resolve())),
                                startdelay_first=given.startdelay_first,
                                resume_after=given.resume_after, speeds=given.speeds,
+                               power_draw=given.power_draw,
                                lead=given.lead,
                                reboot_duration=given.reboot_duration,
                                durations=tuple(given.durations) if given.durations else None,

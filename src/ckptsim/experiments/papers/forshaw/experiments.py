@@ -33,6 +33,7 @@ from typing import Any
 
 from ckptsim.errors import ConfigError
 from ckptsim.experiments.papers.common import FigureOutput, OnRow, find_family, run_spec
+from ckptsim.platform.power import DRAWS
 
 MIN = 60.0
 DURATIONS = (1, 2, 3, 4)  # checkpoint durations, minutes (seed: 1-4 min)
@@ -99,6 +100,9 @@ class Options:
     startdelay_first: str = "interval"  # StartDelay's first checkpoint at d + n, or at d
     resume_after: float = 0.0  # idle seconds before a suspended job resumes (HTCondor's wait)
     speeds: str = "off"  # the machines' speeds: not applied, or the speed component's rule
+    #: Where the Legacy computers' power ranges are drawn: per computer, or once per cluster
+    #: (the energy component's `power_draw`).
+    power_draw: str = "machine"
     lead: float = LEAD  # seconds a reboot is announced (Scheduled's drain holds the machines)
     reboot_duration: float = REBOOT_DURATION
     #: The checkpoint durations (minutes) every family runs, instead of its own (the seed's
@@ -238,6 +242,8 @@ def spec_text(family: str, opt: Options) -> str:
     if opt.speeds != "off":
         lines += ["", "[workloads.pool.components.speed]", f"rule = {_quote(opt.speeds)}"]
     lines += ["", "[workloads.pool.components.energy]", "htc = true", 'owners = "active"',
+              *([f"power_draw = {_quote(opt.power_draw)}"] if opt.power_draw != "machine"
+                else []),
               "", "[workloads.pool.components.power]", f"idle_timeout = {opt.idle_timeout:g}",
               "", "[workloads.pool.components.bound]", f"limit = {opt.bound:g}",
               "", "[workloads.pool.components.checkpoint]",
@@ -290,6 +296,9 @@ def check(opt: Options) -> None:
         raise ConfigError("--days", f"expected a number of days >= 1, got {opt.days}")
     if opt.speeds not in SPEEDS:
         raise ConfigError("speeds", f"expected one of {', '.join(SPEEDS)}, got {opt.speeds!r}")
+    if opt.power_draw not in DRAWS:
+        raise ConfigError("power_draw", f"expected one of {', '.join(DRAWS)}, got "
+                                        f"{opt.power_draw!r}")
     if opt.startdelay_first not in FIRSTS:
         raise ConfigError("startdelay_first", f"expected one of {', '.join(FIRSTS)}, got "
                                               f"{opt.startdelay_first!r}")
