@@ -4,7 +4,12 @@ availability window of a pool rebooted every night, to curtail the repeated allo
 jobs that will never complete).
 
 Execution time is the time the job holds a machine: running, checkpointing, restarting,
-waking a machine up, suspended in place by an owner.  With ``per = "total"`` (the default,
+waking a machine up, suspended in place by an owner (``suspended = "count"``, the default).
+The seed does not say whether a job suspended by its machine's user is executing; with
+``suspended = "exclude"`` the time between a suspension in place and its resume is left out
+(the clock stops at the suspension and goes on at the resume; a job evicted while suspended
+is charged nothing for the suspension), told by the provider of `Suspensions` (the
+availability component's ``on_unavailable = "suspend"``).  With ``per = "total"`` (the default,
 the seed's "total") it adds up over the job's attempts, evictions and requeues included; with
 ``per = "attempt"`` each allocation has its own `limit`.  A job that reaches the bound is
 killed without requeue: it ends with status ``bad`` (its unsaved work is lost, and it counts
@@ -25,6 +30,8 @@ from typing import TYPE_CHECKING, Any
 
 from ckptsim.engine.components import Component, register_component
 from ckptsim.engine.events import register_event_kind
+from ckptsim.engine.provides import Suspensions
+from ckptsim.errors import ConfigError
 from ckptsim.params import param
 
 if TYPE_CHECKING:
@@ -45,6 +52,9 @@ class BoundParams:
                          low=0.0, low_open=True, seconds=1.0)
     per: str = param("total", "what the limit bounds: the execution summed over the job's "
                               "attempts, or each attempt alone", choices=("total", "attempt"))
+    suspended: str = param("count", "time suspended in place by a machine's user: counted as "
+                                    "execution, or left out (the bound's clock stops)",
+                           choices=("count", "exclude"), added=True)
 
 
 @register_component
@@ -61,23 +71,64 @@ class Bound(Component):
     def __init__(self, params: Any = None) -> None:
         super().__init__(params)
         self.used: dict[int, float] = {}  # execution time of past attempts (per = total)
-        self.since: dict[int, tuple[float, int]] = {}  # holding: (since, event handle)
+        self.since: dict[int, tuple[float, int | None]] = {}  # holding: (since, handle)
         self.bad = 0
+        self.counted: dict[int, float] = {}  # suspended=exclude: this attempt's, before since
+        self.paused: set[int] = set()  # suspended=exclude: jobs suspended in place now
+        self.listening = False
 
     def attach(self, sim: Simulator) -> None:
         super().attach(sim)
         self.limit = float(self.params.limit)
         self.total = self.params.per == "total"
+        self.exclude = self.params.suspended == "exclude"
 
     def on_start(self, job: Job) -> None:
         idx = job.index
         if idx in self.since:
             return  # a move's new nodes: the attempt goes on
+        if self.exclude and not self.listening:
+            self._listen()
         sim = self.sim
         assert sim is not None
         now = sim.now
         left = self.limit - self.used.get(idx, 0.0) if self.total else self.limit
         handle = sim.at(now + max(left, 0.0), self._make_expiry(job), kind="bound")
+        self.since[idx] = (now, handle)
+
+    def _listen(self) -> None:
+        """Asks to be told of suspensions in place (once every component is attached)."""
+        self.listening = True
+        assert self.sim is not None
+        provider = self.sim.provider(Suspensions)
+        if provider is None:
+            return  # nothing suspends jobs in place: as count
+        listen = getattr(provider, "listen", None)
+        if listen is None:
+            raise ConfigError("bound.suspended", f"exclude needs to be told when jobs are "
+                                                 f"suspended and resume, and "
+                                                 f"{type(provider).__name__} has no "
+                                                 f"listen(tell); accepted: count")
+        listen(self._told)
+
+    def _told(self, job: Job, now: float, suspended: bool) -> None:
+        """suspended=exclude: stop the job's clock at a suspension, restart it at the resume."""
+        idx = job.index
+        entry = self.since.get(idx)
+        if entry is None or suspended == (idx in self.paused):
+            return
+        sim = self.sim
+        assert sim is not None
+        if suspended:
+            if entry[1] is not None:
+                sim.cancel(entry[1])
+            self.counted[idx] = self.counted.get(idx, 0.0) + now - entry[0]
+            self.paused.add(idx)
+            self.since[idx] = (now, None)
+            return
+        self.paused.discard(idx)
+        done = self.counted.get(idx, 0.0) + (self.used.get(idx, 0.0) if self.total else 0.0)
+        handle = sim.at(now + max(self.limit - done, 0.0), self._make_expiry(job), kind="bound")
         self.since[idx] = (now, handle)
 
     def on_release(self, job: Job) -> None:
@@ -88,9 +139,16 @@ class Bound(Component):
             return
         sim = self.sim
         assert sim is not None
-        sim.cancel(entry[1])
-        if self.total:
-            self.used[job.index] = self.used.get(job.index, 0.0) + sim.now - entry[0]
+        if entry[1] is not None:
+            sim.cancel(entry[1])
+        idx = job.index
+        counted = self.counted.pop(idx, 0.0)  # 0 unless suspended=exclude saw a suspension
+        if idx in self.paused:  # evicted while suspended: the suspension is not counted
+            self.paused.discard(idx)
+            if self.total:
+                self.used[idx] = self.used.get(idx, 0.0) + counted
+        elif self.total:
+            self.used[idx] = self.used.get(idx, 0.0) + sim.now - entry[0] + counted
 
     def on_end(self, job: Job) -> None:
         self.used.pop(job.index, None)

@@ -70,8 +70,8 @@ class Suspensions(Protocol):
 
     def listen(self, tell: Callable[[Job, float, bool], None]) -> None:
         """Call `tell(job, now, True)` at each suspension in place and `tell(job, now,
-        False)` at each resume (optional: the checkpoint component's `suspended=defer` needs
-        it)."""
+        False)` at each resume (optional: the checkpoint component's `suspended=defer` and the
+        bound's `suspended=exclude` need it)."""
         ...
 
 
