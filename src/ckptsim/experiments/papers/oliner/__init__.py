@@ -166,16 +166,10 @@ class Oliner(FamilyPaper):
     def options(self, given: Any) -> Any:
         from ckptsim.experiments.papers.oliner.experiments import Options
 
-        defaults = Options()
+        defaults = Options()  # the other choices are checked with the rest (`check`)
         if given.slice_failures not in ("keep", "scale"):
             raise ConfigError("--slice-failures", f"unknown {given.slice_failures!r}; "
                                                   "accepted: keep, scale")
-        if given.failure_span not in ("submit", "run"):
-            raise ConfigError("--failure-span", f"unknown {given.failure_span!r}; "
-                                                "accepted: submit, run")
-        if given.rounding not in ("utilized", "lost"):
-            raise ConfigError("--rounding", f"unknown {given.rounding!r}; "
-                                            "accepted: utilized, lost")
         return Options(
             traces=tuple(given.traces) if given.traces else defaults.traces,
             trace_dir=Path(given.trace_dir),

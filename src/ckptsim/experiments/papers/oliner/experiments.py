@@ -254,6 +254,14 @@ def runs_of(figure: str, opt: Options) -> int:
 
 
 def check(opt: Options) -> None:
+    # The modelling choices first: a bad one is named before any file is looked for.
+    for flag, value, accepted in (("--estimates", opt.estimates, ESTIMATES),
+                                  ("--failure-rate", opt.rate, RATES),
+                                  ("slice_failures", opt.slice_failures, SLICES),
+                                  ("--failure-span", opt.failure_span, FAILURE_SPANS),
+                                  ("--rounding", opt.rounding, ROUNDINGS)):
+        if value not in accepted:
+            raise ConfigError(flag, f"unknown {value!r}; accepted: {', '.join(accepted)}")
     unknown = [t for t in opt.traces if t not in TRACES]
     if unknown:
         raise ConfigError("--traces", f"unknown trace {unknown[0]!r}; accepted: "
@@ -267,21 +275,6 @@ def check(opt: Options) -> None:
         raise ConfigError("--failure-log", f"no such file: {opt.log()} (the LANL failure "
                                            "records; default: ../failures/lanl_cfdr/... "
                                            "beside the trace folder)")
-    if opt.estimates not in ESTIMATES:
-        raise ConfigError("--estimates", f"unknown {opt.estimates!r}; accepted: "
-                                         f"{', '.join(ESTIMATES)}")
-    if opt.rate not in RATES:
-        raise ConfigError("--failure-rate", f"unknown {opt.rate!r}; accepted: "
-                                            f"{', '.join(RATES)}")
-    if opt.slice_failures not in SLICES:
-        raise ConfigError("slice_failures", f"unknown {opt.slice_failures!r}; accepted: "
-                                            f"{', '.join(SLICES)}")
-    if opt.failure_span not in FAILURE_SPANS:
-        raise ConfigError("--failure-span", f"unknown {opt.failure_span!r}; accepted: "
-                                            f"{', '.join(FAILURE_SPANS)}")
-    if opt.rounding not in ROUNDINGS:
-        raise ConfigError("--rounding", f"unknown {opt.rounding!r}; accepted: "
-                                        f"{', '.join(ROUNDINGS)}")
     if opt.jitter is not None:
         from ckptsim.failures.source import parse_jitter
 
