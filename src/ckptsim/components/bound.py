@@ -30,8 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from ckptsim.engine.components import Component, register_component
 from ckptsim.engine.events import register_event_kind
-from ckptsim.engine.provides import Suspensions
-from ckptsim.errors import ConfigError
+from ckptsim.engine.provides import listen_for_suspensions
 from ckptsim.params import param
 
 if TYPE_CHECKING:
@@ -97,19 +96,11 @@ class Bound(Component):
         self.since[idx] = (now, handle)
 
     def _listen(self) -> None:
-        """Asks to be told of suspensions in place (once every component is attached)."""
+        """Asks to be told of suspensions in place (once every component is attached; with
+        nothing suspending jobs in place, as count)."""
         self.listening = True
         assert self.sim is not None
-        provider = self.sim.provider(Suspensions)
-        if provider is None:
-            return  # nothing suspends jobs in place: as count
-        listen = getattr(provider, "listen", None)
-        if listen is None:
-            raise ConfigError("bound.suspended", f"exclude needs to be told when jobs are "
-                                                 f"suspended and resume, and "
-                                                 f"{type(provider).__name__} has no "
-                                                 f"listen(tell); accepted: count")
-        listen(self._told)
+        listen_for_suspensions(self.sim, self._told, "bound.suspended", "exclude", "count")
 
     def _told(self, job: Job, now: float, suspended: bool) -> None:
         """suspended=exclude: stop the job's clock at a suspension, restart it at the resume."""

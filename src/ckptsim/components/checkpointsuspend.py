@@ -20,8 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ckptsim.engine.provides import Suspensions
-from ckptsim.errors import ConfigError
+from ckptsim.engine.provides import listen_for_suspensions
 
 if TYPE_CHECKING:
     from ckptsim.checkpointing.base import CheckpointPolicy
@@ -47,22 +46,13 @@ class DeferAgent:
         self.due: dict[int, tuple[float, float]] = {}  # job -> (counted from, due at)
 
     def _listen(self) -> None:
-        """Asks to be told of suspensions (once every component is attached)."""
+        """Asks to be told of suspensions (once every component is attached; with nothing
+        suspending jobs in place, as take)."""
         self.listening = True
         sim = self.sim
         assert sim is not None
-        provider = sim.provider(Suspensions)
-        if provider is None:
-            return  # nothing suspends jobs in place: as take
-        listen = getattr(provider, "listen", None)
-        if listen is None:
-            raise ConfigError("checkpoint.suspended", f"defer needs to be told when jobs are "
-                                                      f"suspended and resume, and "
-                                                      f"{type(provider).__name__} (which "
-                                                      f"suspends them) has no listen(tell); "
-                                                      f"accepted: take, or a component "
-                                                      f"with listen")
-        listen(self._told)
+        listen_for_suspensions(sim, self._told, "checkpoint.suspended", "defer",
+                               "take, or a component with listen")
 
     def _holds(self, job: Job, now: float) -> bool:
         """True when the job is suspended: its due checkpoint waits for the resume."""

@@ -26,7 +26,8 @@ The protocols describe what the callers use, nothing more:
 `PowerManagement`    the power manager, linked to the energy meter (the power manager)
 ===================  =================================================================
 
-This module belongs to the kernel: it imports only the platform and the engine's state.
+This module belongs to the kernel: it imports only the platform, the engine's state and the
+errors.
 """
 
 from __future__ import annotations
@@ -73,6 +74,27 @@ class Suspensions(Protocol):
         False)` at each resume (optional: the checkpoint component's `suspended=defer` and the
         bound's `suspended=exclude` need it)."""
         ...
+
+
+def listen_for_suspensions(sim: Any, tell: Callable[[Job, float, bool], None], key: str,
+                           needs: str, accepted: str) -> None:
+    """Have `tell` called at each suspension in place and resume (`Suspensions.listen`) by
+    the run's provider of suspensions; nothing when no component suspends jobs in place.
+
+    Raises:
+        ConfigError: the provider cannot tell (`key`: `needs` ... ; accepted: `accepted`).
+    """
+    from ckptsim.errors import ConfigError
+
+    provider = sim.provider(Suspensions)
+    if provider is None:
+        return
+    listen = getattr(provider, "listen", None)
+    if listen is None:
+        raise ConfigError(key, f"{needs} needs to be told when jobs are suspended and resume, "
+                               f"and {type(provider).__name__} (which suspends them) has no "
+                               f"listen(tell); accepted: {accepted}")
+    listen(tell)
 
 
 class OwnerArrivals(Protocol):
