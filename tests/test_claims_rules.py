@@ -69,6 +69,31 @@ def test_at_most_at_least_and_same_sign(means: Path):
     assert _one(Claim("s", -1.0, "f", ("x",), "same-sign", **a), means).seed == "< 0"
 
 
+@pytest.mark.parametrize(("values", "seed", "verdict"), [
+    ((0, 0, 0), 1.0, "differs"),     # [0, 0]: exactly no difference is not "> 0"
+    ((0, 0, 0), -1.0, "differs"),    # ... nor "< 0"
+    ((1, 1, 1), 1.0, "agrees"),      # [1, 1]
+    ((-1, -1, -1), 1.0, "differs"),  # [-1, -1]
+])
+def test_same_sign_of_identical_replications(tmp_path: Path, values, seed: float,
+                                             verdict: str):
+    _csv(tmp_path, "r", ["seed", "y"], [[i, v] for i, v in enumerate(values)])
+    line = _one(Claim("s", seed, "r", ("y",), "same-sign", unit="seed"), tmp_path)
+    assert (line.ci_low, line.ci_high, line.verdict) == (values[0], values[0], verdict)
+
+
+@pytest.mark.parametrize(("mean", "seed", "verdict"), [
+    (0.5, 1.0, "inconclusive"),   # [0, 1]: 0 is in the interval and is not "> 0"
+    (0.5, -1.0, "differs"),       # [0, 1]: nothing below 0
+    (-0.5, -1.0, "inconclusive"),  # [-1, 0]
+    (-0.5, 1.0, "differs"),
+])
+def test_same_sign_of_an_interval_ending_at_zero(tmp_path: Path, mean: float, seed: float,
+                                                 verdict: str):
+    _csv(tmp_path, "f", ["x", "x_ci", "seeds"], [[mean, 0.5, 5]])
+    assert _verdict(Claim("s", seed, "f", ("x",), "same-sign"), tmp_path) == verdict
+
+
 def test_not_run(means: Path):
     assert _verdict(Claim("s", 0.4, "nothing", ("x",), "factor-2"), means) == "not-run"
     assert _verdict(Claim("s", 0.4, "f", ("x",), "factor-2", rows={"case": "zz"}),

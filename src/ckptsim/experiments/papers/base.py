@@ -97,8 +97,10 @@ EVERY_PAPER = ("--out", "--jobs", "--dask", "--dask-timeout", "--yes")
 #: never `agrees` on fewer than 3 replications.
 RULES: dict[str, str] = {
     "in-ci": "the seed's value lies in our 95% interval (agrees), or outside it (differs)",
-    "same-sign": "our interval lies on the seed's side of zero (agrees), wholly on the other "
-                 "side (differs), or straddles zero (inconclusive)",
+    "same-sign": "our interval lies wholly on the seed's side of zero, zero excluded "
+                 "(agrees), wholly on the other side or at zero, [0, 0] included (differs: a "
+                 "difference of exactly zero has not the seed's sign), or holds zero with "
+                 "values of the seed's sign (inconclusive)",
     "factor-2": "our interval lies within a factor of 2 of the seed's value (agrees), wholly "
                 "outside that band (differs), or across its edge (inconclusive)",
     "at-most": "our interval lies at or below the seed's value (agrees), wholly above it "

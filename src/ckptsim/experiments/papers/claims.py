@@ -212,6 +212,22 @@ def _band(e: Estimate, low: float, high: float) -> str:
     return "inconclusive"
 
 
+def _sign(e: Estimate, seed: float) -> str:
+    """`same-sign`: the seed's side of zero is open (a difference of exactly 0 is not of the
+    seed's sign): agrees only with zero below the whole interval (above it, for "< 0"),
+    differs when the interval lies at or beyond zero on the other side ([0, 0] included),
+    else (zero inside it, or its end on the seed's side) inconclusive."""
+    if not math.isfinite(e.half):
+        return "inconclusive"
+    sign = 1.0 if seed > 0 else -1.0
+    near, far = sorted((e.low * sign, e.high * sign))
+    if near > 0:
+        return "agrees"
+    if far <= 0:
+        return "differs"
+    return "inconclusive"
+
+
 def combine(verdicts: Iterable[str]) -> str:
     found = set(verdicts)
     for verdict in ("differs", "not-run", "inconclusive"):
@@ -244,7 +260,7 @@ def grade(claim: Claim, rows: Sequence[CsvRow], metric: str,
             verdict = ("inconclusive" if not math.isfinite(e.half) else
                        "agrees" if e.low <= seed <= e.high else "differs")
         elif rule == "same-sign":
-            verdict = _band(e, 0.0, math.inf) if seed > 0 else _band(e, -math.inf, 0.0)
+            verdict = _sign(e, seed)
         elif rule == "factor-2":
             verdict = _band(e, *sorted((seed / 2, seed * 2)))
         elif rule == "at-most":
