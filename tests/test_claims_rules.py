@@ -174,6 +174,19 @@ def test_a_difference_of_two_rows_combines_their_intervals(tmp_path: Path):
     assert ratio.ci_high - ratio.ours == pytest.approx(1.4 * math.hypot(0.3, 4 / 14))
 
 
+def test_a_relative_change_to_nothing_has_an_interval(tmp_path: Path):
+    # b's mean is 0 (-100%): its interval is b's half-width over a's mean, 0 +- 0.5 / 2
+    _csv(tmp_path, "d", ["config", "y", "y_ci", "seeds"], [["a", 2, 0.1, 5], ["b", 0, 0.5, 5]])
+    line = _one(Claim("s", -1.0, "d", ("y",), "same-sign", versus=("config", "a", "b"),
+                      relative=True), tmp_path)
+    assert (line.ours, line.ci_low, line.ci_high) == (-1.0, -1.25, -0.75)
+    assert line.verdict == "agrees"
+    _csv(tmp_path, "f", ["p", "y", "y_ci", "seeds"], [[1, 2, 0.1, 5], [2, 0, 0.5, 5]])
+    flat = _one(Claim("s", 0.1, "f", ("y",), "flat", param="p", relative=True), tmp_path)
+    assert (flat.ours, flat.ci_low, flat.ci_high, flat.verdict) == (-1.0, -1.25, -0.75,
+                                                                    "differs")
+
+
 def test_a_relative_change_from_nothing_is_left_out(tmp_path: Path):
     """A unit whose baseline is 0 has no relative change: it drops out of the pairs (n says
     how many count); a baseline row of 0 leaves nothing to grade."""

@@ -181,9 +181,7 @@ def difference(claim: Claim, base: Sequence[CsvRow], compared: Sequence[CsvRow],
     if claim.relative:
         if a.mean == 0:  # no relative change from nothing: no figure to grade
             return Estimate(NAN, NAN, min(a.n, b.n))
-        ratio = b.mean / a.mean
-        half = abs(ratio) * math.hypot(a.half / a.mean, b.half / b.mean)
-        return Estimate(ratio - 1.0, half, min(a.n, b.n))
+        return Estimate(b.mean / a.mean - 1.0, _change_half(a, b, True), min(a.n, b.n))
     return Estimate(b.mean - a.mean, math.hypot(a.half, b.half), min(a.n, b.n))
 
 
@@ -360,8 +358,13 @@ def _paired_steps(claim: Claim, rows: Sequence[CsvRow], metric: str) -> list[Est
 
 
 def _change_half(a: Estimate, b: Estimate, relative: bool) -> float:
+    """The half-width of b - a, or of b / a (first order: the relative half-widths added in
+    quadrature, written so that a compared mean of 0, a change of -100%, has one; NaN where
+    a's is 0)."""
     if relative:
-        return abs(b.mean / a.mean) * math.hypot(a.half / a.mean, b.half / b.mean)
+        if a.mean == 0:
+            return NAN
+        return math.hypot(b.half, b.mean / a.mean * a.half) / abs(a.mean)
     return math.hypot(a.half, b.half)
 
 
