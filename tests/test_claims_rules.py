@@ -94,6 +94,13 @@ def test_same_sign_of_an_interval_ending_at_zero(tmp_path: Path, mean: float, se
     assert _verdict(Claim("s", seed, "f", ("x",), "same-sign"), tmp_path) == verdict
 
 
+@pytest.mark.parametrize("rule", ["in-ci", "same-sign", "factor-2", "at-most", "at-least"])
+def test_a_row_without_its_figure_decides_nothing(tmp_path: Path, rule: str):
+    _csv(tmp_path, "f", ["x", "x_ci", "seeds"], [["", 0.1, 5]])  # an empty cell, an interval
+    line = _one(Claim("s", 1.0, "f", ("x",), rule), tmp_path)
+    assert math.isnan(line.ours) and line.verdict == "inconclusive"
+
+
 def test_not_run(means: Path):
     assert _verdict(Claim("s", 0.4, "nothing", ("x",), "factor-2"), means) == "not-run"
     assert _verdict(Claim("s", 0.4, "f", ("x",), "factor-2", rows={"case": "zz"}),

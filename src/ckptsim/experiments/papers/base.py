@@ -94,7 +94,8 @@ EVERY_PAPER = ("--out", "--jobs", "--dask", "--dask-timeout", "--yes")
 #: The rules a claim is judged by (`Claim.rule`).  Each compares the seed's value with our
 #: figure and its 95% interval (`claims.py` computes both from the CSVs); a verdict is `agrees`,
 #: `differs`, `inconclusive` (the interval cannot decide) or `not-run` (no CSV or no rows), and
-#: never `agrees` on fewer than 3 replications.
+#: never `agrees` or `differs` on fewer than 3 replications, nor on a figure without an interval
+#: or a value (`inconclusive`).
 RULES: dict[str, str] = {
     "in-ci": "the seed's value lies in our 95% interval (agrees), or outside it (differs)",
     "same-sign": "our interval lies wholly on the seed's side of zero, zero excluded "

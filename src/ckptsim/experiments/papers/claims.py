@@ -254,7 +254,9 @@ def grade(claim: Claim, rows: Sequence[CsvRow], metric: str,
         if e is None:
             return NAN, 0, NAN, NAN, "not-run"
         ours, n, low, high = e.mean, e.n, e.low, e.high
-        if rule == "in-ci":
+        if math.isnan(e.mean):  # no figure (an empty cell): nothing to grade
+            verdict = "inconclusive"
+        elif rule == "in-ci":
             verdict = ("inconclusive" if not math.isfinite(e.half) else
                        "agrees" if e.low <= seed <= e.high else "differs")
         elif rule == "same-sign":
