@@ -181,6 +181,18 @@ def test_a_difference_of_two_rows_combines_their_intervals(tmp_path: Path):
     assert ratio.ci_high - ratio.ours == pytest.approx(1.4 * math.hypot(0.3, 4 / 14))
 
 
+def test_a_half_width_of_rounding_error_is_no_spread(tmp_path: Path):
+    # Ten identical replications whose mean was summed with rounding errors: 1.07e-14.
+    _csv(tmp_path, "e", ["config", "y", "y_ci95", "seeds"],
+         [["a", 120.515, 1.0715e-14, 10], ["b", 120.515, 1.0715e-14, 10]])
+    same = {"versus": ("config", "a", "b")}
+    line = _one(Claim("s", 0.0, "e", ("y",), "at-least", **same), tmp_path)
+    assert (line.ours, line.ci_low, line.ci_high, line.verdict) == (0, 0, 0, "agrees")
+    assert _verdict(Claim("s", 1.0, "e", ("y",), "same-sign", **same), tmp_path) == "differs"
+    _csv(tmp_path, "s", ["y", "y_ci95", "seeds"], [[0.5, 1e-9, 10]])  # small, but a spread
+    assert _one(Claim("s", 0.5, "s", ("y",), "in-ci"), tmp_path).ci_high == 0.5 + 1e-9
+
+
 def test_a_relative_change_to_nothing_has_an_interval(tmp_path: Path):
     # b's mean is 0 (-100%): its interval is b's half-width over a's mean, 0 +- 0.5 / 2
     _csv(tmp_path, "d", ["config", "y", "y_ci", "seeds"], [["a", 2, 0.1, 5], ["b", 0, 0.5, 5]])

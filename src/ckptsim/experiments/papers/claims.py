@@ -9,7 +9,8 @@ fewer than `MIN_N` replications.  `claims_table` makes the table of a paper's cl
 
 Our figure and its interval come from one of:
 
-- rows that each carry a mean, its 95% half-width (`METRIC_ci` / `METRIC_ci95`) and their
+- rows that each carry a mean, its 95% half-width (`METRIC_ci` / `METRIC_ci95`; one at most
+  1e-12 of the mean, the rounding error of identical replications, read as 0) and their
   number of replications (`seeds`, `replications` or `METRIC_n`; none: one run);
 - rows that are each one replication (`Claim.unit` names them): the t interval of their mean
   (`stats.mean_ci`);
@@ -37,6 +38,9 @@ VERDICTS = ("agrees", "differs", "inconclusive", "not-run")
 #: No claim agrees or differs on fewer replications (or traces, or seeds) than this.
 MIN_N = 3
 NAN = math.nan
+#: A row's half-width at most this share of its mean is the rounding error of a mean of
+#: identical replications (e.g. 1.07e-14 on 120.515), not a spread: it is read as 0.
+NOISE = 1e-12
 CsvRow = dict[str, str]
 
 
@@ -135,7 +139,10 @@ def own_estimate(row: CsvRow, metric: str) -> Estimate:
         half = number_of(row.get(f"{metric}_ci") or row.get(f"{metric}_ci95"))
     n_text = row.get(f"{metric}_n") or row.get("seeds") or row.get("replications")
     n = int(number_of(n_text)) if math.isfinite(number_of(n_text)) else 1
-    return Estimate(metric_value(row, metric), half, n)
+    mean = metric_value(row, metric)
+    if 0 < half <= NOISE * abs(mean):  # identical replications summed with rounding errors
+        half = 0.0
+    return Estimate(mean, half, n)
 
 
 # ----------------------------------------------------------------------------- estimates
