@@ -367,6 +367,12 @@ def test_every_rule_is_documented():
                           "share", "best-at", "crossing"}
 
 
+@pytest.mark.parametrize("rule", sorted(set(RULES) - {"in-ci"}))
+def test_every_rule_says_when_it_is_inconclusive(rule: str):
+    # in-ci is inconclusive only without an interval, said once for every rule
+    assert all(v in RULES[rule] for v in ("agrees", "differs", "inconclusive"))
+
+
 # ----------------------------------------------------------------------------- the command
 def test_the_claims_command_on_a_folder_of_its_own(tmp_path: Path, capsys):
     from ckptsim.cli import main

@@ -109,18 +109,23 @@ RULES: dict[str, str] = {
     "at-least": "our interval lies at or above the seed's value (agrees), wholly below it "
                 "(differs), or across it (inconclusive)",
     "flat": "every row's difference from the first row (relative with `relative`) lies within "
-            "+-the seed's value: graded as `at-most` on the largest one, each difference's "
-            "interval decided as in `factor-2`",
+            "+-the seed's value, each difference's interval decided against that band as in "
+            "`factor-2`: agrees when every one lies inside, differs when any lies wholly "
+            "outside, else inconclusive (ours: the difference of largest magnitude)",
     "share": "the ordering holds (the value, or the paired difference, at or below zero; at "
              "or above with `higher`) on at least the seed's share of the replications, seeds "
-             "or groups (agrees), or the share's 95% Wilson interval lies below it (differs)",
-    "best-at": "the best row (lowest; highest with `higher`) and every row whose interval "
+             "or groups (agrees: the share counted, not its interval), or the share's 95% "
+             "Wilson interval lies below it (differs), else inconclusive",
+    "best-at": "the best row (lowest; highest with `higher`; of equal means the first "
+               "value of `param`) and every row whose interval "
                "overlaps its interval span at most two neighbouring values of `param` around "
                "the seed's value (agrees; a value between two swept ones: either of them), "
-               "the seed's value lies outside their span (differs)",
+               "the seed's value lies outside their span (differs), else inconclusive",
     "crossing": "the metric changes sign along `param` between the last value whose interval "
                 "lies wholly on the first side and the first whose interval lies wholly on "
-                "the other: the seed's value inside that span agrees, outside differs",
+                "the other: the seed's value inside that span agrees, outside differs, inside "
+                "it without a value wholly on each side inconclusive; no change of sign "
+                "differs where every interval lies wholly on the first side",
 }
 
 
