@@ -194,3 +194,18 @@ def test_rounding_lost_moves_the_extra_supernodes_from_utilised_to_lost(tmp_path
             pytest.approx(moved, abs=2e-6)
         assert sum(float(lost[f"capacity_{m}"]) for m in ("utilized", "unused", "lost")) == \
             pytest.approx(1.0, abs=2e-6)
+
+
+# --- the tie-break predictor's draws: its own seed, the same in every replication ------------
+def test_the_tiebreak_seed_spec_varies_the_predictor_seed_beside_the_replications():
+    from ckptsim.experiments.spec import load_spec
+
+    ol, opt = _options()  # the committed runs name no predictor seed: 0 in every replication
+    assert "seed" not in ol.spec_text("tiebreak", opt).split("[[schedulers]]")[1]
+    path = Path(__file__).resolve().parents[1] / "docs/results/oliner/choices/tiebreak-seed.toml"
+    spec = load_spec(path, trace_dir=TRACES)
+    assert spec.seeds == (1, 2, 3, 4, 5)
+    (tb,) = spec.schedulers
+    assert tb.name == "bgl-tiebreak"
+    assert tb.params["seed"] == [0, 1, 2, 3, 4] and tb.params["accuracy"] == [0.5]
+    assert list(spec.workloads) == ["LUBLIN-256"]
