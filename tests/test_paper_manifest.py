@@ -133,4 +133,4 @@ def test_jones_records_the_jobs_per_cluster_that_full_sets():
     args.full = True
     recorded = made_with(p, "fig7", p.options(args))
     assert recorded == {"--per-cluster": 400_000, "--replications": 1, "--load": 0.95,
-                        "--paired": "mean"}
+                        "--paired": "seed"}

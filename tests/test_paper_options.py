@@ -25,7 +25,7 @@ VALUES = {"--jobs": ["1"], "--dask": ["local"], "--dask-timeout": ["2"], "--trac
           "--lead": ["600"], "--reboot-duration": ["300"], "--slice-failures": ["scale"],
           "--jitter": ["0"], "--windows": ["2"], "--reading": ["estimate"],
           "--durations": ["1", "4"], "--checkpoint-share": ["1"], "--failure-span": ["run"],
-          "--rounding": ["lost"], "--paired": ["seed"]}
+          "--rounding": ["lost"], "--paired": ["mean"]}
 
 FIGURE = {"niu": "fig4", "oliner": "fig3", "shi": "fig11", "jones": "fig7", "forshaw": "fig6"}
 

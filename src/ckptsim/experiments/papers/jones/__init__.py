@@ -65,9 +65,10 @@ class Jones(FamilyPaper):
         PaperOption("--load", "offered load per cluster, > 0 (default 0.95)",
                     kwargs={"type": float, "metavar": "L"}),
         PaperOption("--paired", "the paired comparisons of two configurations (vs_opposite, "
-                    "vs_no_ctmr): mean (default: each seed's turnaround gain over Migration "
-                    "Only's mean turnaround) or seed (over that seed's own: the difference "
-                    "of the improvements, seed by seed)", default="mean",
+                    "vs_no_ctmr): seed (default: each seed's turnaround gain over that seed's "
+                    "Migration Only turnaround, the difference of the improvements, seed by "
+                    "seed) or mean (over Migration Only's turnaround averaged over the seeds)",
+                    default="seed",
                     kwargs={"metavar": "mean|seed"}),
     )
     used_by = {"--paired": ("fig7", "fig16", "fig17", "fig18", "fig19")}
