@@ -344,3 +344,31 @@ def test_the_literal_reading_is_now_with_scaled_backfilled():
     assert "all: an interpretation; backfilled: Algorithm 1 as written" in help_text
     literal = [k for k, name in READING_NAMES.items() if "literal" in name]
     assert literal == ["now-backfilled"]
+
+
+# The reserved head starts while Algorithm 3's checkpoint is written (another job ends).
+HEAD_STARTS_EARLY = [
+    (0.0, 650.0, 4, 1000.0),   # E: started in queue order, ends at 650 (planned 1000)
+    (0.0, 600.0, 2, 1000.0),   # F: started in queue order, ends at 600
+    (1.0, 100.0, 6, 100.0),    # H: the head, reservation at E's planned end, 1000
+    (2.0, 2000.0, 4, 1000.0),  # B: backfilled at 2, predicted to end at 502
+    (3.0, 50.0, 9, 50.0),      # J: waits behind H
+]
+
+
+@pytest.mark.parametrize(("rejoin", "b_segments", "j"), [
+    # B rejoins behind the job then at the head, J: it waits for J, restarts at 800.
+    ("second", [(2, 700), (800, 2302)], (750, 800)),
+    # The seed: B goes back to the head of the queue and restarts when its checkpoint is done.
+    ("head", [(2, 700), (700, 2202)], (2202, 2252)),
+])
+def test_checkpointed_jobs_rejoin_the_head_when_the_reserved_job_started(rejoin, b_segments,
+                                                                         j):
+    # At 600 F ends: B is past its prediction (overdue=now), so H's reservation is now and B
+    # is checkpointed (100 s, until 700). At 650 E ends and H fits: it starts before the
+    # checkpoint is written. B (1000 - 598 + 200 s predicted) cannot be backfilled behind J.
+    sim = run(jobs(HEAD_STARTS_EARLY, 10), t_thr=100, p=0.5, t_checkpoint=100, t_extend=200,
+              overdue="now", scaled="backfilled", rejoin=rejoin)
+    assert starts(sim)[3] == (650, 750)
+    assert sim.jobs[3].segments == b_segments
+    assert starts(sim)[5] == j

@@ -55,7 +55,10 @@ Points the seed leaves open are options (docs/schedulers.md):
   checkpointed for the head not backfilled again before it starts;
 * `retry`: whether Algorithm 3 may run again at an instant where it already ran, for a queue
   head it has not run for at that instant (default: no, the next try is at the next event);
-* `replan`: `full` (default) or `incremental` (above).
+* `replan`: `full` (default) or `incremental` (above);
+* `rejoin`: where the checkpointed jobs rejoin the queue when the reserved job started while
+  their checkpoints were written (a job ended meanwhile): behind the job then at the head
+  (`second`, default) or at the head (`head`, the seed's Algorithm 3).
 """
 
 from __future__ import annotations
@@ -116,6 +119,8 @@ class CkptBackfill(Easy):
         self._freeze = prm.freeze
         self._retry = prm.retry
         self._replan_full = prm.replan == "full"
+        self._rejoin_head = prm.rejoin == "head"
+        self._ckpt_head = -1  # the queue head Algorithm 3 last checkpointed jobs for
         self._attempted: set[int] = set()  # heads Algorithm 3 ran for at `_last_attempt`
         self._waiting_on = 0  # checkpoints the reserved head still waits for
         self._pending: set[int] = set()  # jobs whose Algorithm 3 checkpoint is in flight
@@ -270,6 +275,7 @@ class CkptBackfill(Easy):
                 job.pred_end = now + self.t_checkpoint
                 self._track(job)
         if chosen:
+            self._ckpt_head = head.index
             self.preemptions += 1
             self._waiting_on = len(self._pending)
 
@@ -331,10 +337,14 @@ class CkptBackfill(Easy):
         self._pending.discard(job.index)
         self._waiting_on = len(self._pending)
         if not self._pending:
-            # Back to the head of the queue, behind the reserved job, in their order.
+            # Back to the head of the queue, in their order: behind the reserved job while it
+            # waits; with rejoin=second behind the job at the head in any case (the next job
+            # if the reserved one started while the checkpoints were written).
             batch = sorted(self._batch, key=lambda j: j.index)
             self._batch = []
-            self.queue[1:1] = batch
+            q = self.queue
+            at = 0 if self._rejoin_head and q and q[0].index != self._ckpt_head else 1
+            q[at:at] = batch
             for j in batch:
                 self._added(j)
         self._dirty = True
