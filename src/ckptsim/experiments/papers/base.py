@@ -15,6 +15,7 @@ declaration to build its options, and imports a paper's modules only when it run
 from __future__ import annotations
 
 import importlib
+import math
 import pkgutil
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -97,7 +98,9 @@ EVERY_PAPER = ("--out", "--jobs", "--dask", "--dask-timeout", "--yes")
 #: never `agrees` or `differs` on fewer than 3 replications, nor on a figure without an interval
 #: or a value (`inconclusive`).
 RULES: dict[str, str] = {
-    "in-ci": "the seed's value lies in our 95% interval (agrees), or outside it (differs)",
+    "in-ci": "our 95% interval lies within the claim's margin of the seed's value, the band "
+             "seed - margin to seed + margin (agrees), wholly outside that band (differs), or "
+             "across its edge (inconclusive); every in-ci claim states its margin",
     "same-sign": "our interval lies wholly on the seed's side of zero, zero excluded "
                  "(agrees), wholly on the other side or at zero, [0, 0] included (differs: a "
                  "difference of exactly zero has not the seed's sign), or holds zero with "
@@ -158,6 +161,9 @@ class Claim:
       less 1 with `relative`), paired per `unit` where there is one; without, from the two
       rows' own intervals, combined as independent (half-widths in quadrature).
     - `param`, `higher`: the swept column of `best-at` and `crossing`, and the sense of better.
+    - `margin`: `in-ci`'s equivalence margin, in the metric's unit: one value, or one per
+      part as `seed`.  Required by `in-ci` (a seed's value merely inside a wide interval
+      establishes nothing), refused by the other rules; 0 asks for the seed's value exactly.
     - `note`: prose that explains the verdict (it never overrules it).
     """
 
@@ -175,7 +181,20 @@ class Claim:
     relative: bool = False
     param: str = ""
     higher: bool = False
+    margin: float | tuple[float, ...] | None = None
     note: str = ""
+
+    def __post_init__(self) -> None:
+        if (self.rule == "in-ci") != (self.margin is not None):
+            raise ValueError(f"{self.statement!r}: " + (
+                "rule in-ci needs a margin (the band around the seed's value within which "
+                "our interval agrees)" if self.rule == "in-ci"
+                else f"margin is in-ci's; rule {self.rule} takes none"))
+        if self.margin is None:
+            return
+        margins = self.margin if isinstance(self.margin, tuple) else (self.margin,)
+        if not (margins and all(0 <= m < math.inf for m in margins)):
+            raise ValueError(f"{self.statement!r}: a margin is a finite number >= 0, or several")
 
 
 class Paper:

@@ -248,9 +248,9 @@ def _wilson(k: int, n: int) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def grade(claim: Claim, rows: Sequence[CsvRow], metric: str,
-          seed: float) -> tuple[float, int, float, float, str]:
-    """(ours, n, ci_low, ci_high, verdict) of one part of a claim by its rule."""
+def grade(claim: Claim, rows: Sequence[CsvRow], metric: str, seed: float,
+          margin: float | None = None) -> tuple[float, int, float, float, str]:
+    """(ours, n, ci_low, ci_high, verdict) of one part by its rule (`margin`: in-ci's)."""
     rule = claim.rule
     if rule in ("flat", "best-at", "crossing"):
         ours, n, low, high, verdict = _swept(claim, rows, metric, seed)
@@ -264,8 +264,10 @@ def grade(claim: Claim, rows: Sequence[CsvRow], metric: str,
         if math.isnan(e.mean):  # no figure (an empty cell): nothing to grade
             verdict = "inconclusive"
         elif rule == "in-ci":
-            verdict = ("inconclusive" if not math.isfinite(e.half) else
-                       "agrees" if e.low <= seed <= e.high else "differs")
+            band = claim.margin if margin is None else margin
+            if not isinstance(band, (int, float)):
+                raise ValueError("a claim of several margins grades a part on its own margin")
+            verdict = _band(e, seed - band, seed + band)
         elif rule == "same-sign":
             verdict = _sign(e, seed)
         elif rule == "factor-2":

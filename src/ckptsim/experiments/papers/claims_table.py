@@ -77,11 +77,45 @@ def _seeds(claim: Claim) -> tuple[float, ...]:
     return claim.seed if isinstance(claim.seed, tuple) else (claim.seed,)
 
 
+def _margins(claim: Claim) -> tuple[float, ...]:
+    """in-ci's margins (one, or one per part as the seed's values); other rules: none."""
+    if claim.margin is None:
+        return ()
+    return claim.margin if isinstance(claim.margin, tuple) else (claim.margin,)
+
+
 def seed_of(claim: Claim, seeds: tuple[float, ...], n_parts: int, k: int,
             metric: str) -> float:
     """The seed's value for part `k`: one for all, one per part, or one per metric."""
     return (seeds[0] if len(seeds) == 1 else seeds[k] if len(seeds) == n_parts
             else seeds[claim.metrics.index(metric)])
+
+
+def margin_of(claim: Claim, parts: Sequence[tuple[str, str, list[CsvRow]]], k: int,
+              metric: str) -> float | None:
+    """in-ci's margin for part `k` (None: the rule takes none): one for all, one per value
+    of `by_values`, one per part, or one per metric."""
+    margins = _margins(claim)
+    if not margins:
+        return None
+    part = parts[k][2]
+    if claim.by_values and part and len(margins) == len(claim.by_values):
+        return dict(zip(claim.by_values, margins, strict=True))[part[0][claim.by]]
+    if len(margins) not in (1, len(claim.metrics), len(parts)):
+        raise ValueError(f"{claim.statement!r}: {len(margins)} margins for "
+                         f"{len(claim.metrics)} metrics and {len(parts)} parts")
+    return seed_of(claim, margins, len(parts), k, metric)
+
+
+def _unrun(claim: Claim, seeds: tuple[float, ...]) -> Line:
+    """The one row of a claim none of whose rows is run."""
+    margins = _margins(claim)
+    each = len(margins) == len(seeds) > 1  # one margin per seed value: each with its own
+    text = "/".join(seed_text(claim.rule, s, margins[i] if each else None)
+                    for i, s in enumerate(seeds))
+    if len(margins) == 1:
+        text += f" \u00b1 {number(margins[0])}"
+    return Line(claim.statement, text, NAN, 0, NAN, NAN, claim.rule, "not-run")
 
 
 def evaluate_claim(claim: Claim, folder: Path) -> list[Line]:
@@ -91,15 +125,13 @@ def evaluate_claim(claim: Claim, folder: Path) -> list[Line]:
     seeds = _seeds(claim)
     parts = _parts(claim, rows) if rows else []
     if not parts:  # no CSV, or none of the rows the claim compares
-        return [Line(claim.statement, "/".join(seed_text(claim.rule, s) for s in seeds), NAN,
-                     0, NAN, NAN, claim.rule, "not-run")]
+        return [_unrun(claim, seeds)]
     if claim.by_values:
         # One seed value per named value of `by`: each part takes its own, whichever are run.
         keyed = dict(zip(claim.by_values, seeds, strict=True))
         parts = [p for p in parts if not p[2] or p[2][0][claim.by] in keyed]
         if not parts:
-            return [Line(claim.statement, "/".join(seed_text(claim.rule, s) for s in seeds),
-                         NAN, 0, NAN, NAN, claim.rule, "not-run")]
+            return [_unrun(claim, seeds)]
     elif len(seeds) not in (1, len(claim.metrics), len(parts)):
         raise ValueError(f"{claim.statement!r}: {len(seeds)} seed values for "
                          f"{len(claim.metrics)} metrics and {len(parts)} parts")
@@ -107,17 +139,18 @@ def evaluate_claim(claim: Claim, folder: Path) -> list[Line]:
     for k, (label, metric, part) in enumerate(parts):
         seed = (keyed[part[0][claim.by]] if claim.by_values and part
                 else seed_of(claim, seeds, len(parts), k, metric))
+        margin = margin_of(claim, parts, k, metric)
         text = f"{claim.statement} [{label}]" if label else claim.statement
         if not part:  # the CSV lacks this metric's columns
-            lines.append(Line(text, seed_text(claim.rule, seed), NAN, 0, NAN, NAN, claim.rule,
-                              "not-run"))
+            lines.append(Line(text, seed_text(claim.rule, seed, margin), NAN, 0, NAN, NAN,
+                              claim.rule, "not-run"))
             continue
         try:
-            ours, n, low, high, verdict = grade(claim, part, metric, seed)
+            ours, n, low, high, verdict = grade(claim, part, metric, seed, margin)
         except ValueError as exc:
             raise ValueError(f"{claim.statement!r} ({metric}): {exc}") from None
-        lines.append(Line(text, seed_text(claim.rule, seed), ours, n, low, high, claim.rule,
-                          verdict))
+        lines.append(Line(text, seed_text(claim.rule, seed, margin), ours, n, low, high,
+                          claim.rule, verdict))
     if len(lines) == 1:
         return lines
     head = Line(claim.statement, "", NAN, min(line.n for line in lines), NAN, NAN, claim.rule,
@@ -146,12 +179,13 @@ def number(x: float) -> str:
     return "0" if text == "-0" else text
 
 
-def seed_text(rule: str, seed: float) -> str:
+def seed_text(rule: str, seed: float, margin: float | None = None) -> str:
+    """The seed column: the seed's value as its rule reads it (in-ci: with its margin)."""
     if rule == "same-sign":
         return "< 0" if seed < 0 else "> 0"
     prefix = {"at-most": "\u2264 ", "at-least": "\u2265 ", "share": "\u2265 ",
               "flat": "\u00b1 "}.get(rule, "")
-    return prefix + number(seed)
+    return prefix + number(seed) + (f" \u00b1 {number(margin)}" if margin is not None else "")
 
 
 def cells(line: Line) -> list[str]:

@@ -4,9 +4,9 @@ counts) would let its rule decide, from the interval measured now.
 
 The projection assumes the means stay where they are and the half-widths shrink as 1/sqrt(n):
 
-- a threshold rule (`same-sign`, `at-most`, `at-least`, `factor-2`): the interval straddles a
-  threshold t; it clears it once the half-width is below |mean - t|, so
-  n ~ n_now x (half-width / |mean - t|)^2;
+- a threshold rule (`same-sign`, `at-most`, `at-least`, `factor-2`, and `in-ci`, whose band is
+  the seed's value plus or minus its margin): the interval straddles a threshold t; it clears
+  it once the half-width is below |mean - t|, so n ~ n_now x (half-width / |mean - t|)^2;
 - `flat`: the same for each difference whose interval straddles +-seed; the largest n;
 - `best-at`: every point other than the best and its better neighbour must fall out of reach
   of the best (|mean - best| > half + best's half), so every half-width must shrink by the
@@ -58,11 +58,14 @@ def _across(e: Estimate, thresholds: Sequence[float]) -> float:
     return max((_scaled(e.n, e.half, abs(e.mean - t)) for t in inside), default=float(e.n))
 
 
-def _thresholds(rule: str, seed: float) -> tuple[float, ...]:
+def _thresholds(rule: str, seed: float, margin: float | None = None) -> tuple[float, ...]:
     if rule == "same-sign":
         return (0.0,)
     if rule == "factor-2":
         return tuple(sorted((seed / 2, seed * 2)))
+    if rule == "in-ci":
+        assert margin is not None
+        return (seed - margin, seed + margin)
     return (seed,)  # at-most, at-least
 
 
@@ -89,23 +92,26 @@ def _flat(claim: Claim, rows: Sequence[CsvRow], metric: str, seed: float) -> flo
     return max((_across(d, (-seed, seed)) for d in diffs), default=math.nan)
 
 
-def needed(claim: Claim, rows: Sequence[CsvRow], metric: str, seed: float) -> float:
+def needed(claim: Claim, rows: Sequence[CsvRow], metric: str, seed: float,
+           margin: float | None = None) -> float:
     """About how many replications would decide this part of `claim` (NaN: the part is
-    decided already, or its rule is not projected; inf: a near tie)."""
-    ours, n, low, high, verdict = grade(claim, rows, metric, seed)
+    decided already, or its rule is not projected; inf: a near tie); `margin`: in-ci's."""
+    if margin is None and isinstance(claim.margin, (int, float)):
+        margin = float(claim.margin)  # the claim's one margin
+    ours, n, low, high, verdict = grade(claim, rows, metric, seed, margin)
     if verdict != "inconclusive":
         return math.nan
     rule = claim.rule
-    if rule in ("same-sign", "at-most", "at-least", "factor-2"):
+    if rule in ("same-sign", "at-most", "at-least", "factor-2", "in-ci"):
         e = estimate(claim, rows, metric)
         if e is None or not math.isfinite(e.half):
             return math.nan
-        projected = _across(e, _thresholds(rule, seed))
+        projected = _across(e, _thresholds(rule, seed, margin))
     elif rule == "best-at":
         projected = _best_at(claim, rows, metric)
     elif rule == "flat":
         projected = _flat(claim, rows, metric, seed)
-    else:  # share, crossing, in-ci
+    else:  # share, crossing
         return math.nan
     if math.isnan(projected):
         return projected
@@ -123,7 +129,14 @@ def count_text(n: float) -> str:
 
 def claim_parts(claim: Claim, folder: Path) -> tuple[int, list[str]]:
     """(n now, one text per inconclusive part: ours, its interval and the projection)."""
-    from ckptsim.experiments.papers.claims_table import _parts, _seeds, check, number, seed_of
+    from ckptsim.experiments.papers.claims_table import (
+        _parts,
+        _seeds,
+        check,
+        margin_of,
+        number,
+        seed_of,
+    )
 
     check(claim)
     rows = read_rows(folder, claim)
@@ -134,7 +147,8 @@ def claim_parts(claim: Claim, folder: Path) -> tuple[int, list[str]]:
         if not part:
             continue
         seed = seed_of(claim, seeds, len(parts), k, metric)
-        ours, n, low, high, verdict = grade(claim, part, metric, seed)
+        margin = margin_of(claim, parts, k, metric)
+        ours, n, low, high, verdict = grade(claim, part, metric, seed, margin)
         ns.append(n)
         if verdict != "inconclusive":
             continue
@@ -146,7 +160,8 @@ def claim_parts(claim: Claim, folder: Path) -> tuple[int, list[str]]:
             figure = f"{number(ours)} ({number(low)} \u2026 {number(high)})"
         else:
             figure = f"{number(ours)} (no interval)"
-        texts.append(f"{where}{figure}, {count_text(needed(claim, part, metric, seed))}")
+        texts.append(f"{where}{figure}, "
+                     f"{count_text(needed(claim, part, metric, seed, margin))}")
     return (min(ns) if ns else 0), texts
 
 
