@@ -167,5 +167,6 @@ def test_modelling_choices_name_what_the_thesis_leaves_open():
     section = text.split("## Modelling choices", 1)[1].split("\n## ", 1)[0]
     for name in ("without_migration", "interval_size", "ratio_low", "reading=literal", "cycle",
                  "share_medium", "backfill=conservative", "empty_slice", "mem_high",
-                 "choices/open.toml", "choices/literal.toml", "choices/constants.toml"):
+                 "choices/open.toml", "choices/literal.toml", "choices/constants.toml",
+                 "rrt_runtime=span", "choices/span.toml"):
         assert name in section, name

@@ -313,6 +313,26 @@ def test_run_summary_has_class_metrics():
     assert r.table["job_class"].tolist() == ["short", "medium", "long"]
 
 
+@pytest.mark.parametrize(("reading", "medium", "long"), [
+    ("trace", 1160 / 400, 3060 / 2000),  # over the work the job needs
+    ("span", 1160 / 960, 3060 / 2560),  # over end - first start (seed 002 5.1.2)
+])
+def test_relative_response_over_the_runtime_or_the_span(reading, medium, long):
+    # The one-cycle schedule above: B (medium, 400 s) submitted at 0, first started at 200,
+    # ends at 1160; C (long, 2000 s) from 500 to 3060.  rrt_runtime=span divides the
+    # response by end - first start (960 s and 2560 s), in the per-job ARRT and the pooled.
+    w = jobs(THREE, 4)
+    r = simulate(w, "scojo-pect", {**CYCLE, "rrt_runtime": reading})
+    s = r.summary
+    assert r.table["relative_response"].tolist()[1:] == pytest.approx([medium, long])
+    assert s["arrt_medium"] == pytest.approx(medium) and s["arrt_long"] == pytest.approx(long)
+    assert s["arrt_pooled_medium"] == pytest.approx(medium)
+    assert s["arrt_pooled_long"] == pytest.approx(long)
+    assert s["arrt_short"] == pytest.approx(1.0)
+    # The default adds no column; span adds its denominator after the others.
+    assert ("rrt_runtime" in r.table.names) == (reading == "span")
+
+
 # ----------------------------------------------------------------------------- failures
 @pytest.mark.parametrize(("repair", "end"), [(0.0, 500.0), (300.0, 800.0)])
 def test_failure_kills_a_holder_which_waits_again_and_restarts_from_scratch(repair, end):

@@ -6,7 +6,8 @@ that zero-length jobs stay finite); the average relative response time (ARRT) of
 the mean over its jobs (NaN for an empty group).  Seed 002 reports it by class (short < 10 min,
 medium, long >= 3 h) and size class (narrow <= 10% of the machine, medium-size, wide >= 50%).
 Its text also reads as a ratio of means, so `arrt_pooled*` give that reading beside each:
-the group's total response time over its total runtime (each at least 1 s).
+the group's total response time over its total runtime (each at least 1 s).  With the
+scheduler's `rrt_runtime=span` the runtime is end - first start (the column `rrt_runtime`).
 """
 
 from __future__ import annotations
@@ -62,7 +63,11 @@ def class_summary(table: JobTable) -> dict[str, Any]:
     for name in COUNTERS:
         out[name] = int(np.sum(table[name]))
     response = np.asarray(table["response"], dtype=np.float64)
-    runtime = np.maximum(np.asarray(table["runtime"], dtype=np.float64), 1.0)
+    columns = table.columns if isinstance(table, JobTable) else table
+    if "rrt_runtime" in columns:  # scojo-pect's rrt_runtime=span: end - first start
+        runtime = np.asarray(table["rrt_runtime"], dtype=np.float64)
+    else:
+        runtime = np.maximum(np.asarray(table["runtime"], dtype=np.float64), 1.0)
     out["arrt_pooled"] = _pooled(response, runtime, np.ones(len(rrt), dtype=bool))
     for c in CLASSES:
         out[f"arrt_pooled_{c}"] = _pooled(response, runtime, cls == c)

@@ -99,6 +99,12 @@ class ScojoParams:
     mem_high: float = param(1024.0, "memory model: most memory per node, MB", low=0.0,
                             low_open=True)
     seed: int = param(1, "seed of the checkpoint draws (with the workload's jobs)", low=0)
+    # --- the relative response time (seed 002 5.1.2) ----------------------------------------
+    rrt_runtime: str = param(
+        "trace", "runtime a job's relative response time divides by: trace (its runtime in "
+                 "the workload, the work it needs: the appendix's 'optimum runtime') or span "
+                 "(end - first start: section 5.1.2's 'time period when the job starts to run "
+                 "and finishes running')", choices=("trace", "span"), added=True)
 
     def __post_init__(self) -> None:
         validate_params(self, where=NAME)  # each value's own range first

@@ -352,7 +352,11 @@ class ScojoPect(Scheduler):
         jobs = self.sim.jobs
         response = np.array([np.nan if j.end is None else j.end - j.submit for j in jobs])
         runtime = np.maximum(self.sim.workload.runtime, 1.0)
-        return {
+        span = self.params.rrt_runtime == "span"
+        if span:  # end - first start (NaN for a job that never ended)
+            runtime = np.maximum(np.array([np.nan if j.end is None or j.start is None
+                                           else j.end - j.start for j in jobs]), 1.0)
+        out = {
             "job_class": np.array([CLASS_NAMES[c] for c in self.cls], dtype=object),
             "size_class": np.array([SIZE_NAMES[s] for s in self.size_cls.tolist()],
                                    dtype=object),
@@ -361,6 +365,9 @@ class ScojoPect(Scheduler):
             "alc_checkpoints": np.array(self.n_alc, dtype=np.int64),
             "alc_migrations": np.array(self.n_mig, dtype=np.int64),
         }
+        if span:  # the pooled ARRT's denominator (ckptsim.metrics.classes)
+            out["rrt_runtime"] = runtime
+        return out
 
     # ------------------------------------------------------------------ engine verbs
     # Everything the scheduler asks of the engine goes through these methods and `sim.at`
