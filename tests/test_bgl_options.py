@@ -145,6 +145,43 @@ def test_per_node_draws_are_reproducible():
             == [_tiebreak_choice("node", 3, [0, 5])[0]] * 3)
 
 
+def _tiebreak_picks(run_seed, **params):
+    """The halves of a 2x2x2 torus the per-box predictor picks for a 4-node job at 0 (10 s)
+    whose nodes 0 and 1 fail at 5 (halves 0, 1, 2 hold one, half 3 none), asked 12 times in a
+    row of a run with seed `run_seed`: each answer takes the stream's next draws."""
+    torus = Torus((2, 2, 2))
+    sim = Simulator(jobs([(0, 10, 4, 10)], 8),
+                    scheduler_factory("bgl-tiebreak", {**TINY, "accuracy": 0.5, **params}),
+                    seed=run_seed)
+    inject_failures(sim, [5.0, 5.0], [0, 1])
+    parts = torus.free_partitions(torus.all_mask, 4)
+    return [parts.index(sim.policy.choose(sim.jobs[0], torus.all_mask, 0.0))
+            for _ in range(12)]
+
+
+def test_the_predictor_draws_from_its_seed_or_the_runs():
+    # seed 0 (default): the seed parameter's draws whatever the run's seed, so a sweep's
+    # replications (seeds 1, 2, ...) draw the same answers.
+    fixed = [_tiebreak_picks(s) for s in (1, 2, 3)]
+    assert fixed[0] == fixed[1] == fixed[2] == _tiebreak_picks(1, seed=0)
+    # seed=none: each run's seed draws its own, the draws of the seed parameter set to it.
+    by_run = [_tiebreak_picks(s, seed="none") for s in (1, 2, 3)]
+    assert by_run == [_tiebreak_picks(0, seed=s) for s in (1, 2, 3)]
+    assert len({tuple(p) for p in by_run}) == 3
+    assert set().union(*by_run) <= {0, 1, 2, 3}  # a half predicted to fail is passed over
+
+
+def test_seed_none_gets_a_run_id_of_its_own_and_the_default_keeps_its():
+    from ckptsim.errors import ConfigError
+    from ckptsim.params import identity_params
+
+    assert identity_params(scheduler_factory("bgl-tiebreak", {}).params)["seed"] == 0
+    assert identity_params(scheduler_factory("bgl-tiebreak", {"seed": "none"}).params
+                           )["seed"] is None
+    with pytest.raises(ConfigError, match=r"bgl-tiebreak\.seed: got -1; accepted: >= 0"):
+        scheduler_factory("bgl-tiebreak", {"seed": -1})
+
+
 # A 2x2x2 torus filled by four 2-node jobs at 0 (jobs 1-4 on nodes 0+4, 2+6, 1+5, 3+7, the MFP
 # heuristic's order); jobs 2 and 3 end at 10 and leave nodes 1, 2, 5, 6 free, which hold no
 # 4-node box, while job 5 (4 nodes, 50 s) waits: a migration re-packs jobs 1 and 4, largest

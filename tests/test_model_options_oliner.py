@@ -209,3 +209,45 @@ def test_the_tiebreak_seed_spec_varies_the_predictor_seed_beside_the_replication
     assert tb.name == "bgl-tiebreak"
     assert tb.params["seed"] == [0, 1, 2, 3, 4] and tb.params["accuracy"] == [0.5]
     assert list(spec.workloads) == ["LUBLIN-256"]
+
+
+def _predictor_streams(text):
+    """Each bgl-tiebreak run of a spec text, by (label, accuracy): the first draws of its
+    predictor, replication by replication (a run built as the sweep builds it)."""
+    from helpers import jobs
+
+    from ckptsim.experiments.matrix import build_matrix
+    from ckptsim.experiments.spec import parse_spec
+
+    out = {}
+    for run in build_matrix(parse_spec(text, trace_dir=TRACES)):
+        if run.scheduler_name != "bgl-tiebreak":
+            continue
+        sim = Simulator(jobs([(0, 10, 1, 10)], 128),
+                        scheduler_factory(run.scheduler_name, run.params), seed=run.seed)
+        out.setdefault((run.scheduler, run.params["accuracy"]), []).append(
+            tuple(sim.policy.rng.random(3)))
+    return out
+
+
+def test_predictor_draws_reach_the_tiebreak_runs():
+    ol, fixed = _options(levels=(0.5,), loads=(1.0,), replications=3)
+    ol, drawn = _options(levels=(0.5,), loads=(1.0,), replications=3, predictor_draws="replication")
+    counts = {"SDSC": 10}
+    for family in ("tiebreak", "options"):
+        # fixed (default): the committed runs' specs, every replication the same draws.
+        text = ol.spec_text(family, fixed, counts)
+        assert "seed" not in text.split("[[schedulers]]", 1)[1]
+        streams = _predictor_streams(text)
+        assert len(streams) == (1 if family == "tiebreak" else 4)  # the tie-break variants
+        assert all(len(set(s)) == 1 and len(s) == 3 for s in streams.values())
+        # replication: each replication's own draws, the same in every variant.
+        streams = _predictor_streams(ol.spec_text(family, drawn, counts))
+        assert all(len(set(s)) == 3 for s in streams.values())
+        assert len({tuple(s) for s in streams.values()}) == 1
+    # The families without bgl-tiebreak are left as they are.
+    for family in ("failures", "balancing"):
+        assert ol.spec_text(family, drawn, counts) == ol.spec_text(family, fixed, counts)
+    with pytest.raises(ConfigError, match=r"--predictor-draws: unknown 'run'; accepted: "
+                                          r"fixed, replication"):
+        ol.check(_options(predictor_draws="run")[1])

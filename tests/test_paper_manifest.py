@@ -127,6 +127,17 @@ def test_every_recorded_option_is_read_from_the_papers_options(paper):
                                  if name in p.used_by.get(flag, (name,))}
 
 
+def test_oliner_records_the_predictor_draws_where_bgl_tiebreak_runs():
+    p = get_paper("oliner")
+    args = _options("oliner", "fig9")
+    args.predictor_draws = "replication"
+    opt = p.options(args)
+    for figure in ("fig9", "fig10", "options"):
+        assert made_with(p, figure, opt)["--predictor-draws"] == "replication"
+    for figure in ("fig3", "fig6", "fig8"):  # bgl-balancing's predictor draws nothing
+        assert "--predictor-draws" not in made_with(p, figure, opt)
+
+
 def test_jones_records_the_jobs_per_cluster_that_full_sets():
     p = get_paper("jones")
     args = _options("jones", "fig7")

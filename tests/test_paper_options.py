@@ -25,7 +25,7 @@ VALUES = {"--jobs": ["1"], "--dask": ["local"], "--dask-timeout": ["2"], "--trac
           "--lead": ["600"], "--reboot-duration": ["300"], "--slice-failures": ["scale"],
           "--jitter": ["0"], "--windows": ["2"], "--reading": ["estimate"],
           "--durations": ["1", "4"], "--checkpoint-share": ["1"], "--failure-span": ["run"],
-          "--rounding": ["lost"], "--paired": ["mean"]}
+          "--rounding": ["lost"], "--paired": ["mean"], "--predictor-draws": ["replication"]}
 
 FIGURE = {"niu": "fig4", "oliner": "fig3", "shi": "fig11", "jones": "fig7", "forshaw": "fig6"}
 
@@ -168,8 +168,8 @@ def test_the_modelling_choices_reach_the_options():
     assert (opt.startdelay_first, opt.resume_after, opt.lead, opt.reboot_duration) == (
         "interval", 0, 600, 300)
     opt = oliner.options(given("oliner", "fig3"))
-    assert (opt.slice_failures, opt.jitter, opt.failure_span, opt.rounding) == (
-        "keep", None, "submit", "utilized")
+    assert (opt.slice_failures, opt.jitter, opt.failure_span, opt.rounding,
+            opt.predictor_draws) == ("keep", None, "submit", "utilized", "fixed")
     # Given: each lands in its field.
     assert niu.options(given("niu", "fig4", "--freeze", "false", "--retry", "true")
                        ).params() == {"freeze": False, "retry": True}
@@ -185,6 +185,10 @@ def test_the_modelling_choices_reach_the_options():
                                "--jitter", "0", "--failure-span", "run", "--rounding", "lost"))
     assert (opt.slice_failures, opt.jitter, opt.failure_span, opt.rounding) == (
         "scale", "0", "run", "lost")
+    # The tie-break predictor's draws: given to a figure bgl-tiebreak runs in.
+    for figure in ("fig9", "fig10", "tiebreak", "options", "all"):
+        opt = oliner.options(given("oliner", figure, "--predictor-draws", "replication"))
+        assert opt.predictor_draws == "replication"
 
 
 def test_niu_params_reach_the_specs():
@@ -220,6 +224,8 @@ def test_niu_params_reach_the_specs():
      "--failure-span: unknown 'all'; accepted: submit, run"),
     (("oliner", "fig3", "--rounding", "wasted"),
      "--rounding: unknown 'wasted'; accepted: utilized, lost"),
+    (("oliner", "fig9", "--predictor-draws", "seed"),
+     "--predictor-draws: unknown 'seed'; accepted: fixed, replication"),
 ])
 def test_a_bad_modelling_choice_is_one_line_naming_its_flag(argv, error, tmp_path, capsys):
     out = tmp_path / "out"
@@ -278,6 +284,9 @@ def test_a_figure_refuses_an_option_only_other_figures_use(name, flag, figures, 
     (("oliner", "fig6", "--counts", "0", "500"),
      "--counts: does not apply to oliner fig6; --counts is used by oliner fig3, fig4, fig5 "
      "and all"),
+    (("oliner", "balancing", "--predictor-draws", "replication"),
+     "--predictor-draws: does not apply to oliner balancing; --predictor-draws is used by "
+     "oliner fig9, fig10, options and all"),
     (("oliner", "balancing", "--counts", "0"),
      "--counts: does not apply to oliner balancing; --counts is used by oliner fig3, fig4, "
      "fig5 and all"),

@@ -19,7 +19,9 @@
   tied partition holding a failing node, in order; with `draws="node"` the predictor answers
   per node, as section 4.2 describes it: one draw per failing node of the tied partitions (in
   node order, shared by every partition holding the node), and a partition is predicted to
-  fail when one of its nodes is.
+  fail when one of its nodes is.  The draws come from the stream `policy.tiebreak` of `seed`
+  (default 0: the same draws in every replication of a sweep) or, with `seed=none`, of the
+  run's seed (each replication its own).  `bgl-balancing`'s predictor draws nothing.
 
 With `repack="policy"` (`ckptsim.policies.bgl`), a migration re-packs the running jobs with
 these placements too, each looking at the failures between now and its estimated end.
@@ -69,7 +71,8 @@ class BalancingParams(FaultAwareParams):
 @dataclasses.dataclass(frozen=True)
 class TiebreakParams(FaultAwareParams):
     accuracy: float = param(0.0, "tie-break predictor accuracy a", low=0.0, high=1.0)
-    seed: int = param(0, "seed of the predictor's random draws", low=0)
+    seed: int | None = param(0, "seed of the predictor's random draws (none: the run's seed, "
+                                "each replication of a sweep its own)", low=0)
     draws: str = param("box", "the predictor's draws: one per tied partition with a failure "
                               "(box) or one per failing node, shared by the partitions "
                               "(node)", choices=("box", "node"), added=True)
@@ -175,7 +178,8 @@ class BglTiebreak(_FaultAware):
         super().__init__(sim, params)
         from ckptsim.rng import RandomStreams
 
-        self.rng = RandomStreams(self.params.seed).stream("policy.tiebreak")
+        seed = sim.seed if self.params.seed is None else self.params.seed
+        self.rng = RandomStreams(seed).stream("policy.tiebreak")
         self._per_node = self.params.draws == "node"
 
     def predicts(self) -> bool:

@@ -141,12 +141,18 @@ class Oliner(FamilyPaper):
                     "job ran at) or lost (the spec addendum's reading: the runs get the "
                     "rounding component)", default="utilized",
                     kwargs={"metavar": "utilized|lost"}),
+        PaperOption("--predictor-draws", "what seeds bgl-tiebreak's predictor draws (figs 9-10, "
+                    "options): fixed (default fixed: its seed 0, the same draws in every "
+                    "replication) or replication (each replication's own seed)",
+                    default="fixed", kwargs={"metavar": "fixed|replication"}),
     )
     #: As `experiments.spec_text` reads them: the failure counts only in the failures family
     #: (Figs. 3-5), the levels and the failure rate only in the others, which sweep the
-    #: levels at one count (the other options are every figure's).
+    #: levels at one count, the predictor draws only where bgl-tiebreak runs (the other
+    #: options are every figure's).
     used_by = {"--counts": ("fig3", "fig4", "fig5"),
-               "--levels": (*_LEVEL_FIGURES,), "--failure-rate": (*_LEVEL_FIGURES,)}
+               "--levels": (*_LEVEL_FIGURES,), "--failure-rate": (*_LEVEL_FIGURES,),
+               "--predictor-draws": ("fig9", "fig10", "options")}
     option_fields = {"--failure-rate": "rate"}
     claims = CLAIMS
 
@@ -181,7 +187,8 @@ class Oliner(FamilyPaper):
             replications=1 if given.replications is None else int(given.replications),
             jobs=given.jobs, estimates=given.estimates, rate=given.failure_rate,
             slice_failures=given.slice_failures, jitter=jitter(given.jitter),
-            failure_span=given.failure_span, rounding=given.rounding)
+            failure_span=given.failure_span, rounding=given.rounding,
+            predictor_draws=given.predictor_draws)
 
     def seconds_per_run(self, opt: Any) -> tuple[float, str] | None:
         # The mean over the workloads run (each family gives every workload as many runs),

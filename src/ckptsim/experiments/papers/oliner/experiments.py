@@ -26,7 +26,9 @@ holds beyond its requested size as utilised, or (`rounding="lost"`, the `roundin
 as lost.  Every workload is scheduled with exact
 estimates (its run times) by default, as the seed's utilisation formula implies, or with its
 requested times (`estimates="requested"`).  The sweep's seed is the rescaling's seed, so
-replications (`replications`) draw different thinnings of the log.
+replications (`replications`) draw different thinnings of the log; `bgl-tiebreak`'s predictor
+draws from its own seed, 0, in every replication, or (`predictor_draws="replication"`) from
+the replication's seed.
 """
 
 from __future__ import annotations
@@ -84,6 +86,11 @@ FAILURE_SPANS = SPANS
 #: What capacity counts the supernodes of a job's box beyond its requested size as: utilised
 #: (the default: the size the job ran at) or lost (the spec addendum; the `rounding` component).
 ROUNDINGS = ("utilized", "lost")
+#: What seeds `bgl-tiebreak`'s predictor draws (section 4.2: "yes" with probability a): its
+#: `seed` parameter, 0, in every replication (fixed, the default: each replication's draws
+#: are the same stream) or each run's own seed (replication: `seed="none"`, the draws of
+#: `seed` set to the replication's seed).  `bgl-balancing`'s predictor draws nothing.
+PREDICTOR_DRAWS = ("fixed", "replication")
 
 
 @dataclass(frozen=True)
@@ -106,6 +113,7 @@ class Options:
     jitter: str | None = None  # the failure copies' jitter (auto, or seconds; None: auto)
     failure_span: str = "submit"  # FAILURE_SPANS: the submit span, or continued to the end
     rounding: str = "utilized"  # ROUNDINGS: a box's extra supernodes utilised, or lost
+    predictor_draws: str = "fixed"  # PREDICTOR_DRAWS: the tie-break draws' seed
 
     def log(self) -> Path:
         return (self.failure_log if self.failure_log is not None
@@ -182,15 +190,24 @@ def spec_text(family: str, opt: Options, counts: dict[str, int] | None = None) -
     if family == "options":
         from ckptsim.experiments.papers.oliner.variants import schedulers_text
 
-        return "\n".join(lines) + "\n" + schedulers_text(_list(opt.levels))
+        return "\n".join(lines) + "\n" + schedulers_text(_list(opt.levels),
+                                                          tiebreak_draws(opt))
     lines += ["[[schedulers]]"]
     if family == "failures":
         lines += ['name = "bgl-balancing"', f"params = {{ confidence = {_list(PREDICTION)} }}"]
     elif family == "balancing":
         lines += ['name = "bgl-balancing"', f"params = {{ confidence = {_list(opt.levels)} }}"]
     else:
-        lines += ['name = "bgl-tiebreak"', f"params = {{ accuracy = {_list(opt.levels)} }}"]
+        draws = "".join(f', {k} = "{v}"' for k, v in tiebreak_draws(opt).items())
+        lines += ['name = "bgl-tiebreak"',
+                  f"params = {{ accuracy = {_list(opt.levels)}{draws} }}"]
     return "\n".join(lines) + "\n"
+
+
+def tiebreak_draws(opt: Options) -> dict[str, str]:
+    """The `bgl-tiebreak` parameters `predictor_draws` sets (none by default: the committed
+    runs' specs)."""
+    return {"seed": "none"} if opt.predictor_draws == "replication" else {}
 
 
 # ----------------------------------------------------------------------------- reduction
@@ -259,7 +276,9 @@ def check(opt: Options) -> None:
                                   ("--failure-rate", opt.rate, RATES),
                                   ("slice_failures", opt.slice_failures, SLICES),
                                   ("--failure-span", opt.failure_span, FAILURE_SPANS),
-                                  ("--rounding", opt.rounding, ROUNDINGS)):
+                                  ("--rounding", opt.rounding, ROUNDINGS),
+                                  ("--predictor-draws", opt.predictor_draws,
+                                   PREDICTOR_DRAWS)):
         if value not in accepted:
             raise ConfigError(flag, f"unknown {value!r}; accepted: {', '.join(accepted)}")
     unknown = [t for t in opt.traces if t not in TRACES]

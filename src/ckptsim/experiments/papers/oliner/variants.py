@@ -46,13 +46,15 @@ def _toml(value: Any) -> str:
     return f'"{value}"' if isinstance(value, str) else f"{value:g}"
 
 
-def schedulers_text(levels: str) -> str:
-    """The [[schedulers]] of the family; `levels` is the TOML list of prediction levels."""
+def schedulers_text(levels: str, tiebreak: dict[str, Any] | None = None) -> str:
+    """The [[schedulers]] of the family; `levels` is the TOML list of prediction levels,
+    `tiebreak` the parameters every `bgl-tiebreak` variant also gets (`--predictor-draws`)."""
     out = []
     for label, name, extra in VARIANTS:
         level = "confidence" if name == "bgl-balancing" else "accuracy"
+        given = {**extra, **(tiebreak or {})} if name == "bgl-tiebreak" else extra
         params = ", ".join([f"{level} = {levels}", *(f"{k} = {_toml(v)}"
-                                                      for k, v in extra.items())])
+                                                      for k, v in given.items())])
         out += ["[[schedulers]]", f'name = "{name}"', f'label = "{label}"',
                 f"params = {{ {params} }}", ""]
     return "\n".join(out)
