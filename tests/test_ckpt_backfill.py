@@ -357,18 +357,30 @@ HEAD_STARTS_EARLY = [
 
 
 @pytest.mark.parametrize(("rejoin", "b_segments", "j"), [
+    # The seed (the default): B goes back to the head of the queue and restarts when its
+    # checkpoint is done.
+    (None, [(2, 700), (700, 2202)], (2202, 2252)),
+    ("head", [(2, 700), (700, 2202)], (2202, 2252)),
     # B rejoins behind the job then at the head, J: it waits for J, restarts at 800.
     ("second", [(2, 700), (800, 2302)], (750, 800)),
-    # The seed: B goes back to the head of the queue and restarts when its checkpoint is done.
-    ("head", [(2, 700), (700, 2202)], (2202, 2252)),
 ])
 def test_checkpointed_jobs_rejoin_the_head_when_the_reserved_job_started(rejoin, b_segments,
                                                                          j):
     # At 600 F ends: B is past its prediction (overdue=now), so H's reservation is now and B
     # is checkpointed (100 s, until 700). At 650 E ends and H fits: it starts before the
     # checkpoint is written. B (1000 - 598 + 200 s predicted) cannot be backfilled behind J.
+    extra = {} if rejoin is None else {"rejoin": rejoin}
     sim = run(jobs(HEAD_STARTS_EARLY, 10), t_thr=100, p=0.5, t_checkpoint=100, t_extend=200,
-              overdue="now", scaled="backfilled", rejoin=rejoin)
+              overdue="now", scaled="backfilled", **extra)
     assert starts(sim)[3] == (650, 750)
     assert sim.jobs[3].segments == b_segments
     assert starts(sim)[5] == j
+
+
+def test_rejoin_head_is_the_default_and_second_keeps_the_recorded_run_ids():
+    # Runs recorded before `rejoin` existed ran `second`: at that value the parameter is left
+    # out of their identity; the default, `head`, is another schedule and another run.
+    from ckptsim.params import identity_params
+    assert CkptBackfillParams().rejoin == "head"
+    assert "rejoin" not in identity_params(CkptBackfillParams(rejoin="second"))
+    assert identity_params(CkptBackfillParams())["rejoin"] == "head"

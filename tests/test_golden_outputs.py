@@ -12,7 +12,9 @@ node-day) and the fault-aware BG/L options joined summary.json, and again when c
 jobs.csv and schedule.swf kept theirs, and the summaries differed only by the added keys.  The
 ckpt-backfill cases were recorded again, all three files, when its `replan` default became
 `full` (Algorithm 1 on every arrival: another schedule; on the NASA slices only summary.json,
-which names the option's value, changed).  The
+which names the option's value, changed), and again when its `rejoin` default became `head`
+(the seed's Algorithm 3: all three files on the SDSC-SP2 slice, on the CTC-SP2 slice except
+with transient LANL failures and on the NASA slice with them; summary.json alone elsewhere).  The
 BG/L summaries of the CTC-SP2 cases (a 338-processor trace on 128 supernodes) were recorded
 again when `workload.machine_size` became the trace's machine (it was the simulated 128), and
 the schedule.swf of every case on the first 5,000 jobs of a trace when a cut trace's header

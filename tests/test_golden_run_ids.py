@@ -7,7 +7,9 @@ deliberately with `CKPTSIM_REGEN_GOLDEN=1 python -m pytest tests/test_golden_run
 ckpt-backfill runs of the synthetic spec were recorded again when `replan=full` became the
 default (another schedule, so other runs); the ids they had before are kept as
 "synthetic-incremental", which the spec gives again with `replan = "incremental"`, the reading
-of the runs recorded before the option existed.
+of the runs recorded before the option existed.  They were recorded again when `rejoin=head`
+became the default; the ids they had before are kept as "synthetic-second", which the spec
+gives again with `rejoin = "second"` (and "synthetic-incremental" names it too).
 """
 
 from __future__ import annotations
@@ -79,11 +81,17 @@ policy = ["fixed:interval=3600,bandwidth=2,memory=0.5", "ratio:cost=30"]
 name = "easy"
 """
 
-#: The synthetic spec at the reading its ckpt-backfill runs had before `replan` existed.
+#: The synthetic spec at the reading its ckpt-backfill runs had before `replan` existed
+#: (and `rejoin`).
 SYNTHETIC_INCREMENTAL_SPEC = SYNTHETIC_SPEC.replace(
-    "params = { p = [0.2, 0.5] }", 'params = { p = [0.2, 0.5], replan = "incremental" }')
+    "params = { p = [0.2, 0.5] }",
+    'params = { p = [0.2, 0.5], replan = "incremental", rejoin = "second" }')
+#: The synthetic spec at the reading its ckpt-backfill runs had before `rejoin` existed.
+SYNTHETIC_SECOND_SPEC = SYNTHETIC_SPEC.replace(
+    "params = { p = [0.2, 0.5] }", 'params = { p = [0.2, 0.5], rejoin = "second" }')
 SPECS = {"synthetic": SYNTHETIC_SPEC, "checkpoint": CHECKPOINT_SPEC,
-         "synthetic-incremental": SYNTHETIC_INCREMENTAL_SPEC}
+         "synthetic-incremental": SYNTHETIC_INCREMENTAL_SPEC,
+         "synthetic-second": SYNTHETIC_SECOND_SPEC}
 
 
 def spec_run_ids(name: str, tmp_path: Path) -> dict[str, list[str]]:
@@ -98,7 +106,7 @@ def spec_run_ids(name: str, tmp_path: Path) -> dict[str, list[str]]:
 
 
 @pytest.mark.parametrize("name", ["failures", "traces", "backfilling", "synthetic",
-                                  "checkpoint", "synthetic-incremental"])
+                                  "checkpoint", "synthetic-incremental", "synthetic-second"])
 def test_run_ids_unchanged(name, tmp_path):
     if name == "failures" and not (TRACES.parent / "failures" / "lanl_cfdr").is_dir():
         pytest.skip("the LANL failure log is not available")
@@ -111,15 +119,16 @@ def test_run_ids_unchanged(name, tmp_path):
     assert got == json.loads(GOLDEN.read_text())[name]
 
 
-def test_default_ckpt_backfill_runs_are_not_the_incremental_ones(tmp_path):
-    # The default (replan=full) is another schedule: its runs must not take the ids of the runs
-    # recorded before the option; the easy runs of the spec keep theirs.
+@pytest.mark.parametrize("earlier", ["synthetic-incremental", "synthetic-second"])
+def test_default_ckpt_backfill_runs_are_not_the_earlier_ones(earlier, tmp_path):
+    # The defaults (replan=full, rejoin=head) are other schedules: their runs must not take the
+    # ids of the runs recorded before the options; the easy runs of the spec keep theirs.
     default = spec_run_ids("synthetic", tmp_path)["run_ids"]
-    incremental = spec_run_ids("synthetic-incremental", tmp_path)["run_ids"]
-    assert len(default) == len(incremental)
+    recorded = spec_run_ids(earlier, tmp_path)["run_ids"]
+    assert len(default) == len(recorded)
     spec_path = tmp_path / "synthetic.toml"
     spec_path.write_text(SYNTHETIC_SPEC)
     names = [r.scheduler_name for r in build_matrix(load_spec(spec_path, trace_dir=TRACES))]
     assert "ckpt-backfill" in names and "easy" in names
-    for name, a, b in zip(names, default, incremental, strict=True):
+    for name, a, b in zip(names, default, recorded, strict=True):
         assert (a == b) == (name == "easy"), name

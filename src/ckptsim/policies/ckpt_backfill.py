@@ -57,8 +57,9 @@ Points the seed leaves open are options (docs/schedulers.md):
   head it has not run for at that instant (default: no, the next try is at the next event);
 * `replan`: `full` (default) or `incremental` (above);
 * `rejoin`: where the checkpointed jobs rejoin the queue when the reserved job started while
-  their checkpoints were written (a job ended meanwhile): behind the job then at the head
-  (`second`, default) or at the head (`head`, the seed's Algorithm 3).
+  their checkpoints were written (a job ended meanwhile): at the head (`head`, default, the
+  seed's Algorithm 3) or behind the job then at the head (`second`, the reading of runs
+  recorded before the option existed).
 """
 
 from __future__ import annotations

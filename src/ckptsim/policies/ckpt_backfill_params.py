@@ -56,13 +56,13 @@ class CkptBackfillParams(QueueParams):
     retry: bool = param(False, "run Algorithm 3 again at an instant where it already ran, "
                                "for another queue head (false: at the next event)",
                         added=True)
-    rejoin: str = param("second", "where the jobs Algorithm 3 checkpointed rejoin the queue "
-                                  "once their checkpoints are written: second (behind the job "
-                                  "then at its head: the reserved job while it waits, the next "
-                                  "job if the reserved one started meanwhile) or head (the "
-                                  "seed's Algorithm 3: at the head, behind the reserved job "
-                                  "only while it waits)",
-                        choices=("second", "head"), added=True)
+    rejoin: str = param("head", "where the jobs Algorithm 3 checkpointed rejoin the queue "
+                                "once their checkpoints are written: head (the seed's "
+                                "Algorithm 3: at the head, behind the reserved job only while "
+                                "it waits) or second (behind the job then at its head: the "
+                                "reserved job while it waits, the next job if the reserved "
+                                "one started meanwhile; runs recorded before this option)",
+                        choices=("second", "head"), added=True, was="second")
     replan: str = param("full", "full (seed's Algorithm 1): the passes after arrivals and "
                                 "ends and the reservation timer re-plan overdue jobs and "
                                 "recompute the reservation; "
