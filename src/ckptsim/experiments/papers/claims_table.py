@@ -73,15 +73,17 @@ def check(claim: Claim) -> None:
         raise ValueError("by_values needs by and one seed value per value named")
 
 
+def _values(value: float | tuple[float, ...]) -> tuple[float, ...]:
+    return value if isinstance(value, tuple) else (value,)
+
+
 def _seeds(claim: Claim) -> tuple[float, ...]:
-    return claim.seed if isinstance(claim.seed, tuple) else (claim.seed,)
+    return _values(claim.seed)
 
 
 def _margins(claim: Claim) -> tuple[float, ...]:
     """in-ci's margins (one, or one per part as the seed's values); other rules: none."""
-    if claim.margin is None:
-        return ()
-    return claim.margin if isinstance(claim.margin, tuple) else (claim.margin,)
+    return () if claim.margin is None else _values(claim.margin)
 
 
 def seed_of(claim: Claim, seeds: tuple[float, ...], n_parts: int, k: int,
@@ -91,6 +93,16 @@ def seed_of(claim: Claim, seeds: tuple[float, ...], n_parts: int, k: int,
             else seeds[claim.metrics.index(metric)])
 
 
+def part_value(claim: Claim, values: tuple[float, ...],
+               parts: Sequence[tuple[str, str, list[CsvRow]]], k: int, metric: str) -> float:
+    """The seed's value (or in-ci's margin) for part `k`: one per value of `by_values` (the
+    part's own), else as `seed_of`."""
+    part = parts[k][2]
+    if claim.by_values and part and len(values) == len(claim.by_values):
+        return dict(zip(claim.by_values, values, strict=True))[part[0][claim.by]]
+    return seed_of(claim, values, len(parts), k, metric)
+
+
 def margin_of(claim: Claim, parts: Sequence[tuple[str, str, list[CsvRow]]], k: int,
               metric: str) -> float | None:
     """in-ci's margin for part `k` (None: the rule takes none): one for all, one per value
@@ -98,13 +110,10 @@ def margin_of(claim: Claim, parts: Sequence[tuple[str, str, list[CsvRow]]], k: i
     margins = _margins(claim)
     if not margins:
         return None
-    part = parts[k][2]
-    if claim.by_values and part and len(margins) == len(claim.by_values):
-        return dict(zip(claim.by_values, margins, strict=True))[part[0][claim.by]]
-    if len(margins) not in (1, len(claim.metrics), len(parts)):
+    if not claim.by_values and len(margins) not in (1, len(claim.metrics), len(parts)):
         raise ValueError(f"{claim.statement!r}: {len(margins)} margins for "
                          f"{len(claim.metrics)} metrics and {len(parts)} parts")
-    return seed_of(claim, margins, len(parts), k, metric)
+    return part_value(claim, margins, parts, k, metric)
 
 
 def _unrun(claim: Claim, seeds: tuple[float, ...]) -> Line:
@@ -128,8 +137,7 @@ def evaluate_claim(claim: Claim, folder: Path) -> list[Line]:
         return [_unrun(claim, seeds)]
     if claim.by_values:
         # One seed value per named value of `by`: each part takes its own, whichever are run.
-        keyed = dict(zip(claim.by_values, seeds, strict=True))
-        parts = [p for p in parts if not p[2] or p[2][0][claim.by] in keyed]
+        parts = [p for p in parts if not p[2] or p[2][0][claim.by] in claim.by_values]
         if not parts:
             return [_unrun(claim, seeds)]
     elif len(seeds) not in (1, len(claim.metrics), len(parts)):
@@ -137,8 +145,7 @@ def evaluate_claim(claim: Claim, folder: Path) -> list[Line]:
                          f"{len(claim.metrics)} metrics and {len(parts)} parts")
     lines = []
     for k, (label, metric, part) in enumerate(parts):
-        seed = (keyed[part[0][claim.by]] if claim.by_values and part
-                else seed_of(claim, seeds, len(parts), k, metric))
+        seed = part_value(claim, seeds, parts, k, metric)
         margin = margin_of(claim, parts, k, metric)
         text = f"{claim.statement} [{label}]" if label else claim.statement
         if not part:  # the CSV lacks this metric's columns

@@ -135,7 +135,7 @@ def claim_parts(claim: Claim, folder: Path) -> tuple[int, list[str]]:
         check,
         margin_of,
         number,
-        seed_of,
+        part_value,
     )
 
     check(claim)
@@ -146,7 +146,7 @@ def claim_parts(claim: Claim, folder: Path) -> tuple[int, list[str]]:
     for k, (label, metric, part) in enumerate(parts):
         if not part:
             continue
-        seed = seed_of(claim, seeds, len(parts), k, metric)
+        seed = part_value(claim, seeds, parts, k, metric)
         margin = margin_of(claim, parts, k, metric)
         ours, n, low, high, verdict = grade(claim, part, metric, seed, margin)
         ns.append(n)
