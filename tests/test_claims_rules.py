@@ -34,8 +34,8 @@ def _verdict(claim: Claim, folder: Path) -> str:
 
 
 def _margin(rule: str, margin: float) -> dict[str, float]:
-    """`margin` for an in-ci claim (which needs one), nothing for the other rules."""
-    return {"margin": margin} if rule == "in-ci" else {}
+    """`margin` for a `within` claim (which needs one), nothing for the other rules."""
+    return {"margin": margin} if rule == "within" else {}
 
 
 # ----------------------------------------------------------------------------- own intervals
@@ -100,7 +100,7 @@ def test_same_sign_of_an_interval_ending_at_zero(tmp_path: Path, mean: float, se
     assert _verdict(Claim("s", seed, "f", ("x",), "same-sign"), tmp_path) == verdict
 
 
-@pytest.mark.parametrize("rule", ["in-ci", "same-sign", "factor-2", "at-most", "at-least"])
+@pytest.mark.parametrize("rule", ["within", "same-sign", "factor-2", "at-most", "at-least"])
 def test_a_row_without_its_figure_decides_nothing(tmp_path: Path, rule: str):
     _csv(tmp_path, "f", ["x", "x_ci", "seeds"], [["", 0.1, 5]])  # an empty cell, an interval
     line = _one(Claim("s", 1.0, "f", ("x",), rule, **_margin(rule, 5.0)), tmp_path)
@@ -150,16 +150,16 @@ def reps(tmp_path: Path) -> Path:
 def test_in_ci_over_replications(reps: Path):
     # 10, 20, 30, 40: mean 25, half-width 3.182 * 12.91 / 2 = 20.5: 4.5 ... 45.5.
     a = {"rows": {"config": "a"}, "unit": "seed"}
-    line = _one(Claim("s", 40.0, "r", ("y",), "in-ci", margin=50.0, **a), reps)
+    line = _one(Claim("s", 40.0, "r", ("y",), "within", margin=50.0, **a), reps)
     assert line.n == 4 and line.ours == 25.0
     assert line.ci_low == pytest.approx(25 - 3.182 * 12.9099 / 2, rel=1e-4)
     assert line.verdict == "agrees" and line.seed == "40 \u00b1 50"  # inside -10 ... 90
     # 40 lies in the interval, but the interval reaches beyond 40 +- 25: it cannot tell
-    assert _verdict(Claim("s", 40.0, "r", ("y",), "in-ci", margin=25.0, **a),
+    assert _verdict(Claim("s", 40.0, "r", ("y",), "within", margin=25.0, **a),
                     reps) == "inconclusive"
-    assert _verdict(Claim("s", 50.0, "r", ("y",), "in-ci", margin=1.0, **a), reps) == "differs"
+    assert _verdict(Claim("s", 50.0, "r", ("y",), "within", margin=1.0, **a), reps) == "differs"
     few = {"config": "a", "seed": (1, 2)}  # 10, 20: inside the band, but two replications
-    assert _verdict(Claim("s", 15.0, "r", ("y",), "in-ci", margin=500.0, rows=few,
+    assert _verdict(Claim("s", 15.0, "r", ("y",), "within", margin=500.0, rows=few,
                           unit="seed"), reps) == "inconclusive"
 
 
@@ -179,31 +179,31 @@ def test_in_ci_is_an_equivalence_test_against_the_margin(tmp_path: Path, mean: f
                                                          half: float, seed: float,
                                                          margin: float, verdict: str):
     _csv(tmp_path, "f", ["x", "x_ci", "seeds"], [[mean, half, 5]])
-    line = _one(Claim("s", seed, "f", ("x",), "in-ci", margin=margin), tmp_path)
+    line = _one(Claim("s", seed, "f", ("x",), "within", margin=margin), tmp_path)
     assert (line.ci_low, line.ci_high, line.verdict) == (mean - half, mean + half, verdict)
 
 
 def test_in_ci_takes_a_margin_per_part(tmp_path: Path):
     _csv(tmp_path, "f", ["x", "x_ci", "y", "y_ci", "seeds"], [[1.0, 0.5, 10.0, 0.5, 5]])
-    lines = evaluate_claim(Claim("s", (1.0, 10.0), "f", ("x", "y"), "in-ci",
+    lines = evaluate_claim(Claim("s", (1.0, 10.0), "f", ("x", "y"), "within",
                                  margin=(0.25, 1.0)), tmp_path)
     assert [(line.seed, line.verdict) for line in lines] == [
         ("", "inconclusive"), ("1 \u00b1 0.25", "inconclusive"), ("10 \u00b1 1", "agrees")]
-    unrun = evaluate_claim(Claim("s", (1.0, 10.0), "none", ("x", "y"), "in-ci", margin=0.5),
+    unrun = evaluate_claim(Claim("s", (1.0, 10.0), "none", ("x", "y"), "within", margin=0.5),
                            tmp_path)
     assert [line.seed for line in unrun] == ["1/10 \u00b1 0.5"]
     with pytest.raises(ValueError, match="3 margins for 2 metrics"):
-        evaluate_claim(Claim("s", 1.0, "f", ("x", "y"), "in-ci", margin=(1.0, 1.0, 1.0)),
+        evaluate_claim(Claim("s", 1.0, "f", ("x", "y"), "within", margin=(1.0, 1.0, 1.0)),
                        tmp_path)
 
 
 @pytest.mark.parametrize(("rule", "margin", "message"), [
-    ("in-ci", None, "rule in-ci needs a margin"),
-    ("factor-2", 0.5, "margin is in-ci's; rule factor-2 takes none"),
-    ("in-ci", -0.1, "a margin is a finite number >= 0"),
-    ("in-ci", math.nan, "a margin is a finite number >= 0"),
-    ("in-ci", math.inf, "a margin is a finite number >= 0"),
-    ("in-ci", (), "a margin is a finite number >= 0"),
+    ("within", None, "rule 'within' needs a margin"),
+    ("factor-2", 0.5, "margin belongs to rule 'within'; rule factor-2 takes none"),
+    ("within", -0.1, "a margin is a finite number >= 0"),
+    ("within", math.nan, "a margin is a finite number >= 0"),
+    ("within", math.inf, "a margin is a finite number >= 0"),
+    ("within", (), "a margin is a finite number >= 0"),
 ])
 def test_in_ci_without_a_margin_is_refused_where_it_is_declared(rule, margin, message):
     with pytest.raises(ValueError, match=message):
@@ -213,7 +213,7 @@ def test_in_ci_without_a_margin_is_refused_where_it_is_declared(rule, margin, me
 def test_every_in_ci_claim_of_every_paper_states_its_margin():
     from ckptsim.experiments.papers.base import all_papers
 
-    claims = [c for p in all_papers() for c in p.claims if c.rule == "in-ci"]
+    claims = [c for p in all_papers() for c in p.claims if c.rule == "within"]
     assert claims  # shi's
     assert all(c.margin is not None for c in claims)
 
@@ -225,7 +225,7 @@ def test_a_paired_difference_decides_what_two_intervals_cannot(reps: Path):
     assert line.ci_low > 0 and line.verdict == "agrees"
     # The same configurations, each as its own mean: b's interval and a's overlap widely.
     for config in ("a", "b"):
-        e = _one(Claim("s", 25.0, "r", ("y",), "in-ci", rows={"config": config}, unit="seed",
+        e = _one(Claim("s", 25.0, "r", ("y",), "within", rows={"config": config}, unit="seed",
                        margin=1.0), reps)
         assert e.ci_high - e.ci_low > 30
     relative = _one(Claim("s", 1.0, "r", ("y",), "same-sign", versus=("config", "a", "b"),
@@ -254,7 +254,7 @@ def test_a_half_width_of_rounding_error_is_no_spread(tmp_path: Path):
     assert (line.ours, line.ci_low, line.ci_high, line.verdict) == (0, 0, 0, "agrees")
     assert _verdict(Claim("s", 1.0, "e", ("y",), "same-sign", **same), tmp_path) == "differs"
     _csv(tmp_path, "s", ["y", "y_ci95", "seeds"], [[0.5, 1e-9, 10]])  # small, but a spread
-    assert _one(Claim("s", 0.5, "s", ("y",), "in-ci", margin=0.0), tmp_path).ci_high \
+    assert _one(Claim("s", 0.5, "s", ("y",), "within", margin=0.0), tmp_path).ci_high \
         == 0.5 + 1e-9
 
 
@@ -393,13 +393,13 @@ def test_seed_values_named_by_part_grade_the_parts_that_were_run(tmp_path: Path)
 def test_never_agrees_on_fewer_than_three(tmp_path: Path):
     _csv(tmp_path, "n", ["k", "y", "y_ci", "seeds"], [[n, 1.0, 0.01, n] for n in range(1, 6)])
     for n in range(1, 6):
-        for rule, seed in (("factor-2", 1.0), ("in-ci", 1.0), ("same-sign", 1.0),
+        for rule, seed in (("factor-2", 1.0), ("within", 1.0), ("same-sign", 1.0),
                            ("at-most", 1.5), ("at-least", 0.5)):
             line = _one(Claim("s", seed, "n", ("y",), rule, rows={"k": n},
                               **_margin(rule, 0.1)), tmp_path)
             assert line.verdict == ("agrees" if n >= MIN_N else "inconclusive"), (rule, n)
             # ... nor differs: the same figures against a seed far outside them.
-            far = {"factor-2": 10.0, "in-ci": 2.0, "same-sign": -1.0, "at-most": 0.5,
+            far = {"factor-2": 10.0, "within": 2.0, "same-sign": -1.0, "at-most": 0.5,
                    "at-least": 1.5}[rule]
             line = _one(Claim("s", far, "n", ("y",), rule, rows={"k": n},
                               **_margin(rule, 0.1)), tmp_path)
@@ -430,7 +430,7 @@ def test_number_format():
 
 
 def test_every_rule_is_documented():
-    assert set(RULES) == {"in-ci", "same-sign", "factor-2", "at-most", "at-least", "flat",
+    assert set(RULES) == {"within", "same-sign", "factor-2", "at-most", "at-least", "flat",
                           "share", "best-at", "crossing"}
 
 
@@ -458,7 +458,7 @@ def test_the_claims_command_on_a_folder_of_its_own(tmp_path: Path, capsys):
     assert inter == {"claim": "Table 3: mean inter-arrival time 869 s (the thesis's five seeds)",
                      "seed": "869 \u00b1 0.5",
                      "ours": "867", "n": "3", "ci_low": "829", "ci_high": "905",
-                     "rule": "in-ci", "verdict": "inconclusive"}
+                     "rule": "within", "verdict": "inconclusive"}
     assert {r["verdict"] for r in rows if r is not inter} == {"not-run"}
     printed = capsys.readouterr().out
     assert "inconclusive" in printed and "not-run" in printed
@@ -495,7 +495,7 @@ def test_the_claims_command_prints_every_claim_whole_with_its_verdict(
             assert " ".join(row["claim"].split()) in words, row["claim"]
         assert words.count("not-run: ours -") == len(rows) - 1
         assert ("inconclusive: ours 867 (n 3, 95% CI 829 ... 905), seed 869 \u00b1 0.5, "
-                "rule in-ci") in words
+                "rule within") in words
 
 
 @pytest.mark.parametrize(("argv", "message"), [

@@ -39,14 +39,14 @@ def test_a_threshold_rule_needs_the_half_width_below_the_distance():
 
 
 def test_in_ci_needs_the_interval_clear_of_the_band_ends():
-    claim = _claim(1.5, "in-ci", margin=0.25)  # the band 1.25 ... 1.75
+    claim = _claim(1.5, "within", margin=0.25)  # the band 1.25 ... 1.75
     # 1.6 +- 0.4 holds both ends; inside the band once the half-width is below 0.15
     assert decide.needed(claim, [_row(1.6, 0.4, 10)], "x", 1.5) \
         == pytest.approx(10 * (0.4 / 0.15) ** 2)
     # 3.0 +- 1.5 reaches 1.75 only: outside the band once the half-width is below 1.25
     assert decide.needed(claim, [_row(3.0, 1.5, 10)], "x", 1.5) == pytest.approx(14.4)
     # a margin per part is passed with the part
-    parts = _claim(1.5, "in-ci", margin=(0.25,))
+    parts = _claim(1.5, "within", margin=(0.25,))
     assert decide.needed(parts, [_row(3.0, 1.5, 10)], "x", 1.5, 0.25) == pytest.approx(14.4)
     assert math.isnan(decide.needed(claim, [_row(1.5, 0.2, 10)], "x", 1.5))  # agrees already
 

@@ -98,9 +98,9 @@ EVERY_PAPER = ("--out", "--jobs", "--dask", "--dask-timeout", "--yes")
 #: never `agrees` or `differs` on fewer than 3 replications, nor on a figure without an interval
 #: or a value (`inconclusive`).
 RULES: dict[str, str] = {
-    "in-ci": "our 95% interval lies within the claim's margin of the seed's value, the band "
+    "within": "our 95% interval lies within the claim's margin of the seed's value, the band "
              "seed - margin to seed + margin (agrees), wholly outside that band (differs), or "
-             "across its edge (inconclusive); every in-ci claim states its margin",
+             "across its edge (inconclusive); every `within` claim states its margin",
     "same-sign": "our interval lies wholly on the seed's side of zero, zero excluded "
                  "(agrees), wholly on the other side or at zero, [0, 0] included (differs: a "
                  "difference of exactly zero has not the seed's sign), or holds zero with "
@@ -161,8 +161,8 @@ class Claim:
       less 1 with `relative`), paired per `unit` where there is one; without, from the two
       rows' own intervals, combined as independent (half-widths in quadrature).
     - `param`, `higher`: the swept column of `best-at` and `crossing`, and the sense of better.
-    - `margin`: `in-ci`'s equivalence margin, in the metric's unit: one value, or one per
-      part as `seed`.  Required by `in-ci` (a seed's value merely inside a wide interval
+    - `margin`: `within`'s equivalence margin, in the metric's unit: one value, or one per
+      part as `seed`.  Required by `within` (a seed's value merely inside a wide interval
       establishes nothing), refused by the other rules; 0 asks for the seed's value exactly.
     - `note`: prose that explains the verdict (it never overrules it).
     """
@@ -185,11 +185,11 @@ class Claim:
     note: str = ""
 
     def __post_init__(self) -> None:
-        if (self.rule == "in-ci") != (self.margin is not None):
+        if (self.rule == "within") != (self.margin is not None):
             raise ValueError(f"{self.statement!r}: " + (
-                "rule in-ci needs a margin (the band around the seed's value within which "
-                "our interval agrees)" if self.rule == "in-ci"
-                else f"margin is in-ci's; rule {self.rule} takes none"))
+                "rule 'within' needs a margin (the band around the seed's value within which "
+                "our interval agrees)" if self.rule == "within"
+                else f"margin belongs to rule 'within'; rule {self.rule} takes none"))
         if self.margin is None:
             return
         margins = self.margin if isinstance(self.margin, tuple) else (self.margin,)

@@ -250,7 +250,7 @@ def _wilson(k: int, n: int) -> tuple[float, float]:
 
 def grade(claim: Claim, rows: Sequence[CsvRow], metric: str, seed: float,
           margin: float | None = None) -> tuple[float, int, float, float, str]:
-    """(ours, n, ci_low, ci_high, verdict) of one part by its rule (`margin`: in-ci's)."""
+    """(ours, n, ci_low, ci_high, verdict) of one part by its rule (`margin`: the within rule's)."""
     rule = claim.rule
     if rule in ("flat", "best-at", "crossing"):
         ours, n, low, high, verdict = _swept(claim, rows, metric, seed)
@@ -263,7 +263,7 @@ def grade(claim: Claim, rows: Sequence[CsvRow], metric: str, seed: float,
         ours, n, low, high = e.mean, e.n, e.low, e.high
         if math.isnan(e.mean):  # no figure (an empty cell): nothing to grade
             verdict = "inconclusive"
-        elif rule == "in-ci":
+        elif rule == "within":
             band = claim.margin if margin is None else margin
             if not isinstance(band, (int, float)):
                 raise ValueError("a claim of several margins grades a part on its own margin")

@@ -82,7 +82,7 @@ def _seeds(claim: Claim) -> tuple[float, ...]:
 
 
 def _margins(claim: Claim) -> tuple[float, ...]:
-    """in-ci's margins (one, or one per part as the seed's values); other rules: none."""
+    """The within rule's margins (one, or one per part as the seed's values); other rules: none."""
     return () if claim.margin is None else _values(claim.margin)
 
 
@@ -95,8 +95,8 @@ def seed_of(claim: Claim, seeds: tuple[float, ...], n_parts: int, k: int,
 
 def part_value(claim: Claim, values: tuple[float, ...],
                parts: Sequence[tuple[str, str, list[CsvRow]]], k: int, metric: str) -> float:
-    """The seed's value (or in-ci's margin) for part `k`: one per value of `by_values` (the
-    part's own), else as `seed_of`."""
+    """The seed's value (or the within rule's margin) for part `k`: one per value of
+    `by_values` (the part's own), else as `seed_of`."""
     part = parts[k][2]
     if claim.by_values and part and len(values) == len(claim.by_values):
         return dict(zip(claim.by_values, values, strict=True))[part[0][claim.by]]
@@ -105,7 +105,7 @@ def part_value(claim: Claim, values: tuple[float, ...],
 
 def margin_of(claim: Claim, parts: Sequence[tuple[str, str, list[CsvRow]]], k: int,
               metric: str) -> float | None:
-    """in-ci's margin for part `k` (None: the rule takes none): one for all, one per value
+    """The within rule's margin for part `k` (None: the rule takes none): one for all, one per value
     of `by_values`, one per part, or one per metric."""
     margins = _margins(claim)
     if not margins:
@@ -187,7 +187,7 @@ def number(x: float) -> str:
 
 
 def seed_text(rule: str, seed: float, margin: float | None = None) -> str:
-    """The seed column: the seed's value as its rule reads it (in-ci: with its margin)."""
+    """The seed column: the seed's value as its rule reads it (`within`: with its margin)."""
     if rule == "same-sign":
         return "< 0" if seed < 0 else "> 0"
     prefix = {"at-most": "\u2264 ", "at-least": "\u2265 ", "share": "\u2265 ",

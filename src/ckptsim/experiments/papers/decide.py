@@ -4,7 +4,7 @@ counts) would let its rule decide, from the interval measured now.
 
 The projection assumes the means stay where they are and the half-widths shrink as 1/sqrt(n):
 
-- a threshold rule (`same-sign`, `at-most`, `at-least`, `factor-2`, and `in-ci`, whose band is
+- a threshold rule (`same-sign`, `at-most`, `at-least`, `factor-2`, and `within`, whose band is
   the seed's value plus or minus its margin): the interval straddles a threshold t; it clears
   it once the half-width is below |mean - t|, so n ~ n_now x (half-width / |mean - t|)^2;
 - `flat`: the same for each difference whose interval straddles +-seed; the largest n;
@@ -63,7 +63,7 @@ def _thresholds(rule: str, seed: float, margin: float | None = None) -> tuple[fl
         return (0.0,)
     if rule == "factor-2":
         return tuple(sorted((seed / 2, seed * 2)))
-    if rule == "in-ci":
+    if rule == "within":
         assert margin is not None
         return (seed - margin, seed + margin)
     return (seed,)  # at-most, at-least
@@ -95,14 +95,14 @@ def _flat(claim: Claim, rows: Sequence[CsvRow], metric: str, seed: float) -> flo
 def needed(claim: Claim, rows: Sequence[CsvRow], metric: str, seed: float,
            margin: float | None = None) -> float:
     """About how many replications would decide this part of `claim` (NaN: the part is
-    decided already, or its rule is not projected; inf: a near tie); `margin`: in-ci's."""
+    decided already, or its rule is not projected; inf: a near tie); `margin`: the within rule's."""
     if margin is None and isinstance(claim.margin, (int, float)):
         margin = float(claim.margin)  # the claim's one margin
     ours, n, low, high, verdict = grade(claim, rows, metric, seed, margin)
     if verdict != "inconclusive":
         return math.nan
     rule = claim.rule
-    if rule in ("same-sign", "at-most", "at-least", "factor-2", "in-ci"):
+    if rule in ("same-sign", "at-most", "at-least", "factor-2", "within"):
         e = estimate(claim, rows, metric)
         if e is None or not math.isfinite(e.half):
             return math.nan

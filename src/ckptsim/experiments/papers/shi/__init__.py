@@ -19,8 +19,9 @@ _TABLE3 = tuple(f"{what}_{cls}" for what in ("jobs", "work", "size")
 
 _PER_SEED = {"seed": _SUMMARY}  # Fig. 16's and arrivals' rows of means, dropped
 
-# in-ci's margins: the rounding the thesis's numbers carry as it prints them (half the step it
-# prints them to), never our results; the page's claims section lists them with their reasons.
+# The within rule's margins: the rounding the thesis's numbers carry as it prints them (half
+# the step it prints them to), never our results; the page's claims section lists them with
+# their reasons.
 #: Fig. 16's "around 1.5%" and "around 4%" are the means of the five per-seed gains its
 #: Figs. 11-15 print (1.57 and 3.77) rounded to the nearest half point: +-0.25 points.
 _AROUND = 0.25
@@ -61,7 +62,7 @@ def _headlines() -> tuple[Claim, ...]:
                              ("30 seeds", {"exclude": _PER_SEED})):
             out.append(Claim(f"Fig. 16: mean gain over {reading}, long about 1.5%, medium "
                              f"about 4% ({where}; ARRT, pooled ARRT)", (1.5, 4.0, 1.5, 4.0),
-                             "fig16", _gains(suffix), "in-ci", unit="seed", margin=_AROUND,
+                             "fig16", _gains(suffix), "within", unit="seed", margin=_AROUND,
                              **seeds))
     for suffix, reading in _READINGS.items():
         out.append(Claim(f"Fig. 16: medium jobs gain more than long ones (4% against 1.5%), "
@@ -77,7 +78,7 @@ def _figs_11_15() -> tuple[Claim, ...]:
         out.append(Claim(f"Figs. 11-15: gain from migration over {reading}, long / medium, "
                          "per seed (ours less the thesis's)", 0.0, "fig16",
                          (f"gain_long{suffix}_pct - thesis_gain_long_pct",
-                          f"gain_medium{suffix}_pct - thesis_gain_medium_pct"), "in-ci",
+                          f"gain_medium{suffix}_pct - thesis_gain_medium_pct"), "within",
                          rows={"seed": _THESIS_SEEDS}, unit="seed", margin=_HUNDREDTHS))
     for column, reading in (("arrt_checkpoint", _READINGS[""]),
                             ("arrt_checkpoint_keep", _READINGS["_vs_keep"])):
@@ -108,11 +109,11 @@ CLAIMS = (
           "seed)", 0.0, "table3",
           tuple(f"{c}{'_pct' if not c.startswith('size') else ''} - thesis_"
                 f"{c}{'_pct' if not c.startswith('size') else ''}" for c in _TABLE3),
-          "in-ci", unit="seed", margin=_TABLE3_MARGINS),
+          "within", unit="seed", margin=_TABLE3_MARGINS),
     Claim("Table 3: mean inter-arrival time 869 s (the thesis's five seeds)", 869.0, "table3",
-          ("interarrival_s",), "in-ci", unit="seed", margin=_SECONDS),
+          ("interarrival_s",), "within", unit="seed", margin=_SECONDS),
     Claim("Table 3: mean inter-arrival time 869 s (the model: 30 seeds)", 869.0, "arrivals",
-          ("interarrival_s",), "in-ci", exclude=_PER_SEED, unit="seed", margin=_SECONDS),
+          ("interarrival_s",), "within", exclude=_PER_SEED, unit="seed", margin=_SECONDS),
 )
 
 
