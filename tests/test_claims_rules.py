@@ -147,7 +147,7 @@ def reps(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def test_in_ci_over_replications(reps: Path):
+def test_within_over_replications(reps: Path):
     # 10, 20, 30, 40: mean 25, half-width 3.182 * 12.91 / 2 = 20.5: 4.5 ... 45.5.
     a = {"rows": {"config": "a"}, "unit": "seed"}
     line = _one(Claim("s", 40.0, "r", ("y",), "within", margin=50.0, **a), reps)
@@ -175,7 +175,7 @@ def test_in_ci_over_replications(reps: Path):
     (1.5, 0.25, 1.5, 0.0, "inconclusive"),
     (1.5, 0.25, 2.0, 0.0, "differs"),          # margin 0: outside the interval differs
 ])
-def test_in_ci_is_an_equivalence_test_against_the_margin(tmp_path: Path, mean: float,
+def test_within_is_an_equivalence_test_against_the_margin(tmp_path: Path, mean: float,
                                                          half: float, seed: float,
                                                          margin: float, verdict: str):
     _csv(tmp_path, "f", ["x", "x_ci", "seeds"], [[mean, half, 5]])
@@ -183,7 +183,7 @@ def test_in_ci_is_an_equivalence_test_against_the_margin(tmp_path: Path, mean: f
     assert (line.ci_low, line.ci_high, line.verdict) == (mean - half, mean + half, verdict)
 
 
-def test_in_ci_takes_a_margin_per_part(tmp_path: Path):
+def test_within_takes_a_margin_per_part(tmp_path: Path):
     _csv(tmp_path, "f", ["x", "x_ci", "y", "y_ci", "seeds"], [[1.0, 0.5, 10.0, 0.5, 5]])
     lines = evaluate_claim(Claim("s", (1.0, 10.0), "f", ("x", "y"), "within",
                                  margin=(0.25, 1.0)), tmp_path)
@@ -204,13 +204,15 @@ def test_in_ci_takes_a_margin_per_part(tmp_path: Path):
     ("within", math.nan, "a margin is a finite number >= 0"),
     ("within", math.inf, "a margin is a finite number >= 0"),
     ("within", (), "a margin is a finite number >= 0"),
+    ("in-ci", 0.5, r"unknown rule 'in-ci' \(in-ci is now named within\); known: .*within"),
+    ("roughly", None, "unknown rule 'roughly'; known: "),
 ])
-def test_in_ci_without_a_margin_is_refused_where_it_is_declared(rule, margin, message):
+def test_within_without_a_margin_is_refused_where_it_is_declared(rule, margin, message):
     with pytest.raises(ValueError, match=message):
         Claim("s", 1.0, "f", ("x",), rule, margin=margin)
 
 
-def test_every_in_ci_claim_of_every_paper_states_its_margin():
+def test_every_within_claim_of_every_paper_states_its_margin():
     from ckptsim.experiments.papers.base import all_papers
 
     claims = [c for p in all_papers() for c in p.claims if c.rule == "within"]

@@ -38,7 +38,7 @@ def test_a_threshold_rule_needs_the_half_width_below_the_distance():
         == pytest.approx(32)
 
 
-def test_in_ci_needs_the_interval_clear_of_the_band_ends():
+def test_within_needs_the_interval_clear_of_the_band_ends():
     claim = _claim(1.5, "within", margin=0.25)  # the band 1.25 ... 1.75
     # 1.6 +- 0.4 holds both ends; inside the band once the half-width is below 0.15
     assert decide.needed(claim, [_row(1.6, 0.4, 10)], "x", 1.5) \

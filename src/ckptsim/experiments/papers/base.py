@@ -185,6 +185,10 @@ class Claim:
     note: str = ""
 
     def __post_init__(self) -> None:
+        if self.rule not in RULES:
+            renamed = " (in-ci is now named within)" if self.rule == "in-ci" else ""
+            raise ValueError(f"{self.statement!r}: unknown rule {self.rule!r}{renamed}; known: "
+                             f"{', '.join(RULES)}")
         if (self.rule == "within") != (self.margin is not None):
             raise ValueError(f"{self.statement!r}: " + (
                 "rule 'within' needs a margin (the band around the seed's value within which "
