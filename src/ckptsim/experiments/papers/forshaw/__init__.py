@@ -302,7 +302,11 @@ class Forshaw(FamilyPaper):
                     else [forshaw.family_of(opt.figure)])
         runs = {f: forshaw.runs_of(f, opt) or 1 for f in families}
         each = sum(run_seconds(f, opt.days) * n for f, n in runs.items()) / sum(runs.values())
-        what = (f"{families[0]}'s runs" if len(families) == 1 else "the families' runs together")
         days = self._days(opt)
-        return each, (f"{what}, measured at 2 days and at a year, at {days} "
+        if families == ["trace"]:  # always the trace's days: measured at them
+            return each, f"the trace figure's runs, measured at its {days} days"
+        what = (f"{families[0]}'s runs" if len(families) == 1 else "the families' runs together")
+        trace = (f" (the trace figure's at its {forshaw.TRACE_DAYS} days)"
+                 if "trace" in families else "")
+        return each, (f"{what}, measured at 2 days and at a year{trace}, at {days} "
                       f"day{'' if days == 1 else 's'}")
