@@ -72,3 +72,14 @@ def test_run_help_names_every_scheduler():
     scheduler = next(a for a in subparsers()["run"]._actions if a.dest == "scheduler")
     for name in scheduler_names():
         assert re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", scheduler.help), name
+
+
+def test_every_option_of_every_command_is_documented():
+    """Each option of each command is named in the README or a page of docs/ (paper's
+    --start and --system were in its help only)."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    text = "\n".join(p.read_text() for p in pages)
+    missing = [f"{name} {option}" for name, parser in subparsers().items()
+               for option in sorted(options(parser))
+               if not re.search(re.escape(option) + r"(?![\w-])", text)]
+    assert not missing, missing
