@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 
@@ -406,3 +407,27 @@ def test_values_valid_only_together_are_accepted_and_bad_combinations_refused(tm
     # A value refused whatever the others are keeps its own location.
     assert locations(head + "params = { share_short = 1.5, share_medium = 0.3 }\n",
                      tmp_path) == ["schedulers[0].params.share_short"]
+
+
+def test_the_validation_example_of_experiments_md_is_what_a_sweep_says(tmp_path, capsys):
+    """docs/experiments.md's five problems of bad.toml, from a spec with those lines ("..."
+    ends a line the page shortens; its accepted schedulers had been three)."""
+    import re
+
+    from ckptsim.cli import main
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "experiments.md").read_text()
+    block = re.search(r"```\n(ckptsim: error: bad\.toml.*?)```", doc, re.S).group(1)
+    (tmp_path / "bad.toml").write_text(
+        'name = "bad"\nseeds = [1]\nmetrics = ["mean_wait"]\ncolour = "red"\n'
+        '[workloads.sdsc]\nmachine_size = 128\ntrace = "missing.swf"\nalpha = [0.5, -1.0]\n'
+        'first = 10\n\n[[schedulers]]\nname = "esay"\n\n[[schedulers]]\n'
+        'name = "conservative"\nparams = { requeue = ["front", "back"] }\n')
+    data = tmp_path / "data"
+    data.mkdir()
+    assert main(["sweep", str(tmp_path / "bad.toml"), "--dry-run", "--trace-dir",
+                 str(data)]) == 2
+    said = " ".join(capsys.readouterr().err.replace(str(data), "/data").split())
+    shown = " ".join(block.split()).replace("bad.toml", str(tmp_path / "bad.toml"))
+    for part in re.split(r"\s*\.\.\.[,.]?\s*", shown):
+        assert part in said, part
