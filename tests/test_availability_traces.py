@@ -79,3 +79,20 @@ def test_a_run_with_a_start_past_the_trace_end_is_refused(tmp_path):
     with pytest.raises(ConfigError, match="start=60 skips the whole trace"):
         Simulator(jobs([(0.0, 10.0, 1, 10.0)], 2), scheduler_factory("easy"),
                   components=[comp]).run()
+
+
+def test_an_avt_trace_starts_when_its_measurements_start(tmp_path):
+    # web_sites.avt's sessions start at 86,124 s at the earliest: counted from the file's 0,
+    # every machine was down for the run's first day, before any node was measured.
+    from ckptsim.platform.avt import map_onto, read_avt
+
+    path = tmp_path / "t.avt"
+    path.write_text("x 2 100 120 130 150\ny 1 110 140\nz 0\n")
+    t = read_avt(path)
+    assert t.span == 50.0  # from 100 (the earliest start) to 150 (the latest end)
+    got = list(zip(t.node.tolist(), t.start.tolist(), t.end.tolist(), strict=True))
+    # x: down between 120 and 130; y: down before 110 and after 140; z: down throughout.
+    assert got == [(0, 20.0, 30.0), (1, 0.0, 10.0), (1, 40.0, 50.0), (2, 0.0, 50.0)]
+    m, s, e = map_onto(t, 2, offset=1000.0)
+    assert list(zip(m.tolist(), s.tolist(), e.tolist(), strict=True)) == [
+        (1, 1000.0, 1010.0), (0, 1020.0, 1030.0), (1, 1040.0, 1050.0)]

@@ -8,11 +8,12 @@ lines starting with `#` are comments; every other line is
     <node> <n> <start_1> <end_1> ... <start_n> <end_n>
 
 a node name (any non-blank text), the number n of its *sessions* (intervals during which it
-was available) and their start and end times (seconds from the trace's start).  The machine
-is **unavailable** in the gaps: before its first session, between sessions, and after its last
-one up to the trace's end (the latest end of any node); a node with no session is unavailable
-throughout.  Sessions must be sorted and disjoint; anything else is refused naming the file,
-the line and the field.
+was available) and their start and end times (seconds).  The trace runs from the measurements'
+start (the earliest session start of any node), its time 0, to their end (the latest session
+end of any node).  The machine is **unavailable** in the gaps: before its first session,
+between sessions, and after its last one up to the trace's end; a node with no session is
+unavailable throughout.  Sessions must be sorted and disjoint; anything else is refused
+naming the file, the line and the field.
 
 **FTA** (Failure Trace Archive, e.g. fta_g5k06): the `event_trace` rows of event type 0 are
 the unavailability intervals (`ckptsim.failures.readers.read_fta`), times from the first one.
@@ -49,7 +50,8 @@ KEYS = {"avt": ("path", "map", "start"), "fta": ("path", "map", "start", "platfo
 @dataclass(frozen=True, eq=False)
 class AvailabilityTrace:
     """Unavailability intervals of k trace nodes: `node` (0..k-1), `start`, `end` (seconds
-    from the trace's start), sorted by (node, start); `names` of the nodes; `span`."""
+    from the trace's start: for `.avt`, the earliest session start), sorted by (node, start);
+    `names` of the nodes; `span`."""
 
     node: np.ndarray
     start: np.ndarray
@@ -106,10 +108,14 @@ def read_avt(path: str | PathLike[str]) -> AvailabilityTrace:
         sessions.append(times)
     if not names:
         raise WorkloadError("no nodes (only comments or blank lines)", path=where)
-    span = max((s[-1] for s in sessions if s), default=0.0)
+    # The measurements run from the earliest session start to the latest session end of any
+    # node: a node "can only go up when measurements for that node begin" (Godfrey's readme),
+    # so the time before any measurement is no unavailability (web_sites.avt starts at 86,124 s).
+    origin = min((s[0] for s in sessions if s), default=0.0)
+    span = max((s[-1] for s in sessions if s), default=0.0) - origin
     node, start, end = [], [], []
     for k, times in enumerate(sessions):
-        edges = [0.0, *times, span]  # gaps: (0, s1), (e1, s2), ..., (en, span)
+        edges = [0.0, *(t - origin for t in times), span]  # gaps: (0, s1), ..., (en, span)
         for a, b in zip(edges[::2], edges[1::2], strict=True):
             if b > a:
                 node.append(k)
