@@ -272,8 +272,9 @@ def test_misplaced_keys_say_where_they_belong(tmp_path):
     text = ('[[workloads]]\ngenerator = "lublin"\n[[schedulers]]\nname = "ckpt-backfill"\n'
             'p = 0.2\nmetrics = ["mean_wait"]\n[[schedulers]]\nname = "nope"\np = 1\n')
     found = dict(problems(text, tmp_path))
-    assert found["workloads"].startswith("written as an array of tables ([[workloads]])")
-    assert "[workloads.NAME]" in found["workloads"]
+    assert found["workloads (line 1)"].startswith(
+        "written as an array of tables ([[workloads]])")
+    assert "[workloads.NAME]" in found["workloads (line 1)"]
     assert found["schedulers[0].p (line 5)"].endswith(
         "p is a parameter of ckpt-backfill: give it in params = { p = ... }")
     assert found["schedulers[0].metrics (line 6)"].endswith(
@@ -431,3 +432,13 @@ def test_the_validation_example_of_experiments_md_is_what_a_sweep_says(tmp_path,
     shown = " ".join(block.split()).replace("bad.toml", str(tmp_path / "bad.toml"))
     for part in re.split(r"\s*\.\.\.[,.]?\s*", shown):
         assert part in said, part
+
+
+def test_a_misspelt_section_name_has_its_line(tmp_path):
+    # `[workload.NAME]` and `[[scheduler]]` create tables with no header of their own: the
+    # problem is at the line of their first header, as for any other unknown key.
+    text = ('name = "x"\n\n[workload.l]\ngenerator = "lublin"\n\n[workloads.m]\n'
+            'generator = "lublin"\n\n[[scheduler]]\nname = "easy"\n\n[[schedulers]]\n'
+            'name = "easy"\n\n[[scheduler]]\nname = "fcfs"\n')
+    assert [loc for loc, _ in problems(text, tmp_path)] == [
+        "workload (line 3)", "scheduler (line 9)"]

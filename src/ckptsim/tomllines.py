@@ -31,11 +31,19 @@ def key_lines(text: str) -> dict[tuple[str, ...], int]:
             m = _HEADER.match(line)
             if m and "=" not in m.group(2):
                 parts = tuple(_split_key(m.group(2)))
+                bare = parts
                 if m.group(1) == "[[":
                     counters[parts] = counters.get(parts, -1) + 1
                     parts = (*parts[:-1], f"{parts[-1]}[{counters[parts]}]")
                 table = tuple(_expand_arrays(parts, counters))
                 lines.setdefault(table, number)
+                # The tables a header creates without a header of their own (`workload` of
+                # `[workload.x]`) and an array table as a whole (`scheduler` of
+                # `[[scheduler]]`) are where their first header is: a misspelt section name
+                # is then found by its line too.
+                for end in range(1, len(table)):
+                    lines.setdefault(table[:end], number)
+                lines.setdefault((*table[:-1], bare[-1]), number)
                 continue
             m = _KEY.match(line)
             if m:
