@@ -15,8 +15,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ckptsim.errors import ConfigError, OutputError
-from ckptsim.plots.trace import check_image_path
+from ckptsim.errors import ConfigError
+from ckptsim.plots.trace import check_image_path, save_image
 from ckptsim.records.allocations import ENDED, parse_nodes
 
 #: Colours of `ended` (--color ended); other values are grey.
@@ -213,9 +213,7 @@ def plot_gantt(run_dir: str | Path, path: str | Path, *, start: float | None = N
     if handles:
         ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8)
     try:
-        fig.savefig(path)
-    except OSError as exc:
-        raise OutputError(str(path), f"cannot write: {exc.strerror or exc}") from None
+        save_image(fig, path, png_software=True)
     finally:
         plt.close(fig)
     return Drawn(attempts, len(boxes))

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import gzip
+import io
+import os
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -43,6 +47,42 @@ def check_image_path(path: str | Path) -> None:
                           if not folder.exists() else f"cannot write: {folder} is not a folder")
 
 
+def save_image(fig: Any, path: str | Path, png_software: bool = False) -> None:
+    """Write `fig` to `path`, its type by the suffix, so that the same figure gives the same
+    bytes: no date (SVG, PDF, PostScript), no random ids (SVG), no gzip time stamp (`.svgz`),
+    no software tag (PNG, unless `png_software`). A write that fails, or a backend that
+    cannot run (`.pgf` without LaTeX), is an OutputError naming the path.
+    """
+    import matplotlib
+
+    suffix = Path(path).suffix.lower()
+    metadata: dict[str, Any] | None = {
+        ".png": None if png_software else {"Software": None},
+        ".svg": {"Date": None, "Creator": None}, ".svgz": {"Date": None, "Creator": None},
+        ".pdf": {"CreationDate": None, "Creator": None, "Producer": None},
+    }.get(suffix)
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    try:
+        # PostScript takes its date from SOURCE_DATE_EPOCH only.
+        os.environ.setdefault("SOURCE_DATE_EPOCH", "0")
+        with matplotlib.rc_context({"svg.hashsalt": "ckptsim"}):
+            if suffix == ".svgz":
+                text = io.BytesIO()
+                fig.savefig(text, format="svg", metadata=metadata)
+                Path(path).write_bytes(gzip.compress(text.getvalue(), mtime=0))
+            elif metadata is not None:
+                fig.savefig(path, metadata=metadata)
+            else:
+                fig.savefig(path)
+    except OSError as exc:
+        raise OutputError(str(path), f"cannot write: {exc.strerror or exc}") from None
+    except RuntimeError as exc:
+        raise OutputError(str(path), f"cannot write: {exc}") from None
+    finally:
+        if epoch is None:
+            del os.environ["SOURCE_DATE_EPOCH"]
+
+
 def plot_runtime_estimate_ratio(workloads: Mapping[str, Workload], path: str | Path) -> None:
     """Grouped bars of the fraction of jobs per runtime / estimate bin, one group per trace.
 
@@ -74,8 +114,6 @@ def plot_runtime_estimate_ratio(workloads: Mapping[str, Workload], path: str | P
     # Beside the axes, so that it covers no bar.
     fig.legend(loc="outside right center", fontsize="small")
     try:
-        fig.savefig(path, metadata={"Software": None} if str(path).endswith(".png") else None)
-    except OSError as exc:
-        raise OutputError(str(path), f"cannot write: {exc.strerror or exc}") from None
+        save_image(fig, path)
     finally:
         plt.close(fig)
