@@ -75,7 +75,30 @@ def test_out_that_cannot_be_a_folder(capsys: pytest.CaptureFixture[str], small: 
     blocker.write_text("")
     for argv in (["run", "--workload", str(small)], ["demo", "--jobs", "20"]):
         err = error_of(capsys, [*argv, "--out", str(blocker / "x")])
-        assert err.startswith(f"--out: cannot create the folder {blocker / 'x'}: ")
+        assert err == f"--out: {blocker} is a file, not a folder (in {blocker / 'x'})"
+        assert error_of(capsys, [*argv, "--out", str(blocker)]) == (
+            f"--out: {blocker} is a file, not a folder")
+
+
+def test_a_store_or_report_folder_that_is_a_file(capsys: pytest.CaptureFixture[str],
+                                                 tmp_path: Path) -> None:
+    """Refused before the spec is read or anything printed, naming the flag (it was the
+    operating system's "File exists" or "Not a directory" after the matrix's line)."""
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    spec = tmp_path / "s.toml"
+    spec.write_text('[workloads.l]\ngenerator = "lublin"\nn = 5\n[[schedulers]]\n'
+                    'name = "fcfs"\n')
+    for extra in ([], ["--dry-run"]):
+        assert error_of(capsys, ["sweep", str(spec), "--out", str(blocker), "--jobs", "0",
+                                 *extra]) == f"--out: {blocker} is a file, not a folder"
+    assert error_of(capsys, ["sweep", str(spec), "--out", str(blocker / "s")]) == (
+        f"--out: {blocker} is a file, not a folder (in {blocker / 's'})")
+    store = tmp_path / "store"
+    assert main(["sweep", str(spec), "--out", str(store), "--jobs", "0"]) == 0
+    capsys.readouterr()
+    assert error_of(capsys, ["report", str(store), "--out", str(blocker)]) == (
+        f"--out: {blocker} is a file, not a folder")
 
 
 def test_plot_of_an_unknown_image_type_fails_before_reading(
@@ -352,7 +375,7 @@ def test_paper_out_that_cannot_be_a_folder(capsys: pytest.CaptureFixture[str],
     blocker = tmp_path / "file"
     blocker.write_text("")
     err = error_of(capsys, ["paper", "niu", "fig4", "--out", str(blocker / "x")])
-    assert err.startswith("--out: cannot create the folder ")
+    assert err == f"--out: {blocker} is a file, not a folder (in {blocker / 'x'})"
 
 
 def test_out_of_memory_is_one_line(capsys: pytest.CaptureFixture[str],

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ckptsim.cli import INTERRUPTED
-from ckptsim.cli.common import SweepProgress, fmt, print_table
+from ckptsim.cli.common import SweepProgress, check_folder_path, fmt, print_table
 from ckptsim.errors import ConfigError
 
 
@@ -34,6 +34,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         raise ConfigError("--dask-timeout", f"expected seconds > 0, got {args.dask_timeout}")
     if args.max_runs is not None and args.max_runs < 1:
         raise ConfigError("--max-runs", f"expected a number of runs >= 1, got {args.max_runs}")
+    if args.out:
+        check_folder_path(args.out)
     if args.dry_run or not Path(args.out).is_dir():
         return _sweep(args, locked=False)  # a new store: run_sweep takes its lock
     with Store(args.out).lock():  # another sweep writing it: refused before anything else
@@ -289,6 +291,8 @@ def _percent(mean: float, half: float) -> str:
 def cmd_report(args: argparse.Namespace) -> int:
     from ckptsim.experiments.report import make_report
 
+    if args.out:
+        check_folder_path(args.out)
     report = make_report(args.dir, args.out, gantt=args.gantt)
     _warn_damaged_jobs(report.damaged_jobs)
     _note_unchecked(report.unchecked, "the next sweep records them")

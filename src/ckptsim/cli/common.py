@@ -142,6 +142,18 @@ def load_workload(args: argparse.Namespace) -> Any:
                     load_scale=args.load_scale)
 
 
+def check_folder_path(out: str, flag: str = "--out") -> None:
+    """Refuse a folder path that names a file, or lies below one, before any work: the error
+    names the flag and the file (a folder that does not exist yet is fine)."""
+    path = Path(out)
+    for at in (path, *path.parents):
+        if at.exists():
+            if not at.is_dir():
+                what = "" if at == path else f" (in {out})"
+                raise ConfigError(flag, f"{at} is a file, not a folder{what}")
+            return
+
+
 def output_folder(out: str | None, flag: str = "--out") -> Path | None:
     """The folder `--out` names, created now, before any simulation, so that a path that
     cannot be written fails at once with the flag's name."""
@@ -149,6 +161,7 @@ def output_folder(out: str | None, flag: str = "--out") -> Path | None:
         return None
     if not out.strip():  # Path("") is the current folder: nobody means that by ""
         raise ConfigError(flag, "an empty path; give a folder (. for the current one)")
+    check_folder_path(out, flag)
     path = Path(out)
     try:
         path.mkdir(parents=True, exist_ok=True)
