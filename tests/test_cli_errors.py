@@ -507,3 +507,36 @@ def test_an_empty_out_is_refused(capsys: pytest.CaptureFixture[str], argv: list[
     assert error_of(capsys, argv) == ("--out: an empty path; give a folder (. for the "
                                       "current one)")
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("argv, expected", [
+    (["--scheduler", "eaasy"], "--scheduler: unknown scheduler 'eaasy' (did you mean 'easy'?); "),
+    (["--scheduler", "ckpt-backfill", "--set", "t_extnd=5"],
+     "--set t_extnd: unknown parameter (did you mean 't_extend'?); "),
+    (["--checkpoint", "fixd:interval=10"],
+     "--checkpoint: unknown checkpoint policy 'fixd' (did you mean 'fixed'?); "),
+    (["--component", "enrgy:htc=true"],
+     "--component: unknown component 'enrgy' (did you mean 'energy'?); "),
+    (["--platform", "newcastel"],
+     "--platform: unknown platform 'newcastel' (did you mean 'newcastle'?); "),
+    (["--scheduler", "zzz"], "--scheduler: unknown scheduler 'zzz'; accepted: "),
+])
+def test_a_near_miss_gets_a_suggestion(capsys: pytest.CaptureFixture[str], argv: list[str],
+                                       expected: str) -> None:
+    err = error_of(capsys, ["run", "--workload", "lublin:n=5,seed=1", *argv])
+    assert err.startswith(expected), err
+
+
+def test_a_misspelt_spec_section_gets_a_suggestion(tmp_path: Path) -> None:
+    from ckptsim.experiments.spec import SpecError, load_spec
+
+    path = tmp_path / "s.toml"
+    path.write_text('[workload.l]\ngenerator = "lublin"\n[[schedulers]]\nname = "esay"\n'
+                    '[[figures]]\nx = "seed"\ny = "mean_wiat"\n')
+    with pytest.raises(SpecError) as info:
+        load_spec(path)
+    found = dict(info.value.problems)
+    assert found["workload (line 1)"].startswith("unknown key (did you mean 'workloads'?); ")
+    assert found["schedulers[0].name (line 4)"].startswith(
+        "unknown scheduler 'esay' (did you mean 'easy'?); ")
+    assert "got 'mean_wiat' (did you mean 'mean_wait'?); " in found["figures[0].y (line 7)"]

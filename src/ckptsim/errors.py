@@ -3,6 +3,8 @@ so the CLI can print it without a traceback."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 
 class CkptsimError(Exception):
     """Base class of every error ckptsim raises on purpose."""
@@ -31,6 +33,18 @@ class WorkloadError(CkptsimError):
             where.append(f"field {field}")
         prefix = ", ".join(where)
         super().__init__(f"{prefix}: {message}" if prefix else message)
+
+
+def did_you_mean(word: object, choices: Iterable[str]) -> str:
+    """` (did you mean 'NAME'?)` for the accepted name closest to a misspelt `word` (case
+    aside), or "" when none is close: appended where an error names an unknown name."""
+    import difflib
+
+    if not isinstance(word, str) or not word.strip():
+        return ""
+    names = {c.lower(): c for c in choices if isinstance(c, str)}
+    close = difflib.get_close_matches(word.strip().lower(), list(names), n=1, cutoff=0.75)
+    return f" (did you mean {names[close[0]]!r}?)" if close else ""
 
 
 class ConfigError(CkptsimError):

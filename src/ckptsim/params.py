@@ -25,7 +25,7 @@ import typing
 from collections.abc import Mapping
 from typing import Any
 
-from ckptsim.errors import ConfigError
+from ckptsim.errors import ConfigError, did_you_mean
 from ckptsim.limits import MAX_SECONDS
 from ckptsim.values import parse_bool, parse_int
 
@@ -182,7 +182,9 @@ def make_params(cls: type, values: Mapping[str, Any], *, where: str = "") -> Any
     unknown = sorted(set(values) - set(fields))
     if unknown:
         accepted = ", ".join(sorted(fields)) or "none"
-        raise ConfigError(prefix + unknown[0], f"unknown parameter; accepted: {accepted}")
+        raise ConfigError(prefix + unknown[0], f"unknown parameter"
+                                               f"{did_you_mean(unknown[0], fields)}; "
+                                               f"accepted: {accepted}")
     kwargs = {k: _convert(prefix + k, v, hints[k], fields[k].metadata)
               for k, v in values.items()}
     obj = cls(**kwargs)

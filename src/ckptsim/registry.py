@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, Generic, TypeVar
 
 from ckptsim import plugins
-from ckptsim.errors import ConfigError
+from ckptsim.errors import ConfigError, did_you_mean
 
 T = TypeVar("T", bound=type)
 
@@ -151,7 +151,8 @@ class Registry(Generic[T]):
             hint = "; a plug-in file is named with its class, FILE.py:Class (docs/plugins.md)"
         else:
             hint = "; or a plug-in: FILE.py:Class, module:Class or an entry point's name"
-        raise ConfigError(self.key, f"unknown {self.kind} {name!r}; accepted: "
+        raise ConfigError(self.key, f"unknown {self.kind} {name!r}"
+                                    f"{did_you_mean(name, self.names())}; accepted: "
                                     f"{', '.join(self.names())}{hint}")
 
     def known(self, name: str) -> bool:

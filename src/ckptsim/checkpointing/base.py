@@ -29,7 +29,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
-from ckptsim.errors import ConfigError
+from ckptsim.errors import ConfigError, did_you_mean
 from ckptsim.params import make_params, param
 from ckptsim.registry import Registry, package_loader
 
@@ -173,7 +173,8 @@ def split_part(part: str, spec: str, *, accepted: str = ""
     name, rest = _registry.split(part)  # NAME, or a plug-in's module:Class
     name = name.strip()
     if accepted and not _registry.known(name):
-        raise ConfigError("checkpoint", f"unknown checkpoint policy {name!r}; accepted: "
+        raise ConfigError("checkpoint", f"unknown checkpoint policy {name!r}"
+                                        f"{did_you_mean(name, _registry.names())}; accepted: "
                                         f"{accepted}")
     cls = _registry.get(name)
     values: dict[str, str] = {}

@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from ckptsim.errors import did_you_mean
+
 WORKLOAD_PREFIX = "workload."
 PARAM_PREFIX = "param."
 PREFIXES = (WORKLOAD_PREFIX, PARAM_PREFIX)
@@ -47,7 +49,9 @@ def resolve(name: str, available: Iterable[str]) -> str:
         return matches[0]
     if matches:
         raise KeyError(f"{name!r} is ambiguous: write {' or '.join(matches)}")
-    raise KeyError(f"unknown column {name!r}; accepted: {', '.join(short_names(cols))}")
+    shown = short_names(cols)
+    raise KeyError(f"unknown column {name!r}{did_you_mean(name, shown)}; accepted: "
+                   f"{', '.join(shown)}")
 
 
 def short_names(columns: Iterable[str]) -> list[str]:

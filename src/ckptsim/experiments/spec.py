@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ckptsim.errors import ConfigError
+from ckptsim.errors import ConfigError, did_you_mean
 from ckptsim.experiments import grid
 from ckptsim.experiments.columns import PARAM_PREFIX, WORKLOAD_PREFIX
 from ckptsim.experiments.specfigures import (
@@ -258,7 +258,8 @@ def _schedulers(problems: _Problems, doc: dict[str, Any], workloads: dict[str, W
             except ConfigError as exc:
                 bad = exc.message
         elif name not in scheduler_names():
-            bad = f"unknown scheduler {name!r}; accepted: {', '.join(scheduler_names())}"
+            bad = (f"unknown scheduler {name!r}{did_you_mean(name, scheduler_names())}; "
+                   f"accepted: {', '.join(scheduler_names())}")
         # A parameter written beside name belongs in params.
         own_params = () if bad else [f.name for f in dataclasses.fields(get_scheduler(name).Params)]
         _unknown(problems, f"{loc}.", entry, SCHEDULER_KEYS,
@@ -313,7 +314,8 @@ def _scheduler_params(problems: _Problems, loc: str, name: str, table: Any
     axes: dict[str, list[Any]] = {}
     for key, value in table.items():
         if key not in accepted:
-            problems.add(f"{loc}.params.{key}", f"unknown parameter of {name}; accepted: "
+            problems.add(f"{loc}.params.{key}", f"unknown parameter of {name}"
+                                                f"{did_you_mean(key, accepted)}; accepted: "
                                                 f"{', '.join(accepted) or 'none'}")
             continue
 

@@ -27,7 +27,7 @@ from ckptsim.components import (
     known_component,
     portable_name,
 )
-from ckptsim.errors import ConfigError
+from ckptsim.errors import ConfigError, did_you_mean
 from ckptsim.experiments import grid
 from ckptsim.params import describe_range
 from ckptsim.plugins import plugin_sources
@@ -193,7 +193,8 @@ def component_axes(problems: _Problems, loc: str, w: dict[str, Any], folder: Pat
             _defaults(problems, where, axes, name, folder)
         for param, value in values.items():
             if param not in fields:
-                problems.add(f"{where}.{param}", f"unknown parameter of {name}; accepted: "
+                problems.add(f"{where}.{param}", f"unknown parameter of {name}"
+                                                 f"{did_you_mean(param, fields)}; accepted: "
                                                  f"{', '.join(fields) or 'none'}")
                 continue
             key = option_key(name, param)
@@ -249,7 +250,8 @@ def _plugin(problems: _Problems, where: str, written: str, base: Path | None) ->
                             f"keys ({ref[1].strip().partition('=')[0]} = ...)")
         return None
     if ref is None:
-        problems.add(where, f"unknown component {written!r}; accepted: "
+        problems.add(where, f"unknown component {written!r}"
+                            f"{did_you_mean(written, component_names())}; accepted: "
                             f"{', '.join(component_names())}, or a plug-in: FILE.py:Class "
                             f"or module:Class (docs/plugins.md)")
         return None

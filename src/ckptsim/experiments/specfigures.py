@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ckptsim.errors import did_you_mean
 from ckptsim.experiments.columns import resolve
 from ckptsim.experiments.specvalues import _NAME, _Problems, _scalar, _unknown
 
@@ -74,7 +75,8 @@ def _figures(problems: _Problems, doc: dict[str, Any], columns: list[str],
         x, group_by, facet_by = col("x", True), col("group_by"), col("facet_by")
         y = entry.get("y")
         if y not in metrics:
-            problems.add(f"{loc}.y", f"expected a metric, got {y!r}; accepted: "
+            problems.add(f"{loc}.y", f"expected a metric, got {y!r}"
+                                     f"{did_you_mean(y, metrics)}; accepted: "
                                      f"{', '.join(metrics)}")
         where = _figure_where(problems, f"{loc}.where", entry.get("where", {}), columns)
         texts = {k: _scalar(problems, entry, k, str, "", f"{loc}.")

@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ckptsim.errors import did_you_mean
 from ckptsim.experiments import grid
 from ckptsim.tomllines import key_lines, line_of
 
@@ -150,8 +151,8 @@ def _unknown(problems: _Problems, where: str, table: dict[str, Any],
                 # TOML gives a key to the table whose header is above it.
                 hint = (f"; {key} is a key of the spec's top level: write it above the "
                         "first [table] or [[table]] header")
-            problems.add(f"{where}{key}",
-                         f"unknown key; accepted: {', '.join(accepted)}{hint}")
+            problems.add(f"{where}{key}", f"unknown key{did_you_mean(key, accepted)}; "
+                                          f"accepted: {', '.join(accepted)}{hint}")
 
 
 def _scalar(problems: _Problems, table: dict[str, Any], key: str, typ: type, default: Any,

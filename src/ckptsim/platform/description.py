@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ckptsim.errors import ConfigError
+from ckptsim.errors import ConfigError, did_you_mean
 from ckptsim.limits import MAX_NODES, check_nodes
 
 #: Names of the built-in platforms (`grid` takes options: `grid:clusters=4,nodes=100`).
@@ -342,7 +342,8 @@ def load_description(value: str | Path) -> Description:
     p = Path(text).expanduser()
     if p.suffix.lower() == ".toml" or p.exists() or "/" in text:
         return read_description(p)
-    raise ConfigError("platform", f"unknown platform {text!r}; accepted: a platform file "
+    raise ConfigError("platform", f"unknown platform {text!r}{did_you_mean(text, BUILTINS)}; "
+                                  f"accepted: a platform file "
                                   f"(.toml) or {', '.join(BUILTINS)} (grid:clusters=C,nodes=N)")
 
 
