@@ -540,3 +540,17 @@ def test_a_misspelt_spec_section_gets_a_suggestion(tmp_path: Path) -> None:
     assert found["schedulers[0].name (line 4)"].startswith(
         "unknown scheduler 'esay' (did you mean 'easy'?); ")
     assert "got 'mean_wiat' (did you mean 'mean_wait'?); " in found["figures[0].y (line 7)"]
+
+
+@pytest.mark.parametrize("workload, expected", [
+    ("lubin:n=5", "--workload: unknown generator 'lubin' (did you mean 'lublin'?) in "),
+    ("lublin:sed=1", "--workload lublin.sed: unknown option (did you mean 'seed'?); accepted: "),
+    ("grid:ppwb=300", "--workload grid.ppwb: unknown option (did you mean 'ppbw'?); accepted: "),
+    ("htc:dayz=2", "--workload htc.dayz: unknown option (did you mean 'days'?); accepted: "),
+    ("grid:n=0", "--workload grid.n: "),
+    ("zzz:n=5", "--workload: unknown generator 'zzz' in "),
+])
+def test_a_workload_generator_near_miss_gets_a_suggestion_under_its_flag(
+        capsys: pytest.CaptureFixture[str], workload: str, expected: str) -> None:
+    err = error_of(capsys, ["run", "--workload", workload])
+    assert err.startswith(expected), err

@@ -195,7 +195,7 @@ def test_command_line_refuses_bad_grid_options(capsys):
     assert main(["run", "--workload", "grid:n=10,error=-1.5,error_mode=fixed"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err
-    assert err.startswith("ckptsim: error: grid.error: must be a number in [-1, 1]")
+    assert err.startswith("ckptsim: error: --workload grid.error: must be a number in [-1, 1]")
 
 
 def test_a_grid_workload_runs_under_an_existing_scheduler():

@@ -133,9 +133,11 @@ def parse_set(items: Sequence[str] | None) -> dict[str, str]:
 
 def load_workload(args: argparse.Namespace) -> Any:
     """The workload named on the command line, with the requested transforms applied."""
+    from ckptsim.workload.source import GENERATORS
     from ckptsim.workload.source import load_workload as load
 
-    with flag_names(WORKLOAD_FLAGS, {"lublin.": "--workload lublin."}):
+    # A generator's option error (`grid.ppbw`) is named `--workload grid.ppbw`.
+    with flag_names(WORKLOAD_FLAGS, {f"{g}.": f"--workload {g}." for g in GENERATORS}):
         return load(args.workload, machine_size=args.machine_size, oversize=args.oversize,
                     size_from=args.size_from, skip_bad_lines=args.skip_bad_lines,
                     window=args.window, first=args.first, alpha=args.alpha,

@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 
 from ckptsim.calendar import DAY, HOUR, Calendar
-from ckptsim.errors import ConfigError
+from ckptsim.errors import ConfigError, did_you_mean
 from ckptsim.limits import MAX_DAYS, MAX_JOBS, check_count, check_generated, check_nodes
 from ckptsim.rng import RandomStreams
 from ckptsim.values import parse_bool, parse_int
@@ -266,8 +266,9 @@ def params_from_options(options: Mapping[str, Any]) -> tuple[HTCParams, int]:
     """`htc:` options -> (parameters, seed)."""
     unknown = sorted(set(options) - set(OPTIONS))
     if unknown:
-        raise ConfigError(f"htc.{unknown[0]}", f"unknown option; accepted: "
-                                               f"{', '.join(sorted(OPTIONS))}")
+        raise ConfigError(f"htc.{unknown[0]}", f"unknown option"
+                                               f"{did_you_mean(unknown[0], OPTIONS)}; "
+                                               f"accepted: {', '.join(sorted(OPTIONS))}")
     kw: dict[str, Any] = {}
     for key, value in options.items():
         if key in ("days", "machine"):

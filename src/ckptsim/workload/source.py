@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ckptsim.errors import ConfigError
+from ckptsim.errors import ConfigError, did_you_mean
 from ckptsim.values import parse_bool, parse_int
 from ckptsim.workload import transforms
 from ckptsim.workload.model import Workload
@@ -52,8 +52,9 @@ _PREFIX = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
 def _unknown_generator(spec: str) -> None:
     name, sep, _ = spec.partition(":")
     if sep and _PREFIX.fullmatch(name.strip()) and not Path(spec).expanduser().exists():
-        raise ConfigError("workload", f"unknown generator {name.strip()!r} in {spec!r} (and "
-                                      f"no such file); accepted generators: "
+        raise ConfigError("workload", f"unknown generator {name.strip()!r}"
+                                      f"{did_you_mean(name, [*GENERATORS, 'builtin'])} in "
+                                      f"{spec!r} (and no such file); accepted generators: "
                                       f"{', '.join(GENERATORS)}, or builtin, or the path of "
                                       f"an SWF trace")
 
@@ -64,8 +65,9 @@ def generate(options: Mapping[str, Any]) -> Workload:
 
     unknown = sorted(set(options) - set(BUILTIN))
     if unknown:
-        raise ConfigError(f"lublin.{unknown[0]}",
-                          f"unknown option; accepted: {', '.join(sorted(BUILTIN))}")
+        raise ConfigError(f"lublin.{unknown[0]}", f"unknown option"
+                          f"{did_you_mean(unknown[0], BUILTIN)}; accepted: "
+                          f"{', '.join(sorted(BUILTIN))}")
     opts = {**BUILTIN, **options}
     n = parse_int("lublin.n", opts["n"], low=1)  # no jobs would give all-zero metrics
     machine = parse_int("lublin.machine", opts["machine"], low=1)
@@ -111,8 +113,9 @@ def _check_lublin(options: Mapping[str, Any]) -> None:
 
     unknown = sorted(set(options) - set(BUILTIN))
     if unknown:
-        raise ConfigError(f"lublin.{unknown[0]}",
-                          f"unknown option; accepted: {', '.join(sorted(BUILTIN))}")
+        raise ConfigError(f"lublin.{unknown[0]}", f"unknown option"
+                          f"{did_you_mean(unknown[0], BUILTIN)}; accepted: "
+                          f"{', '.join(sorted(BUILTIN))}")
     opts = {**BUILTIN, **options}
     try:
         replace(LublinParams(), n_jobs=parse_int("lublin.n", opts["n"], low=1),
