@@ -137,6 +137,7 @@ def test_commands_report_the_damaged_table_and_a_sweep_recomputes_its_runs(tmp_p
     assert main(["sweep", str(spec), "--out", str(out), "--dry-run"]) == 0
     captured = capsys.readouterr()
     assert f"damaged store file {victim}" in captured.err and "SHA-256" in captured.err
+    assert "a sweep would run its runs again" in captured.err  # a dry run runs nothing
     assert "in " + str(out) + ": 1 finished, 1 to run" in captured.out
     assert main(["sweep", str(spec), "--out", str(out), "--jobs", "0"]) == 0
     assert "1 succeeded, 0 failed, 1 already done" in capsys.readouterr().out
@@ -163,6 +164,15 @@ def test_a_store_without_checksums_reads_with_a_note_and_gets_them(tmp_path, cap
     assert main(["results", str(out)]) == 0
     assert "SHA-256" not in capsys.readouterr().err
     assert Store(out).read().unchecked == []
+
+
+def test_an_emptied_table_is_named_empty(tmp_path):
+    out = tmp_path / "out"
+    sweep(tmp_path, out, "1, 2")
+    victim = tables(out)[0]
+    victim.write_bytes(b"")
+    [(path, why)] = Store(out).read().corrupt
+    assert path == str(victim) and why.startswith("empty, where its recorded SHA-256")
 
 
 def test_a_damaged_or_stray_checksum_file(tmp_path):

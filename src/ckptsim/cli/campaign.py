@@ -62,8 +62,8 @@ def _sweep(args: argparse.Namespace, locked: bool) -> int:
     shape = _shape(spec)
     for path, why in plan.corrupt:
         what = "per-job file" if Path(path).parent.name == "jobs" else "store file"
-        print(f"ckptsim: damaged {what} {path} ({why}): its runs are run again",
-              file=sys.stderr)
+        again = "a sweep would run its runs again" if args.dry_run else "its runs are run again"
+        print(f"ckptsim: damaged {what} {path} ({why}): {again}", file=sys.stderr)
     _note_unchecked(plan.unchecked, "the next sweep records them" if args.dry_run else
                     "this sweep records them")
     if args.dry_run:

@@ -67,7 +67,8 @@ def verify(data: bytes, expected: str | None) -> None:
         Damaged: the bytes are not those that were written.
     """
     if expected is not None and digest(data) != expected:
-        raise Damaged("content differs from its recorded SHA-256 (a changed byte)")
+        raise Damaged("empty, where its recorded SHA-256 is of a written table" if not data
+                      else "content differs from its recorded SHA-256 (a changed byte)")
 
 
 def read_table(table: Path) -> tuple[list[Entry], bool]:
