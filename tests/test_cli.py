@@ -138,7 +138,7 @@ def test_builtin_and_lublin_workloads(capsys):
     assert "200 jobs" in capsys.readouterr().out
     assert main(["run", "--workload", "lublin:n=200,sed=3"]) == 2
     err = capsys.readouterr().err
-    assert "--workload lublin.sed: unknown option; accepted" in err
+    assert "--workload lublin.sed: unknown option (did you mean 'seed'?); accepted" in err
 
 
 def test_schedulers_listing(capsys):
