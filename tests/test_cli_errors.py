@@ -554,3 +554,17 @@ def test_a_workload_generator_near_miss_gets_a_suggestion_under_its_flag(
         capsys: pytest.CaptureFixture[str], workload: str, expected: str) -> None:
     err = error_of(capsys, ["run", "--workload", workload])
     assert err.startswith(expected), err
+
+
+@pytest.mark.parametrize("argv, usage", [
+    (["paper", "niu", "fig1", "--out", "x", "--bogus"], "ckptsim paper"),
+    (["run", "--workload", "builtin", "--bogus", "1"], "ckptsim run"),
+])
+def test_an_unknown_flag_is_refused_under_the_commands_usage(
+        capsys: pytest.CaptureFixture[str], argv: list[str], usage: str) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"usage: {usage} ")
+    assert f"\n{usage}: error: unrecognized arguments: --bogus" in err

@@ -34,6 +34,8 @@ def build_parser() -> argparse.ArgumentParser:
     campaign.add_parsers(sub)
     papers.add_parsers(sub)
     convert.add_parsers(sub)
+    for command in sub.choices.values():  # an error names the command's own usage
+        command.set_defaults(command_parser=command)
     return parser
 
 
@@ -52,7 +54,11 @@ def _main(argv: Sequence[str] | None) -> int:
     try:
         from ckptsim.cli.common import library_notes
 
-        args = build_parser().parse_args(argv)
+        parser = build_parser()
+        args, extra = parser.parse_known_args(argv)
+        if extra:  # under the command's usage, not the top level's
+            args.command_parser.error(
+                f"unrecognized arguments: {' '.join(extra)}")
         with library_notes():
             return int(args.func(args))
     except KeyboardInterrupt:
