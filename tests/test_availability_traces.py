@@ -96,3 +96,128 @@ def test_an_avt_trace_starts_when_its_measurements_start(tmp_path):
     m, s, e = map_onto(t, 2, offset=1000.0)
     assert list(zip(m.tolist(), s.tolist(), e.tolist(), strict=True)) == [
         (1, 1000.0, 1010.0), (0, 1020.0, 1030.0), (1, 1040.0, 1050.0)]
+
+
+# -- .avt nodes with no session: empty=down (the default) or empty=skip -------------------------
+EMPTY_AVT = "x 1 10 50\ny 0\nz 1 0 40\nw 1 0 30\n"
+
+
+def replayed(*mapped) -> list[tuple[int, float, float]]:
+    return list(zip(*(a.tolist() for a in mapped), strict=True))
+
+
+def test_an_empty_avt_node_is_down_by_default_and_replaced_under_skip(tmp_path):
+    # y has no session: never seen up, which the file cannot tell from never measured.
+    from ckptsim.platform.avt import load_source, map_onto
+
+    path = tmp_path / "t.avt"
+    path.write_text(EMPTY_AVT)
+    t = load_source(f"avt:path={path},empty=skip")  # the trace is the same under both
+    assert (t.names, t.measured.tolist()) == (("x", "y", "z", "w"), [True, False, True, True])
+    assert replayed(t.node, t.start, t.end) == [(0, 0.0, 10.0), (1, 0.0, 50.0),
+                                               (2, 40.0, 50.0), (3, 30.0, 50.0)]
+    # map=first onto 2 machines: machine 1 replays y, down throughout, or under skip the next
+    # measured node after the first 2, z; machine 0 keeps x.
+    assert replayed(*map_onto(t, 2)) == replayed(*map_onto(t, 2, empty="down")) == [
+        (0, 0.0, 10.0), (1, 0.0, 50.0)]
+    assert replayed(*map_onto(t, 2, empty="skip")) == [(0, 0.0, 10.0), (1, 40.0, 50.0)]
+    # 4 machines on 3 measured nodes: the measured nodes in turn, cyclically.
+    assert replayed(*map_onto(t, 4, empty="skip")) == [
+        (0, 0.0, 10.0), (3, 0.0, 10.0), (2, 30.0, 50.0), (1, 40.0, 50.0)]
+
+
+def test_map_random_under_skip_changes_only_the_machines_on_empty_nodes(tmp_path):
+    from ckptsim.platform.avt import map_onto, read_avt
+    from ckptsim.rng import RandomStreams
+
+    # Node ni (i = 0..11) is up over (0, i + 1) and down from i + 1 to the trace's end, 12:
+    # a machine's downtime names its node (n11: none; n2, n5, n7 have no session: 12 s).
+    empty = (2, 5, 7)
+    path = tmp_path / "t.avt"
+    path.write_text("".join(f"n{i} 0\n" if i in empty else f"n{i} 1 0 {i + 1}\n"
+                            for i in range(12)))
+    t = read_avt(path)
+
+    def nodes(mapped) -> dict[int, int]:  # machine -> node (-1: one without a session)
+        return {m: round(11 - (e - s)) for m, s, e in replayed(*mapped)}
+
+    drawn = 0
+    for seed in range(1, 31):
+        order = RandomStreams(seed).stream("availability.mapping").permutation(12).tolist()
+        spare = iter(n for n in order[6:] if n not in empty)
+        skip = {m: (next(spare) if node in empty else node) for m, node in enumerate(order[:6])}
+        assert nodes(map_onto(t, 6, method="random", seed=seed)) == {
+            m: -1 if node in empty else node for m, node in enumerate(order[:6]) if node != 11}
+        assert nodes(map_onto(t, 6, method="random", seed=seed, empty="skip")) == {
+            m: node for m, node in skip.items() if node != 11}
+        drawn += sum(node in empty for node in order[:6])
+    assert drawn > 0  # some seeds draw a node without a session
+
+
+def test_an_avt_file_without_any_session_is_refused_under_skip(tmp_path):
+    from ckptsim.platform.avt import load_source, map_onto
+
+    path = tmp_path / "t.avt"
+    path.write_text("# nothing measured\na 0\nb 0\n")
+    t = load_source(f"avt:path={path},empty=skip")
+    with pytest.raises(ConfigError) as err:
+        map_onto(t, 2, empty="skip")
+    assert err.value.key == "availability.trace"
+    assert f"none of the 2 nodes of avt:{path} has a session: empty=skip leaves no node to " \
+           "replay; accepted: a trace with a session, or empty=down" in str(err.value)
+
+
+@pytest.mark.parametrize("option, message", [
+    ("empty=maybe", "empty='maybe'; accepted: down, skip"),
+    ("empty=", "empty=''; accepted: down, skip"),
+    ("colour=red", "unknown option 'colour=red' of avt; accepted: path, map, start, empty"),
+])
+def test_the_empty_option_is_checked(tmp_path, option, message):
+    path = tmp_path / "t.avt"
+    path.write_text(EMPTY_AVT)
+    with pytest.raises(ConfigError) as err:
+        Availability.make_params({"trace": f"avt:path={path},{option}"})
+    assert err.value.key == "availability.trace"
+    assert message in str(err.value)
+
+
+def test_a_run_under_skip_does_not_wait_for_a_never_measured_node(tmp_path):
+    # A 2-node job on 2 machines, the second replaying y: it waits for the trace's end (50 s)
+    # under the default and starts at once under skip (machine 1 replays z, up until 40 s).
+    from helpers import jobs
+
+    from ckptsim.engine.simulator import Simulator
+    from ckptsim.policies.base import scheduler_factory
+
+    path = tmp_path / "t.avt"
+    path.write_text("x 1 0 50\ny 0\nz 1 0 40\n")
+    starts = {}
+    for empty in ("down", "skip"):
+        comp = Availability(Availability.make_params(
+            {"trace": f"avt:path={path},empty={empty}", "on_unavailable": "kill"}))
+        sim = Simulator(jobs([(0.0, 10.0, 2, 10.0)], 2), scheduler_factory("easy"),
+                        components=[comp])
+        sim.run()
+        starts[empty] = sim.jobs[0].start
+    assert starts == {"down": 50.0, "skip": 0.0}
+
+
+def test_runs_without_empty_keep_their_ids(tmp_path):
+    # Ids recorded before the option existed; empty=down names the default: the same runs.
+    from ckptsim.experiments.matrix import build_matrix
+    from ckptsim.experiments.spec import load_spec
+
+    (tmp_path / "t.avt").write_text("x 1 0 100\ny 0\n")
+    before = ["1355c11a0a014e0eda922a56baef447449b10f04fca3a62c00a62a2ed6d9ef86",
+              "8b1077d8b3ddfefe360596a100f36c715a711fccf3df3548268fe12239b19f47"]
+    ids = {}
+    for empty in ("", ",empty=down", ",empty=skip"):
+        spec = tmp_path / "s.toml"
+        spec.write_text(f'name = "avt-id"\nseeds = [1]\n\n[workloads.w]\ngenerator = "htc"\n'
+                        f'days = 1\nplatform = "newcastle"\n\n'
+                        f'[workloads.w.components.availability]\n'
+                        f'trace = ["avt:path=t.avt{empty}", "avt:path=t.avt,map=random{empty}"]'
+                        f'\n\n[[schedulers]]\nname = "htc"\n')
+        ids[empty] = [r.run_id for r in build_matrix(load_spec(spec))]
+    assert ids[""] == ids[",empty=down"] == before
+    assert not set(ids[",empty=skip"]) & set(before)

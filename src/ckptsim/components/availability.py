@@ -193,7 +193,8 @@ class Availability(Interruptions):
             trace = load_source(prm.trace)
             parts.append((TRACE, *map_onto(trace, self.n_machines,
                                            method=opt.get("map", "first"), seed=sim.seed,
-                                           offset=first, skip=float(opt.get("start", 0)))))
+                                           offset=first, skip=float(opt.get("start", 0)),
+                                           empty=opt.get("empty", "down"))))
         self.reasons = [p[0] for p in parts]
         # User arrivals (the Interarrival skip policy): owners' logins, a trace's departures.
         self.arrival_parts = [(p[1], p[2]) for p in parts if p[0] in (OWNER, TRACE)]

@@ -23,8 +23,9 @@ class AvailabilityParams:
     reboot_duration: float = param(300.0, "seconds a reboot keeps the machines down", low=0.0,
                                    seconds=1.0)
     maintenance: str = param("", "maintenance windows START-END[@GROUP];... in seconds")
-    trace: str = param("", "availability trace: avt:path=FILE[,map=first|random][,start=S] or "
-                           "fta:path=DIR[,platform=N][,map=...][,start=S]")
+    trace: str = param("", "availability trace: avt:path=FILE[,map=first|random][,start=S]"
+                           "[,empty=down|skip] or fta:path=DIR[,platform=N][,map=...]"
+                           "[,start=S]")
     failures: str = param("", "node failures as availability events: a failure source as "
                               "--failures takes (lanl:..., fta:..., synthetic:...)")
     on_unavailable: str = param("suspend", "a job whose machine an owner or the trace takes: "
@@ -107,6 +108,8 @@ def params_identity(params: AvailabilityParams) -> dict[str, Any]:
     if params.trace:
         kind, opt = parse_source(params.trace)
         path = Path(opt.pop("path"))
+        if opt.get("empty") == "down":  # the default, named: the same runs as without it
+            del opt["empty"]
         data = fta_event_trace_path(path) if path.is_dir() else path
         doc["trace"] = {"kind": kind, **opt, "sha256": file_sha256(str(data))}
     if params.owners and params.owners != "model":

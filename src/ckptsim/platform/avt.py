@@ -11,9 +11,12 @@ a node name (any non-blank text), the number n of its *sessions* (intervals duri
 was available) and their start and end times (seconds).  The trace runs from the measurements'
 start (the earliest session start of any node), its time 0, to their end (the latest session
 end of any node).  The machine is **unavailable** in the gaps: before its first session,
-between sessions, and after its last one up to the trace's end; a node with no session is
-unavailable throughout.  Sessions must be sorted and disjoint; anything else is refused
-naming the file, the line and the field.
+between sessions, and after its last one up to the trace's end.  A node with no session was
+never seen up: the file does not say whether it was down at every probe or never measured
+(`web_sites.avt` lists 131 nodes, 2 of them without a session, where Godfrey's readme counts
+129 web sites).  `empty=down`, the default, reads it as unavailable throughout; `empty=skip`
+replays measured nodes only (`map_onto`).  Sessions must be sorted and disjoint; anything
+else is refused naming the file, the line and the field.
 
 **FTA** (Failure Trace Archive, e.g. fta_g5k06): the `event_trace` rows of event type 0 are
 the unavailability intervals (`ckptsim.failures.readers.read_fta`), times from the first one.
@@ -22,7 +25,12 @@ the unavailability intervals (`ckptsim.failures.readers.read_fta`), times from t
 `.avt`, ascending node id for FTA); machine m (0..M-1) replays trace node `order[m mod k]`,
 where `order` is 0..k-1 (`map=first`: the first M nodes of the trace) or a permutation drawn
 from the stream `availability.mapping` of the run's seed (`map=random`).  With k >= M every
-machine has its own trace node; with k < M trace nodes are reused cyclically.  Trace time 0
+machine has its own trace node; with k < M trace nodes are reused cyclically.  Under
+`empty=skip` a machine whose node has no session takes instead the next measured node of
+`order` after its first M entries (the others keep theirs, so that a run under `skip` differs
+from one under `down` only on those machines); when fewer than M nodes are measured, machine
+m replays the m-th measured node of `order`, cyclically (a trace with no measured node is then
+refused).  Trace time 0
 goes to the simulated time `offset` (the workload's first submission); `start=S` skips the
 trace's first S seconds (a start at or after the trace's end is refused: it would replay
 nothing).
@@ -44,14 +52,17 @@ from ckptsim.rng import RandomStreams
 
 KINDS = ("avt", "fta")
 MAPS = ("first", "random")
-KEYS = {"avt": ("path", "map", "start"), "fta": ("path", "map", "start", "platform")}
+#: What a `.avt` node with no session is: unavailable throughout, or replaced by a measured one.
+EMPTIES = ("down", "skip")
+KEYS = {"avt": ("path", "map", "start", "empty"), "fta": ("path", "map", "start", "platform")}
 
 
 @dataclass(frozen=True, eq=False)
 class AvailabilityTrace:
     """Unavailability intervals of k trace nodes: `node` (0..k-1), `start`, `end` (seconds
     from the trace's start: for `.avt`, the earliest session start), sorted by (node, start);
-    `names` of the nodes; `span`."""
+    `names` of the nodes; `span`; `measured`: per node, whether it has a session (`.avt`; None:
+    every node)."""
 
     node: np.ndarray
     start: np.ndarray
@@ -59,6 +70,7 @@ class AvailabilityTrace:
     names: tuple[str, ...]
     span: float
     source: str = ""
+    measured: np.ndarray | None = None
 
     @property
     def n_nodes(self) -> int:
@@ -123,7 +135,7 @@ def read_avt(path: str | PathLike[str]) -> AvailabilityTrace:
                 end.append(b)
     return AvailabilityTrace(np.asarray(node, dtype=np.int64), np.asarray(start, dtype=float),
                              np.asarray(end, dtype=float), tuple(names), float(span),
-                             f"avt:{where}")
+                             f"avt:{where}", np.asarray([bool(s) for s in sessions]))
 
 
 def read_fta_availability(path: str | PathLike[str], platform: int | None = None
@@ -140,13 +152,14 @@ def read_fta_availability(path: str | PathLike[str], platform: int | None = None
 
 
 def parse_source(text: str, base: Path | None = None) -> tuple[str, dict[str, str]]:
-    """`avt:path=FILE[,map=first|random][,start=S]` or `fta:path=DIR[,platform=N][,...]`,
-    checked (the file exists, options known); a relative path resolves against `base`."""
+    """`avt:path=FILE[,map=first|random][,start=S][,empty=down|skip]` or
+    `fta:path=DIR[,platform=N][,...]`, checked (the file exists, options known); a relative
+    path resolves against `base`."""
     kind, sep, rest = str(text).strip().partition(":")
     if kind not in KINDS or not sep:
         raise ConfigError("availability.trace", f"expected avt:path=FILE[,map=first|random]"
-                                                f"[,start=S] or fta:path=DIR[,platform=N]..., "
-                                                f"got {text!r}")
+                                                f"[,start=S][,empty=down|skip] or "
+                                                f"fta:path=DIR[,platform=N]..., got {text!r}")
     opt: dict[str, str] = {}
     for part in filter(None, (p.strip() for p in rest.split(","))):
         key, eq, value = part.partition("=")
@@ -170,6 +183,9 @@ def parse_source(text: str, base: Path | None = None) -> tuple[str, dict[str, st
     if opt.get("map", "first") not in MAPS:
         raise ConfigError("availability.trace", f"map={opt['map']!r}; accepted: "
                                                 f"{', '.join(MAPS)}")
+    if opt.get("empty", "down") not in EMPTIES:
+        raise ConfigError("availability.trace", f"empty={opt['empty']!r}; accepted: "
+                                                f"{', '.join(EMPTIES)}")
     if "start" in opt:
         try:
             ok = 0 <= float(opt["start"]) <= MAX_SECONDS
@@ -204,12 +220,15 @@ def load_source(text: str) -> AvailabilityTrace:
 
 
 def map_onto(trace: AvailabilityTrace, n_machines: int, *, method: str = "first",
-             seed: int = 0, offset: float = 0.0, skip: float = 0.0
+             seed: int = 0, offset: float = 0.0, skip: float = 0.0, empty: str = "down"
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(machine, start, end) of the unavailability intervals replayed by the machines
     (mapping in the module docstring), on the simulated clock, sorted by start."""
     if method not in MAPS:
         raise ConfigError("availability.trace", f"map={method!r}; accepted: {', '.join(MAPS)}")
+    if empty not in EMPTIES:
+        raise ConfigError("availability.trace", f"empty={empty!r}; accepted: "
+                                                f"{', '.join(EMPTIES)}")
     # After its end a trace holds no machine: a start there would replay nothing at all.
     last = max(trace.span, float(trace.end.max()) if len(trace.end) else 0.0)
     if skip > 0 and skip >= last:
@@ -220,6 +239,8 @@ def map_onto(trace: AvailabilityTrace, n_machines: int, *, method: str = "first"
     order = (np.arange(k) if method == "first"
              else RandomStreams(seed).stream("availability.mapping").permutation(k))
     node_of = order[np.arange(n_machines) % k]
+    if empty == "skip" and trace.measured is not None and not trace.measured.all():
+        node_of = _measured_only(order, trace.measured, n_machines, trace.source)
     bounds = np.searchsorted(trace.node, np.arange(k + 1))
     machine, start, end = [], [], []
     for m, node in enumerate(node_of.tolist()):
@@ -235,6 +256,25 @@ def map_onto(trace: AvailabilityTrace, n_machines: int, *, method: str = "first"
     mc, st, en = np.concatenate(machine), np.concatenate(start), np.concatenate(end)
     idx = np.lexsort((mc, st))
     return mc[idx], st[idx], en[idx]
+
+
+def _measured_only(order: np.ndarray, measured: np.ndarray, n_machines: int,
+                   source: str) -> np.ndarray:
+    """The trace node of each machine under `empty=skip` (module docstring)."""
+    kept = order[measured[order]]
+    if not len(kept):
+        raise ConfigError("availability.trace", f"none of the {len(order)} nodes of {source} "
+                                                "has a session: empty=skip leaves no node to "
+                                                "replay; accepted: a trace with a session, or "
+                                                "empty=down")
+    if len(kept) < n_machines:
+        return kept[np.arange(n_machines) % len(kept)]
+    node_of = order[:n_machines].copy()
+    spare = order[n_machines:]
+    spare = spare[measured[spare]]
+    unmeasured = ~measured[node_of]
+    node_of[unmeasured] = spare[:int(unmeasured.sum())]
+    return node_of
 
 
 __all__ = ["AvailabilityTrace", "load_source", "map_onto", "parse_source", "read_avt",
