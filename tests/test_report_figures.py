@@ -132,3 +132,24 @@ def test_runs_without_the_group_column_are_named_in_the_legend(monkeypatch, tmp_
     assert [t.get_text() for t in legend.get_texts()] == ["None", "0", "2"]
     plain = FigureSpec(name="p", kind="bar", x="scheduler", y="mean_wait")
     assert not _drawn(monkeypatch, tmp_path, plain, rows).legends
+
+
+def test_a_point_with_an_infinite_mean_is_named_not_drawn(tmp_path):
+    """A run whose metric is inf makes its point's mean inf: the figure leaves it out (an
+    infinite bar would break the axes) and the page's caption names it."""
+    from ckptsim.experiments.figures import figure_data, infinite_points, without_value
+    from ckptsim.experiments.report import _figure
+
+    rows = [{"status": "ok", "scheduler": k, "seed": s, "mean_bsld": v}
+            for k, s, v in [("easy", 1, 2.0), ("easy", 2, float("inf")), ("cons", 1, 3.0),
+                            ("cons", 2, 5.0)]]
+    fig = FigureSpec(name="b", kind="bar", x="scheduler", y="mean_bsld")
+    assert [p[:2] + p[3:] for p in figure_data(fig, rows)[None][None]] == [
+        ("easy", float("inf"), 2), ("cons", 4.0, 2)]
+    assert without_value(fig, rows) == (0, 4)
+    assert infinite_points(fig, rows) == [(None, None, "easy", float("inf"))]
+    png, svg = draw(fig, rows, tmp_path)
+    caption = _figure(fig, png, svg, ["scheduler"], without_value(fig, rows),
+                      infinite_points(fig, rows))["caption"]
+    assert ("Not drawn, as a run's value of mean_bsld is infinite: scheduler = easy "
+            "(mean inf).") in caption

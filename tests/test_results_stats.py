@@ -95,3 +95,32 @@ def test_group_agrees_with_pandas_groupby(rows):
         else:
             half = t975(count - 1) * stats["std"][key] / math.sqrt(count)
             assert g["wait_ci95"] == pytest.approx(half, rel=1e-9, abs=1e-6)
+
+
+def test_an_infinite_value_is_a_value_where_results_ask_for_it():
+    """A run whose metric is inf makes its group's mean inf (no interval), counted in n; it
+    is never left out as if it were missing.  Without `infinite` (the papers' figures) it
+    is skipped as before."""
+    inf = math.inf
+    assert mean_ci([1.0, inf, 3.0]) == (2.0, pytest.approx(12.706), 2)
+    mean, half, n = mean_ci([1.0, inf, None, math.nan, 3.0], infinite=True)
+    assert (mean, n) == (inf, 3) and math.isnan(half)
+    mean, half, n = mean_ci([-inf, 2.0], infinite=True)
+    assert (mean, n) == (-inf, 2) and math.isnan(half)
+    mean, half, n = mean_ci([-inf, inf], infinite=True)
+    assert math.isnan(mean) and math.isnan(half) and n == 2
+    assert mean_ci([1.0, 3.0], infinite=True) == mean_ci([1.0, 3.0])
+    rows = [{"s": "a", "status": "ok", "bsld": v} for v in (1.0, inf, 3.0)]
+    (g,) = group(rows, ["s"], ["bsld"])
+    assert (g["bsld"], g["bsld_n"]) == (inf, 3) and math.isnan(g["bsld_ci95"])
+
+
+def test_a_paired_difference_that_is_infinite_counts():
+    from ckptsim.experiments.paired import Versus, paired
+
+    rows = [{"scheduler": k, "seed": s, "status": "ok", "bsld": v}
+            for k, s, v in [("a", 1, 1.0), ("b", 1, 2.0), ("a", 2, 1.0), ("b", 2, math.inf),
+                            ("a", 3, math.inf), ("b", 3, math.inf)]]
+    result = paired(rows, Versus("scheduler", "a", "b"), ["scheduler", "seed"], [], ["bsld"])
+    (row,) = result.rows
+    assert (row["bsld"], row["bsld_n"], row["pairs"]) == (math.inf, 2, 3)

@@ -237,8 +237,9 @@ def _versus(args: argparse.Namespace, rows: list[dict[str, Any]], columns: list[
                    for m in metrics] for g in result.rows]
         print_table(title, [*short_names([*by, *columns])[:len(by)], "pairs", *metrics], body)
         if any(0 < g[f"{m}_n"] < g["pairs"] for g in result.rows for m in metrics):
-            notes.append("(n=N): that metric's difference is finite in N of the group's pairs "
-                         "only (missing or NaN in a run, or a ratio over 0)")
+            notes.append("(n=N): that metric's difference is a number in N of the group's "
+                         "pairs only (missing or NaN in a run, a ratio over 0, or infinite in "
+                         "both runs)")
     for line in notes:
         print(f"note: {line}", file=sys.stderr)
     return 0

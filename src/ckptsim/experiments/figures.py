@@ -60,7 +60,7 @@ def figure_data(fig: FigureSpec, rows: Sequence[dict[str, Any]]
             points = []
             for x in _ordered([r.get(fig.x) for r in members]):
                 values = [r.get(fig.y) for r in members if r.get(fig.x) == x]
-                points.append((x, *mean_ci(values)))
+                points.append((x, *mean_ci(values, infinite=True)))
             out[facet][g] = points
     return out
 
@@ -73,6 +73,14 @@ def without_value(fig: FigureSpec, rows: Sequence[dict[str, Any]]) -> tuple[int,
     chosen = sum(1 for r in rows if r.get("status") == "ok"
                  and all(_matches(r.get(k), v) for k, v in fig.where.items()))
     return chosen - counted, chosen
+
+
+def infinite_points(fig: FigureSpec, rows: Sequence[dict[str, Any]]
+                    ) -> list[tuple[Any, Any, Any, float]]:
+    """(facet, group, x, mean) of the points whose mean is not a finite number though some
+    of their runs have a value (a run's value is infinite): such a point cannot be drawn."""
+    return [(facet, g, p[0], p[1]) for facet, groups in figure_data(fig, rows).items()
+            for g, pts in groups.items() for p in pts if p[3] and not math.isfinite(p[1])]
 
 
 def draw(fig: FigureSpec, rows: Sequence[dict[str, Any]], folder: Path,
@@ -161,13 +169,18 @@ def _errors(points: list[tuple[Any, float, float, int]],
     return np.vstack([below, half])
 
 
+def _heights(points: list[tuple[Any, float, float, int]]) -> list[float]:
+    """The points' means, an infinite one as NaN (not drawn: `infinite_points` names it)."""
+    return [p[1] if math.isfinite(p[1]) else math.nan for p in points]
+
+
 def _lines(ax: Any, groups: dict[Any, list[tuple[Any, float, float, int]]],
            style: dict[Any, tuple[str, str | None]], floor: float | None = None) -> None:
     xs_all = _ordered([p[0] for pts in groups.values() for p in pts])
     numeric = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in xs_all)
     for g, pts in groups.items():
         xs = [p[0] if numeric else xs_all.index(p[0]) for p in pts]
-        ax.errorbar(xs, [p[1] for p in pts], yerr=_errors(pts, floor), marker="o", capsize=3,
+        ax.errorbar(xs, _heights(pts), yerr=_errors(pts, floor), marker="o", capsize=3,
                     color=style[g][0], label=style[g][1])
     if not numeric:
         ax.set_xticks(range(len(xs_all)), [str(x) for x in xs_all])
@@ -180,6 +193,6 @@ def _bars(ax: Any, groups: dict[Any, list[tuple[Any, float, float, int]]],
     for k, (g, pts) in enumerate(groups.items()):
         pos = np.array([xs_all.index(p[0]) for p in pts], dtype=float)
         pos += (k - (len(groups) - 1) / 2) * width
-        ax.bar(pos, [p[1] for p in pts], width=width, yerr=_errors(pts, floor), capsize=3,
+        ax.bar(pos, _heights(pts), width=width, yerr=_errors(pts, floor), capsize=3,
                color=style[g][0], label=style[g][1])
     ax.set_xticks(range(len(xs_all)), [str(x) for x in xs_all])

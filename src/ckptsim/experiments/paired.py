@@ -100,9 +100,9 @@ def paired(rows: Sequence[dict[str, Any]], versus: Versus, inputs: Sequence[str]
            filtered: bool = False) -> Paired:
     """The mean difference OTHER - BASE of each metric over the pairs of `rows`, per group of
     the `by` columns (one row over all pairs without), with its 95% interval (`<metric>_ci95`)
-    and the number of pairs it is over (`<metric>_n`: the pairs where the difference is
-    finite); `pairs` is the group's number of pairs.  `filtered` says that `rows` are what
-    --where kept (the errors say so).
+    and the number of pairs it is over (`<metric>_n`: the pairs where the difference is a
+    number, infinite ones included); `pairs` is the group's number of pairs.  `filtered`
+    says that `rows` are what --where kept (the errors say so).
 
     Raises:
         ConfigError: (--versus) a value KEY never takes, no pair, or two runs of one side
@@ -159,7 +159,7 @@ def paired(rows: Sequence[dict[str, Any]], versus: Versus, inputs: Sequence[str]
         row["pairs"] = len(members)
         for m in metrics:
             mean, half, n = mean_ci([_difference(b.get(m), o.get(m), relative)
-                                     for b, o in members])
+                                     for b, o in members], infinite=True)
             row[m], row[f"{m}_ci95"], row[f"{m}_n"] = mean, half, n
         out.append(row)
     return Paired(out, len(pairs), match, with_key, failed, lone)

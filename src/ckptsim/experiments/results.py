@@ -162,8 +162,9 @@ def group(rows: Sequence[dict[str, Any]], by: Sequence[str], metrics: Sequence[s
     """One row per distinct value of the `by` columns (in order of first appearance): the
     number of runs, failures, and each metric's mean over the successful runs (`<metric>`),
     the half-width of its 95% confidence interval (`<metric>_ci95`) and the number of runs
-    they are over (`<metric>_n`): the successful runs where the metric has a finite value
-    (a metric may be NaN in some runs, e.g. a job class none of a run's jobs is in).
+    they are over (`<metric>_n`): the successful runs where the metric has a value
+    (a metric may be NaN in some runs, e.g. a job class none of a run's jobs is in); an
+    infinite value counts, making the mean infinite without an interval.
 
     The interval is over replications: a group whose runs differ in one of `inputs` (other
     than the seed) pools different configurations, and gets NaN instead of an interval --
@@ -177,7 +178,7 @@ def group(rows: Sequence[dict[str, Any]], by: Sequence[str], metrics: Sequence[s
         agg["failed"] = len(members) - len(ok)
         mixed = bool(varying(members, config))
         for m in metrics:
-            mean, half, n = mean_ci([r.get(m) for r in ok])
+            mean, half, n = mean_ci([r.get(m) for r in ok], infinite=True)
             agg[m] = mean
             agg[f"{m}_ci95"] = math.nan if mixed else half
             agg[f"{m}_n"] = n

@@ -46,15 +46,25 @@ def change(a: float, b: float, relative: bool = False) -> float:
     return b - a
 
 
-def mean_ci(values: Sequence[float | None]) -> tuple[float, float, int]:
+def mean_ci(values: Sequence[float | None], infinite: bool = False
+            ) -> tuple[float, float, int]:
     """(mean, half-width of the 95% interval, n) of the finite values (None is skipped).
 
     The half-width is NaN with fewer than two values (no spread to estimate), and 0 when all
     values are equal (e.g. replications of a deterministic trace run), the mean then being that
     value exactly: summing and dividing would be off by a rounding error and give an interval
     of about 1e-14 instead of 0.
+
+    With `infinite`, an infinite value is a value, not a missing one: the mean of values of
+    which one is inf is inf (-inf for -inf, NaN when both occur), without an interval, and n
+    counts every value but None and NaN.  `results` and `report` ask for that, so that a run
+    whose metric is infinite is never left out of a mean unsaid.
     """
     a = np.asarray([v for v in values if v is not None], dtype=np.float64)
+    if infinite and np.isinf(a).any():
+        a = a[~np.isnan(a)]
+        signs = set(np.sign(a[np.isinf(a)]).tolist())
+        return (math.inf * signs.pop() if len(signs) == 1 else math.nan), math.nan, len(a)
     a = a[np.isfinite(a)]
     n = len(a)
     if n == 0:
