@@ -153,3 +153,23 @@ def test_a_point_with_an_infinite_mean_is_named_not_drawn(tmp_path):
                       infinite_points(fig, rows))["caption"]
     assert ("Not drawn, as a run's value of mean_bsld is infinite: scheduler = easy "
             "(mean inf).") in caption
+
+
+def test_the_caption_names_the_failed_runs_and_the_points_they_empty(tmp_path):
+    """Failed runs are left out of a figure's points; the caption counts them and names a
+    point where every run failed, which the figure cannot show (here x = 3)."""
+    from ckptsim.experiments.figures import failed_points
+    from ckptsim.experiments.report import _figure
+
+    rows = [{"status": st, "scheduler": k, "p": p, "seed": s, "mean_wait": 10.0 * s}
+            for k in ("easy", "cons") for p in (1, 2, 3) for s in (1, 2)
+            for st in ["failed" if p == 3 and k == "cons" or (p, s) == (2, 1) else "ok"]]
+    fig = FigureSpec(name="w", kind="line", x="p", y="mean_wait", group_by="scheduler")
+    assert failed_points(fig, rows) == (4, [(None, "cons", 3)])
+    png, svg = draw(fig, rows, tmp_path)
+    caption = _figure(fig, png, svg, ["scheduler", "p"],
+                      failed=failed_points(fig, rows))["caption"]
+    assert caption.endswith("4 runs it selects failed and are left out. No point where every "
+                            "run failed: scheduler = cons, p = 3.")
+    only = FigureSpec(name="w", kind="line", x="p", y="mean_wait", where={"p": (2,)})
+    assert failed_points(only, rows) == (2, [])

@@ -75,6 +75,24 @@ def without_value(fig: FigureSpec, rows: Sequence[dict[str, Any]]) -> tuple[int,
     return chosen - counted, chosen
 
 
+def failed_points(fig: FigureSpec, rows: Sequence[dict[str, Any]]
+                  ) -> tuple[int, list[tuple[Any, Any, Any]]]:
+    """(failed runs the figure selects, (facet, group, x) of the points they leave without
+    any successful run): failed runs are left out of the points, so such a point is absent
+    from the figure."""
+    failed = [r for r in rows if r.get("status") != "ok"
+              and all(_matches(r.get(k), v) for k, v in fig.where.items())]
+    drawn = [(facet, g, p[0]) for facet, groups in figure_data(fig, rows).items()
+             for g, pts in groups.items() for p in pts]
+    absent: list[tuple[Any, Any, Any]] = []
+    for r in failed:
+        point = (r.get(fig.facet_by) if fig.facet_by else None,
+                 r.get(fig.group_by) if fig.group_by else None, r.get(fig.x))
+        if point not in drawn and point not in absent:
+            absent.append(point)
+    return len(failed), absent
+
+
 def infinite_points(fig: FigureSpec, rows: Sequence[dict[str, Any]]
                     ) -> list[tuple[Any, Any, Any, float]]:
     """(facet, group, x, mean) of the points whose mean is not a finite number though some

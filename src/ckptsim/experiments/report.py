@@ -27,7 +27,7 @@ from typing import Any
 
 from ckptsim import __version__
 from ckptsim.experiments.columns import short_names
-from ckptsim.experiments.figures import draw, infinite_points, without_value
+from ckptsim.experiments.figures import draw, failed_points, infinite_points, without_value
 from ckptsim.experiments.results import PARTIAL_NOTE, group, partial, shown_inputs
 from ckptsim.experiments.spec import DEFAULT_METRICS, FigureSpec
 from ckptsim.experiments.store import load_store
@@ -79,7 +79,7 @@ def make_report(store_dir: str | Path, out: str | Path | None = None,
             continue
         report.figures += paths
         sections.append(_figure(fig, paths[0], paths[1], inputs, without_value(fig, rows),
-                                infinite_points(fig, rows)))
+                                infinite_points(fig, rows), failed_points(fig, rows)))
     chart = None
     if gantt is not None:
         chart = _gantt(store_dir, gantt, rows, manifest, folder, report)
@@ -125,10 +125,12 @@ def _fmt(value: Any) -> str:
 
 def _figure(fig: FigureSpec, png: Path, svg: Path, columns: Sequence[str],
             missing: tuple[int, int] = (0, 0),
-            infinite: Sequence[tuple[Any, Any, Any, float]] = ()) -> dict[str, Any]:
+            infinite: Sequence[tuple[Any, Any, Any, float]] = (),
+            failed: tuple[int, Sequence[tuple[Any, Any, Any]]] = (0, ())) -> dict[str, Any]:
     """A figure of the page: its SVG embedded, its caption, links to its files; `missing`:
     (runs without a value of its metric, runs it shows); `infinite`: the points not drawn
-    since their mean is infinite (`figures.infinite_points`)."""
+    since their mean is infinite (`figures.infinite_points`); `failed`: the failed runs it
+    selects and the points they leave without a run (`figures.failed_points`)."""
     data = base64.b64encode(svg.read_bytes()).decode("ascii")
 
     def label(c: str) -> str:
@@ -147,11 +149,17 @@ def _figure(fig: FigureSpec, png: Path, svg: Path, columns: Sequence[str],
         caption += (f" {missing[0]} of the {missing[1]} runs it shows have no value of "
                     f"{fig.y} (missing or NaN): each point is the mean over its runs that "
                     "have one.")
-    if infinite:
-        def where(facet: Any, g: Any, x: Any) -> str:
-            at = [(fig.facet_by, facet), (fig.group_by, g), (fig.x, x)]
-            return ", ".join(f"{label(c)} = {v}" for c, v in at if c)
+    def where(facet: Any, g: Any, x: Any) -> str:
+        at = [(fig.facet_by, facet), (fig.group_by, g), (fig.x, x)]
+        return ", ".join(f"{label(c)} = {v}" for c, v in at if c)
 
+    if failed[0]:
+        caption += (f" {failed[0]} run{'s' if failed[0] > 1 else ''} it selects failed and "
+                    f"{'are' if failed[0] > 1 else 'is'} left out.")
+        if failed[1]:
+            caption += (" No point where every run failed: "
+                        + "; ".join(where(*p) for p in failed[1]) + ".")
+    if infinite:
         caption += (f" Not drawn, as a run's value of {fig.y} is infinite: "
                     + "; ".join(f"{where(f, g, x)} (mean {_fmt(m)})" for f, g, x, m in infinite)
                     + ".")
