@@ -173,3 +173,28 @@ def test_the_caption_names_the_failed_runs_and_the_points_they_empty(tmp_path):
                             "run failed: scheduler = cons, p = 3.")
     only = FigureSpec(name="w", kind="line", x="p", y="mean_wait", where={"p": (2,)})
     assert failed_points(only, rows) == (2, [])
+
+
+def test_long_values_are_written_on_several_lines(monkeypatch, tmp_path):
+    """A failure source or a checkpoint plan as x, panel or legend value is broken after its
+    commas: unbroken, the tick labels overlapped and squeezed the axes to nothing."""
+    import warnings
+
+    long = "synthetic:mtbf=2000000,repair_mean=86400,shape=1.0,repair_cv=0.5,dist=weibull"
+    short = "synthetic:mtbf=500000,repair_mean=3600"
+    rows = [{"status": "ok", "workload.failures": f, "scheduler": k, "seed": 1,
+             "mean_wait": w} for f, k, w in [(long, "easy", 5.0), (short, "easy", 2.0),
+                                             (long, "cons", 4.0), (short, "cons", 1.0)]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # matplotlib warned that the layout collapsed
+        bars = _drawn(monkeypatch, tmp_path, FigureSpec(
+            name="b", kind="bar", x="workload.failures", y="mean_wait", facet_by="scheduler"),
+            rows)
+        panels = _drawn(monkeypatch, tmp_path, FigureSpec(
+            name="p", kind="line", x="scheduler", y="mean_wait",
+            facet_by="workload.failures", group_by="workload.failures"), rows)
+    ticks = [t.get_text() for t in bars.axes[0].get_xticklabels()]
+    assert ticks == ["synthetic:mtbf=2000000,\nrepair_mean=86400,\nshape=1.0,repair_cv=0.5,"
+                     "\ndist=weibull", "synthetic:mtbf=500000,\nrepair_mean=3600"]
+    assert panels.axes[0].get_title() == "workload.failures = " + ticks[0]
+    assert [t.get_text() for t in panels.legends[0].get_texts()] == ticks

@@ -11,6 +11,7 @@ SVG hash salt, so the same results give byte-identical figures.
 from __future__ import annotations
 
 import math
+import re
 import textwrap
 from collections.abc import Sequence
 from pathlib import Path
@@ -38,6 +39,31 @@ def _ordered(values: list[Any]) -> list[Any]:
                         for v in distinct):
         return sorted(distinct)
     return distinct
+
+
+#: Values longer than this (a failure source, a checkpoint plan) are written on several lines
+#: in tick labels, panel titles and the legend, so that they neither overlap nor squeeze the
+#: axes to nothing.
+WRAP = 24
+
+
+def _wrap(value: Any, width: int = WRAP) -> str:
+    """`value` as text, broken into lines of at most about `width` characters after its
+    commas, plus signs, colons and semicolons (a part still too long is cut at `width`)."""
+    text = str(value)
+    if len(text) <= width:
+        return text
+    lines = [""]
+    for part in re.split(r"(?<=[,+:;])", text):
+        while len(part) > width:
+            if lines[-1]:
+                lines.append("")
+            lines[-1], part = part[:width], part[width:]
+            lines.append("")
+        if lines[-1] and len(lines[-1]) + len(part) > width:
+            lines.append("")
+        lines[-1] += part
+    return "\n".join(line for line in lines if line)
 
 
 def _label(column: str, columns: Sequence[str]) -> str:
@@ -124,7 +150,7 @@ def draw(fig: FigureSpec, rows: Sequence[dict[str, Any]], folder: Path,
         # each group is named in the legend (runs without the column as "None", as a panel's
         # title names them).
         groups = _ordered([g for f in facets for g in data[f]])
-        style = {g: (f"C{k % 10}", str(g) if fig.group_by else None)
+        style = {g: (f"C{k % 10}", _wrap(g) if fig.group_by else None)
                    for k, g in enumerate(groups)}
         for i, facet in enumerate(facets):
             ax = axes[i // ncols][i % ncols]
@@ -138,7 +164,8 @@ def draw(fig: FigureSpec, rows: Sequence[dict[str, Any]], folder: Path,
                 ax.set_xscale("log")
                 ax.xaxis.set_major_formatter(_plain())
             if fig.facet_by:
-                ax.set_title(f"{_label(fig.facet_by, columns)} = {facet}", fontsize="medium")
+                ax.set_title(f"{_label(fig.facet_by, columns)} = {_wrap(facet)}",
+                             fontsize="medium")
             ax.grid(True, alpha=0.3)
             ax.set_axisbelow(True)
         for j in range(len(facets), nrows * ncols):
@@ -150,7 +177,7 @@ def draw(fig: FigureSpec, rows: Sequence[dict[str, Any]], folder: Path,
             for ax in axes.flat:
                 for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
                     first.setdefault(label, handle)
-            labels = sorted(first, key=[str(g) for g in groups].index)
+            labels = sorted(first, key=[_wrap(g) for g in groups].index)
             handles = [first[lab] for lab in labels]
             figure.legend(handles, labels, title=_label(fig.group_by, columns),
                           loc="outside right center", fontsize="small")
@@ -201,7 +228,7 @@ def _lines(ax: Any, groups: dict[Any, list[tuple[Any, float, float, int]]],
         ax.errorbar(xs, _heights(pts), yerr=_errors(pts, floor), marker="o", capsize=3,
                     color=style[g][0], label=style[g][1])
     if not numeric:
-        ax.set_xticks(range(len(xs_all)), [str(x) for x in xs_all])
+        ax.set_xticks(range(len(xs_all)), [_wrap(x) for x in xs_all])
 
 
 def _bars(ax: Any, groups: dict[Any, list[tuple[Any, float, float, int]]],
@@ -213,4 +240,4 @@ def _bars(ax: Any, groups: dict[Any, list[tuple[Any, float, float, int]]],
         pos += (k - (len(groups) - 1) / 2) * width
         ax.bar(pos, _heights(pts), width=width, yerr=_errors(pts, floor), capsize=3,
                color=style[g][0], label=style[g][1])
-    ax.set_xticks(range(len(xs_all)), [str(x) for x in xs_all])
+    ax.set_xticks(range(len(xs_all)), [_wrap(x) for x in xs_all])
