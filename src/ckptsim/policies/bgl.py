@@ -95,6 +95,8 @@ class BglFcfs(QueueScheduler):
         # (state, queue length, head) after a pass that examined every waiting job and
         # started none by backfilling; state = (version, migrations, free mask, down mask)
         self._settled: tuple[tuple[int, int, int, int], int, Job] | None = None
+        # the pass's re-packing may go otherwise at a later time in the same state
+        self._retry = False
         self._res: Reservation | None = None  # the last reservation computed
         self._waiting = SizeGroups()  # the queue by size, keys in job.tag
         self._front_key = 0  # key of the last job requeued at the front
@@ -202,7 +204,8 @@ class BglFcfs(QueueScheduler):
             # Only arrivals since a pass that started nothing by backfilling: the jobs it
             # examined would be turned down again (same free boxes, same reservation, and a
             # later now only moves more jobs past the shadow time), so only the new ones at
-            # the tail are examined.
+            # the tail are examined.  A pass whose re-packing may go otherwise later (a job
+            # writing a checkpoint) is not recorded (`_settle`).
             first = settled[1]
             if first < len(q) and prm.backfill and platform.n_free >= self._min_size:
                 self._backfill(q, now, first)
@@ -212,6 +215,7 @@ class BglFcfs(QueueScheduler):
         # 1. FCFS from the head while a partition exists.
         k = 0
         self.held = False
+        self._retry = False
         while k < len(q):
             job = q[k]
             mask = self.place_head(job, self.platform.free_mask, now)
@@ -237,7 +241,10 @@ class BglFcfs(QueueScheduler):
         self._backfill(q, now, 1)
 
     def _settle(self, q: list[Job]) -> None:
-        """Record that every waiting job was examined in the current state."""
+        """Record that every waiting job was examined in the current state, unless the pass's
+        re-packing failed in a way that a later pass in the same state may not repeat."""
+        if self._retry:
+            return
         platform = self.platform
         self._settled = ((self._version, self.migrations, platform.free_mask, platform.down_mask),
                          len(q), q[0])
@@ -345,6 +352,7 @@ class BglFcfs(QueueScheduler):
             return False  # nothing changed since the same re-packing last failed
         ok = self._try_repack(head, now)
         if ok is None:
+            self._retry = True
             return False  # a job to move is writing a checkpoint: try again later
         if not ok:
             self._repack_failed = key
