@@ -7,6 +7,9 @@ from __future__ import annotations
 from unittest.mock import patch
 
 from helpers import inject_failures, jobs, starts
+from hypothesis import given
+from hypothesis import strategies as st
+from test_properties import SETTINGS
 
 from ckptsim.components import build_components
 from ckptsim.engine.simulator import Simulator
@@ -57,3 +60,59 @@ def test_a_repacking_that_waited_for_a_checkpoint_is_tried_when_it_completes():
     assert starts(sim)[4] == (41.0, 45.0)
     assert log == _run(rows, 16, "bgl-fcfs", params, checkpoint="fixed:interval=8,cost=4",
                        full=True)[0]
+
+
+def test_a_fault_aware_repacking_is_tried_again_at_an_arrival_after_a_failure_has_passed():
+    # 2x2x4 torus, bgl-balancing at confidence 1 re-packing with its own placement; node 9
+    # fails at 33 and node 10 at 66 (transient). Job 1 (8 nodes, estimated to 76) runs on
+    # nodes 0-7 from 15. Job 2 (3 nodes) arrives at 22: no 1x1x3 box is free, and re-packing
+    # job 1 over [22, 76) keeps it on nodes 0-7 (the first box of least E_loss, clear of
+    # nodes 9 and 10): nothing to move. The pass at 33 (the failure at now still counts,
+    # at_now=ahead) re-packs the same. Job 3 (6 nodes) arrives at 45 with nothing else
+    # changed; the window [45, 76) holds only node 10's failure, and the first box of least
+    # E_loss is now the x = 1 nodes (the odd ones, node 9 among them): job 1 moves there and
+    # job 2 starts at 45 on nodes 0, 4, 8 instead of waiting for job 1's end at 49.
+    rows = [(15, 34, 8, 61), (22, 3, 3, 33), (45, 15, 6, 33)]
+    params = {"x": 2, "y": 2, "z": 4, "confidence": 1.0, "repack": "policy"}
+    fails = [(33.0, 9), (66.0, 10)]
+    log, sim = _run(rows, 16, "bgl-balancing", params, fails)
+    assert log[1:3] == [(45.0, "moves", ((1, 0xAAAA),)), (45.0, 2, 0x111)]
+    assert starts(sim)[2] == (45.0, 48.0)
+    assert log == _run(rows, 16, "bgl-balancing", params, fails, full=True)[0]
+
+
+# Schedulers and options the differential test draws from (migration on throughout).
+VARIANTS = [("bgl-fcfs", {}), ("bgl-fcfs", {"repack": "policy"}),
+            ("bgl-balancing", {"confidence": 1.0}),
+            ("bgl-balancing", {"confidence": 1.0, "repack": "policy"}),
+            ("bgl-balancing", {"confidence": 0.5, "repack": "policy", "at_now": "past"}),
+            ("bgl-balancing", {"confidence": 0.9, "hold": 0.5, "repack": "policy"}),
+            ("bgl-tiebreak", {"accuracy": 0.5, "repack": "policy"}),
+            ("bgl-tiebreak", {"accuracy": 0.7, "draws": "node", "repack": "policy"})]
+
+
+@st.composite
+def settled_cases(draw):
+    n = draw(st.integers(2, 14))
+    rows = sorted((draw(st.integers(0, 80)), draw(st.integers(1, 50)),
+                   draw(st.sampled_from([1, 2, 2, 3, 4, 4, 6, 8, 16])),
+                   draw(st.integers(0, 30))) for _ in range(n))
+    rows = [(s, r, size, r + extra) for s, r, size, extra in rows]
+    fails = sorted(draw(st.lists(st.tuples(st.integers(0, 140).map(float),
+                                           st.integers(0, 15)), max_size=6)))
+    checkpoint = draw(st.sampled_from([None, None, "fixed:interval=5,cost=2",
+                                       "fixed:interval=9,cost=4"]))
+    name, params = draw(st.sampled_from(VARIANTS))
+    backfill = draw(st.booleans())
+    return rows, fails, checkpoint, name, {"x": 2, "y": 2, "z": 4, "backfill": backfill,
+                                           **params}
+
+
+@SETTINGS
+@given(case=settled_cases())
+def test_passes_after_a_settled_one_give_the_schedule_of_full_passes(case):
+    rows, fails, checkpoint, name, params = case
+    fast, sim = _run(rows, 16, name, params, fails, checkpoint)
+    full, full_sim = _run(rows, 16, name, params, fails, checkpoint, full=True)
+    assert fast == full
+    assert starts(sim) == starts(full_sim)

@@ -146,6 +146,11 @@ class BglFcfs(QueueScheduler):
         placement that looks ahead looks at [now, end) (default: now + the job's estimate)."""
         return self.torus.best_partition(free, job.size, avoid)  # the MFP heuristic
 
+    def predicts(self) -> bool:
+        """Whether `choose` looks at the failures ahead (so depends on now): not the MFP
+        heuristic."""
+        return False
+
     def pick(self, job: Job, parts: list[int], losses: list[int], failing: int) -> int:
         """The partition for `job` among candidates `parts` with L_MFP `losses`, when the
         nodes `failing` will fail during its estimated run (what `choose` decides)."""
@@ -205,7 +210,7 @@ class BglFcfs(QueueScheduler):
             # examined would be turned down again (same free boxes, same reservation, and a
             # later now only moves more jobs past the shadow time), so only the new ones at
             # the tail are examined.  A pass whose re-packing may go otherwise later (a job
-            # writing a checkpoint) is not recorded (`_settle`).
+            # writing a checkpoint, a fault-aware re-packing) is not recorded (`_settle`).
             first = settled[1]
             if first < len(q) and prm.backfill and platform.n_free >= self._min_size:
                 self._backfill(q, now, first)
@@ -348,6 +353,10 @@ class BglFcfs(QueueScheduler):
         key: tuple[Any, ...] = (self._version, head.size, self.platform.down_mask)
         if self._by_policy:
             key += (now,)  # the policy's placement looks ahead from now
+            # A fault-aware placement sees other failures ahead at a later now (and the
+            # tie-break predictor draws again): a later pass in this state re-packs again.
+            if self.predicts():
+                self._retry = True
         if key == self._repack_failed:
             return False  # nothing changed since the same re-packing last failed
         ok = self._try_repack(head, now)
