@@ -83,13 +83,14 @@ def test_swf_header_limit_in_the_library(tmp_path: Path) -> None:
     (["run", "--workload", "lublin:n=5000000"], "--workload lublin.n: 5000000 jobs"),
     (["demo", "--jobs", "100000000000"], "--jobs: 100000000000 jobs"),
     (["demo", "--jobs", "10", "--machine-size", "100000000"], "--machine-size: 100000000 nodes"),
-    (["run", "--workload", "grid:n=2000000"], "grid.n: 4 clusters x 2000000 jobs = 8000000"),
+    (["run", "--workload", "grid:n=2000000"],
+     "--workload grid.n: 4 clusters x 2000000 jobs = 8000000"),
     (["run", "--workload", "grid:clusters=1000,nodes=100000"],
-     "grid.nodes: 1000 clusters x 100000 nodes = 100000000 nodes"),
-    (["run", "--workload", "htc:days=100000"], "htc.days: 100000 days"),
-    (["run", "--workload", "htc:days=3000"], "htc.days: 3000 days at a mean of 1454"),
-    (["run", "--workload", "htc:days=30,mean=1e300"], "htc.mean: 30 days"),
-    (["run", "--workload", "htc:days=30,machine=2000000"], "htc.machine: 2000000 nodes"),
+     "--workload grid.nodes: 1000 clusters x 100000 nodes = 100000000 nodes"),
+    (["run", "--workload", "htc:days=100000"], "--workload htc.days: 100000 days"),
+    (["run", "--workload", "htc:days=3000"], "--workload htc.days: 3000 days at a mean of 1454"),
+    (["run", "--workload", "htc:days=30,mean=1e300"], "--workload htc.mean: 30 days"),
+    (["run", "--workload", "htc:days=30,machine=2000000"], "--workload htc.machine: 2000000 nodes"),
     (["run", "--workload", "lublin:n=10", "--platform", "grid:clusters=1000,nodes=100000"],
      "--platform: grid: 1000 clusters x 100000 nodes"),
 ])
@@ -169,8 +170,8 @@ def test_failure_count_and_user_days() -> None:
 
 @pytest.mark.parametrize("spec, key", [
     ("lublin:n=10,n=20", "--workload lublin.n"),
-    ("htc:days=3,seed=1,days=4", "htc.days"),
-    ("grid:n=10,load=0.5,n=20", "grid.n"),
+    ("htc:days=3,seed=1,days=4", "--workload htc.days"),
+    ("grid:n=10,load=0.5,n=20", "--workload grid.n"),
 ])
 def test_generator_key_given_twice(capsys: pytest.CaptureFixture[str], spec: str,
                                    key: str) -> None:
@@ -264,13 +265,13 @@ def test_session_csv_time_beyond_the_bound(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("spec, prefix", [
-    ("grid:n=100,runtime=1e300", "grid.runtime: runtime=1e+300 (the mean) makes the longest "
-                                 "run time 1.02261e+301 s"),
-    ("grid:n=100,runtime=1.7e308", "grid.runtime: runtime=1.7e+308 (the mean) makes the "
+    ("grid:n=100,runtime=1e300", "--workload grid.runtime: runtime=1e+300 (the mean) makes "
+                                 "the longest run time 1.02261e+301 s"),
+    ("grid:n=100,runtime=1.7e308", "--workload grid.runtime: runtime=1.7e+308 (the mean) makes the "
                                    "longest run time more than 1e+308 s"),
-    ("grid:n=100,load=1e-9", "grid.load: load=1e-09 with runtime=14400 and n=100"),
-    ("htc:days=3,duration_median=1e300", "htc.duration_median: duration_median=1e+300 makes "
-                                         "the longest duration"),
+    ("grid:n=100,load=1e-9", "--workload grid.load: load=1e-09 with runtime=14400 and n=100"),
+    ("htc:days=3,duration_median=1e300", "--workload htc.duration_median: "
+                                         "duration_median=1e+300 makes the longest duration"),
 ])
 @pytest.mark.parametrize("command", ["inspect", "convert"])
 def test_generated_times_beyond_the_bound(capsys: pytest.CaptureFixture[str], tmp_path: Path,
