@@ -70,8 +70,11 @@ def _label(column: str, columns: Sequence[str]) -> str:
     return short_names([column, *columns])[0] if column in columns else column
 
 
-def figure_data(fig: FigureSpec, rows: Sequence[dict[str, Any]]
-                ) -> dict[Any, dict[Any, list[tuple[Any, float, float, int]]]]:
+#: A figure's points: {facet: {group: [(x, mean, ci95, n), ...]}}.
+Points = dict[Any, dict[Any, list[tuple[Any, float, float, int]]]]
+
+
+def figure_data(fig: FigureSpec, rows: Sequence[dict[str, Any]]) -> Points:
     """{facet: {group: [(x, mean, ci95, n), ...]}} over the successful runs it selects."""
     chosen = [r for r in rows if r.get("status") == "ok"
               and all(_matches(r.get(k), v) for k, v in fig.where.items())]
@@ -101,14 +104,16 @@ def without_value(fig: FigureSpec, rows: Sequence[dict[str, Any]]) -> tuple[int,
     return chosen - counted, chosen
 
 
-def failed_points(fig: FigureSpec, rows: Sequence[dict[str, Any]]
-                  ) -> tuple[int, list[tuple[Any, Any, Any]]]:
+def failed_points(fig: FigureSpec, rows: Sequence[dict[str, Any]],
+                  data: Points | None = None) -> tuple[int, list[tuple[Any, Any, Any]]]:
     """(failed runs the figure selects, (facet, group, x) of the points they leave without
     any successful run): failed runs are left out of the points, so such a point is absent
-    from the figure."""
+    from the figure (`data`: `figure_data(fig, rows)`, when already computed)."""
     failed = [r for r in rows if r.get("status") != "ok"
               and all(_matches(r.get(k), v) for k, v in fig.where.items())]
-    drawn = [(facet, g, p[0]) for facet, groups in figure_data(fig, rows).items()
+    if data is None:
+        data = figure_data(fig, rows)
+    drawn = [(facet, g, p[0]) for facet, groups in data.items()
              for g, pts in groups.items() for p in pts]
     absent: list[tuple[Any, Any, Any]] = []
     for r in failed:
@@ -119,21 +124,25 @@ def failed_points(fig: FigureSpec, rows: Sequence[dict[str, Any]]
     return len(failed), absent
 
 
-def infinite_points(fig: FigureSpec, rows: Sequence[dict[str, Any]]
-                    ) -> list[tuple[Any, Any, Any, float]]:
+def infinite_points(fig: FigureSpec, rows: Sequence[dict[str, Any]],
+                    data: Points | None = None) -> list[tuple[Any, Any, Any, float]]:
     """(facet, group, x, mean) of the points whose mean is not a finite number though some
-    of their runs have a value (a run's value is infinite): such a point cannot be drawn."""
-    return [(facet, g, p[0], p[1]) for facet, groups in figure_data(fig, rows).items()
+    of their runs have a value (a run's value is infinite): such a point cannot be drawn
+    (`data`: `figure_data(fig, rows)`, when already computed)."""
+    if data is None:
+        data = figure_data(fig, rows)
+    return [(facet, g, p[0], p[1]) for facet, groups in data.items()
             for g, pts in groups.items() for p in pts if p[3] and not math.isfinite(p[1])]
 
 
 def draw(fig: FigureSpec, rows: Sequence[dict[str, Any]], folder: Path,
-         columns: Sequence[str] = ()) -> list[Path]:
-    """Draw `fig` as PNG and SVG in `folder`; return the two paths."""
+         columns: Sequence[str] = (), data: Points | None = None) -> list[Path]:
+    """Draw `fig` as PNG and SVG in `folder`; return the two paths (`data`:
+    `figure_data(fig, rows)`, when already computed)."""
     import matplotlib
     from matplotlib.figure import Figure
 
-    data = figure_data(fig, rows)
+    data = data if data is not None else figure_data(fig, rows)
     facets = [f for f in data if any(data[f].values())]
     if not facets:
         raise ValueError("no successful run is selected by this figure")

@@ -27,7 +27,13 @@ from typing import Any
 
 from ckptsim import __version__
 from ckptsim.experiments.columns import short_names
-from ckptsim.experiments.figures import draw, failed_points, infinite_points, without_value
+from ckptsim.experiments.figures import (
+    draw,
+    failed_points,
+    figure_data,
+    infinite_points,
+    without_value,
+)
 from ckptsim.experiments.results import PARTIAL_NOTE, group, partial, shown_inputs
 from ckptsim.experiments.spec import DEFAULT_METRICS, FigureSpec
 from ckptsim.experiments.store import load_store
@@ -73,13 +79,15 @@ def make_report(store_dir: str | Path, out: str | Path | None = None,
     for doc in manifest.get("figures", []):
         fig = FigureSpec(**{**doc, "where": {k: tuple(v) for k, v in doc["where"].items()}})
         try:
-            paths = draw(fig, rows, figdir, inputs)
+            data = figure_data(fig, rows)  # the points, computed once for the figure's parts
+            paths = draw(fig, rows, figdir, inputs, data)
         except ValueError as exc:
             report.notes.append(f"figure {fig.name}: {exc}")
             continue
         report.figures += paths
         sections.append(_figure(fig, paths[0], paths[1], inputs, without_value(fig, rows),
-                                infinite_points(fig, rows), failed_points(fig, rows)))
+                                infinite_points(fig, rows, data),
+                                failed_points(fig, rows, data)))
     chart = None
     if gantt is not None:
         chart = _gantt(store_dir, gantt, rows, manifest, folder, report)
