@@ -180,12 +180,8 @@ def parse_source(text: str, base: Path | None = None) -> tuple[str, dict[str, st
     if not p.exists():
         raise ConfigError("availability.trace", f"no such file or folder: {p}")
     opt["path"] = str(p)
-    if opt.get("map", "first") not in MAPS:
-        raise ConfigError("availability.trace", f"map={opt['map']!r}; accepted: "
-                                                f"{', '.join(MAPS)}")
-    if opt.get("empty", "down") not in EMPTIES:
-        raise ConfigError("availability.trace", f"empty={opt['empty']!r}; accepted: "
-                                                f"{', '.join(EMPTIES)}")
+    _check_choice("map", opt.get("map", "first"), MAPS)
+    _check_choice("empty", opt.get("empty", "down"), EMPTIES)
     if "start" in opt:
         try:
             ok = 0 <= float(opt["start"]) <= MAX_SECONDS
@@ -200,6 +196,12 @@ def parse_source(text: str, base: Path | None = None) -> tuple[str, dict[str, st
             raise ConfigError("availability.trace", f"platform={opt['platform']!r}: expected "
                                                     "a platform_id, an integer >= 0")
     return kind, opt
+
+
+def _check_choice(key: str, value: str, accepted: tuple[str, ...]) -> None:
+    if value not in accepted:
+        raise ConfigError("availability.trace", f"{key}={value!r}; accepted: "
+                                                f"{', '.join(accepted)}")
 
 
 def load_source(text: str) -> AvailabilityTrace:
@@ -224,11 +226,8 @@ def map_onto(trace: AvailabilityTrace, n_machines: int, *, method: str = "first"
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(machine, start, end) of the unavailability intervals replayed by the machines
     (mapping in the module docstring), on the simulated clock, sorted by start."""
-    if method not in MAPS:
-        raise ConfigError("availability.trace", f"map={method!r}; accepted: {', '.join(MAPS)}")
-    if empty not in EMPTIES:
-        raise ConfigError("availability.trace", f"empty={empty!r}; accepted: "
-                                                f"{', '.join(EMPTIES)}")
+    _check_choice("map", method, MAPS)
+    _check_choice("empty", empty, EMPTIES)
     # After its end a trace holds no machine: a start there would replay nothing at all.
     last = max(trace.span, float(trace.end.max()) if len(trace.end) else 0.0)
     if skip > 0 and skip >= last:
