@@ -179,6 +179,33 @@ def test_generator_key_given_twice(capsys: pytest.CaptureFixture[str], spec: str
     assert err.startswith(f"{key}: is given twice in {spec!r}"), err
 
 
+def test_every_option_parser_refuses_an_empty_option(tmp_path: Path) -> None:
+    # `n=5,,seed=2` or a trailing comma is a typo, not an option: refused under the parser's
+    # key, the same way by each; no options at all (`lublin:`) is not an empty option.
+    from ckptsim.failures.source import parse_failure_spec
+    from ckptsim.platform.avt import parse_source
+    from ckptsim.platform.description import load_description
+    from ckptsim.platform.usermodel import SessionLength
+    from ckptsim.workload.source import parse_generator
+
+    avt = tmp_path / "t.avt"
+    avt.write_text("n1 1 0 5\n")
+    cases = [
+        (lambda s: parse_generator(f"lublin:{s}"), "workload", "n=10"),
+        (lambda s: parse_failure_spec(f"synthetic:{s}"), "failures", "mtbf=10"),
+        (lambda s: parse_source(f"avt:{s}"), "availability.trace", f"path={avt}"),
+        (lambda s: SessionLength.parse(f"lognormal:sigma=1,{s}"), "session", "median=60"),
+        (lambda s: load_description(f"grid:{s}"), "platform", "clusters=2"),
+    ]
+    for call, key, option in cases:
+        call(option)
+        for bad in (f"{option},,{option}", f"{option},", f",{option}", f"{option}, ,"):
+            with pytest.raises(ConfigError, match="empty option in .*single commas") as info:
+                call(bad)
+            assert info.value.key == key, bad
+    assert parse_generator("lublin:") == {} and parse_failure_spec("synthetic:")[1] == {}
+
+
 def test_every_option_parser_refuses_a_key_given_twice(tmp_path: Path) -> None:
     from ckptsim.failures.source import parse_failure_spec
     from ckptsim.platform.avt import parse_source

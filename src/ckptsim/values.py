@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from ckptsim.errors import ConfigError
@@ -15,6 +16,20 @@ def number_text(x: float) -> str:
     decimal point, others the shortest text that reads back exactly."""
     x = float(x)
     return str(int(x)) if x.is_integer() else repr(x)
+
+
+def option_parts(key: str, options: str, text: str) -> Iterator[str]:
+    """The stripped ``key=value`` parts of `options` (the part of `text` after ``KIND:``),
+    none when it is blank; an empty part (two commas in a row, or one at either end) is refused,
+    most likely a typo, under `key`."""
+    if not options.strip():
+        return
+    for part in options.split(","):
+        part = part.strip()
+        if not part:
+            raise ConfigError(key, f"empty option in {text!r}: give key=value options separated "
+                                   f"by single commas")
+        yield part
 
 
 def parse_bool(key: str, value: Any) -> bool:

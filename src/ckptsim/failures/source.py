@@ -36,7 +36,7 @@ from typing import Any
 from ckptsim.errors import ConfigError
 from ckptsim.failures.model import FailureTrace
 from ckptsim.rng import RandomStreams
-from ckptsim.values import parse_bool, parse_int
+from ckptsim.values import option_parts, parse_bool, parse_int
 
 KINDS = ("lanl", "fta", "synthetic")
 MAPPINGS = ("modulo", "random")
@@ -77,7 +77,7 @@ def parse_failure_spec(spec: str) -> tuple[str, dict[str, str]]:
         raise ConfigError("failures", f"unknown failure source {kind!r}; accepted: "
                                       f"{', '.join(KINDS)} (e.g. lanl:path=FILE,system=20)")
     options: dict[str, str] = {}
-    for part in filter(None, (p.strip() for p in rest.split(","))):
+    for part in option_parts("failures", rest, spec):
         key, sep, value = part.partition("=")
         if not sep:
             raise ConfigError("failures", f"expected key=value in {spec!r}, got {part!r}")

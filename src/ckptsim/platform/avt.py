@@ -49,6 +49,7 @@ from ckptsim.errors import ConfigError, WorkloadError
 from ckptsim.failures.readers import _read_text
 from ckptsim.limits import MAX_SECONDS, check_time
 from ckptsim.rng import RandomStreams
+from ckptsim.values import option_parts
 
 KINDS = ("avt", "fta")
 MAPS = ("first", "random")
@@ -161,7 +162,7 @@ def parse_source(text: str, base: Path | None = None) -> tuple[str, dict[str, st
                                                 f"[,start=S][,empty=down|skip] or "
                                                 f"fta:path=DIR[,platform=N]..., got {text!r}")
     opt: dict[str, str] = {}
-    for part in filter(None, (p.strip() for p in rest.split(","))):
+    for part in option_parts("availability.trace", rest, text):
         key, eq, value = part.partition("=")
         key = key.strip()
         if not eq or key not in KEYS[kind]:

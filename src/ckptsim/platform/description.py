@@ -36,6 +36,7 @@ from typing import Any
 
 from ckptsim.errors import ConfigError, did_you_mean
 from ckptsim.limits import MAX_NODES, check_nodes
+from ckptsim.values import option_parts
 
 #: Names of the built-in platforms (`grid` takes options: `grid:clusters=4,nodes=100`).
 BUILTINS = ("machine", "bgl", "grid", "newcastle", "smallpool")
@@ -282,7 +283,7 @@ def read_description(path: str | Path) -> Description:
 
 def _grid(options: str, text: str) -> Description:
     values: dict[str, str] = {}
-    for part in filter(None, (p.strip() for p in options.split(","))):
+    for part in option_parts("platform", options, text):
         key, sep, value = part.partition("=")
         key = key.strip()
         if not sep or key not in GRID_KEYS:

@@ -42,6 +42,7 @@ from ckptsim.limits import MAX_DAYS, check_count
 from ckptsim.platform.hours import OpeningHours, WeeklyHours
 from ckptsim.platform.users import Sessions, UserCluster
 from ckptsim.rng import RandomStreams
+from ckptsim.values import option_parts
 
 #: Relative arrival rate by hour of the day, 00:00 .. 23:00 (our choice).
 DEFAULT_HOURLY = (0.03, 0.02, 0.02, 0.01, 0.01, 0.02, 0.05, 0.15, 0.45, 0.85, 1.0, 1.0,
@@ -75,7 +76,7 @@ class SessionLength:
             raise ConfigError(key, f"unknown distribution {kind!r}; accepted: "
                                    f"{', '.join(SESSION_KINDS)}")
         values: dict[str, float] = {}
-        for part in filter(None, (p.strip() for p in rest.split(","))):
+        for part in option_parts(key, rest, text):
             name, sep, value = part.partition("=")
             name = name.strip()
             accepted = (*SESSION_KINDS[kind], "min", "max")

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ckptsim.errors import ConfigError, did_you_mean
-from ckptsim.values import parse_bool, parse_int
+from ckptsim.values import option_parts, parse_bool, parse_int
 from ckptsim.workload import transforms
 from ckptsim.workload.model import Workload
 
@@ -32,11 +32,11 @@ def parse_generator(spec: str) -> dict[str, str]:
     """`lublin:n=2000,seed=3` -> {"n": "2000", "seed": "3"}."""
     _, _, rest = spec.partition(":")
     out: dict[str, str] = {}
-    for part in filter(None, (p.strip() for p in rest.split(","))):
+    for part in option_parts("workload", rest, spec):
         key, sep, value = part.partition("=")
-        if not sep:
-            raise ConfigError("workload", f"expected key=value in {spec!r}, got {part!r}")
         key = key.strip()
+        if not sep or not key:
+            raise ConfigError("workload", f"expected key=value in {spec!r}, got {part!r}")
         if key in out:
             raise ConfigError(f"{spec.partition(':')[0].strip()}.{key}",
                               f"is given twice in {spec!r} ({key}={out[key]} and "
