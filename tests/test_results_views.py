@@ -128,3 +128,42 @@ def test_where_matches_a_value_holding_commas_as_a_whole(tmp_path, capsys):
     runs, err = kept("checkpoint=young:cost=60,mtbf=86400,fixed:interval=600,cost=60")
     assert "no run has workload.checkpoint=young:cost=60,mtbf=86400,fixed:interval=600," \
         "cost=60; its values" in err
+
+
+FAILURES_SPEC = """name = "fl"
+seeds = [1]
+metrics = ["mean_wait", "failures"]
+[workloads.lub]
+generator = "lublin"
+n = 40
+machine = 32
+failures = ["synthetic:mtbf=200000,seed=1", "synthetic:mtbf=20000,seed=1"]
+[[schedulers]]
+name = "easy"
+[[figures]]
+name = "w"
+x = "failures"
+y = "mean_wait"
+"""
+
+
+def test_a_bare_name_that_is_a_metric_and_an_input_is_the_metric_and_results_say_so(
+        tmp_path, capsys):
+    # `failures` is both the metric (a count) and, after its prefix, the input
+    # `workload.failures` (the source). In results it is the metric, with a note naming the
+    # input's column; a figure's x names inputs only, so there it is the source.
+    from ckptsim.experiments.spec import load_spec
+
+    spec, out = tmp_path / "fl.toml", tmp_path / "o"
+    spec.write_text(FAILURES_SPEC)
+    _sweep(spec, out, capsys)
+    assert load_spec(spec).figures[0].x == "workload.failures"
+    assert main(["results", str(out), "--group-by", "failures", "--csv", "-"]) == 0
+    got = capsys.readouterr()
+    rows = list(csv.DictReader(io.StringIO(got.out)))
+    counts = sorted(float(r["failures"]) for r in load_results(out)[0])
+    assert sorted(float(r["failures"]) for r in rows) == counts and counts[0] < counts[1]
+    assert ("note: failures is the metric failures; for the input of that name, write "
+            "workload.failures") in got.err
+    assert main(["results", str(out), "--group-by", "workload.failures"]) == 0
+    assert "note: failures is" not in capsys.readouterr().err

@@ -161,6 +161,7 @@ def cmd_results(args: argparse.Namespace) -> int:
               "(a metric of some schedulers or components only), so they are not shown",
               file=sys.stderr)
     inputs = [c for c in manifest.get("inputs", []) if c in columns]
+    _note_shadowed(args, columns)
     if args.versus is not None:
         return _versus(args, rows, columns, inputs, by, metrics, manifest) or status
     if args.relative:
@@ -253,6 +254,22 @@ def _warn_damaged_runs(root: str, damaged: list[tuple[str, str]]) -> int:
               "shown: rerun the sweep to recompute them (it sets damaged files aside in "
               "DIR/damaged)", file=sys.stderr)
     return 2 if damaged else 0
+
+
+def _note_shadowed(args: argparse.Namespace, columns: list[str]) -> None:
+    """Say which column a bare name means where an input has the same name after its prefix
+    (`--group-by failures` is the metric `failures`, not the input `workload.failures`)."""
+    from ckptsim.experiments.columns import RUN_COLUMNS, shadowed
+
+    typed = [*(args.group_by or ()), *(w.partition("=")[0].strip() for w in args.where or ()),
+             *([args.versus.partition("=")[0].strip()] if args.versus else [])]
+    for name in dict.fromkeys(typed):
+        other = shadowed(name, columns)
+        if other:
+            kind = ("run column" if name in (*RUN_COLUMNS, "workload", "scheduler", "seed")
+                    else "metric")
+            print(f"note: {name} is the {kind} {name}; for the input of that name, write "
+                  f"{' or '.join(other)}", file=sys.stderr)
 
 
 def _note_pooled(pooled: list[str]) -> None:

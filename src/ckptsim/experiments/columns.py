@@ -54,6 +54,14 @@ def resolve(name: str, available: Iterable[str]) -> str:
                    f"{', '.join(shown)}")
 
 
+def shadowed(name: str, columns: Iterable[str]) -> list[str]:
+    """The prefixed columns a bare `name` does not designate because a column has that very
+    name (the metric `failures` and the input `workload.failures`): `resolve` picks the bare
+    one, which a user grouping or filtering by the input may not expect."""
+    cols = list(columns)
+    return [p + name for p in PREFIXES if p + name in cols] if name in cols else []
+
+
 def short_names(columns: Iterable[str]) -> list[str]:
     """Columns as a user may write them: without prefix where that is unambiguous."""
     cols = list(columns)
