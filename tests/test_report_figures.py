@@ -31,9 +31,11 @@ def test_which_metrics_cannot_be_negative(name, sign):
 def test_error_bars_stop_at_the_floor():
     points = [(1, 1.0, 3.0, 5), (2, 10.0, 3.0, 5), (3, 2.0, float("nan"), 1)]
     below, above = _errors(points, 0.0)
-    assert list(below) == [1.0, 3.0, 0.0] and list(above) == [3.0, 3.0, 0.0]
+    # A single run draws no bar (NaN), not a zero-length one whose caps look certain.
+    assert list(below[:2]) == [1.0, 3.0] and list(above[:2]) == [3.0, 3.0]
+    assert np.isnan(below[2]) and np.isnan(above[2])
     below, above = _errors(points)  # a signed quantity: the whole interval
-    assert list(below) == [3.0, 3.0, 0.0]
+    assert list(below[:2]) == [3.0, 3.0] and np.isnan(below[2])
     assert _errors([(1, 1.0, float("nan"), 1)], 0.0) is None
 
 
@@ -82,7 +84,8 @@ def test_page_error_bars_stop_at_zero():
     from ckptsim.experiments.papers.common import clipped
 
     below, above = clipped([83.6, 5.0, 2.0], [226.0, 1.0, float("nan")])
-    assert list(below) == [83.6, 1.0, 0.0] and list(above) == [226.0, 1.0, 0.0]
+    assert list(below[:2]) == [83.6, 1.0] and list(above[:2]) == [226.0, 1.0]
+    assert np.isnan(below[2]) and np.isnan(above[2])  # a single run: no bar, no caps
 
 
 @pytest.mark.parametrize("kind", ["line", "bar"])
@@ -198,3 +201,43 @@ def test_long_values_are_written_on_several_lines(monkeypatch, tmp_path):
                      "\ndist=weibull", "synthetic:mtbf=500000,\nrepair_mean=3600"]
     assert panels.axes[0].get_title() == "workload.failures = " + ticks[0]
     assert [t.get_text() for t in panels.legends[0].get_texts()] == ticks
+
+
+def test_a_point_of_one_run_has_no_error_bar_and_the_caption_says_which(tmp_path):
+    """A point over a single run has no interval: no bar and no caps are drawn (a
+    zero-length bar would look certain), and the caption names it; when every point is one
+    run, the caption says there are no intervals instead of promising error bars."""
+    from ckptsim.experiments.figures import figure_data, single_points
+    from ckptsim.experiments.report import _figure
+
+    rows = [{"status": "ok", "scheduler": k, "seed": s, "mean_wait": 10.0 * s + len(k)}
+            for k, seeds in [("easy", (1, 2, 3)), ("cons", (1,))] for s in seeds]
+    fig = FigureSpec(name="w", kind="line", x="scheduler", y="mean_wait")
+    data = figure_data(fig, rows)
+    assert single_points(data) == ([(None, None, "cons")], 2)
+    png, svg = draw(fig, rows, tmp_path, data=data)
+    caption = _figure(fig, png, svg, ["scheduler"], single=single_points(data))["caption"]
+    assert "error bars: 95% confidence interval. No error bar where a point is one run: " \
+           "scheduler = cons." in caption
+    one = [r for r in rows if r["seed"] == 1]
+    data = figure_data(fig, one)
+    png, svg = draw(fig, one, tmp_path, data=data)
+    caption = _figure(fig, png, svg, ["scheduler"], single=single_points(data))["caption"]
+    assert "One run per point: no replications, so no confidence interval." in caption
+    assert "error bars" not in caption
+
+
+def test_a_single_run_draws_no_cap(tmp_path):
+    """The line figure's error bars: the point of one run has no bar segment and no cap."""
+    import matplotlib
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    from ckptsim.experiments.figures import _lines
+
+    ax = Figure().subplots()
+    _lines(ax, {None: [(1, 5.0, 1.0, 3), (2, 6.0, float("nan"), 1)]}, {None: ("C0", None)}, 0.0)
+    caps = [c for c in ax.get_children() if isinstance(c, matplotlib.lines.Line2D)
+            and c.get_marker() == "_"]
+    ys = sorted(float(y) for c in caps for y in c.get_ydata() if np.isfinite(float(y)))
+    assert ys == [4.0, 6.0]  # the caps of the first point only (mean 5 ± 1)

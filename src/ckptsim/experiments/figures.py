@@ -135,6 +135,14 @@ def infinite_points(fig: FigureSpec, rows: Sequence[dict[str, Any]],
             for g, pts in groups.items() for p in pts if p[3] and not math.isfinite(p[1])]
 
 
+def single_points(data: Points) -> tuple[list[tuple[Any, Any, Any]], int]:
+    """((facet, group, x) of the drawn points that are one run each: they have no interval,
+    and no error bar; the number of drawn points)."""
+    drawn = [(facet, g, p) for facet, groups in data.items() for g, pts in groups.items()
+             for p in pts if p[3] and math.isfinite(p[1])]
+    return [(facet, g, p[0]) for facet, g, p in drawn if p[3] == 1], len(drawn)
+
+
 def draw(fig: FigureSpec, rows: Sequence[dict[str, Any]], folder: Path,
          columns: Sequence[str] = (), data: Points | None = None) -> list[Path]:
     """Draw `fig` as PNG and SVG in `folder`; return the two paths (`data`:
@@ -209,13 +217,13 @@ def _plain() -> Any:
 
 def _errors(points: list[tuple[Any, float, float, int]],
             floor: float | None = None) -> np.ndarray | None:
-    """Error bar half-widths (below, above); none at all where there is a single
-    replication.  With `floor` (0 for a quantity that cannot be negative) a bar stops there:
-    the interval's part below it is not drawn."""
+    """Error bar half-widths (below, above); NaN, which draws no bar (no caps either, which a
+    zero-length bar would draw as if the mean were certain), where a point has a single run,
+    and None when every point has.  With `floor` (0 for a quantity that cannot be negative) a
+    bar stops there: the interval's part below it is not drawn."""
     half = np.array([p[2] for p in points], dtype=np.float64)
     if np.isnan(half).all():
         return None
-    half = np.nan_to_num(half, nan=0.0)
     below = half.copy()
     if floor is not None:
         means = np.array([p[1] for p in points], dtype=np.float64)

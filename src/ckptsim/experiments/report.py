@@ -32,6 +32,7 @@ from ckptsim.experiments.figures import (
     failed_points,
     figure_data,
     infinite_points,
+    single_points,
     without_value,
 )
 from ckptsim.experiments.results import PARTIAL_NOTE, group, partial, shown_inputs
@@ -87,7 +88,7 @@ def make_report(store_dir: str | Path, out: str | Path | None = None,
         report.figures += paths
         sections.append(_figure(fig, paths[0], paths[1], inputs, without_value(fig, rows),
                                 infinite_points(fig, rows, data),
-                                failed_points(fig, rows, data)))
+                                failed_points(fig, rows, data), single_points(data)))
     chart = None
     if gantt is not None:
         chart = _gantt(store_dir, gantt, rows, manifest, folder, report)
@@ -134,11 +135,14 @@ def _fmt(value: Any) -> str:
 def _figure(fig: FigureSpec, png: Path, svg: Path, columns: Sequence[str],
             missing: tuple[int, int] = (0, 0),
             infinite: Sequence[tuple[Any, Any, Any, float]] = (),
-            failed: tuple[int, Sequence[tuple[Any, Any, Any]]] = (0, ())) -> dict[str, Any]:
+            failed: tuple[int, Sequence[tuple[Any, Any, Any]]] = (0, ()),
+            single: tuple[Sequence[tuple[Any, Any, Any]], int] = ((), 0)) -> dict[str, Any]:
     """A figure of the page: its SVG embedded, its caption, links to its files; `missing`:
     (runs without a value of its metric, runs it shows); `infinite`: the points not drawn
     since their mean is infinite (`figures.infinite_points`); `failed`: the failed runs it
-    selects and the points they leave without a run (`figures.failed_points`)."""
+    selects and the points they leave without a run (`figures.failed_points`); `single`: the
+    points of one run, drawn without an error bar, and the points drawn
+    (`figures.single_points`)."""
     data = base64.b64encode(svg.read_bytes()).decode("ascii")
 
     def label(c: str) -> str:
@@ -152,7 +156,10 @@ def _figure(fig: FigureSpec, png: Path, svg: Path, columns: Sequence[str],
     if fig.where:
         what += "; only " + ", ".join(
             f"{label(k)} = {' or '.join(str(x) for x in v)}" for k, v in fig.where.items())
-    caption = f"{what}. Mean over replications, error bars: 95% confidence interval."
+    if single[0] and len(single[0]) == single[1]:
+        caption = f"{what}. One run per point: no replications, so no confidence interval."
+    else:
+        caption = f"{what}. Mean over replications, error bars: 95% confidence interval."
     if missing[0]:
         caption += (f" {missing[0]} of the {missing[1]} runs it shows have no value of "
                     f"{fig.y} (missing or NaN): each point is the mean over its runs that "
@@ -161,6 +168,11 @@ def _figure(fig: FigureSpec, png: Path, svg: Path, columns: Sequence[str],
         at = [(fig.facet_by, facet), (fig.group_by, g), (fig.x, x)]
         return ", ".join(f"{label(c)} = {v}" for c, v in at if c)
 
+    if single[0] and len(single[0]) < single[1]:
+        shown = "; ".join(where(*p) for p in single[0][:5])
+        more = len(single[0]) - 5
+        caption += (f" No error bar where a point is one run: {shown}"
+                    f"{f' and {more} more' if more > 0 else ''}.")
     if failed[0]:
         caption += (f" {failed[0]} run{'s' if failed[0] > 1 else ''} it selects failed and "
                     f"{'are' if failed[0] > 1 else 'is'} left out.")

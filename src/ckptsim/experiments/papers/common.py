@@ -151,11 +151,11 @@ def save(fig: Any, path: Path) -> None:
 def clipped(means: Any, halves: Any, floor: float = 0.0) -> Any:
     """Error bars (below, above) of 95% half-widths for a quantity that cannot go below
     `floor` (a time, an energy, a fraction): the part of an interval below it is not drawn.
-    NaN half-widths draw no bar."""
+    NaN half-widths (a single run) draw no bar and no caps."""
     import numpy as np
 
     m = np.asarray(means, dtype=float)
-    h = np.nan_to_num(np.asarray(halves, dtype=float), nan=0.0)
+    h = np.asarray(halves, dtype=float)
     return np.vstack([np.clip(np.minimum(h, m - floor), 0.0, None), h])
 
 
