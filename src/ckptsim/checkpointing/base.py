@@ -16,9 +16,9 @@ Every policy has the cost parameters of `CostParams`:
 `interval(delta, M, R)` is the compute time between two checkpoints (inf: never).  A policy
 whose interval changes from one checkpoint to the next (`dynamic = True`) overrides
 `next_interval(delta, M, R, ctx)` instead; the component asks it before every checkpoint with
-an `IntervalContext` (the job, its checkpoints since it was last allocated, the time the
-interval is counted from, that time's seconds past the wall-clock hour, the run's seed, and
-whether the job's cluster is open at a given time).
+an `IntervalContext` (the job, its intervals ended since it was last allocated: checkpoints
+completed or skipped, the time the interval is counted from, that time's seconds past the
+wall-clock hour, the run's seed, and whether the job's cluster is open at a given time).
 Static policies are asked once per job, as before.
 """
 
@@ -61,7 +61,9 @@ class IntervalContext:
     """What a dynamic policy sees when it picks a job's next interval."""
 
     job: int  # the job's index
-    count: int  # checkpoints of the job completed since it was last allocated nodes
+    # intervals of the job ended since it was last allocated nodes: its checkpoints
+    # completed, and the due ones a skip policy skipped
+    count: int
     at: float  # the time the interval is counted from (the job's progress (re)starts)
     hour_s: float  # seconds past the wall-clock hour at `at` (the availability epoch)
     seed: int  # the run's seed (for a policy's random component)

@@ -169,7 +169,7 @@ class Checkpointer(DeferAgent, PlanAgent, Component):
         self.recover: set[int] = set()  # jobs killed after a save: their restart pays R
         self.restarting: dict[int, float] = {}  # job index -> end of the restart it pays
         self.per_job: dict[int, tuple[float, float]] = {}  # job index -> (delta, tau)
-        self.since: dict[int, int] = {}  # job index -> checkpoints since its last allocation
+        self.since: dict[int, int] = {}  # job index -> intervals ended since its allocation
         self.hour_offset: float | None = None  # seconds past the hour at time 0
         self.hours: dict[int, Any] = {}  # group index -> its OpeningHours
         self.holding: dict[int, tuple[Job, float]] = {}  # opt: job -> (job, work at start)
@@ -272,7 +272,10 @@ class Checkpointer(DeferAgent, PlanAgent, Component):
             self._schedule(job)
             return
         if self.plan.skips and self._skips(job, now):
-            self._schedule(job)  # deferred to the next interval
+            # Deferred to the next interval: this one has ended (StartDelay's delay is over,
+            # Geometric's n moves on).
+            self.since[job.index] = self.since.get(job.index, 0) + 1
+            self._schedule(job)
             return
         delta, _ = self._plan(job)
         self.inflight[job.index] = now
