@@ -9,7 +9,7 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ckptsim.engine.provides import Progress, Suspensions, WorkCalendar
+from ckptsim.engine.provides import PowerStates, Progress, Suspensions, WorkCalendar
 from ckptsim.engine.state import RUNNING
 from ckptsim.platform.groups import GroupedPlatform
 from ckptsim.platform.hours import OpeningHours
@@ -229,6 +229,10 @@ class PlanAgent:
             saved = progress.work_at(job, now - delta) if progress is not None \
                 else job.progress(now - delta)
         sim.save_progress(job, min(saved, done))
+        meter: PowerStates | None = sim.provider(PowerStates)
+        saved_at = getattr(meter, "progress_saved", None)
+        if saved_at is not None:  # the node time since now - delta is what the kill loses
+            saved_at(job, now - delta)
         self.started += 1
         self.completed += 1
         self.since[job.index] = self.since.get(job.index, 0) + 1

@@ -257,6 +257,13 @@ class EnergyMeter(MachineStates, Component):
         if rec is not None:  # the unsaved node time starts again now
             self.jobs[job.index] = (*rec[:3], self.sim.now)  # type: ignore[union-attr]
 
+    def progress_saved(self, job: Job, at: float) -> None:
+        """Opt's checkpoint over [at, now], recorded at an eviction (`PowerStates`): the job's
+        unsaved node time starts at `at`, so the kill that follows loses those d seconds."""
+        rec = self.jobs.get(job.index)
+        if rec is not None and at > rec[3]:
+            self.jobs[job.index] = (*rec[:3], at)
+
     def on_checkpointed(self, job: Job) -> None:
         ck = self.ckpt.pop(job.index, None)
         if ck is not None:

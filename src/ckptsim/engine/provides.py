@@ -22,7 +22,8 @@ The protocols describe what the callers use, nothing more:
                      (the availability component)
 `WorkCalendar`       the calendar that maps run time to local time (the availability
                      component)
-`PowerStates`        which machines sleep, and the idle timeout (the energy meter)
+`PowerStates`        which machines sleep, the idle timeout, Opt's saves (the energy
+                     meter)
 `PowerManagement`    the power manager, linked to the energy meter (the power manager)
 ===================  =================================================================
 
@@ -146,6 +147,12 @@ class PowerStates(Protocol):
 
     def sleeps(self) -> int:
         """Machines put to sleep so far."""
+        ...
+
+    def progress_saved(self, job: Job, at: float) -> None:
+        """The job's progress was saved as of `at` <= now without a checkpoint phase (Opt's
+        checkpoint over [at, now], recorded at an eviction): its unsaved node time counts
+        from `at` (optional: the checkpoint component calls it when the meter has it)."""
         ...
 
 
