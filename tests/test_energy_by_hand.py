@@ -47,3 +47,27 @@ def test_opt_loses_the_energy_of_its_checkpoint_seconds_only(tmp_path, save, end
     none = simulate(w, "fcfs", platform=one_machine(tmp_path), check=True,
                     components={"availability": {"reboot": "03:00"}}).summary
     assert none["energy_lost_j"] == 100 * 10800
+
+
+# --- a job's share of a multi-core machine -------------------------------------------------------
+def test_a_job_on_one_core_of_two_is_charged_half_the_machine(tmp_path):
+    # One 2-core machine (100 / 40 W), a 1500 s job on one core, fixed 1000 s / 100 s; its
+    # machine's owner at [1300, 1400) kills it (on_unavailable = kill): checkpoint [1000,
+    # 1100) saved 1000 s, 200 s lost; back at 1400, R = 100 s, 500 s left: the end at 2000.
+    # The machine: active [0, 1300) and [1400, 2000) = 1900 s x 100 W, idle 100 s x 40 W.
+    # The job's share is 50 W: energy 1900 x 50, checkpoint 100 x 50, lost 200 x 50; the HTC
+    # jobs are charged the machine's 100 W over the same 1900 s.
+    owners = tmp_path / "owners.csv"
+    owners.write_text("machine,login,logout\nlab:0,1300,1400\n")
+    w = jobs([(0.0, 1500.0, 1, 1500.0)], 2)
+    r = simulate(w, "fcfs", platform=one_machine(tmp_path, cores=2), check=True,
+                 components={"availability": {"owners": str(owners), "on_unavailable": "kill"},
+                             "energy": {"htc": True}},
+                 checkpoint="fixed:interval=1000,cost=100")
+    s = r.summary
+    assert (r.table["end"][0], s["lost_work_s"]) == (2000.0, 200.0)
+    assert s["energy_j"] == 100 * 1900 + 40 * 100
+    assert r.table["energy"][0] == s["energy_jobs_j"] == 50 * 1900
+    assert s["energy_checkpoint_j"] == 50 * 100
+    assert s["energy_lost_j"] == 50 * 200
+    assert s["energy_htc_active_j"] == s["energy_htc_j"] == 100 * 1900
