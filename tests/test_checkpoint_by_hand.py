@@ -60,6 +60,7 @@ def counters(sim: Simulator) -> dict:
 # (before 28800 s), and the next one is due an interval later (seed 003 section 4: the
 # interval policies space "checkpoint evaluation events", the skip policies decide each one).
 LAB = "daily 08:00-18:00"
+WATTS = {"active": 100, "idle": 40, "sleep": 2}
 
 
 @pytest.mark.parametrize("policy, expected, end", [
@@ -83,6 +84,58 @@ def test_a_skipped_checkpoint_ends_its_interval(policy, expected, end):
     assert spy.begins == pytest.approx(expected)
     assert sim.jobs[0].end == pytest.approx(end)
     assert counters(sim)["checkpoints_skipped"] == (2 if "first=delay" in policy else 1)
+
+
+# --- C(n): a short job, a wake-up, a checkpoint due at the end ----------------------------------
+WAKE_SWF = """; MaxProcs: 1
+1 0 -1 60 1 -1 -1 1 60 -1 1 1 1 1 1 1 -1 -1
+2 500 -1 300 1 -1 -1 1 300 -1 1 1 1 1 1 1 -1 -1
+"""
+WAKE_PLATFORM = """[types.pc]
+cores = 1
+power = { active = 100, idle = 40, sleep = 2, wake_time = 30 }
+
+[[groups]]
+name = "lab"
+machines = 1
+type = "pc"
+"""
+
+
+@pytest.mark.parametrize("order", ["api", "platform", "component first"])
+def test_fixed_counts_from_the_progress_start_and_skips_one_due_at_the_end(tmp_path, order):
+    # One machine, 30 s wake-ups, asleep 50 s after it is idle; fixed 100 s / 10 s.  Job 1
+    # (0, 60 s) is shorter than the interval: no checkpoint.  The machine sleeps at 110; job 2
+    # (500 s, 300 s) wakes it and starts its progress at 530: checkpoints at 630 and 740
+    # (100 and 200 s of work), the third would be due with the 300 s done: the end comes
+    # first, at 530 + 300 + 2 x 10 = 850.  Whatever the order of the components: the
+    # checkpoint component named before the energy meter, or the meter that a platform's
+    # power tables add after it.
+    if order == "api":
+        sim, spy = run([(0.0, 60.0, 1, 60.0), (500.0, 300.0, 1, 300.0)],
+                       "fixed:interval=100,cost=10",
+                       extra={"energy": {**WATTS, "wake_time": 30},
+                              "power": {"idle_timeout": 50}})
+        assert spy.begins == pytest.approx([630, 740])
+        assert [j.end for j in sim.jobs] == pytest.approx([60, 850])
+        assert [j.n_checkpoints for j in sim.jobs] == [0, 2]
+        assert sim.jobs[1].overhead == pytest.approx(30 + 20)
+        return
+    (tmp_path / "jobs.swf").write_text(WAKE_SWF)
+    (tmp_path / "lab.toml").write_text(WAKE_PLATFORM)
+    args = ["run", "--workload", str(tmp_path / "jobs.swf"), "--out", str(tmp_path / "out")]
+    if order == "platform":
+        args += ["--platform", str(tmp_path / "lab.toml"), "--component",
+                 "power:idle_timeout=50", "--checkpoint", "fixed:interval=100,cost=10"]
+    else:
+        args += ["--component", "checkpoint:policy=fixed:interval=100,cost=10", "--component",
+                 "energy:active=100,idle=40,sleep=2,wake_time=30", "--component",
+                 "power:idle_timeout=50"]
+    assert main(args) == 0
+    header, *rows = (tmp_path / "out" / "jobs.csv").read_text().splitlines()
+    got = [dict(zip(header.split(","), row.split(","), strict=True)) for row in rows]
+    assert [(j["end"], j["overhead"], j["n_checkpoints"]) for j in got] == \
+        [("60", "0", "0"), ("850", "50", "2")]
 
 
 # --- restarts: the next interval counts from the restart's end ----------------------------------

@@ -131,6 +131,18 @@ class CheckpointPolicy:
         return float(self.params.restart) if self.params.restart is not None else delta
 
 
+def job_memory_kb(workload: Any, index: int) -> float:
+    """The job's SWF memory per processor (KB): used, else requested; -1 when unknown."""
+    from ckptsim.workload.model import SWF_INDEX
+
+    row = workload.fields[index]
+    for name in ("used_memory", "requested_memory"):
+        value = float(row[SWF_INDEX[name]])
+        if value >= 0:
+            return value
+    return -1.0
+
+
 _registry: Registry[type[CheckpointPolicy]] = Registry("checkpoint policy", "checkpoint",
                                                        lambda: _load_builtin(),
                                                        base=CheckpointPolicy)

@@ -33,7 +33,7 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ckptsim.checkpointing.base import CheckpointPolicy, IntervalContext
+from ckptsim.checkpointing.base import CheckpointPolicy, IntervalContext, job_memory_kb
 from ckptsim.checkpointing.intervals import MIN_INTERVAL, checked_interval, too_short
 from ckptsim.checkpointing.plan_table import plan_value, table_value
 from ckptsim.components.checkpointagent import PLAN_COUNTERS, PlanAgent, calendar_of
@@ -169,6 +169,8 @@ class Checkpointer(DeferAgent, PlanAgent, Component):
         self.recover: set[int] = set()  # jobs killed after a save: their restart pays R
         self.restarting: dict[int, float] = {}  # job index -> end of the restart it pays
         self.per_job: dict[int, tuple[float, float]] = {}  # job index -> (delta, tau)
+        # job index -> (the time its next checkpoint is counted from, its overhead then)
+        self.counted: dict[int, tuple[float, float]] = {}
         self.since: dict[int, int] = {}  # job index -> intervals ended since its allocation
         self.hour_offset: float | None = None  # seconds past the hour at time 0
         self.hours: dict[int, Any] = {}  # group index -> its OpeningHours
@@ -212,7 +214,7 @@ class Checkpointer(DeferAgent, PlanAgent, Component):
             assert sim is not None
             memory = -1.0
             if self.policy.params.bandwidth is not None and self.policy.params.memory is None:
-                memory = _memory_kb(sim.workload, job.index)
+                memory = job_memory_kb(sim.workload, job.index)
             delta = self.policy.cost(job.size, memory)
             if self.policy.dynamic:  # next_interval answers before every checkpoint
                 got = self.per_job[job.index] = (delta, INF)
@@ -227,14 +229,16 @@ class Checkpointer(DeferAgent, PlanAgent, Component):
             got = self.per_job[job.index] = (delta, tau)
         return got
 
-    def _schedule(self, job: Job) -> None:
+    def _schedule(self, job: Job, base: float | None = None) -> None:
+        """The job's next checkpoint, tau after `base` (default: its progress start)."""
         sim = self.sim
         assert sim is not None
         old = self.token.pop(job.index, None)
         if old is not None:
             sim.cancel(old)
         delta, tau = self._plan(job)
-        base = max(job.anchor, sim.now)
+        if base is None:
+            base = max(job.anchor, sim.now)
         if self.policy.dynamic:
             if self.hour_offset is None:
                 self.hour_offset = _hour_offset(sim)
@@ -251,6 +255,7 @@ class Checkpointer(DeferAgent, PlanAgent, Component):
         at = base + tau
         if at < INF:
             self.token[job.index] = sim.at(at, self._make_fire(job), kind="checkpoint")
+            self.counted[job.index] = (base, -1.0 if job.ovh_rated else job.overhead)
             if self.defer:
                 self.due[job.index] = (base, at)
 
@@ -262,8 +267,12 @@ class Checkpointer(DeferAgent, PlanAgent, Component):
 
     def _fire(self, job: Job, now: float) -> None:
         self.token.pop(job.index, None)
+        base, overhead = self.counted.pop(job.index, (now, -1.0))
         if job.state is not RUNNING:
             return  # ended, killed, or the scheduler is checkpointing / moving it
+        if 0 <= overhead < job.overhead:  # held since tau was counted from base (a wake-up
+            self._schedule(job, base + job.overhead - overhead)  # after our on_start): later
+            return
         if self.defer and self._holds(job, now):
             return  # suspended by its owner: at the resume (`checkpointsuspend`)
         sim = self.sim
@@ -337,6 +346,7 @@ class Checkpointer(DeferAgent, PlanAgent, Component):
         now = sim.now
         idx = job.index
         self.holding.pop(idx, None)
+        self.counted.pop(idx, None)
         old = self.token.pop(idx, None)
         if old is not None:
             sim.cancel(old)
@@ -385,15 +395,3 @@ class Checkpointer(DeferAgent, PlanAgent, Component):
 def _hour_offset(sim: Simulator) -> float:
     """Seconds past the wall-clock hour at time 0 (the availability component's epoch)."""
     return float(calendar_of(sim).offset % 3600)
-
-
-def _memory_kb(workload: Any, index: int) -> float:
-    """The job's SWF memory per processor (KB): used, else requested; -1 when unknown."""
-    from ckptsim.workload.model import SWF_INDEX
-
-    row = workload.fields[index]
-    for name in ("used_memory", "requested_memory"):
-        value = float(row[SWF_INDEX[name]])
-        if value >= 0:
-            return value
-    return -1.0
