@@ -13,7 +13,8 @@ Two forms (`ckptsim run --out-jobs job|attempt`):
   over rows is the run's exact occupancy.
 
 Times are written as floats (``2409.0``), as Batsim does, so that readers (pandas, evalys)
-give every time column one float type.
+give every time column one float type.  ``consumed_energy`` is the job's energy when the energy
+meter runs, else -1 on every row, as Batsim writes it when it does not measure energy.
 
 A workload read from a Batsim file keeps its ids as written (`written_ids`): a job whose id
 was ``"w1!a7"`` is the row ``job_id`` ``a7``, ``workload_name`` ``w1`` (Batsim's job
@@ -37,6 +38,8 @@ if TYPE_CHECKING:
 
 #: The forms of out_jobs.csv (`--out-jobs`).
 PER = ("job", "attempt")
+#: `consumed_energy` of a run without the energy meter: Batsim's -1, energy not measured.
+UNMEASURED = "-1.0"
 
 
 def written_ids(workload: Any) -> dict[int, object] | None:
@@ -88,7 +91,7 @@ def write_batsim_jobs(table: JobTable, log: AllocationLog, path: Path,
                 name, wl = _identifier(ids[job_id], workload_name)
             else:
                 name, wl = job_id, workload_name
-            joules = repr(energy[k]) if energy is not None else "0.0"
+            joules = repr(energy[k]) if energy is not None else UNMEASURED
             meta = f"runtime={num(runtime[k])}"
             if per == "job" or not rows:
                 s, e, sub = start[k], end[k], submit[k]
@@ -107,7 +110,7 @@ def write_batsim_jobs(table: JobTable, log: AllocationLog, path: Path,
                     state = "1,COMPLETED_SUCCESSFULLY" if ended == "completed" else \
                         f"0,{_final_state(ended)}"
                     # The job's energy goes with its last attempt (the rows sum to it).
-                    spent = joules if n == len(rows) - 1 else "0.0"
+                    spent = joules if n == len(rows) - 1 or energy is None else "0.0"
                     add(_line(f"{name}#{attempt}", wl, sub, size[k], estimate[k],
                               state, float(s), float(e), texts[i], spent, meta))
                     sub = float(e)
