@@ -83,3 +83,36 @@ def test_a_platform_file_that_changed_draws_no_marks(tmp_path: Path, axes) -> No
     platform.write_text(platform.read_text().replace("machines = 10", "machines = 12"))
     plot_gantt(out, tmp_path / "h.png")
     assert (axes["lines"], axes["names"]) == ([], [])
+
+
+def test_cluster_names_that_would_overlap_are_left_out(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two one-node groups between two of 200 nodes: their names would cover each other, so
+    the chart names the larger clusters and the first of the two small ones, and no name it
+    shows overlaps another; every cluster's line is drawn."""
+    from matplotlib.axes import Axes
+
+    from ckptsim.plots.gantt import plot_gantt
+
+    notes: list = []
+    real_note = Axes.annotate
+
+    def annotate(self, text, *a, **k):
+        note = real_note(self, text, *a, **k)
+        notes.append(note)
+        return note
+
+    monkeypatch.setattr(Axes, "annotate", annotate)
+    platform = tmp_path / "four.toml"
+    platform.write_text('name = "four"\n[types.pc]\ncores = 1\n'
+                        + "".join(f'[[groups]]\nname = "{g}"\nmachines = {n}\ntype = "pc"\n'
+                                  for g, n in (("a", 200), ("b", 1), ("c", 1), ("d", 200))))
+    out = tmp_path / "run"
+    assert main(["run", "--workload", "lublin:n=40,seed=1,machine=402", "--platform",
+                 str(platform), "--out", str(out)]) == 0
+    plot_gantt(out, tmp_path / "g.png")
+    assert [n.get_text() for n in notes] == ["a", "b", "c", "d"]
+    shown = [n for n in notes if n.axes is not None]
+    assert [n.get_text() for n in shown] == ["a", "b", "d"]
+    boxes = [n.get_bbox_patch().get_window_extent() for n in shown]
+    assert not any(p.overlaps(q) for k, p in enumerate(boxes) for q in boxes[k + 1:])

@@ -190,15 +190,17 @@ def plot_gantt(run_dir: str | Path, path: str | Path, *, start: float | None = N
         y0, y1 = 0, max(top + 1, *(d[3] for d in down), _machine_size(summary))
     ax.set_ylim(y0, y1)
     # A multi-cluster platform: each cluster's first node, a line and the cluster's name.
+    names = []  # (nodes drawn, the name's annotation)
     for first, last, name in _clusters(summary):
         if first > y0 and first < y1:
             ax.axhline(first, color="#000000", linewidth=0.8, alpha=0.6, zorder=3)
         if last >= y0 and first < y1:
-            ax.annotate(name, (1.0, (max(first, y0) + min(last + 1, y1)) / 2),
-                        xycoords=("axes fraction", "data"), xytext=(-4, 0),
-                        textcoords="offset points", ha="right", va="center", fontsize=7,
-                        bbox={"boxstyle": "round,pad=0.2", "fc": "white", "alpha": 0.8,
-                              "lw": 0}, zorder=4)
+            low, high = max(first, y0), min(last + 1, y1)
+            names.append((high - low, ax.annotate(
+                name, (1.0, (low + high) / 2), xycoords=("axes fraction", "data"),
+                xytext=(-4, 0), textcoords="offset points", ha="right", va="center",
+                fontsize=7, bbox={"boxstyle": "round,pad=0.2", "fc": "white", "alpha": 0.8,
+                                  "lw": 0}, zorder=4)))
     ax.set_xlabel("time (s)")
     ax.set_ylabel("node")
     # Wrapped: a workload's title (a generator's options) can be wider than the chart.
@@ -212,11 +214,28 @@ def plot_gantt(run_dir: str | Path, path: str | Path, *, start: float | None = N
         handles.append(Patch(color="#000000", alpha=0.25, label="down"))
     if handles:
         ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8)
+    _leave_out_overlapping(fig, names)
     try:
         save_image(fig, path, png_software=True)
     finally:
         plt.close(fig)
     return Drawn(attempts, len(boxes))
+
+
+def _leave_out_overlapping(fig: Any, names: list[tuple[int, Any]]) -> None:
+    """Remove the cluster names that would cover another one shown (small clusters side by
+    side): the names of the clusters with the most nodes drawn are kept first, then in node
+    order."""
+    if len(names) < 2:
+        return
+    fig.draw_without_rendering()  # lays the figure out, so that the names have their places
+    shown: list[Any] = []
+    for _, note in sorted(names, key=lambda n: -n[0]):
+        box = note.get_bbox_patch().get_window_extent()
+        if any(box.overlaps(other) for other in shown):
+            note.remove()
+        else:
+            shown.append(box)
 
 
 def _summary(run: Path) -> dict[str, Any]:
