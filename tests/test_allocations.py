@@ -376,6 +376,11 @@ def test_gantt_without_allocations(tmp_path: Path, capsys: pytest.CaptureFixture
     assert capsys.readouterr().err == (f"ckptsim: error: DIR: {tmp_path / 'nowhere'}: no such "
                                        "folder (a run's folder, written by `ckptsim run ... "
                                        "--out DIR`)\n")
+    (tmp_path / "allocations.csv").write_text("job_id,attempt,start,end,nodes,ended\n")
+    assert main(["gantt", str(tmp_path / "allocations.csv")]) == 2  # a file of the folder
+    assert capsys.readouterr().err == (f"ckptsim: error: DIR: {tmp_path / 'allocations.csv'}: "
+                                       f"a file, not a run's folder (give its folder: "
+                                       f"{tmp_path})\n")
 
 
 def test_no_recorder_without_out(monkeypatch: pytest.MonkeyPatch,

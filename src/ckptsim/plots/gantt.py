@@ -100,6 +100,9 @@ def plot_gantt(run_dir: str | Path, path: str | Path, *, start: float | None = N
     """
     run = Path(run_dir)
     source = run / "allocations.csv"
+    if run.is_file():
+        raise ConfigError("DIR", f"{run}: a file, not a run's folder (give its folder: "
+                                 f"{run.parent})")
     if not run.is_dir():
         raise ConfigError("DIR", f"{run}: no such folder (a run's folder, written by "
                                  "`ckptsim run ... --out DIR`)")
