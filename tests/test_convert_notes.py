@@ -71,3 +71,25 @@ def test_convert_notes_a_grid_workloads_columns_swf_drops(tmp_path, capsys):
     assert capsys.readouterr().err == ""
     assert main(["convert", "lublin:n=20,seed=1", str(tmp_path / "l.swf")]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_convert_notes_batsim_ids_an_swf_file_cannot_keep(tmp_path, capsys):
+    """Ids such as 'w1!5' are job numbers (5), so no job is renumbered, but SWF keeps only the
+    number: the workload names were lost without a word."""
+    doc = {"nb_res": 4, "profiles": {"p": {"type": "delay", "delay": 10}},
+           "jobs": [{"id": jid, "subtime": k, "res": 1, "profile": "p"}
+                    for k, jid in enumerate(["w1!5", "w2!6"])]}
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps(doc))
+    assert main(["convert", str(path), str(tmp_path / "w.swf")]) == 0
+    assert capsys.readouterr().err == (
+        f"ckptsim: note: an SWF file has no place for {path}'s job ids as written ('w1!5', "
+        "...): its job numbers are the numbers after each id's last '!' (convert to .json to "
+        "keep the ids)\n")
+    assert main(["convert", str(path), str(tmp_path / "w.json.gz")]) == 0
+    assert capsys.readouterr().err == ""
+    plain = tmp_path / "n.json"  # integer ids are the job numbers: nothing is lost
+    plain.write_text(json.dumps({**doc, "jobs": [{**j, "id": k} for k, j in
+                                                 enumerate(doc["jobs"])]}))
+    assert main(["convert", str(plain), str(tmp_path / "n.swf")]) == 0
+    assert capsys.readouterr().err == ""

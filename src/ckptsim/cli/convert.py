@@ -79,12 +79,18 @@ def cmd_convert(args: argparse.Namespace) -> int:
                                                else "")
                  + "remove those jobs from the input first")
     else:
+        from ckptsim.workload.batsim import ID_COLUMN
         from ckptsim.workload.batsim_write import swf_fields
         from ckptsim.workload.swf_write import write_swf
 
         header = {k: v for k, v in w.header.items() if k not in ("MaxProcs", "MaxNodes")}
         header = {"MaxProcs": str(w.machine_size), **header}
         write_swf(args.out, swf_fields(w), header=header)
+        written = w.extra.get(ID_COLUMN)
+        if written is not None and not renumbered:  # the numbers are kept, not the ids
+            note(f"an SWF file has no place for {args.source}'s job ids as written "
+                 f"({str(written[0])!r}, ...): its job numbers are the numbers after each "
+                 "id's last '!' (convert to .json to keep the ids)")
         dropped = _unwritten_columns(w)
         if dropped:
             note(f"the workload's {', '.join(dropped)} columns have no SWF field and are not "
