@@ -1,0 +1,123 @@
+"""Numbers that docs/results/oliner.md writes by hand from its committed CSVs (outside the
+tables `ckptsim paper oliner tables` writes) are those the CSVs give, rounded as printed.
+
+Each test builds the page's sentence from the CSVs and looks for it in the page (whitespace
+folded, so that a line break inside a sentence does not matter).  Paired changes are computed
+as the claims and the paired tables compute them: per replication (`seed`), mean and 95%
+half-width (Student t) by `mean_ci`."""
+
+from __future__ import annotations
+
+import csv
+import math
+from functools import cache
+from pathlib import Path
+
+from ckptsim.experiments.stats import mean_ci
+
+RESULTS = Path(__file__).resolve().parents[1] / "docs" / "results"
+FOLDER = RESULTS / "oliner"
+MINUS = "\u2212"
+
+
+@cache
+def page() -> str:
+    return " ".join((RESULTS / "oliner.md").read_text().split())
+
+
+def quoted(sentence: str) -> None:
+    assert sentence in page(), f"docs/results/oliner.md does not say: {sentence}"
+
+
+@cache
+def rows(name: str) -> tuple[dict[str, float | str], ...]:
+    def value(text: str) -> float | str:
+        try:
+            return float(text)
+        except ValueError:
+            return text
+
+    with open(FOLDER / name, newline="") as fh:
+        return tuple({k: value(v) for k, v in r.items()} for r in csv.DictReader(fh))
+
+
+def row(name: str, **match: float | str) -> dict[str, float | str]:
+    found = [r for r in rows(name) if all(r[k] == v for k, v in match.items())]
+    assert len(found) == 1, (name, match, len(found))
+    return found[0]
+
+
+def fixed(x: float, digits: int = 0, sign: bool = False) -> str:
+    """`x` rounded half away from zero to `digits` decimals, thousands separated, with the
+    page's minus sign (and a + before a positive value with `sign`)."""
+    scale = 10 ** digits
+    magnitude = math.floor(abs(x) * scale + 0.5) / scale
+    text = f"{magnitude:,.{digits}f}"
+    if magnitude == 0:
+        return text
+    return (MINUS if x < 0 else "+" if sign else "") + text
+
+
+def paired(name: str, level: str, a0: float, a1: float, metric: str, relative: bool,
+           **match: float | str) -> tuple[float, float, float]:
+    """(mean, low, high) of `a1` against `a0` per replication, in % (relative) or points."""
+    mine = [r for r in rows(name) if all(r[k] == v for k, v in match.items())]
+    base = {r["seed"]: r[metric] for r in mine if r[level] == a0}
+    other = {r["seed"]: r[metric] for r in mine if r[level] == a1}
+    assert base and set(base) == set(other), (name, match)
+    diffs = [other[s] / base[s] - 1.0 if relative else other[s] - base[s] for s in base]
+    m, h, _ = mean_ci(diffs)
+    return 100 * m, 100 * (m - h), 100 * (m + h)
+
+
+def test_fig10_paired_gain_in_useful_work():
+    m, lo, hi = paired("fig10-replications.csv", "accuracy", 0.0, 1.0, "capacity_utilized",
+                       False, trace="LUBLIN-256", load_scale=1.0)
+    quoted(f"turns {fixed(m, 1, True)} point of lost capacity into useful work at c = 1.0, "
+           f"with an interval of {fixed(lo, 2, True)} … {fixed(hi, 1, True)} points")
+
+
+def test_failure_span_verdicts_that_change():
+    def points(reading: str, figure: str, level: str, a1: float, trace: str) -> tuple:
+        return paired(f"choices/span-{reading}/{figure}-replications.csv", level, 0.0, a1,
+                      "capacity_utilized", False, trace=trace, load_scale=1.0)
+
+    def text(p: tuple, digits: int = 1) -> str:
+        return f"{fixed(p[0], 1)} ({fixed(p[1], digits)} … {fixed(p[2], 1)})"
+
+    nasa_run, lub_run = (points("run", "fig7", "confidence", 0.1, "NASA"),
+                         points("run", "fig8", "confidence", 0.1, "LUBLIN-256"))
+    nasa_sub, lub_sub = (points("submit", "fig7", "confidence", 0.1, "NASA"),
+                         points("submit", "fig8", "confidence", 0.1, "LUBLIN-256"))
+    quoted(f"capacity used rises by {text(nasa_run).replace(' (', ' points (', 1)} on NASA "
+           f"and {text(lub_run)} on LUBLIN-256, against {text(nasa_sub)} and {text(lub_sub)} "
+           "under `submit`")
+    run = points("run", "fig10", "accuracy", 1.0, "LUBLIN-256")
+    submit = points("submit", "fig10", "accuracy", 1.0, "LUBLIN-256")
+    quoted(f"Capacity used rises by {fixed(run[0], 1)} points ({fixed(run[1], 1)} … "
+           f"{fixed(run[2], 1)}) instead of {text(submit, 2)}")
+
+
+def test_thirty_replications():
+    r30 = "replications-30/"
+    gain = paired(r30 + "fig8-replications.csv", "confidence", 0.0, 0.1, "capacity_utilized",
+                  False, trace="LUBLIN-256", load_scale=1.0)
+    quoted(f"Capacity used rises by {fixed(gain[0], 2)} points ({fixed(gain[1], 2)} … "
+           f"{fixed(gain[2], 2)}) from a = 0 to 0.1")
+    nasa = paired(r30 + "fig7-replications.csv", "confidence", 0.0, 0.1, "capacity_utilized",
+                  False, trace="NASA", load_scale=1.0)
+    quoted(f"become {fixed(nasa[0], 2, True)} ({fixed(nasa[1], 2, True)} … "
+           f"{fixed(nasa[2], 2, True)})")
+    # The flat claim: the largest change from a = 0.1 at c = 1.0, per workload.
+    for trace, verdict in (("LUBLIN-256", "`agrees` on LUBLIN-256 (the "),
+                           ("NASA", "NASA is still `inconclusive` (")):
+        steps = [paired(r30 + "fig6-replications.csv", "confidence", 0.1, a, "mean_response_bsld",
+                        True, trace=trace, load_scale=1.0) for a in (0.2, 0.3, 0.4, 0.5, 0.6,
+                                                                     0.7, 0.8, 0.9, 1.0)]
+        m, lo, hi = max(steps, key=lambda s: abs(s[0]))
+        quoted(f"{verdict}largest change {fixed(m, 1)}%, {fixed(lo, 1, True)} … "
+               f"{fixed(hi, 1, True)}%)")
+    for trace, label in (("NASA", "NASA"), ("LUBLIN-256", "LUBLIN-256")):
+        m, lo, hi = paired(r30 + "fig6-replications.csv", "confidence", 0.0, 0.1,
+                           "mean_response_bsld", True, trace=trace, load_scale=1.2)
+        quoted(f"{label}: {fixed(m, 1, True)}% ({fixed(lo, 1, True)} … {fixed(hi, 1, True)}%)")
