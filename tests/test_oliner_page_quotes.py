@@ -121,3 +121,66 @@ def test_thirty_replications():
         m, lo, hi = paired(r30 + "fig6-replications.csv", "confidence", 0.0, 0.1,
                            "mean_response_bsld", True, trace=trace, load_scale=1.2)
         quoted(f"{label}: {fixed(m, 1, True)}% ({fixed(lo, 1, True)} … {fixed(hi, 1, True)}%)")
+
+
+def change(ratio: float) -> str:
+    """A ratio as the page's signed whole percentage ("−12%", "+6%", "0%")."""
+    return f"{fixed(100 * (ratio - 1.0), 0, True)}%"
+
+
+def test_confidence_09_against_01_at_1000_failures():
+    def at(trace: str, a: float) -> float:
+        return row("fig3.csv", trace=trace, confidence=a, failure_count=1000.0)[
+            "mean_response_bsld"]
+
+    better = {t: 1.0 - at(t, 0.9) / at(t, 0.1) for t in ("SDSC", "LUBLIN-256")}
+    assert len({fixed(100 * b) for b in better.values()}) == 1
+    worse = at("NASA", 0.9) / at("NASA", 0.1) - 1.0
+    quoted(f"At 1,000 failures a = 0.9 is {fixed(100 * better['SDSC'])}% better than a = 0.1 on "
+           f"SDSC and LUBLIN-256 and {fixed(100 * worse)}% worse on NASA")
+
+
+def test_the_log_rate_does_not_collapse_the_machine():
+    def zero(name: str, trace: str) -> dict:
+        return row(name, trace=trace, confidence=0.0, **(
+            {"failure_count": 0.0, "load_scale": 1.0} if name == "fig4.csv" else {}))
+
+    slow = {t: zero("lograte/fig6.csv", t) for t in ("SDSC", "NASA", "LUBLIN-256")}
+    free = {t: zero("fig4.csv", t)["mean_response_bsld"] for t in slow}
+    half = {t: 100 * r["mean_response_bsld_ci95"] / r["mean_response_bsld"]
+            for t, r in slow.items()}
+    s, n, lub = (slow[t]["mean_response_bsld"] for t in ("SDSC", "NASA", "LUBLIN-256"))
+    assert fixed(half["SDSC"]) == fixed(half["LUBLIN-256"])
+    quoted(f"SDSC's slowdown without prediction is {fixed(s)} against {fixed(free['SDSC'])} "
+           f"without failures ({change(s / free['SDSC'])}), NASA's {fixed(n, 1)} against "
+           f"{fixed(free['NASA'], 1)}, LUBLIN-256's {fixed(lub)} against "
+           f"{fixed(free['LUBLIN-256'])} ({change(lub / free['LUBLIN-256'])}); the 95% "
+           f"intervals are ±{fixed(half['SDSC'])}% of the mean on SDSC and LUBLIN-256 "
+           f"(±{fixed(half['NASA'])}% on NASA")
+
+
+def test_the_draws_table_quotes_its_csvs():
+    # "a = A: default ± half → new ± half" for the widest moves the table names.
+    text = page()
+    table = text[text.index("| workload | change of the mean, by level |"):]
+    for trace in ("SDSC", "NASA", "LUBLIN-256"):
+        default = {r["accuracy"]: r for r in rows("fig9.csv")
+                   if r["trace"] == trace and r["load_scale"] == 1.0}
+        new = {r["accuracy"]: r for r in rows("choices/draws-replication/fig9.csv")
+               if r["trace"] == trace}
+        moves = [new[a]["mean_response_bsld"] / default[a]["mean_response_bsld"]
+                 for a in new if 0 < a < 1]
+        cells = [c.strip() for c in table[table.index(f"| {trace} |"):].split("|")[2:5]]
+        assert cells[0] == f"{change(min(moves))} … {change(max(moves))}", trace
+        for part in cells[1].split("; "):
+            level = float(part[len("a = "):part.index(":")])
+            d, n = default[level], new[level]
+            assert part == (f"a = {level:g}: {fixed(d['mean_response_bsld'])} ± "
+                            f"{fixed(d['mean_response_bsld_ci95'])} → "
+                            f"{fixed(n['mean_response_bsld'])} ± "
+                            f"{fixed(n['mean_response_bsld_ci95'])}"), part
+        ratios = [new[a]["mean_response_bsld_ci95"] / default[a]["mean_response_bsld_ci95"]
+                  for a in new if 0 < a < 1]
+        summed = (sum(new[a]["mean_response_bsld_ci95"] for a in new if 0 < a < 1)
+                  / sum(default[a]["mean_response_bsld_ci95"] for a in new if 0 < a < 1))
+        assert cells[2] == f"{min(ratios):.2f} … {max(ratios):.2f} ({summed:.2f})", trace
