@@ -29,6 +29,19 @@ def quoted(sentence: str) -> None:
     assert sentence in page(), f"docs/results/oliner.md does not say: {sentence}"
 
 
+def table(header: str) -> list[list[str]]:
+    """The cells of the rows of the page's table whose header line starts with `header`."""
+    lines = (RESULTS / "oliner.md").read_text().splitlines()
+    found = [i for i, line in enumerate(lines) if line.startswith(header)]
+    assert len(found) == 1, header
+    out = []
+    for line in lines[found[0] + 2:]:
+        if not line.startswith("|"):
+            break
+        out.append([c.strip() for c in line.strip()[1:-1].split("|")])
+    return out
+
+
 @cache
 def rows(name: str) -> tuple[dict[str, float | str], ...]:
     def value(text: str) -> float | str:
@@ -161,16 +174,15 @@ def test_the_log_rate_does_not_collapse_the_machine():
 
 def test_the_draws_table_quotes_its_csvs():
     # "a = A: default ± half → new ± half" for the widest moves the table names.
-    text = page()
-    table = text[text.index("| workload | change of the mean, by level |"):]
-    for trace in ("SDSC", "NASA", "LUBLIN-256"):
+    lines = table("| workload | change of the mean, by level |")
+    assert [cells[0] for cells in lines] == ["SDSC", "NASA", "LUBLIN-256"]
+    for trace, *cells in lines:
         default = {r["accuracy"]: r for r in rows("fig9.csv")
                    if r["trace"] == trace and r["load_scale"] == 1.0}
         new = {r["accuracy"]: r for r in rows("choices/draws-replication/fig9.csv")
                if r["trace"] == trace}
         moves = [new[a]["mean_response_bsld"] / default[a]["mean_response_bsld"]
                  for a in new if 0 < a < 1]
-        cells = [c.strip() for c in table[table.index(f"| {trace} |"):].split("|")[2:5]]
         assert cells[0] == f"{change(min(moves))} … {change(max(moves))}", trace
         for part in cells[1].split("; "):
             level = float(part[len("a = "):part.index(":")])
@@ -184,3 +196,37 @@ def test_the_draws_table_quotes_its_csvs():
         summed = (sum(new[a]["mean_response_bsld_ci95"] for a in new if 0 < a < 1)
                   / sum(default[a]["mean_response_bsld_ci95"] for a in new if 0 < a < 1))
         assert cells[2] == f"{min(ratios):.2f} … {max(ratios):.2f} ({summed:.2f})", trace
+
+
+def test_the_jitter_table_quotes_its_csvs():
+    # Every row but `requeue=order` (whose runs are not committed): mean ± half-width,
+    # capacity lost and jobs killed of choices/jitter-J/fig3.csv at a = 0.
+    checked, trace = 0, ""
+    for cells in table("| workload | variant | mean bounded slowdown |"):
+        trace = cells[0] or trace
+        variant = cells[1]
+        if variant.startswith("default"):
+            jitter = "auto"
+        elif variant.startswith("`jitter="):
+            jitter = variant[len("`jitter="):variant.index("`", 1)]
+        else:
+            assert variant == "`requeue=order`", variant
+            continue
+        r = row(f"choices/jitter-{jitter}/fig3.csv", trace=trace, confidence=0.0)
+        mean, half = r["mean_response_bsld"], r["mean_response_bsld_ci95"]
+        assert cells[2] == (f"{fixed(mean)} (every replication)" if half == 0
+                            else f"{fixed(mean)} ± {fixed(half)}"), (trace, variant)
+        assert cells[4] == f"{fixed(100 * r['capacity_lost'], 1)}%", (trace, variant)
+        assert cells[5] == fixed(r["jobs_killed_by_failures"]), (trace, variant)
+        checked += 1
+    assert checked == 14
+    # The default's consistency with Fig. 3's a = 0 (ten replications).
+    sentence = []
+    for trace in ("SDSC", "NASA"):
+        mine = row("choices/jitter-auto/fig3.csv", trace=trace, confidence=0.0)
+        fig3 = row("fig3.csv", trace=trace, confidence=0.0, failure_count=4000.0)
+        sentence.append(f"{trace} {fixed(mine['mean_response_bsld'])} ± "
+                        f"{fixed(mine['mean_response_bsld_ci95'])} against "
+                        f"{fixed(fig3['mean_response_bsld'])} ± "
+                        f"{fixed(fig3['mean_response_bsld_ci95'])}")
+    quoted(", ".join(sentence))
