@@ -230,3 +230,41 @@ def test_the_jitter_table_quotes_its_csvs():
                         f"{fixed(fig3['mean_response_bsld'])} ± "
                         f"{fixed(fig3['mean_response_bsld_ci95'])}")
     quoted(", ".join(sentence))
+
+
+def test_how_many_points_at_1000_failures_are_within_the_noise():
+    # a = 0.1 against a = 0 at 1,000 failures, both loads: in how many a = 0.1's own interval
+    # holds a = 0's mean (the table's "within the interval"), and in how many a = 0.1's mean
+    # lies within a = 0's interval.
+    own = zeros = 0
+    names = []
+    for r in rows("fig4.csv"):
+        if r["failure_count"] == 1000.0 and r["confidence"] == 0.1:
+            base = row("fig4.csv", trace=r["trace"], load_scale=r["load_scale"],
+                       confidence=0.0, failure_count=1000.0)
+            gap = abs(r["mean_response_bsld"] - base["mean_response_bsld"])
+            if gap <= r["mean_response_bsld_ci95"]:
+                own += 1
+                names.append(f"{r['trace']} at c = {r['load_scale']:.1f}")
+            zeros += gap <= base["mean_response_bsld_ci95"]
+    words = {2: "two", 4: "four"}
+    quoted(f"in {words[own]} of the six ({' and '.join(names).replace(' at c = 1.0 and', ' and')})"
+           f" a = 0.1's own interval holds a = 0's mean ({words[zeros]} of the six lie within "
+           "a = 0's interval)")
+
+
+def test_the_csvs_said_to_hold_half_widths_of_rounding():
+    # Half-widths above 0 but at most 1e-12 of their mean: the CSVs the page lists, in its
+    # order (the folder's own, then lograte/, then choices/).
+    listed = set()
+    for path in FOLDER.rglob("*.csv"):
+        name = path.relative_to(FOLDER).as_posix()
+        for r in rows(name):
+            for column, half in r.items():
+                mean = r.get(column.removesuffix("_ci95"))
+                if (column.endswith("_ci95") and isinstance(mean, float)
+                        and 0 < half <= 1e-12 * abs(mean)):
+                    listed.add(name)
+    names = [f"`{n}`" for n in sorted(listed, key=lambda n: (n.count("/"), n.startswith("c"), n))]
+    quoted(f"where every replication is equal, {', '.join(names[:-1])} and {names[-1]} hold "
+           "half-widths of about 1e-16 of the mean")
