@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import math
+import re
 from functools import cache
 from pathlib import Path
 
@@ -268,3 +269,39 @@ def test_the_csvs_said_to_hold_half_widths_of_rounding():
     names = [f"`{n}`" for n in sorted(listed, key=lambda n: (n.count("/"), n.startswith("c"), n))]
     quoted(f"where every replication is equal, {', '.join(names[:-1])} and {names[-1]} hold "
            "half-widths of about 1e-16 of the mean")
+
+
+SEED = Path(__file__).resolve().parents[2] / "shared" / "seeds" / "004_7aecf13fef91b492.txt"
+#: Quoted phrases of the page that are its own words (column names, options), not the seed's.
+OWN = {"change against the default", "paired per replication"}
+
+
+def _dashes(text: str) -> str:
+    return re.sub(r"\s*([–-])\s*", r"\1", " ".join(text.split()))
+
+
+def test_the_seed_is_quoted_word_for_word():
+    # Each quotation of the page is the seed's text; one the seed's layout breaks (a figure's
+    # caption between two halves of a sentence) may match as two parts in order.
+    import pytest
+
+    if not SEED.exists():
+        pytest.skip(f"the seed document is not available (expected at {SEED})")
+    seed = _dashes(SEED.read_text())
+    quotes = {q for q in re.findall(r'"([^"`=]+)"', page()) if len(q.split()) >= 2} - OWN
+    assert len(quotes) >= 10
+
+    def found(quote: str) -> bool:
+        quote = _dashes(quote)
+        if quote in seed:
+            return True
+        words = quote.split(" ")
+        for k in range(1, len(words)):
+            head, tail = " ".join(words[:k]), " ".join(words[k:])
+            at = seed.find(head)
+            end = seed.find(tail, at + len(head)) if at >= 0 else -1
+            if end >= 0 and "Figure" in seed[at + len(head):end] and end - at < 2000:
+                return True
+        return False
+
+    assert [q for q in sorted(quotes) if not found(q)] == []
