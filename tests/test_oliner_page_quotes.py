@@ -305,3 +305,193 @@ def test_the_seed_is_quoted_word_for_word():
         return False
 
     assert [q for q in sorted(quotes) if not found(q)] == []
+
+
+# ----------------------------------------------------------------------------- Figs. 3-5
+def test_slowdown_against_the_number_of_failures():
+    def sdsc(count: float, trace: str = "SDSC") -> dict:
+        return row("fig4.csv", trace=trace, load_scale=1.0, confidence=0.0, failure_count=count)
+
+    free = sdsc(0.0)["mean_response_bsld"]
+    at500, at1000 = sdsc(500.0)["mean_response_bsld"], sdsc(1000.0)
+    rise = at1000["mean_response_bsld"] / free - 1.0
+    quoted(f"{fixed(100 * (at500 / free - 1))}% higher at 500 failures and "
+           f"{fixed(100 * rise)}% higher at 1,000 ({fixed(at1000['mean_response_bsld'], 1)} ± "
+           f"{fixed(at1000['mean_response_bsld_ci95'], 1)} against {fixed(free, 1)}, c = 1.0): "
+           f"at the seed's own point ours is {fixed(rise / 0.7, 1)} times the seed's ~70%")
+    quoted("SDSC: " + ", ".join(f"{fixed(sdsc(n)['mean_response_bsld'])} at {n:,.0f}"
+                                + (" failures" if n == 2000 else "")
+                                for n in (2000.0, 3000.0, 4000.0)))
+    kills = [fixed(sdsc(4000.0, t)["jobs_killed_by_failures"]) for t in ("SDSC", "NASA")]
+    quoted(f"on average {kills[0]} of SDSC's 4,000 failures kill a job, and {kills[1]} of "
+           "NASA's")
+    nasa = sdsc(500.0, "NASA")["mean_response_bsld"] / sdsc(0.0, "NASA")["mean_response_bsld"]
+    quoted(f"(×{fixed(nasa)} at 500 failures")
+
+
+def test_more_load_without_failures():
+    def at(c: float, n: float) -> float:
+        return row("fig5.csv", load_scale=c, failure_count=n)["mean_response_bsld"]
+
+    quoted(f"the slowdown goes from {fixed(at(1.0, 0.0))} at c = 1.0 to {fixed(at(1.2, 0.0))} at "
+           f"c = 1.2 (×{fixed(at(1.2, 0.0) / at(1.0, 0.0), 1)}), and from {fixed(at(1.0, 1000.0))}"
+           f" to {fixed(at(1.2, 1000.0))} at 1,000 failures "
+           f"(×{fixed(at(1.2, 1000.0) / at(1.0, 1000.0), 1)})")
+    unused = row("fig5.csv", load_scale=1.0, failure_count=0.0)["capacity_unused"]
+    quoted(f"The {fixed(100 * unused, 1)}% unused capacity at c = 1.0 becomes used")
+
+
+# ----------------------------------------------------------------------------- Figs. 6-10
+def test_balancing_paired_per_replication():
+    levels = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+    beyond = []
+    for trace in ("SDSC", "NASA", "LUBLIN-256"):
+        for c in (1.0, 1.2):
+            for a in levels:
+                m, lo, hi = paired("fig6-replications.csv", "confidence", 0.0, a,
+                                   "mean_response_bsld", True, trace=trace, load_scale=c)
+                if lo > 0 or hi < 0:
+                    beyond.append((trace, c, a, m, (hi - lo) / 2))
+    assert len(beyond) == 1 and beyond[0][3] < 0
+    trace, c, a, m, half = beyond[0]
+    quoted(f"the only level better than a = 0 beyond the noise is a = {a:g} on {trace} at "
+           f"c = {c:g} ({fixed(m)}% ± {fixed(half)} points)")
+    # The flat claim at c = 1.0: the largest change from a = 0.1, per workload.
+    parts = []
+    for trace in ("SDSC", "NASA", "LUBLIN-256"):
+        steps = [paired("fig6-replications.csv", "confidence", 0.1, a, "mean_response_bsld",
+                        True, trace=trace, load_scale=1.0) for a in levels[1:]]
+        m, lo, hi = max(steps, key=lambda s: abs(s[0]))
+        parts.append(f"{fixed(m)}% on {trace} ({fixed(lo)}% … {fixed(hi, 0, True)}%)")
+    parts[0] = parts[0].replace(" (", " (interval ")
+    quoted(f"the largest change from a = 0.1 is {parts[0]}, {parts[1]} and {parts[2]}")
+
+
+def test_capacity_paired_per_replication():
+    nasa = paired("fig7-replications.csv", "confidence", 0.0, 0.1, "capacity_utilized", False,
+                  trace="NASA", load_scale=1.0)
+    lub = paired("fig8-replications.csv", "confidence", 0.0, 0.1, "capacity_utilized", False,
+                 trace="LUBLIN-256", load_scale=1.0)
+    quoted(f"by {fixed(nasa[0], 1, True)} point on NASA (fig7-replications.csv, c = 1.0), with "
+           f"an interval of {fixed(nasa[1], 1, True)} … {fixed(nasa[2], 1, True)} points, and by "
+           f"{fixed(lub[0], 1, True)} point on LUBLIN-256 (fig8-replications.csv), "
+           f"{fixed(lub[1], 1, True)} … {fixed(lub[2], 1, True)} points")
+
+    def rise(name: str, level: str, c: float) -> str:
+        def used(a: float) -> float:
+            return row(name, load_scale=c, **{level: a})["capacity_utilized"]
+        return fixed(100 * (used(1.0) - used(0.0)), 1)
+
+    quoted(f"Utilisation rises by {rise('fig8.csv', 'confidence', 1.0)} point at c = 1.0 and "
+           f"{rise('fig8.csv', 'confidence', 1.2)} points at c = 1.2 from a = 0 to 1")
+    quoted(f"Utilisation rises by {rise('fig10.csv', 'accuracy', 1.0)} point at c = 1.0 and "
+           f"{rise('fig10.csv', 'accuracy', 1.2)} at c = 1.2 from accuracy 0 to 1")
+
+
+def test_tie_breaking_paired_per_replication():
+    parts = []
+    for trace in ("SDSC", "NASA", "LUBLIN-256"):
+        m, lo, hi = paired("fig9-replications.csv", "accuracy", 0.0, 1.0, "mean_response_bsld",
+                           True, trace=trace, load_scale=1.0)
+        digits = 1 if abs(hi) < 1 else 0
+        parts.append(f"{fixed(m, 0, True)}% on {trace} ({fixed(lo)}% … "
+                     f"{fixed(hi, digits, True)}%)")
+    parts[0] = parts[0].replace(" (", " (interval ")
+    quoted(f"changes the slowdown by {parts[0]}, {parts[1]} and {parts[2]}")
+    m, lo, hi = paired("fig9-replications.csv", "accuracy", 0.0, 0.1, "mean_response_bsld",
+                       True, trace="SDSC", load_scale=1.2)
+    quoted(f"but within the noise paired ({fixed(m, 0, True)}% ± {fixed((hi - lo) / 2)} points)")
+
+
+def test_the_log_rate_gains():
+    def changes(name: str, level: str, trace: str) -> tuple[list[float], int]:
+        mine = [r for r in rows(name) if r["trace"] == trace]
+        base = next(r for r in mine if r[level] == 0.0)
+        on = [r for r in mine if r[level] > 0]
+        clear = sum(abs(r["mean_response_bsld"] - base["mean_response_bsld"])
+                    > r["mean_response_bsld_ci95"] for r in on)
+        return [100 * (r["mean_response_bsld"] / base["mean_response_bsld"] - 1)
+                for r in on], clear
+
+    bal, bal_clear = changes("lograte/fig6.csv", "confidence", "SDSC")
+    tie, tie_clear = changes("lograte/fig9.csv", "accuracy", "SDSC")
+    assert max(bal) < 0 and tie_clear == 1
+    quoted(f"Balancing gains {fixed(-max(bal))}–{fixed(-min(bal))}% on SDSC at every level "
+           f"({fixed(sum(bal) / len(bal))}% on average over a > 0), beyond a = 0's interval at "
+           f"{bal_clear} of the {len(bal)} levels; tie-breaking {fixed(min(tie))} … "
+           f"{fixed(max(tie), 0, True)}% ({fixed(sum(tie) / len(tie))}% on average), beyond it "
+           "at one level")
+
+
+# ----------------------------------------------------------------------------- choices
+def test_the_rounding_table_quotes_its_csvs():
+    def pair(name: str, other: str, **match: float | str) -> str:
+        a, b = row(name, **match), row(other, **match)
+        return " | ".join(f"{a[m]:.3f} → {b[m]:.3f}" for m in ("capacity_utilized",
+                                                               "capacity_lost"))
+
+    lost = "choices/rounding-lost/"
+    sdsc = {"trace": "SDSC", "load_scale": 1.0}
+    lub = {"trace": "LUBLIN-256", "load_scale": 1.0, "failure_count": 1000.0}
+    want = [
+        ["SDSC", "no failures", pair("fig3.csv", lost + "fig3.csv", confidence=0.0,
+                                      failure_count=0.0, **sdsc)],
+        ["SDSC", "1,000 failures (the seed's own point), a = 0",
+         pair("fig3.csv", lost + "fig3.csv", confidence=0.0, failure_count=1000.0, **sdsc)],
+        ["SDSC", "1,000 failures, a = 0.1",
+         pair("fig3.csv", lost + "fig3.csv", confidence=0.1, failure_count=1000.0, **sdsc)],
+        ["LUBLIN-256", "1,000 failures, a = 0", pair("fig8.csv", lost + "fig8.csv",
+                                                      confidence=0.0, **lub)],
+        ["LUBLIN-256", "1,000 failures, a = 0.1 (balancing)",
+         pair("fig8.csv", lost + "fig8.csv", confidence=0.1, **lub)],
+        ["LUBLIN-256", "1,000 failures, accuracy 1 (tie-break)",
+         pair("fig10.csv", lost + "fig10.csv", accuracy=1.0, **lub)],
+    ]
+    got = [[c[0], c[1], " | ".join(c[2:])]
+           for c in table("| workload | point | utilised (default → `lost`) | lost |")]
+    assert got == want
+    # Fig. 8's and Fig. 10's verdicts under both readings.
+    for figure, level, a1 in (("fig8", "confidence", 0.1), ("fig10", "accuracy", 1.0)):
+        now, then = (paired(f"{where}{figure}-replications.csv", level, 0.0, a1,
+                            "capacity_utilized", False, trace="LUBLIN-256", load_scale=1.0)
+                     for where in (lost, ""))
+        now_text, then_text = (f"({fixed(p[1], 2)} … {fixed(p[2], 2)})" for p in (now, then))
+        assert re.search(rf"by {fixed(now[0], 2)}(?: points)? {re.escape(now_text)} instead of "
+                         rf"{fixed(then[0], 2)} {re.escape(then_text)}", page()), figure
+
+
+def test_the_failure_span_table_quotes_its_csvs():
+    # Failures, makespan, capacity lost and slowdown under `submit` and `run` (a = 0, c = 1.0).
+    got = table("| workload | failures (`submit` → `run`) |")
+    assert len(got) == 4
+    for cells in got:
+        trace, count = cells[0].split(", ")[0], float(cells[0].split(", ")[1].split(" ")[0]
+                                                      .replace(",", ""))
+        sub, run = (row(f"choices/span-{s}/fig3.csv", trace=trace, confidence=0.0,
+                        failure_count=count) for s in ("submit", "run"))
+        digits = 1 if sub["mean_response_bsld"] < 1000 else 0
+        assert cells[1:5] == [
+            f"{fixed(sub['failures'])} → {fixed(run['failures'])}",
+            f"{fixed(sub['makespan'] / 86400)} → {fixed(run['makespan'] / 86400)}",
+            f"{fixed(100 * sub['capacity_lost'], 1)}% → {fixed(100 * run['capacity_lost'], 1)}%",
+            f"{fixed(sub['mean_response_bsld'], digits)} → "
+            f"{fixed(run['mean_response_bsld'], digits)}"], cells[0]
+    # How much faster the tail's failures come than the submit span's.
+    ratios = []
+    for trace, count in (("NASA", 4000.0), ("LUBLIN-256", 1000.0), ("SDSC", 4000.0),
+                         ("SDSC", 1000.0)):
+        sub = row("choices/span-submit/fig3.csv", trace=trace, confidence=0.0,
+                  failure_count=count)
+        run = row("choices/span-run/fig3.csv", trace=trace, confidence=0.0, failure_count=count)
+        tail = run["makespan"] / 86400 - sub["days"]
+        ratios.append(((run["failures"] - count) / tail) / (count / sub["days"]))
+    quoted(f"the failures come {ratios[0]:.2f} times as fast as over the submit span on NASA at "
+           f"4,000, {ratios[1]:.2f} on LUBLIN-256 at 1,000, {ratios[2]:.2f} on SDSC at 4,000, and "
+           f"{ratios[3]:.1f} on SDSC at 1,000")
+    far = row("choices/span-run/fig3.csv", trace="LUBLIN-256", confidence=0.0,
+              failure_count=4000.0)
+    near = row("choices/span-submit/fig3.csv", trace="LUBLIN-256", confidence=0.0,
+               failure_count=4000.0)
+    quoted(f"LUBLIN-256 at 4,000 failures ends after {fixed(far['makespan'] / 86400)} days "
+           f"instead of {fixed(near['makespan'] / 86400)}, with {fixed(far['failures'])} "
+           f"failures and {fixed(100 * far['capacity_lost'])}% of its capacity lost")
