@@ -144,13 +144,16 @@ def value_check(name: str, param: str, folder: Path) -> Callable[[Any], Any]:
 
 
 def component_axes(problems: _Problems, loc: str, w: dict[str, Any], folder: Path,
-                   base: Path | None = None, reserved: Collection[str] = ()
+                   base: Path | None = None, reserved: Collection[str] = (),
+                   plugins: dict[str, tuple[type, str]] | None = None
                    ) -> dict[str, list[Any]]:
     """The grid axes of a workload's components: its alias keys and its `components` table,
     whose tables are named by a component's name or a plug-in's reference (a file path
     resolving against `base`, the spec's folder; its options then go by the plug-in's own
     name: ``starts.period``).  `reserved`: the workload's own option keys, which no
-    component may be named (its options would be read as theirs)."""
+    component may be named (its options would be read as theirs).  `plugins`: the plug-in
+    components the spec's workloads named so far (name -> class, the table naming it): the
+    runs find a component by its name, so two classes under one name are refused."""
     from ckptsim.experiments.specvalues import _as_axis
 
     axes: dict[str, list[Any]] = {}
@@ -171,13 +174,23 @@ def component_axes(problems: _Problems, loc: str, w: dict[str, Any], folder: Pat
     for name, values in table.items():
         where = f"{loc}.components.{name}"
         if name not in component_names():
-            found = _plugin(problems, where, name, base)
-            if found is None:
+            cls = _plugin(problems, where, name, base)
+            if cls is None:
                 continue
+            found = cls.name
             if found in named:
                 problems.add(where, f"names the component {found!r}, as "
                                     f"{loc}.components.{named[found]} does")
                 continue
+            other = (plugins or {}).get(found)
+            if other is not None and _defined_in(other[0]) != _defined_in(cls):
+                problems.add(where, f"names the component {found!r}, as {other[1]} does with "
+                                    f"another class ({_defined_in(other[0])}); a spec's runs "
+                                    "find a component by its name (and store its options "
+                                    f"as workload.{found}.*): give one of them another name")
+                continue
+            if plugins is not None:
+                plugins.setdefault(found, (cls, where))
             name = found
         if name in reserved:
             problems.add(where, f"names the component {name!r}, which is also the name of "
@@ -239,9 +252,9 @@ def _defaults(problems: _Problems, where: str, axes: dict[str, list[Any]], name:
     axes[option_key(name, fields[0].name)] = [fields[0].default]
 
 
-def _plugin(problems: _Problems, where: str, written: str, base: Path | None) -> str | None:
-    """The name of the plug-in component a spec's table names by reference (loaded here, so
-    that its options are known by that name), or None with the problem added."""
+def _plugin(problems: _Problems, where: str, written: str, base: Path | None) -> type | None:
+    """The plug-in component class a spec's table names by reference (loaded here, so that
+    its options are known by its name), or None with the problem added."""
     from ckptsim.plugins import resolve_file, split_reference
 
     ref = split_reference(written, component_names())
@@ -260,7 +273,15 @@ def _plugin(problems: _Problems, where: str, written: str, base: Path | None) ->
     except ConfigError as exc:
         problems.add(where, exc.message)
         return None
-    return cls.name
+    return cls
+
+
+def _defined_in(cls: type) -> str:
+    """Which plug-in class this is, for messages: its name and its file, else its module."""
+    import sys
+
+    file = getattr(sys.modules.get(cls.__module__), "__file__", None)
+    return f"{cls.__qualname__} of {file or cls.__module__}"
 
 
 def portable(components: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:

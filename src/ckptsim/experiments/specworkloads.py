@@ -146,6 +146,7 @@ def _workloads(problems: _Problems, doc: dict[str, Any], folder: Path,
         problems.add("workloads", "expected at least one [workloads.NAME] table")
         return {}
     out = {}
+    plugins: dict[str, tuple[type, str]] = {}  # plug-in components named so far
     for name, w in table.items():
         loc = f"workloads.{name}"
         if not _WORKLOAD_NAME.match(name):
@@ -153,14 +154,15 @@ def _workloads(problems: _Problems, doc: dict[str, Any], folder: Path,
         if not isinstance(w, dict):
             problems.add(loc, "expected a table with trace = PATH or generator = NAME")
             continue
-        spec = _workload(problems, loc, name, w, folder, base)
+        spec = _workload(problems, loc, name, w, folder, base, plugins)
         if spec is not None:
             out[name] = spec
     return out
 
 
 def _workload(problems: _Problems, loc: str, name: str, w: dict[str, Any],
-              folder: Path, base: Path | None = None) -> WorkloadSpec | None:
+              folder: Path, base: Path | None = None,
+              plugins: dict[str, tuple[type, str]] | None = None) -> WorkloadSpec | None:
     if ("trace" in w) == ("generator" in w):
         keys = f"; the table has: {', '.join(w)}" if "trace" not in w and w else ""
         problems.add(loc, "give exactly one of trace = PATH or generator = "
@@ -198,7 +200,8 @@ def _workload(problems: _Problems, loc: str, name: str, w: dict[str, Any],
     axes = {key: _as_axis(problems, f"{loc}.{key}", w[key], check, pair=key == "window")
             for key, check in options.items() if key in w}
     axes.update(component_axes(problems, loc, w, folder, base,
-                               reserved=(*options, "trace", "generator", "components", "zip")))
+                               reserved=(*options, "trace", "generator", "components", "zip"),
+                               plugins=plugins))
     zips = _zip_groups(problems, f"{loc}.zip", w["zip"], axes) if "zip" in w else ()
     check_combinations(problems, loc, axes, zips, folder)
     if kind == "lublin" and all(axes.get(k) for k in ("n", "machine", "typed")):
