@@ -5,7 +5,9 @@ as parameters or hooks silently missing."""
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import logging
+from typing import Any
 
 from ckptsim.errors import ConfigError
 from ckptsim.params import validate_params
@@ -37,6 +39,7 @@ def check_shape(cls: type, kind: str, key: str, what: str) -> None:
                                "bandwidth, memory, constant, restart and mtbf options, given "
                                "once for a whole + combination; docs/plugins.md)")
     _note_unknown_hooks(cls, what)
+    _check_signatures(cls, key, what)
     required = tuple(getattr(cls, "must_define", ()))
     if getattr(cls, "dynamic", False) is True:  # next_interval answers, not interval
         required = tuple("next_interval" if m == "interval" else m for m in required)
@@ -87,3 +90,77 @@ def _note_unknown_hooks(cls: type, what: str) -> None:
             f"{what}: {', '.join(odd)} {'is' if len(odd) == 1 else 'are'} named like a hook "
             f"but {'is' if len(odd) == 1 else 'are'} none, and never called; the hooks: "
             f"{', '.join(hooks)}")
+
+
+def _check_signatures(cls: type, key: str, what: str) -> None:
+    """Refuse a plug-in's method that overrides one of its ckptsim base (a hook, `schedule`,
+    `interval`, `counters`, `__init__`, ...) but cannot be called with the arguments the base's
+    takes, as ckptsim calls it: otherwise the run stopped in the engine's own code with a
+    TypeError (`schedule(self)` for `schedule(self, now)`)."""
+    for c in cls.__mro__:
+        if _builtin(c):
+            continue
+        for name, own in vars(c).items():
+            if name.startswith("_") and name != "__init__":
+                continue
+            base = next((b for b in cls.__mro__ if _builtin(b) and name in vars(b)), None)
+            if base is None:
+                continue
+            mine, theirs = _callable(own), _callable(vars(base)[name])
+            if mine is None or theirs is None or mine[0] != theirs[0]:
+                continue
+            args, kwargs = _arguments(theirs[1])
+            try:
+                mine[1].bind(*args, **kwargs)
+            except TypeError as exc:
+                code = getattr(getattr(own, "__func__", own), "__code__", None)
+                where = f" ({code.co_filename}, line {code.co_firstlineno})" if code else ""
+                raise ConfigError(key, f"{what}: {c.__name__}.{name}{_plain(*mine)}{where} "
+                                       "does not take the arguments ckptsim calls it with: "
+                                       f"{name}{_plain(*theirs)}, as {base.__name__} declares "
+                                       f"it ({exc})") from None
+
+
+def _builtin(c: type) -> bool:
+    return c is object or c.__module__.partition(".")[0] == "ckptsim"
+
+
+def _callable(value: Any) -> tuple[str, inspect.Signature] | None:
+    """(how it is bound, its signature with the bound argument left out) of a method defined
+    in a class body; None for anything else (an attribute, a property)."""
+    if isinstance(value, (classmethod, staticmethod)):
+        kind, func = type(value).__name__, value.__func__
+    elif inspect.isfunction(value):
+        kind, func = "method", value
+    else:
+        return None
+    try:
+        sig = inspect.signature(func)
+    except (TypeError, ValueError):
+        return None
+    params = list(sig.parameters.values())
+    if kind != "staticmethod" and params and params[0].kind in (
+            inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
+        params = params[1:]  # self, cls
+    return kind, sig.replace(parameters=params)
+
+
+def _arguments(sig: inspect.Signature) -> tuple[list[None], dict[str, None]]:
+    """Arguments for every parameter of a base method's signature: its positional ones by
+    position, its keyword-only ones by name (their values do not matter to `bind`)."""
+    P = inspect.Parameter
+    args = [None for p in sig.parameters.values()
+            if p.kind in (P.POSITIONAL_ONLY, P.POSITIONAL_OR_KEYWORD)]
+    kwargs = {p.name: None for p in sig.parameters.values() if p.kind is P.KEYWORD_ONLY}
+    return args, kwargs
+
+
+def _plain(kind: str, sig: inspect.Signature) -> str:
+    """A method's signature as written, without annotations: ``(self, now)``."""
+    text = str(sig.replace(parameters=[p.replace(annotation=inspect.Parameter.empty)
+                                       for p in sig.parameters.values()],
+                           return_annotation=inspect.Signature.empty))
+    first = {"method": "self", "classmethod": "cls"}.get(kind)
+    if first is None:
+        return text
+    return f"({first}{', ' if text != '()' else ''}{text[1:]}"
