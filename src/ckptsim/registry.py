@@ -102,6 +102,8 @@ class Registry(Generic[T]):
         #: Plug-ins loaded from outside the package, by their own names (the last one
         #: loaded under a name), so that a run's component names find their classes.
         self.plugins: dict[str, T] = {}
+        #: Installed entry points that failed to load (`loadable`): name -> the error.
+        self.broken: dict[str, str] = {}
         REGISTRIES[kind] = self
 
     def register(self, cls: T) -> T:
@@ -118,6 +120,19 @@ class Registry(Generic[T]):
         """The built-in names and those of the installed entry points."""
         self._load()
         return sorted(set(self.classes) | set(plugins.entry_points(self.kind)))
+
+    def loadable(self) -> dict[str, T]:
+        """The class of every name `names()` gives, by that name, for code that looks at all
+        of them (the metrics a spec may name, the lists of policies): an installed entry
+        point that does not load (its package's import error, a class of another kind) is
+        left out, with its error in `broken`, so that it stops only what names it."""
+        out: dict[str, T] = {}
+        for name in self.names():
+            try:
+                out[name] = self.classes[name]
+            except ConfigError as exc:
+                self.broken[name] = exc.message
+        return out
 
     def get(self, name: str | T) -> T:
         """The class of a name, a plug-in reference or entry point, or a class (checked)."""

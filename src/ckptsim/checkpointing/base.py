@@ -174,7 +174,7 @@ def parse_policy(spec: str, *, need_cost: bool = True) -> CheckpointPolicy:
 
 
 def interval_names() -> list[str]:
-    return [n for n in _registry.names() if _registry.classes[n].kind == "interval"]
+    return [n for n, cls in _registry.loadable().items() if cls.kind == "interval"]
 
 
 def split_part(part: str, spec: str, *, accepted: str = ""

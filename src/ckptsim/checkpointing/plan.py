@@ -56,8 +56,7 @@ def accepted_parts() -> str:
 
     by: dict[str, list[str]] = {"interval": [], "skip": [], "proactive": []}
     alone = []
-    for name in _registry.names():
-        cls = _registry.classes[name]
+    for name, cls in _registry.loadable().items():
         (alone if cls.before_eviction else by.setdefault(cls.kind, [])).append(name)
     text = ", ".join(by["interval"]) + "".join(f"; or {n} alone" for n in alone)
     return (f"interval policies ({text}), skip policies ({', '.join(by['skip'])}), "

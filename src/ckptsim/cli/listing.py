@@ -16,7 +16,9 @@ def cmd_components(args: argparse.Namespace) -> int:
         try:
             cls = get_component(name)
         except ConfigError as exc:
-            if not args.names or not _describe_policy(name):
+            if not args.names:  # an installed entry point that does not load
+                _broken(name, exc)
+            elif not _describe_policy(name):
                 raise exc from None
             continue
         _describe(cls.name if args.names else name, cls)
@@ -45,9 +47,21 @@ def cmd_schedulers(args: argparse.Namespace) -> int:
     from ckptsim.policies.base import get_scheduler, scheduler_names
 
     for name in args.names or scheduler_names():
-        cls = get_scheduler(name)
+        try:
+            cls = get_scheduler(name)
+        except ConfigError as exc:
+            if args.names:
+                raise
+            _broken(name, exc)  # an installed entry point that does not load
+            continue
         _describe(cls.name if args.names else name, cls)
     return 0
+
+
+def _broken(name: str, exc: ConfigError) -> None:
+    """An installed entry point that does not load, listed with its error in place of its
+    description: the others are listed still."""
+    print(f"{name}: cannot be loaded ({exc.message})")
 
 
 def _describe(name: str, cls: Any, skip: set[str] | frozenset[str] = frozenset()) -> None:

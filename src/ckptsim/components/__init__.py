@@ -24,6 +24,7 @@ from ckptsim.engine.components import (
     add_loader,
     alias_keys,
     build_components,
+    component_classes,
     component_names,
     get_component,
     known_component,
@@ -39,6 +40,6 @@ _load_builtin = package_loader("ckptsim.components", "register_component")
 
 add_loader(_load_builtin)
 
-__all__ = ["Component", "alias_keys", "build_components", "component_names", "get_component",
-           "known_component", "merge_counters", "portable_name", "register_component",
-           "split_component"]
+__all__ = ["Component", "alias_keys", "build_components", "component_classes",
+           "component_names", "get_component", "known_component", "merge_counters",
+           "portable_name", "register_component", "split_component"]

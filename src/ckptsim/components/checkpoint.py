@@ -125,15 +125,17 @@ class Checkpointer(DeferAgent, PlanAgent, Component):
         cost = {f.name for f in dataclasses.fields(CostParams)}
         lines = ["policies (parts joined by +; the cost options cost, bandwidth, memory, "
                  "constant, restart, mtbf and suspended once, in any part):"]
+        found = _registry.loadable()
         for kind in ("interval", "skip", "proactive"):
-            for name in _registry.names():
-                pol = _registry.classes[name]
+            for name, pol in found.items():
                 if pol.kind != kind:
                     continue
                 lines.append(f"  {name} [{kind}]: {pol.description}")
                 lines += [f"      {f.name} = {f.default!r}  ({describe_range(f)}) "
                           f"{f.metadata.get('help', '')}"
                           for f in dataclasses.fields(pol.Params) if f.name not in cost]
+        lines += [f"  {name}: cannot be loaded ({error})"
+                  for name, error in _registry.broken.items() if name not in found]
         return lines
 
     @classmethod

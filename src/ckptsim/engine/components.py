@@ -230,6 +230,12 @@ def component_names() -> list[str]:
     return _registry.names()
 
 
+def component_classes() -> dict[str, type[Component]]:
+    """The built-in and installed components' classes by name (an entry point that does not
+    load left out: `Registry.loadable`)."""
+    return _registry.loadable()
+
+
 def get_component(name: str) -> type[Component]:
     return _registry.get(name)
 

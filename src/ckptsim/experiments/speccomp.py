@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from ckptsim.components import (
     alias_keys,
+    component_classes,
     component_names,
     get_component,
     known_component,
@@ -109,8 +110,8 @@ def component_identity(components: dict[str, dict[str, Any]]) -> dict[str, Any]:
 def counter_names() -> list[str]:
     """The counters of every registered component (metrics a spec may name)."""
     out: list[str] = []
-    for name in component_names():
-        out += [c for c in get_component(name).counter_names if c not in out]
+    for cls in component_classes().values():
+        out += [c for c in cls.counter_names if c not in out]
     return out
 
 

@@ -88,11 +88,11 @@ def known_metrics() -> list[str]:
 
     global _METRICS
     if _METRICS is None:
-        from ckptsim.policies.base import get_scheduler, scheduler_names
+        from ckptsim.policies.base import scheduler_classes
 
         keys = _summary_keys()
-        for name in scheduler_names():  # the policies' own metrics
-            keys += [k for k in get_scheduler(name).counter_names if k not in keys]
+        for cls in scheduler_classes().values():  # the policies' own metrics
+            keys += [k for k in cls.counter_names if k not in keys]
         keys += [k for k in HTC_METRIC_NAMES if k not in keys]
         _METRICS = keys + [k for k in CLASS_METRIC_NAMES if k not in keys]
     return _METRICS + [k for k in counter_names() if k not in _METRICS]

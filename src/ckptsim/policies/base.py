@@ -133,6 +133,12 @@ def scheduler_names() -> list[str]:
     return _registry.names()
 
 
+def scheduler_classes() -> dict[str, type[Scheduler]]:
+    """The built-in and installed schedulers' classes by name (an entry point that does not
+    load left out: `Registry.loadable`)."""
+    return _registry.loadable()
+
+
 def get_scheduler(name: str | type[Scheduler]) -> type[Scheduler]:
     """A scheduler by name, plug-in reference (`file.py:Class`, `module:Class`), installed
     entry point (group `ckptsim.schedulers`) or class (see `ckptsim.plugins`)."""
@@ -177,5 +183,5 @@ _load_builtin = package_loader("ckptsim.policies", "register")
 
 
 __all__ = ["NoParams", "Scheduler", "SchedulerFactory", "describe_range", "get_scheduler",
-           "make_params", "param", "register", "scheduler_factory", "scheduler_identity",
-           "scheduler_names", "validate_params"]
+           "make_params", "param", "register", "scheduler_classes", "scheduler_factory",
+           "scheduler_identity", "scheduler_names", "validate_params"]
