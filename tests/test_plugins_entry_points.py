@@ -78,3 +78,26 @@ def test_the_lists_show_it_with_its_error(broken, capsys):
     assert "\nghost-meter: cannot be loaded (ghost-meter (entry point" in out
     assert "\n      ghost-policy: cannot be loaded (ghost-policy (entry point" in out
     assert "\n      fixed [interval]: " in out
+
+
+@pytest.mark.parametrize(("given", "said"), [
+    ("ghost", "ghost (entry point ckptsim_broken_gone:Ghost of ckptsim.schedulers): "
+              "ModuleNotFoundError: No module named 'ckptsim_broken_gone'"),
+    ("ckptsim_broken_gone.sched:Mine", "ckptsim_broken_gone.sched:Mine: cannot import "
+     "ckptsim_broken_gone.sched: ModuleNotFoundError: No module named 'ckptsim_broken_gone'"),
+])
+def test_a_module_that_is_not_there_is_named_without_pythons_own_lines(broken, capsys,
+                                                                        given, said):
+    """No file and line of importlib's (or ckptsim's) own code, which said nothing of it."""
+    assert main(["run", "--workload", WORKLOAD, "--scheduler", given]) == 2
+    assert capsys.readouterr().err == f"ckptsim: error: --scheduler: {said}\n"
+
+
+def test_an_import_error_in_the_plugins_module_names_its_line(tmp_path, monkeypatch, capsys):
+    (tmp_path / "ckptsim_needs.py").write_text("import os\nimport nmupy\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert main(["run", "--workload", WORKLOAD, "--scheduler", "ckptsim_needs:Mine"]) == 2
+    assert capsys.readouterr().err == (
+        f"ckptsim: error: --scheduler: ckptsim_needs:Mine: cannot import ckptsim_needs: "
+        f"{tmp_path / 'ckptsim_needs.py'}, line 2: ModuleNotFoundError: No module named "
+        "'nmupy'\n")

@@ -136,7 +136,7 @@ def load_reference(reference: str, key: str, base: type | None = None,
     except Exception as exc:  # an error of the user's code: say where
         file = getattr(exc, "filename", None) or _module_file(module)
         raise ConfigError(key, f"{reference}: cannot import {module}: "
-                               f"{_where(exc, file)}") from None
+                               f"{_where(exc, file, module)}") from None
     return _class_of(mod, name, reference, key, getattr(mod, "__file__", module), base, kind)
 
 
@@ -207,10 +207,14 @@ def _shadowing(folder: Path) -> list[str]:
     return out
 
 
-def _where(exc: BaseException, file: str | None) -> str:
-    """One line: the file and line of the error in the user's code, and the error."""
+def _where(exc: BaseException, file: str | None, module: str = "") -> str:
+    """One line: the file and line of the error in the user's code, and the error (none for
+    `module` itself, or a package of it, not installed: no code of the user's ran)."""
     line = None
-    if isinstance(exc, SyntaxError) and exc.filename and exc.lineno:
+    missing = getattr(exc, "name", None) if isinstance(exc, ModuleNotFoundError) else None
+    if missing and (module == missing or module.startswith(f"{missing}.")):
+        file = None
+    elif isinstance(exc, SyntaxError) and exc.filename and exc.lineno:
         file, line = exc.filename, exc.lineno
     else:
         frames = [f for f in traceback.extract_tb(exc.__traceback__)
@@ -297,7 +301,7 @@ def load_entry_point(kind: str, name: str, key: str) -> Any:
     except Exception as exc:
         file = getattr(exc, "filename", None) or _module_file(ep.module)
         raise ConfigError(key, f"{name} (entry point {ep.value} of {GROUPS[kind]}): "
-                               f"{_where(exc, file)}") from None
+                               f"{_where(exc, file, ep.module)}") from None
 
 
 def forget_entry_points() -> None:
