@@ -279,7 +279,31 @@ def check_class(obj: Any, base: type | None, kind: str, key: str, what: str,
         check_shape(obj, kind, key, what)
     if not own and (getattr(obj, "name", "") in builtin or not getattr(obj, "name", "")):
         obj.name = default or obj.__name__
+    if not _is_builtin(obj):
+        _note_code(obj)
     return obj
+
+
+#: The plug-ins' code (their package's folder, or their module's file): an error raised
+#: there is a plug-in's, one installed in site-packages too (`is_plugin_code`).
+_CODE: set[Path] = set()
+
+
+def _note_code(cls: type) -> None:
+    module = cls.__module__
+    for name in (module.partition(".")[0], module):
+        found = sys.modules.get(name)
+        paths = list(getattr(found, "__path__", None) or ())
+        file = getattr(found, "__file__", None)
+        if paths or file:
+            _CODE.update(Path(p).resolve() for p in (paths or [file]))
+            return
+
+
+def is_plugin_code(file: str | Path) -> bool:
+    """Whether `file` is a loaded plug-in's code (its module, or a module of its package)."""
+    path = Path(file).resolve()
+    return any(path == p or path.is_relative_to(p) for p in _CODE)
 
 
 def entry_points(kind: str) -> dict[str, Any]:

@@ -95,10 +95,13 @@ def _main(argv: Sequence[str] | None) -> int:
 
 def _user_line(exc: BaseException) -> str | None:
     """`file, line N` of the last frame of `exc`'s traceback in a user's file (a plug-in:
-    neither ckptsim's nor Python's nor an installed package's), or None."""
+    neither ckptsim's nor Python's nor an installed package's, unless it is the package of
+    a plug-in the command loaded), or None."""
     import sysconfig
     import traceback
     from pathlib import Path
+
+    from ckptsim.plugins import is_plugin_code
 
     own = Path(__file__).resolve().parents[1]
     skip = [own, *(Path(p).resolve() for p in {sysconfig.get_paths()["stdlib"],
@@ -110,6 +113,6 @@ def _user_line(exc: BaseException) -> str | None:
         if frame.filename.startswith("<") or not file.is_file():
             continue
         resolved = file.resolve()
-        if not any(resolved.is_relative_to(p) for p in skip):
+        if not any(resolved.is_relative_to(p) for p in skip) or is_plugin_code(resolved):
             found = f"{frame.filename}, line {frame.lineno}"
     return found
