@@ -155,6 +155,7 @@ def execute_run(run: Run) -> Outcome:
         result = simulate(w, run.scheduler_name, run.params, overrun=run.overrun,
                           check=run.check, daily=False, seed=run.seed,
                           components=run.components, platform=run.platform)
+        _check_plugins(run, result.plugins)
         row.update(status="ok", error_message=None)
         for key, value in result.summary.items():
             row[key if key not in row else f"metric.{key}"] = value
@@ -180,6 +181,19 @@ def execute_run(run: Run) -> Outcome:
                host=socket.gethostname(), pid=os.getpid(), ckptsim_version=__version__,
                error=error)
     return Outcome(row, jobs, cpu)
+
+
+def _check_plugins(run: Run, used: Sequence[dict[str, Any]]) -> None:
+    """Refuse to record a run that ran a plug-in file other than the one its id hashes (the
+    file was edited while the sweep ran): its row would be taken for the run of the file as
+    it was, and reused as such once the file is back as it was."""
+    from ckptsim.errors import ConfigError
+
+    for p in used:
+        if p.get("sha256") and p["sha256"] not in run.plugin_sha256:
+            raise ConfigError(str(p["file"]), "changed since the sweep read its spec (the run's "
+                                              "id hashes the file as it was then); run the "
+                                              "sweep again to run the file as it is now")
 
 
 def crashed_row(run: Run, reason: str) -> dict[str, Any]:

@@ -66,6 +66,9 @@ class Run:
     check: bool = False
     keep_jobs: bool = False
     columns: dict[str, Any] = dataclasses.field(default_factory=dict)
+    # The SHA-256 of the plug-in files the run id hashes (scheduler, components, checkpoint
+    # policies): a worker refuses to record a run whose plug-ins changed since.
+    plugin_sha256: tuple[str, ...] = ()
 
     def describe(self) -> str:
         inputs = {k.split(".", 1)[-1]: v for k, v in self.columns.items()
@@ -167,6 +170,7 @@ def build_matrix(spec: Spec) -> list[Run]:
 
 
 def _build_matrix(spec: Spec) -> list[Run]:
+    from ckptsim.plugins import source_sha256
     from ckptsim.policies.base import get_scheduler, make_params, scheduler_identity
 
     runs: list[Run] = []
@@ -184,7 +188,9 @@ def _build_matrix(spec: Spec) -> list[Run]:
             components = made_components(split_components(options))
             # Runs without components (or a platform) keep the identities they had before
             # components (and platforms) existed.
-            wid = {**identity, **source, **component_identity(components)}
+            cid = component_identity(components)
+            wid = {**identity, **source, **cid}
+            shas = {d for c in cid.values() for d in c.get("plugin_sources", ())}
             if platform is not None:
                 wid[PLATFORM] = platform.identity
             tid = {k: list(v) if k == "window" else v for k, v in transforms.items()}
@@ -194,6 +200,8 @@ def _build_matrix(spec: Spec) -> list[Run]:
                 cls = get_scheduler(s.name)
                 # A built-in's name; a plug-in's name and the SHA-256 of its source file.
                 sid = scheduler_identity(s.name)
+                own = source_sha256(cls)
+                digests = tuple(sorted(shas | ({own} if own else set())))
                 for point in grid.expand(s.params, s.zip):
                     prm = make_params(cls.Params, point)
                     params = dataclasses.asdict(prm)
@@ -213,7 +221,7 @@ def _build_matrix(spec: Spec) -> list[Run]:
                             scheduler=s.label,
                             scheduler_name=s.name, params=params, seed=seed,
                             overrun=s.overrun, check=spec.check, keep_jobs=spec.keep_jobs,
-                            columns=columns))
+                            columns=columns, plugin_sha256=digests))
     problems = _duplicates(runs) + _figure_problems(spec, runs)
     if problems:
         raise SpecError(str(spec.path), problems)
