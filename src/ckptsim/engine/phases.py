@@ -160,11 +160,16 @@ class Phases:
     def _migration_done(self, job: Job, now: float) -> None:
         raise NotImplementedError
 
+    def _checkpointed_again(self, job: Job, now: float, then: str) -> None:
+        raise NotImplementedError
+
     def _checkpoint_done(self, job: Job, now: float) -> None:
         job.work_saved = job.pending_save
         job.n_checkpoints += 1
         then = job.then
         policy = self.policy
+        if then != "continue":
+            self._checkpointed_again(job, now, then)  # engine/verbs.py
         if then == "continue":
             move(job, RUNNING)
             job.anchor = now

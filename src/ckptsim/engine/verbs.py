@@ -39,6 +39,9 @@ MAX_KILLS_AT_START = 10_000
 #: killed before it can end, over and over, without a checkpoint, never ends, and the clock
 #: (and the run's memory) grows without end.
 MAX_FRUITLESS_KILLS = 1_000_000
+#: Checkpoints that take a job's nodes (then requeue or suspend) in a row, kills among them,
+#: with the same saved progress after which a run stops: the job did no work between them.
+MAX_FRUITLESS_CHECKPOINTS = 10_000
 #: Why a job is killed: the policy's choice, a node failure, the platform taking its nodes
 #: back, the execution-time bound removing it (`ckptsim.components.bound`).
 KILL_REASONS = ("preempt", "failure", "eviction", "bad")
@@ -300,16 +303,37 @@ class Verbs(Phases):
                                         f"starts and the policy {type(self.policy).__name__} "
                                         f"starts it again, so it never runs{told}", now)
 
-    def _killed_again(self, job: Job, now: float, reason: str) -> None:
-        """Count the kills of a job in a row that find its saved progress where the one
-        before left it: one killed so for ever (a policy or a component that kills it every
-        hour while it needs two, with no checkpoint) never ends, while its clock runs on."""
+    def _stops_in_vain(self, job: Job) -> int:
+        """Count the stops of a job in a row (kills, checkpoints that take its nodes) that
+        find its saved progress where the one before left it."""
         fruitless = self._fruitless
         if fruitless is None:
             fruitless = self._fruitless = {}
         saved, n = fruitless.get(job.index, (-1.0, 0))
         n = n + 1 if saved == job.work_saved else 1
         fruitless[job.index] = (job.work_saved, n)
+        return n
+
+    def _checkpointed_again(self, job: Job, now: float, then: str) -> None:
+        """A checkpoint took a job's nodes (`then` requeue or suspend): one stopped so over
+        and over with nothing done in between (a policy that checkpoints the jobs it just
+        started to make room, which start again ahead of the job they made room for) never
+        ends, while its clock runs on."""
+        n = self._stops_in_vain(job)
+        if n >= MAX_FRUITLESS_CHECKPOINTS:
+            raise DecisionError(job.id, f"stopped by a checkpoint (then={then!r}) {n:,} times "
+                                        f"in a row with no more of its work saved "
+                                        f"({job.work_saved:g} s of {job.work_target:g} s): "
+                                        "it does no work between its stops, so the run would "
+                                        f"never end (policy {type(self.policy).__name__}; a "
+                                        "job started again must run before it is stopped "
+                                        "again)", now)
+
+    def _killed_again(self, job: Job, now: float, reason: str) -> None:
+        """Count the kills of a job in a row that find its saved progress where the one
+        before left it: one killed so for ever (a policy or a component that kills it every
+        hour while it needs two, with no checkpoint) never ends, while its clock runs on."""
+        n = self._stops_in_vain(job)
         if n >= MAX_FRUITLESS_KILLS:
             raise DecisionError(job.id, f"killed (reason {reason!r}) {n:,} times in a row with "
                                         f"no more of its work saved ({job.work_saved:g} s of "
