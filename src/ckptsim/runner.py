@@ -186,7 +186,8 @@ def simulate(
         resolved = dataclasses.asdict(sim.policy.params)
         counted = [_Counted(c.name, reported.counters(c.name, c.counters()))
                    for c in own_comps]
-        own = reported.counters(sim.policy.name, sim.policy.counters())
+        own = _Counted(sim.policy.name, reported.counters(sim.policy.name,
+                                                          sim.policy.counters()))
         options = {"machine_size": sim.platform.n_nodes, "overrun": overrun,
                    **_platform_option(described),
                    **{c.name: reported.options(c.name, c.options()) for c in own_comps}}
@@ -212,8 +213,7 @@ def simulate(
     finally:
         if gc_enabled:
             gc.enable()
-    metrics = merge_counters(counted, summary(table))
-    metrics.update(own)
+    metrics = merge_counters(counted, summary(table), policy=own)
     if htc:
         metrics.update(htc_summary(table, metrics))
     return RunResult(

@@ -370,11 +370,13 @@ class Counting(Protocol):
     def counters(self) -> dict[str, Any]: ...
 
 
-def merge_counters(components: Sequence[Counting], into: dict[str, Any]) -> dict[str, Any]:
-    """Add every component's counters to `into` (a run's metrics).
+def merge_counters(components: Sequence[Counting], into: dict[str, Any],
+                   policy: Counting | None = None) -> dict[str, Any]:
+    """Add every component's counters to `into` (a run's metrics), then the policy's own.
 
     Raises:
-        ConfigError: two components count the same key, or a counter has a metric's name.
+        ConfigError: two components count the same key, or a counter has a metric's name
+            (the policy's: a metric's or a component's counter's).
     """
     owner: dict[str, str] = {}
     for c in components:
@@ -387,6 +389,14 @@ def merge_counters(components: Sequence[Counting], into: dict[str, Any]) -> dict
                                                 "the run")
             owner[key] = c.name
             into[key] = value
+    if policy is None:
+        return into
+    for key, value in policy.counters().items():
+        if key in into:
+            raise ConfigError("scheduler", f"{policy.name} counts {key!r}, a metric of the "
+                                           "run" + (f" (a counter of {owner[key]})"
+                                                    if key in owner else ""))
+        into[key] = value
     return into
 
 
