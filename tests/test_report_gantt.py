@@ -196,3 +196,27 @@ def test_report_gantt_refuses_a_failed_run(tmp_path, capsys):
     capsys.readouterr()
     assert main(["report", str(out), "--gantt", rid]) == 2
     assert f"run {rid[:12]} has no result in {out} (it failed)" in capsys.readouterr().err
+
+
+def test_report_gantt_of_a_plugin_edited_since_says_so(tmp_path, capsys):
+    """The run of a plug-in file edited since the sweep has another id now: the refusal says
+    a plug-in's file is among what may have changed."""
+    (tmp_path / "mine.py").write_text(
+        "from ckptsim import QueueScheduler\n\n\nclass Mine(QueueScheduler):\n"
+        "    def schedule(self, now):\n        q = self.queue\n"
+        "        while q and q[0].size <= self.platform.n_free:\n"
+        "            job = q.pop(0)\n            self._removed(job)\n"
+        "            self.sim.start(job)\n")
+    spec = tmp_path / "s.toml"
+    spec.write_text('name = "p"\n[workloads.m]\ngenerator = "lublin"\nn = 20\nmachine = 16\n'
+                    '[[schedulers]]\nname = "mine.py:Mine"\n')
+    out = tmp_path / "o"
+    assert main(["sweep", str(spec), "--out", str(out), "--jobs", "0"]) == 0
+    rid = load_store(out).rows[0]["run_id"]
+    with open(tmp_path / "mine.py", "a") as f:
+        f.write("# edited\n")
+    capsys.readouterr()
+    assert main(["report", str(out), "--gantt", rid]) == 2
+    assert (f"run {rid[:12]} is not in the matrix of {out / 'spec.toml'} (its spec, a trace, a "
+            "platform file or a plug-in's file changed since the sweep): run the sweep again "
+            "first") in capsys.readouterr().err

@@ -57,7 +57,8 @@ def rerun_schedule(store_dir: str | Path, run_id: str, folder: str | Path,
 
     Raises:
         ConfigError: (key --gantt) the run is not in the matrix of the store's spec (the spec,
-            a trace or a platform file changed since the sweep), or it fails.
+            a trace, a platform file or a plug-in's file changed since the sweep), or it
+            fails.
     """
     from ckptsim.experiments.execute import load_run_workload
     from ckptsim.experiments.matrix import build_matrix
@@ -81,8 +82,8 @@ def rerun_schedule(store_dir: str | Path, run_id: str, folder: str | Path,
             break
     if run is None:
         raise ConfigError("--gantt", f"run {run_id[:12]} is not in the matrix of {spec_path} "
-                                     "(its spec, a trace or a platform file changed since the "
-                                     "sweep): run the sweep again first")
+                                     "(its spec, a trace, a platform file or a plug-in's file "
+                                     "changed since the sweep): run the sweep again first")
     log = AllocationLog()
     try:
         result = simulate(load_run_workload(run), run.scheduler_name, run.params,
