@@ -215,7 +215,7 @@ class Simulator(Migration, Notices, Timers):
             raise InvariantError(
                 f"the simulation stopped with {len(stuck)} job(s) unfinished (first: "
                 f"{stuck[0]!r}); the policy {type(self.policy).__name__} left them waiting "
-                f"with nothing scheduled to happen")
+                f"with nothing scheduled to happen{self._held_for_ever()}")
         if self.checker is not None:
             self.checker.at_end()
         for hook in self.hooks.at_end:
@@ -223,6 +223,17 @@ class Simulator(Migration, Notices, Timers):
         if self._progress is not None:
             self._progress(self.n_ended, n, self.now)
         return self
+
+    def _held_for_ever(self) -> str:
+        """What of the machine is out of service at a run's stop, by reason (a component
+        that holds nodes and never gives them back leaves jobs waiting for ever)."""
+        platform = self.platform
+        if not platform.down_mask:
+            return ""
+        holds = ", ".join(f"{r!r} {m.bit_count()}" for r, m in sorted(platform.holds().items())
+                          if m)
+        return (f"; {platform.down_mask.bit_count()} of its {platform.n_nodes} nodes are out of "
+                f"service, nothing scheduled to give them back (nodes held by reason: {holds})")
 
     def advance(self, until: float) -> None:
         """Process every timestamp up to `until` (each with its scheduling pass), then stand
