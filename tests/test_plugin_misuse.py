@@ -315,3 +315,22 @@ def test_nodes_taken_outside_the_verbs_are_named_with_the_time_and_the_plugin(tm
                           "[2, 3] are neither free, held by a job nor out of service: something "
                           "took them outside the verbs")
     assert err.endswith(f"; the run's plug-ins: Sneaky ({tmp_path}/mine.py)\n")
+
+
+@pytest.mark.parametrize(("call", "said"), [
+    ("give(job.mask, job.size)", "node(s) [0, 1, 2, 3, 4, 5, 6, 7] held by a job are also in "
+     "the free set: something gave them back outside the verbs (platform.give called "
+     "directly)"),
+    ("take(job.mask, job.size)", "the free-node count 48 does not match the free set (56): "
+     "something took or gave nodes outside the verbs (platform.take, give or allocate called "
+     "directly)"),
+])
+def test_a_jobs_nodes_given_or_taken_again_outside_the_verbs_are_named(tmp_path, capsys, call,
+                                                                        said):
+    source = ("from ckptsim import Component\n\n\nclass Meddler(Component):\n"
+              f"    def on_start(self, job):\n        self.sim.platform.{call}\n")
+    assert run_plugin(tmp_path, source, "--component", f"{tmp_path}/mine.py:Meddler",
+                      "--check") == 2
+    assert capsys.readouterr().err == (
+        f"ckptsim: error: at t=19, after the scheduling pass: {said}; the run's plug-ins: "
+        f"Meddler ({tmp_path}/mine.py)\n")

@@ -36,15 +36,21 @@ def unaccounted(sim: Simulator, used: int) -> str:
     platform = sim.platform
     lost = platform.all_mask & ~(used | platform.free_mask | platform.down_mask)
     ids = Cluster.node_ids(lost)
+    return outside(sim, f"{len(ids)} node(s) {ids[:8]} are neither free, held by a job nor "
+                        "out of service: something took them outside the verbs "
+                        "(platform.take or allocate called directly)")
+
+
+def outside(sim: Simulator, what: str) -> str:
+    """The error of a free set the verbs did not make (`what`: how it is wrong), with the
+    time and the run's plug-ins, whose code may have called the platform itself."""
     plugins = []
     for obj in (sim.policy, *sim.components):
         cls = type(obj)
         if cls.__module__.partition(".")[0] != "ckptsim":
             file = getattr(sys.modules.get(cls.__module__), "__file__", None)
             plugins.append(f"{cls.__name__} ({file})" if file else cls.__name__)
-    return (f"at t={sim.now:g}, after the scheduling pass: {len(ids)} node(s) {ids[:8]} are "
-            f"neither free, held by a job nor out of service: something took them outside the "
-            f"verbs (platform.take or allocate called directly)"
+    return (f"at t={sim.now:g}, after the scheduling pass: {what}"
             + (f"; the run's plug-ins: {', '.join(plugins)}" if plugins else ""))
 
 
@@ -261,7 +267,10 @@ class InvariantChecker:
             count += job.mask.bit_count()
         platform = sim.platform
         if used & platform.free_mask:
-            raise InvariantError("a node held by a job is also in the free set")
+            ids = Cluster.node_ids(used & platform.free_mask)
+            raise InvariantError(outside(sim, f"node(s) {ids[:8]} held by a job are also in the "
+                                              "free set: something gave them back outside the "
+                                              "verbs (platform.give called directly)"))
         if platform.free_mask & platform.down_mask:
             raise InvariantError("a node out of service is in the free set")
         if (used | platform.free_mask | platform.down_mask) != platform.all_mask:
@@ -270,8 +279,12 @@ class InvariantChecker:
             raise InvariantError("the idle nodes out of service are not the nodes out of "
                                  "service no job holds")
         if platform.n_free != platform.free_mask.bit_count():
-            raise InvariantError(f"free-node count {platform.n_free} does not match the free "
-                                 f"set ({platform.free_mask.bit_count()})")
+            raise InvariantError(outside(sim, f"the free-node count {platform.n_free} does not "
+                                              "match the free set "
+                                              f"({platform.free_mask.bit_count()}): something "
+                                              "took or gave nodes outside the verbs "
+                                              "(platform.take, give or allocate called "
+                                              "directly)"))
         if not platform.block_counts_consistent():
             raise InvariantError("the per-block free counts do not match the free set")
 
