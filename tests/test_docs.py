@@ -46,3 +46,27 @@ def test_the_complete_example_spec_of_experiments_md_is_valid(tmp_path):
     spec.write_text(block)
     loaded = load_spec(spec, trace_dir=TRACES)
     assert loaded.name == "alpha-study" and len(build_matrix(loaded)) == 168
+
+
+def test_the_checkpoint_plan_error_of_experiments_md_is_what_a_spec_gets(tmp_path):
+    """docs/experiments.md's checkpoint plan table, its cost axis given a -1 on line 9 of a
+    spec, is refused with the message the page quotes (the accepted range had gained its
+    upper bound, 1e+10, since the page was written)."""
+    import re
+
+    import pytest
+
+    from ckptsim.experiments.spec import SpecError, load_spec
+
+    text = (DOCS / "experiments.md").read_text()
+    table = re.search(r"```toml\n(\[workloads\.sdsc\.components\.checkpoint\.policy\]\n.*?)"
+                      r"\n\n", text, re.S).group(1)
+    assert table.splitlines()[2].startswith("cost = [60, 600]")
+    spec = tmp_path / "plans.toml"
+    spec.write_text('[[schedulers]]\nname = "easy"\n\n[workloads.sdsc]\ngenerator = "lublin"\n'
+                    "n = 100\n" + table.replace("cost = [60, 600]", "cost = [60, -1]  ") + "\n")
+    with pytest.raises(SpecError) as refused:
+        load_spec(spec)
+    quoted = re.search(r"\(`(workloads\.sdsc\.components\.checkpoint\.policy\.cost\[1\] "
+                       r"\(line \d+\):.*?)`\)", " ".join(text.split())).group(1)
+    assert f"  - {quoted}" in str(refused.value).splitlines()
