@@ -37,3 +37,23 @@ def test_all_examples_run_in_order() -> None:
             exec(compile(code, str(DOC), "exec"), namespace)
     finally:
         os.chdir(cwd)
+
+
+def test_the_log_longer_than_the_run_counts_what_the_quoted_run_met() -> None:
+    """The page's run of the whole of LANL system 20 under a 300-job workload meets 180 of
+    the log's 2,478 failures."""
+    import ckptsim
+
+    log = FAILURES / "lanl_cfdr" / "LA-UR-05-7318-failure-data-1996-2005.csv.gz"
+    if not log.exists():
+        pytest.skip(f"real failure data not available at {log}")
+    text = " ".join(DOC.read_text().split())
+    quoted = re.search(r"300-job workload: (\d+) of its ([\d,]+) failures fall in the run of "
+                       r"`ckptsim run --workload (\S+) --failures lanl:path=\S+?,system=(\d+)`",
+                       text)
+    assert quoted, "the run is not quoted"
+    met, held, workload, system = quoted.groups()
+    run = ckptsim.simulate(workload, "easy", failures=f"lanl:path={log},system={system}")
+    assert run.summary["jobs"] == 300
+    assert (run.summary["failures"], run.options["failures"]["failures"]) == (
+        int(met), int(held.replace(",", "")))
