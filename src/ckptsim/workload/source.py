@@ -56,7 +56,7 @@ def _unknown_generator(spec: str) -> None:
                                       f"{did_you_mean(name, [*GENERATORS, 'builtin'])} in "
                                       f"{spec!r} (and no such file); accepted generators: "
                                       f"{', '.join(GENERATORS)}, or builtin, or the path of "
-                                      f"an SWF trace")
+                                      f"an SWF trace or of a Batsim JSON workload")
 
 
 def generate(options: Mapping[str, Any]) -> Workload:
