@@ -19,6 +19,7 @@ classes (`failures`, `availability`, `energy`, `power`, `bound`, `rounding`, `ch
 
 from __future__ import annotations
 
+from ckptsim.engine.component_text import split_component
 from ckptsim.engine.components import (
     Component,
     add_loader,
@@ -31,7 +32,6 @@ from ckptsim.engine.components import (
     merge_counters,
     portable_name,
     register_component,
-    split_component,
 )
 from ckptsim.registry import package_loader
 
