@@ -408,3 +408,30 @@ def test_a_run_that_outlives_the_owners_and_reboots_says_so(caplog):
     with caplog.at_level(logging.INFO, logger="ckptsim"):
         run(jobs([(0.0, 1000.0, 1, 1000.0)], 1), {"reboot": "00:10", "days": 1})
     assert not [r for r in caplog.records if r.name.startswith("ckptsim.components")]
+
+
+@pytest.mark.parametrize("redraw", ["cluster", "day"])
+def test_a_reboot_window_time_is_drawn_once_or_every_day(redraw):
+    # One machine reboots in the window 00:10-00:20 (600-1200 s) for 300 s over 3 days; the
+    # only job comes at the end of day 2, so every reboot happens.  Day k's reboot is at
+    # k days + 600 + 600 u, u the stream `reboots.machine` of the run's seed: its first draw on
+    # every day (cluster, the default), or its k-th draw on day k (day).
+    from ckptsim.rng import RandomStreams
+
+    day = 86_400.0
+    w = jobs([(3 * day - 100.0, 10.0, 1, 10.0)], 1)
+    values = {"reboot": "00:10-00:20", "days": 3}
+    if redraw != "cluster":
+        values["reboot_redraw"] = redraw
+    comp = Availability(Availability.make_params(values))
+    comp.log = []
+    sim = Simulator(w, scheduler_factory("easy"), components=[comp], check=True)
+    sim.run()
+    u = RandomStreams(sim.seed).stream("reboots.machine").random(3).tolist()
+    draws = u if redraw == "day" else [u[0]] * 3
+    expected = [k * day + 600.0 + 600.0 * draws[k] for k in range(3)]
+    assert [t for t, reason, what, _ in comp.log if what == "down"] == expected
+    assert [t for t, reason, what, _ in comp.log if what == "up"] == [t + 300.0 for t in expected]
+    assert comp.counters()["reboots"] == 3
+    times_of_day = [t - k * day for k, t in enumerate(expected)]
+    assert (max(times_of_day) - min(times_of_day) > 1.0) == (redraw == "day")

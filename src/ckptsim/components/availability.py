@@ -160,7 +160,8 @@ class Availability(Interruptions):
             from ckptsim.platform.availability import reboot_schedules
 
             for name, members, schedule in reboot_schedules(sim.platform, prm.reboot,
-                                                            prm.reboot_duration):
+                                                            prm.reboot_duration,
+                                                            prm.reboot_redraw):
                 self.reboot_plan.append((name, members, schedule))
                 self._next_reboot(len(self.reboot_plan) - 1, -math.inf)
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from ckptsim.errors import ConfigError
 from ckptsim.params import identity_params, make_params, param
+from ckptsim.platform.reboots import REDRAW
 
 MODES = ("kill", "suspend")
 
@@ -22,6 +23,10 @@ class AvailabilityParams:
                             "'HH:MM-HH:MM' or 'mon-fri HH:MM' (empty: none)")
     reboot_duration: float = param(300.0, "seconds a reboot keeps the machines down", low=0.0,
                                    seconds=1.0)
+    reboot_redraw: str = param("cluster", "the time of a reboot window ('03:00-05:00'): drawn "
+                                          "once for every group and kept every day (cluster), "
+                                          "or drawn anew every day (day)", choices=REDRAW,
+                               added=True)
     maintenance: str = param("", "maintenance windows START-END[@GROUP];... in seconds")
     trace: str = param("", "availability trace: avt:path=FILE[,map=first|random][,start=S]"
                            "[,empty=down|skip] or fta:path=DIR[,platform=N][,map=...]"
@@ -80,7 +85,7 @@ def check_params(values: Any, *, base: Path | None = None,
                                                      f"no such file: {path}")
         changes["owners"] = str(path)
     if prm.reboot:
-        RebootSchedule.parse(prm.reboot, "availability.reboot")
+        RebootSchedule.parse(prm.reboot, "availability.reboot", redraw=prm.reboot_redraw)
     parse_maintenance(prm.maintenance)
     try:
         Calendar(prm.epoch)

@@ -94,10 +94,10 @@ def maintenance_intervals(windows: list[Window], platform: Any
             np.asarray(end, dtype=float))
 
 
-def reboot_schedules(platform: Any, default: str, duration: float
+def reboot_schedules(platform: Any, default: str, duration: float, redraw: str = "cluster"
                      ) -> list[tuple[str, list[int], RebootSchedule]]:
     """(group, machines, schedule) of every group that reboots: its own `reboot`, else the
-    default (none when empty)."""
+    default (none when empty); a window's time drawn as `redraw` says (`RebootSchedule`)."""
     out = []
     for name, members, desc in groups_of(platform):
         own = getattr(desc, "reboot", None) if desc is not None else None
@@ -105,7 +105,7 @@ def reboot_schedules(platform: Any, default: str, duration: float
         if text:
             key = f"groups.{name}.reboot" if own else "availability.reboot"
             out.append((name, members,
-                        RebootSchedule.parse(text, key, duration=duration)))
+                        RebootSchedule.parse(text, key, duration=duration, redraw=redraw)))
     return out
 
 
