@@ -435,3 +435,34 @@ def test_a_reboot_window_time_is_drawn_once_or_every_day(redraw):
     assert comp.counters()["reboots"] == 3
     times_of_day = [t - k * day for k, t in enumerate(expected)]
     assert (max(times_of_day) - min(times_of_day) > 1.0) == (redraw == "day")
+
+
+def test_owners_model_takes_the_user_model_parameters():
+    # One machine, 2 days from Monday 4 January 2010 (term), one 100 s job at 20:00 of day 1.
+    # With owners=model:peak_rate=0 no user ever comes: the job runs 72,000-72,100.  With all
+    # arrivals in 06:00-07:00, none bunched before the hour and 600 s sessions, every owner
+    # takes the machine within [6 h, 7 h) of a day and leaves 600 s later.
+    w = jobs([(72_000.0, 100.0, 1, 100.0)], 1)
+    base = {"epoch": "2010-01-04", "days": 2}
+    sim, comp = run(w, {**base, "owners": "model:peak_rate=0"})
+    assert (one(sim).start, one(sim).end) == (72_000.0, 72_100.0)
+    assert comp.counters()["unavailability_events"] == 0
+    hourly = "/".join("1" if h == 6 else "0" for h in range(24))
+    values = {**base, "owners": f"model:peak_rate=2,hourly={hourly},boundary_share=0,"
+                                f"session=fixed:value=600"}
+    comp = Availability(Availability.make_params(values))
+    comp.log = []
+    sim = Simulator(w, scheduler_factory("easy"), components=[comp], check=True)
+    sim.run()
+    downs = [t for t, reason, what, _ in comp.log if reason == "owner" and what == "down"]
+    ups = [t for t, reason, what, _ in comp.log if reason == "owner" and what == "up"]
+    assert downs and all(6 * 3600 <= t % 86_400 < 7 * 3600 for t in downs)
+    assert all(b - a == 600.0 for a, b in zip(downs, ups, strict=True))
+    assert (one(sim).start, one(sim).end) == (72_000.0, 72_100.0)
+
+
+def test_the_owners_model_is_keyed_by_the_parameters_that_differ_from_its_defaults():
+    ident = [Availability.identity(Availability.make_params({"owners": o})) for o in
+             ("model", "model:peak_rate=0.4,saturday=0.35", "model:saturday=0.3")]
+    assert ident[0] == ident[1] == {**ident[0], "owners": "model"}
+    assert ident[2]["owners"] == "model:saturday=0.3"

@@ -220,3 +220,54 @@ def test_property_generated_sessions_are_valid(spec, days, rate, seed, epoch, se
         tl = uc.hours.timeline(cal, 0, days * DAY)
         assert np.all(tl.open_mask(s.login[mine]))
         assert np.all(s.logout[mine] <= tl.next_closings(s.login[mine]))
+
+
+def test_owners_model_text_names_the_model_and_its_parameters():
+    from ckptsim.platform.usermodel import model_text, parse_model
+
+    assert parse_model("model") == UserModel()
+    # Given at their defaults, in any order, the parameters name the default model.
+    spelt = ("model:popularity_sigma=0.5,session=lognormal:median=2700,sigma=0.9,min=60,"
+             "max=28800,peak_rate=0.4,office_hours=mon-fri 09:00-17:00")
+    assert parse_model(spelt) == UserModel() and model_text(parse_model(spelt)) == "model"
+    m = parse_model("model:session=fixed:value=600,saturday=0,office_hours=mon,wed 09:00-12:00,"
+                    "hourly=" + "/".join(["0"] * 23 + ["2"]) + ",boundary_in_holidays=yes")
+    assert m == replace(UserModel(), session="fixed:value=600", saturday=0.0,
+                        office_hours="mon,wed 09:00-12:00", hourly=(0.0,) * 23 + (2.0,),
+                        boundary_in_holidays=True)
+    assert parse_model(model_text(m)) == m  # the text the run is keyed by reads back
+
+
+@pytest.mark.parametrize("text,key", [
+    ("model:peak=1", "availability.owners.peak"),
+    ("model:peak_rate=fast", "availability.owners.peak_rate"),
+    ("model:hourly=1/2/3", "availability.owners.hourly"),
+    ("model:boundary_minutes=90", "availability.owners.boundary_minutes"),
+    ("model:sunday=1,sunday=2", "availability.owners.sunday"),
+    ("model:session=gamma:k=2", "availability.owners.session")])
+def test_bad_owners_model_text_is_refused(text, key):
+    from ckptsim.platform.usermodel import parse_model
+
+    with pytest.raises(ConfigError) as err:
+        parse_model(text)
+    assert err.value.key == key
+
+
+def test_owners_model_parameters_shape_the_sessions():
+    # One 24 h cluster of 5 computers, 3 days from a Monday in term.  All arrivals in hour
+    # 06:00-07:00 (hourly), none bunched before the hour (boundary_share=0), every session
+    # 600 s: each session lies in [6 h, 7 h + 600 s) of its day.  peak_rate=0: no session.
+    from ckptsim.platform.usermodel import parse_model
+
+    pool = [UserCluster("room", 5, OpeningHours.parse("24h"))]
+    cal = Calendar("2010-01-04", terms=["2010-01-04..2010-01-31"])
+    hourly = "/".join("1" if h == 6 else "0" for h in range(24))
+    m = parse_model(f"model:hourly={hourly},boundary_share=0,session=fixed:value=600,"
+                    f"peak_rate=2")
+    s = generate_sessions(pool, days=3, seed=1, calendar=cal, model=m)
+    assert len(s) > 0
+    assert np.all((s.login % DAY >= 6 * HOUR) & (s.login % DAY < 7 * HOUR))
+    assert np.all(s.logout - s.login == 600.0)
+    none = generate_sessions(pool, days=3, seed=1, calendar=cal,
+                             model=parse_model("model:peak_rate=0"))
+    assert len(none) == 0

@@ -64,6 +64,7 @@ from ckptsim.engine.provides import (
 )
 from ckptsim.errors import ConfigError
 from ckptsim.platform.base import MAINTENANCE, OWNER, REBOOT
+from ckptsim.platform.usermodel import is_model
 
 if TYPE_CHECKING:
     from ckptsim.calendar import Calendar
@@ -145,7 +146,7 @@ class Availability(Interruptions):
         first = float(submit[0]) if len(submit) else 0.0
         last = float(submit[-1]) if len(submit) else 0.0
         self.days = prm.days if prm.days is not None else int(math.ceil(last / DAY)) + 30
-        if prm.days is None and (prm.owners == "model" or prm.reboot or any(
+        if prm.days is None and (is_model(prm.owners) or prm.reboot or any(
                 getattr(g, "reboot", None) for g in getattr(sim.platform, "groups", ()))):
             check_days(self.days, f"the last submission's day {int(math.ceil(last / DAY))} "
                                   f"+ 30 (the default; give availability:days=N)")

@@ -11,14 +11,17 @@ from typing import Any
 from ckptsim.errors import ConfigError
 from ckptsim.params import identity_params, make_params, param
 from ckptsim.platform.reboots import REDRAW
+from ckptsim.platform.usermodel import is_model, model_text, parse_model
 
 MODES = ("kill", "suspend")
 
 
 @dataclasses.dataclass(frozen=True)
 class AvailabilityParams:
-    owners: str = param("", "interactive owners: 'model' (the pool's user model, docs/pool.md) "
-                            "or a session CSV (machines <group>:<i> or indices)")
+    owners: str = param("", "interactive owners: 'model' (the pool's user model, docs/pool.md; "
+                            "'model:KEY=VALUE,...' sets its parameters, e.g. "
+                            "model:peak_rate=0.2) or a session CSV (machines <group>:<i> or "
+                            "indices)")
     reboot: str = param("", "daily reboot of every group without its own reboot key: 'HH:MM', "
                             "'HH:MM-HH:MM' or 'mon-fri HH:MM' (empty: none)")
     reboot_duration: float = param(300.0, "seconds a reboot keeps the machines down", low=0.0,
@@ -76,7 +79,9 @@ def check_params(values: Any, *, base: Path | None = None,
                               ) from None
         if base is not None:
             changes["failures"] = resolved
-    if prm.owners and prm.owners != "model":
+    if is_model(prm.owners):  # one text for a model, so one run identity
+        changes["owners"] = model_text(parse_model(prm.owners))
+    elif prm.owners:
         path = Path(prm.owners).expanduser()
         if base is not None and not path.is_absolute():
             path = (base / path).resolve()
@@ -117,7 +122,7 @@ def params_identity(params: AvailabilityParams) -> dict[str, Any]:
             del opt["empty"]
         data = fta_event_trace_path(path) if path.is_dir() else path
         doc["trace"] = {"kind": kind, **opt, "sha256": file_sha256(str(data))}
-    if params.owners and params.owners != "model":
+    if params.owners and not is_model(params.owners):
         doc["owners"] = {"sha256": file_sha256(params.owners)}
     if params.failures:
         from ckptsim.components.failures import FailureParams, Failures

@@ -112,8 +112,9 @@ def reboot_schedules(platform: Any, default: str, duration: float, redraw: str =
 def owner_intervals(spec: str, platform: Any, *, calendar: Calendar, seed: int,
                     days: int, base: Path | None = None
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(machine, login, logout) of the owners' sessions: `model` (the user model over `days`
-    days) or a session CSV."""
+    """(machine, login, logout) of the owners' sessions: `model` or `model:KEY=VALUE,...` (the
+    user model over `days` days) or a session CSV."""
+    from ckptsim.platform.usermodel import generate_sessions, is_model, parse_model
     from ckptsim.platform.users import UserCluster, machine_names, read_sessions
 
     clusters = []
@@ -121,10 +122,9 @@ def owner_intervals(spec: str, platform: Any, *, calendar: Calendar, seed: int,
         hours = getattr(desc, "hours", None) if desc is not None else None
         clusters.append(UserCluster(name, len(members),
                                     OpeningHours.parse(hours or "24h", key="hours")))
-    if spec == "model":
-        from ckptsim.platform.usermodel import generate_sessions
-
-        s = generate_sessions(clusters, days=days, seed=seed, calendar=calendar)
+    if is_model(spec):
+        s = generate_sessions(clusters, days=days, seed=seed, calendar=calendar,
+                              model=parse_model(spec))
     else:
         path = Path(spec).expanduser()
         if base is not None and not path.is_absolute():

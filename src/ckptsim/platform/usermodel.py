@@ -42,7 +42,7 @@ from ckptsim.limits import MAX_DAYS, check_count
 from ckptsim.platform.hours import OpeningHours, WeeklyHours
 from ckptsim.platform.users import Sessions, UserCluster
 from ckptsim.rng import RandomStreams
-from ckptsim.values import option_parts
+from ckptsim.values import option_parts, parse_bool
 
 #: Relative arrival rate by hour of the day, 00:00 .. 23:00 (our choice).
 DEFAULT_HOURLY = (0.03, 0.02, 0.02, 0.01, 0.01, 0.02, 0.05, 0.15, 0.45, 0.85, 1.0, 1.0,
@@ -142,8 +142,7 @@ class UserModel:
         office hours."""
         for f in fields(self):
             v = getattr(self, f.name)
-            if f.name in ("peak_rate", "saturday", "sunday", "holiday", "boundary_share",
-                          "boundary_minutes", "popularity_sigma"):
+            if f.name in _NUMBERS:
                 if isinstance(v, bool) or not isinstance(v, (int, float)) \
                         or not math.isfinite(v) or v < 0:
                     raise ConfigError(f"users.{f.name}", f"expected a number >= 0, got {v!r}")
@@ -159,6 +158,87 @@ class UserModel:
             raise ConfigError("users.hourly", "expected 24 numbers >= 0 (00:00 .. 23:00)")
         return (SessionLength.parse(self.session, "users.session"),
                 WeeklyHours.parse(self.office_hours, "users.office_hours"))
+
+
+_NUMBERS = ("peak_rate", "saturday", "sunday", "holiday", "boundary_share", "boundary_minutes",
+            "popularity_sigma")
+#: The availability component's `owners` value naming this model: `model` (the defaults) or
+#: `model:KEY=VALUE,...` (`parse_model`).
+MODEL = "model"
+
+
+def is_model(owners: str) -> bool:
+    """Whether an `owners` value names the user model (`model` or `model:KEY=VALUE,...`)."""
+    return owners == MODEL or owners.startswith(MODEL + ":")
+
+
+def parse_model(owners: str, key: str = "availability.owners") -> UserModel:
+    """The user model `owners` names: `model` (the defaults) or `model:KEY=VALUE,...`, KEY any
+    field of `UserModel` (`hourly`: 24 numbers joined by `/`).  A part that is no `KEY=VALUE`
+    of a field continues the value before it (`session=lognormal:median=1800,sigma=0.9`,
+    `office_hours=mon,wed 09:00-17:00`).  Errors name `{key}.KEY`."""
+    names = [f.name for f in fields(UserModel)]
+    given: dict[str, str] = {}
+    last = None
+    for part in option_parts(key, owners.partition(":")[2], owners):
+        name, sep, value = part.partition("=")
+        name = name.strip()
+        if sep and name in names:
+            if name in given:
+                raise ConfigError(f"{key}.{name}", f"is given twice in {owners!r}: give each "
+                                                   f"parameter once")
+            given[name], last = value.strip(), name
+        elif last is not None:
+            given[last] += "," + part
+        else:
+            raise ConfigError(f"{key}.{name}", f"not a parameter of the user model in "
+                                               f"{owners!r}; accepted: {', '.join(names)}")
+    values: dict[str, object] = {}
+    for name, text in given.items():
+        where = f"{key}.{name}"
+        if name == "hourly":
+            values[name] = tuple(_number(where, x) for x in text.split("/"))
+        elif name == "boundary_in_holidays":
+            values[name] = parse_bool(where, text)
+        elif name in _NUMBERS:
+            values[name] = _number(where, text)
+        else:
+            values[name] = text
+    model = UserModel(**values)  # type: ignore[arg-type]
+    try:
+        model.validate()
+    except ConfigError as exc:
+        raise ConfigError(f"{key}.{exc.key.removeprefix('users.')}", exc.message) from None
+    return model
+
+
+def model_text(model: UserModel) -> str:
+    """The `owners` value of `model`: `model` at the defaults, else `model:` and the fields
+    that differ from them, in field order (one run identity whatever order they were given
+    in)."""
+    default = UserModel()
+    parts = []
+    for f in fields(UserModel):
+        v = getattr(model, f.name)
+        if v == getattr(default, f.name):
+            continue
+        if f.name == "hourly":
+            text = "/".join(repr(float(x)) for x in v)
+        elif isinstance(v, bool):
+            text = "true" if v else "false"
+        elif f.name in _NUMBERS:
+            text = repr(float(v))
+        else:
+            text = str(v)
+        parts.append(f"{f.name}={text}")
+    return MODEL + (":" + ",".join(parts) if parts else "")
+
+
+def _number(key: str, text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise ConfigError(key, f"expected a number, got {text!r}") from None
 
 
 def _popularity(clusters: Sequence[UserCluster], seed: int, sigma: float,
@@ -259,5 +339,5 @@ def generate_sessions(clusters: Sequence[UserCluster], *, days: int, seed: int,
                           {"arrivals": arrivals, "turned_away": lost, "sessions": len(login)})
 
 
-__all__ = ["DEFAULT_HOURLY", "DEFAULT_SESSION", "SESSION_KINDS", "SessionLength", "UserModel",
-           "generate_sessions"]
+__all__ = ["DEFAULT_HOURLY", "DEFAULT_SESSION", "MODEL", "SESSION_KINDS", "SessionLength",
+           "UserModel", "generate_sessions", "is_model", "model_text", "parse_model"]
