@@ -129,12 +129,64 @@ def test_workload_names_on_the_command_line():
     assert len(load_workload("htc:days=2")) == daily_counts(HTCParams(days=2), 1).sum()
 
 
+def test_every_parameter_is_an_option():
+    # Each HTCParams field is an `htc:` option: the same value given as text reaches the field.
+    from dataclasses import fields
+
+    from ckptsim.workload.htc import OPTIONS, params_from_options
+
+    names = [f.name for f in fields(HTCParams)]
+    assert set(OPTIONS) == {*names, "seed"}
+    text = {"days": "9", "machine": "7", "anchor_day": "2", "anchor_jobs": "40",
+            "anchor": "false", "estimates": "exact", "hourly": "/".join(["2"] * 24)}
+    for name in names:
+        given = text.get(name, "0.25")
+        params, _ = params_from_options({name: given})
+        special = {"anchor": False, "estimates": "exact", "hourly": (2.0,) * 24}
+        if name in special:
+            expected = special[name]
+        elif name in ("days", "machine", "anchor_day", "anchor_jobs"):
+            expected = int(given)
+        else:
+            expected = float(given)
+        assert getattr(params, name) == expected, name
+
+
+def test_background_and_hourly_options_shape_a_tiny_day():
+    # One day (Friday 1 January 2010), no burst, no anchor, a background of exactly 5 jobs
+    # (median 5, log-sd 0) whose times all fall in 06:00-07:00, the only hour of `hourly`.
+    one = "/".join("1" if h == 6 else "0" for h in range(24))
+    w = load_workload("htc:days=1,mean=5,anchor=false,burst_prob=0,background_median=5,"
+                      f"background_sigma=0,hourly={one}")
+    assert len(w) == 5 and np.all((w.submit >= 6 * 3600) & (w.submit < 7 * 3600))
+    # The default profile spreads them over the day instead; the same text as the default
+    # is the default's workload.
+    default = load_workload("htc:days=3,seed=4")
+    spelt = "/".join(f"{x:g}" for x in HTCParams().hourly)
+    same = load_workload(f"htc:days=3,seed=4,hourly={spelt},submit_rate=10,memory_max=4096")
+    assert np.array_equal(default.submit, same.submit)
+    assert np.array_equal(default.fields, same.fields)
+
+
+def test_submit_rate_spaces_a_batch():
+    # One burst day of one batch (extra_batches=0), no background: its jobs are submitted
+    # 1 / submit_rate s apart, in whole seconds, from the batch's start.
+    w = load_workload("htc:days=1,mean=200,anchor=false,burst_prob=1,burst_sigma=0,"
+                      "background_median=0,extra_batches=0,submit_rate=0.5")
+    t = np.sort(w.submit)
+    assert len(t) == 200 and np.all(np.diff(t) == 2.0)
+
+
 @pytest.mark.parametrize("spec,key", [("htc:days=0", "htc.days"), ("htc:foo=1", "htc.foo"),
                                       ("htc:mean=x", "htc.mean"),
                                       ("htc:estimates=maybe", "htc.estimates"),
                                       ("htc:mean=1", "htc.mean"), ("htc:seed=-1", "htc.seed"),
                                       ("htc:burst_prob=2", "htc.burst_prob"),
                                       ("htc:anchor=perhaps", "htc.anchor"),
+                                      ("htc:hourly=1/2/3", "htc.hourly"),
+                                      ("htc:hourly=" + "/".join(["0"] * 24), "htc.hourly"),
+                                      ("htc:anchor_day=1.5", "htc.anchor_day"),
+                                      ("htc:memory_min=x", "htc.memory_min"),
                                       ("htc:days", "workload")])
 def test_bad_options_are_refused_naming_them(spec, key):
     with pytest.raises(ConfigError) as err:

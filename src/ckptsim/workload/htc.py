@@ -12,7 +12,8 @@ model reproduces those numbers and is otherwise our choice (docs/pool.md):
   solved so that the expected mean over the generated days is `mean`.  With `anchor`, day
   `anchor_day` (3 June when the epoch is 1 January 2010) carries a burst of `anchor_jobs`.
   With the defaults about 51% of the days have fewer than 65 jobs.
-* **Submit times.**  Background jobs are spread over the day by `SUBMIT_HOURLY`; a burst is cut
+* **Submit times.**  Background jobs are spread over the day by `hourly` (by default
+  `SUBMIT_HOURLY`); a burst is cut
   into 1 + Poisson(`extra_batches`) batches (shares uniform on the simplex), each starting at a
   time drawn the same way and submitting `submit_rate` jobs per second (faster if needed so
   that a day's jobs are all submitted that day).  Times are whole seconds.
@@ -79,6 +80,7 @@ class HTCParams:
     anchor_jobs: int = 93_000          # seed: ~93,000 submissions that day
     extra_batches: float = 2.0
     submit_rate: float = 10.0          # jobs per second within a batch
+    hourly: tuple[float, ...] = SUBMIT_HOURLY  # relative submission rate by hour of day
     duration_median: float = 2700.0
     duration_batch_sigma: float = 1.2
     duration_job_sigma: float = 1.0
@@ -100,6 +102,12 @@ class HTCParams:
             elif f.name == "anchor":
                 if not isinstance(v, bool):
                     raise ConfigError("htc.anchor", f"expected true or false, got {v!r}")
+            elif f.name == "hourly":
+                if len(v) != 24 or any(isinstance(x, bool) or not isinstance(x, (int, float))
+                                       or not math.isfinite(x) or x < 0 for x in v) \
+                        or not sum(v) > 0:
+                    raise ConfigError("htc.hourly", "expected 24 numbers >= 0, not all 0, "
+                                                    "joined by '/' (00:00 .. 23:00)")
             elif isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) \
                     or v < 0:
                 raise ConfigError(f"htc.{f.name}", f"expected a number >= 0, got {v!r}")
@@ -169,8 +177,8 @@ def daily_counts(params: HTCParams, seed: int, calendar: Calendar | None = None)
     return background + burst
 
 
-def _submit_hours(rng: np.random.Generator, n: int) -> np.ndarray:
-    hourly = np.asarray(SUBMIT_HOURLY) / sum(SUBMIT_HOURLY)
+def _submit_hours(rng: np.random.Generator, n: int, profile: tuple[float, ...]) -> np.ndarray:
+    hourly = np.asarray(profile) / sum(profile)
     return HOUR * (rng.choice(24, n, p=hourly) + rng.random(n))
 
 
@@ -183,14 +191,14 @@ def _batches(params: HTCParams, background: np.ndarray, burst: np.ndarray,
     for k, (n_single, rest) in enumerate(zip(background.tolist(), burst.tolist(), strict=True)):
         day0 = cal.day_start(k)
         # Single submissions, each its own batch.
-        times.append(np.floor(day0 + _submit_hours(rng, n_single)))
+        times.append(np.floor(day0 + _submit_hours(rng, n_single, params.hourly)))
         batch_of.append(np.arange(next_batch, next_batch + n_single))
         next_batch += n_single
         if rest == 0:
             continue
         parts = 1 + int(rng.poisson(params.extra_batches))
         sizes = rng.multinomial(rest, rng.dirichlet(np.ones(parts)))
-        starts = day0 + _submit_hours(rng, parts)
+        starts = day0 + _submit_hours(rng, parts, params.hourly)
         for size, start in zip(sizes.tolist(), starts.tolist(), strict=True):
             if size == 0:
                 continue
@@ -244,9 +252,14 @@ def generate_htc(params: HTCParams | None = None, *, seed: int = 1,
                               "jobs": len(submit)})
 
 
-#: `htc:KEY=VALUE,...` options (CLI `--workload`, specs) -> HTCParams fields.
+#: `htc:KEY=VALUE,...` options (CLI `--workload`, specs): the seed and every HTCParams field.
 OPTIONS = ("days", "seed", "mean", "machine", "estimates", "anchor", "duration_median",
-           "memory_median", "burst_prob", "weekend")
+           "memory_median", "burst_prob", "weekend", "background_median", "background_sigma",
+           "burst_sigma", "anchor_day", "anchor_jobs", "extra_batches", "submit_rate", "hourly",
+           "duration_batch_sigma", "duration_job_sigma", "memory_batch_sigma",
+           "memory_job_sigma", "memory_min", "memory_max")
+#: Integer options, each with its least value.
+_INTEGERS = {"days": 1, "machine": 1, "anchor_day": 0, "anchor_jobs": 0}
 
 
 def generate_from_options(options: Mapping[str, Any]) -> Workload:
@@ -271,19 +284,25 @@ def params_from_options(options: Mapping[str, Any]) -> tuple[HTCParams, int]:
                                                f"accepted: {', '.join(sorted(OPTIONS))}")
     kw: dict[str, Any] = {}
     for key, value in options.items():
-        if key in ("days", "machine"):
-            kw[key] = parse_int(f"htc.{key}", value, low=1)
+        if key in _INTEGERS:
+            kw[key] = parse_int(f"htc.{key}", value, low=_INTEGERS[key])
         elif key == "anchor":
             kw[key] = parse_bool("htc.anchor", value)
         elif key == "estimates":
             kw[key] = str(value)
+        elif key == "hourly":
+            kw[key] = tuple(_number("htc.hourly", x) for x in str(value).split("/"))
         elif key != "seed":
-            try:
-                kw[key] = float(value)
-            except (TypeError, ValueError):
-                raise ConfigError(f"htc.{key}", f"expected a number, got {value!r}") from None
+            kw[key] = _number(f"htc.{key}", value)
     seed = parse_int("htc.seed", options.get("seed", 1), low=0)
     return HTCParams(**kw), seed
+
+
+def _number(key: str, value: Any) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise ConfigError(key, f"expected a number, got {value!r}") from None
 
 
 __all__ = ["ESTIMATES", "NEWCASTLE_CORES", "OPTIONS", "SUBMIT_HOURLY", "HTCParams",
