@@ -221,6 +221,9 @@ def test_top_level_problems(tmp_path, body, where):
     ('generator = "lublin"\nn = [1, 2]\nmachine = [1, 2]\nalpha = [0, 1]\n'
      'zip = [["n", "machine"], ["machine", "alpha"]]', "workloads.w.zip[1]"),
     ('trace = 3', "workloads.w.trace"),
+    ('generator = "lublin"\nmax_est = 600', "workloads.w.max_est"),
+    ('generator = "lublin"\nstart_hour = 24', "workloads.w.start_hour"),
+    ('generator = "lublin"\nmax_est = 7200\nestimates = ["tsafrir", "exact"]', "workloads.w"),
 ])
 def test_workload_problems(tmp_path, table, where):
     text = f"[workloads.w]\n{table}\n[[schedulers]]\nname = \"easy\"\n"

@@ -281,3 +281,37 @@ def test_bad_type_params(change, key):
     with pytest.raises(ConfigError) as exc:
         generate_lublin(10, params=params)
     assert exc.value.key == key
+
+
+# ---------------------------------------------------------------- `lublin:` options
+def test_lublin_options_max_est_and_start_hour():
+    from ckptsim.workload.source import load_workload
+
+    exact = load_workload("lublin:n=400,seed=5,estimates=exact")
+    # max_est cuts every runtime above it to it (the rest as generated), as the model requires.
+    two_hours = load_workload("lublin:n=400,seed=5,max_est=7200")
+    assert np.array_equal(two_hours.runtime, np.minimum(exact.runtime, 7200.0))
+    assert two_hours.counts["estimate_runtime_truncated"] == int(np.sum(exact.runtime > 7200))
+    assert two_hours.estimate.max() == 7200.0
+    # The defaults given are the built-in's workload; start_hour reaches the model.
+    default = load_workload("lublin:n=400,seed=5")
+    spelt = load_workload("lublin:n=400,seed=5,max_est=64800,start_hour=0")
+    assert np.array_equal(default.fields, spelt.fields)
+    noon = load_workload("lublin:n=400,seed=5,start_hour=12")
+    model = generate_lublin(400, seed=5, params=LublinParams(start_hour=12))
+    assert np.array_equal(noon.fields, model.fields)
+    assert not np.array_equal(noon.submit, default.submit)
+
+
+@pytest.mark.parametrize("spec,key", [("lublin:max_est=600", "lublin.max_est"),
+                                      ("lublin:max_est=soon", "lublin.max_est"),
+                                      ("lublin:estimates=exact,max_est=7200", "lublin.max_est"),
+                                      ("lublin:start_hour=24", "lublin.start_hour"),
+                                      ("lublin:start=1", "lublin.start")])
+def test_bad_lublin_options_are_refused_naming_them(spec, key):
+    from ckptsim.workload.source import CHECKS, load_workload, parse_generator
+
+    for check in (load_workload, lambda s: CHECKS["lublin"](parse_generator(s))):
+        with pytest.raises(ConfigError) as err:
+            check(spec)
+        assert err.value.key == key

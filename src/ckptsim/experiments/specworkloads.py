@@ -75,6 +75,7 @@ TRACE_OPTIONS: dict[str, Callable[[Any], Any]] = {
 GENERATOR_OPTIONS: dict[str, Callable[[Any], Any]] = {
     "n": _int(1), "machine": _int(1), "typed": _bool,
     "estimates": lambda v: _choice(*_estimate_models())(v),
+    "start_hour": _int(0, 23, "the last hour of the day"), "max_est": _real(3600.0),
 }
 
 
@@ -206,8 +207,9 @@ def _workload(problems: _Problems, loc: str, name: str, w: dict[str, Any],
     check_combinations(problems, loc, axes, zips, folder)
     if kind == "lublin" and all(axes.get(k) for k in ("n", "machine", "typed")):
         _check_generator(problems, loc, axes)
-    elif kind not in ("trace", "lublin") and len(problems.items) == before:
-        check_points(problems, loc, kind, axes, zips)
+    if kind != "trace" and len(problems.items) == before and (
+            kind != "lublin" or any(k in axes for k in ("start_hour", "max_est"))):
+        check_points(problems, loc, kind, axes, zips)  # e.g. max_est with estimates=exact
     return WorkloadSpec(name=name, kind=kind, trace=trace, path=path, options=axes, zip=zips)
 
 

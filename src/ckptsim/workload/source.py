@@ -5,7 +5,8 @@ One function used by the command line and by experiment specs, so both accept th
 - a path to an SWF trace (`.swf` or `.swf.gz`);
 - a path to a Batsim JSON workload (`.json` or `.json.gz`, `ckptsim.workload.batsim`);
 - `builtin`: the demo workload (Lublin-Feitelson model, 3,000 jobs, 128 nodes, seed 1);
-- `lublin:n=N,seed=S,machine=P,typed=false,estimates=tsafrir` (any subset of the options);
+- `lublin:n=N,seed=S,machine=P,typed=false,estimates=tsafrir` (any subset of the options;
+  also `start_hour` and `max_est`, `LUBLIN_EXTRA`);
 - `htc:days=D,seed=S,...`: bursty HTC submissions of a desktop pool (`ckptsim.workload.htc`,
   options in `htc.OPTIONS`).
 - `grid:clusters=4,nodes=100,n=N,ppbw=300,error=0.5,info=1.0,load=0.7,seed=S,...`: the
@@ -59,27 +60,65 @@ def _unknown_generator(spec: str) -> None:
                                       f"an SWF trace or of a Batsim JSON workload")
 
 
+#: `lublin:` options besides the built-in workload's, none given by default: the hour of day
+#: at time 0 of the model's daily arrival cycle (`LublinParams.start_hour`, 0: midnight) and
+#: the 'tsafrir' estimate model's largest estimate (`max_est`, 18 h: longer runtimes are cut
+#: to it).
+LUBLIN_EXTRA = ("start_hour", "max_est")
+LUBLIN_OPTIONS = (*BUILTIN, *LUBLIN_EXTRA)
+
+
+def _lublin_options(options: Mapping[str, Any]) -> tuple[dict[str, Any], Any, dict[str, Any]]:
+    """(the options over `BUILTIN`'s, the model's `LublinParams`, the estimate model's
+    parameters) of `lublin:` options; an unknown one is refused naming it."""
+    from dataclasses import replace
+
+    from ckptsim.workload.lublin import LublinParams
+
+    unknown = sorted(set(options) - set(LUBLIN_OPTIONS))
+    if unknown:
+        raise ConfigError(f"lublin.{unknown[0]}", f"unknown option"
+                          f"{did_you_mean(unknown[0], LUBLIN_OPTIONS)}; accepted: "
+                          f"{', '.join(sorted(LUBLIN_OPTIONS))}")
+    opts = {**BUILTIN, **options}
+    params = LublinParams()
+    if "start_hour" in options:
+        params = replace(params, start_hour=parse_int("lublin.start_hour", opts["start_hour"]))
+    estimate: dict[str, Any] = {}
+    if "max_est" in options:
+        if str(opts["estimates"]) != "tsafrir":
+            raise ConfigError("lublin.max_est", f"is the 'tsafrir' estimate model's largest "
+                                                f"estimate, not an option of estimates="
+                                                f"{opts['estimates']}")
+        try:
+            estimate["max_est"] = float(opts["max_est"])
+        except (TypeError, ValueError):
+            raise ConfigError("lublin.max_est", f"expected seconds, got "
+                                                f"{opts['max_est']!r}") from None
+    return opts, params, estimate
+
+
 def generate(options: Mapping[str, Any]) -> Workload:
     """The Lublin-Feitelson workload with the given options (defaults: `BUILTIN`)."""
     from ckptsim.workload.lublin import generate_lublin
 
-    unknown = sorted(set(options) - set(BUILTIN))
-    if unknown:
-        raise ConfigError(f"lublin.{unknown[0]}", f"unknown option"
-                          f"{did_you_mean(unknown[0], BUILTIN)}; accepted: "
-                          f"{', '.join(sorted(BUILTIN))}")
-    opts = {**BUILTIN, **options}
+    opts, params, estimate = _lublin_options(options)
     n = parse_int("lublin.n", opts["n"], low=1)  # no jobs would give all-zero metrics
     machine = parse_int("lublin.machine", opts["machine"], low=1)
     try:
         return generate_lublin(n, machine_size=machine,
                                seed=parse_int("lublin.seed", opts["seed"]),
                                typed=parse_bool("lublin.typed", opts["typed"]),
-                               estimates=str(opts["estimates"]))
+                               params=params, estimates=str(opts["estimates"]),
+                               estimate_params=estimate or None)
     except ConfigError as exc:  # the model's own checks, under the option's name
-        key = _GENERATOR_KEYS.get(exc.key, exc.key)
-        raise ConfigError(key if key.startswith("lublin.") else f"lublin.{key}",
-                          exc.message) from None
+        raise _lublin_key(exc) from None
+
+
+def _lublin_key(exc: ConfigError) -> ConfigError:
+    """The model's error under the name of the option that set the value."""
+    key = _GENERATOR_KEYS.get(exc.key, exc.key)
+    return ConfigError(key if key.startswith("lublin.") else f"lublin.{key}", exc.message)
 
 
 #: The generator's parameter names -> the options of `lublin:...`.
@@ -109,21 +148,16 @@ GENERATORS: dict[str, Callable[[Mapping[str, Any]], Workload]] = {
 def _check_lublin(options: Mapping[str, Any]) -> None:
     from dataclasses import replace
 
-    from ckptsim.workload.lublin import LublinParams
+    from ckptsim.workload.estimates_histogram import _check_max_est
 
-    unknown = sorted(set(options) - set(BUILTIN))
-    if unknown:
-        raise ConfigError(f"lublin.{unknown[0]}", f"unknown option"
-                          f"{did_you_mean(unknown[0], BUILTIN)}; accepted: "
-                          f"{', '.join(sorted(BUILTIN))}")
-    opts = {**BUILTIN, **options}
+    opts, params, estimate = _lublin_options(options)
     try:
-        replace(LublinParams(), n_jobs=parse_int("lublin.n", opts["n"], low=1),
+        replace(params, n_jobs=parse_int("lublin.n", opts["n"], low=1),
                 machine_size=parse_int("lublin.machine", opts["machine"], low=1)).validate()
+        if estimate:
+            _check_max_est(estimate["max_est"])
     except ConfigError as exc:
-        key = _GENERATOR_KEYS.get(exc.key, exc.key)
-        raise ConfigError(key if key.startswith("lublin.") else f"lublin.{key}",
-                          exc.message) from None
+        raise _lublin_key(exc) from None
 
 
 def _check_grid(options: Mapping[str, Any]) -> None:
