@@ -101,3 +101,30 @@ def test_an_import_error_in_the_plugins_module_names_its_line(tmp_path, monkeypa
         f"ckptsim: error: --scheduler: ckptsim_needs:Mine: cannot import ckptsim_needs: "
         f"{tmp_path / 'ckptsim_needs.py'}, line 2: ModuleNotFoundError: No module named "
         "'nmupy'\n")
+
+
+@pytest.mark.parametrize("first", ["entry point", "module:Class"])
+def test_a_nameless_class_is_named_alike_whichever_way_it_is_loaded_first(
+        tmp_path: Path, monkeypatch, first: str):
+    # Run ids hash a plug-in's name: a class without a `name` of its own, installed as the
+    # entry point nl-ep and also reachable as module:Class, is nl-ep both ways, whichever
+    # reference the process meets first (it took the first one's name).
+    from ckptsim.policies.base import get_scheduler
+
+    module = f"nameless_{first.replace(' ', '_').replace(':', '_')}"
+    site = tmp_path / "site"
+    info = site / f"{module}-1.0.dist-info"
+    info.mkdir(parents=True)
+    (site / f"{module}.py").write_text(
+        "from ckptsim.policies.fcfs import FCFS\n\nclass Nameless(FCFS):\n    pass\n")
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {module}\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(f"[ckptsim.schedulers]\nnl-ep = {module}:Nameless\n")
+    monkeypatch.syspath_prepend(str(site))
+    plugins.forget_entry_points()
+    try:
+        refs = ["nl-ep", f"{module}:Nameless"]
+        if first == "module:Class":
+            refs.reverse()
+        assert [get_scheduler(r).name for r in refs] == ["nl-ep", "nl-ep"]
+    finally:
+        plugins.forget_entry_points()

@@ -164,3 +164,44 @@ def _plain(kind: str, sig: inspect.Signature) -> str:
     if first is None:
         return text
     return f"({first}{', ' if text != '()' else ''}{text[1:]}"
+
+
+def check_class(obj: Any, base: type | None, kind: str, key: str, what: str,
+                builtin: dict[str, Any], default: str = "") -> Any:
+    """`obj` as a plug-in class of the registry: a subclass of `base` with a name of its own
+    (its `name` when it sets one that is no built-in's, else `default` (an entry point's
+    name) or its class name; `what`: how the user named it, for messages)."""
+    from ckptsim import plugins
+
+    if base is not None and isinstance(obj, base):
+        raise ConfigError(key, f"an instance of {type(obj).__name__}: give the {kind} class "
+                               "itself, which the run builds with the parameters given apart")
+    if base is not None and not (isinstance(obj, type) and issubclass(obj, base)):
+        found = (obj.__name__ if isinstance(obj, type) else
+                 f"{getattr(obj, '__name__', repr(obj))} (a {type(obj).__name__})")
+        raise ConfigError(key, f"{what}: {found} is not a {kind} class (a subclass of "
+                               f"ckptsim.{base.__name__})")
+    own = obj.__dict__.get("name")
+    if own:
+        if not isinstance(own, str):
+            raise ConfigError(key, f"{what}: its name must be a string, got {own!r}")
+        if own in builtin and builtin[own] is not obj:
+            raise ConfigError(key, f"{what}: its name {own!r} is a built-in {kind}'s; "
+                                   "give it another")
+    if base is not None:
+        check_shape(obj, kind, key, what)
+    if not own and (getattr(obj, "name", "") in builtin or not getattr(obj, "name", "")):
+        obj.name = default or _entry_point_name(obj, kind) or obj.__name__
+    if not plugins._is_builtin(obj):
+        plugins._note_code(obj)
+    return obj
+
+
+def _entry_point_name(cls: type, kind: str) -> str:
+    """The name of an installed entry point designating `cls`, or "": a nameless class is
+    named alike loaded by it or as module:Class first (run ids hash the name)."""
+    from ckptsim.plugins import entry_points
+
+    where = f"{cls.__module__}:{cls.__qualname__}"
+    return next((str(n) for n, ep in sorted(entry_points(kind).items())
+                 if ep.value.partition("[")[0].replace(" ", "") == where), "")

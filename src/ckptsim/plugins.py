@@ -41,7 +41,6 @@ from pathlib import Path
 from typing import Any
 
 from ckptsim.errors import ConfigError
-from ckptsim.plugin_shape import check_shape
 
 #: Entry-point groups by registry kind.
 GROUPS = {"scheduler": "ckptsim.schedulers", "component": "ckptsim.components",
@@ -253,35 +252,6 @@ def _class_of(mod: Any, name: str, reference: str, key: str, where: str,
 def _is_builtin(cls: type) -> bool:
     module = getattr(cls, "__module__", "") or ""
     return module == "ckptsim" or module.startswith("ckptsim.")
-
-
-def check_class(obj: Any, base: type | None, kind: str, key: str, what: str,
-                builtin: dict[str, Any], default: str = "") -> Any:
-    """`obj` as a plug-in class of the registry: a subclass of `base` with a name of its own
-    (its `name` when it sets one that is no built-in's, else `default` (an entry point's
-    name) or its class name; `what`: how the user named it, for messages)."""
-    if base is not None and isinstance(obj, base):
-        raise ConfigError(key, f"an instance of {type(obj).__name__}: give the {kind} class "
-                               "itself, which the run builds with the parameters given apart")
-    if base is not None and not (isinstance(obj, type) and issubclass(obj, base)):
-        found = (obj.__name__ if isinstance(obj, type) else
-                 f"{getattr(obj, '__name__', repr(obj))} (a {type(obj).__name__})")
-        raise ConfigError(key, f"{what}: {found} is not a {kind} class (a subclass of "
-                               f"ckptsim.{base.__name__})")
-    own = obj.__dict__.get("name")
-    if own:
-        if not isinstance(own, str):
-            raise ConfigError(key, f"{what}: its name must be a string, got {own!r}")
-        if own in builtin and builtin[own] is not obj:
-            raise ConfigError(key, f"{what}: its name {own!r} is a built-in {kind}'s; "
-                                   "give it another")
-    if base is not None:
-        check_shape(obj, kind, key, what)
-    if not own and (getattr(obj, "name", "") in builtin or not getattr(obj, "name", "")):
-        obj.name = default or obj.__name__
-    if not _is_builtin(obj):
-        _note_code(obj)
-    return obj
 
 
 #: The plug-ins' code (their package's folder, or their module's file): an error raised

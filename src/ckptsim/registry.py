@@ -16,6 +16,7 @@ from typing import Any, Generic, TypeVar
 
 from ckptsim import plugins
 from ckptsim.errors import ConfigError, did_you_mean
+from ckptsim.plugin_shape import check_class
 
 T = TypeVar("T", bound=type)
 
@@ -203,7 +204,7 @@ class Registry(Generic[T]):
         return f"{cls.name}@sha256:{digest}"
 
     def _adopt(self, obj: Any, what: str, default: str = "") -> T:
-        cls: T = plugins.check_class(obj, self.base, self.kind, self.key, what, self.classes,
+        cls: T = check_class(obj, self.base, self.kind, self.key, what, self.classes,
                                      default)
         if self.classes.get(cls.name) is not cls:
             self.plugins[cls.name] = cls
