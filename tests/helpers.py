@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from ckptsim.components import Component
 from ckptsim.engine.simulator import Simulator
 from ckptsim.policies.base import Scheduler
 from ckptsim.workload.model import Workload, from_columns
@@ -121,3 +122,16 @@ def run_doc_command(command: str, tmp_path: Path) -> None:
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "out" / "summary.json").exists()
+
+
+class Spy(Component):
+    """A component that notes the time each checkpoint of the run begins (`begins`)."""
+
+    name = "spy"
+
+    def attach(self, sim: Simulator) -> None:
+        super().attach(sim)
+        self.begins: list[float] = []
+
+    def on_checkpoint(self, job: Any) -> None:
+        self.begins.append(self.sim.now)

@@ -11,25 +11,14 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import inject_failures, jobs
+from helpers import Spy, inject_failures, jobs
 
 from ckptsim.cli import main
-from ckptsim.components import Component, build_components
+from ckptsim.components import build_components
 from ckptsim.engine.simulator import Simulator
 from ckptsim.platform.description import parse_description
 from ckptsim.platform.groups import GroupedPlatform
 from ckptsim.policies.base import scheduler_factory
-
-
-class Spy(Component):
-    name = "spy"
-
-    def attach(self, sim):
-        super().attach(sim)
-        self.begins: list[float] = []
-
-    def on_checkpoint(self, job):
-        self.begins.append(self.sim.now)
 
 
 def run(rows, policy: str, *, machine: int = 1, hours: str | None = None,

@@ -7,24 +7,13 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from helpers import inject_failures, jobs
+from helpers import Spy, inject_failures, jobs
 
 from ckptsim.checkpointing.base import parse_policy
-from ckptsim.components import Component, build_components
+from ckptsim.components import build_components
 from ckptsim.engine.simulator import Simulator
 from ckptsim.errors import ConfigError
 from ckptsim.policies.base import scheduler_factory
-
-
-class Spy(Component):
-    name = "spy"
-
-    def attach(self, sim):
-        super().attach(sim)
-        self.begins: list[float] = []
-
-    def on_checkpoint(self, job):
-        self.begins.append(self.sim.now)
 
 
 def one_job(policy: str, runtime: float = 5000.0, failures=None,

@@ -8,13 +8,13 @@ import json
 from typing import Any
 
 import pytest
-from helpers import inject_failures, jobs, trace
+from helpers import Spy, inject_failures, jobs, trace
 
 from ckptsim.checkpointing.base import parse_policy
 from ckptsim.checkpointing.daly import daly_interval
 from ckptsim.checkpointing.young import young_interval
 from ckptsim.cli import main
-from ckptsim.components import Component, build_components
+from ckptsim.components import build_components
 from ckptsim.engine.simulator import Simulator
 from ckptsim.errors import ConfigError
 from ckptsim.policies.base import scheduler_factory
@@ -33,17 +33,6 @@ def test_daly_and_young_on_the_addendum_vectors(mtbf, paper, young):
     assert daly_interval(5 * MIN, mtbf) / MIN == pytest.approx(paper, abs=0.5)
     assert young_interval(5 * MIN, mtbf) / MIN == pytest.approx(young, abs=0.05)
     assert daly_interval(3 * H, H) == H  # delta >= 2M: tau = M
-
-
-class Spy(Component):
-    name = "spy"
-
-    def attach(self, sim):
-        super().attach(sim)
-        self.begins: list[float] = []
-
-    def on_checkpoint(self, job):
-        self.begins.append(self.sim.now)
 
 
 def one_job(policy: str, failures: tuple[list[float], list[int]] | None = None,
