@@ -303,44 +303,38 @@ class Verbs(Phases):
                                         f"starts and the policy {type(self.policy).__name__} "
                                         f"starts it again, so it never runs{told}", now)
 
-    def _stops_in_vain(self, job: Job) -> int:
+    def _stopped_again(self, job: Job, now: float, limit: int, how: str, hint: str) -> None:
         """Count the stops of a job in a row (kills, checkpoints that take its nodes) that
-        find its saved progress where the one before left it."""
+        find its saved progress where the one before left it, and stop the run at `limit`:
+        a job stopped so for ever never ends, while its clock runs on."""
         fruitless = self._fruitless
         if fruitless is None:
             fruitless = self._fruitless = {}
         saved, n = fruitless.get(job.index, (-1.0, 0))
         n = n + 1 if saved == job.work_saved else 1
         fruitless[job.index] = (job.work_saved, n)
-        return n
+        if n >= limit:
+            raise DecisionError(job.id, f"{how} {n:,} times in a row with no more of its work "
+                                        f"saved ({job.work_saved:g} s of "
+                                        f"{job.work_target:g} s): {hint}", now)
 
     def _checkpointed_again(self, job: Job, now: float, then: str) -> None:
-        """A checkpoint took a job's nodes (`then` requeue or suspend): one stopped so over
-        and over with nothing done in between (a policy that checkpoints the jobs it just
-        started to make room, which start again ahead of the job they made room for) never
-        ends, while its clock runs on."""
-        n = self._stops_in_vain(job)
-        if n >= MAX_FRUITLESS_CHECKPOINTS:
-            raise DecisionError(job.id, f"stopped by a checkpoint (then={then!r}) {n:,} times "
-                                        f"in a row with no more of its work saved "
-                                        f"({job.work_saved:g} s of {job.work_target:g} s): "
-                                        "it does no work between its stops, so the run would "
-                                        f"never end (policy {type(self.policy).__name__}; a "
-                                        "job started again must run before it is stopped "
-                                        "again)", now)
+        """A checkpoint took a job's nodes (`then` requeue or suspend): a policy that
+        checkpoints the jobs it just started to make room, which start again ahead of the
+        job they made room for, stops them for ever."""
+        self._stopped_again(job, now, MAX_FRUITLESS_CHECKPOINTS,
+                            f"stopped by a checkpoint (then={then!r})",
+                            "it does no work between its stops, so the run would never end "
+                            f"(policy {type(self.policy).__name__}; a job started again must "
+                            "run before it is stopped again)")
 
     def _killed_again(self, job: Job, now: float, reason: str) -> None:
-        """Count the kills of a job in a row that find its saved progress where the one
-        before left it: one killed so for ever (a policy or a component that kills it every
-        hour while it needs two, with no checkpoint) never ends, while its clock runs on."""
-        n = self._stops_in_vain(job)
-        if n >= MAX_FRUITLESS_KILLS:
-            raise DecisionError(job.id, f"killed (reason {reason!r}) {n:,} times in a row with "
-                                        f"no more of its work saved ({job.work_saved:g} s of "
-                                        f"{job.work_target:g} s): it loses its work before it "
-                                        "can end, so the run would never end (policy "
-                                        f"{type(self.policy).__name__}; a job stopped before "
-                                        "its end keeps its work with sim.checkpoint)", now)
+        """A job killed with no checkpoint (a policy or a component that kills it every hour
+        while it needs two) loses its work for ever."""
+        self._stopped_again(job, now, MAX_FRUITLESS_KILLS, f"killed (reason {reason!r})",
+                            "it loses its work before it can end, so the run would never end "
+                            f"(policy {type(self.policy).__name__}; a job stopped before its "
+                            "end keeps its work with sim.checkpoint)")
 
     def set_rate(self, job: Job, rate: float) -> None:
         """Change the progress rate of a job holding nodes (1.0 normal, 0 frozen): its end
