@@ -426,3 +426,19 @@ def test_load_scale_multiplies_run_times(tmp_path, c, span, unused, response):
     assert m["capacity_utilized"] == pytest.approx(5 / 6)
     assert m["capacity_unused"] == pytest.approx(unused)
     assert m["capacity_lost"] == pytest.approx(0.0, abs=1e-12)
+
+
+# --- 15. a migration's cost delays the moved job's estimated end ----------------------------------
+# A line of 4, migration_cost 5 s.  t=0: A (size 2) {0,1}, B (size 1, est 100) node 2, as in 1.
+# t=10: A ends; C (size 3) has 3 free nodes but no box: B is re-placed on node 0 and pauses 5 s
+#   while it moves (its estimated and actual end 0 + 100 + 5 = 105); C 10-20 on {1,2,3}.  D
+#   (size 4) waits: releasing C (est. end 20) leaves no box of 4, releasing B does: shadow 105
+#   (B's estimated end with the pause), the reserved box the whole line.
+# t=20: C ends; E (size 1, est 83) arrives: it ends at 103 <= 105: backfilled on node 1 (nodes
+#   1 and 3 leave a box of 2, node 2 two single nodes; the first).  E 20-103; D 105-155.
+def test_migration_cost_delays_the_moved_jobs_estimated_end():
+    rows = [(0, 10, 2, 10), (0, 100, 1, 100), (0, 10, 3, 10), (0, 50, 4, 50), (20, 83, 1, 83)]
+    sim, log = schedule(rows, 4, wraparound=False, migration_cost=5.0)
+    assert log[2:] == [(10.0, "migrate", [(2, [0])]), (10.0, 3, [1, 2, 3], False),
+                       (20.0, 5, [1], True), (105.0, 4, [0, 1, 2, 3], False)]
+    assert ends(sim) == {1: (0, 10), 2: (0, 105), 3: (10, 20), 4: (105, 155), 5: (20, 103)}

@@ -12,7 +12,8 @@ Jobs run on contiguous rectangular boxes of supernodes of a 3-D torus (`ckptsim.
   or does not intersect the reserved box.  With `migration`, when the head does not fit although
   enough nodes are free, the running jobs are re-packed largest first with the MFP heuristic
   onto an empty torus; the new layout is taken if the head then fits.  A migration costs
-  `migration_cost` seconds per moved job (default free, as in Krevat).  The moved jobs are
+  `migration_cost` seconds per moved job (default free, as in Krevat), which moves its
+  estimated end (start + estimate + its migrations' costs) as much.  The moved jobs are
   placed with the MFP heuristic (`repack="mfp"`, default) or with the scheduler's own placement
   over what is left of their estimated runs (`repack="policy"`: the fault-aware placements of
   `bgl-balancing` and `bgl-tiebreak`; `bgl-fcfs`'s own placement is the MFP heuristic).
@@ -387,6 +388,13 @@ class BglFcfs(QueueScheduler):
             return False
         if any(job.state is CHECKPOINTING for job, _ in moves):
             return None  # a checkpoint component's checkpoint in flight: not movable now
-        self.sim.migrate(moves, self.params.migration_cost)
+        cost = self.params.migration_cost
+        self.sim.migrate(moves, cost)
         self.migrations += 1
+        if cost > 0:  # a moved job pauses while it moves: its estimated end is that much later
+            by_end = self._by_end
+            for job, _ in moves:
+                del by_end[bisect_left(by_end, (job.pred_end, job.index))]
+                job.pred_end += cost
+                insort(by_end, (job.pred_end, job.index, job))
         return True
