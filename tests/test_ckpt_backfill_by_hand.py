@@ -300,3 +300,20 @@ def test_alpha_interpolates_between_runtime_and_request(tmp_path, alpha, estimat
     w = load_workload(str(trace), alpha=alpha)
     assert list(w.estimate) == estimates
     assert list(w.runtime) == [100, 100, 100]
+
+
+@pytest.mark.parametrize(("preempt", "h", "first"), [
+    ("backfilled", (600, 610), [(0, 600)]),
+    ("any", (500, 510), [(0, 500), (510, 610)]),
+])
+def test_preempt_any_takes_a_long_job_started_in_queue_order(preempt, h, first):
+    # Not the seed's (Algorithm 3 checkpoints backfilled jobs): `preempt=any` also takes the
+    # jobs whose estimate is at least t_thr.  8 nodes, t_thr = 100, scaled=backfilled: job 1
+    # (4 nodes, est 500, runs 600) starts in order and is planned 0 + 500 (not scaled);
+    # job 2 (4) runs 0-50; H (8) -> reserve 500.  At 500 job 1 still runs (free 4 < 8):
+    # backfilled -> nothing to checkpoint, H waits for it (600-610); any -> job 1 is
+    # checkpointed (4 + 4 = 8), H runs 500-510 and job 1 its last 100 s 510-610.
+    rows = [(0, 600, 4, 500), (0, 50, 4, 50), (1, 10, 8, 10)]
+    sim = run(rows, 8, t_thr=100, p=0.2, overhead=False, scaled="backfilled", preempt=preempt)
+    assert starts(sim)[3] == h
+    assert segments(sim)[1] == first

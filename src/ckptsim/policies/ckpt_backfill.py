@@ -40,7 +40,8 @@ Points the seed leaves open are options (docs/schedulers.md):
   checkpoints it if the head needs its nodes (`reservation`; with its estimate once that
   reservation has passed);
 * `preempt`: only jobs started by backfilling may be checkpointed (`backfilled`, default), or
-  any running job whose prediction was scaled (`any`);
+  any running job whose estimate is at least `t_thr` (`any`: the jobs Algorithm 2 scales,
+  also when started in queue order under `scaled=backfilled` or restarted);
 * `scaled`: which running jobs use scaled predictions in the reservation walk: all (`all`,
   default, an interpretation) or only backfilled ones (`backfilled`, Algorithm 1 as written:
   line 6 plans a job started in queue order with estimate + now, and section 3.3 puts the
@@ -298,8 +299,8 @@ class CkptBackfill(Easy):
 
     def _preemptible(self) -> list[Job]:
         """The running jobs Algorithm 3 may checkpoint, in predicted-end order: those started
-        by backfilling (with preempt=any also those whose prediction was scaled), not at the
-        checkpoint cap."""
+        by backfilling (with preempt=any also the others whose estimate is at least t_thr), not
+        at the checkpoint cap."""
         cap = self.cap
         backfilled = self._backfilled
         scaled_too = self._preempt_any
