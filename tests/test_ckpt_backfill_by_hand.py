@@ -317,3 +317,53 @@ def test_preempt_any_takes_a_long_job_started_in_queue_order(preempt, h, first):
     sim = run(rows, 8, t_thr=100, p=0.2, overhead=False, scaled="backfilled", preempt=preempt)
     assert starts(sim)[3] == h
     assert segments(sim)[1] == first
+
+
+# --- Against the algorithms written out plainly ------------------------------------------------
+
+def _small_workload(seed: int, machine: int) -> list[tuple[float, float, int, float]]:
+    """Even seeds: any jobs; odd seeds: wide short jobs (blocked heads) among long ones that
+    often run past their scaled prediction (preemptions)."""
+    import random
+
+    rng = random.Random(seed)
+    rows = []
+    for _ in range(rng.randint(3, 10)):
+        if seed % 2 == 0:
+            r = rng.randint(1, 60)
+            rows.append((rng.randint(0, 40), r, rng.randint(1, machine),
+                         max(1, round(r * rng.choice([0.5, 1, 1, 2, 3, 5])))))
+        elif rng.random() < 0.3:
+            e = rng.randint(5, 19)
+            rows.append((rng.randint(0, 30), rng.randint(1, e),
+                         rng.randint(machine // 2, machine), e))
+        else:
+            e = rng.randint(20, 200)
+            rows.append((rng.randint(0, 30), max(1, round(e * rng.uniform(0.05, 1.2))),
+                         rng.randint(1, machine // 2), e))
+    return sorted(rows, key=lambda r: r[0])
+
+
+@pytest.mark.parametrize(("machine", "scaled", "t_ckpt"), [
+    (8, "all", 0.0), (8, "backfilled", 3.0), (16, "all", 2.5)])
+def test_same_schedule_as_the_algorithms_written_out(machine, scaled, t_ckpt):
+    # tests/ckpt_backfill_reference.py: Algorithms 1-3 and section 5.1's costs as a plain
+    # event loop under the literal reading of an overdue prediction (overdue=now); t_thr 20,
+    # p = 0.2, t_extend = 2 t_checkpoint, the restart paying the other half.
+    from ckpt_backfill_reference import reference
+
+    checkpointed = 0
+    for seed in range(120):
+        rows = _small_workload(seed, machine)
+        sim = run(rows, machine, t_thr=20, p=0.2, t_checkpoint=t_ckpt, t_extend=2 * t_ckpt,
+                  overdue="now", scaled=scaled)
+        want = reference(rows, machine, t_thr=20, p=0.2, scaled_all=scaled == "all",
+                         t_checkpoint=t_ckpt, t_extend=2 * t_ckpt, t_restart=t_ckpt)
+        for j in sim.jobs:
+            start, end, segs = want[j.id]
+            assert math.isclose(j.start, start) and math.isclose(j.end, end), (seed, rows)
+            assert len(j.segments) == len(segs), (seed, rows)
+            for got, exp in zip(j.segments, segs, strict=True):
+                assert all(map(math.isclose, got, exp)), (seed, rows)
+        checkpointed += sum(1 for j in sim.jobs if j.n_checkpoints)
+    assert checkpointed >= 10  # the sample does exercise Algorithm 3
