@@ -1,12 +1,14 @@
 """Seed 000's Algorithms 1-3 written out plainly, the oracle for `ckpt-backfill`.
 
-An event loop of its own (no engine, no scheduler classes) under the literal reading of an
-overdue prediction (`overdue=now`: a predicted end stays where it was, past or not), with
-`preempt=backfilled`, `partial=false`, `freeze=true`, `retry=false`, `rejoin=head` and
-`replan=full`.  At each instant: job ends and completed checkpoints, then arrivals, then the
-reservation timer (Algorithm 3), then Algorithm 1; while Algorithm 3's checkpoints are written
-only jobs fitting from the queue head start.  tests/test_ckpt_backfill_by_hand.py runs it and
-the registered scheduler on the same small workloads and requires the same schedules.
+An event loop of its own (no engine, no scheduler classes) under one of the three readings of
+an overdue prediction (`overdue`: a job past its scaled prediction keeps it, `now`; is
+planned with its estimate from the next full pass on, `estimate`; or first with the
+reservation it was backfilled under, `reservation`), with `preempt=backfilled`,
+`partial=false`, `freeze=true`, `retry=false`, `rejoin=head` and `replan=full`.  At each
+instant: job ends and completed checkpoints, then arrivals, then the reservation timer
+(Algorithm 3), then Algorithm 1; while Algorithm 3's checkpoints are written only jobs
+fitting from the queue head start.  tests/test_ckpt_backfill_by_hand.py runs it and the
+registered scheduler on the same small workloads and requires the same schedules.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ INF = math.inf
 
 def reference(rows: list[tuple[float, float, int, float]], machine: int, *, t_thr: float,
               p: float, scaled_all: bool = True, t_checkpoint: float = 0.0,
-              t_extend: float = 0.0, t_restart: float = 0.0) -> dict[int, Any]:
+              t_extend: float = 0.0, t_restart: float = 0.0, overdue: str = "now"
+              ) -> dict[int, Any]:
     """{job id: (first start, end, [(segment start, segment end), ...])} of (submit, runtime,
     size, estimate) rows, ids 1..n in row order."""
     n = len(rows)
@@ -35,7 +38,9 @@ def reference(rows: list[tuple[float, float, int, float]], machine: int, *, t_th
     running: dict[int, dict[str, Any]] = {}
     writing: dict[int, tuple[float, float]] = {}  # checkpointing: (done at, segment start)
     batch: list[int] = []
-    state = {"free": machine, "timer": None, "attempt": -INF, "seq": 0, "head": -1}
+    scaled: set[int] = set()  # running jobs planned with estimate * p
+    promise: dict[int, float] = {}  # overdue=reservation: the reservation a job was admitted by
+    state = {"shadow": INF, "free": machine, "timer": None, "attempt": -INF, "seq": 0, "head": -1}
     arrivals = sorted(range(n), key=lambda j: (submit[j], j))
 
     def predict(j: int) -> float:  # Algorithm 2 (+ section 5.1's T_extend)
@@ -52,6 +57,10 @@ def reference(rows: list[tuple[float, float, int, float]], machine: int, *, t_th
         planned = predict(j) if backfilled or scaled_all or ckpts[j] else est[j]
         running[j] = {"start": t, "pred": t + planned, "seq": state["seq"],
                       "backfilled": backfilled, "overhead": t_restart if ckpts[j] else 0.0}
+        if est[j] >= t_thr and not ckpts[j] and (backfilled or scaled_all):
+            scaled.add(j)
+        if backfilled and overdue == "reservation" and t + planned <= max(state["shadow"], t):
+            promise[j] = max(state["shadow"], t)
         state["free"] -= size[j]
         if first[j] is None:
             first[j] = t
@@ -59,6 +68,32 @@ def reference(rows: list[tuple[float, float, int, float]], machine: int, *, t_th
     def end_of(j: int) -> float:
         r = running[j]
         return r["start"] + r["overhead"] + runtime[j] - saved[j]
+
+    def replan(t: float) -> None:
+        """Scaled jobs past their prediction: planned with the reservation they were admitted
+        by (once, while it is still ahead and before their estimated end), else with their
+        estimate; in the order of their old predicted ends, each taking a new place among
+        equal predicted ends (as a job started now)."""
+        if overdue == "now":
+            return
+        late = sorted((j for j in scaled if running[j]["pred"] < t),
+                      key=lambda j: (running[j]["pred"], running[j]["seq"]))
+        for j in late:
+            r = running[j]
+            kept = promise.pop(j, None)
+            estimated = r["start"] + est[j]
+            if kept is not None and t <= kept < estimated:
+                r["pred"] = kept
+            else:
+                scaled.discard(j)
+                r["pred"] = estimated
+            state["seq"] += 1
+            r["seq"] = state["seq"]
+
+    def stop(j: int) -> dict[str, Any]:
+        scaled.discard(j)
+        promise.pop(j, None)
+        return running.pop(j)
 
     def walk() -> tuple[float, int]:  # Algorithm 1 lines 14-25
         need = size[queue[0]]
@@ -75,7 +110,9 @@ def reference(rows: list[tuple[float, float, int, float]], machine: int, *, t_th
         if not queue:
             state["timer"] = None
             return
+        replan(t)
         reserve, extra = walk()
+        state["shadow"] = reserve
         i = 1
         while i < len(queue):  # lines 27-40
             j = queue[i]
@@ -97,8 +134,10 @@ def reference(rows: list[tuple[float, float, int, float]], machine: int, *, t_th
 
     def algorithm3(t: float) -> None:
         state["timer"] = None
-        if queue and state["free"] < size[queue[0]] and walk()[0] > t:
-            return  # the reservation moved: Algorithm 1 sets the timer again
+        if queue and state["free"] < size[queue[0]]:
+            replan(t)
+            if walk()[0] > t:
+                return  # the reservation moved: Algorithm 1 sets the timer again
         state["attempt"] = t
         if not queue or state["free"] >= size[queue[0]]:
             return
@@ -114,7 +153,7 @@ def reference(rows: list[tuple[float, float, int, float]], machine: int, *, t_th
         if free < size[head]:
             return
         for j in chosen:
-            r = running.pop(j)
+            r = stop(j)
             saved[j] += max(t - r["start"] - r["overhead"], 0.0)
             writing[j] = (t + t_checkpoint, r["start"])
         state["head"] = head
@@ -129,7 +168,7 @@ def reference(rows: list[tuple[float, float, int, float]], machine: int, *, t_th
         t = min(times)
         for j in sorted(running):
             if end_of(j) == t:
-                segs[j].append((running.pop(j)["start"], t))
+                segs[j].append((stop(j)["start"], t))
                 state["free"] += size[j]
         for j in sorted(writing):
             if writing[j][0] == t:
