@@ -271,6 +271,55 @@ def test_estimates_wrong_both_ways(scheduler):
     assert all(j.n_checkpoints == 0 for j in sim.jobs)
 
 
+@pytest.mark.parametrize(("params", "h", "b"), [
+    ({}, (102, 112), [(2, 102)]),
+    ({"partial": True}, (60, 70), [(2, 30), (70, 142)]),
+    ({"overdue": "now"}, (60, 70), [(2, 60), (70, 112)]),
+])
+def test_alg3_when_checkpointing_every_candidate_is_not_enough(params, h, b):
+    # Alg. 3 assumes the preempted jobs free enough nodes; here they cannot (`partial`).
+    # 8 nodes, t_thr = 100, p = 0.2.  Job 1 (4 nodes, est 30 < t_thr) runs 0-60 (past its
+    # estimate); H (8) -> reserve 30; B (2 nodes, est 140 -> 28, runs 100) and job 4 (2 nodes,
+    # est 20, ends 22) are backfilled at 2.  At 30: free 2, job 1 (started in order) cannot be
+    # checkpointed: 2 + B's 2 = 4 < 8.
+    #   default (partial=false): nothing is checkpointed; at 60 (job 1 ends) B is past its
+    #     prediction, re-planned with its estimate, 2 + 140 = 142: H waits for B, 102-112;
+    #   partial=true: B is checkpointed at 30 anyway (Alg. 3 as written), H runs 60-70 and B
+    #     its remaining 100 - 28 = 72 s at 70-142;
+    #   overdue=now: B keeps its prediction (30), so at 60 H's reservation is now: B is
+    #     checkpointed then (free 6 + 2 = 8), H runs 60-70, B its last 42 s 70-112.
+    rows = [(0, 60, 4, 30), (1, 10, 8, 10), (2, 100, 2, 140), (2, 20, 2, 20)]
+    sim = run(rows, 8, t_thr=100, p=0.2, overhead=False, **params)
+    assert starts(sim)[2] == h
+    assert segments(sim)[3] == b
+
+
+def test_a_prediction_ending_at_the_reservation_is_re_planned_only_after_it():
+    # The default reading (overdue=estimate) re-plans a job once it is strictly past its
+    # scaled prediction, at the next full pass.  8 nodes, t_thr = 100, p = 0.2: job 1 (4
+    # nodes, est 100 >= t_thr) starts in order, predicted 0 + 100 * 0.2 = 20 (scaled=all);
+    # H (8) -> reserve 20; job 3 (4 nodes, est 30 < t_thr): 2 + 30 > 20 -> waits.  At 20 the
+    # reservation timer finds job 1 at its prediction, not past it: nothing backfilled to
+    # checkpoint, and the pass at 20 keeps the reservation at 20 (job 3: 20 + 30 > 20).  No
+    # event comes before job 1 ends at 100, so job 3 runs after H, 110-140 (re-planned at 20,
+    # job 1 would end at 100 and job 3 would be backfilled 20-50).
+    sim = run([(0, 100, 4, 100), (1, 10, 8, 10), (2, 30, 4, 30)], 8, t_thr=100, p=0.2,
+              overhead=False)
+    assert starts(sim) == {1: (0, 100), 2: (100, 110), 3: (110, 140)}
+
+
+@pytest.mark.parametrize(("cap", "third"), [(None, (2, 32)), (0, (110, 140))])
+def test_no_checkpoint_allowed_means_no_scaling(cap, third):
+    # max_checkpoints = 0: a job that may not be checkpointed is planned with its estimate.
+    # 8 nodes, t_thr = 200: job 1 (4, est 100) runs 0-100, H (8) -> reserve 100; job 3 (4
+    # nodes, est 200, runs 30) at 2: 200 * 0.2 = 40 -> 42 <= 100, backfilled; with the cap
+    # 0, 2 + 200 > 100 and extra 0 -> waits for H (100-110), 110-140.
+    extra = {} if cap is None else {"max_checkpoints": cap}
+    sim = run([(0, 100, 4, 100), (1, 10, 8, 10), (2, 30, 4, 200)], 8, t_thr=200, p=0.2,
+              **extra)
+    assert starts(sim)[3] == third
+
+
 # --- Section 4's metrics and section 4.2's estimate accuracy ---------------------------------
 
 def test_metrics_first_and_last_job_and_the_ten_second_bound():
