@@ -472,3 +472,20 @@ def test_ctmr_equal_traffic_takes_the_job_first_on_the_link():
             (101, 1000, 2, 1, 100, NAN, 0.5)]
     sim, job, m = run(grid_jobs(rows, 2, 4), ctmr=True, overhead=60.0)
     assert (job[3].n_checkpoints, job[4].n_checkpoints) == (1, 0)
+
+
+def test_ctmr_stops_when_the_most_saturated_link_has_no_candidate():
+    """Steps 1-3 literally: L is the most saturated link; "If a suitable candidate is found,
+    checkpoint ... else exit".  As the tie case, A (1000 s, 1300 Mbit/s: 1191.7 on links 0
+    and 1, rate 1 / (0.5 + 0.5958) = 0.91255) and B (10,000 s, 1200: 1100 on links 2 and 3).
+    At 1 L is link 0, and A's 4% of (1000 - 0.91) / 0.91255 = 43.8 s is under O = 60; B
+    would qualify on link 2 but is not looked at.  W waits for A's end, 1000 / 0.91255 =
+    1095.83, and runs on its home cluster."""
+    fill = [(0, 20000, 2, c, 100, NAN, 0.5) for c in range(4)]
+    w = grid_jobs(fill + [(0, 1000, 4, 0, 1300, 100, 0.5), (0, 10000, 4, 2, 1200, 100, 0.5),
+                          (1, 100, 2, 1, 100, NAN, 0.5)], 4, 4)
+    sim, job, m = run(w, ctmr=True, overhead=60.0)
+    a_end = 1000 * (0.5 + 0.5 * d22(1300) / 1000)
+    assert m["ctmr_checkpoints"] == 0
+    assert job[5].end == pytest.approx(a_end) and job[6].end == pytest.approx(10500)
+    assert starts(sim)[6] == (pytest.approx(a_end), 7, [0, 2, 0, 0])

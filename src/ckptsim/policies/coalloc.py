@@ -16,8 +16,8 @@ in three phases (the seed's "local, remote (migration), and co-allocated executi
    checkpoint with start + restart overhead + estimate - work kept); later jobs are
    backfilled when they fit now and end by the shadow time or use only extra nodes.
 2. **remote**: every job still waiting (all queues, in priority order) may run whole on
-   another cluster (the one with the most free nodes first) under that cluster's
-   reservation rule;
+   another cluster (the one with the most free nodes first, the lower on ties) under that
+   cluster's reservation rule;
 3. **co-allocation** (`coalloc=true`): a job still waiting that revealed a PPBW estimate, is
    not barred, and spans at most all the nodes its clusters' reservation rules allow, is split
    with "Module 1" (`ckptsim.policies.coalloc_place`) so that its *estimated* traffic fits

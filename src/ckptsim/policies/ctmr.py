@@ -5,7 +5,8 @@ After every scheduling pass (its `after_pass`, once the grid's rate model has gi
 their rates), while some link is saturated and jobs wait (steps 1-5 of the seed):
 
 1. take the most saturated link L (highest true demand over capacity; ties: lower cluster);
-2. among the jobs co-allocated across L, take the one with the largest traffic on L such that
+2. among the jobs co-allocated across L, take the one with the largest traffic on L (ties: the
+   one that entered L first) such that
    (1) it underestimated its bandwidth (its submitted PPBW estimate is below its true PPBW),
    (2) the checkpoint/restart overhead O is below `cpfrac` times its remaining time (the
    estimate minus the work done, at its current rate; O is taken as 30 min when the agent does
@@ -19,7 +20,8 @@ their rates), while some link is saturated and jobs wait (steps 1-5 of the seed)
    candidate were gone: the head of the queue, its shadow time and extra nodes), or
    co-allocated (`coalloc`, a revealed estimate, not barred) with Module 1 on the free nodes
    plus the candidate's, its estimated traffic fitting the links once the candidate has left
-   them;
+   them; if no job on L qualifies, stop until the next pass (the seed's "else exit"), even
+   when another saturated link has one;
 3. checkpoint it (O/2 on its nodes; it leaves the links at once, its communication stops,
    and the engine gives the jobs that shared its links their new rates before time moves on),
    then it goes back to the head of its home queue and restarts with O/2 of overhead,
