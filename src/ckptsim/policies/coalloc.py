@@ -25,6 +25,10 @@ in three phases (the seed's "local, remote (migration), and co-allocated executi
    worst-case mesh cut (`admit_cut=real`: also its actual one); clusters whose link is
    saturated are skipped while it is (`skip_saturated`).
 
+When a cluster's reserved job starts elsewhere (phases 2 and 3), the cluster's local phase runs
+again at once and the whole pass once more at the same instant, so that no job waits for the
+next event behind a reservation that is gone.
+
 Priority order: CTMR-requeued jobs first (the latest first: each was put at the head of its
 queue), then by submission.  `coalloc=false` is the seed's "Migration Only" baseline.
 
@@ -101,6 +105,7 @@ class Coalloc(GridPhases, Scheduler):
         self.queues: list[list[Job]] = [[] for _ in range(c)]
         self._new: list[Job] = []
         self._dirty = True  # something besides arrivals happened since the last full pass
+        self._again = False  # the pass is made again at this instant (`_consume`)
         self._starts = 0
         self._started: list[Job] = []  # the jobs the pass started (off the lists after it)
         self.masks = [self.rates.cluster_mask(k) for k in range(c)]
@@ -265,9 +270,12 @@ class Coalloc(GridPhases, Scheduler):
 
     def _consume(self, c: int, job: Job, pred: float, k: int, now: float) -> None:
         r = self.reserved[c]
-        if r is job:  # the reserved job left: jobs behind it may now fit (next pass)
-            self._reserve(c, now)
-            self._dirty = True
+        if r is job:
+            # The reserved job started elsewhere (remote, co-allocated): cluster c's local phase
+            # again, so that the jobs behind it start now if they fit, and the pass once more
+            # for the jobs its reservation turned away earlier in this one.
+            self._local(c, now)
+            self._dirty = self._again = True
         elif r is not None and pred >= self.shadow[c]:
             if pred > self.shadow[c]:
                 self.extra[c] -= k
@@ -276,6 +284,12 @@ class Coalloc(GridPhases, Scheduler):
 
     # --- the pass ----------------------------------------------------------------------------
     def schedule(self, now: float) -> None:
+        self._pass(now)
+        while self._again:  # a queue's reserved job started on other clusters
+            self._again = False
+            self._pass(now)
+
+    def _pass(self, now: float) -> None:
         new, self._new = self._new, []
         if self.n_waiting:
             free_mask = self.platform.free_mask
