@@ -165,6 +165,19 @@ def test_a_queue_whose_reserved_head_runs_elsewhere_starts_the_next_job_at_once(
 
 
 
+
+def test_a_queue_whose_reserved_head_is_coallocated_starts_the_next_job_at_once():
+    """The same in the co-allocation phase (remote off).  3 clusters of 4, 2 nodes of each
+    held until 1000.  h (home 2, 3 nodes, 100 Mbit/s told exactly) reserves cluster 2 for 1000
+    (extra 1); j (home 2, 2 nodes, 2000 s) is not backfilled.  h is co-allocated 2 | 1 | 0
+    (pieces of at most 2, lower clusters first), which leaves cluster 2's 2 free nodes to j,
+    now its queue's head: [0, 2000]."""
+    rows = [(0, 1000, 2, c, 100, NAN, 0.5) for c in range(3)] + [
+        (0, 100, 3, 2, 100, 100, 0.5), (0, 2000, 2, 2, 100, NAN, 0.5)]
+    sim, job, m = run(grid_jobs(rows, 3, 4), remote=False)
+    assert starts(sim)[3:] == [(0, 4, [2, 1, 0]), (0, 5, [0, 0, 2])]
+    assert job[5].end == 2000
+
 def test_the_next_job_of_the_queue_goes_before_other_queues_remote_jobs():
     """Local before remote: as above on 3 clusters (cluster 2 full), h (100 s) runs on cluster
     1; l (home 2, 2 nodes, 50 s), submitted after j, would fit cluster 0's 2 free nodes
