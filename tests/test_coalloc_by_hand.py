@@ -149,45 +149,57 @@ def test_remote_phase_respects_the_target_clusters_reservation():
 
 
 @pytest.mark.parametrize("h_runtime", [100, 5000])
-def test_a_queue_whose_reserved_head_runs_elsewhere_starts_the_next_job_at_once(h_runtime):
+def test_a_queue_whose_reserved_head_runs_elsewhere_starts_the_next_job(h_runtime):
     """"After the scheduler has backfilled as many jobs as possible via local execution and
     remote job migration ...".  2 clusters of 4.  r (home 0, 2 nodes, 1000 s) runs; h (home
     0, 3 nodes) does not fit cluster 0's 2 free nodes: reservation at 1000, extra 2 + 2 - 3
     = 1; j (home 0, 2 nodes, 2000 s) ends at 2000 > 1000 and needs 2 > 1 nodes: not
     backfilled.  The remote phase runs h whole on cluster 1 (4 free).  j is now the head of
-    queue 0 and fits its 2 free nodes: it starts at 0, ends at 2000 (not when the next event
-    comes: h's end, or r's at 1000)."""
+    queue 0 and fits its 2 free nodes: under `vacated=now` it starts at 0, ends at 2000;
+    under `vacated=next` (one pass per event) it starts when the next event comes: h's end at
+    100, or r's at 1000 when h runs 5000 s."""
     rows = [(0, 1000, 2, 0, 100, NAN, 0.5), (0, h_runtime, 3, 0, 100, NAN, 0.5),
             (0, 2000, 2, 0, 100, NAN, 0.5)]
-    sim, job, m = run(grid_jobs(rows, 2, 4))
+    sim, job, m = run(grid_jobs(rows, 2, 4), vacated="now")
     assert starts(sim) == [(0, 1, [2, 0]), (0, 2, [0, 3]), (0, 3, [2, 0])]
     assert job[3].end == 2000 and (m["local_starts"], m["remote_starts"]) == (2, 1)
+    sim, job, m = run(grid_jobs(rows, 2, 4))  # vacated=next, the default
+    later = min(h_runtime, 1000)
+    assert starts(sim) == [(0, 1, [2, 0]), (0, 2, [0, 3]), (later, 3, [2, 0])]
+    assert job[3].end == later + 2000
 
 
 
 
-def test_a_queue_whose_reserved_head_is_coallocated_starts_the_next_job_at_once():
+def test_a_queue_whose_reserved_head_is_coallocated_starts_the_next_job():
     """The same in the co-allocation phase (remote off).  3 clusters of 4, 2 nodes of each
     held until 1000.  h (home 2, 3 nodes, 100 Mbit/s told exactly) reserves cluster 2 for 1000
     (extra 1); j (home 2, 2 nodes, 2000 s) is not backfilled.  h is co-allocated 2 | 1 | 0
     (pieces of at most 2, lower clusters first), which leaves cluster 2's 2 free nodes to j,
-    now its queue's head: [0, 2000]."""
+    now its queue's head: [0, 2000] under `vacated=now`, [100, 2100] (at h's end, the next
+    event) under `vacated=next`."""
     rows = [(0, 1000, 2, c, 100, NAN, 0.5) for c in range(3)] + [
         (0, 100, 3, 2, 100, 100, 0.5), (0, 2000, 2, 2, 100, NAN, 0.5)]
-    sim, job, m = run(grid_jobs(rows, 3, 4), remote=False)
+    sim, job, m = run(grid_jobs(rows, 3, 4), remote=False, vacated="now")
     assert starts(sim)[3:] == [(0, 4, [2, 1, 0]), (0, 5, [0, 0, 2])]
     assert job[5].end == 2000
+    sim, job, m = run(grid_jobs(rows, 3, 4), remote=False)
+    assert starts(sim)[3:] == [(0, 4, [2, 1, 0]), (100, 5, [0, 0, 2])]
+    assert job[5].end == 2100
 
 def test_the_next_job_of_the_queue_goes_before_other_queues_remote_jobs():
     """Local before remote: as above on 3 clusters (cluster 2 full), h (100 s) runs on cluster
     1; l (home 2, 2 nodes, 50 s), submitted after j, would fit cluster 0's 2 free nodes
-    remotely, but j, now the head of queue 0, takes them first [0, 2000].  l runs when h
-    leaves cluster 1 [100, 150]."""
+    remotely, but under `vacated=now` j, now the head of queue 0, takes them first [0, 2000]
+    and l runs when h leaves cluster 1 [100, 150].  Under `vacated=next` the same pass goes
+    on to l, which takes them [0, 50], and j starts at l's end [50, 2050]."""
     rows = [(0, 1000, 2, 0, 100, NAN, 0.5), (0, 10000, 4, 2, 100, NAN, 0.5),
             (0, 100, 3, 0, 100, NAN, 0.5), (0, 2000, 2, 0, 100, NAN, 0.5),
             (0, 50, 2, 2, 100, NAN, 0.5)]
-    sim, job, m = run(grid_jobs(rows, 3, 4))
+    sim, job, m = run(grid_jobs(rows, 3, 4), vacated="now")
     assert starts(sim)[2:] == [(0, 3, [0, 3, 0]), (0, 4, [2, 0, 0]), (100, 5, [0, 2, 0])]
+    sim, job, m = run(grid_jobs(rows, 3, 4))
+    assert starts(sim)[2:] == [(0, 3, [0, 3, 0]), (0, 5, [2, 0, 0]), (50, 4, [2, 0, 0])]
 
 def test_a_reservation_dropped_in_the_pass_lets_earlier_refused_jobs_run():
     """3 clusters of 4.  Cluster 0: r0 (2 nodes, 1000 s) runs, h (3 nodes, 100 s) reserves
@@ -195,14 +207,18 @@ def test_a_reservation_dropped_in_the_pass_lets_earlier_refused_jobs_run():
     with no extra node.  Cluster 2 is full (r2).  k (home 2, 2 nodes, 3000 s), ahead of h in
     submission order, is refused on cluster 1 (ends after 500, no extra node) and on cluster
     0 (ends after 1000, 2 > 1 extra node).  h then runs on cluster 1 (it ends at 100 <= 500).
-    Cluster 0 has no waiting job of its own any more and 2 free nodes: k runs there at 0
-    [0, 3000], as it would in the scheduling decision made with h gone."""
+    Cluster 0 has no waiting job of its own any more and 2 free nodes: under `vacated=now` k
+    runs there at 0 [0, 3000], as it would in the scheduling decision made with h gone; under
+    `vacated=next` at the next event, h's end [100, 3100]."""
     rows = [(0, 1000, 2, 0, 100, NAN, 0.5), (0, 500, 1, 1, 100, NAN, 0.5),
             (0, 10000, 4, 2, 100, NAN, 0.5), (0, 10, 4, 1, 100, NAN, 0.5),
             (0, 3000, 2, 2, 100, NAN, 0.5), (0, 100, 3, 0, 100, NAN, 0.5)]
-    sim, job, m = run(grid_jobs(rows, 3, 4))
+    sim, job, m = run(grid_jobs(rows, 3, 4), vacated="now")
     assert starts(sim)[3:] == [(0, 6, [0, 3, 0]), (0, 5, [2, 0, 0]), (500, 4, [0, 4, 0])]
     assert job[5].end == 3000 and m["remote_starts"] == 2
+    sim, job, m = run(grid_jobs(rows, 3, 4))
+    assert starts(sim)[3:] == [(0, 6, [0, 3, 0]), (100, 5, [2, 0, 0]), (500, 4, [0, 4, 0])]
+    assert job[5].end == 3100 and m["remote_starts"] == 2
 
 def test_remote_is_tried_before_coallocation():
     """"After the scheduler has backfilled as many jobs as possible via local execution and

@@ -25,9 +25,11 @@ in three phases (the seed's "local, remote (migration), and co-allocated executi
    worst-case mesh cut (`admit_cut=real`: also its actual one); clusters whose link is
    saturated are skipped while it is (`skip_saturated`).
 
-When a cluster's reserved job starts elsewhere (phases 2 and 3), the cluster's local phase runs
-again at once and the whole pass once more at the same instant, so that no job waits for the
-next event behind a reservation that is gone.
+When a cluster's reserved job starts elsewhere (phases 2 and 3), the jobs behind it are looked
+at in the next pass, at the next arrival or end (`vacated=next`, the default: one pass of three
+phases per scheduling event); with `vacated=now` the cluster's local phase runs again at once
+and the whole pass once more at the same instant, so that no job waits for the next event
+behind a reservation that is gone.
 
 Priority order: CTMR-requeued jobs first (the latest first: each was put at the head of its
 queue), then by submission.  `coalloc=false` is the seed's "Migration Only" baseline.
@@ -270,12 +272,15 @@ class Coalloc(GridPhases, Scheduler):
 
     def _consume(self, c: int, job: Job, pred: float, k: int, now: float) -> None:
         r = self.reserved[c]
-        if r is job:
-            # The reserved job started elsewhere (remote, co-allocated): cluster c's local phase
-            # again, so that the jobs behind it start now if they fit, and the pass once more
-            # for the jobs its reservation turned away earlier in this one.
-            self._local(c, now)
-            self._dirty = self._again = True
+        if r is job:  # the reserved job started elsewhere (remote, co-allocated)
+            if self.params.vacated == "now":
+                # Cluster c's local phase again, so that the jobs behind it start now if they
+                # fit, and the pass once more for the jobs its reservation turned away earlier.
+                self._local(c, now)
+                self._again = True
+            else:  # the jobs behind it may now fit: the next pass looks at them
+                self._reserve(c, now)
+            self._dirty = True
         elif r is not None and pred >= self.shadow[c]:
             if pred > self.shadow[c]:
                 self.extra[c] -= k

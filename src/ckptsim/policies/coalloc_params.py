@@ -1,13 +1,15 @@
 """Parameters of `coalloc` (seed 001's multi-cluster meta-scheduler and its CTMR agent).
 
-The last seven are readings of the seed that drive its results, each a documented option
+The last eight are readings of the seed that drive its results, each a documented option
 whose default is the reading the scheduler has always used (docs/grid.md, "Model options"):
 `admit_cut` (the mesh cut Module 1 admits with), `ctmr_waiting` (what "a waiting job could
 immediately make use of the freed resources" checks), `ctmr_steps` (one checkpoint at a time
 or all at one instant), `cpfrac_cost` (what the CPfrac test weighs: the whole overhead O
 or the checkpoint's O/2), `predict` (what EASY plans a restarted job with: its whole
 estimate or what remains of it), `overhead_links` (whether a restart's traffic loads the links
-during its restart overhead), `phi` (the all-to-all share of a job's traffic).  The
+during its restart overhead), `phi` (the all-to-all share of a job's traffic), `vacated`
+(whether a queue whose reserved job started on other clusters starts the jobs behind it in
+the same pass or at the next scheduling event).  The
 communication share kappa is the workload's (`grid:kappa=`).
 """
 
@@ -26,6 +28,9 @@ STEPS = ("batch", "seed")
 CPFRAC_COSTS = ("overhead", "checkpoint")
 #: What EASY plans a requeued job's run with (`predict`).
 PREDICTS = ("estimate", "remaining")
+#: When a queue whose reserved job started on other clusters looks at its next jobs
+#: (`vacated`).
+VACATED = ("next", "now")
 #: The overhead phases in which a co-allocated job's traffic loads the links
 #: (`overhead_links`).
 OVERHEAD_LINKS = ("restart", "none")
@@ -76,3 +81,8 @@ class CoallocParams:
                             "job's link traffic, the 2-D mesh's being 1 - phi (the seed says "
                             "both, with no weights): in the links' true traffic and in "
                             "Module 1's admission alike", low=0.0, high=1.0, added=True)
+    vacated: str = param("next", "when a cluster's reserved job starts on other clusters "
+                                 "(remote or co-allocated): next (the jobs behind it are looked "
+                                 "at in the next pass, at the next arrival or end) or now (the "
+                                 "cluster's local phase and the whole pass run again at once)",
+                         choices=VACATED, added=True)
