@@ -2,9 +2,11 @@
 as described in seed 002 chapter 3), and seed 002's extension with periodic application-level
 checkpoints, a reserve queue and migration.
 
-At a slice's end every job holding nodes is suspended to disk (a checkpoint of no cost that
-keeps all its work) and keeps a claim on its nodes; it resumes on the same nodes in its class's
-next slice, paying the switch overhead there.  Within a slice, in this order (seed 002 3.2):
+At a slice's end where the class changes, every job holding nodes that is not of the next
+slice's class is suspended to disk (a checkpoint of no cost that keeps all its work) and keeps
+a claim on its nodes; it resumes on the same nodes in its class's next slice, or earlier by
+non-type backfilling, paying the switch overhead (`ckptsim.policies.scojo.cycle`).  Within a
+slice, in this order (seed 002 3.2):
 
 1. resume the class's suspended jobs on their nodes;
 2. start its waiting jobs from the head while they fit, then 3. backfill within the class,
