@@ -137,6 +137,38 @@ def test_an_arrival_at_a_slice_boundary_counts_for_that_slice():
     assert j[1].end == 12160
 
 
+@pytest.mark.parametrize(("classify_by", "medium_start"), [("estimate", 300),
+                                                            ("runtime", 720)])
+def test_class_from_the_estimate_or_the_runtime(classify_by, medium_start):
+    # Thesis Table 2 classifies by runtime; the addendum (5.2) by the estimate where there is
+    # one.  2 nodes, non-type backfilling off.  A runs 300 s but is estimated at 700 s.  By
+    # its estimate A is medium: the short class is empty, M [720,1800) runs from 0, A 0-300,
+    # medium B (1000 s) 300-1300.  By its runtime A is short: S [0,720) holds A 0-300, and B
+    # waits for M: 720-1720.  Long C starts at 1800 either way and runs alone: 21800.
+    sim, _ = run([(0, 300, 2, 700), (0, 1000, 2, 1000), (0, 20000, 2, 20000)], 2,
+                 nontype=False, classify_by=classify_by)
+    j = by_id(sim)
+    assert (j[1].start, j[1].end) == (0, 300)
+    assert (j[2].start, j[2].end) == (medium_start, medium_start + 1000)
+    assert (j[3].start, j[3].end) == (1800, 21800)
+
+
+@pytest.mark.parametrize(("short_run", "resumed", "end"), [(150, 4250, 12710),
+                                                           (170, 4320, 12780)])
+def test_no_nontype_resume_when_the_switch_would_outlast_the_slice(short_run, resumed, end):
+    # Thesis Table 2: 60 s switch overhead.  A resume pays it first, so a suspended job is
+    # backfilled into another class's slice only if the slice has more than 60 s left.
+    # Long A (both nodes) runs 0-3600, is preempted with 8400 s left; short B (500 s) and C
+    # run one after the other from 3600 in S [3600,4320).  C 150 s: ends 4250, 70 s left: A
+    # resumes at 4250 and runs on (the medium class is empty): 4310 + 8400 = 12710.  C 170
+    # s: ends 4270, 50 s left: A waits for its slice, run from 4320 (M skipped): 4380 + 8400
+    # = 12780.
+    rows = [(0, 12000, 2, 12000), (3600, 500, 2, 500), (3600, short_run, 2, short_run)]
+    sim, pol = run(rows, 2)
+    assert starts(pol, 1) == [(0, [0, 1], 0.0), (resumed, [0, 1], 60.0)]
+    assert by_id(sim)[1].end == end
+
+
 # ---------------------------------------------------------------- within a class
 def test_easy_backfill_ending_exactly_at_the_shadow_time_and_on_extra_nodes():
     # Thesis 3.1: EASY "jobs could be moved ahead by not delaying the first waiting job".
@@ -233,7 +265,8 @@ def test_nontype_backfill_of_a_job_filling_the_machine_and_the_metrics(tmp_path:
     assert (m["slice_suspensions"], m["alc_checkpoints"], m["alc_migrations"]) == (1, 0, 0)
 
 
-def test_preempted_job_resumed_in_another_slice_and_the_class_clock():
+@pytest.mark.parametrize("backfill", ["easy", "conservative"])
+def test_preempted_job_resumed_in_another_slice_and_the_class_clock(backfill):
     # 4 nodes.  Medium M1 (nodes 0-1, 2500 s) starts at 0 (M run from 0); medium head M2
     # (4 nodes) is blocked until M1's predicted end 2500 in medium time (extra 0); medium M3
     # (700 s, 0 + 700 <= 2500) is backfilled on nodes 2-3.  At 700 long L (2 nodes) would
@@ -241,9 +274,11 @@ def test_preempted_job_resumed_in_another_slice_and_the_class_clock():
     # At 1800 M1 is preempted (1800 done, 700 left) and, its nodes being free and the long
     # queue empty, resumed in the long slice at once (+60): ends 1860 + 700 = 2560.  M2
     # waits for its own slice (L holds nodes 2-3): 3600-4200.  L: 700-3600 (2900 done),
-    # resumed by non-type backfilling at 4200 (+60): 4260 + 17100 = 21360.
+    # resumed by non-type backfilling at 4200 (+60): 4260 + 17100 = 21360.  Conservative
+    # backfilling decides the same: M2's reservation at 2500 leaves M3 [0,700) its nodes,
+    # and L the 2 nodes free over [700,1800) in medium time.
     rows = [(0, 2500, 2, 2500), (0, 600, 4, 600), (0, 20000, 2, 20000), (0, 700, 2, 700)]
-    sim, pol = run(rows, 4)
+    sim, pol = run(rows, 4, backfill=backfill)
     j = by_id(sim)
     assert starts(pol, 1) == [(0, [0, 1], 0.0), (1800, [0, 1], 60.0)]
     assert (j[1].end, j[4].start, j[4].end) == (2560, 0, 700)
