@@ -236,6 +236,21 @@ def test_nontype_backfill_of_waiting_and_preempted_jobs():
     assert j[3].end == 20560 and pol.n_susp == [0, 0, 1]
 
 
+def test_preempt_all_suspends_the_next_slice_class_jobs_too():
+    # Thesis 3.1: at a slice end "all running jobs are preempted" (`preempt_all=true`).  The
+    # jobs of the case above: at 720 medium B (non-type backfilled in the short slice, 720 s
+    # done) is preempted too and resumes at once in its own slice: 780 + 280 = 1060.  Long C
+    # is preempted at 720 and resumed (+60); at 1800, running in the medium slice, it is
+    # preempted again although its own slice begins, and resumes (+60): 220 + 1020 s done by
+    # 1800, 1860 + 18760 = 20620.
+    sim, pol = run([(0, 500, 2, 500), (0, 1000, 2, 1000), (0, 20000, 2, 20000)], 4,
+                   preempt_all=True)
+    j = by_id(sim)
+    assert starts(pol, 2) == [(0, [2, 3], 0.0), (720, [2, 3], 60.0)] and j[2].end == 1060
+    assert starts(pol, 3) == [(500, [0, 1], 0.0), (720, [0, 1], 60.0), (1800, [0, 1], 60.0)]
+    assert j[3].end == 20620 and pol.n_susp == [0, 1, 2]
+
+
 def test_nontype_backfill_of_a_job_filling_the_machine_and_the_metrics(tmp_path: Path):
     # A job exactly filling the machine, through an SWF file and `ckptsim run`.  Long A (4 of
     # 4 nodes, 12000 s) arrives at 0: the short and medium classes are empty, so L [1800,

@@ -55,6 +55,7 @@ def scojo_params(draw: Any) -> dict[str, Any]:
             [o for o in (0, 10, 60) if o < min(weights) / total * cycle]))),
         "short_limit": float(draw(st.integers(50, 600))),
         "nontype": draw(st.booleans()),
+        "preempt_all": draw(st.booleans()),
     }
     p["long_limit"] = p["short_limit"] * draw(st.integers(1, 10))
     if draw(st.booleans()):

@@ -1,16 +1,16 @@
 """Scojo-PECT's slice boundaries: which slice runs next, and what a slice's end does (seed 002
 3.2).  At a boundary where the class changes, every holder of another class is suspended to
 disk (`ScojoPect._suspend`), a holder of the next class that ran in another's slice runs on in
-its own, and the next slice begins (`ScojoPect._begin`); where the same class's slice follows,
-the slice is only extended.  `s` is the `ckptsim.policies.scojo.scheduler.ScojoPect` whose
-state these functions read and change.
-"""
+its own (with `preempt_all`, unless it is writing a checkpoint, it is suspended too and resumes
+at the next slice's start), and the next slice begins (`ScojoPect._begin`); where the same
+class's slice follows, the slice is only extended.  `s` is the
+`ckptsim.policies.scojo.scheduler.ScojoPect` whose state these functions read and change."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ckptsim.engine.state import SUSPENDED
+from ckptsim.engine.state import CHECKPOINTING, SUSPENDED
 from ckptsim.errors import InvariantError
 
 if TYPE_CHECKING:
@@ -46,9 +46,11 @@ def boundary(s: ScojoPect, now: float) -> None:
         raise InvariantError(f"scojo-pect: nothing started, ended or resumed for "
                              f"{STUCK_CYCLES} cycles while jobs wait (e.g. {stuck[:1]})")
     if nxt.cls != s.cur:
+        preempt_all = s.params.preempt_all
         for job in list(s.holders.values()):
             c = s.cls[job.index]
-            if c != nxt.cls:
+            if c != nxt.cls or (preempt_all and job.index in s.foreign
+                                and job.state is not CHECKPOINTING):
                 s._suspend(job)
             elif job.index in s.foreign:  # its own slice comes: it runs on
                 s.foreign.discard(job.index)

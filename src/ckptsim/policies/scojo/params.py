@@ -34,6 +34,11 @@ class ScojoParams:
     empty_slice: str = param("skip", "an empty class's slice: skip (its time goes to the next "
                                      "non-empty slice) or keep (it runs, open only to non-type "
                                      "backfilling)", choices=("skip", "keep"))
+    preempt_all: bool = param(
+        False, "at a slice's end, preempt also the jobs of the next slice's class running in "
+               "it (non-type backfilled, or restarted from the reserve queue): they resume at "
+               "once on their nodes, paying the switch overhead, as seed 002 3.1 'all running "
+               "jobs are preempted' reads; false: they run on", added=True)
     switch_overhead: float = param(60.0, "seconds a resumed job pays on its nodes at a slice "
                                          "switch", low=0.0, seconds=1.0)
     short_limit: float = param(600.0, "short jobs: estimate below this, s", low=0.0,
