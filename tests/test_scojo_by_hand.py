@@ -379,6 +379,20 @@ def test_interval_readings(params, t_opt, n, end):
     assert pol.n_alc[0] == n and sim.jobs[0].end == pytest.approx(end)
 
 
+def test_checkpoint_positions_count_useful_work_across_a_suspension():
+    # Thesis 4.3, job initialization: the intervals are placed in the job's runtime, so they
+    # count useful work, not wall time.  Long A (both nodes, 12000 s) checkpoints every 2000 s
+    # of work (3 s, then 1 s to restart on its nodes).  Work 2000 at t = 2000: 2000-2003,
+    # back at 2004.  At 3600 (work 3596) short B preempts A for 3600-3700; A is resumed by
+    # non-type backfilling at 3700 (+60): work 4000 at 3760 + 404 = 4164 (4164-4167, back at
+    # 4168), then every 2004 s of wall time: 6168, 8172, 10176 (+4 each); A ends at 10180 +
+    # 2000 = 12180 = 12000 + 5 x 4 + 100 (B) + 60 (the switch).
+    sim, pol = run([(0, 12000, 2, 12000), (3600, 100, 2, 100)], 2,
+                   **{**FIXED, "interval": "fixed:interval=2000"})
+    assert [t for t, _, _ in starts(pol, 1)] == [0, 2003, 3700, 4167, 6171, 8175, 10179]
+    assert by_id(sim)[1].end == 12180 and pol.n_alc[0] == 5 and pol.n_susp[0] == 1
+
+
 def test_alc_checkpoint_in_flight_at_a_slice_end_then_restart_in_the_next_slice():
     # Thesis 4.3: at a checkpoint the job stops, pays the checkpoint and joins the reserve
     # queue; after the original pass, jobs that fit the free nodes restart (4.4).  Medium A
