@@ -28,6 +28,7 @@ from ckptsim.cli import main
 from ckptsim.engine.simulator import Simulator
 from ckptsim.policies.base import make_params
 from ckptsim.policies.scojo import ScojoParams
+from ckptsim.policies.scojo.slices import classify, size_class
 from ckptsim.workload.model import SWF_INDEX
 
 ONE_CLASS = dict(short_limit=1.0, long_limit=1.0)
@@ -52,6 +53,13 @@ def run_with_memory(rows: list[tuple[float, float, int, float]], memory_kb: list
     sim.run()
     assert isinstance(sim.policy, Logged)
     return sim, sim.policy
+
+
+def test_class_and_size_class_boundaries_of_table_2():
+    # Thesis Table 2: short < 10 min <= medium < 3 h <= long; narrow <= 10% of the machine
+    # (128: 12.8, so 12 nodes), wide >= 50% (64 nodes), medium-size in between.
+    assert classify([599, 600, 10799, 10800], 600.0, 10800.0).tolist() == [0, 1, 1, 2]
+    assert size_class([1, 12, 13, 63, 64, 128], 128).tolist() == [0, 0, 1, 1, 2, 2]
 
 
 # ---------------------------------------------------------------- slices and the cycle
