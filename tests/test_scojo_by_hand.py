@@ -470,3 +470,57 @@ def test_candidate_queue_best_fit_and_own_nodes_first():
     assert starts(pol, 1)[:2] == [(0, [0], 0.0), (2420, [0], 1.0)]
     assert (j[1].end, j[2].end, j[4].end) == (6641, 5033, 1807)
     assert pol.n_mig == [0, 1, 0, 0]
+
+
+APPENDIX = [(0, 299, 128, 299), (80, 299, 128, 299), (100, 1700, 29, 1700),
+            (180, 1300, 99, 1300), (560, 20000, 28, 20000), (600, 20000, 100, 20000)]
+
+
+def test_the_appendix_jobs_reserved_jobs_wait_behind_other_classes():
+    # The six jobs of the thesis's appendix test (sizes and runtimes from its SimpleJob
+    # lines, serial runtime / (nodes x 0.65)), 128 nodes, checkpoints every 800 s (3 s),
+    # restart 1 s.  Short J0 (128 nodes) 0-299, J1 299-598.  At 598 medium J2 (29 nodes,
+    # 1700 s) and J3 (99 nodes, 1300 s) are non-type backfilled (nodes 0-28, 29-127) and run
+    # on in their slice from 720.  Both checkpoint at work 800 (1398-1401); the original pass
+    # first non-type backfills long J4 (28 nodes, 0-27) and J5 (100 nodes, 28-127) on their
+    # nodes (as Job 3 in the thesis's Figure 10): J2 and J3 wait in the reserve queue (4.4).
+    # J4 and J5 checkpoint every 804 s of wall time (800 + 3 + 1) and restart on their own
+    # nodes first (most recently reserved first).  At each medium slice start (3600, 7200,
+    # ..., 21600: the reserve queue keeps the class non-empty) J4 and J5 are preempted and,
+    # the original pass going first, non-type backfilled again at once (+60), before the
+    # pass for the medium reserved jobs: 1401 + 20000 + 24 x 4 + 6 x 60 = 21857.  J2 and J3
+    # then wait, with every node free, for the next pass of their reserve queue: the end of
+    # the medium slice run from 21600, 23400 (extended: the other classes are empty).  J3:
+    # 23401 + 500 = 23901; J2 checkpoints at work 1600 (24201-24204): 24205 + 100 = 24305.
+    sim, pol = run(APPENDIX, 128, **FIXED)
+    j = by_id(sim)
+    assert [(j[i].start, j[i].end) for i in range(1, 7)] == [
+        (0, 299), (299, 598), (598, 24305), (598, 23901), (1401, 21857), (1401, 21857)]
+    assert [t for t, _, _ in starts(pol, 3)] == [598, 23400, 24204]
+    assert [(t, o) for t, _, o in starts(pol, 5)[:5]] == [
+        (1401, 0.0), (2204, 1.0), (3008, 1.0), (3600, 60.0), (3872, 1.0)]
+    assert pol.n_alc == [0, 0, 2, 1, 24, 24] and sum(pol.n_mig) == 0
+    assert pol.n_susp == [0, 0, 0, 0, 6, 6]
+
+
+def test_the_appendix_jobs_with_reserved_jobs_first_at_their_slice():
+    # `reserve_first=true`: non-type backfilling "may not delay any jobs of the slice type"
+    # (thesis 3.1) read as covering its reserved jobs at a slice start.  The same jobs up to
+    # 3600.  At 3600 the medium slice begins: J4 and J5 (work 2191) are preempted, and the
+    # medium class's reserved jobs restart on their nodes first (1 s): J3 ends 3601 + 500 =
+    # 4101; J2 checkpoints at work 1600 (4401-4404).  That is a checkpoint instant: the
+    # original pass (with its non-type backfilling) goes first, as in Figure 10, and resumes
+    # J4 and J5 on their free nodes (+60); J2 waits for the next medium slice, 7200 (short
+    # empty), where it restarts first again: 7201 + 100 = 7301.  J4 and J5: work 2400 at
+    # 4464 + 209 = 4673, then 3200, 4000, 4800 (+4 s each), preempted at 7200 with work
+    # 4911, resumed by non-type backfilling at 7301 (+60); work 5600 at 7361 + 689 = 8050,
+    # then 17 more checkpoints (6400 ... 19200): 8054 + 14400 + 17 x 4 = 22522.
+    sim, pol = run(APPENDIX, 128, reserve_first=True, **FIXED)
+    j = by_id(sim)
+    assert [(j[i].start, j[i].end) for i in range(1, 7)] == [
+        (0, 299), (299, 598), (598, 7301), (598, 4101), (1401, 22522), (1401, 22522)]
+    assert [t for t, _, _ in starts(pol, 3)] == [598, 3600, 7200]
+    assert [(t, o) for t, _, o in starts(pol, 5)[:6]] == [
+        (1401, 0.0), (2204, 1.0), (3008, 1.0), (4404, 60.0), (4676, 1.0), (5480, 1.0)]
+    assert pol.n_alc == [0, 0, 2, 1, 24, 24] and sum(pol.n_mig) == 0
+    assert pol.n_susp == [0, 0, 0, 0, 2, 2]

@@ -64,7 +64,8 @@ def scojo_params(draw: Any) -> dict[str, Any]:
                  ckpt_fixed=float(draw(st.integers(0, 20))),
                  migration_fixed=float(draw(st.integers(0, 30))),
                  migration=draw(st.booleans()),
-                 reserve_pass=draw(st.sampled_from(["checkpoint", "every"])))
+                 reserve_pass=draw(st.sampled_from(["checkpoint", "every"])),
+                 reserve_first=draw(st.booleans()))
     return p
 
 

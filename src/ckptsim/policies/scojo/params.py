@@ -61,6 +61,11 @@ class ScojoParams:
                 "with migration=true",
         choices=("stop", "continue"), added=True)
     ckpt_classes: str = param("medium-long", "classes that checkpoint, joined by '-'")
+    reserve_first: bool = param(
+        False, "at a slice boundary, restart the slice class's reserved jobs before non-type "
+               "backfilling, which then may not take their nodes (seed 002 3.1: non-type "
+               "backfilling delays no job of the slice's class); false: after it, as at a "
+               "checkpoint (the original pass first, the thesis's Figure 10)", added=True)
     reserve_pass: str = param("checkpoint", "when reserved jobs try to restart: at checkpoint "
                                             "instants (all of them) and at their class's slice "
                                             "boundaries (the thesis), or after every pass",

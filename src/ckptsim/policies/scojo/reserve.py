@@ -16,7 +16,9 @@ current slice's class; a job restarted in another class's slice runs until the s
 like a non-type backfilled job.  Its nodes avoid those claimed by suspended jobs of the slice's
 class and of its own class (so that it, too, can be suspended and resume on them).  So that no
 job waits for ever, a slice boundary also runs the pass for the reserved jobs of the slice's
-class (with `reserve_pass=every`, every pass runs it for all).
+class (with `reserve_pass=every`, every pass runs it for all).  As at a checkpoint, it follows
+the original pass, non-type backfilling included; with `reserve_first` it comes before non-type
+backfilling instead, which then may not take the nodes those jobs restart on.
 """
 
 from __future__ import annotations
@@ -30,20 +32,30 @@ if TYPE_CHECKING:
     from ckptsim.policies.scojo.scheduler import ScojoPect
 
 
-def restart(s: ScojoPect, now: float, own_class: bool) -> None:
-    """The pass over every reserved job, or with `own_class` over the current class's."""
+def restart(s: ScojoPect, now: float, own_class: bool) -> int:
+    """The pass over every reserved job, or with `own_class` over the current class's;
+    returns how many restarted."""
     p = s.params
     platform = s.platform
     t = s.cur
     cls = s.cls
+    before = len(s.reserved)
     for job, mask in reversed(list(s.reserved.values())):
         if own_class and cls[job.index] != t:
             continue
         avail = platform.free_mask & ~s.claims[t] & ~s.claims[cls[job.index]]
         if mask & ~avail == 0:
             _restart(s, job, mask, p.t_restart, now, moved=False)
-    if not p.migration:
-        return
+    if p.migration:
+        _migrate(s, now, own_class)
+    return before - len(s.reserved)
+
+
+def _migrate(s: ScojoPect, now: float, own_class: bool) -> None:
+    """Step 2: the candidates restart on other nodes, best fit."""
+    platform = s.platform
+    t = s.cur
+    cls = s.cls
     alc = s.alc
     assert alc is not None
     while s.reserved and platform.n_free:

@@ -14,7 +14,7 @@ slice, in this order (seed 002 3.2):
 4. safe non-type backfilling of other classes' waiting or suspended jobs
    (`ckptsim.policies.scojo.nontype`);
 5. with `checkpoint=alc`, after an ALC checkpoint or at a slice start, the reserve pass
-   (`ckptsim.policies.scojo.reserve`).
+   (`ckptsim.policies.scojo.reserve`; with `reserve_first`, at a slice start before step 4).
 
 Slice boundaries (which slice runs next, what a slice's end does):
 `ckptsim.policies.scojo.cycle`.  ALC timers, and checkpoints the scheduler did not write (the
@@ -293,11 +293,14 @@ class ScojoPect(Scheduler):
         if self.resume_due:
             self._resume(now)
         self._class_pass(now)
+        due, self.reserve_due = self.reserve_due, 0
+        first = due == 1 and self.params.reserve_first  # a slice boundary, before step 4
+        if first and self.reserved and reserve.restart(self, now, True):
+            self._class_pass(now)
         if self.params.nontype:
             nontype.backfill(self, now)
-        if self.reserved and (self.reserve_due or self.params.reserve_pass == "every"):
-            reserve.restart(self, now, self.reserve_due == 1)
-        self.reserve_due = 0
+        if self.reserved and not first and (due or self.params.reserve_pass == "every"):
+            reserve.restart(self, now, due == 1)
 
     def _resume(self, now: float) -> None:
         c = self.cur
