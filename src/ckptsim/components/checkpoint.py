@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from bisect import bisect_left, bisect_right
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -198,9 +199,10 @@ class Checkpointer(DeferAgent, PlanAgent, Component):
             raise ConfigError("checkpoint.mtbf", f"{self.policy.name} needs the mean time "
                                                  "between failures: give mtbf=S or run with "
                                                  "failures")
-        n_failures = len(failures.failure_times())
         submit = sim.workload.submit
         span = float(submit[-1] - submit[0]) if len(submit) else 0.0
+        times = failures.failure_times()  # the submit span's: a log may run on after it
+        n_failures = bisect_right(times, submit[-1]) - bisect_left(times, submit[0]) if span else 0
         if n_failures == 0 or span <= 0:
             return INF
         return span * sim.platform.n_nodes / (n_failures * job.size)
