@@ -407,3 +407,24 @@ def test_a_reboot_window_draws_one_time_per_cluster_or_per_day():
     # The fixed 05:00 of the addendum (Newcastle's practice): 18000, 104400, 190800.
     assert RebootSchedule.parse("05:00").times(cal, 0, 3 * 86400, cluster="lab").tolist() == [
         18000.0, 104400.0, 190800.0]
+
+
+def test_resume_after_delays_a_resumption_not_a_new_start(tmp_path):
+    # A 2-machine job (0, 1000 s); owners on machine 0 over 100-400 and on machine 1 over
+    # 300-650.  Suspended at 100 (100 s done); both machines free at 650 < 100 + 600: it resumes
+    # then, 550 s later than planned: ends 1550.
+    swf = "; MaxProcs: 2\n1 0 -1 1000 2 -1 -1 2 1000 -1 1 1 1 1 1 1 -1 -1\n"
+    (tmp_path / "own.csv").write_text("machine,login,logout\n0,100,400\n1,300,650\n")
+    out, _ = run_out(tmp_path, swf, "--component",
+                     f"availability:owners={tmp_path / 'own.csv'}")
+    assert (out / "allocations.csv").read_text().splitlines()[1:] == ["1,1,0,1550,0-1,completed"]
+    # Machine 1's owner stays to 750 and resume_after=100: the job could resume at 850 at the
+    # earliest, after its limit, 700: evicted then (its 100 s lost).  The new start waits for
+    # no idle period: at 750, the logout, it runs again from scratch, to 1750.
+    (tmp_path / "own.csv").write_text("machine,login,logout\n0,100,400\n1,300,750\n")
+    out, summary = run_out(tmp_path, swf, "--component",
+                           f"availability:owners={tmp_path / 'own.csv'},resume_after=100")
+    assert (out / "allocations.csv").read_text().splitlines()[1:] == [
+        "1,1,0,700,0-1,eviction", "1,2,750,1750,0-1,completed"]
+    m = summary["metrics"]
+    assert (m["jobs_suspended"], m["jobs_resumed"], m["jobs_killed_after_suspend"]) == (1, 0, 1)
