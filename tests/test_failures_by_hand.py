@@ -428,3 +428,48 @@ def test_resume_after_delays_a_resumption_not_a_new_start(tmp_path):
         "1,1,0,700,0-1,eviction", "1,2,750,1750,0-1,completed"]
     m = summary["metrics"]
     assert (m["jobs_suspended"], m["jobs_resumed"], m["jobs_killed_after_suspend"]) == (1, 0, 1)
+
+
+# --- what a failure does to a running job -------------------------------------------------------
+def test_a_failure_loses_the_work_since_the_last_checkpoint():
+    # One machine, a 1000 s job, fixed:interval=300,cost=10,restart=20.  Checkpoints begin at
+    # 300 (saves 300, ends 310) and 610 (saves 600, ends 620).  A transient failure at 700,
+    # 80 s into the next interval: rolled back to 600 (80 s lost), requeued and restarted at
+    # once, paying the 20 s restart: progress resumes at 720 from 600; the next checkpoint at
+    # 1020 (saves 900), the end at 1030 + 100 = 1130.
+    sim, spy = fcfs([(0.0, 1000.0, 1, 1000.0)], 1,
+                    {"checkpoint": {"policy": "fixed:interval=300,cost=10,restart=20"}},
+                    ([700.0], [0]))
+    assert spy.begins == [300.0, 610.0, 1020.0]
+    assert (sim.jobs[0].end, sim.jobs[0].lost_work) == (1130.0, 80.0)
+    c = sim.component("checkpoint").counters()  # type: ignore[union-attr]
+    assert (c["checkpoints_used"], c["restart_overhead_s"]) == (1, 20.0)
+
+
+@pytest.mark.parametrize("requeue, rows", [
+    # front: job 3 heads the queue and restarts at once, 300-1100; job 2 waits for it.
+    ("front", ["3,2,300,1100,1,completed", "2,1,1100,2100,0-1,completed"]),
+    # order: job 3 goes back behind job 2 (submit order); restarting it now would end at
+    # 1100, after job 2's reservation at 1000, with no spare node then: it waits, 2000-2800.
+    ("order", ["2,1,1000,2000,0-1,completed", "3,2,2000,2800,0,completed"]),
+])
+def test_where_a_killed_job_waits_again(tmp_path, requeue, rows):
+    # Two nodes under easy: job 1 (0, 1000 s, 1 node) on node 0; job 2 (10, 1000 s, 2 nodes)
+    # waits, reserved at 1000; job 3 (20, 800 s, 1 node) is backfilled on node 1 (ends 820 <=
+    # 1000).  A transient failure of node 1 at 300 (the log's second record, 5 min after its
+    # first, which strikes node 0 at 0 before anything runs) kills job 3.
+    (tmp_path / "log.csv").write_text("\n".join([
+        LANL_HEADER, lanl_row(20, 0, "1/1/2004 0:00", "1/1/2004 0:00", "0"),
+        lanl_row(20, 1, "1/1/2004 0:05", "1/1/2004 0:05", "0")]) + "\n")
+    swf = """; MaxProcs: 2
+1 0 -1 1000 1 -1 -1 1 1000 -1 1 1 1 1 1 1 -1 -1
+2 10 -1 1000 2 -1 -1 2 1000 -1 1 1 1 1 1 1 -1 -1
+3 20 -1 800 1 -1 -1 1 800 -1 1 1 1 1 1 1 -1 -1
+"""
+    (tmp_path / "w.swf").write_text(swf)
+    out = tmp_path / "out"
+    assert main(["run", "--workload", str(tmp_path / "w.swf"), "--scheduler", "easy",
+                 "--set", f"requeue={requeue}", "--failures",
+                 f"lanl:path={tmp_path / 'log.csv'},system=20", "--out", str(out)]) == 0
+    assert (out / "allocations.csv").read_text().splitlines()[1:] == [
+        "1,1,0,1000,0,completed", "3,1,20,300,1,failure", *rows]
