@@ -473,3 +473,18 @@ def test_where_a_killed_job_waits_again(tmp_path, requeue, rows):
                  f"lanl:path={tmp_path / 'log.csv'},system=20", "--out", str(out)]) == 0
     assert (out / "allocations.csv").read_text().splitlines()[1:] == [
         "1,1,0,1000,0,completed", "3,1,20,300,1,failure", *rows]
+
+
+# --- a hold still in place when the run ends ----------------------------------------------------
+def test_an_owner_session_open_at_the_end_of_the_run_ends_its_row_there(tmp_path):
+    # Two machines; one job (0, 1000 s) on machine 0.  Machine 1's owner logs in at 100 and
+    # out at 10000, after the run's end (1000), when nothing is applied any more: the row ends
+    # at the run's end, whatever else was due after it (here an owner of machine 0 over
+    # 5000-6000, never applied).
+    swf = "; MaxProcs: 2\n1 0 -1 1000 1 -1 -1 1 1000 -1 1 1 1 1 1 1 -1 -1\n"
+    for sessions in ("1,100,10000\n", "1,100,10000\n0,5000,6000\n"):
+        (tmp_path / "own.csv").write_text("machine,login,logout\n" + sessions)
+        out, _ = run_out(tmp_path, swf, "--component",
+                         f"availability:owners={tmp_path / 'own.csv'}")
+        assert (out / "unavailability.csv").read_text().splitlines() == [
+            "reason,start,end,nodes", "owner,100,1000,1"]

@@ -270,12 +270,17 @@ class AllocationRecorder(Component):
             job = sim.jobs[index] if sim is not None else None  # type: ignore[union-attr]
             if job is not None:
                 self._close(job, "running")
+        # A hold still in place ends with the run, at its last job's end: the clock may
+        # have gone on to an event due later that changed nothing (an owner's logout, which is
+        # not applied after the run's end), and that instant is no end of the hold.
+        ends = [j.end for j in sim.jobs if j.end is not None] if sim is not None else []
+        end = max(ends, default=now)
         for reason, since in self.down_open.items():
             open_at: dict[float, int] = {}
             for node, start in since.items():
                 open_at[start] = open_at.get(start, 0) | (1 << node)
             for start in sorted(open_at):
-                self.log.down.append((reason, start, max(now, start), open_at[start]))
+                self.log.down.append((reason, start, max(end, start), open_at[start]))
         self.down_open = {}
         if sim is not None:
             sim.platform.hold_observer = None
