@@ -66,6 +66,8 @@ def _main(argv: Sequence[str] | None) -> int:
         return INTERRUPTED
     except CkptsimError as exc:  # a plug-in's call that ckptsim refused names its line
         where = _user_line(exc)
+        if where and f"({where})" in str(exc):  # the error names the line itself
+            where = None
         print(f"ckptsim: error: {exc}" + (f" (from {where}, a plug-in's code)" if where else ""),
               file=sys.stderr)
         return 2

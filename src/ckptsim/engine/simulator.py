@@ -37,6 +37,7 @@ from ckptsim.engine.notices import Notices
 from ckptsim.engine.rates import RateModel, apply_rates
 from ckptsim.engine.state import (
     DONE,
+    HOLDS_NODES,
     KILLED,
     PENDING,
     QUEUED,
@@ -112,7 +113,7 @@ class Simulator(Migration, Notices, Timers):
         # rate changed: only those hold values other than the defaults in their rarely used
         # fields and more than one node-holding segment (`ckptsim.records` reads them).
         self.marked: set[int] = set()
-        self.jobs = self._make_jobs(workload, n_nodes)
+        self.jobs = self._make_jobs(workload, n_nodes, check)
         self._progress = progress
         self.checker: InvariantChecker | None = None
         if check:
@@ -190,7 +191,7 @@ class Simulator(Migration, Notices, Timers):
             hook(now)
         self.policy.on_nodes_changed(now)
 
-    def _make_jobs(self, w: Workload, n_nodes: int) -> list[Job]:
+    def _make_jobs(self, w: Workload, n_nodes: int, check: bool) -> list[Job]:
         sizes = w.size.tolist()
         if sizes and max(sizes) > n_nodes:
             i = max(range(len(sizes)), key=sizes.__getitem__)
@@ -202,7 +203,11 @@ class Simulator(Migration, Notices, Timers):
         # run-time limit is enforced.
         target = list(map(min, runtime, estimate)) if self.overrun == "kill" else runtime
         self._submits = w.submit.tolist()  # the jobs' submit times, in order, for `run`
-        return list(map(Job, range(len(sizes)), w.job_id.tolist(), self._submits, runtime,
+        # Checked, a job refuses its engine fields written outside ckptsim (engine/owned.py).
+        make = Job
+        if check:
+            from ckptsim.engine.owned import GuardedJob as make
+        return list(map(make, range(len(sizes)), w.job_id.tolist(), self._submits, runtime,
                         estimate, sizes, target))
 
     # ------------------------------------------------------------------ main loop
@@ -215,7 +220,8 @@ class Simulator(Migration, Notices, Timers):
             raise InvariantError(
                 f"the simulation stopped with {len(stuck)} job(s) unfinished (first: "
                 f"{stuck[0]!r}); the policy {type(self.policy).__name__} left them waiting "
-                f"with nothing scheduled to happen{self._held_for_ever()}")
+                f"with nothing scheduled to happen{self._held_for_ever()}"
+                f"{self._started_outside(stuck)}")
         if self.checker is not None:
             self.checker.at_end()
         for hook in self.hooks.at_end:
@@ -223,6 +229,18 @@ class Simulator(Migration, Notices, Timers):
         if self._progress is not None:
             self._progress(self.n_ended, n, self.now)
         return self
+
+    def _started_outside(self, stuck: list[Job]) -> str:
+        """A job that holds nodes by its state but not by the engine's count: a plug-in
+        wrote `job.state` itself (under --check, `GuardedJob` names the line that did)."""
+        active = self.active
+        odd = next((j for j in stuck if j.state in HOLDS_NODES and j.index not in active), None)
+        if odd is None:
+            return ""
+        return (f"; job {odd.id} is {odd.state.name} but was never given nodes by the engine: "
+                f"its state was written outside the verbs (job.state = ...); a job is started "
+                f"with sim.start(job) (run with --check, or simulate(..., check=True), to be "
+                f"told the line that wrote it)")
 
     def _held_for_ever(self) -> str:
         """What of the machine is out of service at a run's stop, by reason (a component
