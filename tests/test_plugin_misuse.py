@@ -7,9 +7,11 @@ import pytest
 from helpers import jobs, scripted
 
 from ckptsim.cli import main
-from ckptsim.errors import DecisionError
+from ckptsim.engine.simulator import Simulator
+from ckptsim.errors import ConfigError, DecisionError
 from ckptsim.platform.base import Platform
 from ckptsim.platform.cluster import Cluster
+from ckptsim.policies.base import scheduler_factory
 
 LUBLIN = "lublin:n=100,seed=3,machine=64"
 
@@ -334,3 +336,44 @@ def test_a_jobs_nodes_given_or_taken_again_outside_the_verbs_are_named(tmp_path,
     assert capsys.readouterr().err == (
         f"ckptsim: error: at t=19, after the scheduling pass: {said}; the run's plug-ins: "
         f"Meddler ({tmp_path}/mine.py)\n")
+
+
+# -- sim.at's callback --------------------------------------------------------------------------
+def test_a_component_event_whose_callback_takes_no_time_is_named_with_what_at_calls(
+        tmp_path, capsys):
+    source = ("from ckptsim import Component\n\n\nclass Later(Component):\n"
+              "    def on_start(self, job):\n        self.sim.at(self.sim.now + 10, self.fire)\n\n"
+              "    def fire(self):\n        pass\n")
+    assert run_plugin(tmp_path, source, "--component", f"{tmp_path}/mine.py:Later") == 2
+    assert capsys.readouterr().err == (
+        f"ckptsim: error: sim.at: the callback Later.fire() ({tmp_path}/mine.py, line 8) given "
+        "to sim.at cannot be called as callback(t): too many positional arguments; sim.at(t, "
+        "callback) calls it with the event's time alone (write `def fire(self, t)` for a "
+        "method, or pass `lambda t: ...`)\n")
+
+
+def _fire(callback, kind="failure"):
+    sim = Simulator(jobs([(0.0, 10.0, 1, 10.0)], 1), scheduler_factory("fcfs"), check=True)
+    sim.at(1.0, callback, kind=kind)
+    return sim.run()
+
+
+@pytest.mark.parametrize("kind", ["failure", "slice-boundary"])  # before, after submissions
+def test_an_event_callback_that_cannot_take_the_time_is_named_whatever_its_kind(kind):
+    fired = []
+    for ok in (fired.append, print, lambda t, more=1: fired.append(t),
+               lambda *args: fired.append(args[0])):
+        _fire(ok, kind)
+    assert fired == [1.0, 1.0, 1.0]
+    with pytest.raises(ConfigError, match=r"^sim.at: the callback 3 given to sim.at is not "
+                                          r"callable"):
+        _fire(3, kind)
+    with pytest.raises(ConfigError, match=r"<lambda>\(t, job\) \(.*test_plugin_misuse.py, line "
+                                          r"\d+\) given to sim.at cannot be called as "
+                                          r"callback\(t\): missing a required argument: 'job'"):
+        _fire(lambda t, job: None, kind)
+    with pytest.raises(ConfigError, match=r"<lambda>\(\) .* too many positional arguments"):
+        _fire(lambda: None, kind)
+    with pytest.raises(TypeError, match="unsupported operand") as own:  # its own code's error
+        _fire(lambda t: t + "s", kind)
+    assert not isinstance(own.value, ConfigError)

@@ -320,7 +320,11 @@ class Simulator(Migration, Notices, Timers):
                         elif top[2] in cancelled:
                             cancelled.discard(top[2])
                         else:  # a component's callback
-                            top[5](t)
+                            try:
+                                top[5](t)
+                            except TypeError:
+                                self._check_callback(top[5])
+                                raise
                             events += 1
                     top = heap[0]
                 # Submissions at t (a job's `queued_since` is its submit time from the start).
@@ -343,7 +347,11 @@ class Simulator(Migration, Notices, Timers):
                         if top[1] == PRIO_TIMER:
                             policy.on_timer(t, top[5])
                         else:
-                            top[5](t)
+                            try:
+                                top[5](t)
+                            except TypeError:
+                                self._check_callback(top[5])
+                                raise
                     top = heap[0]
                 if skip_idle:
                     if len(heap) > compact_at:

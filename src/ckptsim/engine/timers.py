@@ -10,6 +10,7 @@ priority the order they were made in.
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Callable, Iterable
 from heapq import heapify, heappush
@@ -30,6 +31,31 @@ from ckptsim.engine.phases import Phases
 from ckptsim.errors import ConfigError, DecisionError
 
 INF = math.inf
+
+
+def not_callable_with_time(callback: object) -> str:
+    """Why `sim.at` cannot call `callback(t)`, naming it, its file and line ("" if it can,
+    or if Python cannot tell: a built-in without a signature)."""
+    if not callable(callback):
+        return (f"the callback {callback!r} given to sim.at is not callable; sim.at(t, "
+                f"callback) calls callback(t) at time t")
+    try:
+        sig = inspect.signature(callback)
+    except (TypeError, ValueError):
+        return ""
+    try:
+        sig.bind(0.0)
+    except TypeError as exc:
+        func = getattr(callback, "__func__", callback)
+        code = getattr(func, "__code__", None)
+        name = getattr(func, "__qualname__", None) or type(callback).__qualname__
+        where = f" ({code.co_filename}, line {code.co_firstlineno})" if code else ""
+        return (f"the callback {name}{sig}{where} given to sim.at cannot be called as "
+                f"callback(t): {exc}; "
+                f"sim.at(t, callback) calls it with the event's time alone (write "
+                f"`def {getattr(func, '__name__', 'callback')}(self, t)` for a method, or pass "
+                f"`lambda t: ...`)")
+    return ""
 
 
 class Timers(Phases):
@@ -82,6 +108,14 @@ class Timers(Phases):
         self._seq += 1
         heappush(self._heap, (t, prio, self._seq, NO_JOB, 0, callback))
         return self._seq
+
+    def _check_callback(self, callback: object) -> None:
+        """Called when an event's callback raised TypeError: if it cannot be called as
+        ``callback(t)`` at all, say so, naming it; else its own code raised the error.  (Checked
+        when it fails, not in `at`: the events of a run cost no test.)"""
+        refused = not_callable_with_time(callback)
+        if refused:
+            raise ConfigError("sim.at", refused) from None
 
     def cancel(self, handle: int) -> None:
         """Drop an event scheduled with `at` or `wake_at`."""
