@@ -99,13 +99,14 @@ def inject_failures(sim: Simulator, times: Any, nodes: Any, repairs: Any = None)
     return component
 
 
-def doc_commands(text: str) -> list[str]:
-    """The `ckptsim ...` lines of a Markdown text's bash blocks."""
+def doc_commands(text: str, program: str = "ckptsim") -> list[str]:
+    """The `ckptsim ...` (or `program ...`) lines of a Markdown text's bash blocks, indented
+    in a list item or not."""
     import re
 
     blocks = re.findall(r"```bash\n(.*?)```", text, flags=re.S)
     lines = [ln.strip() for b in blocks for ln in b.splitlines()]
-    return [ln for ln in lines if ln.startswith("ckptsim ")]
+    return [ln for ln in lines if ln.startswith(f"{program} ")]
 
 
 def run_doc_command(command: str, tmp_path: Path) -> None:

@@ -70,3 +70,29 @@ def test_the_checkpoint_plan_error_of_experiments_md_is_what_a_spec_gets(tmp_pat
     quoted = re.search(r"\(`(workloads\.sdsc\.components\.checkpoint\.policy\.cost\[1\] "
                        r"\(line \d+\):.*?)`\)", " ".join(text.split())).group(1)
     assert f"  - {quoted}" in str(refused.value).splitlines()
+
+
+def test_every_python_c_command_of_the_docs_runs_as_pasted():
+    """A `python -c` command of the docs is one line of a bash block, whose code compiles:
+    written inline across Markdown lines, the pasted line breaks (and a list item's indent)
+    land inside the Python code and stop it with a SyntaxError."""
+    import re
+    import shlex
+
+    from helpers import doc_commands
+
+    pages = sorted([*DOCS.glob("*.md"), *DOCS.glob("results/*.md"), DOCS.parent / "README.md"])
+    found = 0
+    for page in pages:
+        text = page.read_text()
+        commands = doc_commands(text, "python")
+        inline = [m for m in re.findall(r"python -c [\"'](.*?)[\"']", text, flags=re.S)
+                  if not any(m in c for c in commands)]
+        assert not inline, f"{page.name}: a python -c command outside a bash block: {inline[0]}"
+        for command in commands:
+            if command.startswith("python -c "):
+                words = shlex.split(command)
+                assert len(words) == 3, (page.name, command)
+                compile(words[2], f"{page.name}: python -c", "exec")
+                found += 1
+    assert found >= 5
