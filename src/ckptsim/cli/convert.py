@@ -83,8 +83,13 @@ def cmd_convert(args: argparse.Namespace) -> int:
         from ckptsim.workload.batsim_write import swf_fields
         from ckptsim.workload.swf_write import write_swf
 
-        header = {k: v for k, v in w.header.items() if k not in ("MaxProcs", "MaxNodes")}
-        header = {"MaxProcs": str(w.machine_size), **header}
+        # MaxProcs where the source has it (a Batsim file's swf_header keeps its order through
+        # SWF and back), else first; MaxNodes left out (docs/workloads.md).
+        header = {k: v for k, v in w.header.items() if k != "MaxNodes"}
+        if "MaxProcs" in header:
+            header["MaxProcs"] = str(w.machine_size)
+        else:
+            header = {"MaxProcs": str(w.machine_size), **header}
         write_swf(args.out, swf_fields(w), header=header)
         written = w.extra.get(ID_COLUMN)
         if written is not None and not renumbered:  # the numbers are kept, not the ids
