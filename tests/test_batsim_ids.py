@@ -106,3 +106,32 @@ def test_out_jobs_of_job_numbers_is_unchanged(tmp_path):
     assert main(["run", "--workload", str(path), "--out", str(out)]) == 0
     assert [(r["job_id"], r["workload_name"]) for r in out_jobs(out)] == [("4", "w0"),
                                                                           ("9", "w0")]
+
+
+def test_job_numbers_beyond_int32_up_to_2_53_are_integers_in_every_output(tmp_path):
+    # 2**53, the largest job number read, was written to schedule.swf and to a converted SWF
+    # as 9007199254740992.0, a float where SWF has an integer.
+    ids = [2**31 - 1, 2**31, 2**40 + 3, 2**53]
+    path = dump(tmp_path, ids)
+    out = tmp_path / "run"
+    assert main(["run", "--workload", str(path), "--out", str(out)]) == 0
+    assert [int(r["job_id"]) for r in out_jobs(out)] == ids
+    for name in ("schedule.swf", "converted.swf"):
+        if name == "converted.swf":
+            assert main(["convert", str(path), str(out / name)]) == 0
+        rows = [ln.split() for ln in (out / name).read_text().splitlines()
+                if not ln.startswith(";")]
+        assert [r[0] for r in rows] == [str(i) for i in ids], name
+    assert main(["convert", str(out / "converted.swf"), str(tmp_path / "back.json")]) == 0
+    assert [j["id"] for j in json.loads((tmp_path / "back.json").read_text())["jobs"]] == ids
+    # A job's swf list (written when the fields hold more than Batsim's: a user here) holds
+    # integers too (its number was 9007199254740992.0, and the row's other fields floats).
+    doc = json.loads(path.read_text())
+    for job in doc["jobs"]:
+        job["swf"] = [job["id"], job["subtime"], -1, 10, 1, -1, -1, 1, -1, -1, 1, 7, -1, -1,
+                      -1, -1, -1, -1]
+    path.write_text(json.dumps(doc))
+    write_batsim(tmp_path / "again.json", read_batsim(path))
+    again = json.loads((tmp_path / "again.json").read_text())["jobs"]
+    assert [j["swf"][0] for j in again] == ids
+    assert all(type(v) is int for j in again for v in j["swf"])

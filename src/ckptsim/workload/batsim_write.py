@@ -58,7 +58,7 @@ def write_batsim(path: str | PathLike[str], w: Workload) -> None:
         swf[:, SWF_INDEX["allocated_processors"]] != swf[:, SWF_INDEX["requested_processors"]])
     carries = bool(differs.any())
     if carries:  # rows of whole numbers as ints in one step (SWF fields almost all are)
-        whole = ((swf == np.floor(swf)) & (np.abs(swf) < 2.0**53)).all(axis=1)
+        whole = ((swf == np.floor(swf)) & (np.abs(swf) <= 2.0**53)).all(axis=1)
     # Numeric extra columns (the grid workload's clusters and bandwidths): integers stay
     # integers and floats floats (300.0), so that they read back with their dtype; a missing
     # value (NaN: a grid job revealing no bandwidth) is `null`, which JSON has and NaN is not.

@@ -83,12 +83,13 @@ def _format_rows(arr: np.ndarray) -> bytes | memoryview:
     n = arr.shape[0]
     if n == 0:
         return b""
-    # beyond 2**53 not every integer is a float, so such values keep the float notation
-    # (one temporary array for both tests: the largest allocations of the writer)
+    # beyond 2**53 not every integer is a float, so such values keep the float notation;
+    # 2**53 itself, the largest job number the readers take, is an integer (one temporary
+    # array for both tests: the largest allocations of the writer)
     tmp = np.trunc(arr)
     integral = arr == tmp
     np.abs(arr, out=tmp)
-    integral &= tmp < 2.0**53
+    integral &= tmp <= 2.0**53
     del tmp
     columns = [_column_text(arr[:, j], integral[:, j]) for j in range(N_FIELDS)]
     width = sum(c.shape[1] for c in columns) + N_FIELDS  # a space after each, \n after the last
