@@ -4,7 +4,8 @@ An event loop of its own (no engine, no scheduler classes) under one of the thre
 an overdue prediction (`overdue`: a job past its scaled prediction keeps it, `now`; is
 planned with its estimate from the next full pass on, `estimate`; or first with the
 reservation it was backfilled under, `reservation`), with `preempt=backfilled`,
-`partial=false`, `freeze=true`, `retry=false`, `rejoin=head` and `replan=full`.  At each
+`partial=false`, `freeze=true`, `retry=false`, `rejoin=head` and `replan=full`, and either
+value of `shadow_ties`.  At each
 instant: job ends and completed checkpoints, then arrivals, then the reservation timer
 (Algorithm 3), then Algorithm 1; while Algorithm 3's checkpoints are written only jobs
 fitting from the queue head start.  tests/test_ckpt_backfill_by_hand.py runs it and the
@@ -21,8 +22,8 @@ INF = math.inf
 
 def reference(rows: list[tuple[float, float, int, float]], machine: int, *, t_thr: float,
               p: float, scaled_all: bool = True, t_checkpoint: float = 0.0,
-              t_extend: float = 0.0, t_restart: float = 0.0, overdue: str = "now"
-              ) -> dict[int, Any]:
+              t_extend: float = 0.0, t_restart: float = 0.0, overdue: str = "now",
+              shadow_ties: str = "first") -> dict[int, Any]:
     """{job id: (first start, end, [(segment start, segment end), ...])} of (submit, runtime,
     size, estimate) rows, ids 1..n in row order."""
     n = len(rows)
@@ -95,13 +96,17 @@ def reference(rows: list[tuple[float, float, int, float]], machine: int, *, t_th
         promise.pop(j, None)
         return running.pop(j)
 
-    def walk() -> tuple[float, int]:  # Algorithm 1 lines 14-25
+    def walk(t: float) -> tuple[float, int]:  # Algorithm 1 lines 14-25
         need = size[queue[0]]
         future = state["free"]
         for j in sorted(running, key=lambda j: (running[j]["pred"], running[j]["seq"])):
             future += size[j]
             if future >= need:
-                return running[j]["pred"], future - need
+                reserve = running[j]["pred"]
+                if shadow_ties == "all":  # every node free at the reservation time
+                    future = state["free"] + sum(size[k] for k in running
+                                                 if running[k]["pred"] <= max(reserve, t))
+                return reserve, future - need
         return INF, 0
 
     def algorithm1(t: float) -> None:
@@ -111,7 +116,7 @@ def reference(rows: list[tuple[float, float, int, float]], machine: int, *, t_th
             state["timer"] = None
             return
         replan(t)
-        reserve, extra = walk()
+        reserve, extra = walk(t)
         state["shadow"] = reserve
         i = 1
         while i < len(queue):  # lines 27-40
@@ -136,7 +141,7 @@ def reference(rows: list[tuple[float, float, int, float]], machine: int, *, t_th
         state["timer"] = None
         if queue and state["free"] < size[queue[0]]:
             replan(t)
-            if walk()[0] > t:
+            if walk(t)[0] > t:
                 return  # the reservation moved: Algorithm 1 sets the timer again
         state["attempt"] = t
         if not queue or state["free"] >= size[queue[0]]:

@@ -4,7 +4,8 @@ Every case states the rule it checks (the seed's section or algorithm and line) 
 arithmetic from that rule; the simulated schedule, counters and summary metrics must be those
 numbers.  Jobs are (submit, runtime, size, estimate) rows, ids 1..n in row order; times in
 seconds.  Unless a case says otherwise the options are the defaults (`overdue=estimate`,
-`scaled=all`, `preempt=backfilled`, `freeze=true`, `rejoin=head`, `replan=full`); the cases
+`scaled=all`, `preempt=backfilled`, `freeze=true`, `rejoin=head`, `replan=full`,
+`shadow_ties=first`); the cases
 that depend on a reading the seed leaves open name it.
 """
 
@@ -97,6 +98,25 @@ def test_alg1_reservation_walk_ties_follow_start_order(first, x):
     assert starts(sim)[3] == (50, 60)
     assert starts(sim)[4] == x
     assert sim.jobs[3].backfilled == (x[0] == 2)
+
+
+@pytest.mark.parametrize(("ties", "x"), [("first", (50, 550)), ("all", (2, 502))])
+@pytest.mark.parametrize("scheduler", ["easy", "ckpt-backfill"])
+def test_shadow_ties_all_counts_every_job_ending_at_the_reservation(scheduler, ties, x):
+    # `shadow_ties`: Alg. 1 lines 16-25 stop at the first running job that lets the head fit
+    # (`first`, the default); section 2 lets a backfilled job "occupy only nodes that the
+    # advance reservation does not need" (`all`: the nodes of every job predicted to end by
+    # the reservation count).  10 nodes: jobs of 5 and 3 nodes both run 0-50 (started in
+    # that order), free 2.  H = job 3 (6 nodes) at 1:
+    #   first: future = 2 + 5 = 7 >= 6 -> reserve 50, extra = 7 - 6 = 1;
+    #   all:   the 3-node job also ends at 50 -> future = 10, extra = 10 - 6 = 4.
+    # X = job 4 (2 nodes <= free 2, est 500 > window 48): with extra 4 it is backfilled,
+    # 2-502 (extra 2 left; H still finds 10 - 2 = 8 >= 6 nodes at 50); with extra 1 it
+    # waits and starts with H at 50 (free 10 - 6 = 4 >= 2), 50-550.
+    rows = [(0, 50, 5, 50), (0, 50, 3, 50), (1, 10, 6, 10), (2, 500, 2, 500)]
+    sim = run(rows, 10, scheduler, shadow_ties=ties)
+    assert starts(sim) == {1: (0, 50), 2: (0, 50), 3: (50, 60), 4: x}
+    assert sim.jobs[3].backfilled == (ties == "all")
 
 
 # --- Algorithm 2 (predicted runtime: t_thr, p) ---------------------------------------------------
@@ -393,26 +413,46 @@ def _small_workload(seed: int, machine: int) -> list[tuple[float, float, int, fl
     return sorted(rows, key=lambda r: r[0])
 
 
-@pytest.mark.parametrize(("machine", "overdue", "scaled", "t_ckpt"), [
-    (8, "now", "all", 0.0),              # the literal reading of Algorithms 1-3 but line 6
-    (8, "now", "backfilled", 3.0),       # the literal reading, with checkpoint costs
-    (16, "estimate", "all", 2.5),        # the default
-    (8, "reservation", "backfilled", 3.0),  # the reading of docs/results/niu.md's figures
+def _on_a_grid(rows: list[tuple[float, float, int, float]]
+               ) -> list[tuple[float, float, int, float]]:
+    """Submit times on a 20 s grid and estimates of 10 s or multiples of 100 s: predicted ends
+    that tie, and several jobs checkpointed at one instant."""
+    return sorted(((20 * (s // 20), r, n, 100 * max(1, round(e / 100)) if e >= 20 else 10)
+                   for s, r, n, e in rows), key=lambda row: row[0])
+
+
+@pytest.mark.parametrize(("machine", "overdue", "scaled", "t_ckpt", "options"), [
+    (8, "now", "all", 0.0, {}),          # the literal reading of Algorithms 1-3 but line 6
+    (8, "now", "backfilled", 3.0, {}),   # the literal reading, with checkpoint costs
+    (16, "estimate", "all", 2.5, {}),    # the default
+    (8, "reservation", "backfilled", 3.0, {}),  # the reading of docs/results/niu.md's figures
+    (16, "estimate", "all", 2.5, {"shadow_ties": "all"}),
+    (8, "now", "all", 0.0, {"shadow_ties": "all"}),
+    (8, "reservation", "backfilled", 3.0, {"shadow_ties": "all"}),
 ])
-def test_same_schedule_as_the_algorithms_written_out(machine, overdue, scaled, t_ckpt):
+def test_same_schedule_as_the_algorithms_written_out(machine, overdue, scaled, t_ckpt,
+                                                     options):
     # tests/ckpt_backfill_reference.py: Algorithms 1-3 and section 5.1's costs as a plain
     # event loop; t_thr 20, p = 0.2, t_extend = 2 t_checkpoint, the restart paying the other
     # half.
     from ckpt_backfill_reference import reference
 
-    checkpointed = 0
-    for seed in range(100):
+    checkpointed = changed = 0
+    for seed in range(400 if options else 100):
         rows = _small_workload(seed, machine)
+        if options:
+            rows = _on_a_grid(rows)
+            changed += reference(rows, machine, t_thr=20, p=0.2, scaled_all=scaled == "all",
+                                 t_checkpoint=t_ckpt, t_extend=2 * t_ckpt, t_restart=t_ckpt,
+                                 overdue=overdue) != reference(
+                rows, machine, t_thr=20, p=0.2, scaled_all=scaled == "all",
+                t_checkpoint=t_ckpt, t_extend=2 * t_ckpt, t_restart=t_ckpt, overdue=overdue,
+                **options)
         sim = run(rows, machine, t_thr=20, p=0.2, t_checkpoint=t_ckpt, t_extend=2 * t_ckpt,
-                  overdue=overdue, scaled=scaled)
+                  overdue=overdue, scaled=scaled, **options)
         want = reference(rows, machine, t_thr=20, p=0.2, scaled_all=scaled == "all",
                          t_checkpoint=t_ckpt, t_extend=2 * t_ckpt, t_restart=t_ckpt,
-                         overdue=overdue)
+                         overdue=overdue, **options)
         for j in sim.jobs:
             start, end, segs = want[j.id]
             assert math.isclose(j.start, start) and math.isclose(j.end, end), (seed, rows)
@@ -421,3 +461,4 @@ def test_same_schedule_as_the_algorithms_written_out(machine, overdue, scaled, t
                 assert all(map(math.isclose, got, exp)), (seed, rows)
         checkpointed += sum(1 for j in sim.jobs if j.n_checkpoints)
     assert checkpointed >= 10  # the sample does exercise Algorithm 3
+    assert changed or not options  # and the option

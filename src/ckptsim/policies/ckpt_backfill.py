@@ -33,6 +33,9 @@ the seed's section 4.
 
 Points the seed leaves open are options (docs/schedulers.md):
 
+* `shadow_ties` (`easy`'s): the extra nodes of the reservation walk are those counted up to the
+  first job that lets the head fit (`first`, default, Algorithm 1 lines 16-25) or every node
+  free at the reservation time that the head does not need (`all`, section 2);
 * `overdue`: a job that runs past its p-scaled prediction is from then on predicted with its
   user estimate (`estimate`, default), to end now (`now`; with `scaled=backfilled` the literal
   reading of Algorithms 1-3), or, if it was

@@ -6,7 +6,7 @@ import dataclasses
 
 from ckptsim.errors import ConfigError
 from ckptsim.policies.base import param, validate_params
-from ckptsim.policies.queue import QueueParams
+from ckptsim.policies.easy import EasyParams
 
 NAME = "ckpt-backfill"
 #: The parameters of the checkpoint / restart cost, unused under overhead=false.
@@ -14,7 +14,7 @@ COSTS = ("t_checkpoint", "t_extend", "t_restart", "memory_per_node", "nodes_per_
          "io_bandwidth", "io_fraction")
 
 @dataclasses.dataclass(frozen=True)
-class CkptBackfillParams(QueueParams):
+class CkptBackfillParams(EasyParams):
     p: float = param(0.2, "scale-down factor of estimates >= t_thr (Algorithm 2)",
                      low=0.0, low_open=True, high=1.0)
     t_thr: float = param(1800.0, "estimates below this (s) are not scaled", low=0.0,

@@ -6,7 +6,8 @@ One pass after all events of a timestamp:
 2. for the blocked head, walk the running jobs in order of predicted end (start + estimate,
    even when that is already past) adding their nodes to the free ones until the head fits:
    the reservation (shadow) time is that job's predicted end, or now if that is past, and the
-   extra nodes are the nodes counted at that point minus the head's size;
+   extra nodes are the nodes counted at that point minus the head's size (`shadow_ties`:
+   with `all` also the nodes of the other running jobs predicted to end by the shadow time);
 3. every later job in queue order that fits the currently free nodes is backfilled if it ends
    by the shadow time (now + estimate <= shadow) or uses no more than the extra nodes, which
    it then consumes (only when it does not end by the shadow time, as in Algorithm 1 line 36).
@@ -23,13 +24,14 @@ makes it an option (`replan`).
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from bisect import bisect_left, insort
+from bisect import bisect_left, bisect_right, insort
 from heapq import heappush
 from typing import TYPE_CHECKING, Any
 
-from ckptsim.policies.base import register
-from ckptsim.policies.queue import QueueScheduler
+from ckptsim.policies.base import param, register
+from ckptsim.policies.queue import QueueParams, QueueScheduler
 
 if TYPE_CHECKING:
     from ckptsim.engine.simulator import Simulator
@@ -38,13 +40,26 @@ if TYPE_CHECKING:
 INF = math.inf
 
 
+@dataclasses.dataclass(frozen=True)
+class EasyParams(QueueParams):
+    shadow_ties: str = param(
+        "first", "extra nodes when other running jobs are predicted to end at the shadow time: "
+        "first (Algorithm 1 lines 16-25: the walk stops at the first job, in start order, that "
+        "lets the head fit) or all (section 2: every node free at the shadow time that the "
+        "head does not need, the nodes of every job predicted to end by then counted)",
+        choices=("first", "all"), added=True)
+
+
 @register
 class Easy(QueueScheduler):
     name = "easy"
     description = "FCFS with EASY backfilling (seed 000 Algorithm 1)"
+    Params = EasyParams
 
     def __init__(self, sim: Simulator, params: Any = None) -> None:
         super().__init__(sim, params)
+        # Extra nodes also from the other jobs predicted to end by the shadow time.
+        self._ties_all = getattr(self.params, "shadow_ties", "first") == "all"
         self.running: list[tuple[float, int, Job]] = []  # (predicted end, start seq, job)
         self._seq = 0
         self._dirty = True  # something besides arrivals happened since the last pass
@@ -193,6 +208,8 @@ class Easy(QueueScheduler):
             future += key[2].size
             if future >= head_size:
                 shadow_end = key[0]
+                if self._ties_all:
+                    future += self._ending_by(key, now)
                 break
         self._shadow_end = shadow_end
         self._extra = future - head_size if shadow_end < INF else 0
@@ -201,6 +218,18 @@ class Easy(QueueScheduler):
             self._after_reservation(now)
         # 3. Backfill.
         self._backfill(now, 1)
+
+    def _ending_by(self, key: Any, now: float) -> int:
+        """shadow_ties=all: the nodes of the running jobs after `key` in the walk that are
+        predicted to end by its predicted end (now, if that is past), the shadow time."""
+        r = self.running
+        shadow = key[0] if key[0] > now else now
+        k = bisect_right(r, key)  # keys are unique: (predicted end, start seq, job)
+        nodes = 0
+        while k < len(r) and r[k][0] <= shadow:
+            nodes += r[k][2].size
+            k += 1
+        return nodes
 
     def _backfill(self, now: float, i: int) -> None:
         platform = self.platform
