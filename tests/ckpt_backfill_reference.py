@@ -5,7 +5,7 @@ an overdue prediction (`overdue`: a job past its scaled prediction keeps it, `no
 planned with its estimate from the next full pass on, `estimate`; or first with the
 reservation it was backfilled under, `reservation`), with `preempt=backfilled`,
 `partial=false`, `freeze=true`, `retry=false`, `rejoin=head` and `replan=full`, and either
-value of `shadow_ties`.  At each
+value of `shadow_ties` and `rejoin_order`.  At each
 instant: job ends and completed checkpoints, then arrivals, then the reservation timer
 (Algorithm 3), then Algorithm 1; while Algorithm 3's checkpoints are written only jobs
 fitting from the queue head start.  tests/test_ckpt_backfill_by_hand.py runs it and the
@@ -23,7 +23,8 @@ INF = math.inf
 def reference(rows: list[tuple[float, float, int, float]], machine: int, *, t_thr: float,
               p: float, scaled_all: bool = True, t_checkpoint: float = 0.0,
               t_extend: float = 0.0, t_restart: float = 0.0, overdue: str = "now",
-              shadow_ties: str = "first") -> dict[int, Any]:
+              shadow_ties: str = "first", rejoin_order: str = "submit"
+              ) -> dict[int, Any]:
     """{job id: (first start, end, [(segment start, segment end), ...])} of (submit, runtime,
     size, estimate) rows, ids 1..n in row order."""
     n = len(rows)
@@ -183,7 +184,8 @@ def reference(rows: list[tuple[float, float, int, float]], machine: int, *, t_th
                 batch.append(j)
         if batch and not writing:  # back to the head (behind the reserved job if it waits)
             at = 1 if queue and queue[0] == state["head"] else 0
-            queue[at:at] = sorted(batch)
+            queue[at:at] = sorted(batch, key=lambda j: (-size[j], j) if rejoin_order == "size"
+                                  else (0, j))
             batch.clear()
         while i < n and submit[arrivals[i]] == t:
             queue.append(arrivals[i])

@@ -5,7 +5,7 @@ arithmetic from that rule; the simulated schedule, counters and summary metrics 
 numbers.  Jobs are (submit, runtime, size, estimate) rows, ids 1..n in row order; times in
 seconds.  Unless a case says otherwise the options are the defaults (`overdue=estimate`,
 `scaled=all`, `preempt=backfilled`, `freeze=true`, `rejoin=head`, `replan=full`,
-`shadow_ties=first`); the cases
+`shadow_ties=first`, `rejoin_order=submit`); the cases
 that depend on a reading the seed leaves open name it.
 """
 
@@ -252,6 +252,37 @@ def test_alg3_equal_sizes_are_taken_in_submit_order():
     sim = run(rows, 10, t_thr=500, p=0.1, overhead=False)
     assert segments(sim)[3] == [(2, 100), (150, 352)]
     assert segments(sim)[4] == [(2, 302)]
+
+
+@pytest.mark.parametrize(("order", "b", "c"), [
+    ("submit", [(2, 100), (120, 322)], [(2, 100), (150, 352)]),
+    ("size", [(2, 100), (150, 352)], [(2, 100), (120, 322)]),
+])
+def test_rejoin_order_of_jobs_checkpointed_at_once(order, b, c):
+    # `rejoin_order`: the seed does not say in which order jobs checkpointed at once go back
+    # on the queue; Algorithm 3's loop (lines 3-7) checkpoints and pushes them largest first
+    # (`size`), the code keeps submit order by default (`submit`).  10 nodes, t_thr = 500,
+    # p = 0.1, no costs.  Job 1 (3 nodes, est 100) runs 0-100, G (2 nodes, est 120 < t_thr)
+    # 0-120, free 5.  H (7) at 1: 5 + 3 = 8 >= 7 -> reserve 100.  At 2 B (2 nodes) then C
+    # (3 nodes), est 980 -> 98, end 100 <= 100: both backfilled, free 0.
+    # At 100 job 1 ends, free 3: H needs 7, C (3) -> 6, then B (2) -> 8: both checkpointed
+    # (98 s done each, 202 s left); H runs 100-150, 1 node free.  The batch waits behind H:
+    #   submit: head B (2): 1 + G's 2 = 3 >= 2 -> reserve 120; at 120 G ends, free 3: B runs
+    #     120-322, C (3 > 1) waits for H: 150-352;
+    #   size: head C (3): 1 + 2 = 3 >= 3 -> reserve 120; C runs 120-322, B 150-352.
+    rows = [(0, 100, 3, 100), (0, 120, 2, 120), (1, 50, 7, 50), (2, 300, 2, 980),
+            (2, 300, 3, 980)]
+    sim = run(rows, 10, t_thr=500, p=0.1, overhead=False, rejoin_order=order)
+    assert starts(sim)[3] == (100, 150)
+    assert segments(sim)[4] == b
+    assert segments(sim)[5] == c
+    assert [j.backfilled for j in sim.jobs] == [False, False, False, True, True]
+    # The same schedule from the algorithms written out (random small workloads hardly ever
+    # restart a batch where its order matters).
+    from ckpt_backfill_reference import reference
+
+    want = reference(rows, 10, t_thr=500, p=0.1, overdue="estimate", rejoin_order=order)
+    assert {i: want[i][2] for i in (4, 5)} == {4: b, 5: c}
 
 
 def test_arrival_exactly_at_the_reservation_time():

@@ -63,7 +63,8 @@ Points the seed leaves open are options (docs/schedulers.md):
 * `rejoin`: where the checkpointed jobs rejoin the queue when the reserved job started while
   their checkpoints were written (a job ended meanwhile): at the head (`head`, default, the
   seed's Algorithm 3) or behind the job then at the head (`second`, the reading of runs
-  recorded before the option existed).
+  recorded before the option existed); `rejoin_order`: in submit order (`submit`, default) or
+  largest first (`size`, as Algorithm 3's loop takes them).
 """
 
 from __future__ import annotations
@@ -125,6 +126,7 @@ class CkptBackfill(Easy):
         self._retry = prm.retry
         self._replan_full = prm.replan == "full"
         self._rejoin_head = prm.rejoin == "head"
+        self._rejoin_size = prm.rejoin_order == "size"
         self._ckpt_head = -1  # the queue head Algorithm 3 last checkpointed jobs for
         self._attempted: set[int] = set()  # heads Algorithm 3 ran for at `_last_attempt`
         self._waiting_on = 0  # checkpoints the reserved head still waits for
@@ -342,10 +344,11 @@ class CkptBackfill(Easy):
         self._pending.discard(job.index)
         self._waiting_on = len(self._pending)
         if not self._pending:
-            # Back to the head of the queue, in their order: behind the reserved job while it
-            # waits; with rejoin=second behind the job at the head in any case (the next job
-            # if the reserved one started while the checkpoints were written).
-            batch = sorted(self._batch, key=lambda j: j.index)
+            # Back to the head of the queue, in submit order (rejoin_order=size: largest
+            # first): behind the reserved job while it waits; with rejoin=second behind the job
+            # at the head in any case (the next job if the reserved one started meanwhile).
+            batch = sorted(self._batch, key=(lambda j: (-j.size, j.index)) if self._rejoin_size
+                           else (lambda j: j.index))
             self._batch = []
             q = self.queue
             at = 0 if self._rejoin_head and q and q[0].index != self._ckpt_head else 1

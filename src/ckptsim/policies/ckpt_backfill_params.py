@@ -63,6 +63,13 @@ class CkptBackfillParams(EasyParams):
                                 "reserved job while it waits, the next job if the reserved "
                                 "one started meanwhile; runs recorded before this option)",
                         choices=("second", "head"), added=True, was="second")
+    rejoin_order: str = param("submit", "order among themselves of the jobs Algorithm 3 "
+                                        "checkpointed at once as they rejoin the queue: submit "
+                                        "(submit order) or size (largest first, the order in "
+                                        "which Algorithm 3's loop, lines 3-7, checkpoints them "
+                                        "and pushes them on the queue; equal sizes in submit "
+                                        "order)",
+                              choices=("submit", "size"), added=True)
     replan: str = param("full", "full (seed's Algorithm 1): the passes after arrivals and "
                                 "ends and the reservation timer re-plan overdue jobs and "
                                 "recompute the reservation; "
