@@ -5,7 +5,7 @@ an overdue prediction (`overdue`: a job past its scaled prediction keeps it, `no
 planned with its estimate from the next full pass on, `estimate`; or first with the
 reservation it was backfilled under, `reservation`), with `preempt=backfilled`,
 `partial=false`, `freeze=true`, `retry=false`, `rejoin=head` and `replan=full`, and either
-value of `shadow_ties` and `rejoin_order`.  At each
+value of `shadow_ties`, `rejoin_order` and `overdue_at`.  At each
 instant: job ends and completed checkpoints, then arrivals, then the reservation timer
 (Algorithm 3), then Algorithm 1; while Algorithm 3's checkpoints are written only jobs
 fitting from the queue head start.  tests/test_ckpt_backfill_by_hand.py runs it and the
@@ -23,8 +23,8 @@ INF = math.inf
 def reference(rows: list[tuple[float, float, int, float]], machine: int, *, t_thr: float,
               p: float, scaled_all: bool = True, t_checkpoint: float = 0.0,
               t_extend: float = 0.0, t_restart: float = 0.0, overdue: str = "now",
-              shadow_ties: str = "first", rejoin_order: str = "submit"
-              ) -> dict[int, Any]:
+              shadow_ties: str = "first", rejoin_order: str = "submit",
+              overdue_at: str = "after") -> dict[int, Any]:
     """{job id: (first start, end, [(segment start, segment end), ...])} of (submit, runtime,
     size, estimate) rows, ids 1..n in row order."""
     n = len(rows)
@@ -71,14 +71,17 @@ def reference(rows: list[tuple[float, float, int, float]], machine: int, *, t_th
         r = running[j]
         return r["start"] + r["overhead"] + runtime[j] - saved[j]
 
-    def replan(t: float) -> None:
-        """Scaled jobs past their prediction: planned with the reservation they were admitted
-        by (once, while it is still ahead and before their estimated end), else with their
-        estimate; in the order of their old predicted ends, each taking a new place among
-        equal predicted ends (as a job started now)."""
+    def replan(t: float, timer: bool = False) -> None:
+        """Scaled jobs past their prediction (`overdue_at="at"`: outside the reservation
+        `timer`, also those at it): planned with the reservation they were admitted by (once,
+        while it is still ahead and before their estimated end), else with their estimate; in
+        the order of their old predicted ends, each taking a new place among equal predicted
+        ends (as a job started now)."""
         if overdue == "now":
             return
-        late = sorted((j for j in scaled if running[j]["pred"] < t),
+        at_end = overdue_at == "at" and not timer
+        late = sorted((j for j in scaled
+                       if running[j]["pred"] < t or (at_end and running[j]["pred"] == t)),
                       key=lambda j: (running[j]["pred"], running[j]["seq"]))
         for j in late:
             r = running[j]
@@ -141,7 +144,7 @@ def reference(rows: list[tuple[float, float, int, float]], machine: int, *, t_th
     def algorithm3(t: float) -> None:
         state["timer"] = None
         if queue and state["free"] < size[queue[0]]:
-            replan(t)
+            replan(t, timer=True)
             if walk(t)[0] > t:
                 return  # the reservation moved: Algorithm 1 sets the timer again
         state["attempt"] = t

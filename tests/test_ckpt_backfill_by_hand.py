@@ -5,7 +5,7 @@ arithmetic from that rule; the simulated schedule, counters and summary metrics 
 numbers.  Jobs are (submit, runtime, size, estimate) rows, ids 1..n in row order; times in
 seconds.  Unless a case says otherwise the options are the defaults (`overdue=estimate`,
 `scaled=all`, `preempt=backfilled`, `freeze=true`, `rejoin=head`, `replan=full`,
-`shadow_ties=first`, `rejoin_order=submit`); the cases
+`shadow_ties=first`, `rejoin_order=submit`, `overdue_at=after`); the cases
 that depend on a reading the seed leaves open name it.
 """
 
@@ -345,18 +345,36 @@ def test_alg3_when_checkpointing_every_candidate_is_not_enough(params, h, b):
     assert segments(sim)[3] == b
 
 
-def test_a_prediction_ending_at_the_reservation_is_re_planned_only_after_it():
-    # The default reading (overdue=estimate) re-plans a job once it is strictly past its
-    # scaled prediction, at the next full pass.  8 nodes, t_thr = 100, p = 0.2: job 1 (4
-    # nodes, est 100 >= t_thr) starts in order, predicted 0 + 100 * 0.2 = 20 (scaled=all);
-    # H (8) -> reserve 20; job 3 (4 nodes, est 30 < t_thr): 2 + 30 > 20 -> waits.  At 20 the
-    # reservation timer finds job 1 at its prediction, not past it: nothing backfilled to
-    # checkpoint, and the pass at 20 keeps the reservation at 20 (job 3: 20 + 30 > 20).  No
-    # event comes before job 1 ends at 100, so job 3 runs after H, 110-140 (re-planned at 20,
-    # job 1 would end at 100 and job 3 would be backfilled 20-50).
+@pytest.mark.parametrize(("overdue_at", "third"), [("after", (110, 140)), ("at", (20, 50))])
+def test_a_prediction_ending_at_the_reservation_is_re_planned_only_after_it(overdue_at, third):
+    # The default reading (overdue=estimate, overdue_at=after) re-plans a job once it is
+    # strictly past its scaled prediction, at the next full pass.  8 nodes, t_thr = 100,
+    # p = 0.2: job 1 (4 nodes, est 100 >= t_thr) starts in order, predicted 0 + 100 * 0.2 =
+    # 20 (scaled=all); H (8) -> reserve 20; job 3 (4 nodes, est 30 < t_thr): 2 + 30 > 20 ->
+    # waits.  At 20 the reservation timer finds job 1 at its prediction, not past it (under
+    # either value): nothing backfilled to checkpoint.
+    #   after: the pass at 20 keeps the reservation at 20 (job 3: 20 + 30 > 20).  No event
+    #     comes before job 1 ends at 100, so job 3 runs after H, 110-140;
+    #   at: the pass at 20 re-plans job 1 to end at 0 + 100 -> reserve 100, job 3: 20 + 30 =
+    #     50 <= 100 -> backfilled 20-50; H 100-110 either way.
     sim = run([(0, 100, 4, 100), (1, 10, 8, 10), (2, 30, 4, 30)], 8, t_thr=100, p=0.2,
-              overhead=False)
-    assert starts(sim) == {1: (0, 100), 2: (100, 110), 3: (110, 140)}
+              overhead=False, overdue_at=overdue_at)
+    assert starts(sim) == {1: (0, 100), 2: (100, 110), 3: third}
+    assert sim.jobs[2].backfilled == (overdue_at == "at")
+
+
+def test_overdue_at_the_end_still_checkpoints_at_the_reservation():
+    # overdue_at=at re-plans in the passes, not at the reservation timer: a backfilled job
+    # still running at its scaled prediction, the reservation, is checkpointed there as under
+    # `after`.  8 nodes, t_thr = 100, p = 0.2, no costs: job 1 (4, est 30) runs 0-30; H (8)
+    # -> reserve 30; B (4 nodes, est 140 -> 28, runs 100) backfilled 2-30.  At 30 job 1 ends
+    # and the timer finds B at its prediction: checkpointed, H runs 30-40, B 40-112 (72 s
+    # left).  (Re-planned at the timer too, B would end at 2 + 140 = 142 and H wait for it.)
+    rows = [(0, 30, 4, 30), (1, 10, 8, 10), (2, 100, 4, 140)]
+    for overdue_at in ("after", "at"):
+        sim = run(rows, 8, t_thr=100, p=0.2, overhead=False, overdue_at=overdue_at)
+        assert starts(sim) == {1: (0, 30), 2: (30, 40), 3: (2, 112)}
+        assert segments(sim)[3] == [(2, 30), (40, 112)]
 
 
 @pytest.mark.parametrize(("cap", "third"), [(None, (2, 32)), (0, (110, 140))])
@@ -460,6 +478,8 @@ def _on_a_grid(rows: list[tuple[float, float, int, float]]
     (16, "estimate", "all", 2.5, {"shadow_ties": "all"}),
     (8, "now", "all", 0.0, {"shadow_ties": "all"}),
     (8, "reservation", "backfilled", 3.0, {"shadow_ties": "all"}),
+    (16, "estimate", "all", 2.5, {"overdue_at": "at"}),
+    (8, "reservation", "backfilled", 3.0, {"overdue_at": "at"}),
 ])
 def test_same_schedule_as_the_algorithms_written_out(machine, overdue, scaled, t_ckpt,
                                                      options):

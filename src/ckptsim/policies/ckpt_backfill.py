@@ -41,7 +41,8 @@ Points the seed leaves open are options (docs/schedulers.md):
   reading of Algorithms 1-3), or, if it was
   backfilled to end by the head's reservation, to end at that reservation, where Algorithm 3
   checkpoints it if the head needs its nodes (`reservation`; with its estimate once that
-  reservation has passed);
+  reservation has passed); `overdue_at`: a job is past its prediction strictly after its
+  predicted end (`after`, default) or, in the passes, at it (`at`);
 * `preempt`: only jobs started by backfilling may be checkpointed (`backfilled`, default), or
   any running job whose estimate is at least `t_thr` (`any`: the jobs Algorithm 2 scales,
   also when started in queue order under `scaled=backfilled` or restarted);
@@ -112,6 +113,7 @@ class CkptBackfill(Easy):
         self.cap = prm.max_checkpoints
         self._overdue_estimate = prm.overdue != "now"
         self._keep_promise = prm.overdue == "reservation"
+        self._overdue_at_end = prm.overdue_at == "at"
         # Backfilled jobs admitted to end by the head's reservation: that reservation time.
         self._promise: dict[int, float] = {}
         self._preempt_any = prm.preempt == "any"
@@ -193,15 +195,17 @@ class CkptBackfill(Easy):
         job.pred_end = pred_end
         self._track(job)
 
-    def _before_reservation(self, now: float) -> None:
+    def _before_reservation(self, now: float, timer: bool = False) -> None:
         """Jobs past their scaled prediction are predicted with their user estimate (or, under
-        `overdue=reservation`, first with the reservation they were backfilled under)."""
+        `overdue=reservation`, first with the reservation they were backfilled under); under
+        `overdue_at=at` in a pass (not at the reservation `timer`) those at it too."""
         if not self._overdue_estimate or not self._scaled:
             return
         r = self.running
         overdue = []
+        at_end = self._overdue_at_end and not timer
         for key in r:
-            if key[0] >= now:
+            if key[0] > now or (key[0] == now and not at_end):
                 break
             if key[2].index in self._scaled:
                 overdue.append(key[2])
@@ -294,7 +298,7 @@ class CkptBackfill(Easy):
         free = self.platform.n_free
         if not q or self._waiting_on or free >= q[0].size:
             return False  # nothing to preempt for: Algorithm 3 returns at once
-        self._before_reservation(now)
+        self._before_reservation(now, timer=True)
         need = q[0].size
         for key in self.running:
             free += key[2].size

@@ -41,6 +41,12 @@ class CkptBackfillParams(EasyParams):
                                         low=0)
     overdue: str = param("estimate", "predicted end of a job past its scaled prediction",
                          choices=("estimate", "now", "reservation"))
+    overdue_at: str = param("after", "when a job counts as past its scaled prediction under "
+                                     "overdue=estimate or reservation: after (strictly after "
+                                     "its predicted end) or at (at its predicted end already, "
+                                     "in the passes; the reservation timer still finds it at "
+                                     "its prediction, so that Algorithm 3 can checkpoint it)",
+                            choices=("after", "at"), added=True)
     preempt: str = param("backfilled", "which running jobs may be checkpointed",
                          choices=("backfilled", "any"))
     scaled: str = param("all", "which running jobs use scaled predictions in the reservation "
