@@ -18,11 +18,10 @@ writes it, "whenever a new job arrives or when a running job terminates": the pa
 arrival, as the one after an end, re-plans overdue jobs and recomputes the reservation, and so
 does the reservation timer before Algorithm 3, which preempts nothing when the reservation has
 moved (a pass at an instant with neither, e.g. another component's checkpoint, changes
-nothing, as the schedule without that component shows).  With `replan=incremental`
-a pass after arrivals only is `easy`'s incremental one (the new jobs are examined against the
-last reservation; jobs that ran past their scaled prediction meanwhile are re-planned at the
-next full pass) and the reservation timer runs Algorithm 3 on the reservation of the last full
-pass; runs recorded before the option existed are this reading.
+nothing, as the schedule without that component shows).  With `replan=incremental` a pass
+after arrivals only is `easy`'s incremental one (new jobs examined against the last
+reservation; jobs past their scaled prediction re-planned at the next full pass) and the
+reservation timer runs Algorithm 3 on the last full pass's reservation (the older runs' reading).
 
 Checkpoint / restart cost (seed 000 section 5): a checkpoint holds the job's nodes for
 `t_checkpoint` seconds (default: memory_per_node * nodes_per_io_node / (io_bandwidth *
@@ -38,11 +37,10 @@ Points the seed leaves open are options (docs/schedulers.md):
   free at the reservation time that the head does not need (`all`, section 2);
 * `overdue`: a job that runs past its p-scaled prediction is from then on predicted with its
   user estimate (`estimate`, default), to end now (`now`; with `scaled=backfilled` the literal
-  reading of Algorithms 1-3), or, if it was
-  backfilled to end by the head's reservation, to end at that reservation, where Algorithm 3
-  checkpoints it if the head needs its nodes (`reservation`; with its estimate once that
-  reservation has passed); `overdue_at`: a job is past its prediction strictly after its
-  predicted end (`after`, default) or, in the passes, at it (`at`);
+  reading of Algorithms 1-3), or, if it was backfilled to end by the head's reservation, to end
+  at that reservation, where Algorithm 3 checkpoints it if the head needs its nodes
+  (`reservation`; with its estimate once that reservation has passed); `overdue_at`: past its
+  prediction strictly after its predicted end (`after`, default) or, in the passes, at it (`at`);
 * `preempt`: only jobs started by backfilling may be checkpointed (`backfilled`, default), or
   any running job whose estimate is at least `t_thr` (`any`: the jobs Algorithm 2 scales,
   also when started in queue order under `scaled=backfilled` or restarted);
