@@ -168,5 +168,7 @@ def test_modelling_choices_name_what_the_thesis_leaves_open():
     for name in ("without_migration", "interval_size", "ratio_low", "reading=literal", "cycle",
                  "share_medium", "backfill=conservative", "empty_slice", "mem_high",
                  "choices/open.toml", "choices/literal.toml", "choices/constants.toml",
-                 "rrt_runtime=span", "choices/span.toml"):
+                 "rrt_runtime=span", "choices/span.toml", "preempt_all", "reserve_first",
+                 "t_restart=0 t_min=2", "choices/wording.toml", "choices/wording30.toml",
+                 "choices/verdicts.py"):
         assert name in section, name

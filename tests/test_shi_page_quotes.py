@@ -302,3 +302,48 @@ def test_the_traces_paragraph_quotes_traces_csv():
             f" and {signed(narrow[1]['gain_migration_pct'], 0)}%") in page
     assert (f"against `checkpoint-keep` ({narrow[0]['gain_vs_keep_pct']:.0f}% and "
             f"{narrow[1]['gain_vs_keep_pct']:.0f}%)") in page
+
+
+def test_the_wording_readings_quote_todays_gains():
+    # The readings' own numbers come from the stores of choices/wording*.toml (quoted only);
+    # today's, beside them, from readings.csv (five seeds) and fig16.csv (30 seeds).
+    today = {c: readings("today's", c) for c in ("long", "medium")}
+    five = ", ".join(" / ".join(quoted(today[c][f"arrt_gain_vs_{k}_pct"],
+                                       today[c][f"arrt_gain_vs_{k}_ci"], 1)
+                                for c in ("long", "medium"))
+                     for k in ("original", "checkpoint", "checkpoint_keep"))
+    thirty = fig16("30 seeds")
+    over30 = ", ".join(" / ".join(quoted(thirty[f"gain_{c}{s}_pct"], thirty[f"gain_{c}{s}_ci95"],
+                                         1) for c in ("long", "medium"))
+                       for s in ("_vs_original", "", "_vs_keep"))
+    # "A, B and C": the last comma of each list is an "and".
+    five, over30 = (" and ".join(x.rsplit(", ", 1)) for x in (five, over30))
+    assert (f"Today's gains, long / medium, over the original, `checkpoint` and "
+            f"`checkpoint-keep` are {five} on the five seeds, {over30} over 30.") in text()
+
+
+def test_the_wording_readings_quote_todays_verdicts():
+    """The verdicts the readings are said to change from are the claims table's."""
+    from ckptsim.experiments.papers.claims_table import evaluate
+    from ckptsim.experiments.papers.shi import Shi
+
+    verdict = {line.claim: line for line in evaluate(Shi.claims, RESULTS / "shi")}
+    keep, stop = "checkpoints that keep the nodes", "checkpoints that stop the job"
+    assert verdict["the conclusion: migration improves the ARRT of medium jobs over the "
+                   "original scheduler (30 seeds; ARRT, pooled ARRT)"].verdict == "differs"
+    assert verdict[f"Fig. 16: migration improves ARRT over {keep}, long and medium jobs (30 "
+                   "seeds; ARRT, pooled ARRT)"].verdict == "differs"
+    assert verdict[f"Fig. 16: medium jobs gain more than long ones (4% against 1.5%), over "
+                   f"{keep} (30 seeds)"].verdict == "differs"
+    assert verdict[f"Figs. 11-15: gain from migration over {keep}, long / medium, per seed "
+                   "(ours less the thesis's)"].verdict == "inconclusive"
+    over_stop = verdict[f"Fig. 16: medium jobs gain more than long ones (4% against 1.5%), "
+                        f"over {stop} (30 seeds)"]
+    assert over_stop.verdict == "differs"
+    # ... from differs (-5.2 points, -9.1 to -1.3): the 30 seeds' paired differences.
+    per_seed = [r for r in rows("fig16.csv") if r["seed"] not in ("thesis seeds", "30 seeds")]
+    mean, half, n = mean_ci([float(r["gain_medium_pct"]) - float(r["gain_long_pct"])
+                             for r in per_seed])
+    assert n == 30 and math.isclose(mean, over_stop.ours, abs_tol=1e-6)
+    assert (f"goes from differs ({signed(mean, 1)} points, {signed(mean - half, 1)} to "
+            f"{signed(mean + half, 1)}) to inconclusive") in text()
