@@ -347,3 +347,13 @@ def test_the_wording_readings_quote_todays_verdicts():
     assert n == 30 and math.isclose(mean, over_stop.ours, abs_tol=1e-6)
     assert (f"goes from differs ({signed(mean, 1)} points, {signed(mean - half, 1)} to "
             f"{signed(mean + half, 1)}) to inconclusive") in text()
+
+
+def test_the_headline_quotes_reserve_first_as_the_modelling_choices_do():
+    page = text()
+    headline = re.search(r"migration improves medium jobs too, by ([\d.]+% ± [\d.]+) over the "
+                         r"30 seeds \(`agrees`", page)
+    choice = re.search(r"on the five seeds, and [\d.]+% ± [\d.]+ / ([\d.]+% ± [\d.]+), [^()]*"
+                       r"over 30 \(pooled ARRT of medium jobs", page)
+    assert headline and choice and headline[1] == choice[1]
+    assert "from differs to **agrees**" in page
