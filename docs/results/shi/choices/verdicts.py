@@ -27,6 +27,8 @@ from ckptsim.experiments.papers.shi.figures import (
     gain_figure,
 )
 
+if len(sys.argv) != 3:
+    sys.exit("usage: python docs/results/shi/choices/verdicts.py STORE READING")
 runs = ckptsim.load_results(sys.argv[1])
 labels = set(runs["scheduler"])
 # The claims on Figs. 11-16 (Table 3's and the arrivals' do not depend on the scheduler).
