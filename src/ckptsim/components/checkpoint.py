@@ -18,8 +18,7 @@ checkpoint is counted as used (utilisation = used / completed).  Restarts after 
 scheduler's own checkpoint (ckpt-backfill's preemptions) pay what the scheduler charges.
 
 Checkpoint events are of the kind "checkpoint" (priority 2.6: after failures and overhead
-completions at the same instant, so a job that a failure kills or that ends then is not
-checkpointed; before submissions).
+completions at the same instant, so a job a failure kills or that ends then is not checkpointed).
 
 The policy string may combine an interval policy with skip and proactive policies
 (`checkpointing.plan`, e.g. ``fixed:interval=1800,cost=60+closedcluster+scheduled``); the
