@@ -518,6 +518,44 @@ def test_ctmr_second_offence_bars_coallocation():
     assert m["coalloc_starts"] == 3 and sim.policy.barred == {3}
 
 
+@pytest.mark.parametrize("reading", ["allow", "skip"])
+def test_ctmr_restoring_whether_a_job_in_its_restart_overhead_is_a_candidate(reading):
+    """The seed does not say whether a job restoring its image is a candidate
+    (`ctmr_restoring`).  As the second-offence case with j6 arriving at 1140: j4, restarted
+    2 | 2 at 1131, is in its restore [1131, 1161] and on the links (overhead_links=restart):
+    j3 (458.33) + j4 (550) saturate them, j3 at rate r.  j3 has done 100 + r + 1030 + 9 r =
+    1130 + 10 r of work by 1140.
+    allow: j4 (the larger traffic, told 300 < 600) is checkpointed again at 1140, having done
+    no work since 1131 (overhead 30 + 30 + 9 + 30 = 99), and barred; j6 runs [1170, 4170];
+    j3, alone, ends 1140 + 10000 - (1130 + 10 r) = 10010 - 10 r, then j4 restarts whole on
+    cluster 0: ends 30 + 5000 - r later.
+    skip: j4 is no candidate until 1161; the next job on link 0, j3 (told 300 < 500, 4% of
+    (10000 - 1130 - 10 r) / r = 356.7 s > 60, j6 fits cluster 1's 0 free + 2), is
+    checkpointed at 1140; j6 runs [1170, 4170]; j4 runs alone from 1161 with r of work kept:
+    ends 6161 - r; j3 (4 nodes, its 2 | 2 co-allocation refused: 7/6 * 500 > 1000 - 550)
+    restarts whole on cluster 0 then: ends 30 + 10000 - (1130 + 10 r) later = 15061 - 11 r."""
+    rows = [(0, 100, 2, 0, 100, NAN, 0.5), (0, 100, 2, 1, 100, NAN, 0.5),
+            (0, 10000, 4, 0, 500, 300, 0.5), (100, 5000, 4, 0, 600, 300, 0.5),
+            (101, 1000, 2, 1, 100, NAN, 0.5), (1140, 3000, 2, 1, 100, NAN, 0.5)]
+    sim, job, m = run(grid_jobs(rows, 2, 4), ctmr=True, overhead=60.0,
+                      ctmr_restoring=reading)
+    assert job[6].start == 1170 and job[6].end == 4170
+    if reading == "allow":
+        end3 = 10010 - 10 * R
+        assert job[3].end == pytest.approx(end3) and job[3].n_checkpoints == 0
+        assert job[4].end == pytest.approx(end3 + 30 + 5000 - R)
+        assert (job[4].n_checkpoints, job[4].overhead) == (2, 99.0)
+        assert (m["ctmr_checkpoints"], m["ctmr_jobs"], m["ctmr_barred"]) == (2, 1, 1)
+    else:
+        end4 = 6161 - R
+        assert job[4].end == pytest.approx(end4)
+        assert (job[4].n_checkpoints, job[4].overhead) == (1, 60.0)
+        assert job[3].end == pytest.approx(end4 + 30 + 10000 - (1130 + 10 * R))
+        assert (job[3].n_checkpoints, job[3].overhead) == (1, 60.0)
+        assert (m["ctmr_checkpoints"], m["ctmr_jobs"], m["ctmr_barred"]) == (2, 2, 0)
+        assert starts(sim)[-1] == (pytest.approx(end4), 3, [4, 0])
+
+
 def test_ctmr_puts_the_checkpointed_job_at_the_head_of_its_home_queue():
     """Step 3: "checkpoint and place at head of local waiting queue".  As the first CTMR case,
     with q (home 0, 2 nodes, 10,000 s) waiting from 102.  At 131 queue 0 is j3 (4 nodes, does

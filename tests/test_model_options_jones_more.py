@@ -16,7 +16,8 @@ from ckptsim.policies.coalloc import CoallocParams
 
 @pytest.mark.parametrize("key, value", [("cpfrac_cost", "restart"),
                                         ("predict", "runtime"),
-                                        ("overhead_links", "checkpoint")])
+                                        ("overhead_links", "checkpoint"),
+                                        ("ctmr_restoring", "never")])
 def test_bad_values_are_refused_naming_the_key_and_the_choices(key, value):
     with pytest.raises(ConfigError, match=rf"{key}.*{value}"):
         make_params(CoallocParams, {key: value})

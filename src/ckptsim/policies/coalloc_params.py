@@ -1,6 +1,6 @@
 """Parameters of `coalloc` (seed 001's multi-cluster meta-scheduler and its CTMR agent).
 
-The last eight are readings of the seed that drive its results, each a documented option
+The last nine are readings of the seed that drive its results, each a documented option
 whose default is the reading the scheduler has always used (docs/grid.md, "Model options"):
 `admit_cut` (the mesh cut Module 1 admits with), `ctmr_waiting` (what "a waiting job could
 immediately make use of the freed resources" checks), `ctmr_steps` (one checkpoint at a time
@@ -9,8 +9,9 @@ or the checkpoint's O/2), `predict` (what EASY plans a restarted job with: its w
 estimate or what remains of it), `overhead_links` (whether a restart's traffic loads the links
 during its restart overhead), `phi` (the all-to-all share of a job's traffic), `vacated`
 (whether a queue whose reserved job started on other clusters starts the jobs behind it in
-the same pass or at the next scheduling event).  The
-communication share kappa is the workload's (`grid:kappa=`).
+the same pass or at the next scheduling event), `ctmr_restoring` (whether the CTMR agent may
+checkpoint a job still restoring its image after a restart).  The communication share
+kappa is the workload's (`grid:kappa=`).
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ VACATED = ("next", "now")
 #: The overhead phases in which a co-allocated job's traffic loads the links
 #: (`overhead_links`).
 OVERHEAD_LINKS = ("restart", "none")
+#: Whether a job still in its restart overhead is a CTMR candidate (`ctmr_restoring`).
+RESTORING = ("allow", "skip")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -86,3 +89,9 @@ class CoallocParams:
                                  "at in the next pass, at the next arrival or end) or now (the "
                                  "cluster's local phase and the whole pass run again at once)",
                          choices=VACATED, added=True)
+    ctmr_restoring: str = param("allow", "whether CTMR may checkpoint a job still in its O/2 of "
+                                         "restart overhead (restoring its image, on the links "
+                                         "under overhead_links=restart): allow, or skip (no "
+                                         "candidate until its overhead ends; the next job on "
+                                         "the link is looked at)", choices=RESTORING,
+                                added=True)

@@ -20,8 +20,11 @@ their rates), while some link is saturated and jobs wait (steps 1-5 of the seed)
    candidate were gone: the head of the queue, its shadow time and extra nodes), or
    co-allocated (`coalloc`, a revealed estimate, not barred) with Module 1 on the free nodes
    plus the candidate's, its estimated traffic fitting the links once the candidate has left
-   them; if no job on L qualifies, stop until the next pass (the seed's "else exit"), even
-   when another saturated link has one;
+   them; a job restarted after a checkpoint and still in its O/2 of restart overhead (on the
+   links under `overhead_links=restart`) is a candidate like any other
+   (`ctmr_restoring=allow`), or none until that overhead ends (`ctmr_restoring=skip`, so the
+   next job on L is looked at); if no job on L qualifies, stop until the next pass (the
+   seed's "else exit"), even when another saturated link has one;
 3. checkpoint it (O/2 on its nodes; it leaves the links at once, its communication stops,
    and the engine gives the jobs that shared its links their new rates before time moves on),
    then it goes back to the head of its home queue and restarts with O/2 of overhead,
@@ -81,6 +84,7 @@ class CtmrAgent(Component):
         self.restart_due: set[int] = set()  # checkpointed jobs: restart overhead when started
         self.dispatch = p.ctmr_waiting == "dispatch"
         self.one_at_a_time = p.ctmr_steps == "seed"
+        self.skip_restoring = p.ctmr_restoring == "skip"
         self.pending: Job | None = None  # ctmr_steps=seed: the checkpoint being written
 
     def options(self) -> dict[str, Any]:
@@ -133,6 +137,8 @@ class CtmrAgent(Component):
             job = on[i]
             if job.state is not RUNNING:
                 continue
+            if self.skip_restoring and job.anchor > now:
+                continue  # still in its restart overhead (engine/overheads.py)
             left = max(job.estimate - job.progress(now), 0.0)
             remaining = left / job.rate if job.rate > 0 else float("inf")
             if not self.cost < self.cpfrac * remaining:
