@@ -293,6 +293,17 @@ def test_the_model_options_quote_the_figures_runs():
                f"at 5 min {pct(at[5], sign=True)}%", f"at 30 min {pct(at[30], sign=True)}%")
 
 
+def test_the_ctmr_restoring_reading_quotes_the_figures_runs():
+    # ctmr_restoring=allow is the figures' runs; at 0 min skip gives the same runs.
+    for p, name in ((300, "fig12.csv"), (400, "fig14.csv")):
+        ten = row(name, error=1, overhead_min=10)
+        zero = row(name, error=1, overhead_min=0)
+        quoted(f"at {p} Mbit/s and 10 min {pct(ten['improvement'])}% ± "
+               f"{pct(ten['improvement_ci'])} ({ten['ctmr_checkpoints']:.0f}")
+        quoted(f"{pct(zero['improvement'])}% ± {pct(zero['improvement_ci'])} "
+               f"({zero['ctmr_checkpoints']:.0f}")
+
+
 # ------------------------------------------------------------------------ beyond the figures
 def test_the_cpfrac_sweep():
     r = {c: row("cpfrac.csv", cpfrac=c) for c in (0.005, 0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 1)}
