@@ -431,3 +431,24 @@ def test_efficient_placement_ranks_the_seeds_machine_types_per_core(tmp_path):
                            "high": (4, 114, 67)})
     _, spy = run([(0, 100, 1, 100)] * 7, plat, params={"placement": "efficient"})
     assert [nodes(m)[0] for _, _, m in spy.starts] == [4, 5, 6, 7, 2, 3, 0]
+
+
+def test_scheduled_after_a_periodic_checkpoint_that_runs_into_its_window(tmp_path):
+    # C(10600) + Scheduled (cost = R = 100, margin 1), `a` reboots at 10800 (notice 10200),
+    # `b` at 18000.  The periodic checkpoint over [10600, 10700] saves 10600 s and runs over
+    # the time Scheduled's should begin (10699): Scheduled's begins at once when it ends
+    # (scheduled.py's reading), over [10700, 10800], ends at the reboot's instant and is lost
+    # (100 s cut); the job is evicted by the reboot, not moved, and restarts from the
+    # 10600 s checkpoint on `b` at 10800, R to 10900.  Before b's reboot: over [17899,
+    # 17999], saved 10600 + 6999 = 17599; on `a` at 17999, R to 18099, 2401 left: 20500.
+    plat = platform(tmp_path, [{"name": "a", "machines": 1, "reboot": "03:00"},
+                               {"name": "b", "machines": 1, "reboot": "05:00"}])
+    r, spy = run([(0, 20000, 1, 20000)], plat, comps={"availability": {"lead": 600}},
+                 checkpoint="fixed:interval=10600,cost=100+scheduled")
+    assert [t for _, t in spy.begins] == [10600, 10700, 17899]
+    assert [(t, nodes(m)) for _, t, m in spy.starts] == [(0, [0]), (10800, [1]), (17999, [0])]
+    assert (r.table["end"][0], r.table["lost_work"][0]) == (20500, 0)
+    s = r.summary
+    assert (s["evictions"], s["checkpoint_interrupted_s"], s["proactive_migrations"]) == \
+        (1, 100, 1)
+    assert s["wasted_cpu_s"] == 100
