@@ -68,7 +68,7 @@ def test_set_and_transforms(swf, tmp_path, capsys):
                  "requeue=order", "--alpha", "0", "--load-scale", "2", "--first", "4",
                  "--out", str(out)]) == 0
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["params"] == {"requeue": "order"}
+    assert summary["params"] == {"requeue": "order", "shadow_ties": "first"}
     assert summary["metrics"]["jobs"] == 4
     rows = list(csv.DictReader(open(out / "jobs.csv")))
     # alpha = 0: estimates are the runtimes; then load scale 2 doubles both.

@@ -90,7 +90,7 @@ def test_matrix_size_and_order(tmp_path):
     assert (first.workload, first.scheduler, first.seed) == ("small", "easy", 1)
     assert first.source == {"n": 100}
     assert first.transforms == {"alpha": 0.0, "load_scale": 1.0}
-    assert first.params == {"requeue": "front"}
+    assert first.params == {"requeue": "front", "shadow_ties": "first"}
     assert [r.seed for r in runs[:4]] == [1, 2, 1, 2]
     assert [r.params["requeue"] for r in runs[:4]] == ["front", "front", "order", "order"]
     assert runs[4].scheduler == "FCFS" and runs[4].scheduler_name == "fcfs"
@@ -98,7 +98,8 @@ def test_matrix_size_and_order(tmp_path):
     assert first.columns == {
         "experiment": "m", "workload": "small", "workload.n": 100, "workload.alpha": 0.0,
         "workload.load_scale": 1.0, "scheduler": "easy", "scheduler_name": "easy",
-        "param.requeue": "front", "overrun": "extend", "seed": 1}
+        "param.requeue": "front", "param.shadow_ties": "first", "overrun": "extend",
+        "seed": 1}
     assert len({r.run_id for r in runs}) == 26
 
 
@@ -191,12 +192,15 @@ def test_duplicates_are_listed_once_per_pair_of_configurations(tmp_path, monkeyp
         matrix(text, tmp_path)
     lines = [m for _, m in info.value.problems]
     assert lines == [
-        "lub x again seed=1 (n=50, requeue=front) is the same run as lub x easy seed=1 (n=50, "
-        "requeue=front) (and at 29 more seeds); remove one of them",
-        "lubcopy x easy seed=1 (n=50, requeue=front) is the same run as lub x easy seed=1 "
-        "(n=50, requeue=front) (and at 29 more seeds); remove one of them",
-        "lubcopy x again seed=1 (n=50, requeue=front) is the same run as lub x easy seed=1 "
-        "(n=50, requeue=front) (and at 29 more seeds); remove one of them"]
+        "lub x again seed=1 (n=50, requeue=front, shadow_ties=first) is the same run as lub x "
+        "easy seed=1 (n=50, requeue=front, shadow_ties=first) (and at 29 more seeds); remove "
+        "one of them",
+        "lubcopy x easy seed=1 (n=50, requeue=front, shadow_ties=first) is the same run as lub x "
+        "easy seed=1 (n=50, requeue=front, shadow_ties=first) (and at 29 more seeds); remove "
+        "one of them",
+        "lubcopy x again seed=1 (n=50, requeue=front, shadow_ties=first) is the same run as lub "
+        "x easy seed=1 (n=50, requeue=front, shadow_ties=first) (and at 29 more seeds); remove "
+        "one of them"]
     import ckptsim.experiments.matrix as matrix_module
 
     monkeypatch.setattr(matrix_module, "_duplicates",
@@ -216,7 +220,8 @@ def test_a_grid_value_given_several_times_counts_seeds_and_copies_apart(tmp_path
     with pytest.raises(SpecError) as info:
         matrix(text, tmp_path)
     (line,) = [m for _, m in info.value.problems]
-    assert line.endswith("(n=300, machine=64, requeue=front) (4 configurations give it); "
+    assert line.endswith("(n=300, machine=64, requeue=front, shadow_ties=first) (4 "
+                         "configurations give it); "
                          "keep one of them")
     with pytest.raises(SpecError) as info:
         matrix(text.replace("seeds = [1]", "seeds = [1, 2, 3]"), tmp_path)
@@ -226,4 +231,5 @@ def test_a_grid_value_given_several_times_counts_seeds_and_copies_apart(tmp_path
         matrix(text.replace("seeds = [1]", "seeds = [1, 2]").replace(
             '"front", "front", "front", "front"', '"front", "front"'), tmp_path)
     (line,) = [m for _, m in info.value.problems]
-    assert line.endswith("requeue=front) (and at 1 more seed); remove one of them")
+    assert line.endswith("requeue=front, shadow_ties=first) (and at 1 more seed); remove one "
+                         "of them")

@@ -253,8 +253,8 @@ def test_a_large_matrix_is_listed_as_plain_columns(small, capsys, monkeypatch):
     monkeypatch.setattr(campaign, "PLAIN_ABOVE", 11)
     assert main(["sweep", str(small), "--dry-run"]) == 0
     plain = capsys.readouterr().out.splitlines()
-    assert plain[0] == "Run matrix of small" and plain[1].split() == ["#", "run", "n",
-                                                                        "scheduler", "seed"]
+    assert plain[0] == "Run matrix of small" and plain[1].split() == [
+        "#", "run", "n", "scheduler", "shadow_ties", "seed"]
     assert len(plain) == 3 + 12 + 1 and plain[-1] == table.splitlines()[-1]
     ids = [line.split()[1] for line in plain[3:15]]
     assert all(i in table for i in ids)
