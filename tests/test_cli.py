@@ -256,3 +256,35 @@ def test_the_estimate_model_changes_only_the_runtimes_it_truncates():
     changed = tsafrir.runtime != exact.runtime
     assert changed.sum() == tsafrir.counts["estimate_runtime_truncated"] == 7
     assert (tsafrir.runtime[changed] == 18 * 3600).all()
+
+
+def test_run_seed_reruns_a_sweep_replication(tmp_path, capsys):
+    """`run --seed S` gives the run the seed a sweep gives its replication S (owners' sessions,
+    power draws, htc's random placement): with the generator's seed=S too, its metrics are the
+    sweep's row.  Without it (seed 0) the owners and the machines' power differ."""
+    import json
+
+    import ckptsim
+
+    spec = tmp_path / "s.toml"
+    spec.write_text('name = "s"\nseeds = [3]\nmetrics = ["energy_kwh", "unavailability_events"]\n'
+                    '[workloads.pool]\ngenerator = "htc"\ndays = 2\nplatform = "smallpool"\n'
+                    '[workloads.pool.components.availability]\nowners = "model"\n'
+                    '[[schedulers]]\nname = "htc"\n')
+    assert main(["sweep", str(spec), "--out", str(tmp_path / "store"), "--jobs", "1"]) == 0
+    (row,) = ckptsim.load_results(tmp_path / "store").to_dict("records")
+    got = {}
+    for seed in (3, 0):
+        out = tmp_path / f"run{seed}"
+        assert main(["run", "--workload", "htc:days=2,seed=3", "--platform", "smallpool",
+                     "--scheduler", "htc", "--component", "availability:owners=model",
+                     "--seed", str(seed), "--out", str(out)]) == 0
+        doc = json.loads((out / "summary.json").read_text())
+        assert doc["options"]["seed"] == seed
+        got[seed] = doc["metrics"]
+    capsys.readouterr()
+    keys = ("energy_kwh", "unavailability_events")
+    assert [got[3][k] for k in keys] == [row[k] for k in keys]
+    assert [got[0][k] for k in keys] != [row[k] for k in keys]
+    assert main(["run", "--workload", "builtin", "--seed", "-1"]) == 2
+    assert "--seed: expected an integer >= 0, got -1" in capsys.readouterr().err

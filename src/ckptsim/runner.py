@@ -188,7 +188,7 @@ def simulate(
                    for c in own_comps]
         own = _Counted(sim.policy.name, reported.counters(sim.policy.name,
                                                           sim.policy.counters()))
-        options = {"machine_size": sim.platform.n_nodes, "overrun": overrun,
+        options = {"machine_size": sim.platform.n_nodes, "overrun": overrun, "seed": seed,
                    **_platform_option(described),
                    **{c.name: reported.options(c.name, c.options()) for c in own_comps}}
         for c in own_comps:

@@ -41,6 +41,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     t0 = time.perf_counter()
     params = parse_set(args.set)
+    if args.seed < 0:
+        raise ConfigError("--seed", f"expected an integer >= 0, got {args.seed}")
     out = output_folder(args.out)
     if out is None and args.out_jobs != "job":
         raise ConfigError("--out-jobs", "shapes out_jobs.csv, a file of --out DIR: give --out")
@@ -90,7 +92,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             result = simulate(w, args.scheduler, params, machine_size=args.machine_size,
                               overrun=args.overrun, check=args.check, progress=progress,
                               components=components, failures=args.failures,
-                              platform=platform, recorders=recorders)
+                              platform=platform, recorders=recorders, seed=args.seed)
     finally:
         progress.close()
     if out is not None:
@@ -313,6 +315,12 @@ def add_parsers(sub: Any) -> None:
                         "DIR/allocations.csv, DIR/out_jobs.csv (Batsim's format) and, when "
                         "nodes left service, DIR/unavailability.csv (default: only the table "
                         "is printed)")
+    p.add_argument("--seed", type=int, default=0, metavar="S",
+                   help="the run's seed: what the run's components and policies draw at random "
+                        "when their own options name no seed (owners' sessions, reboot times, "
+                        "a failure source's node mapping or synthetic failures, power draws, "
+                        "htc's random placement); a sweep passes each replication's seed, so "
+                        "--seed S with the generator's seed=S reruns replication S (default 0)")
     p.add_argument("--out-jobs", default="job", choices=("job", "attempt"),
                    help="out_jobs.csv with a row per job (its first start to its end, on its "
                         "last nodes; default) or per attempt (ID#K, each on its own nodes: "
