@@ -288,6 +288,7 @@ def test_timeline_time_of_day_schedule():
     ({"share_schedule": "8h=0.2/0.3/0.5"}, "scojo-pect.share_schedule", "HH:MM"),
     ({"order": "short-long"}, "scojo-pect.order", "short, medium and long"),
     ({"checkpoint": "slc"}, "scojo-pect.checkpoint", "one of off, alc"),
+    ({"nodes": "free"}, "scojo-pect.nodes", "one of lowest, unclaimed"),
     ({"interval": "literal"}, "scojo-pect.interval",
      f"accepted: {', '.join(interval_names())}"),
     ({"interval": "young:cost=60"}, "scojo-pect.interval", "the ALC model's"),

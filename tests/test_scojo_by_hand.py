@@ -130,19 +130,24 @@ def test_a_job_ending_at_the_slice_end_is_not_suspended():
     assert pol.n_susp == [0, 0]
 
 
-def test_an_arrival_at_a_slice_boundary_counts_for_that_slice():
+@pytest.mark.parametrize(("nodes", "b_nodes", "a_resumed"), [("lowest", [0, 1], 3700),
+                                                              ("unclaimed", [2, 3], 3600)])
+def test_an_arrival_at_a_slice_boundary_counts_for_that_slice(nodes, b_nodes, a_resumed):
     # A short job submitted at 3600, the start of cycle 1's short slice: the slice is not
     # skipped (submissions come before the boundary at an instant).  Long A (nodes 0-1) is
-    # suspended at 3600 after 3600 s; short B starts on the lowest free nodes, 0-1 (A's: the
-    # thesis does not say which free nodes a job gets), 3600-3700.  A can resume only on its
-    # own nodes: by non-type backfilling at 3700 (+60), then on into its own slices:
-    # 3760 + 8400 = 12160.
-    sim, pol = run([(0, 12000, 2, 12000), (3600, 100, 2, 100)], 4)
+    # suspended at 3600 after 3600 s; 4 nodes.  The thesis does not say which free nodes a
+    # job gets.  nodes=lowest: short B starts on the lowest free nodes, 0-1 (A's), 3600-3700;
+    # A can resume only on its own nodes: by non-type backfilling at 3700 (+60), then on
+    # into its own slices: 3760 + 8400 = 12160.  nodes=unclaimed: B takes the lowest nodes no
+    # suspended job claims, 2-3, so A's are free at once: non-type backfilling resumes A at
+    # 3600 (S has no waiting job left to delay, 720 s > 60 s of switch left in the slice),
+    # 3660 + 8400 = 12060.
+    sim, pol = run([(0, 12000, 2, 12000), (3600, 100, 2, 100)], 4, nodes=nodes)
     j = by_id(sim)
     assert pol.slices[:2] == [(0, "long"), (3600, "short")]
-    assert starts(pol, 2) == [(3600, [0, 1], 0.0)]
-    assert starts(pol, 1) == [(0, [0, 1], 0.0), (3700, [0, 1], 60.0)]
-    assert j[1].end == 12160
+    assert starts(pol, 2) == [(3600, b_nodes, 0.0)]
+    assert starts(pol, 1) == [(0, [0, 1], 0.0), (a_resumed, [0, 1], 60.0)]
+    assert j[1].end == a_resumed + 60 + 8400
 
 
 @pytest.mark.parametrize(("classify_by", "medium_start"), [("estimate", 300),

@@ -56,6 +56,7 @@ def scojo_params(draw: Any) -> dict[str, Any]:
         "short_limit": float(draw(st.integers(50, 600))),
         "nontype": draw(st.booleans()),
         "preempt_all": draw(st.booleans()),
+        "nodes": draw(st.sampled_from(["lowest", "unclaimed"])),
     }
     p["long_limit"] = p["short_limit"] * draw(st.integers(1, 10))
     if draw(st.booleans()):

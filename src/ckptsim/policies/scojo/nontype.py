@@ -18,7 +18,9 @@ if (the addendum's three conditions):
 Candidates are taken class by class in slice order after T, each class's suspended jobs
 first (in order of suspension), then its waiting jobs in queue order.  A job that could not
 make progress before the slice ends (a resumed job's switch overhead reaching past it) is not
-started.
+started.  A waiting job takes the lowest nodes of those condition 1 leaves, which may be a
+suspended job's of the third class; with `nodes=unclaimed`, the lowest no suspended job claims
+first.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from __future__ import annotations
 from bisect import insort
 from typing import TYPE_CHECKING
 
-from ckptsim.policies.scojo.planner import conservative_dry_run, easy_admits, easy_pass, lowest
+from ckptsim.policies.scojo.planner import conservative_dry_run, easy_admits, easy_pass, pick
 
 if TYPE_CHECKING:
     from ckptsim.engine.state import Job
@@ -72,7 +74,7 @@ def backfill(s: ScojoPect, now: float) -> None:
             end = vnow + min(s._remaining(job), left)
             if not _admits(s, vnow, end, job.size):
                 continue
-            mask = lowest(avail, job.size)
+            mask = pick(avail, job.size, s.claimed(), s.unclaimed)
             cs.queue.remove(job)
             cs.removed(job)
             if s.conservative:

@@ -39,6 +39,12 @@ class ScojoParams:
                "it (non-type backfilled, or restarted from the reserve queue): they resume at "
                "once on their nodes, paying the switch overhead, as seed 002 3.1 'all running "
                "jobs are preempted' reads; false: they run on", added=True)
+    nodes: str = param(
+        "lowest", "the nodes a job is given in a pass (the class pass, non-type backfilling, a "
+                  "migrating restart), which the thesis does not say: lowest (the lowest of "
+                  "those it may use, even nodes a suspended job of another class waits to "
+                  "resume on) or unclaimed (the lowest that no suspended job claims first)",
+        choices=("lowest", "unclaimed"), added=True)
     switch_overhead: float = param(60.0, "seconds a resumed job pays on its nodes at a slice "
                                          "switch", low=0.0, seconds=1.0)
     short_limit: float = param(600.0, "short jobs: estimate below this, s", low=0.0,

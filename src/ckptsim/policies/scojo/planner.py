@@ -45,6 +45,17 @@ def lowest(mask: int, k: int) -> int:
     return out
 
 
+def pick(avail: int, k: int, claimed: int, unclaimed: bool) -> int:
+    """k nodes of `avail` (k <= its count): the lowest, or with `unclaimed` the lowest of
+    those outside `claimed` (nodes suspended jobs wait to resume on) first."""
+    if unclaimed and claimed & avail:
+        free = avail & ~claimed
+        if free.bit_count() >= k:
+            return lowest(free, k)
+        return free | lowest(avail & claimed, k - free.bit_count())
+    return lowest(avail, k)
+
+
 class ClassState:
     """One class's waiting queue (FCFS) and its holders (jobs holding nodes or claiming them
     while suspended), with the smallest waiting size kept cheaply."""

@@ -9,7 +9,8 @@ free nodes restart.
    own nodes those are too, migrates).
 2. With migration, the others go to the candidate queue and are served best fit -- the largest
    that fits the nodes left, earliest reserved first among equals -- until none fits; each
-   restarts on the lowest free nodes, paying ``S_app / W + T_min``.
+   restarts on the lowest free nodes (with `nodes=unclaimed`, the lowest no suspended job
+   claims first), paying ``S_app / W + T_min``.
 
 As in the thesis, at a checkpoint instant every reserved job is a candidate, whatever the
 current slice's class; a job restarted in another class's slice runs until the slice's end
@@ -25,7 +26,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ckptsim.policies.scojo.planner import lowest
+from ckptsim.policies.scojo.planner import pick
 
 if TYPE_CHECKING:
     from ckptsim.engine.state import Job
@@ -69,7 +70,8 @@ def _migrate(s: ScojoPect, now: float, own_class: bool) -> None:
         if best is None:
             return
         job, avail = best
-        _restart(s, job, lowest(avail, job.size), alc.migration_cost(job.index), now,
+        _restart(s, job, pick(avail, job.size, s.claimed(), s.unclaimed),
+                 alc.migration_cost(job.index), now,
                  moved=True)
 
 

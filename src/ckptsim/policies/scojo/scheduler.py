@@ -10,7 +10,7 @@ slice, in this order (seed 002 3.2):
 
 1. resume the class's suspended jobs on their nodes;
 2. start its waiting jobs from the head while they fit, then 3. backfill within the class,
-   EASY or conservative (`ckptsim.policies.scojo.planner`);
+   EASY or conservative (`ckptsim.policies.scojo.planner`), on nodes chosen by `nodes`;
 4. safe non-type backfilling of other classes' waiting or suspended jobs
    (`ckptsim.policies.scojo.nontype`);
 5. with `checkpoint=alc`, after an ALC checkpoint or at a slice start, the reserve pass
@@ -40,7 +40,7 @@ from ckptsim.policies.scojo.planner import (
     ClassState,
     ConservativePlan,
     easy_pass,
-    lowest,
+    pick,
 )
 from ckptsim.policies.scojo.slices import (
     CLASS_NAMES,
@@ -82,6 +82,7 @@ class ScojoPect(Scheduler):
                                                                      p.share_schedule),
                                  self.order)
         self.conservative = p.backfill == "conservative"
+        self.unclaimed = p.nodes == "unclaimed"
         self.states = [ClassState(n_nodes) for _ in range(3)]
         self.plans = [ConservativePlan() for _ in range(3)]
         self.members = [0, 0, 0]  # jobs of each class submitted and not ended
@@ -271,6 +272,10 @@ class ScojoPect(Scheduler):
         at its predicted end or at the slice's end."""
         return vnow + min(self._wait(job, now) + self._remaining(job), self.slice_end - now)
 
+    def claimed(self) -> int:
+        """Nodes any suspended job claims."""
+        return self.claims[0] | self.claims[1] | self.claims[2]
+
     def started(self, job: Job, now: float, overhead: float, foreign: bool) -> None:
         """Bookkeeping after any start, resume or restart."""
         i = job.index
@@ -332,8 +337,10 @@ class ScojoPect(Scheduler):
             self.platform.free_mask & ~claims).bit_count()
 
         def start(job: Job, backfilled: bool) -> None:
-            mask = None if not self.claims[c] else lowest(
-                self.platform.free_mask & ~self.claims[c], job.size)
+            mask = None
+            if self.claims[c] or (self.unclaimed and any(self.claims)):
+                mask = pick(self.platform.free_mask & ~self.claims[c], job.size,
+                            self.claimed(), self.unclaimed)
             self._eng_start(job, mask, 0.0, backfilled)
             cs.removed(job)
             self._track(job, vnow + job.estimate)
