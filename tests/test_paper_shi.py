@@ -170,5 +170,6 @@ def test_modelling_choices_name_what_the_thesis_leaves_open():
                  "choices/open.toml", "choices/literal.toml", "choices/constants.toml",
                  "rrt_runtime=span", "choices/span.toml", "preempt_all", "reserve_first",
                  "t_restart=0 t_min=2", "choices/wording.toml", "choices/wording30.toml",
-                 "choices/verdicts.py"):
+                 "choices/verdicts.py", "nodes=unclaimed", "choices/nodes.toml",
+                 "choices/nodes30.toml"):
         assert name in section, name
