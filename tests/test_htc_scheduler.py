@@ -90,6 +90,20 @@ def test_random_placement_is_uniform_over_the_free_cores():
     assert sum((c - 1000) ** 2 / 1000 for c in counts.values()) < 13.8
 
 
+def test_random_placement_over_machines_is_uniform_over_the_machines():
+    # smallpool: library (4 x 2 cores, nodes 0-7), cad-lab (3 x 4 cores, nodes 8-19),
+    # old-lab (3 x 2 cores, nodes 20-25).  3,000 short jobs one at a time, every core free at
+    # each: over machines each of the 10 machines 300 expected, always its lowest core
+    # (over cores a cad-lab machine would get twice a library one).
+    w = jobs(serial(3000), 26)
+    platform = resolve_platform(load_description("smallpool"), w, None)
+    counts = Counter(m for _, _, m in run(w, {"random_over": "machines"}, seed=5,
+                                          platform=platform)[1].starts)
+    assert sorted(counts) == [1 << f for f in (0, 2, 4, 6, 8, 12, 16, 20, 22, 24)]
+    # A chi-square statistic with 9 degrees of freedom below 27.9 (p = 0.001).
+    assert sum((c - 300) ** 2 / 300 for c in counts.values()) < 27.9
+
+
 def test_wide_jobs_get_distinct_random_cores():
     w = jobs([(0.0, 10.0, 3, 10.0), (0.0, 10.0, 2, 10.0), (0.0, 10.0, 3, 10.0)], 6)
     sim, rec = run(w, seed=2)
@@ -152,6 +166,9 @@ def test_bad_parameters_are_refused_naming_the_key():
         scheduler_factory("htc", {"placement": "best"})
     with pytest.raises(ConfigError, match="seed"):
         scheduler_factory("htc", {"seed": -1})
+    with pytest.raises(ConfigError, match=r"htc\.random_over: got 'nodes'; accepted: one of "
+                                          r"cores, machines"):
+        scheduler_factory("htc", {"random_over": "nodes"})
 
 
 @settings(max_examples=examples(25), deadline=None)
@@ -161,10 +178,10 @@ def test_bad_parameters_are_refused_naming_the_key():
                                    st.floats(60, 3 * H)), max_size=12),
        mode=st.sampled_from(["kill", "suspend"]), interval=st.sampled_from([0, 1800]),
        seed=st.integers(0, 5), placement=st.sampled_from(["random", "first", "efficient"]),
-       power=st.booleans())
+       over=st.sampled_from(["cores", "machines"]), power=st.booleans())
 def test_property_no_core_runs_two_jobs_and_work_is_exact(tmp_path_factory, rows, sessions,
                                                           mode, interval, seed, placement,
-                                                          power):
+                                                          over, power):
     rows = sorted(rows)
     w = jobs([(s, r, 1, r) for s, r in rows], 26)
     path = tmp_path_factory.mktemp("own") / "s.csv"
@@ -188,7 +205,8 @@ def test_property_no_core_runs_two_jobs_and_work_is_exact(tmp_path_factory, rows
         comps["energy"] = {"htc": True}
         comps["power"] = {"idle_timeout": 600}
     platform = resolve_platform(load_description("smallpool"), w, None)
-    sim, rec = run(w, {"placement": placement}, seed=seed, platform=platform, comps=comps)
+    sim, rec = run(w, {"placement": placement, "random_over": over}, seed=seed,
+                   platform=platform, comps=comps)
     for job in sim.jobs:
         assert job.status in ("completed", "bad")
         if job.status == "completed":

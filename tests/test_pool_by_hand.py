@@ -111,6 +111,45 @@ def test_random_placement_draws_uniformly_among_free_cores_and_again_on_requeue(
         assert (r.table["end"][0], r.table["lost_work"][0]) == (6000, 1000)
 
 
+def test_random_placement_over_machines_draws_a_machine_then_its_lowest_free_core(tmp_path):
+    # random_over=machines: each core's machine uniformly among the machines with a free
+    # core, m = floor(u * n_machines) in machine order, then that machine's lowest free core;
+    # u the next uniform of the stream policy.placement of the run's seed, as for cores.
+    # A 2-core machine `a` (nodes 0, 1), 1-core `b` (node 2) and `c` (node 3).  Jobs 1 and 2
+    # at 0 (5000 s each): job 1 among a, b, c; job 2 among the three again when job 1 took
+    # one of a's two cores (a still has one free: as likely as b or c, where over cores it
+    # would be half as likely as a with two).  c's owner logs in at 1000 (kill): a job on c
+    # loses its 1000 s and draws again among the machines with a free core, c held.
+    plat = platform(tmp_path, [{"name": "a", "machines": 1, "type": "duo"},
+                               {"name": "b", "machines": 1, "type": "pc"},
+                               {"name": "c", "machines": 1, "type": "pc"}],
+                    types={"duo": (2, 100, 40), "pc": (1, 100, 40)})
+    owners = sessions(tmp_path, [("c:0", 1000, 9000)])
+    seen = set()
+    for seed in range(30):  # seed 29 puts both jobs on a
+        u = iter(RandomStreams(seed).stream("policy.placement").random(3))
+        free = {"a": [0, 1], "b": [2], "c": [3]}
+
+        def place(free=free, u=u):
+            machines = [m for m in free if free[m]]
+            machine = machines[int(next(u) * len(machines))]
+            return machine, free[machine].pop(0)
+
+        (m1, c1), (m2, c2) = place(), place()
+        expected = [(1, 0, [c1]), (2, 0, [c2])]
+        free["c"] = []  # held by its owner from 1000
+        for job, m in ((1, m1), (2, m2)):
+            if m == "c":
+                expected.append((job, 1000, [place()[1]]))
+        seen.add((m1, m2))
+        r, spy = run([(0, 5000, 1, 5000), (0, 5000, 1, 5000)], plat, seed=seed,
+                     params={"random_over": "machines"},
+                     comps={"availability": {"owners": owners, "on_unavailable": "kill"}})
+        assert [(j, t, nodes(m)) for j, t, m in spy.starts] == expected
+        assert sorted(r.table["lost_work"]) == ([0, 1000] if "c" in (m1, m2) else [0, 0])
+    assert ("a", "a") in seen and "c" in {m for pair in seen for m in pair}
+
+
 def test_efficient_placement_prefers_efficient_then_awake_machines(tmp_path):
     # placement=efficient (Newcastle: "prefers power-efficient, already-awake machines",
     # SPEC_ADDENDUM 6.2): classes by active watts per core, then idle per core.  `hog`

@@ -10,7 +10,9 @@ happens when no core is free).  `placement` chooses the cores:
   at random among the free cores (not among machines: a 4-core machine with 4 free cores is
   four times as likely as a 2-core machine with one), drawn from the stream
   ``policy.placement`` of the run's seed, or of `seed` when given.  A requeued job (evicted,
-  killed by a reboot) draws again.
+  killed by a reboot) draws again.  ``random_over = "machines"``: each core's machine
+  uniformly among the machines with a free core, then its lowest free core (one draw per
+  core either way).
 - ``first``: the lowest free core ids (HTCondor's matchmaking order left at the machines'
   order; the placement `fcfs` makes).
 - ``efficient``: Newcastle's energy-aware matchmaking, awake and power-efficient machines
@@ -33,6 +35,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ckptsim.platform.cluster import _nth_bit
+from ckptsim.platform.power import machine_blocks
 from ckptsim.policies.base import param, register
 from ckptsim.policies.fcfs import FCFS
 from ckptsim.policies.queue import QueueParams
@@ -41,6 +44,7 @@ if TYPE_CHECKING:
     from ckptsim.engine.simulator import Simulator
 
 PLACEMENTS = ("random", "first", "efficient")
+RANDOM_OVER = ("cores", "machines")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -50,6 +54,19 @@ class HTCParams(QueueParams):
                                      "power-efficient machines first", choices=PLACEMENTS)
     seed: int | None = param(None, "seed of the random placement (default: the run's seed)",
                              low=0)
+    random_over: str = param("cores", "what the random placement draws uniformly among: the "
+                                      "free cores (a machine with four free cores four times "
+                                      "as likely as one with one) or the machines with a free "
+                                      "core (then its lowest free core)",
+                             choices=RANDOM_OVER, added=True)
+
+
+def machine_heads(platform: Any) -> list[tuple[int, int]]:
+    """(cores, mask of the first cores of the machines of that many cores), by core count."""
+    firsts: dict[int, int] = {}
+    for first, cores in machine_blocks(platform):
+        firsts[cores] = firsts.get(cores, 0) | 1 << first
+    return sorted(firsts.items())
 
 
 @register
@@ -73,6 +90,9 @@ class HTC(FCFS):
             self.rng = RandomStreams(int(seed)).stream("policy.placement")
             # Draws in batches: one numpy call per 4,096 uniform numbers, not per job.
             self._draws: list[float] = []
+            self._heads: list[tuple[int, int]] | None = (
+                machine_heads(self.platform)
+                if self.params.random_over == "machines" else None)
         self.order: Any = None
         if self.params.placement == "efficient":
             from ckptsim.policies.htc_order import EfficientOrder
@@ -91,6 +111,8 @@ class HTC(FCFS):
 
     def _pick(self, size: int) -> int:
         """`size` distinct free cores, each uniformly among the free cores left."""
+        if self._heads is not None:
+            return self._pick_machines(size)
         platform = self.platform
         n_free = platform.n_free
         if size == 1:  # HTC jobs
@@ -106,6 +128,30 @@ class HTC(FCFS):
             mask |= bit
             free ^= bit
             n_free -= 1
+        return mask
+
+    def _pick_machines(self, size: int) -> int:
+        """`size` distinct free cores, each the lowest free core of a machine drawn uniformly
+        among the machines with a free core left."""
+        mask = 0
+        free = self.platform.free_mask
+        for _ in range(size):
+            heads = 0  # the first core of each machine with a free core
+            for width, firsts in self._heads or ():
+                cover = free
+                span = 1
+                while span < width:  # any free core among the machine's `width`
+                    step = min(span, width - span)
+                    cover |= cover >> step
+                    span += step
+                heads |= cover & firsts
+            n = heads.bit_count()
+            k = int(self._uniform() * n)
+            first = _nth_bit(heads, (k if k < n else n - 1) + 1)
+            rest = free >> first
+            bit = (rest & -rest) << first
+            mask |= bit
+            free ^= bit
         return mask
 
     def placer(self) -> Callable[[int], int] | None:
