@@ -2,11 +2,10 @@
 as described in seed 002 chapter 3), and seed 002's extension with periodic application-level
 checkpoints, a reserve queue and migration.
 
-At a slice's end where the class changes, every job holding nodes that is not of the next
-slice's class is suspended to disk (a checkpoint of no cost that keeps all its work) and keeps
-a claim on its nodes; it resumes on the same nodes in its class's next slice, or earlier by
-non-type backfilling, paying the switch overhead (`ckptsim.policies.scojo.cycle`).  Within a
-slice, in this order (seed 002 3.2):
+At a slice's end where the class changes, a job holding nodes not of the next slice's class
+is suspended to disk (no cost, all its work kept) with a claim on its nodes, where it resumes in
+its class's next slice or earlier by non-type backfilling, paying the switch overhead
+(`ckptsim.policies.scojo.cycle`).  Within a slice, in this order (seed 002 3.2):
 
 1. resume the class's suspended jobs on their nodes;
 2. start its waiting jobs from the head while they fit, then 3. backfill within the class,
@@ -16,9 +15,9 @@ slice, in this order (seed 002 3.2):
 5. with `checkpoint=alc`, after an ALC checkpoint or at a slice start, the reserve pass
    (`ckptsim.policies.scojo.reserve`; with `reserve_first`, at a slice start before step 4).
 
-Slice boundaries (which slice runs next, what a slice's end does):
-`ckptsim.policies.scojo.cycle`.  ALC timers, and checkpoints the scheduler did not write (the
-checkpoint component's, under any `--checkpoint` policy): `ckptsim.policies.scojo.alctimers`.
+Slice boundaries (which slice runs next, what a slice's end does): `ckptsim.policies.scojo.cycle`.
+ALC timers, and checkpoints the scheduler did not write (the checkpoint component's, under any
+`--checkpoint` policy): `ckptsim.policies.scojo.alctimers`.
 
 The engine is used through the verbs of the "engine verbs" section at the end only.
 """
