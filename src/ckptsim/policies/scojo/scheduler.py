@@ -1,6 +1,5 @@
-"""Scojo-PECT: coarse-grain time slicing with one slice per job class (Esbaugh & Sodan 2007,
-as described in seed 002 chapter 3), and seed 002's extension with periodic application-level
-checkpoints, a reserve queue and migration.
+"""Scojo-PECT: coarse-grain time slicing with one slice per job class (Esbaugh & Sodan 2007, as
+in seed 002 chapter 3), with seed 002's application-level checkpoints, reserve queue, migration.
 
 At a slice's end where the class changes, a job holding nodes not of the next slice's class
 is suspended to disk (no cost, all its work kept) with a claim on its nodes, where it resumes in
