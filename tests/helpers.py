@@ -15,11 +15,21 @@ from ckptsim.policies.base import Scheduler
 from ckptsim.workload.model import Workload, from_columns
 
 TRACES = Path(__file__).resolve().parents[2] / "shared" / "data" / "traces"
+FAILURES = Path(__file__).resolve().parents[2] / "shared" / "data" / "failures"
+LANL_CSV = FAILURES / "lanl_cfdr" / "LA-UR-05-7318-failure-data-1996-2005.csv.gz"
 
 
 def examples(n: int) -> int:
     """A property test's example count: n, or ten times n under the "explore" profile."""
     return n * 10 if os.environ.get("HYPOTHESIS_PROFILE") == "explore" else n
+
+
+def real(path: Path) -> Path:
+    """A file of ../shared/data (failure logs, availability traces), or skip the test."""
+    if not path.exists():
+        pytest.skip(f"real failure data not available: {path} is missing (../shared/data is not "
+                    f"part of the repository)")
+    return path
 
 
 def trace(name: str) -> Path:

@@ -13,7 +13,7 @@ import math
 from pathlib import Path
 
 import pytest
-from helpers import LANL_HEADER, Spy, inject_failures, jobs, lanl_row
+from helpers import FAILURES, LANL_CSV, LANL_HEADER, Spy, inject_failures, jobs, lanl_row, real
 
 from ckptsim.cli import main
 from ckptsim.components import build_components
@@ -22,16 +22,6 @@ from ckptsim.failures import read_fta, read_lanl_cfdr, synthetic_failures
 from ckptsim.failures.synthetic import weibull_scale
 from ckptsim.platform.avt import map_onto, read_avt, read_fta_availability
 from ckptsim.policies.base import scheduler_factory
-
-FAILURES = Path(__file__).resolve().parents[2] / "shared" / "data" / "failures"
-LANL_CSV = FAILURES / "lanl_cfdr" / "LA-UR-05-7318-failure-data-1996-2005.csv.gz"
-
-
-def real(path: Path) -> Path:
-    if not path.exists():
-        pytest.skip(f"real failure data not available: {path} is missing (../shared/data is not "
-                    f"part of the repository)")
-    return path
 
 
 def fcfs(rows, machine: int, components: dict | None = None,

@@ -12,20 +12,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import LANL_HEADER, lanl_row
+from helpers import FAILURES, LANL_CSV, LANL_HEADER, lanl_row, real
 
 import ckptsim.failures.readers as readers
 from ckptsim.errors import ConfigError, WorkloadError
 from ckptsim.failures import fta_event_trace_path, lanl_systems, read_fta, read_lanl_cfdr
-
-FAILURES = Path(__file__).resolve().parents[2] / "shared" / "data" / "failures"
-LANL_CSV = FAILURES / "lanl_cfdr" / "LA-UR-05-7318-failure-data-1996-2005.csv.gz"
-
-def real(path: Path) -> Path:
-    if not path.exists():
-        pytest.skip(f"real failure data not available: {path} is missing (../shared/data is not "
-                    f"part of the repository)")
-    return path
 
 
 def write(tmp_path: Path, name: str, lines: list[str], gz: bool = False) -> Path:
