@@ -480,12 +480,13 @@ def test_an_owner_session_open_at_the_end_of_the_run_ends_its_row_there(tmp_path
             "reason,start,end,nodes", "owner,100,1000,1"]
 
 
-def test_young_m_on_a_pool_counts_cores_while_machine_failures_strike_machines():
+def test_young_m_on_a_pool_counts_the_failures_of_the_jobs_machine():
     # smallpool: 10 machines, 26 cores (4 x 2 + 3 x 4 + 3 x 2).  A one-core job (0, 50000 s)
     # and one at 100000: a submit span of 100000 s.  availability:failures=synthetic draws
-    # failures of the 10 machines (4 here).  M = 100000 x 26 / (4 x 1) = 650000 s; young with
-    # cost 60: tau = sqrt(2 x 60 x 650000) = 8831.8 s.  The job's own machine fails once per
-    # 100000 x 10 / 4 = 250000 s: M is 2.6 times that (docs/energy.md says so).
+    # failures of the 10 machines (4 here), each taking its whole machine: the job's machine
+    # fails once per 100000 x 10 / 4 = 250000 s = M; young with cost 60: tau = sqrt(2 x 60 x
+    # 250000) = 5477.2 s.  (Over the 26 cores, 100000 x 26 / 4 = 650000 s, 2.6 times too
+    # long: tau = 8831.8 s.)
     import tomllib
 
     from ckptsim.platform.description import parse_description
@@ -504,5 +505,5 @@ def test_young_m_on_a_pool_counts_cores_while_machine_failures_strike_machines()
     sim.run()
     failures = sim.component("availability").counters()["failures"]  # type: ignore[union-attr]
     assert len(sim.component("availability").fail_times) == 4  # type: ignore[union-attr]
-    assert spy.begins[0] == pytest.approx(math.sqrt(2 * 60 * 100000 * 26 / 4))
+    assert spy.begins[0] == pytest.approx(math.sqrt(2 * 60 * 100000 * 10 / 4))
     assert failures <= 4

@@ -7,8 +7,9 @@ Every policy has the cost parameters of `CostParams`:
   memory, in KB per processor; bandwidth in GB/s);
 * restart cost R: `restart` seconds (default: the checkpoint cost, the image read back);
 * M, the mean time between failures hitting a job: `mtbf` seconds, else derived from the run's
-  failure list as (span * nodes) / (failures * job size), span being the workload's submit
-  span and failures those of the list inside it (see docs/energy.md);
+  failure list as (span * units) / (failures * the job's units), a unit being what a failure
+  strikes (a node, or a machine), span the workload's submit span and failures those of the
+  list inside it (`intervals.failures_mtbf`, docs/energy.md);
 * `suspended`: what the checkpoint component does with a periodic checkpoint due while the
   job is suspended in place by its machine's owner (`take`, the default, or `defer`; see
   docs/energy.md).

@@ -1,11 +1,13 @@
 """The checks of an interval policy's answers (the checkpoint component asks them per job):
 the interval must be a number of seconds >= 0 (0 and inf: none), and a positive one at least
 `MIN_INTERVAL`.  The errors name the policy and the job, and, for a plug-in, point at what
-its own method returned."""
+its own method returned.  And M, a job's mean time between failures, from the run's
+failures (`failures_mtbf`)."""
 
 from __future__ import annotations
 
 import math
+from bisect import bisect_left, bisect_right
 from typing import TYPE_CHECKING, Any
 
 from ckptsim.errors import ConfigError
@@ -52,3 +54,21 @@ def too_short(policy: CheckpointPolicy, job: Job, tau: float, delta: float,
                        + (f", mtbf {mtbf:.3g} s" if mtbf < INF else "")
                        + f"), under {MIN_INTERVAL:g} s: the job would checkpoint without end; "
                        + hint)
+
+
+def failures_mtbf(failures: Any, submit: Any, n_nodes: int, job: Job) -> float:
+    """M of `job` from the run's failure list (a `FailureTimes`): span x units / (failures x
+    the job's units), span the submit span and failures those inside it (a log may run on
+    after the last submission).  A unit is what one failure strikes: a node (the failures
+    component), or a whole machine (the availability component's `failure_units`), so a job
+    on one core of a 4-core machine meets every failure of that machine.  inf without any."""
+    span = float(submit[-1] - submit[0]) if len(submit) else 0.0
+    times = failures.failure_times()
+    n_failures = bisect_right(times, submit[-1]) - bisect_left(times, submit[0]) if span else 0
+    if n_failures == 0 or span <= 0:
+        return INF
+    units = getattr(failures, "failure_units", None)
+    mine, of = units(job.mask) if units is not None and job.mask else (0, 0)
+    if not mine:  # a provider striking single nodes
+        mine, of = job.size, n_nodes
+    return span * of / (n_failures * mine)

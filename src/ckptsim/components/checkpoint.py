@@ -29,12 +29,11 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from bisect import bisect_left, bisect_right
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ckptsim.checkpointing.base import CheckpointPolicy, IntervalContext, job_memory_kb
-from ckptsim.checkpointing.intervals import MIN_INTERVAL, checked_interval, too_short
+from ckptsim.checkpointing.intervals import MIN_INTERVAL, checked_interval, failures_mtbf, too_short
 from ckptsim.checkpointing.plan_table import plan_value, table_value
 from ckptsim.components.checkpointagent import PLAN_COUNTERS, PlanAgent, calendar_of
 from ckptsim.components.checkpointsuspend import DeferAgent
@@ -198,13 +197,7 @@ class Checkpointer(DeferAgent, PlanAgent, Component):
             raise ConfigError("checkpoint.mtbf", f"{self.policy.name} needs the mean time "
                                                  "between failures: give mtbf=S or run with "
                                                  "failures")
-        submit = sim.workload.submit
-        span = float(submit[-1] - submit[0]) if len(submit) else 0.0
-        times = failures.failure_times()  # the submit span's: a log may run on after it
-        n_failures = bisect_right(times, submit[-1]) - bisect_left(times, submit[0]) if span else 0
-        if n_failures == 0 or span <= 0:
-            return INF
-        return span * sim.platform.n_nodes / (n_failures * job.size)
+        return failures_mtbf(failures, sim.workload.submit, sim.platform.n_nodes, job)
 
     def _reads_mtbf(self) -> bool:
         """Whether the policy is given M: when it reads it, or when the user gave mtbf=."""

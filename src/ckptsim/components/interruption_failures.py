@@ -137,6 +137,19 @@ class NodeFailures(Component):
         """The times of the failures given to this component, sorted."""
         return getattr(self, "fail_times", [])
 
+    def failure_units(self, mask: int) -> tuple[int, int]:
+        """(machines holding the mask's nodes, machines): a failure here takes a whole
+        machine, so a job on one core of a 4-core machine meets all of that machine's."""
+        firsts = getattr(self, "_firsts", None)
+        if firsts is None:  # the machines' first nodes, in order (a machine's nodes follow)
+            firsts = self._firsts = [(m & -m).bit_length() - 1 for m in self.masks]
+        machines = set()
+        while mask:
+            low = mask & -mask
+            machines.add(bisect_right(firsts, low.bit_length() - 1))
+            mask ^= low
+        return len(machines), self.n_machines
+
     def failing_nodes(self, start: float, end: float) -> int:
         """Mask of the nodes with a failure in [start, end] (as the failures component's)."""
         times = getattr(self, "fail_times", [])

@@ -54,6 +54,10 @@ class FailureTimes(Protocol):
         """Mask of the nodes with a failure in [start, end]."""
         ...
 
+    # Optional: `failure_units(mask) -> (units, of)`, how many of the units a failure strikes
+    # (nodes, or whole machines) hold the mask's nodes, and how many units there are.  The
+    # checkpoint component's M reads it; a provider without it strikes single nodes.
+
 
 class Progress(Protocol):
     """A job's progress as the component that slows or freezes it knows it."""
