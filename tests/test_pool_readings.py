@@ -1,6 +1,7 @@
 """Seed 003's pool where the seed leaves a reading open, worked out by hand on tiny pools: the
-M of Young's interval when failures take whole machines.  The expected values come from the
-arithmetic in the comment above each, not from the code.  Time 0 is Friday 2010-01-01 00:00."""
+M of Young's interval when failures take whole machines, and a Scheduled checkpoint that can
+no longer end before its reboot.  The expected values come from the arithmetic in the comment
+above each, not from the code.  Time 0 is Friday 2010-01-01 00:00."""
 
 from __future__ import annotations
 
@@ -62,3 +63,62 @@ def test_young_m_counts_the_failures_of_the_jobs_machines(tmp_path, size, tau):
                  comps={"availability": {"failures": failure_log(tmp_path)}},
                  checkpoint="young:cost=100,mtbf=50000")
     assert spy.begins[0][1] == pytest.approx(math.sqrt(1e7))
+
+
+# --- Scheduled (seed 4.4) when a periodic checkpoint runs into its time ---------------------
+
+@pytest.mark.parametrize("late, begins, starts, end, lost, cut, evictions, migrations", [
+    # C(10600) + Scheduled (cost = R = 100, margin 1); `a` reboots at 03:00 (10800, notice
+    # 10200, drained from then), `b` at 05:00 (18000).  One job of 20000 s from 0 on a:0.
+    # The periodic checkpoint over [10600, 10700] saves 10600 s and runs over the time
+    # Scheduled's should begin, 10800 - 1 - 100 = 10699.
+    # cut (the default): Scheduled's begins when it ends, over [10700, 10800], and the
+    # reboot cuts it (100 s); the job is evicted, restarts from 10600 s on b at 10800, R to
+    # 10900.  Before b's reboot: over [17899, 17999], saved 10600 + 6999 = 17599; on a at
+    # 17999, R to 18099, 2401 s left: the end at 20500.
+    ("cut", [10600, 10700, 17899], [(0, [0]), (10800, [1]), (17999, [0])], 20500, 0, 100,
+     1, 1),
+    # skip: 10700 + 100 > 10799, so it does not begin; the job computes 100 s more on a,
+    # which the reboot takes (100 s lost); the rest as under cut: the end at 20500.
+    ("skip", [10600, 17899], [(0, [0]), (10800, [1]), (17999, [0])], 20500, 100, 0, 1, 1),
+    # adopt: the periodic checkpoint ends at 10700 > 10699 and <= 10799: it is Scheduled's.
+    # The job is requeued at 10700 (a drained): b at 10700, R to 10800, nothing lost.  Before
+    # b's reboot: over [17899, 17999], saved 10600 + 7099 = 17699; on a at 17999, R to
+    # 18099, 2301 s left: the end at 20400, no eviction, two migrations.
+    ("adopt", [10600, 17899], [(0, [0]), (10700, [1]), (17999, [0])], 20400, 0, 0, 0, 2),
+])
+def test_scheduled_after_a_periodic_checkpoint_cut_skip_or_adopt(
+        tmp_path, late, begins, starts, end, lost, cut, evictions, migrations):
+    plat = platform(tmp_path, [{"name": "a", "machines": 1, "reboot": "03:00"},
+                               {"name": "b", "machines": 1, "reboot": "05:00"}])
+    r, spy = run([(0, 20000, 1, 20000)], plat, comps={"availability": {"lead": 600}},
+                 checkpoint=f"fixed:interval=10600,cost=100+scheduled:late={late}")
+    assert [t for _, t in spy.begins] == begins
+    assert [(t, nodes(m)) for _, t, m in spy.starts] == starts
+    assert (r.table["end"][0], r.table["lost_work"][0]) == (end, lost)
+    s = r.summary
+    assert (s["checkpoint_interrupted_s"], s["evictions"], s["proactive_migrations"]) == \
+        (cut, evictions, migrations)
+    assert s["wasted_cpu_s"] == lost + cut
+    # Two restarts, each from a checkpoint; the adopted periodic one counts as proactive.
+    assert s["checkpoints_used"] == 2
+    assert s["proactive_checkpoints"] == {"cut": 2, "skip": 1, "adopt": 2}[late]
+
+
+def test_scheduled_late_for_a_job_starting_after_its_time(tmp_path):
+    # `a` (node 0) reboots at 03:00 (10800, notice 10200), `b` (node 1) at 05:00; drain=false,
+    # placement=first.  One job of 1000 s starts on a:0 at 10750, after Scheduled's should
+    # have begun (10699): 10750 + 100 > 10799.  cut: it begins at once, over [10750, 10850),
+    # and the reboot cuts it (50 s); skip and adopt (no periodic checkpoint to adopt): none
+    # begins, the job computes 50 s that the reboot takes.  Either way it restarts from
+    # scratch on b:0 at 10800: the end at 11800.
+    plat = platform(tmp_path, [{"name": "a", "machines": 1, "reboot": "03:00"},
+                               {"name": "b", "machines": 1, "reboot": "05:00"}])
+    for late, begins, lost, cut in (("cut", [10750], 0, 50), ("skip", [], 50, 0),
+                                    ("adopt", [], 50, 0)):
+        r, spy = run([(10750, 1000, 1, 1000)], plat, params={"placement": "first"},
+                     comps={"availability": {"lead": 600}},
+                     checkpoint=f"scheduled:cost=100,drain=false,late={late}")
+        assert [t for _, t in spy.begins] == begins
+        assert (r.table["end"][0], r.table["lost_work"][0]) == (11800, lost)
+        assert r.summary["checkpoint_interrupted_s"] == cut

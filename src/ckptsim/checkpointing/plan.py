@@ -40,7 +40,7 @@ from ckptsim.checkpointing.base import (
     split_part,
 )
 from ckptsim.errors import ConfigError
-from ckptsim.params import make_params
+from ckptsim.params import identity_params, make_params
 
 if TYPE_CHECKING:
     from ckptsim.engine.state import Job
@@ -108,6 +108,12 @@ class ProactivePolicy(CheckpointPolicy):
     def taken(self, job: Job, key: Any) -> None:
         """The checkpoint of `key` began for the job (do not plan it again)."""
 
+    def adopts(self, job: Job, now: float, delta: float) -> Any:
+        """The key of a pending checkpoint that the interval policy's checkpoint of the job
+        over [now, now + delta] stands for (it is then this policy's: counted, followed by
+        `then`), or None (the default: it stands for none)."""
+        return None
+
     def notice(self, now: float, mask: int, at: float, reason: str) -> None:
         """Nodes `mask` leave service at `at` (reboot, maintenance), announced now."""
 
@@ -136,7 +142,11 @@ class Plan:
                                **{k: v for k, v in dataclasses.asdict(p.params).items()
                                   if v is not None and not (k == "suspended" and v == "take")}}
         for part in (*self.skips, *self.proactive):
-            out[part.name] = {k: v for k, v in dataclasses.asdict(part.params).items()
+            # A proactive policy's options added later are left out at the value runs had
+            # before them (`identity_params`), so that those runs record the same options.
+            own = identity_params(part.params) if part.kind == "proactive" \
+                else dataclasses.asdict(part.params)
+            out[part.name] = {k: v for k, v in own.items()
                               if k not in COST_KEYS and v is not None}
         return out
 

@@ -12,7 +12,15 @@ machines are held out of service (reason `drain`) from the notice to the interru
 that neither the moved job nor another one starts there meanwhile.  With `then=continue` the
 job keeps running in place, is killed by the interruption and restarts from the checkpoint.
 The availability component's `lead` must leave time for the checkpoint: lead >= cost +
-margin (checked when the cost is a fixed `cost`)."""
+margin (checked when the cost is a fixed `cost`).
+
+A checkpoint that can no longer end `margin` before the interruption (the job was paying a
+restart, or writing a periodic checkpoint, when this one should have begun, or it started
+after that) is `late`: `cut` (the default) begins it at once anyway, and the interruption
+cuts it; `skip` does not begin it, the job running on until the interruption; `adopt` skips it
+too, and takes a periodic checkpoint that runs into this one's time (it ends after t_e -
+margin - d) but still ends by t_e - margin as this one: the job is then requeued (or
+continues) at its end, as after its own."""
 
 from __future__ import annotations
 
@@ -39,6 +47,11 @@ class ScheduledParams(CostParams):
                       choices=("requeue", "continue"))
     drain: bool = param(True, "with then=requeue, hold the announced machines out of service "
                               "until the interruption")
+    late: str = param("cut", "a checkpoint that can no longer end margin before the "
+                             "interruption: begin it anyway (cut by the interruption), skip "
+                             "it, or skip it and adopt a periodic checkpoint that runs into "
+                             "its time and ends in time", choices=("cut", "skip", "adopt"),
+                      added=True)
 
 
 @register_policy
@@ -100,7 +113,22 @@ class Scheduled(ProactivePolicy):
                 best = at
         if best is None:
             return None
-        return max(now, job.anchor, best - self.params.margin - delta), best
+        begin = max(now, job.anchor, best - self.params.margin - delta)
+        if self.params.late != "cut" and begin + delta > best - self.params.margin:
+            return None  # late: it would be cut
+        return begin, best
+
+    def adopts(self, job: Job, now: float, delta: float) -> Any:
+        """late=adopt: the interruption whose checkpoint a periodic one over [now, now +
+        delta] stands for, one that runs into its time and ends margin before it."""
+        if self.params.late != "adopt":
+            return None
+        end, margin = now + delta, self.params.margin
+        for at, mask in sorted(self.pending):
+            if job.mask & mask and (job.index, at) not in self.done \
+                    and at - margin - delta < end <= at - margin:
+                return at
+        return None
 
     def taken(self, job: Job, key: Any) -> None:
         self.done.add((job.index, key))

@@ -285,7 +285,8 @@ class Checkpointer(DeferAgent, PlanAgent, Component):
         delta, _ = self._plan(job)
         self.inflight[job.index] = now
         self.started += 1
-        sim.checkpoint(job, delta, then="continue")
+        sim.checkpoint(job, delta, then=self._adopted(job, now, delta)
+                       if self.plan.proactive else "continue")
 
     # --- hooks ----------------------------------------------------------------------------------
     def on_start(self, job: Job) -> None:

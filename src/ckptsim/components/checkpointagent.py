@@ -159,18 +159,37 @@ class PlanAgent:
             self._schedule_proactive(job)
             return
         part = self.plan.proactive[k]
+        self._as_proactive(job, part, key)
+        delta, _ = self._plan(job)
+        self.inflight[job.index] = now
+        self.started += 1
+        sim.checkpoint(job, delta, then=part.then)
+
+    def _as_proactive(self, job: Job, part: ProactivePolicy, key: Any) -> None:
+        """The checkpoint beginning now is `part`'s for `key` (counted, followed by `then`)."""
+        sim = self.sim
+        assert sim is not None
         part.taken(job, key)
         if part.then == "requeue" and job.rate == 0.0:
             # Suspended by its owner: it leaves the machine, so its suspension ends here.
             suspensions: Suspensions | None = sim.provider(Suspensions)
             if suspensions is not None:
                 suspensions.release(job)
-        delta, _ = self._plan(job)
-        self.inflight[job.index] = now
         self.pro_inflight[job.index] = (part, job.n_checkpoints)
-        self.started += 1
         self.pro_started += 1
-        sim.checkpoint(job, delta, then=part.then)
+
+    def _adopted(self, job: Job, now: float, delta: float) -> str:
+        """What follows the interval policy's checkpoint beginning now: `continue`, or the
+        `then` of a proactive part whose pending checkpoint it stands for (`adopts`)."""
+        for k, part in enumerate(self.plan.proactive):
+            key = part.adopts(job, now, delta)
+            if key is not None:
+                old = self.pro_token.pop((job.index, k), None)
+                if old is not None and self.sim is not None:
+                    self.sim.cancel(old)
+                self._as_proactive(job, part, key)
+                return part.then
+        return "continue"
 
     def _proactive_done(self, job: Job) -> None:
         """A checkpoint of the job completed: a proactive one requeued it (a migration)."""
