@@ -1,7 +1,8 @@
 """Seed 003's pool where the seed leaves a reading open, worked out by hand on tiny pools: the
-M of Young's interval when failures take whole machines, and a Scheduled checkpoint that can
-no longer end before its reboot.  The expected values come from the arithmetic in the comment
-above each, not from the code.  Time 0 is Friday 2010-01-01 00:00."""
+M of Young's interval when failures take whole machines, a Scheduled checkpoint that can no
+longer end before its reboot, and what the efficient placement ranks machines by.  The
+expected values come from the arithmetic in the comment above each, not from the code.
+Time 0 is Friday 2010-01-01 00:00."""
 
 from __future__ import annotations
 
@@ -122,3 +123,36 @@ def test_scheduled_late_for_a_job_starting_after_its_time(tmp_path):
         assert [t for _, t in spy.begins] == begins
         assert (r.table["end"][0], r.table["lost_work"][0]) == (11800, lost)
         assert r.summary["checkpoint_interrupted_s"] == cut
+
+
+# --- placement=efficient: watts per core or per machine --------------------------------------
+
+@pytest.mark.parametrize("by, order, alone, energy", [
+    # The seed's Table 1 (Legacy at its ranges' midpoints): Normal 2 cores 57 / 40 W, High
+    # End 4 cores 114 / 67 W, Legacy 2 cores 140 / 65 W (speed ~2 against ~3 GHz).  Groups
+    # in the order legacy (nodes 0-1), normal (2-3), high (4-7); no power manager.
+    # Per core (the default): active 28.5, 28.5, 70 W; Normal and High End tie, broken by
+    # idle per core, 20 against 16.75 W: High End, Normal, Legacy.  (Per unit of work,
+    # active per core over speed, 28.5, 28.5 and 70 / (2/3) = 105 W: the same order.)  Seven
+    # jobs at 0 fill high (4-7), then normal (2-3), then legacy (node 0).  A lone one-core
+    # job goes to High End, which it makes draw 114 W: 1000 s of it is 114,000 J of HTC
+    # active energy (the whole machine's P_active, docs/energy.md).
+    ("core", [4, 5, 6, 7, 2, 3, 0], 4, 114 * 1000),
+    # Per machine (the seed calls the Normal computers "energy efficient" and the High End
+    # ones of "higher energy requirements"): active 57, 114, 140 W: Normal, High End,
+    # Legacy.  Seven jobs fill normal (2-3), then high (4-7), then legacy (node 0); a lone
+    # job goes to Normal: 57 W x 1000 s = 57,000 J.
+    ("machine", [2, 3, 4, 5, 6, 7, 0], 2, 57 * 1000),
+])
+def test_efficient_placement_ranks_per_core_or_per_machine(tmp_path, by, order, alone, energy):
+    plat = platform(tmp_path, [{"name": "old", "machines": 1, "type": "legacy"},
+                               {"name": "std", "machines": 1, "type": "normal"},
+                               {"name": "cad", "machines": 1, "type": "high"}],
+                    types={"legacy": (2, 140, 65), "normal": (2, 57, 40),
+                           "high": (4, 114, 67)})
+    params = {"placement": "efficient", "efficient_by": by}
+    _, spy = run([(0, 100, 1, 100)] * 7, plat, params=params)
+    assert [nodes(m)[0] for _, _, m in spy.starts] == order
+    r, spy = run([(0, 1000, 1, 1000)], plat, params=params, comps={"energy": {"htc": True}})
+    assert nodes(spy.starts[0][2]) == [alone]
+    assert r.summary["energy_htc_active_j"] == pytest.approx(energy)

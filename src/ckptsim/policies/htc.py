@@ -16,7 +16,8 @@ happens when no core is free).  `placement` chooses the cores:
 - ``first``: the lowest free core ids (HTCondor's matchmaking order left at the machines'
   order; the placement `fcfs` makes).
 - ``efficient``: Newcastle's energy-aware matchmaking, awake and power-efficient machines
-  first (`ckptsim.policies.htc_order`).
+  first (`ckptsim.policies.htc_order`), ranked by watts per core (``efficient_by = "core"``)
+  or per machine (``"machine"``).
 
 A core is free when no job holds it and no reason (owner, reboot, failure, maintenance...)
 holds its machine: the platform's availability by reason already removes them.  Sleeping
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
 
 PLACEMENTS = ("random", "first", "efficient")
 RANDOM_OVER = ("cores", "machines")
+EFFICIENT_BY = ("core", "machine")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -59,6 +61,9 @@ class HTCParams(QueueParams):
                                       "as likely as one with one) or the machines with a free "
                                       "core (then its lowest free core)",
                              choices=RANDOM_OVER, added=True)
+    efficient_by: str = param("core", "what placement=efficient ranks machine types by: "
+                                      "active then idle watts per core, or per machine",
+                              choices=EFFICIENT_BY, added=True)
 
 
 def machine_heads(platform: Any) -> list[tuple[int, int]]:
@@ -97,7 +102,7 @@ class HTC(FCFS):
         if self.params.placement == "efficient":
             from ckptsim.policies.htc_order import EfficientOrder
 
-            self.order = EfficientOrder(sim)
+            self.order = EfficientOrder(sim, self.params.efficient_by)
 
     def on_nodes_changed(self, now: float) -> None:
         if self.order is not None:

@@ -4,7 +4,8 @@ when needed" (SPEC_ADDENDUM 6.2).
 
 Machines are ranked in classes by node type, the most power-efficient first: by the type's
 active watts per core, then idle watts per core (a range ``[lo, hi]`` counts as its
-midpoint), then the type's first machine.  A core is chosen as
+midpoint), then the type's first machine; with ``by = "machine"`` by the watts of the whole
+machine (what a lone one-core job makes it draw), active then idle.  A core is chosen as
 
 1. the lowest free core, in class order, of a machine that is awake (a job runs on it, or it
    is idle and has not yet fallen asleep);
@@ -31,9 +32,9 @@ def _watts(value: Any) -> float:
     return float(value)
 
 
-def efficiency_classes(platform: Any) -> list[int]:
+def efficiency_classes(platform: Any, by: str = "core") -> list[int]:
     """Node masks of the machine classes, the most power-efficient first (one class when the
-    platform gives no power tables)."""
+    platform gives no power tables): watts per core, or per machine (`by`)."""
     machines = getattr(platform, "machines", None)
     table_of = getattr(platform, "power_table", None)
     if machines is None or table_of is None:
@@ -44,7 +45,7 @@ def efficiency_classes(platform: Any) -> list[int]:
         name = getattr(m, "type_name", "")
         if name not in keys:
             table = table_of(m.index) or {}
-            cores = max(int(m.cores), 1)
+            cores = max(int(m.cores), 1) if by == "core" else 1
             keys[name] = (_watts(table.get("active", 0.0)) / cores,
                           _watts(table.get("idle", 0.0)) / cores, m.index)
         masks[name] = masks.get(name, 0) | (((1 << m.cores) - 1) << m.first_node)
@@ -54,10 +55,10 @@ def efficiency_classes(platform: Any) -> list[int]:
 class EfficientOrder:
     """Chooses cores in the energy-aware order (see the module docstring)."""
 
-    def __init__(self, sim: Any) -> None:
+    def __init__(self, sim: Any, by: str = "core") -> None:
         self.sim = sim
         platform = sim.platform
-        self.classes = efficiency_classes(platform)
+        self.classes = efficiency_classes(platform, by)
         self.machine_mask = [0] * platform.n_nodes
         for first, cores in machine_blocks(platform):
             mm = ((1 << cores) - 1) << first
