@@ -25,7 +25,8 @@ VALUES = {"--jobs": ["1"], "--dask": ["local"], "--dask-timeout": ["2"], "--trac
           "--lead": ["600"], "--reboot-duration": ["300"], "--slice-failures": ["scale"],
           "--jitter": ["0"], "--windows": ["2"], "--reading": ["estimate"],
           "--durations": ["1", "4"], "--checkpoint-share": ["1"], "--failure-span": ["run"],
-          "--rounding": ["lost"], "--paired": ["mean"], "--predictor-draws": ["replication"]}
+          "--rounding": ["lost"], "--paired": ["mean"], "--predictor-draws": ["replication"],
+          "--set": ["shadow_ties=all"]}
 
 FIGURE = {"niu": "fig4", "oliner": "fig3", "shi": "fig11", "jones": "fig7", "forshaw": "fig6"}
 
@@ -78,7 +79,7 @@ def test_shi_refuses_replications(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith("ckptsim: error: --replications: does not apply to shi; shi accepts "
                           "--out, --jobs, --dask, --dask-timeout, --yes, --trace-dir, --traces, "
-                          "--first, --estimates, "
+                          "--first, --estimates, --set, "
                           "--ci-seeds")
     assert err.count("\n") == 1
 

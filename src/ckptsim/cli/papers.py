@@ -227,6 +227,7 @@ def _run_figures(paper: Paper, args: argparse.Namespace, opt: Any) -> int:
     """Run a paper's figures and print what was written: with a progress bar, how many runs
     were simulated (the paper's detail after the time) and how many were already in the store;
     a paper that does not count its runs ahead, each figure with its own time."""
+    from ckptsim.experiments.papers import settings
     from ckptsim.experiments.papers.common import dask_cluster
     from ckptsim.experiments.papers.manifest import check_paper, recording
 
@@ -234,18 +235,21 @@ def _run_figures(paper: Paper, args: argparse.Namespace, opt: Any) -> int:
     check_paper(out, paper.name)  # a folder of another paper's figures is refused first
     t0 = time.perf_counter()
     paper.check(args.figure, opt)  # a bad option is refused before anything is counted
+    sets = settings.resolve(paper, args.figure, opt, args.set)
     total = paper.runs_of(args.figure, opt)
     if total is not None:
         from ckptsim.experiments.estimate import spec_names, survey
 
-        specs = paper.specs(args.figure, opt)
+        specs = {name: settings.apply(text, sets)
+                 for name, text in paper.specs(args.figure, opt).items()}
         found = survey(specs, paper.trace_folder(opt, out), out / "store")
         total = found.runs or total  # a run two families share is run, and counted, once
         if not confirm_cost(paper, args, opt, total, found.done, spec_names(specs),
                             known=(found.known_runs, found.known_seconds)):
             return 1
-    with dask_cluster(args.dask, args.dask_timeout), recording(paper, args.figure, opt,
-                                                                 out) as written:
+    given = {f: settings.applied(paper, f, opt, sets) for f in paper.wanted(args.figure)}
+    with dask_cluster(args.dask, args.dask_timeout), settings.using(sets), \
+            recording(paper, args.figure, opt, out, given) as written:
         return _figures(paper, args, opt, out, t0, total, written)
 
 
@@ -351,7 +355,10 @@ def add_parsers(sub: Any) -> None:
                        description="Reproduce a seed paper's figures (CSV + PNG). A paper "
                                    "refuses the options it does not use, and a figure (a "
                                    "family, all) those none of its figures uses, as each "
-                                   "option's help scopes it. Two pseudo-figures "
+                                   "option's help scopes it. --set KEY=VALUE reruns the "
+                                   "figures under another value of a scheduler's (or, "
+                                   "COMPONENT.KEY=VALUE, a component's) parameter "
+                                   "(docs/experiments.md). Two pseudo-figures "
                                    "read a results folder instead: tables (rewrite its page) "
                                    "and claims (every claim's verdict, computed from its CSVs; "
                                    "--csv FILE also writes them).")

@@ -89,8 +89,16 @@ SHARED_OPTIONS = (
     PaperOption("--full", "the seed's size (default off; jones: 400,000 jobs per cluster; "
                 "forshaw: a year, 50 replications; hours of runs)",
                 kwargs={"action": "store_true"}, recorded=False),
+    PaperOption("--set", "a parameter of the figures' runs (repeatable): KEY=VALUE sets the "
+                "scheduler parameter KEY on every run whose scheduler declares it (`ckptsim "
+                "schedulers`), COMPONENT.KEY=VALUE a component's (`ckptsim components`), "
+                "values read as `ckptsim run --set` reads them; in the specs FAMILY.toml and "
+                "the run ids, so a reading's runs stay apart in the store (default: the "
+                "figures' own; refused: a parameter a figure varies, or one the paper sets "
+                "with an option of its own)",
+                kwargs={"action": "append", "metavar": "KEY=VALUE"}, recorded=False),
 )
-EVERY_PAPER = ("--out", "--jobs", "--dask", "--dask-timeout", "--yes")
+EVERY_PAPER = ("--out", "--jobs", "--dask", "--dask-timeout", "--yes", "--set")
 
 #: The rules a claim is judged by (`Claim.rule`).  Each compares the seed's value with our
 #: figure and its 95% interval (`claims.py` computes both from the CSVs); a verdict is `agrees`,
@@ -226,6 +234,12 @@ class Paper:
     #: flag -> the field of its options dataclass that holds the value the figures read,
     #: where that is not the flag's own name (recorded in the folder's manifest).
     option_fields: ClassVar[Mapping[str, str]] = {}
+    #: The parameters of its runs (a scheduler's KEY, a component's COMPONENT.KEY) one of its
+    #: own options sets: `--set KEY=VALUE` refuses them, naming that option.
+    set_flags: ClassVar[Mapping[str, str]] = {}
+    #: Its figures computed without runs (from the traces or workloads themselves), which no
+    #: `--set` reaches.
+    no_runs: ClassVar[tuple[str, ...]] = ()
 
     def figures(self) -> tuple[str, ...]:
         """The figures' names (`all` runs these)."""
@@ -247,6 +261,12 @@ class Paper:
         TOML text: the runs as data, which `ckptsim sweep` can rerun or extend.  Figures the
         paper computes directly (e.g. a trace's own properties) need none."""
         return {}
+
+    def direct_runs(self, figure: str, opt: Any) -> list[tuple[str, str, dict[str, Any]]]:
+        """The runs `figure` makes itself rather than through a spec, as (scheduler, label,
+        parameters), which `--set` checks and sets as a spec's (`settings.scheduler_params`);
+        default: none."""
+        return []
 
     def runs_of(self, figure: str, opt: Any) -> int | None:
         """How many runs `figure` holds (for a progress bar); None: not counted ahead (each

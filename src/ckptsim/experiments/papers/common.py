@@ -45,16 +45,18 @@ def run_spec(name: str, text: str, out: Path, trace_dir: str | Path, jobs: int |
              on_row: OnRow | None = None, store: Path | None = None) -> list[dict[str, Any]]:
     """Write the spec `text` to out/NAME.toml, run what its store lacks on `jobs` processes
     (all cores by default; on a Dask cluster inside `dask_cluster`) and return the rows of
-    its runs.  A run that fails stops the figure
-    with its error; an interrupted figure resumes from the runs already stored."""
+    its runs (with the values the command's `--set` gives them: `settings.apply`).  A run
+    that fails stops the figure with its error; an interrupted figure resumes from the runs
+    already stored."""
     from ckptsim.experiments.execute import make_executor
     from ckptsim.experiments.matrix import MatrixTooLarge
+    from ckptsim.experiments.papers.settings import apply
     from ckptsim.experiments.store import load_results
     from ckptsim.experiments.sweep import plan_sweep, run_sweep
 
     out.mkdir(parents=True, exist_ok=True)
     spec_path = out / f"{name}.toml"
-    spec_path.write_text(text)
+    spec_path.write_text(apply(text))
     store = store or out / "store"
     try:
         plan = plan_sweep(spec_path, store, trace_dir=Path(trace_dir).resolve())

@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -48,15 +48,19 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def made_with(paper: Paper, figure: str | None, opt: Any) -> dict[str, Any]:
+def made_with(paper: Paper, figure: str | None, opt: Any,
+              sets: Sequence[str] = ()) -> dict[str, Any]:
     """The options `figure` was made with, by flag (None: a file of no known figure, every
-    recorded option)."""
+    recorded option); `sets`: the `--set` KEY=VALUE items that reached its runs (recorded
+    only when there are some)."""
     out = {}
     for flag, name in recorded_options(paper):
         users = paper.used_by.get(flag)
         if figure is not None and users is not None and figure not in users:
             continue
         out[flag] = _plain(getattr(opt, name))
+    if sets:
+        out["--set"] = list(sets)
     return out
 
 
@@ -99,10 +103,11 @@ def check_paper(folder: Path, paper: str) -> None:
 
 
 @contextlib.contextmanager
-def recording(paper: Paper, figure: str, opt: Any, out: Path) -> Iterator[list[Path]]:
+def recording(paper: Paper, figure: str, opt: Any, out: Path,
+              sets: Mapping[str, Sequence[str]] | None = None) -> Iterator[list[Path]]:
     """Record in out/manifest.json every CSV written inside (the paths appended to the list it
     yields, and any CSV of the folder created or changed meanwhile), also when a figure fails
-    part way."""
+    part way; `sets`: figure -> the `--set` items that reached its runs."""
     before = _csvs(out)
     written: list[Path] = []
     try:
@@ -110,11 +115,13 @@ def recording(paper: Paper, figure: str, opt: Any, out: Path) -> Iterator[list[P
     finally:
         after = _csvs(out)
         names = {p.name for p in written} | {n for n, s in after.items() if before.get(n) != s}
-        record(paper, figure, opt, out, sorted(n for n in names if n in after))
+        record(paper, figure, opt, out, sorted(n for n in names if n in after), sets)
 
 
-def record(paper: Paper, figure: str, opt: Any, out: Path, names: Iterable[str]) -> None:
-    """Set the entries of the CSVs `names` of `out`, made by `paper` `figure` at `opt`."""
+def record(paper: Paper, figure: str, opt: Any, out: Path, names: Iterable[str],
+           sets: Mapping[str, Sequence[str]] | None = None) -> None:
+    """Set the entries of the CSVs `names` of `out`, made by `paper` `figure` at `opt` (and
+    `sets`, figure -> its `--set` items)."""
     names = list(names)
     if not names:
         return
@@ -123,7 +130,8 @@ def record(paper: Paper, figure: str, opt: Any, out: Path, names: Iterable[str])
     figures = paper.wanted(figure)
     for name in names:
         owner = figure_of(Path(name).stem, figures)
-        files[name] = {"figure": owner, "options": made_with(paper, owner, opt)}
+        files[name] = {"figure": owner,
+                       "options": made_with(paper, owner, opt, (sets or {}).get(owner, ()))}
     text = json.dumps({"paper": paper.name, "files": files}, indent=2, sort_keys=True)
     tmp = out / f".{MANIFEST}.tmp"
     tmp.write_text(text + "\n")
@@ -162,8 +170,14 @@ def check(folder: Path, paper: str, skip: Iterable[Path] = ()) -> tuple[str, str
     if not files:
         return unknown, None
     values: dict[str, dict[str, list[str]]] = {}
+    # A CSV made without --set holds the figures' own reading: "none" beside those with one
+    # (not a figure computed without runs, which no --set reaches).
+    from ckptsim.experiments.papers.base import get_paper
+
+    unset = {n for n, e in data["files"].items() if e.get("figure") not in
+             get_paper(paper).no_runs} if any("--set" in o for o in files.values()) else set()
     for name, options in sorted(files.items()):
-        for flag, value in options.items():
+        for flag, value in {**({"--set": "none"} if name in unset else {}), **options}.items():
             values.setdefault(flag, {}).setdefault(shown(value), []).append(name)
     mixed = {flag: by for flag, by in values.items() if len(by) > 1}
     same = ", ".join(f"{flag} {next(iter(by))}" for flag, by in sorted(values.items())

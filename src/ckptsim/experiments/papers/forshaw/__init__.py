@@ -223,6 +223,12 @@ class Forshaw(FamilyPaper):
                "--days": tuple(f"fig{k}" for k in range(4, 13)),
                "--startdelay-first": ("fig11",)}
     claims = CLAIMS
+    set_flags = {"availability.lead": "--lead", "availability.epoch": "--start",
+                 "availability.resume_after": "--resume-after",
+                 "availability.reboot_duration": "--reboot-duration",
+                 "availability.days": "--days", "availability.trace": "--availability-trace",
+                 "speed.rule": "--speeds", "energy.power_draw": "--power-draw",
+                 "checkpoint.policy": "--durations"}
 
     def figures(self) -> tuple[str, ...]:
         from ckptsim.experiments.papers.forshaw.experiments import FIGURES

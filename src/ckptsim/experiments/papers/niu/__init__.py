@@ -237,6 +237,9 @@ class Niu(Paper):
                "--reading": ("fig4", "fig5", "fig6", "fig7"),
                "--windows": SWEPT, "--checkpoint-share": ("fig7",)}
     claims = CLAIMS + WINDOW_CLAIMS
+    set_flags = {"freeze": "--freeze", "retry": "--retry", "replan": "--replan",
+                 "overdue": "--reading", "scaled": "--reading"}
+    no_runs = ("fig1", "fig2")
 
     def figures(self) -> tuple[str, ...]:
         return FIGURES
@@ -269,6 +272,12 @@ class Niu(Paper):
         return {f: spec_text(f, traces, opt.first, opt.figure_params(f), cuts,
                              opt.checkpoint_share)
                 for f in self.wanted(figure) if f in SWEPT}
+
+    def direct_runs(self, figure: str, opt: Options) -> list[tuple[str, str, dict[str, Any]]]:
+        from ckptsim.experiments.papers.niu.experiments import fig5_variants
+
+        return ([(s, label, prm) for label, s, prm, _ in fig5_variants(opt.figure_params("fig5"))]
+                if "fig5" in self.wanted(figure) else [])
 
     def runs_of(self, figure: str, opt: Options) -> int | None:
         """The runs of the figure's sweeps (Figs. 1, 2 and 5 are computed directly: None for

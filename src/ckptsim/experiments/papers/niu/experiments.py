@@ -251,15 +251,23 @@ def _daily_job(args: tuple[str, str, dict[str, Any], float | None, int | None]
     return simulate(w, scheduler, params).daily
 
 
+def fig5_variants(params: Mapping[str, Any] | None = None
+                  ) -> tuple[tuple[str, str, dict[str, Any], float | None], ...]:
+    """Fig. 5's runs of each trace: label, scheduler, parameters (`params` as `spec_text`'s)
+    and alpha (None: the trace's estimates)."""
+    return (("classical", "easy", {}, None), ("classical-actual", "easy", {}, 0.0),
+            ("ckpt p=0.2", "ckpt-backfill", {**(params or {}), "p": 0.2, "overhead": False},
+             None))
+
+
 def fig5(out: Path, traces: Sequence[str], trace_dir: Path, jobs: int | None,
          first: int | None, params: Mapping[str, Any] | None = None) -> FigureOutput:
     """Mean queue length of the days in each daily-utilisation bucket (`params` as
-    `spec_text`'s)."""
-    variants: tuple[tuple[str, str, dict[str, Any], float | None], ...] = (
-        ("classical", "easy", {}, None), ("classical-actual", "easy", {}, 0.0),
-        ("ckpt p=0.2", "ckpt-backfill", {**(params or {}), "p": 0.2, "overhead": False},
-         None))
-    tasks = [(str(trace_dir / TRACES[t]), s, prm, alpha, first)
+    `spec_text`'s; the command's `--set` values on each run's scheduler)."""
+    from ckptsim.experiments.papers.settings import scheduler_params
+
+    variants = fig5_variants(params)
+    tasks = [(str(trace_dir / TRACES[t]), s, scheduler_params(s, prm), alpha, first)
              for t in traces for _, s, prm, alpha in variants]
     if jobs == 0:
         dailies = [_daily_job(task) for task in tasks]

@@ -155,6 +155,7 @@ class Oliner(FamilyPaper):
                "--predictor-draws": ("fig9", "fig10", "options")}
     option_fields = {"--failure-rate": "rate"}
     claims = CLAIMS
+    set_flags = {"seed": "--predictor-draws", "rounding.count_as": "--rounding"}
 
     def figures(self) -> tuple[str, ...]:
         from ckptsim.experiments.papers.oliner.experiments import FIGURES

@@ -136,6 +136,7 @@ class Shi(Paper):
                "--estimates": ("table3", "arrivals", *_CASE_FIGURES, "fig16", "readings"),
                "--ci-seeds": ("arrivals", "fig16")}
     claims = CLAIMS
+    no_runs = ("table3", "arrivals")
 
     def tables(self) -> Any:
         from ckptsim.experiments.papers.shi.tables import TABLES
