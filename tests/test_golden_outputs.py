@@ -21,7 +21,10 @@ BG/L summaries of the CTC-SP2 cases (a 338-processor trace on 128 supernodes) we
 again when `workload.machine_size` became the trace's machine (it was the simulated 128), and
 the schedule.swf of every case on the first 5,000 jobs of a trace when a cut trace's header
 came to count the jobs kept (`MaxJobs`, `MaxRecords`), drop the source's `EndTime` and name the
-cut in a `Note` line (jobs.csv and summary.json unchanged).  The
+cut in a `Note` line (jobs.csv and summary.json unchanged).  The summaries of the cases with
+LANL failures were recorded again when summary.json came to record the failure log reader's
+counts (`options.failures.loader`; jobs.csv and schedule.swf unchanged, the summaries
+differing only by the added key).  The
 cases run through the command line in this process, from the repository root with trace and log
 paths written as ../shared/... (as summary.json records them).  The whole matrix is opt-in
 (`-m slow`); the default run checks one case per scheduler and failure source.  Regenerate

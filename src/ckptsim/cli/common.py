@@ -327,6 +327,31 @@ def loader_line(w: Any) -> str:
     return text
 
 
+#: Counts of the failure and availability readers that are totals or say something of the
+#: records kept without changing them: left off their console lines (summary.json has them).
+_READER_TOTALS = ("records", "failures", "sessions", "intervals", "replayed_intervals",
+                  "zero_repair", "duplicates", "overlapping", "down_time_mismatch")
+
+
+def reader_lines(options: dict[str, Any]) -> list[str]:
+    """The counterparts of the `loader:` line for the failure log (`options.failures.loader`)
+    and the availability trace (`options.availability.trace_loader`) of a run: records read,
+    the records each rule dropped or changed, what was kept."""
+    lines = []
+    for label, counts, kept, what in (
+            ("failures loader", options.get("failures", {}).get("loader"), "failures",
+             "failures kept"),
+            ("availability trace loader", options.get("availability", {}).get("trace_loader"),
+             "replayed_intervals", "intervals replayed")):
+        if not counts:
+            continue
+        changed = ", ".join(f"{k}={v}" for k, v in counts.items()
+                            if v and k not in _READER_TOTALS)
+        lines.append(f"{label}: {counts['records']} records read; "
+                     f"{changed or 'no records dropped or changed'}; {counts[kept]} {what}")
+    return lines
+
+
 
 class SweepProgress:
     """Runs done / total, failures and an ETA, on stderr when it is a terminal."""

@@ -23,6 +23,7 @@ from ckptsim.cli.common import (
     parse_components,
     parse_set,
     print_table,
+    reader_lines,
     write_outputs,
 )
 from ckptsim.errors import ConfigError
@@ -117,6 +118,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     print_table(f"{args.scheduler} on {w.source} ({_size_text(w, result)})", ["metric", "value"],
                 rows)
     print(f"loader: {loader_line(result.workload)}")
+    for line in reader_lines(result.options):
+        print(line)
     if result.workload.transforms:
         print(f"workload: {'; '.join(result.workload.transforms)}")
     if result.daily.get("omitted"):

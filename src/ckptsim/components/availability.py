@@ -193,10 +193,12 @@ class Availability(Interruptions):
 
             _, opt = parse_source(prm.trace)
             trace = load_source(prm.trace)
+            self.trace_counts = dict(trace.counts)  # the reader's, then the replay's
             parts.append((TRACE, *map_onto(trace, self.n_machines,
                                            method=opt.get("map", "first"), seed=sim.seed,
                                            offset=first, skip=float(opt.get("start", 0)),
-                                           empty=opt.get("empty", "down"))))
+                                           empty=opt.get("empty", "down"),
+                                           counts=self.trace_counts)))
         self.reasons = [p[0] for p in parts]
         # User arrivals (the Interarrival skip policy): owners' logins, a trace's departures.
         self.arrival_parts = [(p[1], p[2]) for p in parts if p[0] in (OWNER, TRACE)]
@@ -355,6 +357,16 @@ class Availability(Interruptions):
                 f"the last submission + 30 days): from then on every machine was available")
 
     # --- outputs ---------------------------------------------------------------------------
+    def options(self) -> dict[str, Any]:
+        """The parameters; with a trace also `trace_loader`: what its reader read, skipped and
+        built, and what the replay onto the machines dropped or changed (`read_avt`,
+        `map_onto`)."""
+        out = super().options()
+        counts = getattr(self, "trace_counts", None)
+        if counts:
+            out["trace_loader"] = dict(sorted(counts.items()))
+        return out
+
     def counters(self) -> dict[str, int]:
         keys = COUNTERS + (FAILURE_COUNTERS if self.params.failures else ())
         return {k: self.counts[k] for k in keys}

@@ -317,10 +317,14 @@ def _continues(source: str) -> bool:
 
 def failure_options(trace: Any) -> dict[str, Any]:
     """What summary.json records of a run's failures (`options.failures`): the source (the log
-    or model and its selection), the transforms applied in order, how many were injected."""
+    or model and its selection), the transforms applied in order, how many were injected,
+    and for a log the reader's counts (`loader`: records read, what each of its rules
+    dropped or changed, failures kept; `FailureTrace.loader`)."""
+    loader = getattr(trace, "loader", None)
     return {"source": getattr(trace, "source", ""),
             "transforms": list(getattr(trace, "notes", ())),
-            "failures": len(trace.time)}
+            "failures": len(trace.time),
+            **({"loader": dict(sorted(loader.items()))} if loader else {})}
 
 
 class _Lists:

@@ -156,8 +156,12 @@ def read_fta(folder_or_event_trace_path: str | PathLike[str], *,
 
     text, where = _read_text(path)
     cols = _read_fta_columns(text, where)
-    counts: dict[str, int] = {"records": len(cols.lines), "blank_lines": cols.blank,
-                              "comment_lines": cols.comments}
+    # Every rule is counted, 0 when its filter is not given (a summary's keys do not depend on
+    # the selection).
+    counts: dict[str, int] = {"records": len(cols.lines),
+                              "blank_lines": cols.blank + cols.header_line - 1,
+                              "comment_lines": cols.comments, "other_platforms": 0,
+                              "other_components": 0, "other_nodes": 0}
     if not cols.lines:
         raise WorkloadError("the file holds no events (only a header)", path=where,
                             line=cols.header_line)

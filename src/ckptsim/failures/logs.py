@@ -174,4 +174,4 @@ def _build(times: np.ndarray, nodes: np.ndarray, repairs: np.ndarray, origin: fl
     counts["zero_repair"] = int(np.count_nonzero(trace.repair == 0))
     counts["duplicates"] = trace.duplicates()
     counts["overlapping"] = int(np.count_nonzero(trace.overlapping()))
-    return replace(trace, counts=counts)
+    return replace(trace, counts=counts, loader=dict(counts))

@@ -48,6 +48,9 @@ class FailureTrace:
         source: a short description of the origin (a path and selection, or a model and seed).
         counts: how many records each reader rule and transform touched.
         notes: the transforms applied, in order.
+        loader: the reader's own counts as it returned them (records read, what each of its
+            rules dropped or changed, failures kept), which transforms leave as they are:
+            summary.json's `options.failures.loader`.  Empty for a trace not read from a log.
     """
 
     time: np.ndarray
@@ -57,6 +60,7 @@ class FailureTrace:
     source: str = ""
     counts: dict[str, int] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    loader: dict[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         time = _column(self.time, np.float64, "time")
@@ -85,6 +89,7 @@ class FailureTrace:
         object.__setattr__(self, "span", span)
         object.__setattr__(self, "counts", dict(self.counts))
         object.__setattr__(self, "notes", tuple(self.notes))
+        object.__setattr__(self, "loader", dict(self.loader))
 
     # -- value-type behaviour -------------------------------------------------------------
 
@@ -97,7 +102,7 @@ class FailureTrace:
         return (np.array_equal(self.time, other.time) and np.array_equal(self.node, other.node)
                 and np.array_equal(self.repair, other.repair) and self.span == other.span
                 and self.source == other.source and self.counts == other.counts
-                and self.notes == other.notes)
+                and self.notes == other.notes and self.loader == other.loader)
 
     __hash__ = None  # type: ignore[assignment]  # counts is a dict: not hashable
 

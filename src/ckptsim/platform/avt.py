@@ -39,7 +39,7 @@ nothing).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
 
@@ -56,6 +56,10 @@ MAPS = ("first", "random")
 #: What a `.avt` node with no session is: unavailable throughout, or replaced by a measured one.
 EMPTIES = ("down", "skip")
 KEYS = {"avt": ("path", "map", "start", "empty"), "fta": ("path", "map", "start", "platform")}
+#: What `map_onto` counts of the replay (its docstring).
+REPLAY_COUNTS = ("nodes_not_replayed", "intervals_not_replayed", "machines_reusing_nodes",
+                 "unmeasured_replaced", "before_start", "cut_at_start", "zero_length",
+                 "replayed_intervals", "overlapping_replayed")
 
 
 @dataclass(frozen=True, eq=False)
@@ -63,7 +67,8 @@ class AvailabilityTrace:
     """Unavailability intervals of k trace nodes: `node` (0..k-1), `start`, `end` (seconds
     from the trace's start: for `.avt`, the earliest session start), sorted by (node, start);
     `names` of the nodes; `span`; `measured`: per node, whether it has a session (`.avt`; None:
-    every node)."""
+    every node); `counts`: what the reader read, skipped and built (`read_avt`, or the FTA
+    reader's counts)."""
 
     node: np.ndarray
     start: np.ndarray
@@ -72,6 +77,7 @@ class AvailabilityTrace:
     span: float
     source: str = ""
     measured: np.ndarray | None = None
+    counts: dict[str, int] = field(default_factory=dict)
 
     @property
     def n_nodes(self) -> int:
@@ -79,13 +85,22 @@ class AvailabilityTrace:
 
 
 def read_avt(path: str | PathLike[str]) -> AvailabilityTrace:
-    """Read a `.avt` file (format in the module docstring)."""
+    """Read a `.avt` file (format in the module docstring).
+
+    `counts`: `records` (node lines read), `blank_lines` and `comment_lines` (skipped),
+    `sessions` (read), `nodes_without_session`, `intervals` (the unavailability intervals
+    built) and `zero_length_gaps` (gaps of no length between, before or after sessions: no
+    interval), so that records + sessions = intervals + zero_length_gaps.
+    """
     text, where = _read_text(path)
     names: list[str] = []
     sessions: list[list[float]] = []
+    blank = comment = 0
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
         if not line or line.startswith("#"):
+            blank += not line
+            comment += bool(line)
             continue
         parts = line.split()
         if len(parts) < 2:
@@ -134,14 +149,19 @@ def read_avt(path: str | PathLike[str]) -> AvailabilityTrace:
                 node.append(k)
                 start.append(a)
                 end.append(b)
+    n_sessions = sum(len(times) // 2 for times in sessions)
+    counts = {"records": len(names), "blank_lines": blank, "comment_lines": comment,
+              "sessions": n_sessions, "nodes_without_session": sum(not s for s in sessions),
+              "intervals": len(node), "zero_length_gaps": len(names) + n_sessions - len(node)}
     return AvailabilityTrace(np.asarray(node, dtype=np.int64), np.asarray(start, dtype=float),
                              np.asarray(end, dtype=float), tuple(names), float(span),
-                             f"avt:{where}", np.asarray([bool(s) for s in sessions]))
+                             f"avt:{where}", np.asarray([bool(s) for s in sessions]), counts)
 
 
 def read_fta_availability(path: str | PathLike[str], platform: int | None = None
                           ) -> AvailabilityTrace:
-    """The unavailability intervals (event type 0) of an FTA trace."""
+    """The unavailability intervals (event type 0) of an FTA trace; `counts` are the FTA
+    reader's (`failures`: the intervals read)."""
     from ckptsim.failures.readers import read_fta
 
     ft = read_fta(path, platform=platform)
@@ -149,7 +169,8 @@ def read_fta_availability(path: str | PathLike[str], platform: int | None = None
     order = np.lexsort((ft.time, dense))
     return AvailabilityTrace(dense[order].astype(np.int64), ft.time[order].astype(float),
                              (ft.time + ft.repair)[order].astype(float),
-                             tuple(str(i) for i in ids.tolist()), float(ft.span), ft.source)
+                             tuple(str(i) for i in ids.tolist()), float(ft.span), ft.source,
+                             counts=dict(ft.loader))
 
 
 def parse_source(text: str, base: Path | None = None) -> tuple[str, dict[str, str]]:
@@ -223,10 +244,21 @@ def load_source(text: str) -> AvailabilityTrace:
 
 
 def map_onto(trace: AvailabilityTrace, n_machines: int, *, method: str = "first",
-             seed: int = 0, offset: float = 0.0, skip: float = 0.0, empty: str = "down"
+             seed: int = 0, offset: float = 0.0, skip: float = 0.0, empty: str = "down",
+             counts: dict[str, int] | None = None
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(machine, start, end) of the unavailability intervals replayed by the machines
-    (mapping in the module docstring), on the simulated clock, sorted by start."""
+    (mapping in the module docstring), on the simulated clock, sorted by start.
+
+    `counts`, when given, receives what the replay dropped or changed (`REPLAY_COUNTS`):
+    `nodes_not_replayed` (trace nodes no machine replays: beyond the machines, or without a
+    session under `empty=skip`) and their `intervals_not_replayed`; `machines_reusing_nodes`
+    (machines replaying a node an earlier machine replays too); `unmeasured_replaced`
+    (`empty=skip`); of the replayed nodes' intervals, `before_start` (ending at or before
+    `start=S`: dropped), `cut_at_start` (running across it: cut there), `zero_length`
+    (dropped) and `replayed_intervals` (kept, every machine's), of which
+    `overlapping_replayed` start while their machine is still unavailable from an earlier
+    one (the machine returns at the later end)."""
     _check_choice("map", method, MAPS)
     _check_choice("empty", empty, EMPTIES)
     # After its end a trace holds no machine: a start there would replay nothing at all.
@@ -239,10 +271,12 @@ def map_onto(trace: AvailabilityTrace, n_machines: int, *, method: str = "first"
     order = (np.arange(k) if method == "first"
              else RandomStreams(seed).stream("availability.mapping").permutation(k))
     node_of = order[np.arange(n_machines) % k]
+    plain = node_of
     if empty == "skip" and trace.measured is not None and not trace.measured.all():
         node_of = _measured_only(order, trace.measured, n_machines, trace.source)
     bounds = np.searchsorted(trace.node, np.arange(k + 1))
     machine, start, end = [], [], []
+    c = dict.fromkeys(REPLAY_COUNTS, 0)
     for m, node in enumerate(node_of.tolist()):
         lo, hi = bounds[node], bounds[node + 1]
         s = np.maximum(trace.start[lo:hi], skip)
@@ -251,6 +285,23 @@ def map_onto(trace: AvailabilityTrace, n_machines: int, *, method: str = "first"
         machine.append(np.full(int(keep.sum()), m, dtype=np.int64))
         start.append(s[keep] - skip + offset)
         end.append(e[keep] - skip + offset)
+        if counts is not None:
+            early = e <= skip
+            c["before_start"] += int(early.sum())
+            c["zero_length"] += int((~keep & ~early).sum())
+            c["cut_at_start"] += int((keep & (trace.start[lo:hi] < skip)).sum())
+            c["replayed_intervals"] += int(keep.sum())
+            ends = e[keep]
+            c["overlapping_replayed"] += int(np.count_nonzero(
+                s[keep][1:] < np.maximum.accumulate(ends)[:-1]))
+    if counts is not None:
+        replayed = np.unique(node_of)
+        per_node = np.diff(bounds)
+        c["nodes_not_replayed"] = k - len(replayed)
+        c["intervals_not_replayed"] = int(per_node.sum() - per_node[replayed].sum())
+        c["machines_reusing_nodes"] = n_machines - len(replayed)
+        c["unmeasured_replaced"] = int(np.count_nonzero(node_of != plain))
+        counts.update(c)
     if not machine:
         return np.empty(0, np.int64), np.empty(0), np.empty(0)
     mc, st, en = np.concatenate(machine), np.concatenate(start), np.concatenate(end)
