@@ -283,3 +283,23 @@ def test_avt_trace_counts_match_an_independent_count():
     assert got["nodes_without_session"] == sum(not s for s in sessions) == 2
     assert got["blank_lines"] + got["comment_lines"] == len(lines) - len(nodes)
     assert got["nodes_not_replayed"] == len(nodes) - 128
+
+
+def test_owner_session_csv_counts_by_hand(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    path = tmp_path / "s.csv"
+    # By hand: 3 sessions read (a comment line and a blank one skipped), one of them of no
+    # length (it takes the machine for no time: dropped), 2 kept.
+    path.write_text("# sessions\nmachine,login,logout\n\n0,100,200\nmachine:1,150,150\n"
+                    "1,300,400\n")
+    w = jobs([(0.0, 50.0, 1, 60.0), (10.0, 30.0, 1, 40.0)], machine=2)
+    result = simulate(w, "easy", components={"availability": {"owners": str(path)}})
+    expected = {"blank_lines": 1, "comment_lines": 1, "records": 3, "sessions": 2,
+                "zero_length": 1}
+    assert result.summary_document()["options"]["availability"]["owners_loader"] == expected
+    _, printed = run_cli(["--workload", "lublin:n=20,seed=1", "--machine-size", "2",
+                          "--component", f"availability:owners={path}"], tmp_path / "out",
+                         capsys)
+    assert ("availability owners loader: 3 records read; blank_lines=1, comment_lines=1, "
+            "zero_length=1; 2 sessions kept") in printed.splitlines()
+    model = simulate(w, "easy", components={"availability": {"owners": "model", "days": 2}})
+    assert "owners_loader" not in model.summary_document()["options"]["availability"]

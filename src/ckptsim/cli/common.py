@@ -334,15 +334,19 @@ _READER_TOTALS = ("records", "failures", "sessions", "intervals", "replayed_inte
 
 
 def reader_lines(options: dict[str, Any]) -> list[str]:
-    """The counterparts of the `loader:` line for the failure log (`options.failures.loader`)
-    and the availability trace (`options.availability.trace_loader`) of a run: records read,
-    the records each rule dropped or changed, what was kept."""
+    """The counterparts of the `loader:` line for the failure log (`options.failures.loader`),
+    the availability trace and the owners' session CSV (`options.availability.trace_loader`,
+    `owners_loader`) of a run: records read, the records each rule dropped or changed, what
+    was kept."""
     lines = []
+    availability = options.get("availability", {})
     for label, counts, kept, what in (
             ("failures loader", options.get("failures", {}).get("loader"), "failures",
              "failures kept"),
-            ("availability trace loader", options.get("availability", {}).get("trace_loader"),
-             "replayed_intervals", "intervals replayed")):
+            ("availability trace loader", availability.get("trace_loader"),
+             "replayed_intervals", "intervals replayed"),
+            ("availability owners loader", availability.get("owners_loader"), "sessions",
+             "sessions kept")):
         if not counts:
             continue
         changed = ", ".join(f"{k}={v}" for k, v in counts.items()

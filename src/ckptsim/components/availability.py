@@ -177,9 +177,10 @@ class Availability(Interruptions):
         prm: AvailabilityParams = self.params
         parts: list[tuple[str, np.ndarray, np.ndarray, np.ndarray]] = []
         if prm.owners:
+            self.owner_counts: dict[str, int] = {}  # a session CSV's reader's
             parts.append((OWNER, *owner_intervals(prm.owners, sim.platform,
                                                   calendar=self.calendar, seed=sim.seed,
-                                                  days=self.days)))
+                                                  days=self.days, counts=self.owner_counts)))
         windows = parse_maintenance(prm.maintenance)
         if windows:
             parts.append((MAINTENANCE, *maintenance_intervals(windows, sim.platform)))
@@ -360,11 +361,12 @@ class Availability(Interruptions):
     def options(self) -> dict[str, Any]:
         """The parameters; with a trace also `trace_loader`: what its reader read, skipped and
         built, and what the replay onto the machines dropped or changed (`read_avt`,
-        `map_onto`)."""
+        `map_onto`); with a session CSV `owners_loader` (`owner_intervals`)."""
         out = super().options()
-        counts = getattr(self, "trace_counts", None)
-        if counts:
-            out["trace_loader"] = dict(sorted(counts.items()))
+        for key, attr in (("trace_loader", "trace_counts"), ("owners_loader", "owner_counts")):
+            counts = getattr(self, attr, None)
+            if counts:
+                out[key] = dict(sorted(counts.items()))
         return out
 
     def counters(self) -> dict[str, int]:

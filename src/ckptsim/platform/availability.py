@@ -110,10 +110,12 @@ def reboot_schedules(platform: Any, default: str, duration: float, redraw: str =
 
 
 def owner_intervals(spec: str, platform: Any, *, calendar: Calendar, seed: int,
-                    days: int, base: Path | None = None
+                    days: int, base: Path | None = None, counts: dict[str, int] | None = None
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(machine, login, logout) of the owners' sessions: `model` or `model:KEY=VALUE,...` (the
-    user model over `days` days) or a session CSV."""
+    user model over `days` days) or a session CSV.  `counts`, when given, receives what the
+    CSV's reader did: `records` (sessions read), `blank_lines`, `comment_lines`, and of the
+    sessions `zero_length` (logout = login: no unavailability, dropped) and `sessions` (kept)."""
     from ckptsim.platform.usermodel import generate_sessions, is_model, parse_model
     from ckptsim.platform.users import UserCluster, machine_names, read_sessions
 
@@ -130,6 +132,11 @@ def owner_intervals(spec: str, platform: Any, *, calendar: Calendar, seed: int,
         if base is not None and not path.is_absolute():
             path = base / path
         s = read_sessions(path, machine_names(clusters), calendar=calendar)
+        if counts is not None:
+            empty = int(np.count_nonzero(s.logout <= s.login))
+            counts.update(records=s.counts["sessions_read"], blank_lines=s.counts["blank_lines"],
+                          comment_lines=s.counts["comment_lines"], zero_length=empty,
+                          sessions=len(s) - empty)
     return s.machine, s.login, s.logout
 
 

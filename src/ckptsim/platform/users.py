@@ -172,10 +172,15 @@ def read_sessions(path: str | PathLike[str], machines: Sequence[str] | int, *,
     where = str(path)
     rows: list[tuple[int, float, float, int]] = []
     header: dict[str, int] | None = None
+    blank = comment = 0
     reader = csv.reader(_text(path).splitlines())
     for fields in reader:
         number = reader.line_num
-        if not fields or not "".join(fields).strip() or fields[0].lstrip().startswith("#"):
+        if not fields or not "".join(fields).strip():
+            blank += 1
+            continue
+        if fields[0].lstrip().startswith("#"):
+            comment += 1
             continue
         if header is None:
             header = {f.strip().lower(): i for i, f in enumerate(fields)}
@@ -203,7 +208,8 @@ def read_sessions(path: str | PathLike[str], machines: Sequence[str] | int, *,
     arr = np.array([r[:3] for r in rows], dtype=np.float64).reshape(-1, 3)
     line_of = np.array([r[3] for r in rows], dtype=np.int64)
     s = Sessions.build(arr[:, 0], arr[:, 1], arr[:, 2], n, source=where,
-                       counts={"sessions_read": len(rows)})
+                       counts={"sessions_read": len(rows), "blank_lines": blank,
+                               "comment_lines": comment})
     bad = s.overlapping()
     if len(bad) == 0:
         return s
