@@ -7,12 +7,16 @@ or the policies leaves every output byte-identical.
 Each case runs `python -m ckptsim run --workload TRACE --scheduler S [--set ...] [--first N]
 --out TMP` in a fresh process (the code of this checkout: its `src` goes first on
 PYTHONPATH; `--src DIR` runs other sources, e.g. an unmodified export) and prints the sha256
-of jobs.csv, summary.json and schedule.swf.  The cases are easy, fcfs, conservative and
-ckpt-backfill (p = 0.2) on HPC2N-2002-2.2-cln, CEA-Curie-2011-2.1-cln, SDSC-SP2-1998-4.2-cln
-and CTC-SP2-1996-3.1-cln, bgl-fcfs on the first 5,000 jobs of SDSC-SP2, then a few runs
-through the engine's rarer paths (overrun=kill, failures on SDSC-SP2 and on the first jobs of
-CEA-Curie, the invariant checker).  `--save` writes the hashes as JSON; `--check` compares
-them with a saved file (only the cases run) and exits 1 on any difference.
+of jobs.csv, summary.json and schedule.swf, the files' bytes as the run wrote them.  The run
+starts in the trace folder and is given the trace's file name (TRACE is e.g.
+`SDSC-SP2-1998-4.2-cln.swf.gz`), so that summary.json, which records the trace path as given
+(`workload.source`), is the same wherever the checkout and the traces are.  The cases are
+easy, fcfs, conservative and ckpt-backfill (p = 0.2) on HPC2N-2002-2.2-cln,
+CEA-Curie-2011-2.1-cln, SDSC-SP2-1998-4.2-cln and CTC-SP2-1996-3.1-cln, bgl-fcfs on the first
+5,000 jobs of SDSC-SP2, then a few runs through the engine's rarer paths (overrun=kill,
+failures on SDSC-SP2 and on the first jobs of CEA-Curie, the invariant checker).  `--save`
+writes the hashes as JSON; `--check` compares them with a saved file (only the cases run) and
+exits 1 on any difference.
 """
 
 from __future__ import annotations
@@ -61,14 +65,17 @@ def cases() -> list[tuple[str, str, str, tuple[str, ...]]]:
 
 def run_case(trace: Path, scheduler: str, extra: tuple[str, ...],
              src: Path = SRC) -> tuple[dict[str, str], float]:
+    """The hashes of a case's outputs, run from the trace's folder on the trace's file name
+    (summary.json records the path as given: the same from any checkout)."""
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(src), env.get("PYTHONPATH")) if p)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(src.resolve()), env.get("PYTHONPATH"))
+                                        if p)
     with tempfile.TemporaryDirectory() as tmp:
-        cmd = [sys.executable, "-m", "ckptsim", "run", "--workload", str(trace), "--scheduler",
+        cmd = [sys.executable, "-m", "ckptsim", "run", "--workload", trace.name, "--scheduler",
                scheduler, *extra, "--out", tmp]
         t0 = time.perf_counter()
-        proc = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                              text=True)
+        proc = subprocess.run(cmd, env=env, cwd=trace.parent, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True)
         wall = time.perf_counter() - t0
         if proc.returncode != 0:
             raise SystemExit(f"{' '.join(cmd)} failed:\n{proc.stderr}")
@@ -77,12 +84,18 @@ def run_case(trace: Path, scheduler: str, extra: tuple[str, ...],
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--traces", type=Path, default=DEFAULT_TRACES)
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--traces", type=Path, default=DEFAULT_TRACES,
+                    help="the folder of the traces (default: ../shared/data/traces beside the "
+                         "checkout); summary.json names a trace by its file name alone, so "
+                         "the hashes do not depend on it")
     ap.add_argument("--only", nargs="*", default=None,
                     help="case names (or parts of them, e.g. HPC2N or /easy) to run")
     ap.add_argument("--save", type=Path, default=None, help="write the hashes here (JSON)")
-    ap.add_argument("--check", type=Path, default=None, help="compare with these hashes")
+    ap.add_argument("--check", type=Path, default=None,
+                    help="compare with these hashes: jobs.csv, summary.json and schedule.swf "
+                         "byte for byte, from any checkout")
     ap.add_argument("--src", type=Path, default=SRC,
                     help="the package sources to run (default: this checkout's src)")
     args = ap.parse_args()
