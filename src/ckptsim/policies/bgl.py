@@ -34,12 +34,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ckptsim.engine.state import CHECKPOINTING
 from ckptsim.errors import ConfigError
 from ckptsim.metrics.core import REQUESTED_SIZE
 from ckptsim.platform.base import TorusPlatform
 from ckptsim.platform.torus import Torus, scale_sizes
 from ckptsim.policies.base import param, register
+from ckptsim.policies.bgl_migration import Repacking
 from ckptsim.policies.bgl_queue import Reservation, SizeGroups, queue_key
 from ckptsim.policies.queue import QueueParams, QueueScheduler
 
@@ -70,7 +70,7 @@ class BglParams(QueueParams):
 
 
 @register
-class BglFcfs(QueueScheduler):
+class BglFcfs(Repacking, QueueScheduler):
     name = "bgl-fcfs"
     description = "BG/L torus: FCFS + MFP placement, backfilling, migration (Krevat)"
     Params = BglParams
@@ -347,54 +347,3 @@ class BglFcfs(QueueScheduler):
         k, free = self.torus.release_until_free(self.platform.free_mask,
                                                 (job.mask for _, _, job in by_end), head.size)
         return (by_end[k - 1][0] if k > 0 else INF), free
-
-    def _repack(self, head: Job, now: float) -> bool:
-        """Re-place every running job, largest first, on an empty torus (with the MFP heuristic,
-        or with `choose` under `repack="policy"`); apply the layout if the head then fits."""
-        key: tuple[Any, ...] = (self._version, head.size, self.platform.down_mask)
-        if self._by_policy:
-            key += (now,)  # the policy's placement looks ahead from now
-            # A fault-aware placement sees other failures ahead at a later now (and the
-            # tie-break predictor draws again): a later pass in this state re-packs again.
-            if self.predicts():
-                self._retry = True
-        if key == self._repack_failed:
-            return False  # nothing changed since the same re-packing last failed
-        ok = self._try_repack(head, now)
-        if ok is None:
-            self._retry = True
-            return False  # a job to move is writing a checkpoint: try again later
-        if not ok:
-            self._repack_failed = key
-        return ok
-
-    def _try_repack(self, head: Job, now: float) -> bool | None:
-        jobs = sorted(self.running.values(), key=lambda j: (-j.size, j.index))
-        free = self.torus.all_mask & ~self.platform.down_mask
-        layout = []
-        for job in jobs:
-            if self._by_policy:  # over what is left of its estimated run
-                mask = self.choose(job, free, now, 0, max(job.pred_end, now))
-            else:
-                mask = self.torus.best_partition(free, job.size)
-            if mask is None:
-                return False
-            layout.append((job, mask))
-            free &= ~mask
-        if not self.torus.has_free_box(free, head.size):
-            return False
-        moves = [(job, mask) for job, mask in layout if mask != job.mask]
-        if not moves:
-            return False
-        if any(job.state is CHECKPOINTING for job, _ in moves):
-            return None  # a checkpoint component's checkpoint in flight: not movable now
-        cost = self.params.migration_cost
-        self.sim.migrate(moves, cost)
-        self.migrations += 1
-        if cost > 0:  # a moved job pauses while it moves: its estimated end is that much later
-            by_end = self._by_end
-            for job, _ in moves:
-                del by_end[bisect_left(by_end, (job.pred_end, job.index))]
-                job.pred_end += cost
-                insort(by_end, (job.pred_end, job.index, job))
-        return True
