@@ -1,6 +1,6 @@
 """The seed-004 readings offered as options of the fault-aware BG/L schedulers: the max form of
 P_f, the balancing variant that holds the head back, per-node tie-break draws, fault-aware
-re-packing of migrated jobs."""
+re-packing of migrated jobs; and the order of the jobs killed at one instant (all three)."""
 
 from __future__ import annotations
 
@@ -265,3 +265,49 @@ def test_a_failure_at_the_scheduling_instant_is_ahead_or_past_as_at_now_says(nam
     assert first_node("past", 100.0) == 0
     assert first_node("ahead", 105.0) != 0 and first_node("past", 105.0) != 0
     assert scheduler_factory(name, {**TINY}).params.at_now == "ahead"
+
+
+def _restart_order(fail_nodes, **params):
+    """Jobs 1-3 (2, 2 and 4 nodes) fill the 2x2x2 torus at 0, job 4 (8 nodes) waits from 1;
+    at 30 one failure on a node of each, listed in the order of `fail_nodes`, kills all
+    three: the order in which the pass at 30 starts them again, their order in the queue
+    (all three fit; job 4 waits behind them)."""
+    factory = scheduler_factory("bgl-fcfs", {**TINY, **params})
+    rows = [(0, 100, 2, 100), (0, 100, 2, 100), (0, 100, 4, 100), (1, 10, 8, 10)]
+    sim = Simulator(factory.prepare(jobs(rows, 8)), factory, check=True)
+    first = {}
+    start = sim.start
+
+    def on_start(job, mask=None, **kw):
+        first.setdefault(job.id, mask)
+        order.append((sim.now, job.id))
+        return start(job, mask=mask, **kw)
+
+    order: list[tuple[float, int]] = []
+    sim.start = on_start
+    schedule = sim.policy.schedule
+
+    def checked(now):  # the queue keys (job.tag) increase along the queue
+        keys = [job.tag for job in sim.policy.queue]
+        assert keys == sorted(set(keys))
+        return schedule(now)
+
+    sim.policy.schedule = checked
+    sim.advance(0.0)
+    nodes = [(first[i] & -first[i]).bit_length() - 1 for i in fail_nodes]  # a node of job i
+    inject_failures(sim, [30.0] * 3, nodes)
+    sim.run()
+    assert [j.n_kills for j in sim.jobs] == [1, 1, 1, 0]
+    return [i for t, i in order if t == 30.0]
+
+
+@pytest.mark.parametrize("killed", [[1, 2, 3], [3, 1, 2], [2, 3, 1], [3, 2, 1]])
+def test_jobs_killed_together_rejoin_the_front_in_kill_or_submit_order(killed):
+    # Default (front_order=last): each requeued job goes before the others, so the last
+    # killed restarts first, and the order follows the failure log's listing of the instant.
+    assert _restart_order(killed) == killed[::-1]
+    assert _restart_order(killed, front_order="last") == killed[::-1]
+    # front_order=submit: the jobs killed together keep their submit order, whatever the log.
+    assert _restart_order(killed, front_order="submit") == [1, 2, 3]
+    # requeue=order puts each at its submit-order place anyway.
+    assert _restart_order(killed, requeue="order") == [1, 2, 3]

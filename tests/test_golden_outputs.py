@@ -10,7 +10,8 @@ node-day) and the fault-aware BG/L options joined summary.json, and again when c
 `freeze` and `retry` options did (and its `rejoin`), and again when the BG/L schedulers'
 `repack` option did, and again when the fault-aware ones' `at_now` did, and again when
 `easy`'s and ckpt-backfill's `shadow_ties` did, and ckpt-backfill's `rejoin_order` and
-`overdue_at`, and again when summary.json came to record the run's seed (`options.seed`);
+`overdue_at`, and again when summary.json came to record the run's seed (`options.seed`), and
+the BG/L summaries again when the BG/L schedulers' `front_order` joined them;
 jobs.csv and schedule.swf kept theirs, and the summaries differed only by the added keys.  The
 ckpt-backfill cases were recorded again, all three files, when its `replan` default became
 `full` (Algorithm 1 on every arrival: another schedule; on the NASA slices only summary.json,

@@ -17,6 +17,8 @@ Jobs run on contiguous rectangular boxes of supernodes of a 3-D torus (`ckptsim.
   placed with the MFP heuristic (`repack="mfp"`, default) or with the scheduler's own placement
   over what is left of their estimated runs (`repack="policy"`: the fault-aware placements of
   `bgl-balancing` and `bgl-tiebreak`; `bgl-fcfs`'s own placement is the MFP heuristic).
+  Jobs killed at one instant rejoin the queue's front (`requeue=front`) with the last killed
+  first (`front_order=last`) or in submit order (`front_order=submit`).
 * `bgl-balancing`, `bgl-tiebreak` (`ckptsim.policies.bgl_fault`): the fault-aware placements of
   seed 004 on this framework; their parameters are defined here.
 
@@ -40,7 +42,7 @@ from ckptsim.platform.base import TorusPlatform
 from ckptsim.platform.torus import Torus, scale_sizes
 from ckptsim.policies.base import param, register
 from ckptsim.policies.bgl_migration import Repacking
-from ckptsim.policies.bgl_queue import Reservation, SizeGroups, queue_key
+from ckptsim.policies.bgl_queue import Reservation, SizeGroups, queue_key, submit_order_front
 from ckptsim.policies.queue import QueueParams, QueueScheduler
 
 if TYPE_CHECKING:
@@ -64,6 +66,10 @@ class BglParams(QueueParams):
                                "(mfp) or the scheduler's own, fault-aware for bgl-balancing and "
                                "bgl-tiebreak, over the rest of each job's estimated run (policy)",
                         choices=("mfp", "policy"), added=True)
+    front_order: str = param("last", "with requeue=front, the order of the jobs killed at the "
+                                     "same instant: the last killed first (last) or their "
+                                     "submit order (submit)",
+                             choices=("last", "submit"), added=True)
 
     def dims(self) -> tuple[int, int, int]:
         return (self.x, self.y, self.z)
@@ -101,6 +107,9 @@ class BglFcfs(Repacking, QueueScheduler):
         self._res: Reservation | None = None  # the last reservation computed
         self._waiting = SizeGroups()  # the queue by size, keys in job.tag
         self._front_key = 0  # key of the last job requeued at the front
+        # front_order=submit: the jobs requeued at the front since the last pass (one instant)
+        self._front_submit = prm.front_order == "submit"
+        self._front_block: list[Job] = []
         self.held = False  # the last pass held its head back although a partition was free
         self._by_policy = prm.repack == "policy"  # re-packed jobs placed by `choose`
 
@@ -191,13 +200,21 @@ class BglFcfs(Repacking, QueueScheduler):
         # requeued in submit order goes back to its index's place, one requeued at the front
         # goes before every key given so far.
         if self._requeue_front:
+            block = self._front_block
+            if block:  # front_order=submit, jobs killed before it at this instant
+                self._front_key = submit_order_front(self.queue, self._waiting, block, job,
+                                                     self._front_key)
+                return
             self._front_key -= 1
             self._waiting.add(job, self._front_key)
+            if self._front_submit:
+                block.append(job)
         else:
             self._waiting.add(job, job.index)
 
     # --- the pass -------------------------------------------------------------------------
     def schedule(self, now: float) -> None:
+        self._front_block.clear()
         q = self.queue
         if not q:
             return

@@ -59,6 +59,23 @@ class SizeGroups:
         return sum(len(keys) for keys, _ in self.groups.values())
 
 
+def submit_order_front(queue: list[Job], waiting: SizeGroups, block: list[Job], job: Job,
+                       front_key: int) -> int:
+    """`job`, just requeued at the front (``queue[0]``), joins `block`, the jobs requeued at
+    the front before it at the same instant (``queue[1:len(block) + 1]``): the block is put in
+    submit order, under fresh keys before `front_key`, the least key given so far; returns the
+    new least key."""
+    for other in block:
+        waiting.remove(other)
+    block.append(job)
+    block.sort(key=lambda j: j.index)
+    queue[:len(block)] = block
+    front_key -= len(block)
+    for k, other in enumerate(block):
+        waiting.add(other, front_key + k)
+    return front_key
+
+
 class Reservation:
     """The blocked head's reservation: the shadow time is ``max(end, now)``, ``release`` the
     free mask then, ``box`` the reserved box (None until needed, 0 if the head never fits);
