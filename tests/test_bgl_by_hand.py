@@ -443,3 +443,47 @@ def test_migration_cost_delays_the_moved_jobs_estimated_end():
     assert log[2:] == [(10.0, "migrate", [(2, [0])]), (10.0, 3, [1, 2, 3], False),
                        (20.0, 5, [1], True), (105.0, 4, [0, 1, 2, 3], False)]
     assert ends(sim) == {1: (0, 10), 2: (0, 105), 3: (10, 20), 4: (105, 155), 5: (20, 103)}
+
+
+# --- 16. a checkpoint's pause delays the job's estimated end --------------------------------------
+# A ring of 4, the checkpoint component writing a 10 s checkpoint after every 30 s of progress
+# (fixed:interval=30,cost=10).  t=0: A (size 2, 100 s, est 100) on {0,1}.  t=1: B (size 4)
+#   waits: shadow = A's estimated end, 100; the reserved box the whole ring.
+# t=30: A's first checkpoint begins (progress 30): A pauses 30-40, so its estimated end is
+#   0 + 100 + 10 = 110 (the seed's t_f = t_s + t_e, with the pause the job is known to take).
+# t=35: C (size 2, 60 s, est 70) ends by 35 + 70 = 105 <= 110: backfilled on {2,3}; it pauses
+#   65-75 (progress 30) and ends at 105.  A pauses again 70-80 and 110-120: ends at 130; B
+#   130-140.  Counting A's end without its pauses (100), C would end past the shadow on the
+#   reserved ring and wait for B: 140-210.
+def test_checkpoint_pauses_delay_the_estimated_end():
+    from ckptsim.components.checkpoint import Checkpointer
+
+    def setup(sim):
+        sim.add_component(Checkpointer(Checkpointer.make_params(
+            {"policy": "fixed:interval=30,cost=10"})))
+
+    sim, log = schedule([(0, 100, 2, 100), (1, 10, 4, 10), (35, 60, 2, 70)], 4, setup=setup,
+                        migration=False)
+    assert log == [(0.0, 1, [0, 1], False), (35.0, 3, [2, 3], True),
+                   (130.0, 2, [0, 1, 2, 3], False)]
+    assert ends(sim) == {1: (0, 130), 2: (130, 140), 3: (35, 105)}
+    assert [j.overhead for j in sim.jobs] == [30.0, 0.0, 10.0]
+    assert sim.jobs[0].pred_end == 130.0  # its estimate is exact: the estimated end is its end
+
+
+# The restart cost is such a pause too.  A ring of 4, A (size 2, 100 s) checkpointed as above
+# (30-40, progress 30 saved); node 0 fails at 50: A restarts at once on {0,1} from its
+# checkpoint and first pays the restart cost (the checkpoint's 10 s, 50-60): its estimated end
+# is 50 + 100 + 10 = 160 (from its estimate: the progress it restored is not taken off).
+def test_the_restart_cost_delays_the_estimated_end():
+    from ckptsim.components.checkpoint import Checkpointer
+
+    factory = scheduler_factory("bgl-fcfs", {"x": 4, "y": 1, "z": 1})
+    sim = Simulator(factory.prepare(jobs([(0, 100, 2, 100)], 4)), factory, check=True)
+    inject_failures(sim, [50.0], [0])
+    sim.add_component(Checkpointer(Checkpointer.make_params(
+        {"policy": "fixed:interval=30,cost=10"})))
+    sim.advance(55.0)
+    job = sim.jobs[0]
+    assert (job.n_kills, job.work_saved, job.overhead) == (1, 30.0, 20.0)
+    assert job.pred_end == 160.0

@@ -6,14 +6,16 @@ Jobs run on contiguous rectangular boxes of supernodes of a 3-D torus (`ckptsim.
 * `bgl-fcfs`: FCFS in arrival order; a job is placed on the free box that leaves the largest
   maximal free partition (MFP) afterwards (the MFP heuristic, ties: the partition finder's
   order).  With `backfill`, the blocked head gets an EASY-style spatial reservation: running
-  jobs are released in order of estimated end (start + estimate) onto a copy of the occupancy
+  jobs are released in order of estimated end (start + estimate + the pauses the job has
+  taken: its migrations' costs, a checkpoint component's checkpoints, counted from when each
+  begins, and restart cost) onto a copy of the occupancy
   until a free box of the head's size exists; that box (chosen by MFP) is reserved at that
   shadow time, and a later job may start now if it has a free box that ends by the shadow time
   or does not intersect the reserved box.  With `migration`, when the head does not fit although
   enough nodes are free, the running jobs are re-packed largest first with the MFP heuristic
   onto an empty torus; the new layout is taken if the head then fits.  A migration costs
   `migration_cost` seconds per moved job (default free, as in Krevat), which moves its
-  estimated end (start + estimate + its migrations' costs) as much.  The moved jobs are
+  estimated end as much.  The moved jobs are
   placed with the MFP heuristic (`repack="mfp"`, default) or with the scheduler's own placement
   over what is left of their estimated runs (`repack="policy"`: the fault-aware placements of
   `bgl-balancing` and `bgl-tiebreak`; `bgl-fcfs`'s own placement is the MFP heuristic).
@@ -95,6 +97,10 @@ class BglFcfs(Repacking, QueueScheduler):
         self.running: dict[int, Job] = {}
         # The running jobs by (estimated end, index): the order the shadow time releases them.
         self._by_end: list[tuple[float, int, Job]] = []
+        # The running jobs' overhead seconds counted in their estimated ends, and whether a
+        # component may pause running jobs (checkpoints: their ends are then checked each pass)
+        self._paid: dict[int, float] = {}
+        self._pausing: bool | None = None
         self.migrations = 0
         self._version = 0  # bumped whenever the set of running jobs changes
         # (version, size, down nodes[, now]) of the last re-packing that failed
@@ -172,8 +178,11 @@ class BglFcfs(Repacking, QueueScheduler):
         return self.choose(job, free, now)
 
     def _start(self, job: Job, mask: int, now: float, backfilled: bool) -> None:
+        paid = job.overhead
         self.sim.start(job, mask=mask, backfilled=backfilled)
-        job.pred_end = now + job.estimate
+        # A pause at the start (the checkpoint component's restart cost) moves the end too.
+        job.pred_end = now + job.estimate + (job.overhead - paid)
+        self._paid[job.index] = job.overhead
         self.running[job.index] = job
         insort(self._by_end, (job.pred_end, job.index, job))
         self._version += 1
@@ -181,6 +190,7 @@ class BglFcfs(Repacking, QueueScheduler):
         self._waiting.remove(job)
 
     def _stopped(self, job: Job) -> None:
+        self._paid.pop(job.index, None)
         if self.running.pop(job.index, None) is not None:
             by_end = self._by_end
             del by_end[bisect_left(by_end, (job.pred_end, job.index))]
@@ -215,6 +225,10 @@ class BglFcfs(Repacking, QueueScheduler):
     # --- the pass -------------------------------------------------------------------------
     def schedule(self, now: float) -> None:
         self._front_block.clear()
+        if self._pausing is None:  # the components are known from the first pass on
+            self._pausing = bool(self.sim.hooks.on_checkpointed)
+        if self._pausing:
+            self._count_pauses()
         q = self.queue
         if not q:
             return
@@ -262,6 +276,20 @@ class BglFcfs(Repacking, QueueScheduler):
             self._settle(q)
             return
         self._backfill(q, now, 1)
+
+    def _count_pauses(self) -> None:
+        """Move each running job's estimated end by the overhead it paid since it was last
+        counted: a checkpoint component's pause (counted when it begins) or a pause cut short."""
+        paid = self._paid
+        by_end = self._by_end
+        for job in self.running.values():
+            pause = job.overhead - paid[job.index]
+            if pause:
+                del by_end[bisect_left(by_end, (job.pred_end, job.index))]
+                job.pred_end += pause
+                paid[job.index] = job.overhead
+                insort(by_end, (job.pred_end, job.index, job))
+                self._version += 1
 
     def _settle(self, q: list[Job]) -> None:
         """Record that every waiting job was examined in the current state, unless the pass's

@@ -29,6 +29,7 @@ class Repacking:
     torus: Torus
     running: dict[int, Job]
     _by_end: list[tuple[float, int, Job]]
+    _paid: dict[int, float]
     migrations: int
     _version: int
     _repack_failed: tuple[Any, ...] | None
@@ -87,8 +88,10 @@ class Repacking:
         self.migrations += 1
         if cost > 0:  # a moved job pauses while it moves: its estimated end is that much later
             by_end = self._by_end
+            paid = self._paid
             for job, _ in moves:
                 del by_end[bisect_left(by_end, (job.pred_end, job.index))]
                 job.pred_end += cost
+                paid[job.index] += cost
                 insort(by_end, (job.pred_end, job.index, job))
         return True
