@@ -166,8 +166,11 @@ class RefFcfs(QueueScheduler):
         moves = [(job, mask) for job, mask in layout if mask != job.mask]
         if not moves:
             return False
-        self.sim.migrate(moves, self.params.migration_cost)
+        cost = self.params.migration_cost
+        self.sim.migrate(moves, cost)
         self.migrations += 1
+        for job, _ in moves:  # a moved job pauses while it moves: its estimated end is later
+            job.pred_end += cost
         return True
 
 
