@@ -418,6 +418,55 @@ def test_the_modelling_choices_rows_quote_their_csvs():
            f"{interval(*e[:3], 3, True)} in energy benefit")
 
 
+def test_the_late_adopt_row_quotes_its_csvs():
+    # Scheduled's late=adopt: its C(n) rows are Fig. 7's own, its SR and CCSR rows paired per
+    # replication against Fig. 7's.
+    adopt, base = "choices/late-adopt/fig7-replications", "fig7-replications"
+    for d in (1, 4):
+        where = {"kind": "fixed", "duration_min": d, "value": 30}
+        assert per_seed(adopt, "benefit_overhead_min", **where) == \
+            per_seed(base, "benefit_overhead_min", **where)
+    cells = []
+    for d in (1, 4):
+        for kind in ("ccsr", "sr"):
+            where = {"kind": kind, "duration_min": d, "value": 30}
+            for metric in ("benefit_overhead_min", "benefit_energy_mwh"):
+                cells.append(interval(*paired(adopt, metric, where, where, against=base)[:3],
+                                      3, True))
+    quoted(f"CCSR at n = 30 {cells[0]} in overhead benefit and {cells[1]} in energy benefit, "
+           f"SR {cells[2]} and {cells[3]}; with 4-minute checkpoints CCSR {cells[4]} and "
+           f"{cells[5]}, SR {cells[6]} and {cells[7]}")
+    means, away = [], []
+    for d in (1, 4):
+        for kind in ("sr", "ccsr"):
+            for n in (10, 20, 30, 45, 60, 90, 120, 180):
+                where = {"kind": kind, "duration_min": d, "value": n}
+                for metric in ("benefit_overhead_min", "benefit_energy_mwh"):
+                    m, lo, hi, _ = paired(adopt, metric, where, where, against=base)
+                    means.append(m)
+                    if lo > 0 or hi < 0:
+                        away.append((kind, d, n, metric, interval(m, lo, hi, 3, True)))
+    assert len(means) == 64 and max(map(abs, means)) <= 0.025
+    assert away == [("sr", 4, 60, "benefit_energy_mwh", "+0.015 (+0.002 … +0.029)")]
+    quoted("energy +0.015 (+0.002 … +0.029)")
+    same = {d: sum(a["overhead_min"] == b["overhead_min"] and a["energy_mwh"] == b["energy_mwh"]
+                   for a, b in zip(
+                       (r for r in rows(adopt) if r["kind"] != "fixed"
+                        and int(r["duration_min"]) == d),
+                       (r for r in rows(base) if r["kind"] != "fixed"
+                        and int(r["duration_min"]) == d), strict=True))
+            for d in (1, 4)}
+    quoted(f"{same[1] + same[4]} of the 320 SR and CCSR runs ({same[1]} of 160 with 1-minute "
+           f"checkpoints, {same[4]} of 160 with 4-minute ones)")
+    # "CCSR beats Fixed at every interval": CCSR's mean above C(n)'s at all 16 intervals.
+    for d in (1, 4):
+        for n in (10, 20, 30, 45, 60, 90, 120, 180):
+            for metric in ("benefit_overhead_min", "benefit_energy_mwh"):
+                assert value("choices/late-adopt/fig7", metric, kind="ccsr", duration_min=d,
+                             value=n) > value("choices/late-adopt/fig7", metric, kind="fixed",
+                                              duration_min=d, value=n)
+
+
 def test_thirty_weeks_quote_weeks_30():
     def b(metric: str, d: int, n: int) -> tuple[float, float, float, list[float]]:
         return _mean("weeks-30/fig6-replications", f"benefit_{metric}", duration_min=d, value=n)
