@@ -57,6 +57,21 @@ def test_failure_at_the_instant_a_move_completes_finds_it_still_moving():
     assert not any(entry[0] == "migrated" for entry in sim.policy.log)
 
 
+@pytest.mark.parametrize("duration", [0.0, 4.0])
+def test_a_move_that_saves_nothing_leaves_the_saved_progress_as_it_was(duration):
+    # save=False: the move at 20 keeps nothing of the job's 20 s.  Killed at 30 (after a 4 s
+    # move, 26 s of work done, or 30 s without it), it loses all of it and restarts at 40
+    # from the beginning: 100 s more, to 140 (save=True would keep the 20 s: to 120).
+    sim = scripted(one_job(), [start_at(0),
+                               (20, lambda s, js: s.migrate([(js[1], 0b1100)], duration,
+                                                            save=False)),
+                               (30, lambda s, js: s.kill(js[1], "failure")), start_at(40)])
+    sim.run()
+    j = sim.jobs[0]
+    assert j.work_saved == 0.0 and j.n_migrations == 1 and j.n_kills == 1
+    assert j.lost_work == 30.0 - duration and j.end == 140.0
+
+
 def test_jobs_swap_places_and_a_move_in_flight_can_be_replaced():
     # Jobs 1 (nodes 0-1) and 2 (nodes 2-3) swap at 10 (5 s each); at 12 job 1 is moved again,
     # to nodes 4-5: its first move is cut (2 s charged), the new one takes 5 s.  Job 1 ends at

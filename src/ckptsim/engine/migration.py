@@ -1,10 +1,12 @@
 """The migration verb: move running jobs to other nodes (part of `Simulator`).
 
-``sim.migrate(moves, duration=0.0, *, amount=None, hold_source=False)``, where `moves` is a
-list of ``(job, new_mask)`` pairs (or a single pair).  At `now` every job's progress is saved
-(a move is a checkpoint, a transfer and a restart: a kill during the transfer loses nothing
-done before the move), its node-holding interval is closed and a new one begins, and its
-migration is counted.  Then:
+``sim.migrate(moves, duration=0.0, *, amount=None, hold_source=False, save=True)``, where
+`moves` is a list of ``(job, new_mask)`` pairs (or a single pair).  At `now` every job's
+progress is saved (a move is a checkpoint, a transfer and a restart: a kill during the transfer
+or after it loses nothing done before the move), its node-holding interval is closed and a new
+one begins, and its migration is counted.  With ``save=False`` the move's image serves the move
+only: the job's saved progress stays that of its last checkpoint (none: a kill restarts it from
+the beginning).  Then:
 
 * by default each job leaves its old nodes and takes its new ones at once, all jobs together,
   so jobs may swap places (re-packing);
@@ -38,7 +40,7 @@ class Migration(Verbs):
     """The migration verb and its completion (a part of `Simulator`)."""
 
     def migrate(self, moves: Moves, duration: float = 0.0, *, amount: float | None = None,
-                hold_source: bool = False) -> None:
+                hold_source: bool = False, save: bool = True) -> None:
         """Move RUNNING jobs to new nodes; see the module's documentation."""
         now = self.now
         pairs: list[tuple[Job, int]] = (
@@ -102,10 +104,11 @@ class Migration(Verbs):
                 job.mask = mask
             self.marked.add(job.index)
             self._close_segment(job, now)
-            job.work_saved = job.work_done
+            if save:
+                job.work_saved = job.work_done
             job.n_migrations += 1
             if checker is not None:
-                checker.on_save(job)
+                checker.on_save(job, back=job.work_done - job.work_saved)
             if timed:
                 move(job, MIGRATING)
                 end = begin_phase(job, now, duration, amount)
