@@ -191,10 +191,11 @@ REPACK_JOBS = [(0, 100, 2, 100), (0, 10, 2, 10), (0, 10, 2, 10), (0, 100, 2, 100
                (5, 50, 4, 50)]
 
 
-def _repacked(name, **params):
-    """(each start's (job id, nodes), each migration's (job id, nodes) moves, the simulator)."""
+def _repacked(name, more=(), **params):
+    """(each start's (job id, nodes), each migration's (job id, nodes) moves, the simulator);
+    `more`: jobs after REPACK_JOBS."""
     factory = scheduler_factory(name, {**TINY, **params})
-    sim = Simulator(factory.prepare(jobs(REPACK_JOBS, 8)), factory, check=True)
+    sim = Simulator(factory.prepare(jobs(REPACK_JOBS + list(more), 8)), factory, check=True)
     inject_failures(sim, [70.0], [2])
     placed, moves = [], []
     start, migrate = sim.start, sim.migrate
@@ -206,9 +207,9 @@ def _repacked(name, **params):
         placed.append((job.id, nodes(mask)))
         return start(job, mask=mask, **kw)
 
-    def on_migrate(pairs, cost):
+    def on_migrate(pairs, cost, **kw):
         moves.append([(job.id, nodes(mask)) for job, mask in pairs])
-        return migrate(pairs, cost)
+        return migrate(pairs, cost, **kw)
 
     sim.start, sim.migrate = on_start, on_migrate
     sim.run()
@@ -239,6 +240,66 @@ def test_bgl_fcfs_repacks_with_mfp_under_either_reading():
     policy = _repacked("bgl-fcfs", repack="policy")
     assert default[:2] == policy[:2] and default[1] == [[(4, [2, 6])]]
     assert starts(default[2]) == starts(policy[2])
+
+
+def test_restart_scratch_drops_the_migrations_save():
+    # bgl-fcfs moves job 4 to nodes 2+6 at 10, after 10 s of its 100; node 2 fails at 70 and
+    # kills it after 70 s.  restart=save (the default): it restarts at 70 from the migration's
+    # save at 10, 90 s more, to 160, losing 70 - 10 = 60 s.  restart=scratch: the move's image
+    # served the move only, so it restarts from the beginning, 100 s, to 170, losing 70 s.
+    for restart, end, lost in (("save", 160, 60), ("scratch", 170, 70)):
+        _, moves, sim = _repacked("bgl-fcfs", restart=restart)
+        job4 = sim.jobs[3]
+        assert moves == [[(4, [2, 6])]] and job4.n_kills == 1 and job4.n_migrations == 1
+        assert starts(sim)[4] == (0, end) and job4.lost_work == lost
+
+
+# After REPACK_JOBS: job 6 (8 nodes, 10 s) at 65 waits for the whole torus, behind job 4
+# restarted at 70 (front); job 7 (2 nodes, 95 s) at 71 may backfill only if it ends (71 + 95 =
+# 166) by the shadow time, job 4's estimated end (job 1's, 100, is earlier).
+RESTART_MORE = [(65, 10, 8, 10), (71, 95, 2, 95)]
+
+
+def test_restart_save_left_counts_only_the_estimate_left_after_the_save():
+    # restart=save: job 4's estimated end is 70 + its whole estimate, 100 = 170 >= 166, so job 7
+    # backfills at 71 (to 166) and job 6 starts after it at 166, although job 4 ends at 160
+    # (from its save at 10: 90 s).  restart=save-left: 70 + (100 - 10) = 160 < 166, so job 7
+    # waits; job 6 starts when job 4 ends, 160 (to 170), then job 7 (170 to 265).
+    # restart=scratch: job 4 restarts from the beginning, estimated and actual end 170: job 7
+    # backfills (166 <= 170) and job 6 starts when job 4 ends, at 170.
+    for restart, job4, job6, job7 in (("save", (0, 160), (166, 176), (71, 166)),
+                                      ("save-left", (0, 160), (160, 170), (170, 265)),
+                                      ("scratch", (0, 170), (170, 180), (71, 166))):
+        _, moves, sim = _repacked("bgl-fcfs", RESTART_MORE, restart=restart)
+        assert moves == [[(4, [2, 6])]] and sim.jobs[3].n_kills == 1, restart
+        got = starts(sim)
+        assert (got[4], got[6], got[7]) == (job4, job6, job7), restart
+
+
+def test_restart_save_left_looks_ahead_over_the_estimate_left():
+    # bgl-balancing at a = 1 moves job 4 to 2+6 at 10 (re-packed with MFP, as bgl-fcfs); the
+    # failure of node 2 at 70 kills it after 70 s, and it restarts at 70 from its save at 10
+    # (to 160) beside job 1 (0+4).  Node 1 fails at 165.  restart=save looks at [70, 70 + 100)
+    # = [70, 170), sees node 1 fail and puts job 4 on 2+6; restart=save-left looks at
+    # [70, 70 + 90) = [70, 160), sees none and takes MFP's first choice, 1+5 (job 4 ends there
+    # at 160, before node 1 fails).  restart=scratch runs 100 s again, to 170: [70, 170), 2+6.
+    for restart, where, end in (("save", [2, 6], 160), ("save-left", [1, 5], 160),
+                                ("scratch", [2, 6], 170)):
+        factory = scheduler_factory("bgl-balancing", {**TINY, "confidence": 1.0,
+                                                      "restart": restart})
+        sim = Simulator(factory.prepare(jobs(REPACK_JOBS, 8)), factory, check=True)
+        inject_failures(sim, [70.0, 165.0], [2, 1])
+        start = sim.start
+        placed = []
+
+        def on_start(job, mask=None, _placed=placed, _start=start, _sim=sim, **kw):
+            _placed.append((job.id, _sim.now, [n for n in range(8) if mask >> n & 1]))
+            return _start(job, mask=mask, **kw)
+
+        sim.start = on_start
+        sim.run()
+        assert placed[-1] == (4, 70.0, where), restart
+        assert starts(sim)[4] == (0, end) and sum(j.n_kills for j in sim.jobs) == 1, restart
 
 
 @pytest.mark.parametrize("name,level", [("bgl-balancing", "confidence"),

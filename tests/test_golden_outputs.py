@@ -25,7 +25,8 @@ came to count the jobs kept (`MaxJobs`, `MaxRecords`), drop the source's `EndTim
 cut in a `Note` line (jobs.csv and summary.json unchanged).  The summaries of the cases with
 LANL failures were recorded again when summary.json came to record the failure log reader's
 counts (`options.failures.loader`; jobs.csv and schedule.swf unchanged, the summaries
-differing only by the added key).  The
+differing only by the added key), and the BG/L summaries again when the BG/L schedulers'
+`restart` joined them (jobs.csv and schedule.swf unchanged).  The
 cases run through the command line in this process, from the repository root with trace and log
 paths written as ../shared/... (as summary.json records them).  The whole matrix is opt-in
 (`-m slow`); the default run checks one case per scheduler and failure source.  Regenerate

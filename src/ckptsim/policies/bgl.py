@@ -20,7 +20,9 @@ Jobs run on contiguous rectangular boxes of supernodes of a 3-D torus (`ckptsim.
   over what is left of their estimated runs (`repack="policy"`: the fault-aware placements of
   `bgl-balancing` and `bgl-tiebreak`; `bgl-fcfs`'s own placement is the MFP heuristic).
   Jobs killed at one instant rejoin the queue's front (`requeue=front`) with the last killed
-  first (`front_order=last`) or in submit order (`front_order=submit`).
+  first (`front_order=last`) or in submit order (`front_order=submit`).  A job killed after a
+  migration restarts from the migration's save (`restart=save`, `save-left`) or from the
+  beginning (`scratch`); see `BglParams.restart`.
 * `bgl-balancing`, `bgl-tiebreak` (`ckptsim.policies.bgl_fault`): the fault-aware placements of
   seed 004 on this framework; their parameters are defined here.
 
@@ -72,6 +74,12 @@ class BglParams(QueueParams):
                                      "same instant: the last killed first (last) or their "
                                      "submit order (submit)",
                              choices=("last", "submit"), added=True)
+    restart: str = param("save", "what a killed job restarts from: the progress its last "
+                                 "migration saved, its estimated end counting its whole "
+                                 "estimate again (save) or only what is left (save-left); or "
+                                 "the beginning, a migration's image serving the move only "
+                                 "(scratch; its last checkpoint under a checkpoint component)",
+                         choices=("save", "save-left", "scratch"), added=True)
 
     def dims(self) -> tuple[int, int, int]:
         return (self.x, self.y, self.z)
@@ -118,6 +126,8 @@ class BglFcfs(Repacking, QueueScheduler):
         self._front_block: list[Job] = []
         self.held = False  # the last pass held its head back although a partition was free
         self._by_policy = prm.repack == "policy"  # re-packed jobs placed by `choose`
+        self._save_moves = prm.restart != "scratch"  # a migration's image is a save
+        self._left_only = prm.restart != "save"  # estimates less the progress restored
 
     # --- platform and workload preparation --------------------------------------------------
     @classmethod
@@ -159,7 +169,7 @@ class BglFcfs(Repacking, QueueScheduler):
     def choose(self, job: Job, free: int, now: float, avoid: int = 0,
                end: float | None = None) -> int | None:
         """The partition for `job` among the free boxes not meeting `avoid`, or None; a
-        placement that looks ahead looks at [now, end) (default: now + the job's estimate)."""
+        placement that looks ahead looks at [now, end) (default: now + `left(job)`)."""
         return self.torus.best_partition(free, job.size, avoid)  # the MFP heuristic
 
     def predicts(self) -> bool:
@@ -177,11 +187,19 @@ class BglFcfs(Repacking, QueueScheduler):
         job back although a partition is free sets `held` (see `bgl-balancing`'s `hold`)."""
         return self.choose(job, free, now)
 
+    def left(self, job: Job) -> float:
+        """The estimated run of a job about to start: its estimate, less the progress it
+        restores under `restart=save-left` or `scratch`."""
+        if self._left_only and job.work_done:
+            return max(job.estimate - job.work_done, 0.0)
+        return job.estimate
+
     def _start(self, job: Job, mask: int, now: float, backfilled: bool) -> None:
         paid = job.overhead
+        run = self.left(job)
         self.sim.start(job, mask=mask, backfilled=backfilled)
         # A pause at the start (the checkpoint component's restart cost) moves the end too.
-        job.pred_end = now + job.estimate + (job.overhead - paid)
+        job.pred_end = now + run + (job.overhead - paid)
         self._paid[job.index] = job.overhead
         self.running[job.index] = job
         insort(self._by_end, (job.pred_end, job.index, job))
@@ -344,7 +362,7 @@ class BglFcfs(Repacking, QueueScheduler):
                         break
                     job = jobs[j]
                     avoid = 0
-                    if now + job.estimate > shadow:
+                    if now + (self.left(job) if self._left_only else job.estimate) > shadow:
                         if res.box is None:  # the reserved box, chosen only when needed
                             res.box = torus.best_partition(res.release, head.size) or 0
                         avoid = res.box

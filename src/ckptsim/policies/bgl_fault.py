@@ -95,7 +95,7 @@ def _failing(sim: Simulator, start: float, end: float) -> int:
 class _FaultAware(BglFcfs):
     """What the two fault-aware schedulers share: a partition is chosen as under bgl-fcfs
     (the MFP heuristic) where none holds a node failing during the job's estimated run
-    [now, `end`] (default now + estimate) or the predictor is off, else by the policy's own
+    [now, `end`] (default now + `left(job)`) or the predictor is off, else by the policy's own
     `pick` among the partitions and their MFP losses."""
 
     def predicts(self) -> bool:
@@ -113,7 +113,7 @@ class _FaultAware(BglFcfs):
     def choose(self, job: Job, free: int, now: float, avoid: int = 0,
                end: float | None = None) -> int | None:
         if end is None:
-            end = now + job.estimate
+            end = now + self.left(job)
         failing = _failing(self.sim, self._from(now), end) if self.predicts() else 0
         if not failing:  # L_PF is 0 everywhere, no partition predicted to fail: MFP
             return self.torus.best_partition(free, job.size, avoid)
@@ -156,7 +156,7 @@ class BglBalancing(_FaultAware):
         hold = self.params.hold
         if hold is None or self.params.confidence <= 0:
             return self.choose(job, free, now)
-        failing = _failing(self.sim, math.nextafter(now, INF), now + job.estimate)
+        failing = _failing(self.sim, math.nextafter(now, INF), now + self.left(job))
         parts, losses = self.torus.partition_losses(free, job.size, 0)
         if not parts:
             return None

@@ -35,6 +35,7 @@ class Repacking:
     _repack_failed: tuple[Any, ...] | None
     _retry: bool
     _by_policy: bool
+    _save_moves: bool
 
     def choose(self, job: Job, free: int, now: float, avoid: int = 0,
                end: float | None = None) -> int | None:
@@ -84,7 +85,10 @@ class Repacking:
         if any(job.state is CHECKPOINTING for job, _ in moves):
             return None  # a checkpoint component's checkpoint in flight: not movable now
         cost = self.params.migration_cost
-        self.sim.migrate(moves, cost)
+        if self._save_moves:
+            self.sim.migrate(moves, cost)
+        else:  # restart=scratch: the move's image is not a checkpoint to restart from
+            self.sim.migrate(moves, cost, save=False)
         self.migrations += 1
         if cost > 0:  # a moved job pauses while it moves: its estimated end is that much later
             by_end = self._by_end
