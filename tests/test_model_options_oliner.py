@@ -211,19 +211,23 @@ def test_the_tiebreak_seed_spec_varies_the_predictor_seed_beside_the_replication
     assert list(spec.workloads) == ["LUBLIN-256"]
 
 
-def test_the_front_order_spec_runs_both_orders_on_the_papers_failures():
-    """choices/front-order.toml (the page's measure of `front_order`) runs bgl-fcfs under both
-    orders on the failure source the paper's specs give (the committed runs' failures)."""
+@pytest.mark.parametrize(("name", "params"), [
+    ("front-order", {"front_order": ["last", "submit"]}),
+    ("restart", {"restart": ["save", "save-left", "scratch"]})])
+def test_the_choice_specs_run_each_reading_on_the_papers_failures(name, params):
+    """choices/front-order.toml and restart.toml (the page's measures of `front_order` and
+    `restart`) run bgl-fcfs under each reading on the failure source the paper's specs give
+    (the committed runs' failures)."""
     from ckptsim.experiments.spec import load_spec, parse_spec
 
     ol, _ = _options()
     opt = ol.Options(traces=("SDSC",), trace_dir=TRACES)  # the default failure log
     paper = parse_spec(ol.spec_text("failures", opt), trace_dir=TRACES)
-    path = Path(__file__).resolve().parents[1] / "docs/results/oliner/choices/front-order.toml"
+    path = Path(__file__).resolve().parents[1] / f"docs/results/oliner/choices/{name}.toml"
     spec = load_spec(path, trace_dir=TRACES)
     assert spec.seeds == (1, 2, 3, 4, 5)
     (fcfs,) = spec.schedulers
-    assert (fcfs.name, fcfs.params) == ("bgl-fcfs", {"front_order": ["last", "submit"]})
+    assert (fcfs.name, fcfs.params) == ("bgl-fcfs", params)
     assert list(spec.workloads) == ["SDSC", "NASA"]
     for w in spec.workloads.values():
         assert w.options["first"] == [2000] and w.options["failure_count"] == [1000]
