@@ -3,26 +3,16 @@
 
 Jobs run on contiguous rectangular boxes of supernodes of a 3-D torus (`ckptsim.platform.torus`).
 
-* `bgl-fcfs`: FCFS in arrival order; a job is placed on the free box that leaves the largest
-  maximal free partition (MFP) afterwards (the MFP heuristic, ties: the partition finder's
-  order).  With `backfill`, the blocked head gets an EASY-style spatial reservation: running
-  jobs are released in order of estimated end (start + estimate + the pauses the job has
-  taken: its migrations' costs, a checkpoint component's checkpoints, counted from when each
-  begins, and restart cost) onto a copy of the occupancy
-  until a free box of the head's size exists; that box (chosen by MFP) is reserved at that
-  shadow time, and a later job may start now if it has a free box that ends by the shadow time
-  or does not intersect the reserved box.  With `migration`, when the head does not fit although
-  enough nodes are free, the running jobs are re-packed largest first with the MFP heuristic
-  onto an empty torus; the new layout is taken if the head then fits.  A migration costs
-  `migration_cost` seconds per moved job (default free, as in Krevat), which moves its
-  estimated end as much.  The moved jobs are
-  placed with the MFP heuristic (`repack="mfp"`, default) or with the scheduler's own placement
-  over what is left of their estimated runs (`repack="policy"`: the fault-aware placements of
-  `bgl-balancing` and `bgl-tiebreak`; `bgl-fcfs`'s own placement is the MFP heuristic).
-  Jobs killed at one instant rejoin the queue's front (`requeue=front`) with the last killed
-  first (`front_order=last`) or in submit order (`front_order=submit`).  A job killed after a
-  migration restarts from the migration's save (`restart=save`, `save-left`) or from the
-  beginning (`scratch`); see `BglParams.restart`.
+* `bgl-fcfs`: FCFS in arrival order on the free box that leaves the largest maximal free
+  partition (MFP) afterwards (ties: the partition finder's order).  `backfill`: the blocked
+  head gets an EASY-style spatial reservation, running jobs released in order of estimated end
+  (start + estimate + the pauses taken: migrations' costs, checkpoints from when each begins,
+  restart cost) until a box of the head's size is free; a later job may start now on a box that
+  ends by that shadow time or misses the reserved box.  `migration`: when the head does not fit
+  although enough nodes are free, the running jobs are re-packed largest first onto an empty
+  torus (`repack`: MFP, or the scheduler's own placement), taken if the head then fits, at
+  `migration_cost` seconds per moved job.  `requeue`, `front_order` and `restart` say where a
+  killed job waits and what it restarts from (docs/schedulers.md, `BglParams`).
 * `bgl-balancing`, `bgl-tiebreak` (`ckptsim.policies.bgl_fault`): the fault-aware placements of
   seed 004 on this framework; their parameters are defined here.
 
@@ -105,10 +95,8 @@ class BglFcfs(Repacking, QueueScheduler):
         self.running: dict[int, Job] = {}
         # The running jobs by (estimated end, index): the order the shadow time releases them.
         self._by_end: list[tuple[float, int, Job]] = []
-        # The running jobs' overhead seconds counted in their estimated ends, and whether a
-        # component may pause running jobs (checkpoints: their ends are then checked each pass)
-        self._paid: dict[int, float] = {}
-        self._pausing: bool | None = None
+        self._paid: dict[int, float] = {}  # overhead seconds counted in each estimated end
+        self._pausing: bool | None = None  # a component pauses running jobs (checked per pass)
         self.migrations = 0
         self._version = 0  # bumped whenever the set of running jobs changes
         # (version, size, down nodes[, now]) of the last re-packing that failed
