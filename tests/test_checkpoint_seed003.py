@@ -172,12 +172,10 @@ def test_multi_without_opening_hours_is_always_open():
     assert spy.begins == pytest.approx([1500, 3100, 4700])
 
 
-def test_the_energy_page_examples_of_these_policies_run(tmp_path):
+def test_the_energy_page_examples_of_these_policies_run(documented_run):
+    """The page's code and its two commands (run once with test_energy_docs's)."""
     import re
-    import shlex
     from pathlib import Path
-
-    from ckptsim.cli import main
 
     root = Path(__file__).resolve().parents[1]
     text = (root / "docs" / "energy.md").read_text()
@@ -188,11 +186,11 @@ def test_the_energy_page_examples_of_these_policies_run(tmp_path):
     lines = [ln for ln in re.findall(r"^ckptsim run .*$", text, flags=re.M)
              if "minuteinhour:" in ln or "multi:" in ln]
     assert len(lines) == 2
-    for k, line in enumerate(lines):
-        args = shlex.split(line)[1:]
-        args[args.index("--out") + 1] = str(tmp_path / str(k))
-        assert main(args) == 0
-        assert (tmp_path / str(k) / "summary.json").exists()
+    for line in lines:
+        assert "--out" in line
+        status, _, out = documented_run(line)
+        assert status == 0
+        assert (out / "summary.json").exists()
 
 
 REBOOT = {"availability": {"reboot": "03:00"}}  # daily at 10800, 300 s down

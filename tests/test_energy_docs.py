@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
 from pathlib import Path
 
 import pytest
-
-from ckptsim.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "energy.md"
@@ -27,21 +24,20 @@ def test_python_examples_run() -> None:
         exec(compile(code, str(DOC), "exec"), {})
 
 
-def test_commands_run(capsys: pytest.CaptureFixture[str]) -> None:
+def test_commands_run(documented_run) -> None:
+    """Every command, run from the repository root (test_checkpoint_seed003 checks the
+    checkpoint policies' two on the same runs)."""
     if not SHARED.exists():
         pytest.skip(f"real traces not available at {SHARED}")
     commands = [line for b in blocks("sh") for line in b.splitlines() if line.strip()]
     assert len(commands) >= 3
-    cwd = os.getcwd()
-    os.chdir(ROOT)  # the commands use paths relative to the repository
-    try:
-        for line in commands:
-            argv = shlex.split(line)
-            assert argv[0] == "ckptsim"
-            assert main(argv[1:]) == 0, line
-    finally:
-        os.chdir(cwd)
-    assert "energy (kWh)" in capsys.readouterr().out
+    printed = []
+    for line in commands:
+        assert shlex.split(line)[0] == "ckptsim"
+        status, out, _ = documented_run(line)
+        assert status == 0, line
+        printed.append(out)
+    assert "energy (kWh)" in "".join(printed)
 
 
 #: The table's columns -> (summary key, decimals as the page writes them).
