@@ -119,19 +119,39 @@ def doc_commands(text: str, program: str = "ckptsim") -> list[str]:
     return [ln for ln in lines if ln.startswith(f"{program} ")]
 
 
+def run_ckptsim(args: list[str], cwd: Path | None = None) -> tuple[int, str, str]:
+    """`ckptsim ARGS` run by its entry point (`ckptsim.cli.main`) in this process, from `cwd`
+    (the repository root unless given): its exit status, what it printed and its errors.  As
+    `python -m ckptsim` runs it, less a new interpreter's second of imports per command;
+    tests of the process itself (signals, exit codes of the interpreter) start one."""
+    import contextlib
+    import io
+
+    from ckptsim.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    here = os.getcwd()
+    os.chdir(cwd or Path(__file__).resolve().parents[1])
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                status = main(args)
+            except SystemExit as exc:  # the parser's refusals
+                status = exc.code if isinstance(exc.code, int) else 1
+    finally:
+        os.chdir(here)
+    return status, out.getvalue(), err.getvalue()
+
+
 def run_doc_command(command: str, tmp_path: Path) -> None:
     """Run a documented `ckptsim ...` command from the repository root, its `--out` redirected
     to `tmp_path/out`, and check that it succeeds and writes summary.json."""
     import shlex
-    import subprocess
-    import sys
 
     args = shlex.split(command)[1:]
     args = [str(tmp_path / "out") if args[i - 1] == "--out" else a for i, a in enumerate(args)]
-    done = subprocess.run([sys.executable, "-m", "ckptsim", *args],
-                          cwd=Path(__file__).resolve().parents[1],
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
+    status, _, err = run_ckptsim(args)
+    assert status == 0, err
     assert (tmp_path / "out" / "summary.json").exists()
 
 
