@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from helpers import doc_commands, jobs
+from helpers import doc_commands, jobs, run_ckptsim
 
 import ckptsim
 from ckptsim.errors import ConfigError
@@ -428,9 +428,8 @@ def run_outputs_md_pandas(tmp_path: Path, *, real_sweep: bool) -> None:
             small_spec.write_text(SPEC.format(seeds="1"))
             args[1] = str(small_spec)
         args = [str(tmp_path / a) if args[i - 1] == "--out" else a for i, a in enumerate(args)]
-        done = subprocess.run([sys.executable, "-m", "ckptsim", *args], cwd=ROOT,
-                              capture_output=True, text=True, timeout=600)
-        assert done.returncode == 0, done.stderr
+        status, _, err = run_ckptsim(args, ROOT)  # the entry point, in this process
+        assert status == 0, err
     blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
     assert len(blocks) == 2
     cwd = Path.cwd()
