@@ -125,9 +125,9 @@ ERRORS = [
     (["forshaw", "fig6", "--set", "power.sleepy=1"], "--set power.sleepy: component power takes "
      "no sleepy; it takes idle_timeout, state"),
     (["forshaw", "fig6", "--set", "idle_timeout=60"], "--set idle_timeout: no scheduler of "
-     "forshaw fig6 takes idle_timeout: htc takes requeue, placement, seed, random_over, efficient_by "
-     "(COMPONENT.KEY sets a component's parameter; its runs' components: availability, bound, "
-     "checkpoint, energy, power)"),
+     "forshaw fig6 takes idle_timeout: htc takes requeue, placement, seed, random_over, "
+     "efficient_by (COMPONENT.KEY sets a component's parameter; its runs' components: "
+     "availability, bound, checkpoint, energy, power)"),
     (["oliner", "fig3", "--set", "confidence=0.5"], "--set confidence: oliner fig3 sweeps it"),
     (["oliner", "options", "--set", "pf=max"], "--set pf: oliner options gives its runs "
      "different values of it"),
