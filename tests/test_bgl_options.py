@@ -254,6 +254,38 @@ def test_restart_scratch_drops_the_migrations_save():
         assert starts(sim)[4] == (0, end) and job4.lost_work == lost
 
 
+def test_restart_scratch_restarts_from_the_last_checkpoint_not_the_migrations_image():
+    # REPACK_JOBS with the checkpoint component (fixed:interval=6,cost=1, restart cost = cost):
+    # every job checkpoints at 6 s of progress, pausing 6-7, so jobs 2 and 3 (10 s) end at 11;
+    # at 11 job 5 (4 nodes) fits only once job 4 is moved to 2+6 (progress 6 + 4 = 10, its last
+    # checkpoint 6).  Node 2 fails at 12, job 4 at 11 s of progress (its next checkpoint would
+    # be at 12, t=13).  restart=save: it restores the migration's image, 10, losing 1 s;
+    # restart=scratch: the image served the move only, so it restores its checkpoint, 6,
+    # losing 5 s.  Either way it has paid 1 s of checkpoint and, restarted at 12, 1 s of restart.
+    from ckptsim.components.checkpoint import Checkpointer
+
+    for restart, restored, lost in (("save", 10.0, 1.0), ("scratch", 6.0, 5.0)):
+        factory = scheduler_factory("bgl-fcfs", {**TINY, "restart": restart})
+        sim = Simulator(factory.prepare(jobs(REPACK_JOBS, 8)), factory, check=True)
+        inject_failures(sim, [12.0], [2])
+        sim.add_component(Checkpointer(Checkpointer.make_params(
+            {"policy": "fixed:interval=6,cost=1"})))
+        moved = []
+        migrate = sim.migrate
+
+        def on_migrate(pairs, cost, _moved=moved, _migrate=migrate, _sim=sim, **kw):
+            _moved.append((_sim.now, [(j.id, j.work_saved) for j, _ in pairs]))
+            return _migrate(pairs, cost, **kw)
+
+        sim.migrate = on_migrate
+        sim.advance(12.5)
+        job4 = sim.jobs[3]
+        assert moved == [(11.0, [(4, 6.0)])], restart
+        assert (job4.n_kills, job4.n_migrations) == (1, 1), restart
+        assert (job4.work_saved, job4.work_done, job4.lost_work) == (restored, restored, lost)
+        assert job4.overhead == 2.0, restart
+
+
 # After REPACK_JOBS: job 6 (8 nodes, 10 s) at 65 waits for the whole torus, behind job 4
 # restarted at 70 (front); job 7 (2 nodes, 95 s) at 71 may backfill only if it ends (71 + 95 =
 # 166) by the shadow time, job 4's estimated end (job 1's, 100, is earlier).
