@@ -60,8 +60,9 @@ def failures_mtbf(failures: Any, submit: Any, n_nodes: int, job: Job) -> float:
     """M of `job` from the run's failure list (a `FailureTimes`): span x units / (failures x
     the job's units), span the submit span and failures those inside it (a log may run on
     after the last submission).  A unit is what one failure strikes: a node (the failures
-    component), or a whole machine (the availability component's `failure_units`), so a job
-    on one core of a 4-core machine meets every failure of that machine.  inf without any."""
+    component, any provider without `failure_units`), or a whole machine (the availability
+    component's `failure_units`), so a job on one core of a 4-core machine meets every
+    failure of that machine.  inf without any."""
     span = float(submit[-1] - submit[0]) if len(submit) else 0.0
     times = failures.failure_times()
     n_failures = bisect_right(times, submit[-1]) - bisect_left(times, submit[0]) if span else 0

@@ -226,11 +226,6 @@ class Failures(Component):
         rate the continuation keeps)."""
         return self.times if self.series is None else self.times[:self.span_failures]
 
-    def failure_units(self, mask: int) -> tuple[int, int]:
-        """(the mask's nodes, the machine's nodes): a failure here strikes one node."""
-        assert self.sim is not None
-        return mask.bit_count(), self.sim.platform.n_nodes
-
     def failing_nodes(self, start: float, end: float) -> int:
         """Mask of the nodes with a failure in [start, end]: what a perfect predictor knows
         (span=run: the periods up to `end` are drawn first)."""
