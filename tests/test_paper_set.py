@@ -15,7 +15,7 @@ from helpers import TRACES, trace
 from ckptsim.cli import build_parser, main
 from ckptsim.cli.papers import _PAPERS, check_options
 from ckptsim.experiments.estimate import planned
-from ckptsim.experiments.papers import settings
+from ckptsim.experiments.papers import settings, settings_policy
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
@@ -84,6 +84,62 @@ def test_the_value_reaches_every_run(name, argv, key, value, tmp_path):
     assert sets.given == (f"{key}={shown}",)
 
 
+_F = ["--days", "1", "--replications", "2", "--durations", "1"]
+#: A checkpoint policy's own option: the figure, the option, what it adds to a policy string
+#: and the runs it reaches (their policy strings, as the figure writes them: a predicate).
+POLICY_CASES = [
+    ("fig7", "late", "adopt", "scheduled:late=adopt", lambda s: "scheduled" in s),
+    ("fig6", "restart", "600", ",restart=600", lambda s: s != "none"),
+    ("fig6", "save", "end", ",save=end", lambda s: s.startswith("opt")),
+    ("fig7", "margin", "5.0", "scheduled:margin=5", lambda s: "scheduled" in s),
+]
+
+
+@pytest.mark.parametrize(("figure", "key", "value", "written", "reaches"), POLICY_CASES)
+def test_a_policy_option_reaches_the_runs_whose_policy_declares_it(
+        figure, key, value, written, reaches, tmp_path):
+    base = ["paper", "forshaw", figure, *_F, "--out", str(tmp_path)]
+    _, paper, opt, sets = _command([*base, "--set", f"checkpoint.policy.{key}={value}"])
+    _, _, _, none = _command(base)
+    runs, plain = _runs(paper, figure, opt, sets), _runs(paper, figure, opt, none)
+    assert len(runs) == len(plain) > 0
+    assert sets.given == (f"checkpoint.policy.{key}={value}",)
+    plain_ids = {r.run_id for r in plain}
+    reached = 0
+    for run, own in zip(runs, plain, strict=True):
+        text, before = (str(r.components["checkpoint"]["policy"]) for r in (run, own))
+        if reaches(before):
+            reached += 1
+            # the option in the part that declares it, the rest of the string as it was
+            assert written in text and text.replace(written, written.partition(":")[0]
+                                                    if ":" in written else "") == before
+            assert run.run_id not in plain_ids  # a run of its own, stored apart
+        else:
+            assert text == before and run.run_id == own.run_id  # reused as it is
+    assert 0 < reached < len(runs)
+    # The rows of these runs come back under the figure's own strings (`common.run_spec`).
+    names = settings_policy.names(next(iter(paper.specs(figure, opt).values())), sets.policy)
+    assert len(names) == reached // 2  # 2 replications a string
+    assert all(reaches(old) and written in new for new, old in names.items())
+
+
+def test_a_policy_option_overrides_one_given_and_cost_options_go_once():
+    from ckptsim.experiments.papers.settings_policy import set_option
+
+    assert set_option("opt:cost=60", "save", "end") == "opt:cost=60,save=end"
+    assert set_option("opt:cost=60,save=start", "save", "end") == "opt:cost=60,save=end"
+    assert set_option("none", "restart", "600") == "none"  # never saves: nothing to restart
+    assert set_option("none", "late", "adopt") == "none"
+    assert (set_option("fixed:interval=600,cost=60+closedcluster+scheduled", "late", "skip")
+            == "fixed:interval=600,cost=60+closedcluster+scheduled:late=skip")
+    assert (set_option("fixed:interval=600+scheduled:cost=60", "restart", "600")
+            == "fixed:interval=600+scheduled:cost=60,restart=600")  # beside the cost
+    assert (set_option("fixed:interval=600,cost=60+scheduled:restart=9", "restart", "600")
+            == "fixed:interval=600,cost=60+scheduled:restart=600")  # where it is given
+    assert set_option("fixed:interval=600,cost=1e+2", "restart", "0") == \
+        "fixed:interval=600,cost=1e+2,restart=0"
+
+
 def test_niu_fig5_runs_get_the_value_on_each_scheduler(tmp_path):
     _, paper, opt, sets = _command(["paper", "niu", "fig5", "--first", "300", *_T,
                                     "--out", str(tmp_path), "--set", "shadow_ties=all"])
@@ -134,6 +190,34 @@ ERRORS = [
     (["oliner", "fig9", "--set", "seed=3"], "--set seed: oliner sets it with an option of its "
      "own: use --predictor-draws"),
     (["niu", "claims", "--set", "shadow_ties=all"], "--set: does not apply to niu claims"),
+    (["forshaw", "fig4", *_F, "--set", "checkpoint.policy.late=adopt"],
+     "--set checkpoint.policy.late: no checkpoint policy of forshaw fig4 takes late: none "
+     "takes no option of its own; opt takes save; and each plan but none alone the cost "
+     "options cost, bandwidth, memory, constant, restart, mtbf, suspended"),
+    (["forshaw", "fig7", *_F, "--set", "checkpoint.policy.late=later"],
+     "--set checkpoint.policy.late: got 'later'; accepted: one of cut, skip, adopt"),
+    (["forshaw", "fig6", *_F, "--set", "checkpoint.policy.restart=-1"],
+     "--set checkpoint.policy.restart: got -1; accepted: >= 0"),
+    (["forshaw", "fig6", *_F, "--set", "checkpoint.policy.bandwidth=1"],
+     "--set checkpoint.policy.bandwidth: give cost or bandwidth, not both (in 'opt:cost=60')"),
+    (["forshaw", "fig6", *_F, "--set", "checkpoint.policy.interval=600"],
+     "--set checkpoint.policy.interval: forshaw fig6 gives its runs different values of it "
+     "(600.0 in fixed:interval=600,cost=60; 1200.0 in fixed:interval=1200,cost=60;"),
+    (["forshaw", "fig11", *_F, "--set", "checkpoint.policy.delay=0"],
+     "--set checkpoint.policy.delay: forshaw fig11 gives its runs different values of it"),
+    (["forshaw", "fig6", "--set", "checkpoint.policy.cost=120"], "--set "
+     "checkpoint.policy.cost: forshaw sets it with an option of its own: use --durations"),
+    (["forshaw", "fig11", "--set", "checkpoint.policy.first=delay"], "--set checkpoint.policy."
+     "first: forshaw sets it with an option of its own: use --startdelay-first"),
+    (["niu", "fig4", "--set", "checkpoint.policy.late=adopt"], "--set checkpoint.policy.late: "
+     "the runs of niu fig4 have no checkpoint policy (no checkpoint component; their "
+     "components: none)"),
+    (["shi", "fig11", "--set", "checkpoint.policy.reading=literal"], "--set checkpoint.policy."
+     "reading: the runs of shi fig11 have no checkpoint policy"),
+    (["jones", "fig7", "--set", "checkpoint.policy.restart=600"], "--set checkpoint.policy."
+     "restart: the runs of jones fig7 have no checkpoint policy"),
+    (["oliner", "fig6", "--set", "checkpoint.policy.restart=600"], "--set checkpoint.policy."
+     "restart: the runs of oliner fig6 have no checkpoint policy"),
 ]
 
 
@@ -181,6 +265,34 @@ def test_the_store_keeps_readings_apart_and_reuses_them(tmp_path, capsys):
     assert "0 runs simulated" in capsys.readouterr().out
     assert (out / "fig4.toml").read_text() == plain_spec
     assert (out / "fig4.csv").read_text() == plain_csv
+
+
+def test_a_policy_option_keeps_its_runs_apart_and_reuses_the_others(tmp_path, capsys):
+    out = tmp_path / "forshaw"
+    argv = ["paper", "forshaw", "fig6", *_F, "--platform", "smallpool", "--out", str(out),
+            "--jobs", "0"]
+    assert main(argv) == 0
+    plain = {n: (out / n).read_text() for n in ("fixed.toml", "fig6.csv",
+                                                 "fig6-replications.csv")}
+    capsys.readouterr()
+    item = "checkpoint.policy.restart=600"
+    assert main([*argv, "--set", item]) == 0
+    # None never saves: its 2 runs are the figure's own; Opt and the 8 C(n), 18 runs, anew
+    assert "18 runs simulated" in capsys.readouterr().out
+    assert _stored(out) == 38
+    spec = (out / "fixed.toml").read_text()
+    assert spec.count("restart=600") == 9 and '"none"' in spec
+    assert spec.replace(",restart=600", "") == plain["fixed.toml"]
+    rows = (out / "fig6.csv").read_text().splitlines()
+    assert [r.split(",")[:5] for r in rows] == [  # the figure's rows, named as its own
+        r.split(",")[:5] for r in plain["fig6.csv"].splitlines()]
+    recorded = json.loads((out / "manifest.json").read_text())["files"]["fig6.csv"]["options"]
+    assert recorded["--set"] == [item]
+    assert main([*argv, "--set", item]) == 0
+    assert "0 runs simulated" in capsys.readouterr().out
+    assert main(argv) == 0  # without it again: the figure's own runs and bytes
+    assert "0 runs simulated" in capsys.readouterr().out
+    assert {n: (out / n).read_text() for n in plain} == plain
 
 
 def _stored(out: Path) -> int:

@@ -92,7 +92,9 @@ SHARED_OPTIONS = (
     PaperOption("--set", "a parameter of the figures' runs (repeatable): KEY=VALUE sets the "
                 "scheduler parameter KEY on every run whose scheduler declares it (`ckptsim "
                 "schedulers`), COMPONENT.KEY=VALUE a component's (`ckptsim components`), "
-                "values read as `ckptsim run --set` reads them; in the specs FAMILY.toml and "
+                "checkpoint.policy.KEY=VALUE an option of the checkpoint policies in every "
+                "policy string whose policy declares it (`scheduled:late=adopt`), values "
+                "read as `ckptsim run --set` reads them; in the specs FAMILY.toml and "
                 "the run ids, so a reading's runs stay apart in the store (default: the "
                 "figures' own; refused: a parameter a figure varies, or one the paper sets "
                 "with an option of its own)",

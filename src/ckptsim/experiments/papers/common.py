@@ -45,12 +45,14 @@ def run_spec(name: str, text: str, out: Path, trace_dir: str | Path, jobs: int |
              on_row: OnRow | None = None, store: Path | None = None) -> list[dict[str, Any]]:
     """Write the spec `text` to out/NAME.toml, run what its store lacks on `jobs` processes
     (all cores by default; on a Dask cluster inside `dask_cluster`) and return the rows of
-    its runs (with the values the command's `--set` gives them: `settings.apply`).  A run
-    that fails stops the figure with its error; an interrupted figure resumes from the runs
-    already stored."""
+    its runs (with the values the command's `--set` gives them: `settings.apply`; a policy
+    string given options by `--set checkpoint.policy.KEY=VALUE` under the spec's own, the
+    name the figure knows its runs by).  A run that fails stops the figure with its error;
+    an interrupted figure resumes from the runs already stored."""
     from ckptsim.experiments.execute import make_executor
     from ckptsim.experiments.matrix import MatrixTooLarge
-    from ckptsim.experiments.papers.settings import apply
+    from ckptsim.experiments.papers import settings_policy
+    from ckptsim.experiments.papers.settings import apply, current
     from ckptsim.experiments.store import load_results
     from ckptsim.experiments.sweep import plan_sweep, run_sweep
 
@@ -79,7 +81,10 @@ def run_spec(name: str, text: str, out: Path, trace_dir: str | Path, jobs: int |
     # come back under this spec's names, which its figure looks them up by.
     names = {r.run_id: {"experiment": r.experiment, "workload": r.workload,
                         "scheduler": r.scheduler} for r in plan.runs}
-    return [{**row, **names[row["run_id"]]} for row in rows if row["run_id"] in names]
+    policies = settings_policy.names(text, current().policy)
+    return [{**row, **names[row["run_id"]],
+             **{k: policies[row[k]] for k in settings_policy.COLUMNS if row.get(k) in policies}}
+            for row in rows if row["run_id"] in names]
 
 
 def find_family(figure: str, families: dict[str, tuple[str, ...]],

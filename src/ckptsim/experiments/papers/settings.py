@@ -3,7 +3,9 @@ the figures, without a spec written by hand.
 
 `--set KEY=VALUE` sets the scheduler parameter KEY on every run whose scheduler declares it
 (`ckptsim schedulers` lists them); `--set COMPONENT.KEY=VALUE` the parameter KEY of the
-component COMPONENT on every workload whose runs have that component (`ckptsim components`).
+component COMPONENT on every workload whose runs have that component (`ckptsim components`);
+`--set checkpoint.policy.KEY=VALUE` the option KEY of the checkpoint policies themselves in
+every run's policy string whose policy declares it (`settings_policy`).
 Each value is read and checked as `ckptsim run --set` / `--component` and a sweep spec read
 it (`make_params`), and goes into the experiment specs the figures write (FAMILY.toml) and run:
 the runs' parameters, so their run ids (and the sweep store) keep a reading's runs apart from
@@ -27,6 +29,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ckptsim.errors import ConfigError
+from ckptsim.experiments.papers import settings_policy as sp
+from ckptsim.experiments.papers.settings_policy import PREFIX as POLICY
 
 if TYPE_CHECKING:
     from ckptsim.experiments.papers.base import Paper
@@ -35,11 +39,13 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class Settings:
     """What `--set` sets: scheduler name -> {key: value}, component -> {key: value} (values
-    as a spec gives them), and the KEY=VALUE items as given."""
+    as a spec gives them), the KEY=VALUE items as given, and the checkpoint policies' options
+    (KEY -> value as a policy string writes it)."""
 
     schedulers: dict[str, dict[str, Any]] = field(default_factory=dict)
     components: dict[str, dict[str, Any]] = field(default_factory=dict)
     given: tuple[str, ...] = ()
+    policy: dict[str, str] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
         return bool(self.given)
@@ -118,15 +124,19 @@ def resolve(paper: Paper, figure: str, opt: Any, items: Sequence[str] | None) ->
                                    "the traces or workloads themselves): nothing to set")
     schedulers: dict[str, dict[str, Any]] = {}
     components: dict[str, dict[str, Any]] = {}
+    policy: dict[str, str] = {}
     for key, value in given.items():
-        if "." in key:
+        if key.startswith(POLICY):
+            policy[key.removeprefix(POLICY)] = sp.checked(what, runs, key, value, policy)
+        elif "." in key:
             component, _, name = key.partition(".")
             components.setdefault(component, {})[name] = _component_value(
                 what, runs, component, name, value)
         else:
             for scheduler, typed in _scheduler_values(what, runs, key, value).items():
                 schedulers.setdefault(scheduler, {})[key] = typed
-    return Settings(schedulers, components, tuple(f"{k}={v}" for k, v in given.items()))
+    return Settings(schedulers, components, tuple(f"{k}={v}" for k, v in given.items()),
+                    policy)
 
 
 def _fields(cls: type) -> list[str]:
@@ -279,21 +289,34 @@ def apply(text: str, settings: Settings | None = None) -> str:
                 _set_inline(lines, edits, begin, end, "params",
                             {**entry.get("params", {}), **own}, after="name")
         elif len(path) == 4 and path[0] == "workloads" and path[2] == "components":
-            for key, value in settings.components.get(path[3], {}).items():
+            given = _components(spec["workloads"][path[1]]).get(path[3], {})
+            for key, value in _own(settings, path[3], given).items():
                 _set_line(lines, edits, begin, end, key, value)
         elif len(path) in (2, 3) and path[0] == "workloads":
             given = _components(spec["workloads"][path[1]])
             prefix = "components." if len(path) == 2 else ""
             if len(path) == 3 and path[2] != "components":
                 continue
-            for component, own in settings.components.items():
-                if component in given:  # given here inline (else in a table of its own)
+            for component, values in given.items():
+                own = _own(settings, component, values)
+                if own:  # given here inline (else in a table of its own)
                     _set_inline(lines, edits, begin, end, prefix + component,
-                                {**given[component], **own}, insert=False)
+                                {**values, **own}, insert=False)
     out: list[str] = []
     for i, line in enumerate(lines):
         out += edits.get(i, [line])
     return "\n".join(out)
+
+
+def _own(settings: Settings, component: str, given: dict[str, Any]) -> dict[str, Any]:
+    """The values `settings` gives a workload's `component` (`given`: its values in the
+    spec): its parameters, and a checkpoint policy string's options where they reach it."""
+    own = dict(settings.components.get(component, {}))
+    if component == "checkpoint" and settings.policy and "policy" not in own:
+        policy = sp.set_options(given.get("policy"), settings.policy)
+        if policy != given.get("policy"):
+            own["policy"] = policy
+    return own
 
 
 def _find(lines: list[str], begin: int, end: int, key: str) -> int | None:
@@ -345,7 +368,9 @@ def applied(paper: Paper, figure: str, opt: Any, settings: Settings) -> list[str
     out = []
     for item in settings.given:
         key = item.partition("=")[0]
-        if "." in key:
+        if key.startswith(POLICY):
+            hit = bool(sp.reached(runs, key.removeprefix(POLICY)))
+        elif "." in key:
             hit = key.partition(".")[0] in runs.components
         else:
             hit = any(key in settings.schedulers.get(n, {}) for n in names)

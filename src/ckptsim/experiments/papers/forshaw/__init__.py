@@ -228,7 +228,8 @@ class Forshaw(FamilyPaper):
                  "availability.reboot_duration": "--reboot-duration",
                  "availability.days": "--days", "availability.trace": "--availability-trace",
                  "speed.rule": "--speeds", "energy.power_draw": "--power-draw",
-                 "checkpoint.policy": "--durations"}
+                 "checkpoint.policy": "--durations", "checkpoint.policy.cost": "--durations",
+                 "checkpoint.policy.first": "--startdelay-first"}
 
     def figures(self) -> tuple[str, ...]:
         from ckptsim.experiments.papers.forshaw.experiments import FIGURES
