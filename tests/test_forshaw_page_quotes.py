@@ -511,3 +511,58 @@ def test_the_choices_benefits_quote_their_fig6():
                 h = value(f"choices/{folder}/fig6", f"{metric}_ci", duration_min=d, value=30)
                 cells[f"{key}{d}"] = f"{num(m)} ± {num(h)}"
         quoted(phrase.format(**cells))
+
+
+
+def test_the_choices_written_before_their_flag_are_its_runs():
+    """The restart and late=adopt choices were run from specs written by hand; the page names
+    the `paper --set checkpoint.policy.KEY` commands that make the same runs (run ids)."""
+    import shlex
+
+    from ckptsim.cli import build_parser
+    from ckptsim.cli.papers import _PAPERS, check_options
+    from ckptsim.experiments.estimate import planned
+    from ckptsim.experiments.papers import settings
+
+    def ids(specs: dict[str, str]) -> set[str]:
+        return {r.run_id for plan in planned(specs, Path(".")).values() for r in plan.runs}
+
+    restart = "ckptsim paper forshaw fig6 --durations 1 4"
+    late = ("ckptsim paper forshaw ccsr --durations 1 4 --out results/forshaw-late-adopt "
+            "--set checkpoint.policy.late=adopt")
+    quoted(f"`{restart}` with and without `--set checkpoint.policy.restart=600`")
+    quoted(f"`{late}`")
+    for command, plain, spec in (
+            (f"{restart} --out results/x --set checkpoint.policy.restart=600", True,
+             "restart.toml"),
+            (late, False, "late-adopt/ccsr.toml")):
+        args = build_parser().parse_args(shlex.split(command)[1:])
+        check_options(args)
+        paper = _PAPERS["forshaw"]
+        opt = paper.options(args)
+        sets = settings.resolve(paper, args.figure, opt, args.set)
+        own = paper.specs(args.figure, opt)
+        ran = ids({k: settings.apply(v, sets) for k, v in own.items()})
+        hand = ids({"hand": (RESULTS / "forshaw" / "choices" / spec).read_text()})
+        assert hand <= (ran | ids(own) if plain else ran), spec
+        assert len(hand) == (90 if plain else 350)
+
+
+def test_the_choices_paper_commands_are_accepted():
+    """Each `a figure: ckptsim paper forshaw FIG --set ITEM` of the modelling choices is
+    accepted by the figure it reaches (S: a number of seconds)."""
+    import re
+
+    from ckptsim.cli import build_parser
+    from ckptsim.cli.papers import _PAPERS, check_options
+    from ckptsim.experiments.papers import settings
+
+    items = re.findall(r"a figure: `ckptsim paper forshaw FIG --set ([^`]+)`", TEXT)
+    assert len(items) >= 6, items
+    paper = _PAPERS["forshaw"]
+    for item in items:
+        figure = "fig7" if "late=" in item else "fig6"
+        args = build_parser().parse_args(["paper", "forshaw", figure, "--out", "results/x",
+                                          "--set", re.sub(r"=S$", "=600", item)])
+        check_options(args)
+        assert settings.resolve(paper, figure, paper.options(args), args.set).given, item
