@@ -558,7 +558,7 @@ def test_the_choices_paper_commands_are_accepted():
     from ckptsim.experiments.papers import settings
 
     items = re.findall(r"a figure: `ckptsim paper forshaw FIG --set ([^`]+)`", TEXT)
-    assert len(items) >= 6, items
+    assert len(items) >= 7, items
     paper = _PAPERS["forshaw"]
     for item in items:
         figure = "fig7" if "late=" in item else "fig6"
