@@ -345,7 +345,7 @@ def test_the_cost_belongs_to_the_whole_combination():
     assert parse_checkpoint("fixed:cost=1e+2").interval.params.cost == 100.0  # a number's +
     opts = a.options()
     assert opts["policy"] == "fixed+closedcluster+scheduled"
-    assert opts["scheduled"] == {"margin": 1.0, "then": "requeue", "drain": True}
+    assert opts["scheduled"] == {"margin": 1.0, "then": "requeue", "drain": True, "late": "cut"}
     # A policy alone is recorded as before.
     assert parse_checkpoint("fixed:interval=1800,cost=60").options()["policy"] == "fixed"
 

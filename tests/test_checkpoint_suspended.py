@@ -156,7 +156,7 @@ def test_without_suspensions_both_readings_give_the_same_schedule(tmp_path_facto
 
 
 # --- the option -----------------------------------------------------------------------------
-def test_suspended_is_checked_once_per_plan_and_at_its_default_left_out():
+def test_suspended_is_checked_once_per_plan_and_at_its_default_recorded():
     with pytest.raises(ConfigError, match=r"suspended: got 'later'; accepted: one of take, "
                                           r"defer"):
         parse_policy("fixed:interval=1000,cost=60,suspended=later")
@@ -167,9 +167,10 @@ def test_suspended_is_checked_once_per_plan_and_at_its_default_left_out():
     assert plan.interval.params.suspended == "defer"
     assert plan.options()["policy"] == "fixed+closedcluster"
     assert plan.options()["suspended"] == "defer"
-    # At the default: no trace of it in summary.json's options, run ids or the plan's text.
+    # At the default: summary.json records it, as every declared option; no trace of it in
+    # run ids or the plan's text.
     default = parse_checkpoint(FIXED)
-    assert "suspended" not in default.options()
+    assert default.options()["suspended"] == "take"
     assert "suspended" not in identity_params(default.interval.params)
     assert str(parse_plan(FIXED)) == FIXED
     table = plan_from_table({"interval": "fixed", "cost": 60, "suspended": "defer",

@@ -40,7 +40,7 @@ from ckptsim.checkpointing.base import (
     split_part,
 )
 from ckptsim.errors import ConfigError
-from ckptsim.params import identity_params, make_params
+from ckptsim.params import make_params
 
 if TYPE_CHECKING:
     from ckptsim.engine.state import Job
@@ -136,18 +136,15 @@ class Plan:
         return bool(self.skips or self.proactive)
 
     def options(self) -> dict[str, Any]:
-        """What summary.json records (a policy alone: its name and options, as before)."""
+        """What summary.json records: the plan's name, then every declared parameter of the
+        interval policy with its value (the cost model's among them; defaults, None and
+        parameters added later included), and every other policy's own under its name."""
         p = self.interval
         out: dict[str, Any] = {"policy": p.name if not self.combined else "+".join(self.names),
-                               **{k: v for k, v in dataclasses.asdict(p.params).items()
-                                  if v is not None and not (k == "suspended" and v == "take")}}
+                               **dataclasses.asdict(p.params)}
         for part in (*self.skips, *self.proactive):
-            # A proactive policy's options added later are left out at the value runs had
-            # before them (`identity_params`), so that those runs record the same options.
-            own = identity_params(part.params) if part.kind == "proactive" \
-                else dataclasses.asdict(part.params)
-            out[part.name] = {k: v for k, v in own.items()
-                              if k not in COST_KEYS and v is not None}
+            out[part.name] = {k: v for k, v in dataclasses.asdict(part.params).items()
+                              if k not in COST_KEYS}
         return out
 
 
