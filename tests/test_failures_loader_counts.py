@@ -93,7 +93,8 @@ def test_lanl_counts_by_hand_reach_summary_and_console(lanl: Path, tmp_path: Pat
     # The rescaling to 3 failures leaves the reader's counts as they were.
     assert section["loader"] == dict(sorted(LANL_COUNTS.items()))
     assert section["failures"] == 3
-    assert list(doc["options"]["failures"]) == ["failures", "loader", "source", "transforms"]
+    assert list(doc["options"]["failures"]) == ["count", "failures", "loader", "source",
+                                                "transforms"]
     assert ("failures loader: 10 records read; after_window=1, before_window=1, "
             "blank_lines=1, missing_node=1, no_repair_time=1, other_systems=1, "
             "repair_from_down_time=1; 7 failures kept") in printed.splitlines()

@@ -6,16 +6,31 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 from typing import Any
 
 import pytest
+from helpers import jobs
 
 import ckptsim
 from ckptsim.checkpointing.base import _registry as policies
 from ckptsim.checkpointing.base import policy_names
 from ckptsim.checkpointing.plan import COST_KEYS
+from ckptsim.engine.components import component_classes
+from ckptsim.platform.description import load_description
 from ckptsim.policies.base import get_scheduler, scheduler_names
 from ckptsim.runner import simulate
+
+WORKLOAD = [(0, 300, 2, 400), (10, 200, 4, 300), (20, 500, 1, 600), (30, 100, 8, 200),
+            (4000, 300, 2, 400)]
+ENERGY = {"active": 100.0, "idle": 50.0, "sleep": 5.0}
+#: The least each component needs to run.
+NEEDS: dict[str, dict[str, dict[str, Any]]] = {
+    "checkpoint": {"checkpoint": {"policy": "fixed:interval=3600,cost=60"}},
+    "energy": {"energy": ENERGY},
+    "failures": {"failures": {"source": "synthetic:mtbf=200000"}},
+    "power": {"energy": ENERGY, "power": {}},
+}
 
 
 def written(result: Any) -> dict[str, Any]:
@@ -39,6 +54,30 @@ def scheduler_workload(name: str) -> Any:
 def test_every_scheduler_parameter_is_recorded(name):
     doc = written(simulate(scheduler_workload(name), name))
     assert doc["params"] == declared(get_scheduler(name).Params)
+
+
+@pytest.mark.parametrize("name", sorted(component_classes()))
+def test_every_component_parameter_is_recorded(name):
+    cls = component_classes()[name]
+    kw: dict[str, Any] = {}
+    if name == "speed":
+        kw["platform"] = load_description("smallpool")
+    if name == "availability":
+        w = scheduler_workload("lublin")
+    else:
+        w = jobs(WORKLOAD, 16)
+    logging.disable(logging.WARNING)
+    try:
+        r = simulate(w, "easy", components=NEEDS.get(name, {name: {}}), **kw)
+    finally:
+        logging.disable(logging.NOTSET)
+    recorded = written(r)["options"][name]
+    missing = sorted(set(declared(cls.Params)) - set(recorded))
+    assert not missing, f"{name}'s {missing} are not in summary.json"
+    given = cls.make_params(NEEDS.get(name, {name: {}})[name])
+    for key, value in dataclasses.asdict(given).items():
+        if key not in ("source", "policy"):  # recorded as resolved: the trace's, the plan's
+            assert recorded[key] == value, key
 
 
 @pytest.mark.parametrize("name", policy_names())

@@ -342,8 +342,9 @@ class EnergyMeter(MachineStates, Component):
         return without_default_options(dataclasses.asdict(params))
 
     def options(self) -> dict[str, Any]:
-        doc = {k: v for k, v in dataclasses.asdict(self.params).items() if v is not None}
-        doc = without_default_options(doc)
+        """Every declared parameter with its value (defaults and None included), the
+        machines metered and where their power profiles came from."""
+        doc = dataclasses.asdict(self.params)
         doc["machines"] = getattr(self, "n_machines", 0)
         doc["profiles"] = "parameters" if self.params.profile() is not None else "platform"
         return doc

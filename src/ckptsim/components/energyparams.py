@@ -70,7 +70,8 @@ class EnergyParams:
 
 
 #: The attribution options, and where the platform's ranges are drawn, with their defaults
-#: (left out of options and identities there: runs without them keep their ids).
+#: (left out of identities there: runs without them keep their ids; summary.json records
+#: them as every option).
 ATTRIBUTION_DEFAULTS = {"htc": False, "htc_shared": "difference", "owners": "idle",
                         "wake_charge": "active", "power_draw": "machine"}
 

@@ -247,8 +247,9 @@ class Failures(Component):
 
     def options(self) -> dict[str, Any]:
         """Where the failures came from (a source string's trace says it; span=run: how many
-        periods were drawn, and the failures that happened)."""
-        out = failure_options(self.trace)
+        periods were drawn, and the failures that happened), and `count`, the rescaling asked
+        of a log (None: the source's own)."""
+        out = failure_options(self.trace, self.params.count)
         if self.series is not None:
             out["transforms"].append(self.series.note())
             out["failures"] = self.failures
@@ -310,13 +311,14 @@ def _continues(source: str) -> bool:
     return continues(source)
 
 
-def failure_options(trace: Any) -> dict[str, Any]:
+def failure_options(trace: Any, count: int | None = None) -> dict[str, Any]:
     """What summary.json records of a run's failures (`options.failures`): the source (the log
     or model and its selection), the transforms applied in order, how many were injected,
+    the `count` a log was asked to be rescaled to apart from its source string (None: none),
     and for a log the reader's counts (`loader`: records read, what each of its rules
     dropped or changed, failures kept; `FailureTrace.loader`)."""
     loader = getattr(trace, "loader", None)
-    return {"source": getattr(trace, "source", ""),
+    return {"source": getattr(trace, "source", ""), "count": count,
             "transforms": list(getattr(trace, "notes", ())),
             "failures": len(trace.time),
             **({"loader": dict(sorted(loader.items()))} if loader else {})}
