@@ -57,3 +57,32 @@ def test_the_log_longer_than_the_run_counts_what_the_quoted_run_met() -> None:
     assert run.summary["jobs"] == 300
     assert (run.summary["failures"], run.options["failures"]["failures"]) == (
         int(met), int(held.replace(",", "")))
+
+
+def test_the_reader_and_transform_lines_are_what_the_quoted_command_prints(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    if not FAILURES.exists():
+        pytest.skip(f"real failure data not available at {FAILURES}")
+    from ckptsim.cli import main
+
+    text = DOC.read_text()
+    at = text.index("**What the reader did, in the run's outputs.**")
+    block = re.search(r"```\n(failures loader:.*?)```", text[at:], flags=re.S)
+    assert block is not None
+    log = "../shared/data/failures/lanl_cfdr/LA-UR-05-7318-failure-data-1996-2005.csv.gz"
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        assert main(["run", "--workload", "lublin:n=300", "--failures",
+                     f"lanl:path={log},system=20"]) == 0
+        printed = capsys.readouterr().out.splitlines()
+        assert main(["run", "--workload", "lublin:n=300", "--failures",
+                     f"lanl:path={log},system=20,count=4000"]) == 0
+        counted = capsys.readouterr().out.splitlines()
+    finally:
+        os.chdir(cwd)
+    for line in block.group(1).splitlines():
+        assert line in printed
+    line = next(x for x in counted if x.startswith("failures transforms: "))
+    assert " ".join(line.removeprefix("failures transforms: ").split()) in " ".join(
+        text[at:].split())

@@ -4,7 +4,10 @@
 availability component) and `options.availability.trace_loader` (an `.avt` or FTA
 availability trace, with what the replay onto the machines dropped or changed) hold one
 count per rule, as `workload.loader` does for a workload; the `failures loader:` and
-`availability trace loader:` lines of `ckptsim run` are their console counterparts.  Small
+`availability trace loader:` lines of `ckptsim run` are their console counterparts.  What the
+failure transforms counted (trace nodes mapped, failures rescaled, merged or dropped) is
+`options.failures.transform_counts`, one entry per transform, and the `failures
+transforms:` line.  Small
 hand-written files hit every rule at least once, each count worked out by hand; a real LANL
 log and a real `.avt` trace (skipped without ../shared/data) are checked against counts made
 here independently of the readers.
@@ -94,7 +97,7 @@ def test_lanl_counts_by_hand_reach_summary_and_console(lanl: Path, tmp_path: Pat
     assert section["loader"] == dict(sorted(LANL_COUNTS.items()))
     assert section["failures"] == 3
     assert list(doc["options"]["failures"]) == ["count", "failures", "loader", "source",
-                                                "transforms"]
+                                                "transform_counts", "transforms"]
     assert ("failures loader: 10 records read; after_window=1, before_window=1, "
             "blank_lines=1, missing_node=1, no_repair_time=1, other_systems=1, "
             "repair_from_down_time=1; 7 failures kept") in printed.splitlines()
@@ -304,3 +307,55 @@ def test_owner_session_csv_counts_by_hand(tmp_path: Path, capsys: pytest.Capture
             "zero_length=1; 2 sessions kept") in printed.splitlines()
     model = simulate(w, "easy", components={"availability": {"owners": "model", "days": 2}})
     assert "owners_loader" not in model.summary_document()["options"]["availability"]
+
+
+def test_the_transforms_counts_by_hand_reach_summary_and_console(lanl: Path, tmp_path: Path,
+                                                                 capsys):
+    # The 7 failures kept (LANL_COUNTS) are on trace nodes 0, 1, 2 and 3 (the one without a
+    # node on 0).  Rescaled to 10: the 7 once, then 3 of a second copy (2 copies); mapped
+    # modulo onto the 128 nodes of the workload: 4 trace nodes on 4 simulated nodes; made
+    # transient and moved to the first submission, which count nothing.
+    spec = (f"lanl:path={lanl},system=2,start=2004-01-10,end=2004-02-01,count=10,"
+            "transient=true")
+    doc, printed = run_cli(["--workload", "lublin:n=40,seed=1", "--failures", spec],
+                           tmp_path / "out", capsys)
+    section = doc["options"]["failures"]
+    assert [t.partition("(")[0] for t in section["transforms"]] == [
+        "rescale_count", "map_nodes", "transient", "shifted"]
+    assert section["transform_counts"] == [
+        {"transform": "rescale_count", "failures": 10, "rescale_copies": 2,
+         "rescale_source_failures": 7},
+        {"transform": "map_nodes", "simulated_nodes_hit": 4, "trace_nodes": 4},
+        {"transform": "transient"}, {"transform": "shifted"}]
+    assert section["loader"]["failures"] == 7  # the reader's, as the transforms left it
+    lines = printed.splitlines()
+    at = lines.index("failures transforms: rescale_count: failures=10, rescale_copies=2, "
+                     "rescale_source_failures=7; map_nodes: simulated_nodes_hit=4, "
+                     "trace_nodes=4")
+    assert lines[at - 1].startswith("failures loader: 10 records read;")
+
+
+def test_each_transform_keeps_its_own_counts():
+    from ckptsim.failures import FailureTrace
+    from ckptsim.failures.transforms import map_nodes, merge_overlaps
+
+    # Six trace nodes (ids 7..12) onto 4 simulated nodes; node 7 fails twice while down.
+    tr = FailureTrace(time=[0, 10, 20, 30, 40, 50, 60], node=[7, 7, 8, 9, 10, 11, 12],
+                      repair=[100, 5, 1, 1, 1, 1, 1], span=100)
+    out = merge_overlaps(map_nodes(tr, 4)).window(15, 55)
+    assert out.notes == ("map_nodes(modulo, n_nodes=4)", "merge_overlaps", "window(15, 55)")
+    # Trace nodes 7..12 are 0..5, modulo 4: simulated 0, 1, 2, 3, 0, 1.  Simulated node 0 is
+    # down from 0 to 100: node 7's failure at 10 and node 11's at 50 are merged into it,
+    # leaving 0, 20, 30, 40 and 60; the window [15, 55) keeps 20, 30 and 40 (2 dropped).
+    assert out.steps == ({"trace_nodes": 6, "simulated_nodes_hit": 4},
+                         {"merged_failures": 2, "failures": 5}, {"window_dropped": 2})
+    assert out.time.tolist() == [5.0, 15.0, 25.0]
+    # The trace's counts hold the last word of each (the window's are only its own).
+    assert out.counts == {"trace_nodes": 6, "simulated_nodes_hit": 4, "merged_failures": 2,
+                          "failures": 5}
+    from ckptsim.components.failures import failure_options
+
+    assert failure_options(out)["transform_counts"] == [
+        {"transform": "map_nodes", "simulated_nodes_hit": 4, "trace_nodes": 6},
+        {"transform": "merge_overlaps", "failures": 5, "merged_failures": 2},
+        {"transform": "window", "window_dropped": 2}]

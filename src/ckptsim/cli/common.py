@@ -337,11 +337,15 @@ def reader_lines(options: dict[str, Any]) -> list[str]:
     """The counterparts of the `loader:` line for the failure log (`options.failures.loader`),
     the availability trace and the owners' session CSV (`options.availability.trace_loader`,
     `owners_loader`) of a run: records read, the records each rule dropped or changed, what
-    was kept."""
+    was kept; and what the failures' transforms counted (`options.failures.transform_counts`)."""
+    failures = options.get("failures", {})
+    counted = "; ".join(f"{t['transform']}: " + ", ".join(f"{k}={v}" for k, v in t.items()
+                                                         if k != "transform")
+                        for t in failures.get("transform_counts", ()) if len(t) > 1)
     lines = []
     availability = options.get("availability", {})
     for label, counts, kept, what in (
-            ("failures loader", options.get("failures", {}).get("loader"), "failures",
+            ("failures loader", failures.get("loader"), "failures",
              "failures kept"),
             ("availability trace loader", availability.get("trace_loader"),
              "replayed_intervals", "intervals replayed"),
@@ -353,8 +357,9 @@ def reader_lines(options: dict[str, Any]) -> list[str]:
                             if v and k not in _READER_TOTALS)
         lines.append(f"{label}: {counts['records']} records read; "
                      f"{changed or 'no records dropped or changed'}; {counts[kept]} {what}")
+    if counted:  # after the failure log's line
+        lines.insert(1 if failures.get("loader") else 0, f"failures transforms: {counted}")
     return lines
-
 
 
 class SweepProgress:

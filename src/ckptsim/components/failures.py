@@ -252,6 +252,8 @@ class Failures(Component):
         out = failure_options(self.trace, self.params.count)
         if self.series is not None:
             out["transforms"].append(self.series.note())
+            out["transform_counts"].append({"transform": "continued",
+                                            "periods": self.series.periods})
             out["failures"] = self.failures
         return out
 
@@ -315,13 +317,25 @@ def failure_options(trace: Any, count: int | None = None) -> dict[str, Any]:
     """What summary.json records of a run's failures (`options.failures`): the source (the log
     or model and its selection), the transforms applied in order, how many were injected,
     the `count` a log was asked to be rescaled to apart from its source string (None: none),
-    and for a log the reader's counts (`loader`: records read, what each of its rules
-    dropped or changed, failures kept; `FailureTrace.loader`)."""
+    for a log the reader's counts (`loader`: records read, what each of its rules dropped or
+    changed, failures kept; `FailureTrace.loader`), and what each transform counted
+    (`transform_counts`, one entry per transform in order: its name and its counts, e.g.
+    map_nodes' trace_nodes, rescale_count's rescale_source_failures; `FailureTrace.steps`)."""
     loader = getattr(trace, "loader", None)
+    notes = list(getattr(trace, "notes", ()))
+    steps = getattr(trace, "steps", ()) or ({},) * len(notes)
     return {"source": getattr(trace, "source", ""), "count": count,
-            "transforms": list(getattr(trace, "notes", ())),
+            "transforms": notes,
+            "transform_counts": [transform_counts(note, counted)
+                                 for note, counted in zip(notes, steps, strict=True)],
             "failures": len(trace.time),
             **({"loader": dict(sorted(loader.items()))} if loader else {})}
+
+
+def transform_counts(note: str, counted: dict[str, int]) -> dict[str, Any]:
+    """An entry of `options.failures.transform_counts`: the transform's name (its note up to
+    the first parenthesis) and its counts, sorted."""
+    return {"transform": note.partition("(")[0].strip(), **dict(sorted(counted.items()))}
 
 
 class _Lists:

@@ -9,7 +9,8 @@ a `node` and a `repair` duration: the node is down from `time` to `time + repair
 Readers, transforms and generators all return a new trace and never modify one in place; the
 columns are made read-only so that a trace shared between runs cannot be changed by one of them.
 `counts` says what readers and transforms did (records skipped, duplicates seen...), `notes` the
-transforms applied in order, so that a run's summary can say where its failures came from.
+transforms applied in order and `steps` what each of them counted, so that a run's summary can
+say where its failures came from.
 """
 
 from __future__ import annotations
@@ -51,6 +52,9 @@ class FailureTrace:
         loader: the reader's own counts as it returned them (records read, what each of its
             rules dropped or changed, failures kept), which transforms leave as they are:
             summary.json's `options.failures.loader`.  Empty for a trace not read from a log.
+        steps: what each transform of `notes` counted (trace nodes, failures rescaled...),
+            one dict per note, in order (empty for one that counts nothing): summary.json's
+            `options.failures.transform_counts`.
     """
 
     time: np.ndarray
@@ -61,6 +65,7 @@ class FailureTrace:
     counts: dict[str, int] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     loader: dict[str, int] = field(default_factory=dict)
+    steps: tuple[dict[str, int], ...] = ()
 
     def __post_init__(self) -> None:
         time = _column(self.time, np.float64, "time")
@@ -90,6 +95,8 @@ class FailureTrace:
         object.__setattr__(self, "counts", dict(self.counts))
         object.__setattr__(self, "notes", tuple(self.notes))
         object.__setattr__(self, "loader", dict(self.loader))
+        steps = tuple(dict(c) for c in self.steps)[-len(self.notes):] if self.notes else ()
+        object.__setattr__(self, "steps", ({},) * (len(self.notes) - len(steps)) + steps)
 
     # -- value-type behaviour -------------------------------------------------------------
 
@@ -102,7 +109,8 @@ class FailureTrace:
         return (np.array_equal(self.time, other.time) and np.array_equal(self.node, other.node)
                 and np.array_equal(self.repair, other.repair) and self.span == other.span
                 and self.source == other.source and self.counts == other.counts
-                and self.notes == other.notes and self.loader == other.loader)
+                and self.notes == other.notes and self.loader == other.loader
+                and self.steps == other.steps)
 
     __hash__ = None  # type: ignore[assignment]  # counts is a dict: not hashable
 
@@ -139,7 +147,8 @@ class FailureTrace:
         if counts:
             new_counts.update(counts)
         return replace(self, time=self.time[idx], node=self.node[idx], repair=self.repair[idx],
-                       counts=new_counts, notes=self.notes + ((note,) if note else ()))
+                       counts=new_counts, notes=self.notes + ((note,) if note else ()),
+                       steps=self.steps + ((dict(counts or {}),) if note else ()))
 
     def with_columns(self, note: str, *, counts: dict[str, int] | None = None,
                      **changes: Any) -> FailureTrace:
@@ -147,7 +156,8 @@ class FailureTrace:
         new_counts = dict(self.counts)
         if counts:
             new_counts.update(counts)
-        return replace(self, notes=self.notes + (note,), counts=new_counts, **changes)
+        return replace(self, notes=self.notes + (note,), counts=new_counts,
+                       steps=self.steps + (dict(counts or {}),), **changes)
 
     def shifted(self, offset: float) -> FailureTrace:
         """The same failures `offset` seconds later (the period moves with them)."""
@@ -155,7 +165,7 @@ class FailureTrace:
         if not (np.isfinite(offset) and offset >= 0):
             raise ConfigError("offset", f"must be a finite number of seconds >= 0, got {offset}")
         return replace(self, time=self.time + offset, span=self.span + offset,
-                       notes=self.notes + (f"shifted({offset:g})",))
+                       notes=self.notes + (f"shifted({offset:g})",), steps=self.steps + ({},))
 
     def window(self, start: float, end: float | None = None, *,
                rebase: bool = True) -> FailureTrace:
@@ -178,12 +188,13 @@ class FailureTrace:
         hi = len(self) if end is None else int(np.searchsorted(self.time, stop, side="left"))
         sel = slice(lo, hi)
         note = f"window({start:g}, {stop:g}{'' if rebase else ', rebase=False'})"
+        steps = self.steps + ({"window_dropped": len(self) - (hi - lo)},)
         if rebase:
             return replace(self, time=self.time[sel] - start, node=self.node[sel],
                            repair=self.repair[sel], span=stop - start,
-                           notes=self.notes + (note,))
+                           notes=self.notes + (note,), steps=steps)
         return replace(self, time=self.time[sel], node=self.node[sel], repair=self.repair[sel],
-                       notes=self.notes + (note,))
+                       notes=self.notes + (note,), steps=steps)
 
     # -- queries --------------------------------------------------------------------------
 
