@@ -39,6 +39,8 @@ def test_every_summary_json_entry_is_in_outputs_md():
         assert key in block.group(1), key
     for key in document["workload"]:
         assert key in block.group(1) or f"`{key}`" in OUTPUTS, key
+    for key in document["options"]["failures"]:  # transform_counts, count, ...
+        assert re.search(rf"\b{key}\b", block.group(1)), key
 
 
 def test_readme_slow_line_selects_tests():

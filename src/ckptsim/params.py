@@ -53,7 +53,9 @@ def param(default: Any, help: str, *, low: float | None = None, high: float | No
     had it is left out of experiment run identities (`identity_params`), so they keep their
     ids.  `was`: that value, when it is no longer the default (a later default changed the
     schedule); None: the default.  A run at any other value, the new default included, gets an
-    identity of its own.
+    identity of its own.  `added` concerns identities only: summary.json records every
+    declared parameter with its value, defaults and added ones included, so that a run's
+    folder says which reading produced it.
     """
     if was is not None and not added:
         raise ValueError("param(was=...) is for an added parameter (added=True)")
