@@ -26,7 +26,11 @@ cut in a `Note` line (jobs.csv and summary.json unchanged).  The summaries of th
 LANL failures were recorded again when summary.json came to record the failure log reader's
 counts (`options.failures.loader`; jobs.csv and schedule.swf unchanged, the summaries
 differing only by the added key), and the BG/L summaries again when the BG/L schedulers'
-`restart` joined them (jobs.csv and schedule.swf unchanged).  The
+`restart` joined them (jobs.csv and schedule.swf unchanged).  The summaries of every case
+with failures were recorded again when summary.json came to record every declared parameter
+and what each failure transform counted (`options.failures.count`,
+`options.failures.transform_counts`; jobs.csv and schedule.swf unchanged, the summaries
+differing only by the added keys).  The
 cases run through the command line in this process, from the repository root with trace and log
 paths written as ../shared/... (as summary.json records them).  The whole matrix is opt-in
 (`-m slow`); the default run checks one case per scheduler and failure source.  Regenerate
