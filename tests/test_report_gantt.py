@@ -103,10 +103,10 @@ def test_report_page_structure(store, tmp_path):
         "scheduler", "shadow_ties", "runs", "failed", "mean_wait", "utilization"]
     assert [r[:4] for r in summary[1:]] == [["fcfs", "", "2", "0"], ["easy", "first", "2", "0"]]
     assert matrix[0] == [
-        "run", "scheduler", "shadow_ties", "seed", "status", "simulation (s)"]
+        "run", "scheduler", "shadow_ties", "seed", "status"]
     rows = load_store(store).rows
     assert sorted(r[0] for r in matrix[1:]) == sorted(r["run_id"][:12] for r in rows)
-    assert all(len(r) == 6 and r[4] == "ok" for r in matrix[1:])
+    assert all(len(r) == 5 and r[4] == "ok" for r in matrix[1:])
     assert ["ckptsim of the runs", rows[0]["ckptsim_version"]] in versions
     # Values are escaped, quotes included; no Gantt chart unless asked for.
     assert "fcfs &amp; easy &lt;small&gt;" in text

@@ -248,11 +248,12 @@ def _page(manifest: dict[str, Any], rows: list[dict[str, Any]], inputs: list[str
     for rid in matrix_ids or list(by_id):
         r = by_id.get(rid)
         if r is None:
-            table_rows.append([rid[:12], *([""] * len(shown)), "", "not run", ""])
+            table_rows.append([rid[:12], *([""] * len(shown)), "", "not run"])
             classes.append("missing")
             continue
+        # No wall-clock column (`TIMING_COLUMNS`): two sweeps of one spec give one page.
         table_rows.append([rid[:12], *[_fmt(r.get(c)) for c in shown], r.get("seed"),
-                           r["status"], _fmt(r.get("sim_seconds"))])
+                           r["status"]])
         classes.append("failed" if r["status"] != "ok" else "")
 
     vers = [[k, v] for k, v in versions().items()]
@@ -266,7 +267,7 @@ def _page(manifest: dict[str, Any], rows: list[dict[str, Any]], inputs: list[str
         gantt=gantt,
         summary={"columns": [*labels, "runs", "failed", *metrics], "rows": summary_rows,
                  "text_cols": len(shown)},
-        matrix={"columns": ["run", *labels, "seed", "status", "simulation (s)"],
+        matrix={"columns": ["run", *labels, "seed", "status"],
                 "rows": table_rows, "classes": classes, "text_cols": 1 + len(shown)},
         versions=vers, spec=manifest.get("spec", ""), trace_dir=manifest.get("trace_dir", "")))
 
