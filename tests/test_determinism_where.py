@@ -3,6 +3,8 @@ them: from another folder, with another executor, in another sweep of the same s
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from ckptsim.cli import main
 
 SPEC = """\
@@ -44,3 +46,19 @@ def test_two_sweeps_of_one_spec_give_the_same_report(tmp_path, capsys):
     for file in ("index.html", "figures/wait.png", "figures/wait.svg"):
         assert (pages[0] / file).read_bytes() == (pages[1] / file).read_bytes(), file
 
+
+def test_shi_lublin_figures_run_from_any_folder(tmp_path, monkeypatch, capsys):
+    """Figures of generated workloads read no trace: they run from a folder without
+    ../shared/data/traces (the default --trace-dir, which they refuse to be given), and
+    write what they write from the repository root."""
+    root = Path(__file__).resolve().parents[1]
+    argv = ["paper", "shi", "fig11", "--first", "60", "--jobs", "0", "--out"]
+    monkeypatch.chdir(root)
+    assert main([*argv, str(tmp_path / "root")]) == 0
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    assert main([*argv, str(tmp_path / "other")]) == 0, capsys.readouterr().err
+    for file in ("fig11.csv", "fig11.png"):
+        assert (tmp_path / "root" / file).read_bytes() == (tmp_path / "other" / file
+                                                           ).read_bytes(), file

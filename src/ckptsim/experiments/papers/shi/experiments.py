@@ -189,8 +189,10 @@ def run_figures(figure: str, out: str | Path, opt: Options,
         outputs.append(arrivals_figure(table3_rows(opt, opt.ci_seed_list()), out_path,
                                        opt.n, opt.machine))
     seeds = opt.seeds(wanted)
+    # The generated workloads' specs name no file: their trace folder is the output folder,
+    # not --trace-dir (which they do not take, and which need not exist where they run).
     if seeds:
-        rows = run_spec("lublin", spec_text("lublin", opt, seeds), out_path, opt.trace_dir,
+        rows = run_spec("lublin", spec_text("lublin", opt, seeds), out_path, out_path,
                         opt.jobs, on_row)
         for fig in wanted:
             if fig in SEED_FIGURES:
@@ -203,7 +205,7 @@ def run_figures(figure: str, out: str | Path, opt: Options,
         outputs.append(trace_figure(rows, opt.traces, out_path))
     if "readings" in wanted:
         text = readings.spec_text(opt.n, opt.machine, opt.estimates, THESIS_SEEDS)
-        rows = run_spec("readings", text, out_path, opt.trace_dir, opt.jobs, on_row)
+        rows = run_spec("readings", text, out_path, out_path, opt.jobs, on_row)
         outputs.append(readings.readings_figure(rows, out_path))
     return outputs
 
