@@ -3,7 +3,12 @@ them: from another folder, with another executor, in another sweep of the same s
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from ckptsim.cli import main
 
@@ -62,3 +67,31 @@ def test_shi_lublin_figures_run_from_any_folder(tmp_path, monkeypatch, capsys):
     for file in ("fig11.csv", "fig11.png"):
         assert (tmp_path / "root" / file).read_bytes() == (tmp_path / "other" / file
                                                            ).read_bytes(), file
+
+
+@pytest.mark.parametrize("argv", [
+    ["--workload", "htc:days=1,seed=2", "--platform", "smallpool", "--scheduler", "htc",
+     "--component", "availability:owners=model,reboot=03:00-05:00,lead=600",
+     "--component", "energy:htc=true", "--component", "power:idle_timeout=900",
+     "--checkpoint", "fixed:interval=1800,cost=60+closedcluster+scheduled"],
+    ["--workload", "lublin:n=200,seed=1,machine=64", "--scheduler", "ckpt-backfill",
+     "--set", "p=0.2", "--failures", "synthetic:mtbf=400000,repair_mean=7200",
+     "--component", "energy:active=57,idle=40,sleep=2", "--out-jobs", "attempt"],
+], ids=["pool", "failures"])
+def test_runs_do_not_depend_on_hash_randomisation(argv, tmp_path):
+    """Python salts str hashes per process: two processes of other PYTHONHASHSEEDs write
+    the same bytes (no output follows the order of a set of names)."""
+    root = Path(__file__).resolve().parents[1]
+    written = []
+    for hashseed in ("0", "12345"):
+        out = tmp_path / hashseed
+        env = dict(os.environ, PYTHONHASHSEED=hashseed,
+                   PYTHONPATH=os.pathsep.join([str(root / "src"),
+                                               os.environ.get("PYTHONPATH", "")]))
+        subprocess.run([sys.executable, "-m", "ckptsim", "run", *argv, "--out", str(out)],
+                       cwd=root, env=env, check=True, capture_output=True)
+        written.append({p.name: p.read_bytes() for p in sorted(out.iterdir())})
+    assert sorted(written[0]) == sorted(written[1])
+    assert len(written[0]) >= 5
+    for name, data in written[0].items():
+        assert data == written[1][name], name
