@@ -126,10 +126,10 @@ def simulate(
     run's seed).
 
     `failures`, `failure_count` and `failure_seed` are shorthands for the failures component
-    and the seed: `failures` is a source string (`lanl:path=...`, see
-    `ckptsim.failures.source`), loaded for the simulated machine over the workload's submit
-    span, or anything with `time`, `node` and `repair` columns (a `FailureTrace` whose nodes
-    are already mapped onto the machine and whose times are on the workload's clock).
+    and the seed (`failure_seed` replaces `seed` for every draw of the run): `failures` is a
+    source string (`lanl:path=...`, see `ckptsim.failures.source`), loaded for the simulated
+    machine over the workload's submit span, or anything with `time`, `node` and `repair`
+    columns (a `FailureTrace` whose nodes are mapped onto the machine, times on its clock).
 
     `checkpoint` is the shorthand of ``--checkpoint``: the checkpoint component's policy, a
     plan string (``"young:cost=600,mtbf=86400+closedcluster"``), a parsed `CheckpointPlan`, a
