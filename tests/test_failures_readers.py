@@ -168,6 +168,11 @@ def test_lanl_node_column_choice(tmp_path: Path) -> None:
     (lanl_row(2, 0, "1/1/2004 0:00", "1/1/2004 0:00").replace("2,", "two,", 1), "System",
      "whole number"),
     (lanl_row(2, 0, "1/1/2004 0:00", "1/1/2004 0:00", down="ten"), "Down Time", "minutes"),
+    (lanl_row(2, 10**25, "1/1/2004 0:00", "1/1/2004 0:00"), "nodenumz", "below 100000"),
+    (lanl_row(2, 100_000, "1/1/2004 0:00", "1/1/2004 0:00"), "nodenumz", "below 100000"),
+    (lanl_row(2, "\u0661\u0662", "1/1/2004 0:00", "1/1/2004 0:00"), "nodenumz", "whole number"),
+    (lanl_row(2, 0, "1/1/2004 0:00", "1/1/2004 0:00").replace("2,", f"{10**25},", 1),
+     "System", "below 100000"),
     ("2,cluster,4", "procstot", "3 fields"),
 ])
 def test_lanl_malformed_record_names_file_line_field(tmp_path: Path, line: str, field: str,

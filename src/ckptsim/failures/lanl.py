@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
+import re
 from dataclasses import dataclass
 from functools import cache
 from os import PathLike
@@ -42,6 +43,8 @@ LANL_NODE_COLUMNS = ("nodenumz", "nodenum")
 LANL_SYSTEM_STRIDE = 100_000
 
 _EPOCH_ORDINAL = dt.date(1970, 1, 1).toordinal()
+#: A system or node number as written: ASCII digits (int() would also take other scripts').
+_DIGITS = re.compile(r"[+-]?[0-9]+")
 
 
 @dataclass
@@ -130,13 +133,19 @@ def _parse_lanl_time(text: str, dst: bool, where: str, line: int, field: str) ->
 
 
 def _lanl_int(text: str, where: str, line: int, field: str) -> int:
-    try:
-        value = int(text.strip())
-    except ValueError:
+    """A system or node number: a whole number in [0, LANL_SYSTEM_STRIDE), so that the node
+    ids of all systems read together, system * LANL_SYSTEM_STRIDE + node, stay apart."""
+    digits = text.strip()
+    if not _DIGITS.fullmatch(digits):
         raise WorkloadError(f"expected a whole number, got {text!r}", path=where, line=line,
-                            field=field) from None
+                            field=field)
+    value = int(digits)
     if value < 0:
         raise WorkloadError(f"must be >= 0, got {value}", path=where, line=line, field=field)
+    if value >= LANL_SYSTEM_STRIDE:
+        raise WorkloadError(f"must be below {LANL_SYSTEM_STRIDE}, got {digits} (the node ids "
+                            f"of all systems read together are system * {LANL_SYSTEM_STRIDE} "
+                            "+ node)", path=where, line=line, field=field)
     return value
 
 
