@@ -200,6 +200,12 @@ def test_not_json_and_bad_top_level(tmp_path):
         read_batsim(tmp_path / "missing.json")
 
 
+def test_json_nested_too_deep_is_one_line(tmp_path):
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    assert "nested too deep" in one_line_error(deep)
+
+
 def test_oversize_jobs_skip_or_clamp(tmp_path):
     path = dump(tmp_path, SMALL)
     assert len(read_batsim(path, machine_size=8)) == 2

@@ -79,6 +79,9 @@ def _load(path: str | PathLike[str], where: str) -> Any:
     except (UnicodeDecodeError, ValueError) as exc:
         text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise WorkloadError(f"not a Batsim JSON workload: {text}", path=where) from None
+    except RecursionError:  # arrays or objects nested thousands deep
+        raise WorkloadError("not a Batsim JSON workload: its arrays or objects are nested too "
+                            "deep to read", path=where) from None
 
 
 def read_batsim(
