@@ -119,6 +119,24 @@ def test_relative_log_paths_resolve_against_the_trace_folder(tmp_path, log):
         check_failure_spec(f"lanl:path={log},seed=-2")
 
 
+@pytest.mark.parametrize(("source", "key", "words"), [
+    ("synthetic:mtbf=-1", "failures.mtbf", "positive finite number of seconds"),
+    ("synthetic:mtbf=0", "failures.mtbf", "positive finite number of seconds"),
+    ("synthetic:mtbf=3600,shape=0", "failures.shape", "Weibull shape in [0.05, 20.0]"),
+    ("synthetic:mtbf=3600,repair_mean=-5", "failures.repair_mean", ">= 0"),
+    ("synthetic:mtbf=3600,repair_cv=0", "failures.repair_cv", "(0, 100]"),
+])
+def test_a_synthetic_value_out_of_range_is_refused_with_the_spec(tmp_path, source, key, words):
+    # Before any run: every run of the sweep would otherwise fail with it.
+    with pytest.raises(ConfigError) as info:
+        check_failure_spec(source)
+    assert info.value.key == key and words in info.value.message
+    text = spec_body(source, "[]").replace("failure_count = []\n", "")
+    with pytest.raises(SpecError) as spec_info:
+        load_spec(write_spec(tmp_path, text))
+    assert any(key in msg and words in msg for _, msg in spec_info.value.problems)
+
+
 # -- matrix --------------------------------------------------------------------------------------
 
 def test_failure_count_is_an_axis_and_identity_follows_the_log_bytes(tmp_path, log):

@@ -31,12 +31,15 @@ import math
 import os
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ckptsim.errors import ConfigError
 from ckptsim.failures.model import FailureTrace
 from ckptsim.rng import RandomStreams
 from ckptsim.values import option_parts, parse_bool, parse_int
+
+if TYPE_CHECKING:
+    from ckptsim.failures.synthetic import SyntheticFailures
 
 KINDS = ("lanl", "fta", "synthetic")
 MAPPINGS = ("modulo", "random")
@@ -132,6 +135,10 @@ def check_failure_spec(spec: str, *, base: str | Path | None = None) -> str:
         if opt.get("dist", "weibull") not in DISTRIBUTIONS:
             raise ConfigError("failures.dist", f"got {opt['dist']!r}; accepted: "
                                                f"{', '.join(DISTRIBUTIONS)}")
+        try:  # the model's ranges (mtbf > 0, the shape's bounds, ...), as a run checks them
+            _synthetic_model(opt)
+        except ConfigError as exc:
+            raise ConfigError(f"failures.{exc.key}", exc.message) from None
         return spec
     if "path" not in opt:
         raise ConfigError("failures.path", f"{kind} failures need path=FILE")
@@ -165,6 +172,17 @@ def _check_count(key: str, count: int) -> None:
     if count > MAX_SYNTHETIC_FAILURES:
         raise ConfigError(key, f"{count} failures is more than the limit, "
                                f"{MAX_SYNTHETIC_FAILURES:,} (MAX_SYNTHETIC_FAILURES)")
+
+
+def _synthetic_model(opt: dict[str, str]) -> SyntheticFailures:
+    """The synthetic source's model of its options (a ConfigError for a value out of range)."""
+    from ckptsim.failures.synthetic import SyntheticFailures
+
+    return SyntheticFailures(
+        mtbf=_float("failures.mtbf", opt["mtbf"]), distribution=opt.get("dist", "weibull"),
+        shape=_float("failures.shape", opt.get("shape", 0.7)),
+        repair_mean=_float("failures.repair_mean", opt.get("repair_mean", 0.0)),
+        repair_cv=_float("failures.repair_cv", opt.get("repair_cv", 1.0)))
 
 
 def _float(key: str, value: Any) -> float:
@@ -275,13 +293,7 @@ def _load(kind: str, opt: dict[str, str], spec: str, *, n_nodes: int, span: floa
     seed = parse_int("failures.seed", opt.get("seed", seed), low=0)
     check_failure_spec(spec)  # every option, before the log is read or anything drawn
     if kind == "synthetic":
-        from ckptsim.failures.synthetic import SyntheticFailures
-
-        model = SyntheticFailures(  # the model's values checked first
-            mtbf=_float("failures.mtbf", opt["mtbf"]), distribution=opt.get("dist", "weibull"),
-            shape=_float("failures.shape", opt.get("shape", 0.7)),
-            repair_mean=_float("failures.repair_mean", opt.get("repair_mean", 0.0)),
-            repair_cv=_float("failures.repair_cv", opt.get("repair_cv", 1.0)))
+        model = _synthetic_model(opt)  # the model's values checked first
         if count is not None:
             raise ConfigError("failure_count", "applies to failure logs (lanl, fta); a "
                                                "synthetic source sets its rate with mtbf")
