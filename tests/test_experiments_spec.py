@@ -324,6 +324,11 @@ def test_invalid_toml_is_one_problem(tmp_path):
     assert len(found) == 1 and found[0][0] == "toml" and "line 1" in found[0][1]
 
 
+def test_toml_nested_too_deep_is_one_problem(tmp_path):
+    found = problems("name = " + "[" * 100_000 + "]" * 100_000 + "\n", tmp_path)
+    assert len(found) == 1 and found[0][0] == "toml" and "nested too deep" in found[0][1]
+
+
 def test_unreadable_spec(tmp_path):
     with pytest.raises(SpecError, match="cannot read"):
         load_spec(tmp_path / "absent.toml")

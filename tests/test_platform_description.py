@@ -141,6 +141,13 @@ def test_bad_names_and_options_are_refused():
         read_description(_bad_toml())
 
 
+def test_a_platform_file_nested_too_deep_is_refused(tmp_path):
+    path = tmp_path / "deep.toml"
+    path.write_text("name = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    with pytest.raises(ConfigError, match="not valid TOML: arrays or tables nested too deep"):
+        read_description(path)
+
+
 def _bad_toml() -> Path:
     import tempfile
 

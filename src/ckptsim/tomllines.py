@@ -8,6 +8,8 @@ keys) and gives up quietly otherwise.
 from __future__ import annotations
 
 import re
+import tomllib
+from typing import Any
 
 _HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
 _KEY = re.compile(r"^\s*([A-Za-z0-9_.\-\"' ]+?)\s*=")
@@ -76,3 +78,12 @@ def line_of(lines: dict[tuple[str, ...], int], loc: str) -> int | None:
                 return found
         parts = parts[:-1]
     return None
+
+
+def loads(text: str) -> dict[str, Any]:
+    """`tomllib.loads`, with a document nested too deep for its recursive parser (arrays or
+    inline tables thousands deep) raised as a `tomllib.TOMLDecodeError` too."""
+    try:
+        return tomllib.loads(text)
+    except RecursionError:
+        raise tomllib.TOMLDecodeError("arrays or tables nested too deep to read") from None

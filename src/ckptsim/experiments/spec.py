@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ckptsim import tomllines
 from ckptsim.errors import ConfigError, did_you_mean
 from ckptsim.experiments import grid
 from ckptsim.experiments.columns import PARAM_PREFIX, WORKLOAD_PREFIX
@@ -174,7 +175,7 @@ def parse_spec(text: str, path: str | Path = "spec.toml", *,
 def _parse_spec(text: str, path: str | Path, trace_dir: str | Path | None) -> Spec:
     p = Path(path)
     try:
-        doc = tomllib.loads(text)
+        doc = tomllines.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise SpecError(str(p), [("toml", f"not valid TOML: {exc}")]) from None
     problems = _Problems(text)

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ckptsim import tomllines
 from ckptsim.errors import ConfigError, did_you_mean
 from ckptsim.limits import MAX_NODES, check_nodes
 from ckptsim.values import option_parts
@@ -275,7 +276,7 @@ def read_description(path: str | Path) -> Description:
         raise ConfigError(f"{where}, line {line}", "not UTF-8 text (a platform file is "
                                                    "TOML)") from None
     try:
-        doc = tomllib.loads(text)
+        doc = tomllines.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(where, f"not valid TOML: {exc}") from None
     return parse_description(doc, where, text)
