@@ -559,6 +559,14 @@ def test_a_workload_generator_near_miss_gets_a_suggestion_under_its_flag(
                                      "JSON workload"), err
 
 
+@pytest.mark.parametrize("workload", ["builtin:n=5", "builtin:"])
+def test_builtin_with_options_is_not_suggested_to_itself(
+        capsys: pytest.CaptureFixture[str], workload: str) -> None:
+    err = error_of(capsys, ["run", "--workload", workload])
+    assert err.startswith(f"--workload: builtin takes no options, got {workload!r}; "), err
+    assert "did you mean" not in err, err
+
+
 @pytest.mark.parametrize("argv, usage", [
     (["paper", "niu", "fig1", "--out", "x", "--bogus"], "ckptsim paper"),
     (["run", "--workload", "builtin", "--bogus", "1"], "ckptsim run"),

@@ -53,6 +53,10 @@ _PREFIX = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
 def _unknown_generator(spec: str) -> None:
     name, sep, _ = spec.partition(":")
     if sep and _PREFIX.fullmatch(name.strip()) and not Path(spec).expanduser().exists():
+        if name.strip() == "builtin":
+            raise ConfigError("workload", f"builtin takes no options, got {spec!r}; give "
+                                          "'builtin' alone, or 'lublin:n=N,...' for a "
+                                          "Lublin-Feitelson workload of your own")
         raise ConfigError("workload", f"unknown generator {name.strip()!r}"
                                       f"{did_you_mean(name, [*GENERATORS, 'builtin'])} in "
                                       f"{spec!r} (and no such file); accepted generators: "
