@@ -520,11 +520,64 @@ def test_an_empty_out_is_refused(capsys: pytest.CaptureFixture[str], argv: list[
     (["--platform", "newcastel"],
      "--platform: unknown platform 'newcastel' (did you mean 'newcastle'?); "),
     (["--scheduler", "zzz"], "--scheduler: unknown scheduler 'zzz'; accepted: "),
+    (["--component", "bound:limt=5"],
+     "--component bound: unknown parameter 'limt' in 'limt=5' (did you mean 'limit'?); "),
+    (["--failures", "synthetc:mtbf=5"],
+     "--failures: unknown failure source 'synthetc' (did you mean 'synthetic'?); "),
+    (["--failures", "synthetic:mtbf=5,shpe=1"],
+     "--failures shpe: unknown option of synthetic (did you mean 'shape'?); "),
+    (["--platform", "grid:clusers=2,nodes=5"],
+     "--platform: 'grid:clusers=2,nodes=5': expected grid:clusters=C,nodes=N"),
+    (["--platform", "smallpool", "--component",
+      "availability:owners=model:peak_rte=0.2"],
+     "--component availability:owners.peak_rte: not a parameter of the user model in "
+     "'model:peak_rte=0.2' (did you mean 'peak_rate'?); "),
 ])
 def test_a_near_miss_gets_a_suggestion(capsys: pytest.CaptureFixture[str], argv: list[str],
                                        expected: str) -> None:
     err = error_of(capsys, ["run", "--workload", "lublin:n=5,seed=1", *argv])
     assert err.startswith(expected), err
+
+
+def test_a_misspelt_grid_key_gets_a_suggestion(capsys: pytest.CaptureFixture[str]) -> None:
+    err = error_of(capsys, ["run", "--workload", "builtin", "--platform",
+                            "grid:clusers=2,nodes=5"])
+    assert err.endswith("got 'clusers=2' (did you mean 'clusters'?)"), err
+
+
+@pytest.mark.parametrize("text, expected", [
+    ('[types.node]\ncoers = 1\n[[groups]]\nname = "a"\nmachines = 2\ntype = "node"\n',
+     "types.node.coers: unknown key (did you mean 'cores'?); accepted: "),
+    ('[types.node]\n[[groups]]\nname = "a"\nmachnes = 2\ntype = "node"\n',
+     "groups[0].machnes: unknown key (did you mean 'machines'?); accepted: "),
+    ('[types.node]\npower = { actve = 5, idle = 4, sleep = 1 }\n[[groups]]\nname = "a"\n'
+     'machines = 2\ntype = "node"\n',
+     "types.node.power.actve: unknown key (did you mean 'active'?); accepted: "),
+])
+def test_a_misspelt_platform_key_gets_a_suggestion(tmp_path: Path, text: str,
+                                                   expected: str) -> None:
+    from ckptsim.platform.description import read_description
+
+    path = tmp_path / "p.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as info:
+        read_description(path)
+    assert expected in str(info.value), info.value
+
+
+def test_a_misspelt_checkpoint_plan_key_gets_a_suggestion(tmp_path: Path) -> None:
+    from ckptsim.experiments.spec import SpecError, load_spec
+
+    path = tmp_path / "s.toml"
+    path.write_text('[workloads.l]\ngenerator = "lublin"\nn = 20\n'
+                    '[workloads.l.components.checkpoint.policy]\nintervl = "fixed"\ncost = 5\n'
+                    '[workloads.l.components.checkpoint.policy.fixed]\nintervl = 60\n'
+                    '[[schedulers]]\nname = "easy"\n')
+    with pytest.raises(SpecError) as info:
+        load_spec(path)
+    found = " | ".join(msg for _, msg in info.value.problems)
+    assert "unknown key (did you mean 'interval'?); accepted: " in found, found
+    assert "unknown option of fixed (did you mean 'interval'?); accepted: " in found, found
 
 
 def test_a_misspelt_spec_section_gets_a_suggestion(tmp_path: Path) -> None:

@@ -94,8 +94,8 @@ def test_command_line_reaches_the_component(counting, tmp_path, capsys):
     assert main(["run", "--workload", w, "--component", "counting:step=0"]) == 2
     assert "--component counting:step: got 0" in capsys.readouterr().err
     assert main(["run", "--workload", w, "--component", "counting:steps=2"]) == 2
-    assert ("--component counting: unknown parameter 'steps' in 'steps=2'; accepted: label, "
-            "step") in capsys.readouterr().err
+    assert ("--component counting: unknown parameter 'steps' in 'steps=2' (did you mean "
+            "'step'?); accepted: label, step") in capsys.readouterr().err
     assert main(["run", "--workload", w, "--component", "counting:3"]) == 2
     assert "expected key=value with a key of label, step, got '3'" in capsys.readouterr().err
 

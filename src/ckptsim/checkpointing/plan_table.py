@@ -12,7 +12,7 @@ from typing import Any
 from ckptsim.checkpointing import plan as _plan
 from ckptsim.checkpointing.base import CheckpointPolicy, CostParams
 from ckptsim.checkpointing.plan import COST_KEYS, CheckpointPlan, _structured, accepted_parts
-from ckptsim.errors import ConfigError
+from ckptsim.errors import ConfigError, did_you_mean
 from ckptsim.params import make_params
 from ckptsim.plugins import located, reference_of
 
@@ -184,9 +184,10 @@ def table_value(path: tuple[str, ...], value: Any, *, where: str = "checkpoint.p
         return "+".join(names)
     if len(path) == 1:
         if path[0] not in COST_KEYS:
-            raise ConfigError(key, f"unknown key; accepted: {', '.join(TABLE_KEYS)}, the cost "
-                                   f"options ({', '.join(COST_KEYS)}) and a table of a part's "
-                                   f"own options, named after it")
+            near = did_you_mean(path[0], [*TABLE_KEYS, *COST_KEYS])
+            raise ConfigError(key, f"unknown key{near}; accepted: {', '.join(TABLE_KEYS)}, "
+                                   f"the cost options ({', '.join(COST_KEYS)}) and a table of a "
+                                   f"part's own options, named after it")
         _checked(CostParams, path[0], value, key)
         return value
     if len(path) == 2:
@@ -203,7 +204,8 @@ def table_value(path: tuple[str, ...], value: Any, *, where: str = "checkpoint.p
             raise ConfigError(key, f"a cost option applies to the whole plan: give it as "
                                    f"{where}.{option}")
         if option not in fields:
-            raise ConfigError(key, f"unknown option of {cls.name}; accepted: "
+            raise ConfigError(key, f"unknown option of {cls.name}"
+                                   f"{did_you_mean(option, fields)}; accepted: "
                                    f"{', '.join(fields) or 'none'}")
         _checked(cls.Params, option, value, key)
         return value

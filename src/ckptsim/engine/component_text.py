@@ -7,7 +7,7 @@ import dataclasses
 from typing import Any
 
 from ckptsim.engine.components import _registry, get_component
-from ckptsim.errors import ConfigError
+from ckptsim.errors import ConfigError, did_you_mean
 
 
 def split_component(text: str, where: str = "component") -> tuple[str, dict[str, str]]:
@@ -51,7 +51,8 @@ def split_component(text: str, where: str = "component") -> tuple[str, dict[str,
             values[last] += "," + part
         elif sep:  # as --set says it
             raise ConfigError(f"{where} {name}", f"unknown parameter {key.strip()!r} in "
-                              f"{part!r}; accepted: {', '.join(sorted(fields)) or 'none'}")
+                              f"{part!r}{did_you_mean(key, fields)}; accepted: "
+                              f"{', '.join(sorted(fields)) or 'none'}")
         else:
             raise ConfigError(f"{where} {name}", f"expected key=value with a key of "
                               f"{', '.join(sorted(fields)) or 'none'}, got {part!r}")

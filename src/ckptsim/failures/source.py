@@ -33,7 +33,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ckptsim.errors import ConfigError
+from ckptsim.errors import ConfigError, did_you_mean
 from ckptsim.failures.model import FailureTrace
 from ckptsim.rng import RandomStreams
 from ckptsim.values import option_parts, parse_bool, parse_int
@@ -77,7 +77,8 @@ def parse_failure_spec(spec: str) -> tuple[str, dict[str, str]]:
     kind, _, rest = spec.partition(":")
     kind = kind.strip()
     if kind not in KINDS:
-        raise ConfigError("failures", f"unknown failure source {kind!r}; accepted: "
+        raise ConfigError("failures", f"unknown failure source {kind!r}"
+                                      f"{did_you_mean(kind, KINDS)}; accepted: "
                                       f"{', '.join(KINDS)} (e.g. lanl:path=FILE,system=20)")
     options: dict[str, str] = {}
     for part in option_parts("failures", rest, spec):
@@ -90,7 +91,9 @@ def parse_failure_spec(spec: str) -> tuple[str, dict[str, str]]:
         options[key] = value.strip()
     unknown = sorted(set(options) - _KEYS[kind])
     if unknown:
-        raise ConfigError(f"failures.{unknown[0]}", f"unknown option of {kind}; accepted: "
+        raise ConfigError(f"failures.{unknown[0]}", f"unknown option of {kind}"
+                                                    f"{did_you_mean(unknown[0], _KEYS[kind])}"
+                                                    "; accepted: "
                                                     f"{', '.join(sorted(_KEYS[kind]))}")
     return kind, options
 

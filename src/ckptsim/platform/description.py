@@ -136,7 +136,8 @@ def _unknown(where: _Where, loc: str, table: Mapping[str, Any], accepted: tuple[
              ) -> None:
     for key in table:
         if key not in accepted:
-            raise where.error(f"{loc}{key}", f"unknown key; accepted: {', '.join(accepted)}")
+            raise where.error(f"{loc}{key}", f"unknown key{did_you_mean(key, accepted)}; "
+                                                f"accepted: {', '.join(accepted)}")
 
 
 def _count(where: _Where, loc: str, value: Any, low: int = 1) -> int:
@@ -290,7 +291,8 @@ def _grid(options: str, text: str) -> Description:
         if not sep or key not in GRID_KEYS:
             raise ConfigError("platform", f"{text!r}: expected grid:clusters=C,nodes=N"
                                           f"[,link=BITS_PER_S|none]; accepted keys: "
-                                          f"{', '.join(GRID_KEYS)}, got {part!r}")
+                                          f"{', '.join(GRID_KEYS)}, got {part!r}"
+                                          f"{did_you_mean(key, GRID_KEYS) if sep else ''}")
         if key in values:
             raise ConfigError("platform", f"grid.{key} is given twice")
         values[key] = value.strip()

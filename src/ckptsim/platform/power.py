@@ -23,7 +23,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from ckptsim.errors import ConfigError
+from ckptsim.errors import ConfigError, did_you_mean
 
 #: Power states a machine can be in (the keys of the energy by state).
 STATES = ("active", "idle", "sleep", "off", "waking", "to_sleep")
@@ -78,7 +78,8 @@ def parse_power(table: Mapping[str, object], where: str, rng_draw: Any = None) -
         raise ConfigError(where, f"expected a table of {', '.join(KEYS)}, got {table!r}")
     for key in table:
         if key not in KEYS:
-            raise ConfigError(f"{where}.{key}", f"unknown key; accepted: {', '.join(KEYS)}")
+            raise ConfigError(f"{where}.{key}", f"unknown key{did_you_mean(key, KEYS)}; "
+                                                f"accepted: {', '.join(KEYS)}")
     missing = [k for k in REQUIRED if table.get(k) is None]
     if missing:
         raise ConfigError(where, f"power profile misses {', '.join(missing)}; a profile gives "

@@ -37,7 +37,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from ckptsim.calendar import DAY, HOUR, Calendar
-from ckptsim.errors import ConfigError
+from ckptsim.errors import ConfigError, did_you_mean
 from ckptsim.limits import MAX_DAYS, check_count
 from ckptsim.platform.hours import OpeningHours, WeeklyHours
 from ckptsim.platform.users import Sessions, UserCluster
@@ -192,7 +192,8 @@ def parse_model(owners: str, key: str = "availability.owners") -> UserModel:
             given[last] += "," + part
         else:
             raise ConfigError(f"{key}.{name}", f"not a parameter of the user model in "
-                                               f"{owners!r}; accepted: {', '.join(names)}")
+                                               f"{owners!r}{did_you_mean(name, names)}; "
+                                               f"accepted: {', '.join(names)}")
     values: dict[str, object] = {}
     for name, text in given.items():
         where = f"{key}.{name}"
