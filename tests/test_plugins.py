@@ -447,6 +447,17 @@ def test_a_bad_reference_is_one_line_naming_the_option(tmp_path, capsys, file, c
     assert main(["run", "--workload", "lublin:n=10", "--checkpoint", f"{ref}:cost=1"]) == 2
     assert capsys.readouterr().err.startswith("ckptsim: error: --checkpoint")
 
+def test_a_plugin_file_of_binary_bytes_is_named_not_ckptsims_own(tmp_path, capsys):
+    # Python's SyntaxError for NUL bytes has no position: the error named plugins.py.
+    (tmp_path / "binary.py").write_bytes(b"class X:\n    pass\x00\n")
+    ref = f"{tmp_path}/binary.py:X"
+    assert main(["run", "--workload", "lublin:n=10", "--scheduler", ref]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"ckptsim: error: --scheduler: {ref}: {tmp_path / 'binary.py'}: "
+                          "SyntaxError: ") and "null bytes" in err, err
+    assert "plugins.py" not in err and err.count("\n") == 1, err
+
+
 
 @pytest.mark.parametrize(("cls", "message"), [
     ("NoInterval", "NoInterval defines no interval(); every interval checkpoint policy must"),

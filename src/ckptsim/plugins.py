@@ -215,6 +215,8 @@ def _where(exc: BaseException, file: str | None, module: str = "") -> str:
         file = None
     elif isinstance(exc, SyntaxError) and exc.filename and exc.lineno:
         file, line = exc.filename, exc.lineno
+    elif isinstance(exc, SyntaxError):  # no position (NUL bytes in the file): the file itself
+        pass
     else:
         frames = [f for f in traceback.extract_tb(exc.__traceback__)
                   if not f.filename.startswith("<")]  # importlib's own frames
@@ -229,7 +231,7 @@ def _where(exc: BaseException, file: str | None, module: str = "") -> str:
     else:
         message = str(exc)
     message = " ".join(message.split()) or type(exc).__name__
-    where = f"{file}, line {line}: " if file and line else ""
+    where = f"{file}, line {line}: " if file and line else f"{file}: " if file else ""
     return f"{where}{type(exc).__name__}: {message}"
 
 
