@@ -182,7 +182,9 @@ class Calendar:
 def parse_clock(text: str, key: str, *, allow_24: bool = False) -> int:
     """`"HH:MM"` (or `"HH:MM:SS"`) -> seconds after midnight; `"24:00"` only if `allow_24`."""
     parts = text.strip().split(":")
-    if len(parts) not in (2, 3) or not all(p.isdigit() and len(p) == 2 for p in parts):
+    # ASCII digits only: str.isdigit() also takes "²" or "٣", which int() then refuses.
+    if len(parts) not in (2, 3) or not all(p.isascii() and p.isdigit() and len(p) == 2
+                                           for p in parts):
         raise ConfigError(key, f"expected a time of day HH:MM, got {text!r}")
     h, m = int(parts[0]), int(parts[1])
     s = int(parts[2]) if len(parts) == 3 else 0

@@ -251,7 +251,7 @@ def _read_lanl_records(path: str | PathLike[str], node_column: str, dst: bool) -
             unknown = True
         if system not in system_nodes:
             size = row[cols.size].strip() if cols.size is not None else ""
-            system_nodes[system] = int(size) if size.isdigit() else None
+            system_nodes[system] = int(size) if size.isascii() and size.isdigit() else None
         systems.append(system)
         nodes.append(node)
         started.append(t0)

@@ -214,7 +214,7 @@ def parse_source(text: str, base: Path | None = None) -> tuple[str, dict[str, st
                               f"number >= 0 and <= {MAX_SECONDS:g} (MAX_SECONDS)")
     if "platform" in opt:
         # A platform_id is a whole number: 5.7 would otherwise be read as platform 5.
-        if not opt["platform"].isdigit():
+        if not (opt["platform"].isascii() and opt["platform"].isdigit()):
             raise ConfigError("availability.trace", f"platform={opt['platform']!r}: expected "
                                                     "a platform_id, an integer >= 0")
     return kind, opt

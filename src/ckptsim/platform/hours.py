@@ -103,7 +103,7 @@ class WeeklyHours:
         if norm not in ("closed", "never"):
             for clause in filter(None, (c.strip() for c in norm.split(";"))):
                 first, _, rest = clause.partition(" ")
-                if first[:1].isdigit() or first == "24h":
+                if first[:1].isascii() and first[:1].isdigit() or first == "24h":
                     day_list, times = list(range(7)), clause
                 else:
                     day_list, times = parse_days(first, key), rest

@@ -143,7 +143,7 @@ def _machine(value: str, index: dict[str, int], n: int, where: str, line: int) -
     hit = index.get(text)
     if hit is not None:
         return hit
-    if text.isdigit():
+    if text.isascii() and text.isdigit():
         if int(text) < n:
             return int(text)
         raise WorkloadError(f"machine index {text} out of range: the pool has {n} machines "
