@@ -243,6 +243,10 @@ def test_avt_gaps_are_the_unavailability(tmp_path):
     ("x 1 10 5", "end_1", "ends before it starts"),
     ("x 2 10 20 15 30", "start_2", "starts before the previous ends"),
     ("x 1 a 5", "start_1", "expected a time >= 0"),
+    ("y 1 10 20", "node", "node 'y' is already on line 2: a node's sessions are all on its "
+                          "one line"),
+    ("x \u0661 10 20", "n", "number of sessions >= 0"),
+    ("x 1_0 " + "10 20 " * 10, "n", "number of sessions >= 0"),
 ])
 def test_malformed_avt_lines_are_refused_naming_file_line_field(tmp_path, line, field,
                                                                  message):
@@ -250,7 +254,7 @@ def test_malformed_avt_lines_are_refused_naming_file_line_field(tmp_path, line, 
     from ckptsim.platform.avt import read_avt
 
     path = tmp_path / "bad.avt"
-    path.write_text(f"# ok\ny 1 0 5\n{line}\n")
+    path.write_text(f"# ok\ny 1 0 5\n{line}\n", encoding="utf-8")
     with pytest.raises(WorkloadError) as err:
         read_avt(path)
     assert str(err.value).startswith(f"{path}, line 3, field {field}: ")

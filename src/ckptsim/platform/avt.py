@@ -95,6 +95,7 @@ def read_avt(path: str | PathLike[str]) -> AvailabilityTrace:
     text, where = _read_text(path)
     names: list[str] = []
     sessions: list[list[float]] = []
+    seen: dict[str, int] = {}  # node name -> its line
     blank = comment = 0
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
@@ -105,10 +106,12 @@ def read_avt(path: str | PathLike[str]) -> AvailabilityTrace:
         parts = line.split()
         if len(parts) < 2:
             raise WorkloadError("expected <node> <n> <start> <end> ...", path=where, line=number)
-        try:
-            n = int(parts[1])
-        except ValueError:
-            n = -1
+        if parts[0] in seen:
+            raise WorkloadError(f"node {parts[0]!r} is already on line {seen[parts[0]]}: a "
+                                "node's sessions are all on its one line", path=where,
+                                line=number, field="node")
+        seen[parts[0]] = number
+        n = int(parts[1]) if parts[1].isascii() and parts[1].isdigit() else -1
         if n < 0:
             raise WorkloadError(f"expected a number of sessions >= 0, got {parts[1]!r}",
                                 path=where, line=number, field="n")
