@@ -200,6 +200,19 @@ def test_not_json_and_bad_top_level(tmp_path):
         read_batsim(tmp_path / "missing.json")
 
 
+@pytest.mark.parametrize("text, key", [
+    ('{"nb_res": 4, "nb_res": 8, "jobs": [], "profiles": {}}', "nb_res"),
+    ('{"nb_res": 4, "jobs": [{"id": "1", "subtime": 0, "res": 1, "profile": "p"}], '
+     '"profiles": {"p": {"type": "delay", "delay": 5}}, "jobs": []}', "jobs"),
+    ('{"nb_res": 4, "jobs": [{"id": "1", "subtime": 0, "subtime": 9, "res": 1, '
+     '"profile": "p"}], "profiles": {"p": {"type": "delay", "delay": 5}}}', "subtime"),
+])
+def test_a_key_given_twice_is_refused_not_overwritten(tmp_path, text, key):
+    path = tmp_path / "dup.json"
+    path.write_text(text)
+    assert f"gives the key {key!r} twice" in one_line_error(path)
+
+
 def test_json_nested_too_deep_is_one_line(tmp_path):
     deep = tmp_path / "deep.json"
     deep.write_text("[" * 100_000 + "]" * 100_000)

@@ -72,10 +72,24 @@ def _job_label(job: Any, index: int) -> str:
     return f"job {jid!r} (jobs[{index}])" if jid is not None else f"jobs[{index}]"
 
 
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object's members, refusing a key given twice (json keeps the last one silently: a
+    second "jobs" would drop every job of the first)."""
+    out = dict(pairs)
+    if len(out) < len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise ValueError(f"an object gives the key {key!r} twice (JSON would keep "
+                                 "only the last value)")
+            seen.add(key)
+    return out
+
+
 def _load(path: str | PathLike[str], where: str) -> Any:
     raw = read_bytes(path)
     try:
-        return json.loads(raw)
+        return json.loads(raw, object_pairs_hook=_unique_keys)
     except (UnicodeDecodeError, ValueError) as exc:
         text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise WorkloadError(f"not a Batsim JSON workload: {text}", path=where) from None
