@@ -539,6 +539,23 @@ def test_a_near_miss_gets_a_suggestion(capsys: pytest.CaptureFixture[str], argv:
     assert err.startswith(expected), err
 
 
+@pytest.mark.parametrize("argv, expected", [
+    (["nu", "fig1"], "paper: unknown paper 'nu' (did you mean 'niu'?); accepted: "),
+    (["NIU", "fig1"], "paper: unknown paper 'NIU' (did you mean 'niu'?); accepted: "),
+    (["niu", "fg1"], "figure: unknown figure 'fg1' of niu (did you mean 'fig1'?); accepted: "),
+    (["jones", "ctm"], "figure: unknown figure 'ctm' of jones (did you mean 'ctmr'?); "),
+    (["oliner", "tiebrake"],
+     "figure: unknown figure 'tiebrake' of oliner (did you mean 'tiebreak'?); "),
+    (["niu", "fig1", "--traces", "ctc-sp2"],
+     "--traces: unknown trace 'ctc-sp2' (did you mean 'CTC-SP2'?); accepted: "),
+])
+def test_a_misspelt_paper_figure_or_trace_gets_a_suggestion(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path, argv: list[str],
+        expected: str) -> None:
+    err = error_of(capsys, ["paper", *argv, "--out", str(tmp_path / "out")])
+    assert err.startswith(expected), err
+
+
 def test_a_misspelt_grid_key_gets_a_suggestion(capsys: pytest.CaptureFixture[str]) -> None:
     err = error_of(capsys, ["run", "--workload", "builtin", "--platform",
                             "grid:clusers=2,nodes=5"])

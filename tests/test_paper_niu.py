@@ -123,5 +123,6 @@ def test_an_unknown_trace_is_one_line_for_every_figure(tmp_path, capsys, figure,
     """A swept figure (fig4, all) planned its runs before the check and raised KeyError."""
     assert main(["paper", "niu", figure, "--out", str(tmp_path), "--traces", trace]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"ckptsim: error: --traces: unknown trace '{trace}'; accepted: ")
+    near = " (did you mean 'CTC-SP2'?)" if trace == "ctc-sp2" else ""
+    assert err.startswith(f"ckptsim: error: --traces: unknown trace '{trace}'{near}; accepted: ")
     assert err.count("\n") == 1

@@ -12,7 +12,7 @@ from typing import Any
 
 from ckptsim.cli.common import SweepProgress, output_folder
 from ckptsim.cli.common import console as rich_console
-from ckptsim.errors import ConfigError
+from ckptsim.errors import ConfigError, did_you_mean
 from ckptsim.experiments.papers.base import (
     EVERY_PAPER,
     SHARED_OPTIONS,
@@ -63,7 +63,8 @@ def check_options(args: argparse.Namespace) -> None:
     """Refuse an option the paper (or its `tables`) does not use, then give every option
     left out its default."""
     if args.paper not in _PAPERS:
-        raise ConfigError("paper", f"unknown paper {args.paper!r}; accepted: "
+        raise ConfigError("paper", f"unknown paper {args.paper!r}"
+                                   f"{did_you_mean(args.paper, PAPERS)}; accepted: "
                                    f"{', '.join(PAPERS)}")
     accepted = accepted_options(args.paper, args.figure)
     given = [(o.flag, getattr(args, o.dest)) for o in PAPER_OPTIONS]

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ckptsim.errors import ConfigError
+from ckptsim.errors import ConfigError, did_you_mean
 
 OnRow = Callable[[dict[str, Any]], None]
 
@@ -95,7 +95,8 @@ def find_family(figure: str, families: dict[str, tuple[str, ...]],
     for family, figures in families.items():
         if figure == family or figure in figures:
             return family
-    raise ConfigError("figure", f"unknown figure {figure!r} of {paper}; accepted: "
+    raise ConfigError("figure", f"unknown figure {figure!r} of {paper}"
+                                f"{did_you_mean(figure, [*accepted, *families])}; accepted: "
                                 f"{', '.join(dict.fromkeys([*accepted, 'all']))}")
 
 

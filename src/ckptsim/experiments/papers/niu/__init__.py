@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ckptsim.errors import ConfigError
+from ckptsim.errors import ConfigError, did_you_mean
 from ckptsim.experiments.papers.base import Between, Claim, Paper, PaperOption, register
 from ckptsim.experiments.papers.niu.windows import parse_windows
 
@@ -248,7 +248,8 @@ class Niu(Paper):
         if figure == "all":
             return list(FIGURES)
         if figure not in FIGURES:
-            raise ConfigError("figure", f"unknown figure {figure!r} of niu; accepted: "
+            raise ConfigError("figure", f"unknown figure {figure!r} of niu"
+                                        f"{did_you_mean(figure, FIGURES)}; accepted: "
                                         f"{', '.join(FIGURES)}, all")
         return [figure]
 
@@ -330,6 +331,7 @@ def _traces(names: Any) -> tuple[str, ...] | None:
         return None
     unknown = [t for t in names if t not in TRACES]
     if unknown:
-        raise ConfigError("--traces", f"unknown trace {unknown[0]!r}; accepted: "
+        raise ConfigError("--traces", f"unknown trace {unknown[0]!r}"
+                                      f"{did_you_mean(unknown[0], TRACES)}; accepted: "
                                       f"{', '.join(TRACES)}")
     return tuple(names)

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from ckptsim.errors import ConfigError
+from ckptsim.errors import ConfigError, did_you_mean
 from ckptsim.experiments.papers.common import (
     FigureOutput,
     figure,
@@ -323,11 +323,13 @@ def run_figure(figure: str, out: str | Path, *, trace_dir: str | Path,
     from ckptsim.experiments.papers.niu import sweeps as niu_sweeps
 
     if figure not in FIGURES:
-        raise ConfigError("figure", f"unknown figure {figure!r}; accepted: {', '.join(FIGURES)}")
+        raise ConfigError("figure", f"unknown figure {figure!r}{did_you_mean(figure, FIGURES)}; "
+                                    f"accepted: {', '.join(FIGURES)}")
     names = list(traces) if traces else list(TRACES)
     unknown = [t for t in names if t not in TRACES]
     if unknown:
-        raise ConfigError("--traces", f"unknown trace {unknown[0]!r}; accepted: "
+        raise ConfigError("--traces", f"unknown trace {unknown[0]!r}"
+                                      f"{did_you_mean(unknown[0], TRACES)}; accepted: "
                                       f"{', '.join(TRACES)}")
     folder = Path(trace_dir)
     missing = [TRACES[t] for t in names if not (folder / TRACES[t]).exists()]

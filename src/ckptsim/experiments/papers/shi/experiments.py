@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from ckptsim.errors import ConfigError
+from ckptsim.errors import ConfigError, did_you_mean
 from ckptsim.experiments.papers.common import FigureOutput, OnRow, run_spec
 from ckptsim.experiments.papers.shi import readings
 from ckptsim.experiments.papers.shi.figures import (
@@ -102,7 +102,8 @@ def wanted_figures(figure: str) -> list[str]:
     if figure == "all":
         return list(FIGURES)
     if figure not in FIGURES + EXTRA_FIGURES:
-        raise ConfigError("figure", f"unknown figure {figure!r} of shi; accepted: "
+        raise ConfigError("figure", f"unknown figure {figure!r} of shi"
+                                    f"{did_you_mean(figure, FIGURES + EXTRA_FIGURES)}; accepted: "
                                     f"{', '.join(FIGURES + EXTRA_FIGURES)}, all")
     return [figure]
 
@@ -248,7 +249,8 @@ def check(opt: Options) -> None:
         raise ConfigError("--estimates", f"got {opt.estimates!r}; accepted: exact, tsafrir, f")
     unknown = [t for t in opt.traces if t not in TRACES]
     if unknown:
-        raise ConfigError("--traces", f"unknown trace {unknown[0]!r} of shi; accepted: "
+        raise ConfigError("--traces", f"unknown trace {unknown[0]!r} of shi"
+                                      f"{did_you_mean(unknown[0], TRACES)}; accepted: "
                                       f"{', '.join(TRACES)}")
 
 
