@@ -555,6 +555,16 @@ def test_machine_size_argument_wins(tmp_path: Path) -> None:
     assert read_swf(path, machine_size=np.int64(32)).machine_size == 32  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("value", ["1e3", "2.5", "1,024", "0x40", "1e400", "64\u0664"])
+def test_a_header_size_that_is_no_whole_number_is_refused(tmp_path: Path, value: str) -> None:
+    # The leading digits alone were taken: 1e3 made a machine of 1 node, 1,024 of 1.
+    path = make(tmp_path, [rec(1)], header=(f"; MaxProcs: {value}", "; MaxNodes: 8"))
+    with pytest.raises(ConfigError, match="is not a whole number of nodes") as info:
+        read_swf(path)
+    assert info.value.key == "machine_size" and f"MaxProcs, {value!r}" in str(info.value)
+    assert read_swf(path, machine_size=4).machine_size == 4
+
+
 def test_machine_size_unknown(tmp_path: Path) -> None:
     path = make(tmp_path, [rec(1)], header=("; Version: 2", "; MaxProcs: unknown"))
     with pytest.raises(ConfigError, match="give the machine size") as info:

@@ -69,7 +69,9 @@ _SIZE_FROM = ("requested", "allocated")
 #: several spaces) continue the value of the key above them, as in the Parallel Workloads
 #: Archive logs (e.g. the second URL under `; Information:`).
 _HEADER_KEY = re.compile(r"; ?([A-Za-z][A-Za-z0-9_]*):(.*)")
-_LEADING_INT = re.compile(r"\s*([0-9]+)")
+#: A size's leading whole number and what is glued to it ("338 (batch ...)" has nothing glued:
+#: 338; "2.5" or "1e3" has, and is no size).
+_LEADING_INT = re.compile(r"\s*([0-9]+)(\S*)")
 
 
 # --------------------------------------------------------------------------------------------
@@ -212,6 +214,11 @@ def parse_header(comments: Iterable[bytes | str]) -> dict[str, str]:
 def _machine_size_from_header(header: dict[str, str], where: str) -> int:
     for key in ("MaxProcs", "MaxNodes"):
         match = _LEADING_INT.match(header.get(key, ""))
+        if match and match.group(2):
+            raise ConfigError("machine_size", f"{where}: the header's {key}, "
+                                              f"{header[key].strip()!r}, is not a whole number "
+                                              "of nodes (digits, then a space or the line's "
+                                              "end); give the machine size")
         if match and match.group(1).strip("0"):
             return header_nodes(where, key, match.group(1))
     raise ConfigError("machine_size", f"{where}: cannot tell the machine size: the header has "
