@@ -239,6 +239,37 @@ def test_results_errors(store, tmp_path, capsys):
             capsys.readouterr().err
 
 
+def test_results_say_an_interrupted_sweeps_runs_are_missing(spec, tmp_path, capsys,
+                                                            monkeypatch):
+    """A sweep stopped by Ctrl-C keeps its finished runs; `results` showed them as if they were
+    the whole experiment."""
+    import ckptsim.experiments.execute as execute
+
+    real, calls = execute.execute_run, []
+
+    def stopping(run):
+        calls.append(run)
+        if len(calls) == 4:
+            raise KeyboardInterrupt
+        return real(run)
+
+    monkeypatch.setattr(execute, "execute_run", stopping)
+    out = tmp_path / "stopped"
+    assert main(["sweep", str(spec), "--out", str(out), "--jobs", "0"]) == 130
+    capsys.readouterr()
+    assert main(["results", str(out), "--csv", "-"]) == 0
+    captured = capsys.readouterr()
+    assert len(list(csv.DictReader(io.StringIO(captured.out)))) == 3
+    assert (f"note: 9 of the 12 runs of the latest sweep are not in the store (not run yet: an "
+            f"interrupted sweep?); run the same sweep again with --out {out} to finish them"
+            ) in captured.err
+    monkeypatch.setattr(execute, "execute_run", real)
+    assert main(["sweep", str(spec), "--out", str(out), "--jobs", "0"]) == 0
+    capsys.readouterr()
+    assert main(["results", str(out)]) == 0
+    assert "not in the store" not in capsys.readouterr().err
+
+
 def test_results_refuse_a_damaged_store(store, capsys):
     victim = sorted((store / "runs").iterdir())[0]
     victim.write_bytes(victim.read_bytes()[:100])

@@ -147,6 +147,7 @@ def cmd_results(args: argparse.Namespace) -> int:
     _warn_damaged_jobs(loaded.damaged_jobs)
     status = _warn_damaged_runs(args.dir, loaded.damaged_runs)
     _note_unchecked(loaded.unchecked, "the next sweep records them")
+    _note_not_run(rows, manifest, args.dir)
     columns = res.all_columns(rows) or list(manifest.get("inputs", []))
     where = res.parse_where(args.where, columns, rows)
     everything, rows = rows, res.filter_rows(rows, where)
@@ -205,6 +206,18 @@ def cmd_results(args: argparse.Namespace) -> int:
     _note_pooled(pooled)
     _print_failures([r for r in rows if r.get("status") == "failed"], args.dir)
     return status
+
+
+def _note_not_run(rows: list[dict[str, Any]], manifest: dict[str, Any], store: str) -> None:
+    """Say so when runs of the latest sweep's matrix are not in the store (the sweep was
+    interrupted, or their file was damaged): its table is then not the whole experiment."""
+    matrix = manifest.get("runs", [])
+    present = {r.get("run_id") for r in rows}
+    missing = sum(rid not in present for rid in matrix)
+    if missing:
+        print(f"note: {missing} of the {len(matrix)} runs of the latest sweep are not in the "
+              f"store (not run yet: an interrupted sweep?); run the same sweep again with --out "
+              f"{store} to finish them", file=sys.stderr)
 
 
 def _versus(args: argparse.Namespace, rows: list[dict[str, Any]], columns: list[str],
