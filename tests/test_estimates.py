@@ -169,6 +169,10 @@ def test_tsafrir_parameters():
     assert exc.value.key == "max_est"
     with pytest.raises(ConfigError):
         E.assign_estimates(r, "tsafrir", rng(0), max_est=3600.5)
+    for huge in (1e308, 10**20):  # int() of the float, then numpy, overflowed: a traceback
+        with pytest.raises(ConfigError, match="at most 1e[+]10 s") as exc:
+            E.assign_estimates(r, "tsafrir", rng(0), max_est=huge)
+        assert exc.value.key == "max_est"
     with pytest.raises(ConfigError):
         E.assign_estimates(r, "tsafrir", rng(0), n_bins=0)
 

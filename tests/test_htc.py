@@ -187,6 +187,12 @@ def test_submit_rate_spaces_a_batch():
                                       ("htc:hourly=" + "/".join(["0"] * 24), "htc.hourly"),
                                       ("htc:anchor_day=1.5", "htc.anchor_day"),
                                       ("htc:memory_min=x", "htc.memory_min"),
+                                      # exp(sigma * z) overflowed: an OverflowError traceback
+                                      ("htc:days=1,background_sigma=1e308",
+                                       "htc.background_sigma"),
+                                      ("htc:days=1,burst_sigma=11", "htc.burst_sigma"),
+                                      ("htc:days=1,memory_job_sigma=1e308",
+                                       "htc.memory_job_sigma"),
                                       ("htc:days", "workload")])
 def test_bad_options_are_refused_naming_them(spec, key):
     with pytest.raises(ConfigError) as err:

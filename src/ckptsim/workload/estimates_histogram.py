@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from ckptsim.errors import ConfigError
+from ckptsim.limits import MAX_SECONDS
 
 MINUTE = 60
 HOUR = 3600
@@ -82,6 +83,9 @@ def _check_max_est(max_est: Any) -> int:
         raise ConfigError("max_est", f"must be a whole number of seconds, got {max_est!r}")
     if max_est < HOUR:
         raise ConfigError("max_est", f"must be at least one hour (3600 s), got {max_est!r}")
+    if max_est > MAX_SECONDS:
+        raise ConfigError("max_est", f"must be at most {MAX_SECONDS:g} s (MAX_SECONDS), got "
+                                     f"{max_est!r}")
     return int(max_est)
 
 

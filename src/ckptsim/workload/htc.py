@@ -119,6 +119,10 @@ class HTCParams:
             if getattr(self, name) > 1:
                 raise ConfigError(f"htc.{name}", f"expected a value in [0, 1], got "
                                                  f"{getattr(self, name)}")
+        for name in _SIGMAS:  # exp(sigma * z) of a larger one overflows
+            if getattr(self, name) > MAX_SIGMA:
+                raise ConfigError(f"htc.{name}", f"expected a log-normal sigma in [0, "
+                                                 f"{MAX_SIGMA:g}], got {getattr(self, name)}")
         for name in ("submit_rate", "duration_median", "memory_median"):
             if getattr(self, name) <= 0:
                 raise ConfigError(f"htc.{name}", f"expected a number > 0, got "
@@ -251,6 +255,11 @@ def generate_htc(params: HTCParams | None = None, *, seed: int = 1,
     return replace(w, counts={"htc_days": p.days, "htc_burst_days": int(np.count_nonzero(burst)),
                               "jobs": len(submit)})
 
+
+#: The log-normal sigmas (log-sd) of the model, at most MAX_SIGMA.
+_SIGMAS = ("background_sigma", "burst_sigma", "duration_batch_sigma", "duration_job_sigma",
+           "memory_batch_sigma", "memory_job_sigma")
+MAX_SIGMA = 10.0
 
 #: `htc:KEY=VALUE,...` options (CLI `--workload`, specs): the seed and every HTCParams field.
 OPTIONS = ("days", "seed", "mean", "machine", "estimates", "anchor", "duration_median",
