@@ -337,6 +337,8 @@ BAD = {
     "raises.py": "import math\n\nx = math.sqrt(-1)\n",
     "syntax.py": "def f(:\n    pass\n",
     "imports.py": "import ckptsim_no_such_module_here\n",
+    # A script's exit on import ended ckptsim silently with the script's status.
+    "exits.py": "import sys\n\nsys.exit(3)\n",
     "other.py": "class Other:\n    name = 'other'\n",
     "builtin_name.py": "from ckptsim import Scheduler\n\n\nclass Easy2(Scheduler):\n"
                        "    name = 'easy'\n",
@@ -419,6 +421,8 @@ class DefaultOutOfRange(QueueScheduler):
     ("raises.py", "X", "raises.py, line 3: ValueError: math domain error"),
     ("syntax.py", "X", "syntax.py, line 1: SyntaxError"),
     ("imports.py", "X", "imports.py, line 1: ModuleNotFoundError"),
+    ("exits.py", "X", "exits.py, line 3: the file exits (SystemExit: 3) when imported; a "
+                      "plug-in file defines its classes"),
     ("other.py", "Missing", "other.py defines no Missing, and no scheduler class (a "
                             "subclass of ckptsim.Scheduler)"),
     # The accepted values: the file's own scheduler classes (not those it imports).

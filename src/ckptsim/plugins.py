@@ -167,11 +167,17 @@ def _import_file(path: Path, reference: str, key: str) -> Any:
     sys.path.insert(0, str(folder))
     try:
         spec.loader.exec_module(mod)
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:
         if old is not None:
             sys.modules[name] = old
         else:
             sys.modules.pop(name, None)
+        if isinstance(exc, SystemExit):  # a script's sys.exit() or argparse, run on import
+            where = _where(exc, str(path)).rpartition(": SystemExit")[0] or str(path)
+            raise ConfigError(key, f"{reference}: {where}: the file exits (SystemExit: "
+                                   f"{exc.code!r}) when imported; a plug-in file defines its "
+                                   "classes, and runs script code only under if __name__ == "
+                                   "'__main__':") from None
         raise ConfigError(key, f"{reference}: {_where(exc, str(path))}") from None
     finally:
         sys.path.remove(str(folder))
