@@ -649,3 +649,33 @@ def test_an_unknown_flag_is_refused_under_the_commands_usage(
     err = capsys.readouterr().err
     assert err.startswith(f"usage: {usage} ")
     assert f"\n{usage}: error: unrecognized arguments: --bogus" in err
+
+
+def test_outputs_of_two_commands_are_not_mixed_in_one_folder(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """`run --out` into a results store, or `sweep --out` into a run's folder, wrote the two
+    side by side (a run's summary.json beside the store's runs/)."""
+    spec = tmp_path / "s.toml"
+    spec.write_text('seeds = [1]\n[workloads.w]\ngenerator = "lublin"\nn = 20\nmachine = 32\n'
+                    '[[schedulers]]\nname = "fcfs"\n')
+    store, run = tmp_path / "store", tmp_path / "run"
+    assert main(["sweep", str(spec), "--out", str(store), "--jobs", "0"]) == 0
+    assert main(["run", "--workload", "lublin:n=20,machine=32", "--out", str(run)]) == 0
+    capsys.readouterr()
+    before = {p: sorted(x.name for x in p.iterdir()) for p in (store, run)}
+    assert error_of(capsys, ["run", "--workload", "lublin:n=20,machine=32", "--out",
+                             str(store)]).startswith(
+        f"--out: {store} holds a results store (ckptsim sweep); give a folder of its own")
+    assert error_of(capsys, ["sweep", str(spec), "--out", str(run), "--jobs", "0"]).startswith(
+        f"--out: {run} holds a run's outputs (ckptsim run); give a folder of its own")
+    assert error_of(capsys, ["paper", "shi", "fig11", "--first", "300", "--out",
+                             str(store)]).startswith(f"--out: {store} holds a results store")
+    assert {p: sorted(x.name for x in p.iterdir()) for p in (store, run)} == before
+    # Each command goes on with its own folder: a run rewrites its outputs, a sweep resumes.
+    assert main(["run", "--workload", "lublin:n=20,machine=32", "--out", str(run)]) == 0
+    assert main(["sweep", str(spec), "--out", str(store), "--jobs", "0"]) == 0
+    # A folder of one's own named runs/ or store/ is no store.
+    (tmp_path / "mine" / "runs").mkdir(parents=True)
+    (tmp_path / "mine" / "store").mkdir()
+    assert main(["run", "--workload", "lublin:n=20,machine=32", "--out",
+                 str(tmp_path / "mine")]) == 0

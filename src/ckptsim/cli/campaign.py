@@ -35,7 +35,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if args.max_runs is not None and args.max_runs < 1:
         raise ConfigError("--max-runs", f"expected a number of runs >= 1, got {args.max_runs}")
     if args.out:
-        check_folder_path(args.out)
+        check_folder_path(args.out, own="runs")
     if args.dry_run or not Path(args.out).is_dir():
         return _sweep(args, locked=False)  # a new store: run_sweep takes its lock
     with Store(args.out).lock():  # another sweep writing it: refused before anything else

@@ -144,10 +144,20 @@ def load_workload(args: argparse.Namespace) -> Any:
                     load_scale=args.load_scale)
 
 
-def check_folder_path(out: str, flag: str = "--out") -> None:
-    """Refuse a folder path that names a file, or lies below one, before any work: the error
-    names the flag and the file (a folder that does not exist yet is fine)."""
+#: A command's outputs, by the two names that mark its folder.
+FOLDER_MARKS = {("runs", "sweep.json"): "a results store (ckptsim sweep)",
+                ("summary.json", "jobs.csv"): "a run's outputs (ckptsim run)",
+                ("store", "manifest.json"): "a paper's figures and runs (ckptsim paper)"}
+
+
+def check_folder_path(out: str, flag: str = "--out", own: str | None = None) -> None:
+    """Refuse a folder path that names a file, or lies below one (or, with `own`, a first
+    name of FOLDER_MARKS, that holds another command's outputs), before any work."""
     path = Path(out)
+    for marks, what in FOLDER_MARKS.items():
+        if own is not None and own not in marks and all((path / m).exists() for m in marks):
+            raise ConfigError(flag, f"{out} holds {what}; give a folder of its own (the "
+                                    "outputs of two commands are not mixed in one)")
     for at in (path, *path.parents):
         if at.exists():
             if not at.is_dir():
@@ -156,14 +166,15 @@ def check_folder_path(out: str, flag: str = "--out") -> None:
             return
 
 
-def output_folder(out: str | None, flag: str = "--out") -> Path | None:
+def output_folder(out: str | None, flag: str = "--out", own: str = "summary.json"
+                  ) -> Path | None:
     """The folder `--out` names, created now, before any simulation, so that a path that
     cannot be written fails at once with the flag's name."""
     if out is None:
         return None
     if not out.strip():  # Path("") is the current folder: nobody means that by ""
         raise ConfigError(flag, "an empty path; give a folder (. for the current one)")
-    check_folder_path(out, flag)
+    check_folder_path(out, flag, own)
     path = Path(out)
     try:
         path.mkdir(parents=True, exist_ok=True)

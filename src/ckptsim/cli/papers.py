@@ -124,7 +124,7 @@ def cmd_paper(args: argparse.Namespace) -> int:
         return _paper_tables(args)
     if args.figure == "claims":
         return _paper_claims(args)
-    output_folder(args.out)
+    output_folder(args.out, own="store")
     paper = _PAPERS[args.paper]
     paper.wanted(args.figure)
     opt = paper.options(args)
