@@ -213,6 +213,19 @@ def test_a_key_given_twice_is_refused_not_overwritten(tmp_path, text, key):
     assert f"gives the key {key!r} twice" in one_line_error(path)
 
 
+def test_a_huge_value_is_shown_cut(tmp_path):
+    # The error printed all 400 digits of the number (or a whole list given as a job).
+    doc = modified()
+    doc["jobs"][0]["subtime"] = 10**400
+    text = one_line_error(dump(tmp_path, doc))
+    assert "subtime must be a finite number, got 1000000000" in text
+    assert "... (401 characters)" in text and len(text) < 200 + len(str(tmp_path))
+    doc = modified()
+    doc["jobs"][0] = list(range(1000))
+    text = one_line_error(dump(tmp_path, doc))
+    assert "a job must be an object, got [0, 1, 2" in text and len(text) < 200 + len(str(tmp_path))
+
+
 def test_json_nested_too_deep_is_one_line(tmp_path):
     deep = tmp_path / "deep.json"
     deep.write_text("[" * 100_000 + "]" * 100_000)
