@@ -555,6 +555,14 @@ def test_machine_size_argument_wins(tmp_path: Path) -> None:
     assert read_swf(path, machine_size=np.int64(32)).machine_size == 32  # type: ignore[arg-type]
 
 
+def test_a_long_field_is_quoted_cut(tmp_path: Path) -> None:
+    # The error quoted all 5,000 characters of the field.
+    path = make(tmp_path, [rec(1, run=777).replace(" 777 ", " " + "x" * 5000 + " ", 1)])
+    with pytest.raises(WorkloadError, match="not a finite number") as info:
+        read_swf(path)
+    assert "... (5002 characters)" in str(info.value) and len(str(info.value)) < 300
+
+
 @pytest.mark.parametrize("value", ["1e3", "2.5", "1,024", "0x40", "1e400", "64\u0664"])
 def test_a_header_size_that_is_no_whole_number_is_refused(tmp_path: Path, value: str) -> None:
     # The leading digits alone were taken: 1e3 made a machine of 1 node, 1,024 of 1.

@@ -35,6 +35,14 @@ class WorkloadError(CkptsimError):
         super().__init__(f"{prefix}: {message}" if prefix else message)
 
 
+def shown(value: object, most: int = 60) -> str:
+    """A value of a user's file as an error quotes it: its repr, cut after `most` characters
+    with its length (a number of 400 digits, a field of 5,000 characters, a whole list given
+    as a job are no message)."""
+    text = repr(value)
+    return text if len(text) <= most else f"{text[:most]}... ({len(text)} characters)"
+
+
 def did_you_mean(word: object, choices: Iterable[str]) -> str:
     """` (did you mean 'NAME'?)` for the accepted name closest to a misspelt `word` (case
     aside), or "" when none is close: appended where an error names an unknown name."""

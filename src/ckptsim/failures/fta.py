@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ckptsim.errors import ConfigError, WorkloadError
+from ckptsim.errors import ConfigError, WorkloadError, shown
 from ckptsim.failures.fta_columns import _read_fta_columns
 from ckptsim.failures.logs import TimeSpec, _build, _is_number, _parse_bound, _read_text, _window
 from ckptsim.failures.model import FailureTrace
@@ -67,7 +67,7 @@ def _fta_int_column(values: tuple[str, ...], lines: list[int], where: str,
         pass
     for text, line in zip(values, lines, strict=True):
         if not _INT_TEXT.fullmatch(text) or not -2**63 <= int(text) < 2**63:
-            raise WorkloadError(f"expected a whole number, got {text!r}", path=where,
+            raise WorkloadError(f"expected a whole number, got {shown(text)}", path=where,
                                 line=line, field=field)
     raise AssertionError("unreachable")  # pragma: no cover
 
@@ -85,7 +85,7 @@ def _fta_time_column(values: tuple[str, ...], lines: list[int], where: str, fiel
     if bad.any():
         i = int(np.argmax(bad))
         raise WorkloadError(f"expected Unix seconds{' or NULL' if allow_null else ''}, got "
-                            f"{values[i]!r}", path=where, line=lines[i], field=field)
+                            f"{shown(values[i])}", path=where, line=lines[i], field=field)
     return out
 
 

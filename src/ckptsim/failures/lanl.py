@@ -17,7 +17,7 @@ from os import PathLike
 
 import numpy as np
 
-from ckptsim.errors import ConfigError, WorkloadError
+from ckptsim.errors import ConfigError, WorkloadError, shown
 from ckptsim.failures.logs import (
     _LANL_TIME,
     TimeSpec,
@@ -117,18 +117,18 @@ def _lanl_datetime_seconds(when: dt.datetime, dst: bool) -> float:
 def _parse_lanl_time(text: str, dst: bool, where: str, line: int, field: str) -> float:
     m = _LANL_TIME.fullmatch(text.strip())
     if m is None:
-        raise WorkloadError(f"expected a time as M/D/YYYY H:MM, got {text!r}",
+        raise WorkloadError(f"expected a time as M/D/YYYY H:MM, got {shown(text)}",
                             path=where, line=line, field=field)
     month, day, year, hour, minute = (int(g) for g in m.groups()[:5])
     second = int(m.group(6) or 0)
     year = _full_year(year, m.group(3))
     if not (hour < 24 and minute < 60 and second < 60):
-        raise WorkloadError(f"time of day out of range in {text!r}", path=where, line=line,
+        raise WorkloadError(f"time of day out of range in {shown(text)}", path=where, line=line,
                             field=field)
     try:
         return _lanl_seconds(year, month, day, hour, minute, second, dst)
     except ValueError:
-        raise WorkloadError(f"no such date in {text!r}", path=where, line=line,
+        raise WorkloadError(f"no such date in {shown(text)}", path=where, line=line,
                             field=field) from None
 
 
@@ -137,7 +137,7 @@ def _lanl_int(text: str, where: str, line: int, field: str) -> int:
     ids of all systems read together, system * LANL_SYSTEM_STRIDE + node, stay apart."""
     digits = text.strip()
     if not _DIGITS.fullmatch(digits):
-        raise WorkloadError(f"expected a whole number, got {text!r}", path=where, line=line,
+        raise WorkloadError(f"expected a whole number, got {shown(text)}", path=where, line=line,
                             field=field)
     value = int(digits)
     if value < 0:
@@ -231,7 +231,7 @@ def _read_lanl_records(path: str | PathLike[str], node_column: str, dst: bool) -
         if down and i_down is not None:
             minutes = float(down) if _is_float(down) else -1.0
             if minutes < 0:
-                raise WorkloadError(f"expected minutes, got {down!r}", path=where, line=line,
+                raise WorkloadError(f"expected minutes, got {shown(down)}", path=where, line=line,
                                     field=names[i_down])
             check_time(minutes * 60.0, path=where, line=line, field=names[i_down],
                        what="down time")

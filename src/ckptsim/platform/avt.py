@@ -45,7 +45,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ckptsim.errors import ConfigError, WorkloadError
+from ckptsim.errors import ConfigError, WorkloadError, shown
 from ckptsim.failures.readers import _read_text
 from ckptsim.limits import MAX_SECONDS, check_time
 from ckptsim.rng import RandomStreams
@@ -107,13 +107,13 @@ def read_avt(path: str | PathLike[str]) -> AvailabilityTrace:
         if len(parts) < 2:
             raise WorkloadError("expected <node> <n> <start> <end> ...", path=where, line=number)
         if parts[0] in seen:
-            raise WorkloadError(f"node {parts[0]!r} is already on line {seen[parts[0]]}: a "
+            raise WorkloadError(f"node {shown(parts[0])} is already on line {seen[parts[0]]}: a "
                                 "node's sessions are all on its one line", path=where,
                                 line=number, field="node")
         seen[parts[0]] = number
         n = int(parts[1]) if parts[1].isascii() and parts[1].isdigit() else -1
         if n < 0:
-            raise WorkloadError(f"expected a number of sessions >= 0, got {parts[1]!r}",
+            raise WorkloadError(f"expected a number of sessions >= 0, got {shown(parts[1])}",
                                 path=where, line=number, field="n")
         if len(parts) != 2 + 2 * n:
             raise WorkloadError(f"{n} sessions need {2 * n} times, the line has "
@@ -126,7 +126,7 @@ def read_avt(path: str | PathLike[str]) -> AvailabilityTrace:
             except ValueError:
                 t = math.nan
             if not math.isfinite(t) or t < 0:
-                raise WorkloadError(f"expected a time >= 0, got {value!r}", path=where,
+                raise WorkloadError(f"expected a time >= 0, got {shown(value)}", path=where,
                                     line=number, field=name)
             check_time(t, path=where, line=number, field=name)
             if times and t < times[-1]:

@@ -32,7 +32,7 @@ from os import PathLike
 import numpy as np
 
 from ckptsim.calendar import Calendar
-from ckptsim.errors import ConfigError, WorkloadError
+from ckptsim.errors import ConfigError, WorkloadError, shown
 from ckptsim.files import read_bytes
 from ckptsim.limits import check_time
 from ckptsim.platform.hours import OpeningHours
@@ -128,11 +128,11 @@ def _time(value: str, cal: Calendar, where: str, line: int, name: str) -> float:
             t = cal.seconds(dt.datetime.fromisoformat(text))
         except (ValueError, ConfigError):
             raise WorkloadError(f"expected seconds or a date-time such as 2010-06-03 09:55:00, "
-                                f"got {value!r}", path=where, line=line, field=name) from None
+                                f"got {shown(value)}", path=where, line=line, field=name) from None
     if not math.isfinite(t):
-        raise WorkloadError(f"not a finite time: {value!r}", path=where, line=line, field=name)
+        raise WorkloadError(f"not a finite time: {shown(value)}", path=where, line=line, field=name)
     if t < 0:
-        raise WorkloadError(f"before time 0 ({cal.epoch.isoformat(sep=' ')}): {value!r}",
+        raise WorkloadError(f"before time 0 ({cal.epoch.isoformat(sep=' ')}): {shown(value)}",
                             path=where, line=line, field=name)
     check_time(t, path=where, line=line, field=name)
     return t
@@ -149,7 +149,7 @@ def _machine(value: str, index: dict[str, int], n: int, where: str, line: int) -
         raise WorkloadError(f"machine index {text} out of range: the pool has {n} machines "
                             f"(0..{n - 1})", path=where, line=line, field="machine")
     example = next(iter(index), "cluster:0")
-    raise WorkloadError(f"unknown machine {text!r}; expected a name such as {example!r} or an "
+    raise WorkloadError(f"unknown machine {shown(text)}; expected a name such as {example!r} or an "
                         f"index 0..{n - 1}", path=where, line=line, field="machine")
 
 

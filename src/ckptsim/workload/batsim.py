@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from ckptsim.errors import ConfigError, WorkloadError
+from ckptsim.errors import ConfigError, WorkloadError, shown
 from ckptsim.files import read_bytes
 from ckptsim.limits import MAX_NODES, MAX_SECONDS, check_nodes
 from ckptsim.workload.model import SWF_FIELDS, SWF_INDEX, Workload
@@ -67,16 +67,9 @@ def _number(value: Any) -> float | None:
     return out
 
 
-def _shown(value: Any, most: int = 60) -> str:
-    """A value of the file as an error shows it: its repr, cut after `most` characters (a
-    number of 400 digits, or a whole job list, is no message)."""
-    text = repr(value)
-    return text if len(text) <= most else f"{text[:most]}... ({len(text)} characters)"
-
-
 def _job_label(job: Any, index: int) -> str:
     jid = job.get("id") if isinstance(job, dict) else None
-    return f"job {_shown(jid)} (jobs[{index}])" if jid is not None else f"jobs[{index}]"
+    return f"job {shown(jid)} (jobs[{index}])" if jid is not None else f"jobs[{index}]"
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -145,7 +138,7 @@ def read_batsim(
     if machine_size is None:
         nb_res = _number(doc["nb_res"])
         if nb_res is None or not math.isfinite(nb_res) or nb_res != int(nb_res):
-            raise WorkloadError(f"nb_res must be a whole number >= 1, got {_shown(doc['nb_res'])}",
+            raise WorkloadError(f"nb_res must be a whole number >= 1, got {shown(doc['nb_res'])}",
                                 path=where)
         try:
             machine = check_nodes("machine_size", int(nb_res))
@@ -175,7 +168,7 @@ def read_batsim(
     for i, job in enumerate(jobs):
         label = _job_label(job, i)
         if not isinstance(job, dict):
-            raise WorkloadError(f"{label}: a job must be an object, got {_shown(job)}", path=where)
+            raise WorkloadError(f"{label}: a job must be an object, got {shown(job)}", path=where)
         for key in _FIELDS:
             if key not in job:
                 raise WorkloadError(f"{label}: missing field {key!r}", path=where)
@@ -294,14 +287,14 @@ def _swf_row(value: Any, label: str, where: str) -> np.ndarray:
     if (not isinstance(value, list) or len(value) != len(SWF_FIELDS)
             or any(_number(v) is None or not math.isfinite(_number(v)) for v in value)):
         raise WorkloadError(f"{label}: swf must be a list of the {len(SWF_FIELDS)} SWF fields "
-                            f"(numbers), got {_shown(value)}", path=where)
+                            f"(numbers), got {shown(value)}", path=where)
     return np.asarray([_number(v) for v in value], dtype=np.float64)
 
 
 def _extra_names(value: Any, label: str, where: str) -> list[str]:
     if not isinstance(value, dict) or not value:
         raise WorkloadError(f"{label}: extra must be an object of per-job numbers (the "
-                            f"workload's extra columns), got {_shown(value)}", path=where)
+                            f"workload's extra columns), got {shown(value)}", path=where)
     return list(value)
 
 
@@ -309,7 +302,7 @@ def _extra_values(value: Any, columns: dict[str, list[Any]], label: str, where: 
     """Append a job's `extra` numbers to their columns: every job gives the first job's."""
     if not isinstance(value, dict) or list(value) != list(columns):
         raise WorkloadError(f"{label}: extra must give the columns the first job gives "
-                            f"({', '.join(columns)}), got {_shown(value)}", path=where)
+                            f"({', '.join(columns)}), got {shown(value)}", path=where)
     for name, v in value.items():
         if v is None:  # a missing value (NaN in the column)
             columns[name].append(None)
@@ -317,7 +310,7 @@ def _extra_values(value: Any, columns: dict[str, list[Any]], label: str, where: 
         number = _number(v)
         if number is None or not math.isfinite(number):
             raise WorkloadError(f"{label}: extra {name!r} must be a finite number or null (a "
-                                f"missing value), got {_shown(v)}", path=where)
+                                f"missing value), got {shown(v)}", path=where)
         columns[name].append(v)
 
 
@@ -328,7 +321,7 @@ def _header(value: Any, where: str) -> dict[str, str]:
     if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str)
                                               for k, v in value.items()):
         raise WorkloadError("swf_header must be an object of strings (the SWF header's "
-                            f"'Key: value' lines), got {_shown(value)}", path=where)
+                            f"'Key: value' lines), got {shown(value)}", path=where)
     from ckptsim.workload.swf_write import _VALID_KEY
 
     for key in value:
@@ -342,10 +335,10 @@ def _header(value: Any, where: str) -> dict[str, str]:
 def _time(value: Any, key: str, label: str, where: str) -> float:
     t = _number(value)
     if t is None or not math.isfinite(t):
-        raise WorkloadError(f"{label}: {key} must be a finite number, got {_shown(value)}",
+        raise WorkloadError(f"{label}: {key} must be a finite number, got {shown(value)}",
                             path=where)
     if t < 0:
-        raise WorkloadError(f"{label}: {key} must be >= 0, got {_shown(value)}", path=where)
+        raise WorkloadError(f"{label}: {key} must be >= 0, got {shown(value)}", path=where)
     if t > MAX_SECONDS:
         raise WorkloadError(f"{label}: {key} {t:g} s is beyond the largest time accepted, "
                             f"{MAX_SECONDS:g} s (317 years): a unit mistake?", path=where)

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from ckptsim.errors import WorkloadError
+from ckptsim.errors import WorkloadError, shown
 from ckptsim.limits import MAX_SECONDS
 from ckptsim.workload.model import SWF_FIELDS, SWF_INDEX
 from ckptsim.workload.swf_numbers import parse_number, parse_numbers
@@ -225,4 +225,4 @@ def _parse_record(line: bytes, where: str, lineno: int) -> list[float]:
 
 
 def _show(token: bytes) -> str:
-    return repr(token.decode("utf-8", errors="replace"))
+    return shown(token.decode("utf-8", errors="replace"))
