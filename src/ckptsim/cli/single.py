@@ -17,15 +17,14 @@ from ckptsim.cli.common import (
     flag_names,
     fmt,
     load_workload,
-    loader_line,
     note,
     output_folder,
     parse_components,
     parse_set,
     print_table,
-    reader_lines,
     write_outputs,
 )
+from ckptsim.cli.readerlines import loader_line, reader_lines
 from ckptsim.errors import ConfigError
 from ckptsim.metrics.labels import CHECKPOINT_ROWS, CLASS_ROWS, HTC_ROWS, SUMMARY_ROWS
 
