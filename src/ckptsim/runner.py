@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import gc
 import logging
@@ -55,6 +56,7 @@ class RunResult:
             "ckptsim_version": __version__,
             "workload": {
                 "source": w.source,
+                **({"generator": copy.deepcopy(w.generator)} if w.generator else {}),  # not traces
                 "jobs": w.n_jobs,
                 "machine_size": (w.machine_size if self.trace_machine_size is None
                                  else self.trace_machine_size),

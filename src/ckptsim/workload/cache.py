@@ -61,7 +61,8 @@ def entry_key(path: str, options: dict[str, Any]) -> str:
 
 def _save(w: Workload, target: Path) -> None:
     meta = {"machine_size": w.machine_size, "header": w.header, "source": w.source,
-            "counts": w.counts, "transforms": list(w.transforms), "format": FORMAT}
+            "counts": w.counts, "transforms": list(w.transforms), "generator": w.generator,
+            "format": FORMAT}
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=".npz")
     try:
@@ -82,7 +83,7 @@ def _load(target: Path) -> Workload:
         arrays = {name: npz[name] for name in _ARRAYS}
     return Workload(**arrays, machine_size=int(meta["machine_size"]), header=meta["header"],
                     source=meta["source"], counts=meta["counts"],
-                    transforms=tuple(meta["transforms"]))
+                    transforms=tuple(meta["transforms"]), generator=meta.get("generator"))
 
 
 def read_swf_cached(path: str, **options: Any) -> Workload:

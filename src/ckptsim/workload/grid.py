@@ -271,6 +271,18 @@ def shape_text(p: GridParams) -> str:
 
 #: `grid:` options that only the synthetic generator uses (a trace keeps its own).
 SYNTHETIC_ONLY = ("n", "load", "runtime", "width_min", "width_max", "estimates")
+#: Every `grid:` option: the `GridParams` fields, the seed, and a trace's path and split.
+OPTIONS = (*(name for name in asdict(GridParams())), "seed", "trace", "split")
+
+
+def used_options(params: GridParams, seed: int, trace: str | None,
+                 split: str) -> dict[str, Any]:
+    """Every `grid:` option with the value a workload was made with (summary.json's
+    `workload.generator.options`): None for those that do not apply (`trace` and `split` of
+    the synthetic workload, the synthetic-only options with a trace)."""
+    unused = SYNTHETIC_ONLY if trace is not None else ("trace", "split")
+    values = {**asdict(params), "seed": seed, "trace": trace, "split": split}
+    return {key: None if key in unused else values[key] for key in OPTIONS}
 
 
 def options_to_params(options: Mapping[str, Any]) -> tuple[GridParams, int, str | None, str]:
@@ -278,7 +290,7 @@ def options_to_params(options: Mapping[str, Any]) -> tuple[GridParams, int, str 
     from ckptsim.values import parse_int
 
     names = [k for k in asdict(GridParams())]
-    accepted = sorted([*names, "seed", "trace", "split"])
+    accepted = sorted(OPTIONS)
     unknown = sorted(set(options) - set(accepted))
     if unknown:
         raise ConfigError(f"grid.{unknown[0]}", f"unknown option"
@@ -329,8 +341,9 @@ def from_options(options: Mapping[str, Any], *, oversize: str = "skip",
     `skip_bad_lines` are the reader's options (the last two SWF's only).
     """
     params, seed, trace, split = options_to_params(options)
+    used = used_options(params, seed, trace, split)
     if trace is None:
-        return generate_grid(params, seed=seed)
+        return generate_grid(params, seed=seed).with_generator("grid", used)
     from ckptsim.workload.source import is_batsim
 
     total = params.clusters * params.nodes
@@ -343,9 +356,9 @@ def from_options(options: Mapping[str, Any], *, oversize: str = "skip",
 
         w = read_swf(trace, machine_size=total, oversize=oversize,
                      skip_bad_lines=skip_bad_lines, size_from=size_from)
-    return attach_grid(w, params, seed=seed, split=split)
+    return attach_grid(w, params, seed=seed, split=split).with_generator("grid", used)
 
 
-__all__ = ["COLUMNS", "ERROR_MODES", "SHAPE_KEY", "SPLITS", "GridParams", "attach_grid",
-           "bandwidth_columns", "from_options", "generate_grid",
-           "options_to_params", "shape_text"]
+__all__ = ["COLUMNS", "ERROR_MODES", "OPTIONS", "SHAPE_KEY", "SPLITS", "GridParams",
+           "attach_grid", "bandwidth_columns", "from_options", "generate_grid",
+           "options_to_params", "shape_text", "used_options"]

@@ -274,7 +274,14 @@ _INTEGERS = {"days": 1, "machine": 1, "anchor_day": 0, "anchor_jobs": 0}
 def generate_from_options(options: Mapping[str, Any]) -> Workload:
     """`htc:days=30,seed=2,...` options -> the workload (errors name `htc.<option>`)."""
     params, seed = params_from_options(options)
-    return generate_htc(params, seed=seed)
+    return generate_htc(params, seed=seed).with_generator("htc", used_options(params, seed))
+
+
+def used_options(params: HTCParams, seed: int) -> dict[str, Any]:
+    """Every `htc:` option with the value a workload was generated with (summary.json's
+    `workload.generator.options`; `hourly` as a list)."""
+    return {key: seed if key == "seed" else list(params.hourly) if key == "hourly"
+            else getattr(params, key) for key in OPTIONS}
 
 
 def check_options(options: Mapping[str, Any]) -> None:
@@ -316,4 +323,4 @@ def _number(key: str, value: Any) -> float:
 
 __all__ = ["ESTIMATES", "NEWCASTLE_CORES", "OPTIONS", "SUBMIT_HOURLY", "HTCParams",
            "check_options", "daily_counts", "generate_from_options", "generate_htc",
-           "params_from_options"]
+           "params_from_options", "used_options"]

@@ -60,6 +60,10 @@ class Workload:
         transforms: the notes of the transforms applied, in order.
         extra: further per-job columns by name (numpy arrays whose first axis has one entry
             per job), e.g. a job's home cluster or bandwidth; empty for plain traces.
+        generator: for a workload named `GEN:KEY=VALUE,...` (or ``builtin``), the generator
+            that made it and every one of its options with the value used, defaults
+            included: ``{"name": "htc", "options": {"days": 1, ...}}`` (summary.json's
+            `workload.generator`); None for a trace and for columns given directly.
     """
 
     job_id: np.ndarray
@@ -74,6 +78,7 @@ class Workload:
     counts: dict[str, int] = field(default_factory=dict)
     transforms: tuple[str, ...] = ()
     extra: Mapping[str, np.ndarray] = field(default_factory=dict)
+    generator: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
         n = len(self.job_id)
@@ -134,6 +139,12 @@ class Workload:
         extra = {**self.extra, **{k: np.asarray(v) for k, v in columns.items()}}
         return replace(self, extra=extra,
                        transforms=self.transforms + ((note,) if note else ()))
+
+    def with_generator(self, name: str, options: Mapping[str, Any]) -> Workload:
+        """The workload recording that generator `name` made it with `options` (every option
+        the generator accepts, with the value it used: JSON values, None where an option does
+        not apply)."""
+        return replace(self, generator={"name": name, "options": dict(options)})
 
     def offered_load(self) -> float:
         """Processor-seconds of work divided by machine capacity over the submit span; NaN

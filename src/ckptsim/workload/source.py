@@ -12,6 +12,10 @@ One function used by the command line and by experiment specs, so both accept th
 - `grid:clusters=4,nodes=100,n=N,ppbw=300,error=0.5,info=1.0,load=0.7,seed=S,...`: the
   multi-cluster workload of seed 001 (`ckptsim.workload.grid`; `trace=PATH` gives a trace
   home clusters and bandwidths instead).
+
+A generated workload records its generator and every option of it with the value used,
+defaults included (`Workload.generator`, summary.json's `workload.generator`); `builtin` is
+`lublin` with its defaults.
 """
 
 from __future__ import annotations
@@ -104,19 +108,26 @@ def _lublin_options(options: Mapping[str, Any]) -> tuple[dict[str, Any], Any, di
 
 def generate(options: Mapping[str, Any]) -> Workload:
     """The Lublin-Feitelson workload with the given options (defaults: `BUILTIN`)."""
+    from ckptsim.workload.estimates_histogram import DEFAULT_MAX_EST
     from ckptsim.workload.lublin import generate_lublin
 
     opts, params, estimate = _lublin_options(options)
-    n = parse_int("lublin.n", opts["n"], low=1)  # no jobs would give all-zero metrics
-    machine = parse_int("lublin.machine", opts["machine"], low=1)
+    used = {"n": parse_int("lublin.n", opts["n"], low=1),  # no jobs: all-zero metrics
+            "machine": parse_int("lublin.machine", opts["machine"], low=1),
+            "seed": parse_int("lublin.seed", opts["seed"]),
+            "typed": parse_bool("lublin.typed", opts["typed"]),
+            "estimates": str(opts["estimates"])}
     try:
-        return generate_lublin(n, machine_size=machine,
-                               seed=parse_int("lublin.seed", opts["seed"]),
-                               typed=parse_bool("lublin.typed", opts["typed"]),
-                               params=params, estimates=str(opts["estimates"]),
-                               estimate_params=estimate or None)
+        w = generate_lublin(used["n"], machine_size=used["machine"], seed=used["seed"],
+                            typed=used["typed"], params=params, estimates=used["estimates"],
+                            estimate_params=estimate or None)
     except ConfigError as exc:  # the model's own checks, under the option's name
         raise _lublin_key(exc) from None
+    # max_est is the 'tsafrir' estimate model's only: None with another model.
+    tsafrir = used["estimates"] == "tsafrir"
+    return w.with_generator("lublin", {
+        **used, "start_hour": params.start_hour,
+        "max_est": int(estimate.get("max_est", DEFAULT_MAX_EST)) if tsafrir else None})
 
 
 def _lublin_key(exc: ConfigError) -> ConfigError:
