@@ -43,6 +43,26 @@ def test_every_summary_json_entry_is_in_outputs_md():
         assert re.search(rf"\b{key}\b", block.group(1)), key
 
 
+def test_generator_section_is_in_outputs_md_and_workloads_md():
+    """A generated workload's summary.json has `workload.generator`; both pages describe it,
+    and the example of docs/workloads.md is what the run writes."""
+    import json
+
+    import ckptsim
+
+    document = simulate(ckptsim.workload("lublin:n=500,seed=3,start_hour=8"),
+                        "easy").summary_document()
+    block = re.search(r"## `summary.json`\n\n```\n(.*?)```", OUTPUTS, flags=re.S)
+    assert block is not None
+    for key in document["workload"]:
+        assert key in block.group(1) or f"`{key}`" in OUTPUTS, key
+    workloads = (ROOT / "docs" / "workloads.md").read_text()
+    example = re.search(r"```json\n(\"generator\": .*?)```", workloads, flags=re.S)
+    assert example is not None
+    assert json.loads("{" + example.group(1) + "}")["generator"] == \
+        document["workload"]["generator"]
+
+
 def test_readme_slow_line_selects_tests():
     readme = (ROOT / "README.md").read_text()
     assert "`python -m pytest -m slow`" in readme
