@@ -42,11 +42,9 @@ class RunResult:
     wall_seconds: float = 0.0
     events: int = 0
     components: tuple[str, ...] = ()  # names of the run's components, in order
-    # The plug-ins the run used (policies and components from outside the package): kind,
-    # name, class, the file that defines it and its SHA-256 (`plugin_records`).
+    # The plug-ins the run used (from outside the package): `plugin_records`'s rows.
     plugins: tuple[dict[str, Any], ...] = ()
-    # The machine of the workload as given, before a scheduler prepared it (the BG/L
-    # schedulers scale a larger trace's sizes to their 128 supernodes); None: the workload's.
+    # The workload's machine before a scheduler prepared it (BG/L scales sizes to 128).
     trace_machine_size: int | None = None
 
     def summary_document(self) -> dict[str, Any]:
