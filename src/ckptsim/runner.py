@@ -173,6 +173,7 @@ def simulate(
         sim = Simulator(workload, factory, platform=built, components=[*comps, *recorders],
                         machine_size=machine_size, overrun=overrun, check=check,
                         progress=progress, seed=seed)
+        sim.check_ready()  # what the components check once all are attached: before any event
         sim.run()
         harvested = harvest(sim)
         watching = {id(c) for c in recorders}

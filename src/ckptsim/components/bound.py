@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from ckptsim.engine.components import Component, register_component
 from ckptsim.engine.events import register_event_kind
-from ckptsim.engine.provides import listen_for_suspensions
+from ckptsim.engine.provides import listen_for_suspensions, suspension_listener
 from ckptsim.params import param
 
 if TYPE_CHECKING:
@@ -39,6 +39,8 @@ if TYPE_CHECKING:
 
 #: The status of a job removed by the bound.
 BAD = "bad"
+#: (key, needs, accepted) of the error when suspended=exclude cannot be told of suspensions.
+EXCLUDE_NEEDS = ("bound.suspended", "exclude", "count")
 
 register_event_kind("bound", 1.6, "a job reaches its execution-time bound",
                     "after machines leave service at that instant (an eviction then stays an "
@@ -100,7 +102,11 @@ class Bound(Component):
         nothing suspending jobs in place, as count)."""
         self.listening = True
         assert self.sim is not None
-        listen_for_suspensions(self.sim, self._told, "bound.suspended", "exclude", "count")
+        listen_for_suspensions(self.sim, self._told, *EXCLUDE_NEEDS)
+
+    def ready(self) -> None:
+        if self.exclude and not self.listening:  # what `_listen` checks, without listening
+            suspension_listener(self.sim, *EXCLUDE_NEEDS)
 
     def _told(self, job: Job, now: float, suspended: bool) -> None:
         """suspended=exclude: stop the job's clock at a suspension, restart it at the resume."""

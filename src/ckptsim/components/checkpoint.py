@@ -192,12 +192,25 @@ class Checkpointer(DeferAgent, PlanAgent, Component):
             return float(m)
         sim = self.sim
         assert sim is not None
-        failures: FailureTimes | None = sim.provider(FailureTimes)
+        return failures_mtbf(self._failure_times(), sim.workload.submit, sim.platform.n_nodes,
+                             job)
+
+    def _failure_times(self) -> FailureTimes:
+        """The run's failure schedule, which M is derived from when mtbf is not given."""
+        assert self.sim is not None
+        failures: FailureTimes | None = self.sim.provider(FailureTimes)
         if failures is None:
             raise ConfigError("checkpoint.mtbf", f"{self.policy.name} needs the mean time "
                                                  "between failures: give mtbf=S or run with "
                                                  "failures")
-        return failures_mtbf(failures, sim.workload.submit, sim.platform.n_nodes, job)
+        return failures
+
+    def ready(self) -> None:
+        """Before the run, what a job's first checkpoint would find missing."""
+        self._late_checks()
+        self._check_listen()
+        if self._reads_mtbf() and self.policy.params.mtbf is None:
+            self._failure_times()
 
     def _reads_mtbf(self) -> bool:
         """Whether the policy is given M: when it reads it, or when the user gave mtbf=."""

@@ -20,13 +20,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ckptsim.engine.provides import listen_for_suspensions
+from ckptsim.engine.provides import listen_for_suspensions, suspension_listener
 
 if TYPE_CHECKING:
     from ckptsim.checkpointing.base import CheckpointPolicy
     from ckptsim.engine.simulator import Simulator
     from ckptsim.engine.state import Job
 
+
+#: (key, needs, accepted) of the error when suspended=defer cannot be told of suspensions.
+DEFER_NEEDS = ("checkpoint.suspended", "defer", "take, or a component with listen")
 
 class DeferAgent:
     """Holds a job's periodic checkpoints while its owner has it suspended."""
@@ -51,8 +54,12 @@ class DeferAgent:
         self.listening = True
         sim = self.sim
         assert sim is not None
-        listen_for_suspensions(sim, self._told, "checkpoint.suspended", "defer",
-                               "take, or a component with listen")
+        listen_for_suspensions(sim, self._told, *DEFER_NEEDS)
+
+    def _check_listen(self) -> None:
+        """What `_listen` checks, without listening (`Component.ready`)."""
+        if self.defer and not self.listening:
+            suspension_listener(self.sim, *DEFER_NEEDS)
 
     def _holds(self, job: Job, now: float) -> bool:
         """True when the job is suspended: its due checkpoint waits for the resume."""

@@ -96,6 +96,11 @@ class Component:
         """Called once by the simulator, before the run: subscribe, schedule first events."""
         self.sim = sim
 
+    def ready(self) -> None:
+        """Called before the run once every component is attached (`Simulator.check_ready`):
+        refuse what the run lacks (another component's service), so that a run that cannot
+        go through fails before any event.  Nothing by default."""
+
     def counters(self) -> dict[str, Any]:
         """Numbers merged into the run's metrics."""
         return {}

@@ -89,17 +89,25 @@ def listen_for_suspensions(sim: Any, tell: Callable[[Job, float, bool], None], k
     Raises:
         ConfigError: the provider cannot tell (`key`: `needs` ... ; accepted: `accepted`).
     """
+    listen = suspension_listener(sim, key, needs, accepted)
+    if listen is not None:
+        listen(tell)
+
+
+def suspension_listener(sim: Any, key: str, needs: str, accepted: str) -> Any:
+    """The `listen` of the run's provider of suspensions (None: no component suspends jobs
+    in place), checked as `listen_for_suspensions` checks it, without listening."""
     from ckptsim.errors import ConfigError
 
     provider = sim.provider(Suspensions)
     if provider is None:
-        return
+        return None
     listen = getattr(provider, "listen", None)
     if listen is None:
         raise ConfigError(key, f"{needs} needs to be told when jobs are suspended and resume, "
                                f"and {type(provider).__name__} (which suspends them) has no "
                                f"listen(tell); accepted: {accepted}")
-    listen(tell)
+    return listen  # type: ignore[no-any-return]
 
 
 class OwnerArrivals(Protocol):

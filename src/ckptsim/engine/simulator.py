@@ -152,6 +152,13 @@ class Simulator(Migration, Notices, Timers):
         self._bind_hooks()
         component.attach(self)
 
+    def check_ready(self) -> None:
+        """The checks the components make once every one is attached (`Component.ready`: a
+        checkpoint plan's part that needs the availability component, ...), before any event;
+        `simulate` calls it."""
+        for c in self.components:
+            c.ready()
+
     def component(self, name: str) -> Component | None:
         """The attached component of that name, or None (for users: inside the package,
         components find each other by what they provide, `provider`)."""
