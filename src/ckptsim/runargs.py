@@ -5,7 +5,7 @@ TypeError from deep inside the run (or, for some, being read in a way nobody mea
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ckptsim.errors import ConfigError
@@ -82,3 +82,50 @@ def _kind(value: Any) -> str:
     text = repr(value)
     text = text if len(text) <= 60 else text[:57] + "..."
     return f"{text} ({type(value).__name__})"
+
+
+def component_of(item: Any) -> Any:
+    """One entry of `simulate(components=[...])`: a component, a component class (built
+    with its default parameters, as `{Class: {}}` is), or ``--component``'s text
+    (``"NAME:key=value,..."``)."""
+    from ckptsim.components import Component, build_components, split_component
+
+    if isinstance(item, Component):
+        return item
+    if isinstance(item, type) and issubclass(item, Component):
+        return build_components({item: {}})[0]  # type: ignore[dict-item]
+    if isinstance(item, str):
+        name, values = split_component(item)
+        return build_components({name: values})[0]
+    raise ConfigError("components", f"expected Component objects or classes, or texts "
+                                    f"NAME:key=value,..., got {item!r} (components by name: "
+                                    "also a mapping {name: {parameter: value}})")
+
+
+def run_components(components: Mapping[str, Mapping[str, Any]] | Sequence[Any],
+                   failures: Any, failure_count: int | None,
+                   checkpoint: Any = None) -> list[Any]:
+    """The components of a run, the failures and checkpoint shorthands included (the
+    checkpoint component after those named, as ``ckptsim run --checkpoint`` adds it)."""
+    from ckptsim.components import build_components
+
+    if isinstance(components, Mapping):
+        spec = dict(components)
+        comps: list[Any] = []
+    else:
+        spec = {}
+        comps = [component_of(c) for c in components]
+    if isinstance(failures, str) or failure_count is not None:
+        if "failures" in spec or any(c.name == "failures" for c in comps):
+            raise ConfigError("failures", "given both as a component and as failures=")
+        spec = {"failures": {"source": failures or "", "count": failure_count}, **spec}
+    if checkpoint is not None:
+        if "checkpoint" in spec or any(c.name == "checkpoint" for c in comps):
+            raise ConfigError("checkpoint", "given both as a component and as checkpoint=")
+        spec["checkpoint"] = {"policy": checkpoint}
+    built = build_components(spec)
+    if failures is not None and not isinstance(failures, str):
+        from ckptsim.components.failures import Failures
+
+        built.insert(0, Failures(trace=failures))
+    return built + comps

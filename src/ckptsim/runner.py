@@ -17,7 +17,7 @@ from os import PathLike
 from typing import Any
 
 from ckptsim import __version__, reported, runargs
-from ckptsim.components import Component, build_components, merge_counters, split_component
+from ckptsim.components import Component, merge_counters
 from ckptsim.engine.simulator import Simulator
 from ckptsim.errors import ConfigError
 from ckptsim.metrics.core import daily_series, summary
@@ -144,35 +144,24 @@ def simulate(
                             check=check, daily=daily, progress=progress, seed=seed,
                             platform=platform, components=components, failures=failures,
                             failure_count=failure_count, recorders=recorders)
-    workload = runargs.as_workload(workload)
-    factory = scheduler_factory(scheduler, params or {})
-    if not isinstance(scheduler, str):  # a plug-in's class: recorded by its name
-        scheduler = factory.cls.name
-    trace_machine_size = workload.machine_size
-    workload = factory.prepare(workload)
-    if failure_seed is not None:
-        seed = failure_seed
-    comps = _components(components, failures, failure_count, checkpoint)
+    run = set_up(workload, scheduler, params, machine_size=machine_size, seed=seed,
+                 platform=platform, components=components, failures=failures,
+                 failure_seed=failure_seed, failure_count=failure_count,
+                 checkpoint=checkpoint)
+    workload, scheduler, seed, described = run.workload, run.scheduler, run.seed, run.described
+    trace_machine_size = run.trace_machine_size
     # The objects the caller made keep what they hold after the run (a component's counts,
     # a recorder's log); the run's own objects are emptied (`_break_cycles`).
     given = {id(c) for c in (*recorders, *([] if isinstance(components, Mapping) else
                                             components)) if isinstance(c, Component)}
-    described = None
-    if isinstance(platform, (str, PathLike, Description)):
-        described = platform if isinstance(platform, Description) else \
-            load_description(str(platform))
-    built: Platform | None = (resolve_platform(described, workload, machine_size)
-                              if described is not None else platform)  # type: ignore[assignment]
-    comps = _with_energy(comps, built)
-    _note_unapplied(built, comps)
+    _note_unapplied(run.platform, run.components)
     # The run allocates hundreds of thousands of long-lived objects; the cyclic collector would
     # only rescan them over and over while it runs.
     gc_enabled = gc.isenabled()
     gc.disable()
     try:
-        sim = Simulator(workload, factory, platform=built, components=[*comps, *recorders],
-                        machine_size=machine_size, overrun=overrun, check=check,
-                        progress=progress, seed=seed)
+        sim = run.simulator(recorders=recorders, machine_size=machine_size, overrun=overrun,
+                            check=check, progress=progress)
         sim.check_ready()  # what the components check once all are attached: before any event
         sim.run()
         harvested = harvest(sim)
@@ -231,6 +220,56 @@ def simulate(
         plugins=used,
         trace_machine_size=trace_machine_size,
     )
+
+
+@dataclass
+class Setup:
+    """A run as `simulate` sets it up, before its simulator is made: the workload the
+    scheduler prepared, the scheduler (`factory`) and its name, the components, the platform
+    (and its description, when given by name or file), the seed."""
+
+    workload: Workload
+    factory: Any
+    scheduler: str
+    components: list[Component]
+    platform: Platform | None
+    described: Description | None
+    trace_machine_size: int
+    seed: int
+
+    def simulator(self, *, recorders: Sequence[Component] = (), machine_size: int | None = None,
+                  overrun: str = "extend", check: bool = False,
+                  progress: Callable[[int, int, float], None] | None = None,
+                  checks_only: bool = False) -> Simulator:
+        """The run's simulator, every component attached (`checks_only`: see `Simulator`)."""
+        return Simulator(self.workload, self.factory, platform=self.platform,
+                         components=[*self.components, *recorders], machine_size=machine_size,
+                         overrun=overrun, check=check, progress=progress, seed=self.seed,
+                         checks_only=checks_only)
+
+
+def set_up(workload: Any, scheduler: str | type = "easy", params: Mapping[str, Any] | None = None,
+           *, machine_size: int | None = None, seed: int = 0, platform: Any = None,
+           components: Any = (), failures: Any = None, failure_seed: int | None = None,
+           failure_count: int | None = None, checkpoint: Any = None) -> Setup:
+    """What `simulate` does before making the simulator (its arguments, checked there): the
+    scheduler's parameters, the workload it prepares, the components and the platform.  A
+    sweep's pre-flight (`ckptsim.experiments.preflight`) sets its configurations up here."""
+    workload = runargs.as_workload(workload)
+    factory = scheduler_factory(scheduler, params or {})
+    if not isinstance(scheduler, str):  # a plug-in's class: recorded by its name
+        scheduler = factory.cls.name
+    trace_machine_size = workload.machine_size
+    workload = factory.prepare(workload)
+    comps = runargs.run_components(components, failures, failure_count, checkpoint)
+    described = None
+    if isinstance(platform, (str, PathLike, Description)):
+        described = platform if isinstance(platform, Description) else \
+            load_description(str(platform))
+    built: Platform | None = (resolve_platform(described, workload, machine_size)
+                              if described is not None else platform)
+    return Setup(workload, factory, scheduler, _with_energy(comps, built), built, described,
+                 trace_machine_size, seed if failure_seed is None else failure_seed)
 
 
 def plugin_records(classes: Sequence[type]) -> tuple[dict[str, Any], ...]:
@@ -356,46 +395,3 @@ class _Counted:
 
     def counters(self) -> dict[str, Any]:
         return self.values
-
-
-def _component(item: Any) -> Component:
-    """One entry of `simulate(components=[...])`: a component, a component class (built
-    with its default parameters, as `{Class: {}}` is), or ``--component``'s text
-    (``"NAME:key=value,..."``)."""
-    if isinstance(item, Component):
-        return item
-    if isinstance(item, type) and issubclass(item, Component):
-        return build_components({item: {}})[0]  # type: ignore[dict-item]
-    if isinstance(item, str):
-        name, values = split_component(item)
-        return build_components({name: values})[0]
-    raise ConfigError("components", f"expected Component objects or classes, or texts "
-                                    f"NAME:key=value,..., got {item!r} (components by name: "
-                                    "also a mapping {name: {parameter: value}})")
-
-
-def _components(components: Mapping[str, Mapping[str, Any]] | Sequence[Component | type],
-                failures: Any, failure_count: int | None,
-                checkpoint: Any = None) -> list[Component]:
-    """The components of a run, the failures and checkpoint shorthands included (the
-    checkpoint component after those named, as ``ckptsim run --checkpoint`` adds it)."""
-    if isinstance(components, Mapping):
-        spec = dict(components)
-        comps: list[Component] = []
-    else:
-        spec = {}
-        comps = [_component(c) for c in components]
-    if isinstance(failures, str) or failure_count is not None:
-        if "failures" in spec or any(c.name == "failures" for c in comps):
-            raise ConfigError("failures", "given both as a component and as failures=")
-        spec = {"failures": {"source": failures or "", "count": failure_count}, **spec}
-    if checkpoint is not None:
-        if "checkpoint" in spec or any(c.name == "checkpoint" for c in comps):
-            raise ConfigError("checkpoint", "given both as a component and as checkpoint=")
-        spec["checkpoint"] = {"policy": checkpoint}
-    built = build_components(spec)
-    if failures is not None and not isinstance(failures, str):
-        from ckptsim.components.failures import Failures
-
-        built.insert(0, Failures(trace=failures))
-    return built + comps

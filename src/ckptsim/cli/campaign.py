@@ -76,6 +76,11 @@ def _sweep(args: argparse.Namespace, locked: bool) -> int:
         print(f"{len(plan.runs)} runs ({shape}){status}")
         return 0
     assert executor is not None
+    from ckptsim.experiments.preflight import preflight
+
+    checked = preflight(plan.todo, str(spec.path))  # refused: nothing runs
+    if checked.configurations:
+        print(checked.line(), file=sys.stderr)
     where = (f"a Dask LocalCluster of {executor.workers} workers" if args.dask == "local" else
              f"the Dask scheduler at {args.dask}" if args.dask else
              "this process" if args.jobs == 0 else f"{executor.workers} local processes")

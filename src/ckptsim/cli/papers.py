@@ -239,11 +239,18 @@ def _run_figures(paper: Paper, args: argparse.Namespace, opt: Any) -> int:
     sets = settings.resolve(paper, args.figure, opt, args.set)
     total = paper.runs_of(args.figure, opt)
     if total is not None:
-        from ckptsim.experiments.estimate import spec_names, survey
+        from ckptsim.experiments.estimate import planned, spec_names, survey
+        from ckptsim.experiments.preflight import preflight
 
         specs = {name: settings.apply(text, sets)
                  for name, text in paper.specs(args.figure, opt).items()}
-        found = survey(specs, paper.trace_folder(opt, out), out / "store")
+        plans = planned(specs, paper.trace_folder(opt, out))
+        found = survey(specs, paper.trace_folder(opt, out), out / "store", plans)
+        # Every configuration left to run, checked before the first run of any figure.
+        checked = preflight([r for p in plans.values() for r in p.todo],
+                            f"{paper.name} {args.figure}")
+        if checked.configurations:
+            print(checked.line(), file=sys.stderr)
         total = found.runs or total  # a run two families share is run, and counted, once
         if not confirm_cost(paper, args, opt, total, found.done, spec_names(specs),
                             known=(found.known_runs, found.known_seconds)):

@@ -151,11 +151,13 @@ class Availability(Interruptions):
             check_days(self.days, f"the last submission's day {int(math.ceil(last / DAY))} "
                                   f"+ 30 (the default; give availability:days=N)")
         self.horizon = self.days * DAY
+        self.reboot_plan: list[tuple[str, list[int], Any]] = []
+        self.reboot_times: dict[int, list[float]] = {}
+        if getattr(sim, "checks_only", False):  # built to be checked: no timelines drawn
+            return
         self._static(sim, first)
         if prm.failures:
             self._failures(sim, first, last)
-        self.reboot_plan: list[tuple[str, list[int], Any]] = []
-        self.reboot_times: dict[int, list[float]] = {}
         if prm.reboot or any(getattr(g, "reboot", None)
                              for g in getattr(sim.platform, "groups", ())):
             from ckptsim.platform.availability import reboot_schedules

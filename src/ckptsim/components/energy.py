@@ -104,7 +104,8 @@ class EnergyMeter(MachineStates, Component):
         else:
             added = self.params.added()
             found = platform_profiles(sim.platform, sim.seed, added,
-                                      per=self.params.power_draw)
+                                      per=self.params.power_draw,
+                                      checks_only=getattr(sim, "checks_only", False))
             if found is None:
                 raise ConfigError("energy", "no power profile: give one (energy:active=W,"
                                             "idle=W,sleep=W) or a platform whose node types "

@@ -80,6 +80,7 @@ class Simulator(Migration, Notices, Timers):
         check: bool = False,
         progress: Callable[[int, int, float], None] | None = None,
         seed: int = 0,
+        checks_only: bool = False,
     ) -> None:
         if overrun not in OVERRUN_MODES:
             raise ConfigError("overrun", f"unknown value {overrun!r}; accepted: "
@@ -100,6 +101,9 @@ class Simulator(Migration, Notices, Timers):
         platform.clock = self  # its hold errors say when
         self.overrun = overrun
         self.seed = seed
+        # Built to be checked, never run (a sweep's pre-flight): components may leave out
+        # what only running needs (the availability component's timelines).
+        self.checks_only = checks_only
         self.now = 0.0
         self._heap: list[tuple[Any, ...]] = []
         self._seq = 0
@@ -155,7 +159,7 @@ class Simulator(Migration, Notices, Timers):
     def check_ready(self) -> None:
         """The checks the components make once every one is attached (`Component.ready`: a
         checkpoint plan's part that needs the availability component, ...), before any event;
-        `simulate` calls it."""
+        `simulate` calls it, and a sweep's pre-flight on each of its configurations."""
         for c in self.components:
             c.ready()
 

@@ -89,7 +89,8 @@ def planned(specs: dict[str, str], trace_dir: Path) -> dict[str, Any]:
     return plans
 
 
-def survey(specs: dict[str, str], trace_dir: Path, store: Path) -> Survey:
+def survey(specs: dict[str, str], trace_dir: Path, store: Path,
+           plans: dict[str, Any] | None = None) -> Survey:
     """How many runs of the experiment specs `specs` (name -> TOML text, as `Paper.specs`
     gives them; trace names read from `trace_dir`) `store` already holds, finished; and, for
     the runs still to do whose configuration (`dispatch.group_of`: the same workload,
@@ -98,7 +99,8 @@ def survey(specs: dict[str, str], trace_dir: Path, store: Path) -> Survey:
     per run (per job, for runs cut to their first N); and how many runs the specs hold in
     all.  A run shared by several specs (families that share runs) counts once everywhere, as
     the sweeps run it once; a spec that cannot be planned counts none (the command itself
-    reports it)."""
+    reports it).  `plans`: the specs' plans (`planned`), split against the store here (each
+    plan's `todo` is then the runs left to do)."""
     from ckptsim.experiments.dispatch import group_of, run_units
     from ckptsim.experiments.store import Store
     from ckptsim.experiments.sweep import against
@@ -113,7 +115,7 @@ def survey(specs: dict[str, str], trace_dir: Path, store: Path) -> Survey:
         except Exception:  # a damaged or foreign store is the sweep's to report
             return Survey()
     plans = [plan if contents is None else against(plan, contents)
-             for plan in planned(specs, trace_dir).values()]
+             for plan in (planned(specs, trace_dir) if plans is None else plans).values()]
     rows: dict[str, Any] = contents.rows if contents is not None else {}
     measured: dict[Any, list[float]] = {}  # configuration -> [seconds, units]
     for plan in plans:

@@ -196,14 +196,15 @@ DRAWS = ("machine", "group")
 
 
 def platform_profiles(platform: Any, seed: int = 0, added: Mapping[str, float] | None = None,
-                      added_where: str = "energy",
-                      per: str = "machine") -> list[PowerProfile] | None:
+                      added_where: str = "energy", per: str = "machine",
+                      checks_only: bool = False) -> list[PowerProfile] | None:
     """Per machine, its power profile from the platform's description (`power_table(i)`), or
     None when the platform has no power profiles at all.  Ranges are drawn from the stream
     ``power`` of `seed`, per machine (`per` = ``machine``), or once per group and type
     (``group``: a group's first machine draws, the others share its profile).  `added` (keys
     of `OPTIONAL`: the energy component's ``wake_time`` and the like) replaces those keys in
-    every machine's table.
+    every machine's table.  `checks_only` (a simulator built to be checked): each table is
+    read once, its first machine's draw shared by every machine of its type.
 
     Raises:
         ConfigError: some machines have a profile and others none; a table with `added` is
@@ -223,7 +224,8 @@ def platform_profiles(platform: Any, seed: int = 0, added: Mapping[str, float] |
                                                        f"{', '.join(DRAWS)}")
     rng = RandomStreams(seed).stream("power")
     out: list[PowerProfile] = []
-    keys = _draw_keys(platform, len(tables)) if per == "group" else list(range(len(tables)))
+    keys = ([id(t) for t in tables] if checks_only else
+            _draw_keys(platform, len(tables)) if per == "group" else list(range(len(tables))))
     drawn: dict[Any, PowerProfile] = {}
     for i, t in enumerate(tables):
         if t is None:

@@ -53,6 +53,7 @@ def run_spec(name: str, text: str, out: Path, trace_dir: str | Path, jobs: int |
     from ckptsim.experiments.matrix import MatrixTooLarge
     from ckptsim.experiments.papers import settings_policy
     from ckptsim.experiments.papers.settings import apply, current
+    from ckptsim.experiments.preflight import preflight
     from ckptsim.experiments.store import load_results
     from ckptsim.experiments.sweep import plan_sweep, run_sweep
 
@@ -66,6 +67,7 @@ def run_spec(name: str, text: str, out: Path, trace_dir: str | Path, jobs: int |
         raise ConfigError("--replications", f"{exc.runs:,} runs for {name}, above the limit "
                                             f"of {exc.limit:,} runs of one sweep; ask for "
                                             "fewer replications") from None
+    preflight(plan.todo, str(spec_path))  # a configuration that cannot start: none runs
     address, timeout = _DASK.get()
     executor = make_executor(jobs, address, dask_timeout=timeout)
     result = run_sweep(plan, store, executor, on_row=on_row)

@@ -1,0 +1,143 @@
+"""A sweep's pre-flight: each distinct configuration of the runs left to do is built as its
+runs would be, and checked, before the first run starts.
+
+A spec is checked key by key as it is read (`spec`, `speccomp`), but some checks need a run's
+pieces together -- a checkpoint plan's part that needs the availability component (and its
+notice lead), a component that needs another's service, a platform a scheduler cannot use, a
+job larger than the machine -- and are made when a run is set up (`runner.set_up`), when its
+simulator attaches the components, and once all are attached (`Simulator.check_ready`).
+Without a pre-flight, every run of such a configuration would start and fail in turn.
+
+A configuration is what these checks read: the workload's source (the trace and its reader's
+options, or the generator and its options), the scheduler and its parameters, the components
+and theirs (the checkpoint plan among them), the platform and the overrun rule; not the seed,
+nor the transforms (a time window, the first N jobs: the largest job is that of the first
+run's cut).  Each one is built once, on its first run's workload cut to three jobs (its first,
+its largest and its last: the span and the largest job the checks read), with the simulator
+built to be checked (`Simulator(checks_only=True)`: the availability component draws no
+timelines, the energy meter reads each power table once), and never simulated.  A refusal
+refuses the whole command (a `PreflightError`, one line, naming the first configuration).
+
+Left to the runs (they fail as before, each recorded as failed): a configuration whose workload
+cannot be read here (a trace only the workers of a cluster have), and what only the timelines
+check (the files the availability component reads, its failure log, the reboot schedules).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ckptsim.errors import ConfigError
+from ckptsim.experiments.matrix import Run
+
+#: The configurations checked fine in this process (a paper checks its specs together before
+#: the first runs, then each spec's sweep finds them checked).
+_CHECKED: set[tuple[Any, ...]] = set()
+
+
+class PreflightError(ConfigError):
+    """A configuration of the sweep cannot start: nothing was run."""
+
+    def __init__(self, where: str, run: Run, error: ConfigError, shown: str, runs: int,
+                 configurations: int) -> None:
+        self.run = run
+        self.error = error
+        super().__init__(where, f"run {run.run_id[:12]} of {run.experiment} ({shown}) cannot "
+                                f"start: {error} ({runs} run(s) of {configurations} "
+                                "configuration(s) cannot start; nothing was run)")
+
+
+def differing(run: Run, others: list[Run]) -> str:
+    """The run's workload and scheduler, and its inputs that differ among `others`."""
+    from ckptsim.experiments.columns import PARAM_PREFIX, WORKLOAD_PREFIX
+
+    keys = [k for k in run.columns if k.startswith((WORKLOAD_PREFIX, PARAM_PREFIX))
+            and len({repr(r.columns.get(k)) for r in others}) > 1]
+    shown = ", ".join(f"{k.split('.', 1)[1]}={run.columns[k]}" for k in keys)
+    return f"{run.workload} x {run.scheduler}" + (f"; {shown}" if shown else "")
+
+
+@dataclass
+class Checked:
+    """What a pre-flight checked: configurations built, the runs they stand for, seconds."""
+
+    configurations: int = 0
+    runs: int = 0
+    seconds: float = 0.0
+    skipped: list[tuple[Run, str]] = field(default_factory=list)  # (run, why) not checked
+
+    def line(self) -> str:
+        skipped = f" ({len(self.skipped)} left to the runs)" if self.skipped else ""
+        return (f"pre-flight: {self.configurations} configuration(s) of {self.runs} run(s) "
+                f"checked in {self.seconds:.2f} s{skipped}")
+
+
+def configuration(run: Run) -> tuple[Any, ...]:
+    """What a run's pre-flight checks read (see the module docstring): the runs that a
+    sweep's dispatch expects to take alike (`dispatch.group_of`: the workload's source, the
+    scheduler, the components, the platform; whatever their cuts), and the overrun rule."""
+    from ckptsim.experiments.dispatch import group_of
+
+    return (*group_of(run)[:-1], run.overrun)
+
+
+def three_jobs(w: Any) -> Any:
+    """The workload cut to its first, largest and last jobs (fewer when it has fewer)."""
+    n = w.n_jobs
+    if n <= 3:
+        return w
+    return w.subset(np.array(sorted({0, int(np.argmax(w.size)), n - 1})))
+
+
+def check_run(run: Run) -> None:
+    """Build `run`'s configuration as the run would, and make its checks; never simulates.
+
+    Raises:
+        ConfigError: the run cannot start (as the run itself would raise it).
+    """
+    from ckptsim.experiments.execute import load_run_workload
+    from ckptsim.runner import set_up
+
+    w = three_jobs(load_run_workload(run))
+    setup = set_up(w, run.scheduler_name, run.params, seed=run.seed,
+                   components=run.components, platform=run.platform)
+    setup.simulator(overrun=run.overrun, checks_only=True).check_ready()
+
+
+def preflight(runs: Iterable[Run], where: str) -> Checked:
+    """Check each distinct configuration of `runs` (those not checked already in this
+    process) on its first run.
+
+    Raises:
+        PreflightError: a configuration cannot start (the first one, `where`: the spec).
+    """
+    t0 = time.perf_counter()
+    groups: dict[tuple[Any, ...], list[Run]] = {}
+    for run in runs:
+        key = configuration(run)
+        if key not in _CHECKED:
+            groups.setdefault(key, []).append(run)
+    done = Checked(configurations=len(groups), runs=sum(map(len, groups.values())))
+    refused: list[tuple[Run, ConfigError, int]] = []
+    for key, members in groups.items():
+        try:
+            check_run(members[0])
+        except ConfigError as exc:
+            refused.append((members[0], exc, len(members)))
+            continue
+        except Exception as exc:  # noqa: BLE001 -- not checkable here: the runs report it
+            done.skipped.append((members[0], f"{type(exc).__name__}: {exc}"))
+            continue
+        _CHECKED.add(key)
+    done.seconds = time.perf_counter() - t0
+    if refused:
+        run, exc, _ = refused[0]
+        shown = differing(run, [members[0] for members in groups.values()])
+        raise PreflightError(where, run, exc, shown, sum(n for _, _, n in refused),
+                             len(refused))
+    return done

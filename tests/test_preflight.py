@@ -1,0 +1,125 @@
+"""The pre-flight of `ckptsim sweep` and `ckptsim paper`: a configuration whose runs cannot
+start refuses the whole command before anything runs, in one line, with the message
+`ckptsim run` gives for the same run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ckptsim.cli import main
+from ckptsim.errors import ConfigError
+from ckptsim.experiments import preflight as pf
+from ckptsim.experiments.store import Store, load_results
+from ckptsim.experiments.sweep import plan_sweep
+
+GOOD = "fixed:interval=600,cost=60"
+BAD = "fixed:interval=600,cost=60+scheduled:margin=900"  # lead 600 < cost + margin = 960
+SPEC = """
+name = "mixed"
+seeds = [1, 2]
+
+[workloads.model]
+generator = "lublin"
+n = 60
+machine = 64
+
+[workloads.model.components.availability]
+reboot = "03:00-05:00"
+lead = 600
+
+[workloads.model.components.checkpoint]
+policy = [{policies}]
+
+[[schedulers]]
+name = "easy"
+"""
+MESSAGE = ("got 600; scheduled needs lead >= cost + margin = 960 s to checkpoint before a "
+           "reboot")
+
+
+def write_spec(tmp_path: Path, *policies: str) -> Path:
+    path = tmp_path / "mixed.toml"
+    path.write_text(SPEC.format(policies=", ".join(f'"{p}"' for p in policies)))
+    return path
+
+
+@pytest.fixture(autouse=True)
+def fresh(monkeypatch):
+    monkeypatch.setattr(pf, "_CHECKED", set())
+
+
+def test_one_bad_combination_refuses_the_sweep_naming_it(tmp_path, capsys):
+    spec = write_spec(tmp_path, GOOD, BAD, "fixed:interval=600,cost=60+scheduled:margin=300")
+    out = tmp_path / "out"
+    assert main(["sweep", str(spec), "--out", str(out), "--jobs", "0"]) == 2
+    err = capsys.readouterr().err.strip()
+    bad = next(r for r in plan_sweep(spec).runs if r.columns["workload.checkpoint"] == BAD)
+    assert err.count("\n") == 0  # one line
+    assert err.startswith(f"ckptsim: error: {spec}: run {bad.run_id[:12]} of mixed "
+                          f"(model x easy; checkpoint={BAD}) cannot start: availability.lead: "
+                          f"{MESSAGE} (2 run(s) of 1 configuration(s)")
+    assert not out.exists()  # nothing ran, no store was made
+
+
+def test_paper_forshaw_margin_refused_before_any_run(tmp_path, capsys):
+    out = tmp_path / "fig7"
+    code = main(["paper", "forshaw", "fig7", "--days", "1", "--replications", "2",
+                 "--set", "checkpoint.policy.margin=900", "--out", str(out), "--jobs", "0"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert f"availability.lead: {MESSAGE}" in err
+    assert "(64 run(s) of 32 configuration(s) cannot start; nothing was run)" in err
+    assert not Store(out / "store").exists()
+
+
+def test_a_valid_spec_runs_as_without_the_preflight(tmp_path, monkeypatch, capsys):
+    spec = write_spec(tmp_path, GOOD, "fixed:interval=600,cost=60+scheduled:margin=300")
+    checked = tmp_path / "checked"
+    assert main(["sweep", str(spec), "--out", str(checked), "--jobs", "0"]) == 0
+    assert "pre-flight: 2 configuration(s) of 4 run(s) checked in" in capsys.readouterr().err
+    monkeypatch.setattr(pf, "preflight", lambda runs, where: pf.Checked())
+    unchecked = tmp_path / "unchecked"
+    assert main(["sweep", str(spec), "--out", str(unchecked), "--jobs", "0"]) == 0
+    skip = {"run_seconds", "sim_seconds", "finished_at", "pid", "host"}
+
+    def rows(out: Path) -> list[dict]:
+        return sorted(({k: v for k, v in r.items() if k not in skip}
+                       for r in load_results(out)[0]), key=lambda r: r["run_id"])
+
+    assert [r["run_id"] for r in rows(checked)] == sorted(r.run_id for r in plan_sweep(spec).runs)
+    assert rows(checked) == rows(unchecked)
+
+
+def test_run_and_preflight_give_the_same_message(tmp_path, capsys):
+    from ckptsim.runner import simulate
+
+    spec = write_spec(tmp_path, BAD)
+    run = plan_sweep(spec).runs[0]
+    with pytest.raises(pf.PreflightError) as refused:
+        pf.preflight([run], str(spec))
+    with pytest.raises(ConfigError) as failed:
+        simulate("lublin:n=60,machine=64,seed=1", "easy", seed=1,
+                 components={"availability": {"reboot": "03:00-05:00", "lead": 600},
+                             "checkpoint": {"policy": BAD}})
+    assert (refused.value.error.key, refused.value.error.message) == \
+        (failed.value.key, failed.value.message) == ("availability.lead", MESSAGE)
+    # The command line: exit 2 both, the same text after the key (named as each command
+    # takes it: the component's key in a spec, its flag on `ckptsim run`).
+    assert main(["run", "--workload", "lublin:n=60,machine=64,seed=1", "--component",
+                 "availability:reboot=03:00-05:00,lead=600", "--checkpoint", BAD]) == 2
+    said = capsys.readouterr().err.strip().splitlines()[-1]
+    assert said == f"ckptsim: error: --component availability:lead: {MESSAGE}"
+    assert main(["sweep", str(spec), "--out", str(tmp_path / "out"), "--jobs", "0"]) == 2
+    assert f"cannot start: availability.lead: {MESSAGE} (" in capsys.readouterr().err
+
+
+def test_a_workload_not_readable_here_is_left_to_its_runs(tmp_path):
+    (tmp_path / "broken.swf").write_text("; MaxProcs: 8\n1 0 -1 10 not-a-number\n")
+    spec = tmp_path / "t.toml"
+    spec.write_text('name = "t"\n[workloads.broken]\ntrace = "broken.swf"\n'
+                    '[[schedulers]]\nname = "easy"\n')
+    checked = pf.preflight(plan_sweep(spec).runs, str(spec))
+    assert (checked.configurations, len(checked.skipped)) == (1, 1)
+    assert "WorkloadError" in checked.skipped[0][1]
