@@ -209,3 +209,25 @@ def policy_params(values: Mapping[str, Any], cls: type[CheckpointPolicy]) -> Any
 
 #: Imports the package's modules that register a policy (`@register_policy`), once.
 _load_builtin = package_loader("ckptsim.checkpointing", "register_policy")
+
+
+def help_lines() -> list[str]:
+    """The policies a plan string can name, by kind, with their own options (the checkpoint
+    component's `--help` lines)."""
+    from ckptsim.params import describe_range
+
+    cost = {f.name for f in dataclasses.fields(CostParams)}
+    lines = ["policies (parts joined by +; the cost options cost, bandwidth, memory, "
+             "constant, restart, mtbf and suspended once, in any part):"]
+    found = _registry.loadable()
+    for kind in ("interval", "skip", "proactive"):
+        for name, pol in found.items():
+            if pol.kind != kind:
+                continue
+            lines.append(f"  {name} [{kind}]: {pol.description}")
+            lines += [f"      {f.name} = {f.default!r}  ({describe_range(f)}) "
+                      f"{f.metadata.get('help', '')}"
+                      for f in dataclasses.fields(pol.Params) if f.name not in cost]
+    lines += [f"  {name}: cannot be loaded ({error})"
+              for name, error in _registry.broken.items() if name not in found]
+    return lines

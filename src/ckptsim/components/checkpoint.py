@@ -118,24 +118,9 @@ class Checkpointer(DeferAgent, PlanAgent, Component):
     @classmethod
     def help_lines(cls) -> list[str]:
         """The policies of a `policy` string, by kind, with their own options."""
-        from ckptsim.checkpointing.base import CostParams, _registry
-        from ckptsim.params import describe_range
+        from ckptsim.checkpointing.base import help_lines
 
-        cost = {f.name for f in dataclasses.fields(CostParams)}
-        lines = ["policies (parts joined by +; the cost options cost, bandwidth, memory, "
-                 "constant, restart, mtbf and suspended once, in any part):"]
-        found = _registry.loadable()
-        for kind in ("interval", "skip", "proactive"):
-            for name, pol in found.items():
-                if pol.kind != kind:
-                    continue
-                lines.append(f"  {name} [{kind}]: {pol.description}")
-                lines += [f"      {f.name} = {f.default!r}  ({describe_range(f)}) "
-                          f"{f.metadata.get('help', '')}"
-                          for f in dataclasses.fields(pol.Params) if f.name not in cost]
-        lines += [f"  {name}: cannot be loaded ({error})"
-                  for name, error in _registry.broken.items() if name not in found]
-        return lines
+        return help_lines()
 
     @classmethod
     def check_value(cls, param: str, value: Any, *, base: Path | None = None) -> Any:
