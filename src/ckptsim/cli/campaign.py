@@ -9,6 +9,14 @@ from typing import Any
 
 from ckptsim.cli import INTERRUPTED
 from ckptsim.cli.common import SweepProgress, check_folder_path, fmt, print_table
+from ckptsim.cli.storenotes import (
+    note_not_run,
+    note_pooled,
+    note_shadowed,
+    note_unchecked,
+    warn_damaged_jobs,
+    warn_damaged_runs,
+)
 from ckptsim.errors import ConfigError
 
 
@@ -64,7 +72,7 @@ def _sweep(args: argparse.Namespace, locked: bool) -> int:
         what = "per-job file" if Path(path).parent.name == "jobs" else "store file"
         again = "a sweep would run its runs again" if args.dry_run else "its runs are run again"
         print(f"ckptsim: damaged {what} {path} ({why}): {again}", file=sys.stderr)
-    _note_unchecked(plan.unchecked, "the next sweep records them" if args.dry_run else
+    note_unchecked(plan.unchecked, "the next sweep records them" if args.dry_run else
                     "this sweep records them")
     if args.dry_run:
         inputs = manifest(spec, plan.runs)["inputs"]
@@ -149,10 +157,10 @@ def cmd_results(args: argparse.Namespace) -> int:
 
     loaded = load_store(args.dir, all_runs=args.all, keep_damaged=True)
     rows, manifest = loaded.rows, loaded.manifest
-    _warn_damaged_jobs(loaded.damaged_jobs)
-    status = _warn_damaged_runs(args.dir, loaded.damaged_runs)
-    _note_unchecked(loaded.unchecked, "the next sweep records them")
-    _note_not_run(rows, manifest, args.dir)
+    warn_damaged_jobs(loaded.damaged_jobs)
+    status = warn_damaged_runs(args.dir, loaded.damaged_runs)
+    note_unchecked(loaded.unchecked, "the next sweep records them")
+    note_not_run(rows, manifest, args.dir)
     columns = res.all_columns(rows) or list(manifest.get("inputs", []))
     where = res.parse_where(args.where, columns, rows)
     everything, rows = rows, res.filter_rows(rows, where)
@@ -167,7 +175,7 @@ def cmd_results(args: argparse.Namespace) -> int:
               "(a metric of some schedulers or components only), so they are not shown",
               file=sys.stderr)
     inputs = [c for c in manifest.get("inputs", []) if c in columns]
-    _note_shadowed(args, columns)
+    note_shadowed(args, columns)
     if args.versus is not None:
         return _versus(args, rows, columns, inputs, by, metrics, manifest) or status
     if args.relative:
@@ -184,7 +192,7 @@ def cmd_results(args: argparse.Namespace) -> int:
         # No run matched: the header of the store's columns all the same (a file pandas reads).
         export = shown if by else res.export_columns(rows or everything)
         text = res.to_csv(export, table if by else rows)
-        _note_pooled(pooled)
+        note_pooled(pooled)
         if args.csv == "-":
             sys.stdout.write(text)
         else:
@@ -208,21 +216,9 @@ def cmd_results(args: argparse.Namespace) -> int:
     print_table(title, labels, body)
     if by and any(res.partial(g, m) for g in table for m in metrics):
         print(f"note: {res.PARTIAL_NOTE}", file=sys.stderr)
-    _note_pooled(pooled)
+    note_pooled(pooled)
     _print_failures([r for r in rows if r.get("status") == "failed"], args.dir)
     return status
-
-
-def _note_not_run(rows: list[dict[str, Any]], manifest: dict[str, Any], store: str) -> None:
-    """Say so when runs of the latest sweep's matrix are not in the store (the sweep was
-    interrupted, or their file was damaged): its table is then not the whole experiment."""
-    matrix = manifest.get("runs", [])
-    present = {r.get("run_id") for r in rows}
-    missing = sum(rid not in present for rid in matrix)
-    if missing:
-        print(f"note: {missing} of the {len(matrix)} runs of the latest sweep are not in the "
-              f"store (not run yet: an interrupted sweep?); run the same sweep again with --out "
-              f"{store} to finish them", file=sys.stderr)
 
 
 def _versus(args: argparse.Namespace, rows: list[dict[str, Any]], columns: list[str],
@@ -264,54 +260,6 @@ def _versus(args: argparse.Namespace, rows: list[dict[str, Any]], columns: list[
     return 0
 
 
-def _warn_damaged_runs(root: str, damaged: list[tuple[str, str]]) -> int:
-    """Name every damaged run file on stderr; exit status 2 when there is one (the readable
-    runs are still shown)."""
-    for path, why in damaged:
-        print(f"ckptsim: error: {root}: damaged run file {path} ({why}); its runs are not "
-              "shown: rerun the sweep to recompute them (it sets damaged files aside in "
-              "DIR/damaged)", file=sys.stderr)
-    return 2 if damaged else 0
-
-
-def _note_shadowed(args: argparse.Namespace, columns: list[str]) -> None:
-    """Say which column a bare name means where an input has the same name after its prefix
-    (`--group-by failures` is the metric `failures`, not the input `workload.failures`)."""
-    from ckptsim.experiments.columns import RUN_COLUMNS, shadowed
-
-    typed = [*(args.group_by or ()), *(w.partition("=")[0].strip() for w in args.where or ()),
-             *([args.versus.partition("=")[0].strip()] if args.versus else [])]
-    for name in dict.fromkeys(typed):
-        other = shadowed(name, columns)
-        if other:
-            kind = ("run column" if name in (*RUN_COLUMNS, "workload", "scheduler", "seed")
-                    else "metric")
-            print(f"note: {name} is the {kind} {name}; for the input of that name, write "
-                  f"{' or '.join(other)}", file=sys.stderr)
-
-
-def _note_pooled(pooled: list[str]) -> None:
-    if pooled:
-        print(f"note: the groups pool runs of different configurations ({', '.join(pooled)} "
-              f"vary within them), so their spread is not a confidence interval over "
-              f"replications; add {' '.join(pooled)} to --group-by, or filter with --where, "
-              "for one row per configuration", file=sys.stderr)
-
-
-def _warn_damaged_jobs(damaged: list[tuple[str, str]]) -> None:
-    for path, why in damaged:
-        print(f"ckptsim: warning: damaged per-job file {path} ({why}); rerun the sweep "
-              "to recompute its run", file=sys.stderr)
-
-
-def _note_unchecked(paths: list[str], then: str) -> None:
-    if paths:
-        more = f" and {len(paths) - 3} more" if len(paths) > 3 else ""
-        print(f"ckptsim: note: {len(paths)} run table(s) without a recorded SHA-256 (written "
-              f"by an earlier version; checked by their own checksums only): "
-              f"{', '.join(paths[:3])}{more}; {then}", file=sys.stderr)
-
-
 def _pm(mean: float, half: float) -> str:
     if mean != mean:
         return "-"
@@ -330,8 +278,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     if args.out:
         check_folder_path(args.out)
     report = make_report(args.dir, args.out, gantt=args.gantt)
-    _warn_damaged_jobs(report.damaged_jobs)
-    _note_unchecked(report.unchecked, "the next sweep records them")
+    warn_damaged_jobs(report.damaged_jobs)
+    note_unchecked(report.unchecked, "the next sweep records them")
     for note in report.notes:
         print(f"ckptsim: {note}", file=sys.stderr)
     charts = [p.stem[len("gantt-"):] for p in report.figures if p.stem.startswith("gantt-")]
