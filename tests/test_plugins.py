@@ -451,6 +451,27 @@ def test_a_bad_reference_is_one_line_naming_the_option(tmp_path, capsys, file, c
     assert main(["run", "--workload", "lublin:n=10", "--checkpoint", f"{ref}:cost=1"]) == 2
     assert capsys.readouterr().err.startswith("ckptsim: error: --checkpoint")
 
+@pytest.mark.parametrize(("text", "code"), [
+    ("import sys\n\nsys.exit(3)\n", "3"),
+    ("import argparse\n\nargparse.ArgumentParser().parse_args(['--nope'])\n", "2"),
+])
+def test_a_module_that_exits_when_imported_is_one_line_naming_it(tmp_path, capsys,
+                                                                  monkeypatch, text, code):
+    # A module:Class whose module ran sys.exit() or argparse ended ckptsim silently with the
+    # module's status, where a file.py:Class was named with its line.
+    name = f"exits_{code}_mod"
+    (tmp_path / f"{name}.py").write_text(text)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    ref = f"{name}:X"
+    assert main(["run", "--workload", "lublin:n=10", "--scheduler", ref]) == 2
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert err == (f"ckptsim: error: --scheduler: {ref}: cannot import {name}: "
+                   f"{tmp_path / name}.py, line 3: the module exits (SystemExit: {code}) when "
+                   "imported; a plug-in module defines its classes, and runs script code only "
+                   "under if __name__ == '__main__':"), err
+    assert name not in sys.modules
+
+
 def test_a_plugin_file_of_binary_bytes_is_named_not_ckptsims_own(tmp_path, capsys):
     # Python's SyntaxError for NUL bytes has no position: the error named plugins.py.
     (tmp_path / "binary.py").write_bytes(b"class X:\n    pass\x00\n")

@@ -132,10 +132,10 @@ def load_reference(reference: str, key: str, base: type | None = None,
         return _LOADED[(state, name)]
     try:
         mod = importlib.import_module(module)
-    except Exception as exc:  # an error of the user's code: say where
+    except (Exception, SystemExit) as exc:  # an error of the user's code: say where
         file = getattr(exc, "filename", None) or _module_file(module)
         raise ConfigError(key, f"{reference}: cannot import {module}: "
-                               f"{_where(exc, file, module)}") from None
+                               f"{_import_error(exc, file, module)}") from None
     return _class_of(mod, name, reference, key, getattr(mod, "__file__", module), base, kind)
 
 
@@ -172,13 +172,7 @@ def _import_file(path: Path, reference: str, key: str) -> Any:
             sys.modules[name] = old
         else:
             sys.modules.pop(name, None)
-        if isinstance(exc, SystemExit):  # a script's sys.exit() or argparse, run on import
-            where = _where(exc, str(path)).rpartition(": SystemExit")[0] or str(path)
-            raise ConfigError(key, f"{reference}: {where}: the file exits (SystemExit: "
-                                   f"{exc.code!r}) when imported; a plug-in file defines its "
-                                   "classes, and runs script code only under if __name__ == "
-                                   "'__main__':") from None
-        raise ConfigError(key, f"{reference}: {_where(exc, str(path))}") from None
+        raise ConfigError(key, f"{reference}: {_import_error(exc, str(path))}") from None
     finally:
         sys.path.remove(str(folder))
         for n in set(sys.modules) - before:
@@ -210,6 +204,18 @@ def _shadowing(folder: Path) -> list[str]:
                     not str(Path(file).resolve()).startswith(installed):
                 out.append(n)
     return out
+
+
+def _import_error(exc: BaseException, file: str | None, module: str = "") -> str:
+    """One line for an error raised while a plug-in's file or module was imported: `_where`,
+    or for a script's sys.exit() or argparse run on import (which would end ckptsim with the
+    script's status, saying nothing), where it exits and how a plug-in avoids it."""
+    if not isinstance(exc, SystemExit):
+        return _where(exc, file, module)
+    where = _where(exc, file, module).rpartition(": SystemExit")[0] or file or module
+    return (f"{where}: the {'module' if module else 'file'} exits (SystemExit: "
+            f"{exc.code!r}) when imported; a plug-in {'module' if module else 'file'} defines "
+            "its classes, and runs script code only under if __name__ == '__main__':")
 
 
 def _where(exc: BaseException, file: str | None, module: str = "") -> str:
@@ -300,10 +306,10 @@ def load_entry_point(kind: str, name: str, key: str) -> Any:
     ep = entry_points(kind)[name]
     try:
         return ep.load()
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:
         file = getattr(exc, "filename", None) or _module_file(ep.module)
         raise ConfigError(key, f"{name} (entry point {ep.value} of {GROUPS[kind]}): "
-                               f"{_where(exc, file, ep.module)}") from None
+                               f"{_import_error(exc, file, ep.module)}") from None
 
 
 def forget_entry_points() -> None:
