@@ -467,6 +467,33 @@ def test_a_source_option_of_the_failures_component_names_the_component(
     assert err.startswith("--component failures:count: applies to failure logs"), err
 
 
+@pytest.mark.parametrize(("option", "flag"), [
+    ("policy=", "--component checkpoint:policy: unknown checkpoint policy ''"),
+    ("policy=yung", "--component checkpoint:policy: unknown checkpoint policy 'yung'"),
+    ("policy=fixed:cost=1+fixed:cost=2", "--component checkpoint:policy: fixed is given twice"),
+    ("policy=fixed:interval=0,cost=1", "--component checkpoint:policy interval: got 0"),
+    ("policy=fixed", "--component checkpoint:policy cost: give the checkpoint cost"),
+    # Refused once the run's components are known (they were "checkpoint: ...", and
+    # "--checkpoint mtbf" for a --checkpoint never typed).
+    ("policy=fixed:cost=1+scheduled", "--component checkpoint:policy: scheduled acts on"),
+    ("policy=young:cost=1", "--component checkpoint:policy mtbf: young needs"),
+])
+def test_every_error_of_the_checkpoint_components_policy_names_the_key(
+        capsys: pytest.CaptureFixture[str], small: Path, option: str, flag: str) -> None:
+    err = error_of(capsys, ["run", "--workload", str(small), "--component",
+                            f"checkpoint:{option}"])
+    assert err.startswith(flag), err
+    given = option.removeprefix("policy=")
+    err = error_of(capsys, ["run", "--workload", str(small), "--checkpoint", given])
+    assert err.startswith(flag.replace("--component checkpoint:policy", "--checkpoint")), err
+
+
+def test_an_error_of_a_component_as_a_whole_names_the_flag(
+        capsys: pytest.CaptureFixture[str], small: Path) -> None:
+    err = error_of(capsys, ["run", "--workload", str(small), "--component", "energy:active="])
+    assert err.startswith("--component energy: no power profile"), err
+
+
 def test_a_second_rate_model_names_the_component_given(capsys: pytest.CaptureFixture[str]
                                                        ) -> None:
     err = error_of(capsys, ["run", "--workload", "grid:n=30,seed=1,clusters=2", "--scheduler",

@@ -239,7 +239,7 @@ def test_a_computed_interval_under_a_second_is_refused(policy, capsys):
     argv = ["run", "--workload", "lublin:n=30,seed=2,machine=64", "--checkpoint", policy]
     assert main(argv) == 2
     err = capsys.readouterr().err
-    assert err.startswith("ckptsim: error: checkpoint: ") and "under 1 s" in err
+    assert err.startswith("ckptsim: error: --checkpoint: ") and "under 1 s" in err
     assert err.count("\n") == 1
 
 

@@ -843,7 +843,7 @@ def test_an_interval_that_is_not_a_number_of_seconds_is_refused(tmp_path, capsys
             f"{tmp_path}/dyn.py:{cls}:cost=60"]
     assert main(argv) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"ckptsim: error: checkpoint: {plugins_name(cls)}'s {method}() "
+    assert err.startswith(f"ckptsim: error: --checkpoint: {plugins_name(cls)}'s {method}() "
                           f"returned {shown} for job ")
     assert err.rstrip().endswith("an interval is seconds of computation > 0 (0 or inf: no "
                                  "more checkpoints of the job)")

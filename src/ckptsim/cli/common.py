@@ -61,9 +61,7 @@ def parse_components(items: Sequence[str] | None) -> dict[str, dict[str, Any]]:
             cls = get_component(name)
         if name in out:
             raise ConfigError(f"--component {name}", "given twice: give each component once")
-        keys, prefixes = (failure_component_flags() if name == "failures" else
-                          ({}, {f"{name}.": f"--component {name}:",
-                                f"{cls.name}.": f"--component {name}:"}))
+        keys, prefixes = component_key_flags(name, cls)
         with flag_names(keys, prefixes):
             prm = cls.make_params(values)
         # A value parsed into a structure (the checkpoint plan) is passed on as made.
@@ -72,9 +70,37 @@ def parse_components(items: Sequence[str] | None) -> dict[str, dict[str, Any]]:
     return out
 
 
-def component_flags(components: Mapping[str, Any]) -> dict[str, str]:
-    """Key prefixes of the components' errors -> the flag that sets them."""
-    return {f"{name}.": f"--component {name}:" for name in components if name != "failures"}
+def component_key_flags(name: str, cls: Any) -> tuple[dict[str, str], dict[str, str]]:
+    """(whole keys, key prefixes) of one component's errors -> `--component NAME:KEY`.  A
+    component whose one parameter is a string parsed into a structure (the checkpoint
+    component's `policy`) has the errors of that string, keyed by the component's name and
+    by its options, named after that key: `--component checkpoint:policy`, `--component
+    checkpoint:policy cost` (as `--component failures:source path`)."""
+    if name == "failures":
+        return failure_component_flags()
+    names = {name, getattr(cls, "name", name)}
+    parsed = getattr(cls, "parsed_params", ())
+    if len(parsed) == 1:
+        flag = f"--component {name}:{parsed[0]}"
+        return ({**{n: flag for n in names}, **{f"{n}.{parsed[0]}": flag for n in names}},
+                {f"{n}.": f"{flag} " for n in names})
+    return {n: f"--component {name}" for n in names}, {f"{n}.": f"--component {name}:"
+                                                        for n in names}
+
+
+def component_flags(components: Mapping[str, Any]) -> tuple[dict[str, str], dict[str, str]]:
+    """(whole keys, key prefixes) of the errors of the components given -> the flag that
+    sets them (`component_key_flags`; the failures component's: `failure_flags`)."""
+    from ckptsim.components import get_component
+
+    keys: dict[str, str] = {}
+    prefixes: dict[str, str] = {}
+    for name in components:
+        if name != "failures":
+            more_keys, more_prefixes = component_key_flags(name, get_component(name))
+            keys.update(more_keys)
+            prefixes.update(more_prefixes)
+    return keys, prefixes
 
 
 def failure_flags(components: Mapping[str, Any]) -> tuple[dict[str, str], dict[str, str]]:

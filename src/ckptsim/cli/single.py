@@ -86,9 +86,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         failure_keys, failure_prefixes = failure_flags(components)
         given = {f"components.{name}": f"--component {name}" for name in components}
-        with flag_names({**SIMULATION_FLAGS, **failure_keys, **given},
-                        {f"{args.scheduler}.": "--set ", **component_flags(components),
-                         **failure_prefixes, "checkpoint.": "--checkpoint "}):
+        component_keys, component_prefixes = component_flags(components)
+        if args.checkpoint is not None:  # the checkpoint component is --checkpoint's
+            component_keys["checkpoint"] = "--checkpoint"
+            component_prefixes["checkpoint."] = "--checkpoint "
+        with flag_names({**SIMULATION_FLAGS, **failure_keys, **given, **component_keys},
+                        {f"{args.scheduler}.": "--set ", **component_prefixes,
+                         **failure_prefixes}):
             result = simulate(w, args.scheduler, params, machine_size=args.machine_size,
                               overrun=args.overrun, check=args.check, progress=progress,
                               components=components, failures=args.failures,
