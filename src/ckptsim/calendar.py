@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ckptsim.errors import ConfigError
+from ckptsim.errors import ConfigError, shown
 
 DAY = 86_400
 HOUR = 3_600
@@ -54,10 +54,10 @@ class TermRange:
     def parse(cls, text: str, key: str = "terms") -> TermRange:
         """`"01-11..03-26"` (yearly) or `"2010-01-11..2010-03-26"` (absolute)."""
         if not isinstance(text, str):
-            raise ConfigError(key, f"expected {ACCEPTED_TERM}, got {text!r}")
+            raise ConfigError(key, f"expected {ACCEPTED_TERM}, got {shown(text)}")
         a, sep, b = text.strip().partition("..")
         if not sep:
-            raise ConfigError(key, f"expected {ACCEPTED_TERM}, got {text!r}")
+            raise ConfigError(key, f"expected {ACCEPTED_TERM}, got {shown(text)}")
         a, b = a.strip(), b.strip()
         try:
             if len(a) == 5 and len(b) == 5:
@@ -70,9 +70,9 @@ class TermRange:
                 return cls(start_md, end_md)
             start, end = dt.date.fromisoformat(a), dt.date.fromisoformat(b)
         except ValueError:
-            raise ConfigError(key, f"expected {ACCEPTED_TERM}, got {text!r}") from None
+            raise ConfigError(key, f"expected {ACCEPTED_TERM}, got {shown(text)}") from None
         if end < start:
-            raise ConfigError(key, f"the range ends before it starts: {text!r}")
+            raise ConfigError(key, f"the range ends before it starts: {shown(text)}")
         return cls(start, end)
 
     def contains(self, day: dt.date) -> bool:
@@ -89,7 +89,7 @@ def _epoch(value: object, key: str) -> dt.datetime:
     if isinstance(value, dt.datetime):
         if value.tzinfo is not None:
             raise ConfigError(key, "expected a naive local date and time (no time zone: the "
-                                   f"model has no daylight saving), got {value!r}")
+                                   f"model has no daylight saving), got {shown(value)}")
         return value
     if isinstance(value, dt.date):
         return dt.datetime(value.year, value.month, value.day)
@@ -99,7 +99,7 @@ def _epoch(value: object, key: str) -> dt.datetime:
         except ValueError:
             pass
     raise ConfigError(key, f"expected a date or date-time such as '2010-01-01' or "
-                           f"'2010-01-04 00:00', got {value!r}")
+                           f"'2010-01-04 00:00', got {shown(value)}")
 
 
 class Calendar:
@@ -185,13 +185,13 @@ def parse_clock(text: str, key: str, *, allow_24: bool = False) -> int:
     # ASCII digits only: str.isdigit() also takes "²" or "٣", which int() then refuses.
     if len(parts) not in (2, 3) or not all(p.isascii() and p.isdigit() and len(p) == 2
                                            for p in parts):
-        raise ConfigError(key, f"expected a time of day HH:MM, got {text!r}")
+        raise ConfigError(key, f"expected a time of day HH:MM, got {shown(text)}")
     h, m = int(parts[0]), int(parts[1])
     s = int(parts[2]) if len(parts) == 3 else 0
     if m > 59 or s > 59 or h > 24 or (h == 24 and (m or s)):
-        raise ConfigError(key, f"not a time of day: {text!r}")
+        raise ConfigError(key, f"not a time of day: {shown(text)}")
     if h == 24 and not allow_24:
-        raise ConfigError(key, f"24:00 may only end a range, got {text!r}")
+        raise ConfigError(key, f"24:00 may only end a range, got {shown(text)}")
     return h * HOUR + m * 60 + s
 
 

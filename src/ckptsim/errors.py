@@ -43,6 +43,14 @@ def shown(value: object, most: int = 60) -> str:
     return text if len(text) <= most else f"{text[:most]}... ({len(text)} characters)"
 
 
+def shown_key(key: str, most: int = 60) -> str:
+    """A key a user typed (`--set KEY=...`, an option of `--component`, a spec's key) as an
+    error names it: cut after `most` characters with its length, as `shown` cuts a value (a
+    key of 3,000 characters is no message)."""
+    key = str(key)
+    return key if len(key) <= most else f"{key[:most]}... ({len(key)} characters)"
+
+
 def did_you_mean(word: object, choices: Iterable[str]) -> str:
     """` (did you mean 'NAME'?)` for the accepted name closest to a misspelt `word` (case
     aside), or "" when none is close: appended where an error names an unknown name."""

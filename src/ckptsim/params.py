@@ -25,7 +25,7 @@ import typing
 from collections.abc import Mapping
 from typing import Any
 
-from ckptsim.errors import ConfigError, did_you_mean
+from ckptsim.errors import ConfigError, did_you_mean, shown, shown_key
 from ckptsim.limits import MAX_SECONDS
 from ckptsim.values import parse_bool, parse_int
 
@@ -163,7 +163,7 @@ def _convert(key: str, value: Any, typ: Any,
 
 def _shown(value: Any) -> str:
     """A user's value in an error: a boolean as TOML writes it."""
-    return str(value).lower() if isinstance(value, bool) else repr(value)
+    return str(value).lower() if isinstance(value, bool) else shown(value)
 
 
 def _with_range(message: str, meta: Mapping[str, Any] | None, number: str) -> str:
@@ -184,7 +184,7 @@ def make_params(cls: type, values: Mapping[str, Any], *, where: str = "") -> Any
     unknown = sorted(set(values) - set(fields))
     if unknown:
         accepted = ", ".join(sorted(fields)) or "none"
-        raise ConfigError(prefix + unknown[0], f"unknown parameter"
+        raise ConfigError(prefix + shown_key(unknown[0]), f"unknown parameter"
                                                f"{did_you_mean(unknown[0], fields)}; "
                                                f"accepted: {accepted}")
     kwargs = {k: _convert(prefix + k, v, hints[k], fields[k].metadata)
@@ -204,7 +204,7 @@ def validate_params(obj: Any, *, where: str = "") -> None:
             continue
         if meta.get("choices") and value not in meta["choices"]:
             raise ConfigError(prefix + f.name,
-                              f"got {value!r}; accepted: {describe_range(meta)}")
+                              f"got {shown(value)}; accepted: {describe_range(meta)}")
         low, high = meta.get("low"), meta.get("high")
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             if value != value:
@@ -222,8 +222,8 @@ def validate_params(obj: Any, *, where: str = "") -> None:
             if meta.get("seconds") and math.isfinite(value) \
                     and abs(value) > _largest_time(meta):
                 unit = meta["seconds"]
-                shown = f"{value:g}" + (f" ({value * unit:g} s)" if unit != 1 else "")
-                raise ConfigError(prefix + f.name, f"got {shown}, a time beyond the longest "
+                said = f"{value:g}" + (f" ({value * unit:g} s)" if unit != 1 else "")
+                raise ConfigError(prefix + f.name, f"got {said}, a time beyond the longest "
                                   f"accepted, {MAX_SECONDS:g} s (317 years; MAX_SECONDS); "
                                   f"accepted: {describe_range(meta)}")
             if meta.get("period") and value < meta["period"]:

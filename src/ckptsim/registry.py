@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, Generic, TypeVar
 
 from ckptsim import plugins
-from ckptsim.errors import ConfigError, did_you_mean
+from ckptsim.errors import ConfigError, did_you_mean, shown
 from ckptsim.plugin_shape import check_class
 
 T = TypeVar("T", bound=type)
@@ -167,7 +167,7 @@ class Registry(Generic[T]):
             hint = "; a plug-in file is named with its class, FILE.py:Class (docs/plugins.md)"
         else:
             hint = "; or a plug-in: FILE.py:Class, module:Class or an entry point's name"
-        raise ConfigError(self.key, f"unknown {self.kind} {name!r}"
+        raise ConfigError(self.key, f"unknown {self.kind} {shown(name)}"
                                     f"{did_you_mean(name, self.names())}; accepted: "
                                     f"{', '.join(self.names())}{hint}")
 

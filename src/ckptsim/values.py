@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ckptsim.errors import ConfigError
+from ckptsim.errors import ConfigError, shown
 
 TRUE = ("1", "true", "yes", "on")
 FALSE = ("0", "false", "no", "off")
@@ -27,8 +27,8 @@ def option_parts(key: str, options: str, text: str) -> Iterator[str]:
     for part in options.split(","):
         part = part.strip()
         if not part:
-            raise ConfigError(key, f"empty option in {text!r}: give key=value options separated "
-                                   f"by single commas")
+            raise ConfigError(key, f"empty option in {shown(text)}: give key=value options "
+                                   "separated by single commas")
         yield part
 
 
@@ -41,7 +41,7 @@ def parse_bool(key: str, value: Any) -> bool:
         return True
     if text in FALSE:
         return False
-    raise ConfigError(key, f"expected true or false, got {value!r}")
+    raise ConfigError(key, f"expected true or false, got {shown(value)}")
 
 
 def parse_int(key: str, value: Any, *, low: int | None = None) -> int:
@@ -51,7 +51,7 @@ def parse_int(key: str, value: Any, *, low: int | None = None) -> int:
             raise ValueError
         number = int(value.strip()) if isinstance(value, str) else int(value)
     except (TypeError, ValueError):
-        raise ConfigError(key, f"expected an integer, got {value!r}") from None
+        raise ConfigError(key, f"expected an integer, got {shown(value)}") from None
     if low is not None and number < low:
-        raise ConfigError(key, f"expected an integer >= {low}, got {value!r}")
+        raise ConfigError(key, f"expected an integer >= {low}, got {shown(value)}")
     return number

@@ -30,7 +30,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
-from ckptsim.errors import ConfigError, did_you_mean
+from ckptsim.errors import ConfigError, did_you_mean, shown, shown_key
 from ckptsim.params import make_params, param
 from ckptsim.registry import Registry, package_loader
 
@@ -184,11 +184,11 @@ def split_part(part: str, spec: str, *, accepted: str = ""
     the whole string, and `accepted`: the names to list for an unknown one, for messages)."""
     if not isinstance(part, str):
         raise ConfigError("checkpoint", f"expected a string such as young:cost=600, got "
-                                        f"{part!r}")
+                                        f"{shown(part)}")
     name, rest = _registry.split(part)  # NAME, or a plug-in's module:Class
     name = name.strip()
     if accepted and not _registry.known(name):
-        raise ConfigError("checkpoint", f"unknown checkpoint policy {name!r}"
+        raise ConfigError("checkpoint", f"unknown checkpoint policy {shown(name)}"
                                         f"{did_you_mean(name, _registry.names())}; accepted: "
                                         f"{accepted}")
     cls = _registry.get(name)
@@ -196,9 +196,11 @@ def split_part(part: str, spec: str, *, accepted: str = ""
     for item in filter(None, (p.strip() for p in rest.split(","))):
         key, sep, value = item.partition("=")
         if not sep:
-            raise ConfigError("checkpoint", f"expected key=value in {spec!r}, got {item!r}")
+            raise ConfigError("checkpoint", f"expected key=value in {shown(spec)}, got "
+                                            f"{shown(item)}")
         if key.strip() in values:
-            raise ConfigError(f"checkpoint.{key.strip()}", f"is given twice in {spec!r}")
+            raise ConfigError(f"checkpoint.{shown_key(key.strip())}",
+                              f"is given twice in {shown(spec)}")
         values[key.strip()] = value.strip()
     return cls, values
 

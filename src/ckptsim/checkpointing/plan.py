@@ -39,7 +39,7 @@ from ckptsim.checkpointing.base import (
     interval_names,
     split_part,
 )
-from ckptsim.errors import ConfigError
+from ckptsim.errors import ConfigError, shown
 from ckptsim.params import make_params
 
 if TYPE_CHECKING:
@@ -246,7 +246,7 @@ def parse_plan(spec: str) -> CheckpointPlan:
     """
     if not isinstance(spec, str):
         raise ConfigError("checkpoint", f"expected a string such as young:cost=600, got "
-                                        f"{spec!r}")
+                                        f"{shown(spec)}")
     texts = [t.strip() for t in _SPLIT.split(spec)]
     parts: list[tuple[type[CheckpointPolicy], dict[str, str]]] = []
     refs: list[str] = []
@@ -259,7 +259,7 @@ def parse_plan(spec: str) -> CheckpointPlan:
     if not parts:
         for text in texts:
             if not text:
-                raise ConfigError("checkpoint", f"an empty part in {spec!r}; expected "
+                raise ConfigError("checkpoint", f"an empty part in {shown(spec)}; expected "
                                                 f"NAME[:key=value,...] joined by +")
             parts.append(split_part(text, spec, accepted=accepted_parts()))
             refs.append(_reference(text))
@@ -286,13 +286,13 @@ def _assemble(parts: list[tuple[type[CheckpointPolicy], dict[str, Any]]], spec: 
     names = [cls.name for cls, _ in parts]
     for name in names:
         if names.count(name) > 1:
-            raise ConfigError("checkpoint", f"{name} is given twice in {spec!r}")
+            raise ConfigError("checkpoint", f"{name} is given twice in {shown(spec)}")
     if "opt" in names:
         raise ConfigError("checkpoint", f"opt is a baseline (a checkpoint just before every "
-                                        f"eviction) and combines with nothing; got {spec!r}")
+                                        f"eviction) and combines with nothing; got {shown(spec)}")
     intervals = [n for (cls, _), n in zip(parts, names, strict=True) if cls.kind == "interval"]
     if len(intervals) > 1:
-        raise ConfigError("checkpoint", f"two interval policies in {spec!r} "
+        raise ConfigError("checkpoint", f"two interval policies in {shown(spec)} "
                                         f"({', '.join(intervals)}); give one, plus skip and "
                                         f"proactive policies; accepted: {accepted_parts()}")
     cost: dict[str, Any] = {}
@@ -302,7 +302,7 @@ def _assemble(parts: list[tuple[type[CheckpointPolicy], dict[str, Any]]], spec: 
             if key in values:
                 if key in cost:
                     raise ConfigError(f"checkpoint.{key}", f"given in {owner[key]} and "
-                                                           f"{cls.name} of {spec!r}; the cost "
+                                                           f"{cls.name} of {shown(spec)}; the cost "
                                                            f"applies to the whole combination: "
                                                            f"give it once")
                 cost[key] = values[key]
@@ -345,7 +345,7 @@ def _assemble(parts: list[tuple[type[CheckpointPolicy], dict[str, Any]]], spec: 
             interval.params = make_params(CostParams, cost, where="checkpoint")
     p = interval.params
     if p.cost is None and p.bandwidth is None and (interval.name != "none" or proactive):
-        raise ConfigError("checkpoint.cost", f"give the checkpoint cost in {spec!r}: cost=S, "
+        raise ConfigError("checkpoint.cost", f"give the checkpoint cost in {shown(spec)}: cost=S, "
                                              f"or bandwidth=GB/s (+ memory=GB, constant=S)")
     return Plan(interval, skips, proactive, tuple(names)), built
 

@@ -12,7 +12,7 @@ from typing import Any
 from ckptsim.checkpointing import plan as _plan
 from ckptsim.checkpointing.base import CheckpointPolicy, CostParams
 from ckptsim.checkpointing.plan import COST_KEYS, CheckpointPlan, _structured, accepted_parts
-from ckptsim.errors import ConfigError, did_you_mean
+from ckptsim.errors import ConfigError, did_you_mean, shown
 from ckptsim.params import make_params
 from ckptsim.plugins import located, reference_of
 
@@ -41,7 +41,7 @@ def plan_from_table(table: Any, *, where: str = "checkpoint.policy") -> Checkpoi
         return table
     if not isinstance(table, dict):
         raise ConfigError(where, f"expected a table (interval, skip, proactive, the cost "
-                                 f"options, a table of options per part), got {table!r}")
+                                 f"options, a table of options per part), got {shown(table)}")
     slots: list[tuple[str, str]] = []  # (name, the key naming it)
     for key in TABLE_KEYS:
         if key in table:
@@ -166,15 +166,15 @@ def table_value(path: tuple[str, ...], value: Any, *, where: str = "checkpoint.p
             names = [value] if slot == "interval" else [n for n in value.split("+")
                                                         if n.strip()]
         if slot == "interval" and not isinstance(value, str):
-            raise ConfigError(key, f"expected the name of an interval policy, got {value!r}")
+            raise ConfigError(key, f"expected the name of an interval policy, got {shown(value)}")
         if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
             raise ConfigError(key, f"expected a name or a list of names of {slot} policies, "
-                                   f"got {value!r}")
+                                   f"got {shown(value)}")
         names = [n.strip() for n in names]
         kind = "interval" if slot == "interval" else slot
         for name in names:
             if not _registry.known(name):
-                raise ConfigError(key, f"unknown checkpoint policy {name!r}; accepted: "
+                raise ConfigError(key, f"unknown checkpoint policy {shown(name)}; accepted: "
                                        f"{accepted_parts()}")
             cls = _registry.get(name)
             if cls.kind != kind:
@@ -193,7 +193,7 @@ def table_value(path: tuple[str, ...], value: Any, *, where: str = "checkpoint.p
     if len(path) == 2:
         name, option = path
         if not _registry.known(name):
-            raise ConfigError(f"{where}.{name}", f"unknown checkpoint policy {name!r}; "
+            raise ConfigError(f"{where}.{name}", f"unknown checkpoint policy {shown(name)}; "
                                                  f"accepted: {accepted_parts()}; a plug-in's "
                                                  "options go in a table named after its "
                                                  "name (its class's `name`), beside the "
@@ -214,7 +214,7 @@ def table_value(path: tuple[str, ...], value: Any, *, where: str = "checkpoint.p
 
 def _checked(params: type, option: str, value: Any, key: str) -> None:
     if isinstance(value, (list, dict)):
-        raise ConfigError(key, f"expected one value, got {value!r}")
+        raise ConfigError(key, f"expected one value, got {shown(value)}")
     try:
         make_params(params, {option: value}, where="checkpoint")
     except ConfigError as exc:

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ckptsim.errors import ConfigError, OutputError
+from ckptsim.errors import ConfigError, OutputError, shown, shown_key
 
 PROGRESS_AFTER = 2.0  # seconds before a progress bar appears
 
@@ -149,10 +149,11 @@ def parse_set(items: Sequence[str] | None) -> dict[str, str]:
         key, sep, value = item.partition("=")
         key, value = key.strip(), value.strip()
         if not sep or not key:
-            raise ConfigError("--set", f"expected key=value, got {item!r}")
+            raise ConfigError("--set", f"expected key=value, got {shown(item)}")
         if key in out:
-            raise ConfigError(f"--set {key}", f"given twice ({key}={out[key]} and "
-                                              f"{key}={value}): give each parameter once")
+            raise ConfigError(f"--set {shown_key(key)}",
+                              f"given twice ({shown_key(f'{key}={out[key]}')} and "
+                              f"{shown_key(f'{key}={value}')}): give each parameter once")
         out[key] = value
     return out
 

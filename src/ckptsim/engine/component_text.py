@@ -7,7 +7,7 @@ import dataclasses
 from typing import Any
 
 from ckptsim.engine.components import _registry, get_component
-from ckptsim.errors import ConfigError, did_you_mean
+from ckptsim.errors import ConfigError, did_you_mean, shown
 
 
 def split_component(text: str, where: str = "component") -> tuple[str, dict[str, str]]:
@@ -50,12 +50,12 @@ def split_component(text: str, where: str = "component") -> tuple[str, dict[str,
                                   f"key=value parts separated by single commas")
             values[last] += "," + part
         elif sep:  # as --set says it
-            raise ConfigError(f"{where} {name}", f"unknown parameter {key.strip()!r} in "
-                              f"{part!r}{did_you_mean(key, fields)}; accepted: "
+            raise ConfigError(f"{where} {name}", f"unknown parameter {shown(key.strip())} in "
+                              f"{shown(part)}{did_you_mean(key, fields)}; accepted: "
                               f"{', '.join(sorted(fields)) or 'none'}")
         else:
             raise ConfigError(f"{where} {name}", f"expected key=value with a key of "
-                              f"{', '.join(sorted(fields)) or 'none'}, got {part!r}")
+                              f"{', '.join(sorted(fields)) or 'none'}, got {shown(part)}")
     return name, values
 
 

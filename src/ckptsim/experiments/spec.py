@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from ckptsim import tomllines
-from ckptsim.errors import ConfigError, did_you_mean
+from ckptsim.errors import ConfigError, did_you_mean, shown, shown_key
 from ckptsim.experiments import grid
 from ckptsim.experiments.columns import PARAM_PREFIX, WORKLOAD_PREFIX
 from ckptsim.experiments.specfigures import (
@@ -183,14 +183,14 @@ def _parse_spec(text: str, path: str | Path, trace_dir: str | Path | None) -> Sp
 
     name = _scalar(problems, doc, "name", str, p.stem.removesuffix(".toml"))
     if not _NAME.match(name):
-        problems.add("name", f"use letters, digits, '_', '.', '-' only, got {name!r}")
+        problems.add("name", f"use letters, digits, '_', '.', '-' only, got {shown(name)}")
     description = _scalar(problems, doc, "description", str, "")
     seeds = _seeds(problems, doc)
     check = _scalar(problems, doc, "check", bool, False)
     keep_jobs = _scalar(problems, doc, "keep_jobs", bool, False)
     overrun = _scalar(problems, doc, "overrun", str, "extend")
     if overrun not in OVERRUN:
-        problems.add("overrun", f"got {overrun!r}; accepted: {', '.join(OVERRUN)}")
+        problems.add("overrun", f"got {shown(overrun)}; accepted: {', '.join(OVERRUN)}")
     folder = _trace_folder(problems, doc, p, trace_dir)
 
     at = len(problems.items)
@@ -272,19 +272,20 @@ def _schedulers(problems: _Problems, doc: dict[str, Any], workloads: dict[str, W
         label = _scalar(problems, entry, "label", str, written, f"{loc}.")
         own = _scalar(problems, entry, "overrun", str, overrun, f"{loc}.")
         if "overrun" in entry and own not in OVERRUN:
-            problems.add(f"{loc}.overrun", f"got {own!r}; accepted: {', '.join(OVERRUN)}")
+            problems.add(f"{loc}.overrun", f"got {shown(own)}; accepted: {', '.join(OVERRUN)}")
         before = len(problems.items)
         params = _scheduler_params(problems, loc, name, entry.get("params", {}))
         zips = (_zip_groups(problems, f"{loc}.zip", entry["zip"], params)
                 if "zip" in entry else ())
         names = entry.get("workloads", list(workloads))
         if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-            problems.add(f"{loc}.workloads", f"expected a list of workload names, got {names!r}")
+            problems.add(f"{loc}.workloads", f"expected a list of workload names, got "
+                                             f"{shown(names)}")
             names = []
         for j, n in enumerate(names):
             if n not in workloads:
-                problems.add(f"{loc}.workloads[{j}]", f"unknown workload {n!r}; accepted: "
-                                                      f"{', '.join(workloads)}")
+                problems.add(f"{loc}.workloads[{j}]", f"unknown workload {shown(n)}; accepted: "
+                                                      f"{', '.join(map(shown_key, workloads))}")
         if len(problems.items) == before:
             _check_combinations(problems, loc, name, params, zips)
         out.append(SchedulerSpec(index=i, name=name, label=label, params=params, zip=zips,
@@ -297,7 +298,7 @@ def _schedulers(problems: _Problems, doc: dict[str, Any], workloads: dict[str, W
         other = first.setdefault(sched.label, sched)
         if other.name != sched.name:
             problems.add(f"schedulers[{sched.index}].label",
-                         f"{sched.label!r} is also schedulers[{other.index}]'s label, for "
+                         f"{shown(sched.label)} is also schedulers[{other.index}]'s label, for "
                          f"another scheduler ({other.name}); give each scheduler a label of "
                          "its own")
     return out
@@ -308,7 +309,7 @@ def _scheduler_params(problems: _Problems, loc: str, name: str, table: Any
     from ckptsim.policies.base import get_scheduler, make_params
 
     if not isinstance(table, dict):
-        problems.add(f"{loc}.params", f"expected a table of parameters, got {table!r}")
+        problems.add(f"{loc}.params", f"expected a table of parameters, got {shown(table)}")
         return {}
     cls = get_scheduler(name)
     accepted = [f.name for f in dataclasses.fields(cls.Params)]

@@ -28,7 +28,7 @@ from ckptsim.components import (
     known_component,
     portable_name,
 )
-from ckptsim.errors import ConfigError, did_you_mean
+from ckptsim.errors import ConfigError, did_you_mean, shown
 from ckptsim.experiments import grid
 from ckptsim.params import describe_range
 from ckptsim.plugins import plugin_sources
@@ -129,9 +129,9 @@ def value_check(name: str, param: str, folder: Path) -> Callable[[Any], Any]:
             return None
         if int in accepted and float not in accepted and (
                 isinstance(v, bool) or not isinstance(v, int)):
-            raise Bad(f"expected an integer {describe_range(field.metadata)}, got {v!r}")
+            raise Bad(f"expected an integer {describe_range(field.metadata)}, got {shown(v)}")
         if str in accepted and not isinstance(v, str):
-            raise Bad(f"expected a string, got {v!r}")
+            raise Bad(f"expected a string, got {shown(v)}")
         try:
             return cls.check_value(param, v, base=folder)
         except ConfigError as exc:
@@ -139,7 +139,7 @@ def value_check(name: str, param: str, folder: Path) -> Callable[[Any], Any]:
                 raise Bad(f"{exc.key}: {exc.message}") from None
             if int in accepted and float not in accepted:
                 raise Bad(f"expected an integer {describe_range(field.metadata)}, got "
-                          f"{v!r}") from None
+                          f"{shown(v)}") from None
             raise Bad(exc.message) from None
     return check
 
@@ -169,7 +169,7 @@ def component_axes(problems: _Problems, loc: str, w: dict[str, Any], folder: Pat
     table = w.get("components", {})
     if not isinstance(table, dict):
         problems.add(f"{loc}.components", f"expected tables [{loc}.components.NAME], got "
-                                          f"{table!r}")
+                                          f"{shown(table)}")
         return axes
     named: dict[str, str] = {}  # a component's name -> the table that names it
     for name, values in table.items():
@@ -180,12 +180,12 @@ def component_axes(problems: _Problems, loc: str, w: dict[str, Any], folder: Pat
                 continue
             found = cls.name
             if found in named:
-                problems.add(where, f"names the component {found!r}, as "
+                problems.add(where, f"names the component {shown(found)}, as "
                                     f"{loc}.components.{named[found]} does")
                 continue
             other = (plugins or {}).get(found)
             if other is not None and _defined_in(other[0]) != _defined_in(cls):
-                problems.add(where, f"names the component {found!r}, as {other[1]} does with "
+                problems.add(where, f"names the component {shown(found)}, as {other[1]} does with "
                                     f"another class ({_defined_in(other[0])}); a spec's runs "
                                     "find a component by its name (and store its options "
                                     f"as workload.{found}.*): give one of them another name")
@@ -194,13 +194,13 @@ def component_axes(problems: _Problems, loc: str, w: dict[str, Any], folder: Pat
                 plugins.setdefault(found, (cls, where))
             name = found
         if name in reserved:
-            problems.add(where, f"names the component {name!r}, which is also the name of "
+            problems.add(where, f"names the component {shown(name)}, which is also the name of "
                                 f"the workload option {loc}.{name}; give the plug-in another "
                                 "name")
             continue
         named[name] = where.rpartition(".components.")[2]
         if not isinstance(values, dict):
-            problems.add(where, f"expected a table of parameters, got {values!r}")
+            problems.add(where, f"expected a table of parameters, got {shown(values)}")
             continue
         fields = [f.name for f in dataclasses.fields(get_component(name).Params)]
         if not values:  # an empty table: the component with its defaults
@@ -264,7 +264,7 @@ def _plugin(problems: _Problems, where: str, written: str, base: Path | None) ->
                             f"keys ({ref[1].strip().partition('=')[0]} = ...)")
         return None
     if ref is None:
-        problems.add(where, f"unknown component {written!r}"
+        problems.add(where, f"unknown component {shown(written)}"
                             f"{did_you_mean(written, component_names())}; accepted: "
                             f"{', '.join(component_names())}, or a plug-in: FILE.py:Class "
                             f"or module:Class (docs/plugins.md)")

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ckptsim.errors import ConfigError
+from ckptsim.errors import ConfigError, shown
 from ckptsim.experiments import grid
 from ckptsim.experiments.speccomp import component_option
 from ckptsim.workload.source import CHECKS as GENERATOR_CHECKS
@@ -49,7 +49,7 @@ def generator_options(kind: str, w: dict[str, Any]) -> dict[str, Callable[[Any],
     def checker(key: str) -> Callable[[Any], Any]:
         def check(v: Any) -> Any:
             if not isinstance(v, (str, int, float, bool)):
-                raise _bad(f"expected a number, a string or true/false, got {v!r}")
+                raise _bad(f"expected a number, a string or true/false, got {shown(v)}")
             try:
                 GENERATOR_CHECKS[kind]({**{k: x for k, x in scalars.items() if k != key},
                                         key: v})

@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ckptsim.errors import did_you_mean
+from ckptsim.errors import did_you_mean, shown, shown_key
 from ckptsim.experiments import grid
 from ckptsim.tomllines import key_lines, line_of
 
@@ -34,7 +34,7 @@ def _int(low: int, high: int | None = None, name: str = "") -> Callable[[Any], i
     """An integer >= low (and <= high, the constant `name`, when given)."""
     def check(v: Any) -> int:
         if isinstance(v, bool) or not isinstance(v, int) or v < low:
-            raise Bad(f"expected an integer >= {low}, got {v!r}")
+            raise Bad(f"expected an integer >= {low}, got {shown(v)}")
         if high is not None and v > high:
             raise Bad(f"{v} is more than the limit, {high} ({name})")
         return v
@@ -47,21 +47,21 @@ def _real(low: float, *, open_low: bool = False) -> Callable[[Any], float]:
             or (v <= low if open_low else v < low)
         if bad:
             raise Bad(f"expected a finite number {'>' if open_low else '>='} {low:g}, "
-                      f"got {v!r}")
+                      f"got {shown(v)}")
         return float(v)
     return check
 
 
 def _bool(v: Any) -> bool:
     if not isinstance(v, bool):
-        raise Bad(f"expected true or false, got {v!r}")
+        raise Bad(f"expected true or false, got {shown(v)}")
     return v
 
 
 def _choice(*accepted: str) -> Callable[[Any], str]:
     def check(v: Any) -> str:
         if v not in accepted:
-            raise Bad(f"got {v!r}; accepted: {', '.join(accepted)}")
+            raise Bad(f"got {shown(v)}; accepted: {', '.join(accepted)}")
         return str(v)
     return check
 
@@ -70,10 +70,10 @@ def _window(v: Any) -> tuple[float, float]:
     ok = isinstance(v, list) and len(v) == 2 and all(
         isinstance(x, (int, float)) and not isinstance(x, bool) for x in v)
     if not ok:
-        raise Bad(f"expected [start, end] in seconds (end may be inf), got {v!r}")
+        raise Bad(f"expected [start, end] in seconds (end may be inf), got {shown(v)}")
     start, end = float(v[0]), float(v[1])
     if not (0 <= start < math.inf) or not end > start:
-        raise Bad(f"expected 0 <= start < end, got [{v[0]!r}, {v[1]!r}]")
+        raise Bad(f"expected 0 <= start < end, got [{shown(v[0])}, {shown(v[1])}]")
     return (start, end)
 
 
@@ -129,6 +129,7 @@ class _Problems:
 
     def add(self, loc: str, msg: str) -> None:
         line = line_of(self.lines, loc)
+        loc = ".".join(shown_key(part) for part in loc.split("."))  # a key typed 3,000 long
         item = (f"{loc} (line {line})" if line else loc, msg)
         if item not in self.items:  # e.g. one refused combination in several grid points
             self.items.append(item)
@@ -162,7 +163,7 @@ def _scalar(problems: _Problems, table: dict[str, Any], key: str, typ: type, def
     value = table[key]
     if not isinstance(value, typ) or (typ is not bool and isinstance(value, bool)):
         problems.add(where + key, f"expected {_TYPE_NAMES.get(typ, typ.__name__)}, "
-                                  f"got {value!r}")
+                                  f"got {shown(value)}")
         return default
     return value
 
@@ -182,7 +183,7 @@ def _seeds(problems: _Problems, doc: dict[str, Any]) -> tuple[int, ...]:
     if "replications" in doc:
         n = doc["replications"]
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-            problems.add("replications", f"expected an integer >= 1, got {n!r}")
+            problems.add("replications", f"expected an integer >= 1, got {shown(n)}")
             return (1,)
         if n > MAX_REPLICATIONS:
             problems.add("replications", f"{n} is more than the limit, {MAX_REPLICATIONS} "
@@ -192,13 +193,13 @@ def _seeds(problems: _Problems, doc: dict[str, Any]) -> tuple[int, ...]:
         return tuple(range(1, n + 1))
     seeds = doc.get("seeds", [1])
     if not isinstance(seeds, list) or not seeds:
-        problems.add("seeds", f"expected a non-empty list of integers, got {seeds!r}")
+        problems.add("seeds", f"expected a non-empty list of integers, got {shown(seeds)}")
         return (1,)
     good: list[int] = []
     seen: set[int] = set()
     for i, s in enumerate(seeds):
         if isinstance(s, bool) or not isinstance(s, int) or s < 0:
-            problems.add(f"seeds[{i}]", f"expected an integer >= 0, got {s!r}")
+            problems.add(f"seeds[{i}]", f"expected an integer >= 0, got {shown(s)}")
         elif s in seen:
             problems.add(f"seeds[{i}]", f"seed {s} is listed twice")
         else:
@@ -210,12 +211,13 @@ def _seeds(problems: _Problems, doc: dict[str, Any]) -> tuple[int, ...]:
 def _metrics(problems: _Problems, doc: dict[str, Any], known: list[str]) -> tuple[str, ...]:
     metrics = doc.get("metrics", list(DEFAULT_METRICS))
     if not isinstance(metrics, list) or not metrics:
-        problems.add("metrics", f"expected a non-empty list of metric names, got {metrics!r}")
+        problems.add("metrics", f"expected a non-empty list of metric names, got {shown(metrics)}")
         return DEFAULT_METRICS
     out = []
     for i, m in enumerate(metrics):
         if m not in known:
-            problems.add(f"metrics[{i}]", f"unknown metric {m!r}; accepted: {', '.join(known)}")
+            problems.add(f"metrics[{i}]", f"unknown metric {shown(m)}; accepted: "
+                                          f"{', '.join(known)}")
         elif m not in out:
             out.append(m)
     return tuple(out)
@@ -244,7 +246,7 @@ def _zip_groups(problems: _Problems, loc: str, value: Any,
         isinstance(g, list) and all(isinstance(k, str) for k in g) for g in value)
     if not ok:
         problems.add(loc, f"expected a list of lists of keys, e.g. [[\"a\", \"b\"]], "
-                          f"got {value!r}")
+                          f"got {shown(value)}")
         return ()
     for sub, msg in grid.check_zip(axes, value):
         problems.add(loc + sub.removeprefix("zip"), msg)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ckptsim.components import alias_keys
-from ckptsim.errors import ConfigError
+from ckptsim.errors import ConfigError, shown
 from ckptsim.experiments.speccomp import check_combinations, component_axes
 from ckptsim.experiments.specgen import check_points, generator_options
 from ckptsim.experiments.specvalues import (
@@ -103,7 +103,7 @@ def _platform(folder: Path) -> Callable[[Any], PlatformChoice]:
         from ckptsim.platform.description import load_description
 
         if not isinstance(v, str) or not v.strip():
-            raise Bad(f"expected a platform name or file, got {v!r}")
+            raise Bad(f"expected a platform name or file, got {shown(v)}")
         value = v.strip()
         if value.lower().endswith(".toml"):
             value = str((folder / Path(value).expanduser()).resolve())
@@ -185,7 +185,8 @@ def _workload(problems: _Problems, loc: str, name: str, w: dict[str, Any],
     else:
         kind = w["generator"]
         if kind not in GENERATORS:
-            problems.add(f"{loc}.generator", f"got {kind!r}; accepted: {', '.join(GENERATORS)}")
+            problems.add(f"{loc}.generator", f"got {shown(kind)}; accepted: "
+                                             f"{', '.join(GENERATORS)}")
             return None
         own = GENERATOR_OPTIONS if kind == "lublin" else generator_options(kind, w)
         options = {**own, **TRANSFORM_OPTIONS}

@@ -33,7 +33,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ckptsim.errors import ConfigError, did_you_mean
+from ckptsim.errors import ConfigError, did_you_mean, shown, shown_key
 from ckptsim.failures.model import FailureTrace
 from ckptsim.rng import RandomStreams
 from ckptsim.values import option_parts, parse_bool, parse_int
@@ -73,25 +73,25 @@ def parse_failure_spec(spec: str) -> tuple[str, dict[str, str]]:
     """(kind, options) of a source string; unknown kinds and keys are refused."""
     if not isinstance(spec, str):
         raise ConfigError("failures", f"expected a string such as lanl:path=FILE,system=20, "
-                                      f"got {spec!r}")
+                                      f"got {shown(spec)}")
     kind, _, rest = spec.partition(":")
     kind = kind.strip()
     if kind not in KINDS:
-        raise ConfigError("failures", f"unknown failure source {kind!r}"
+        raise ConfigError("failures", f"unknown failure source {shown(kind)}"
                                       f"{did_you_mean(kind, KINDS)}; accepted: "
                                       f"{', '.join(KINDS)} (e.g. lanl:path=FILE,system=20)")
     options: dict[str, str] = {}
     for part in option_parts("failures", rest, spec):
         key, sep, value = part.partition("=")
         if not sep:
-            raise ConfigError("failures", f"expected key=value in {spec!r}, got {part!r}")
+            raise ConfigError("failures", f"expected key=value in {shown(spec)}, got {shown(part)}")
         key = key.strip()
         if key in options:
-            raise ConfigError(f"failures.{key}", f"is given twice in {spec!r}")
+            raise ConfigError(f"failures.{shown_key(key)}", f"is given twice in {shown(spec)}")
         options[key] = value.strip()
     unknown = sorted(set(options) - _KEYS[kind])
     if unknown:
-        raise ConfigError(f"failures.{unknown[0]}", f"unknown option of {kind}"
+        raise ConfigError(f"failures.{shown_key(unknown[0])}", f"unknown option of {kind}"
                                                     f"{did_you_mean(unknown[0], _KEYS[kind])}"
                                                     "; accepted: "
                                                     f"{', '.join(sorted(_KEYS[kind]))}")
@@ -125,9 +125,11 @@ def check_failure_spec(spec: str, *, base: str | Path | None = None) -> str:
     if "jitter" in opt:
         parse_jitter(opt["jitter"])
     if "span" in opt and opt["span"] not in SPANS:
-        raise ConfigError("failures.span", f"got {opt['span']!r}; accepted: {', '.join(SPANS)}")
+        raise ConfigError("failures.span", f"got {shown(opt['span'])}; accepted: "
+                                           f"{', '.join(SPANS)}")
     if "map" in opt and opt["map"] not in MAPPINGS:
-        raise ConfigError("failures.map", f"got {opt['map']!r}; accepted: {', '.join(MAPPINGS)}")
+        raise ConfigError("failures.map", f"got {shown(opt['map'])}; accepted: "
+                                          f"{', '.join(MAPPINGS)}")
     if kind == "synthetic":
         if "mtbf" not in opt:
             raise ConfigError("failures.mtbf", "synthetic failures need mtbf=SECONDS (mean "
@@ -136,7 +138,7 @@ def check_failure_spec(spec: str, *, base: str | Path | None = None) -> str:
             if key in opt:
                 _float(f"failures.{key}", opt[key])
         if opt.get("dist", "weibull") not in DISTRIBUTIONS:
-            raise ConfigError("failures.dist", f"got {opt['dist']!r}; accepted: "
+            raise ConfigError("failures.dist", f"got {shown(opt['dist'])}; accepted: "
                                                f"{', '.join(DISTRIBUTIONS)}")
         try:  # the model's ranges (mtbf > 0, the shape's bounds, ...), as a run checks them
             _synthetic_model(opt)
@@ -165,7 +167,7 @@ def parse_jitter(value: str) -> float | None:
     except ConfigError:
         x = -1.0
     if x < 0:
-        raise ConfigError("failures.jitter", f"got {value!r}; accepted: auto or a number of "
+        raise ConfigError("failures.jitter", f"got {shown(value)}; accepted: auto or a number of "
                                              "seconds >= 0")
     return x
 
@@ -192,9 +194,9 @@ def _float(key: str, value: Any) -> float:
     try:
         x = float(value)
     except (TypeError, ValueError):
-        raise ConfigError(key, f"expected a number, got {value!r}") from None
+        raise ConfigError(key, f"expected a number, got {shown(value)}") from None
     if not math.isfinite(x):
-        raise ConfigError(key, f"expected a finite number, got {value!r}")
+        raise ConfigError(key, f"expected a finite number, got {shown(value)}")
     return x
 
 
@@ -208,7 +210,7 @@ def _bound(key: str, value: str | None) -> float | str | None:
     except ValueError:
         return value
     if not math.isfinite(x):
-        raise ConfigError(key, f"expected a finite number of seconds or a date, got {value!r}")
+        raise ConfigError(key, f"expected a finite number of seconds or a date, got {shown(value)}")
     return x
 
 

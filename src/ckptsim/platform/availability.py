@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ckptsim.calendar import Calendar
-from ckptsim.errors import ConfigError
+from ckptsim.errors import ConfigError, shown
 from ckptsim.limits import MAX_SECONDS
 from ckptsim.platform.groups import group_names, machines_of
 from ckptsim.platform.hours import OpeningHours
@@ -55,12 +55,12 @@ def parse_maintenance(text: str, key: str = "availability.maintenance") -> list[
             start = end = math.nan
         if not dash or not (math.isfinite(start) and math.isfinite(end)) or start < 0 \
                 or end <= start:
-            raise ConfigError(key, f"bad window {item!r}; expected {MAINTENANCE_ACCEPTED}, "
+            raise ConfigError(key, f"bad window {shown(item)}; expected {MAINTENANCE_ACCEPTED}, "
                                    "0 <= START < END")
         if at and not group.strip():
-            raise ConfigError(key, f"window {item!r} names no group after @")
+            raise ConfigError(key, f"window {shown(item)} names no group after @")
         if end > MAX_SECONDS:
-            raise ConfigError(key, f"window {item!r} ends after {MAX_SECONDS:g} s (317 years; "
+            raise ConfigError(key, f"window {shown(item)} ends after {MAX_SECONDS:g} s (317 years; "
                                    "MAX_SECONDS): a unit mistake?")
         out.append(Window(start, end, group.strip() or None))
     return out
@@ -83,7 +83,7 @@ def maintenance_intervals(windows: list[Window], platform: Any
     machine, start, end = [], [], []
     for w in windows:
         if w.group is not None and w.group not in by_name:
-            raise ConfigError("availability.maintenance", f"unknown group {w.group!r}; "
+            raise ConfigError("availability.maintenance", f"unknown group {shown(w.group)}; "
                                                           f"accepted: {', '.join(by_name)}")
         ms = by_name[w.group] if w.group is not None else \
             [m for _, members, _ in groups for m in members]

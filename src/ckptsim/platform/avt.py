@@ -184,16 +184,16 @@ def parse_source(text: str, base: Path | None = None) -> tuple[str, dict[str, st
     if kind not in KINDS or not sep:
         raise ConfigError("availability.trace", f"expected avt:path=FILE[,map=first|random]"
                                                 f"[,start=S][,empty=down|skip] or "
-                                                f"fta:path=DIR[,platform=N]..., got {text!r}")
+                                                f"fta:path=DIR[,platform=N]..., got {shown(text)}")
     opt: dict[str, str] = {}
     for part in option_parts("availability.trace", rest, text):
         key, eq, value = part.partition("=")
         key = key.strip()
         if not eq or key not in KEYS[kind]:
-            raise ConfigError("availability.trace", f"unknown option {part!r} of {kind}; "
+            raise ConfigError("availability.trace", f"unknown option {shown(part)} of {kind}; "
                                                     f"accepted: {', '.join(KEYS[kind])}")
         if key in opt:
-            raise ConfigError("availability.trace", f"{key} is given twice in {text!r} "
+            raise ConfigError("availability.trace", f"{key} is given twice in {shown(text)} "
                                                     f"({key}={opt[key]} and {part}): give "
                                                     f"each option once")
         opt[key] = value.strip()
@@ -213,19 +213,19 @@ def parse_source(text: str, base: Path | None = None) -> tuple[str, dict[str, st
         except ValueError:
             ok = False
         if not ok:
-            raise ConfigError("availability.trace", f"start={opt['start']!r}: expected a "
+            raise ConfigError("availability.trace", f"start={shown(opt['start'])}: expected a "
                               f"number >= 0 and <= {MAX_SECONDS:g} (MAX_SECONDS)")
     if "platform" in opt:
         # A platform_id is a whole number: 5.7 would otherwise be read as platform 5.
         if not (opt["platform"].isascii() and opt["platform"].isdigit()):
-            raise ConfigError("availability.trace", f"platform={opt['platform']!r}: expected "
+            raise ConfigError("availability.trace", f"platform={shown(opt['platform'])}: expected "
                                                     "a platform_id, an integer >= 0")
     return kind, opt
 
 
 def _check_choice(key: str, value: str, accepted: tuple[str, ...]) -> None:
     if value not in accepted:
-        raise ConfigError("availability.trace", f"{key}={value!r}; accepted: "
+        raise ConfigError("availability.trace", f"{key}={shown(value)}; accepted: "
                                                 f"{', '.join(accepted)}")
 
 

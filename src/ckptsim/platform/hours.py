@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ckptsim.calendar import DAY, WEEK, WEEKDAYS, Calendar, parse_clock
-from ckptsim.errors import ConfigError
+from ckptsim.errors import ConfigError, shown
 
 ACCEPTED = ("'24h', 'closed', or clauses 'DAYS HH:MM-HH:MM[,HH:MM-HH:MM]' separated by ';' "
             "(DAYS such as mon-fri, sat,sun or daily)")
@@ -44,7 +44,7 @@ def parse_days(text: str, key: str) -> list[int]:
     for item in text.split(","):
         a, sep, b = item.partition("-")
         if a not in WEEKDAYS or (sep and b not in WEEKDAYS):
-            raise ConfigError(key, f"unknown day {item!r}; accepted: {', '.join(WEEKDAYS)}, "
+            raise ConfigError(key, f"unknown day {shown(item)}; accepted: {', '.join(WEEKDAYS)}, "
                                    f"ranges such as mon-fri, or daily")
         i = WEEKDAYS.index(a)
         j = WEEKDAYS.index(b) if sep else i
@@ -60,11 +60,11 @@ def _times(text: str, key: str) -> list[Interval]:
             continue
         a, sep, b = item.partition("-")
         if not sep:
-            raise ConfigError(key, f"expected a time range HH:MM-HH:MM, got {item!r}")
+            raise ConfigError(key, f"expected a time range HH:MM-HH:MM, got {shown(item)}")
         start = parse_clock(a, key)
         end = parse_clock(b, key, allow_24=True)
         if end == start:
-            raise ConfigError(key, f"empty time range {item!r} (use 24h for a whole day)")
+            raise ConfigError(key, f"empty time range {shown(item)} (use 24h for a whole day)")
         out.append((start, end if end > start else end + DAY))
     return out
 
@@ -95,7 +95,7 @@ class WeeklyHours:
     @classmethod
     def parse(cls, text: str, key: str = "hours") -> WeeklyHours:
         if not isinstance(text, str) or not text.strip():
-            raise ConfigError(key, f"expected {ACCEPTED}, got {text!r}")
+            raise ConfigError(key, f"expected {ACCEPTED}, got {shown(text)}")
         norm = " ".join(text.lower().split())
         days: list[list[tuple[float, float]]] = [[] for _ in range(7)]
         if norm in ("24h", "always"):
@@ -108,7 +108,7 @@ class WeeklyHours:
                 else:
                     day_list, times = parse_days(first, key), rest
                 if not times.strip():
-                    raise ConfigError(key, f"clause {clause!r} gives no times; expected "
+                    raise ConfigError(key, f"clause {shown(clause)} gives no times; expected "
                                            f"{ACCEPTED}")
                 for w in day_list:
                     days[w].extend(_times(times.replace(" ", ""), key))

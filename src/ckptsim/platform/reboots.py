@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ckptsim.calendar import Calendar, parse_clock
-from ckptsim.errors import ConfigError
+from ckptsim.errors import ConfigError, shown
 from ckptsim.platform.hours import parse_days
 from ckptsim.rng import RandomStreams
 
@@ -47,26 +47,26 @@ class RebootSchedule:
     def parse(cls, text: str = DEFAULT_REBOOT, key: str = "reboot", *,
               duration: float = DEFAULT_DURATION, redraw: str = "cluster") -> RebootSchedule:
         if not isinstance(text, str) or not text.strip():
-            raise ConfigError(key, f"expected {ACCEPTED}, got {text!r}")
+            raise ConfigError(key, f"expected {ACCEPTED}, got {shown(text)}")
         words = text.lower().split()
         if len(words) == 2:
             days, clock = frozenset(parse_days(words[0], key)), words[1]
         elif len(words) == 1:
             days, clock = frozenset(range(7)), words[0]
         else:
-            raise ConfigError(key, f"expected {ACCEPTED}, got {text!r}")
+            raise ConfigError(key, f"expected {ACCEPTED}, got {shown(text)}")
         a, sep, b = clock.partition("-")
         start = parse_clock(a, key)
         end = parse_clock(b, key, allow_24=True) if sep else None
         if end is not None and end <= start:
             raise ConfigError(key, f"the window must end after it starts, within the day, got "
-                                   f"{text!r}")
+                                   f"{shown(text)}")
         if isinstance(duration, bool) or not isinstance(duration, (int, float)) \
                 or not math.isfinite(duration) or duration < 0:
-            raise ConfigError(f"{key}.duration", f"expected seconds >= 0, got {duration!r}")
+            raise ConfigError(f"{key}.duration", f"expected seconds >= 0, got {shown(duration)}")
         if redraw not in REDRAW:
             raise ConfigError(f"{key}.redraw", f"expected one of {', '.join(REDRAW)}, "
-                                               f"got {redraw!r}")
+                                               f"got {shown(redraw)}")
         return cls(start, end, days, float(duration), redraw)
 
     def _offsets(self, cluster: str, seed: int, last_day: int) -> np.ndarray:

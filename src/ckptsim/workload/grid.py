@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from ckptsim.errors import ConfigError, did_you_mean
+from ckptsim.errors import ConfigError, did_you_mean, shown_key
 from ckptsim.limits import MAX_JOBS, check_count, check_generated, check_nodes
 from ckptsim.rng import RandomStreams
 from ckptsim.workload import estimates as est
@@ -293,7 +293,7 @@ def options_to_params(options: Mapping[str, Any]) -> tuple[GridParams, int, str 
     accepted = sorted(OPTIONS)
     unknown = sorted(set(options) - set(accepted))
     if unknown:
-        raise ConfigError(f"grid.{unknown[0]}", f"unknown option"
+        raise ConfigError(f"grid.{shown_key(unknown[0])}", f"unknown option"
                           f"{did_you_mean(unknown[0], accepted)}; accepted: "
                           + ", ".join(accepted))
     trace = options.get("trace")

@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 from ckptsim.calendar import DAY, HOUR, Calendar
-from ckptsim.errors import ConfigError, did_you_mean
+from ckptsim.errors import ConfigError, did_you_mean, shown_key
 from ckptsim.limits import MAX_DAYS, MAX_JOBS, check_count, check_generated, check_nodes
 from ckptsim.rng import RandomStreams
 from ckptsim.values import parse_bool, parse_int
@@ -295,7 +295,7 @@ def params_from_options(options: Mapping[str, Any]) -> tuple[HTCParams, int]:
     """`htc:` options -> (parameters, seed)."""
     unknown = sorted(set(options) - set(OPTIONS))
     if unknown:
-        raise ConfigError(f"htc.{unknown[0]}", f"unknown option"
+        raise ConfigError(f"htc.{shown_key(unknown[0])}", f"unknown option"
                                                f"{did_you_mean(unknown[0], OPTIONS)}; "
                                                f"accepted: {', '.join(sorted(OPTIONS))}")
     kw: dict[str, Any] = {}

@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ckptsim.errors import ConfigError, did_you_mean
+from ckptsim.errors import ConfigError, did_you_mean, shown, shown_key
 from ckptsim.values import option_parts, parse_bool, parse_int
 from ckptsim.workload import transforms
 from ckptsim.workload.model import Workload
@@ -41,11 +41,12 @@ def parse_generator(spec: str) -> dict[str, str]:
         key, sep, value = part.partition("=")
         key = key.strip()
         if not sep or not key:
-            raise ConfigError("workload", f"expected key=value in {spec!r}, got {part!r}")
+            raise ConfigError("workload", f"expected key=value in {shown(spec)}, got {shown(part)}")
         if key in out:
-            raise ConfigError(f"{spec.partition(':')[0].strip()}.{key}",
-                              f"is given twice in {spec!r} ({key}={out[key]} and "
-                              f"{key}={value.strip()}): give each option once")
+            raise ConfigError(f"{spec.partition(':')[0].strip()}.{shown_key(key)}",
+                              f"is given twice in {shown(spec)} ({shown_key(f'{key}={out[key]}')} "
+                              f"and {shown_key(f'{key}={value.strip()}')}): give each option "
+                              "once")
         out[key] = value.strip()
     return out
 
@@ -58,12 +59,12 @@ def _unknown_generator(spec: str) -> None:
     name, sep, _ = spec.partition(":")
     if sep and _PREFIX.fullmatch(name.strip()) and not Path(spec).expanduser().exists():
         if name.strip() == "builtin":
-            raise ConfigError("workload", f"builtin takes no options, got {spec!r}; give "
+            raise ConfigError("workload", f"builtin takes no options, got {shown(spec)}; give "
                                           "'builtin' alone, or 'lublin:n=N,...' for a "
                                           "Lublin-Feitelson workload of your own")
-        raise ConfigError("workload", f"unknown generator {name.strip()!r}"
+        raise ConfigError("workload", f"unknown generator {shown(name.strip())}"
                                       f"{did_you_mean(name, [*GENERATORS, 'builtin'])} in "
-                                      f"{spec!r} (and no such file); accepted generators: "
+                                      f"{shown(spec)} (and no such file); accepted generators: "
                                       f"{', '.join(GENERATORS)}, or builtin, or the path of "
                                       f"an SWF trace or of a Batsim JSON workload")
 
@@ -85,7 +86,7 @@ def _lublin_options(options: Mapping[str, Any]) -> tuple[dict[str, Any], Any, di
 
     unknown = sorted(set(options) - set(LUBLIN_OPTIONS))
     if unknown:
-        raise ConfigError(f"lublin.{unknown[0]}", f"unknown option"
+        raise ConfigError(f"lublin.{shown_key(unknown[0])}", f"unknown option"
                           f"{did_you_mean(unknown[0], LUBLIN_OPTIONS)}; accepted: "
                           f"{', '.join(sorted(LUBLIN_OPTIONS))}")
     opts = {**BUILTIN, **options}
@@ -102,7 +103,7 @@ def _lublin_options(options: Mapping[str, Any]) -> tuple[dict[str, Any], Any, di
             estimate["max_est"] = float(opts["max_est"])
         except (TypeError, ValueError):
             raise ConfigError("lublin.max_est", f"expected seconds, got "
-                                                f"{opts['max_est']!r}") from None
+                                                f"{shown(opts['max_est'])}") from None
     return opts, params, estimate
 
 
@@ -257,7 +258,7 @@ def check_swf_options(spec: str, size_from: str | None, skip_bad_lines: bool) ->
         what = f"{spec!r} is a generated workload, whose jobs have one size and no lines"
     accepted = "accepted: an SWF trace (.swf, .swf.gz; with grid:, trace=FILE.swf), or leave "
     if size_from is not None:
-        raise ConfigError("size_from", f"{size_from!r} applies to an SWF trace (a job's "
+        raise ConfigError("size_from", f"{shown(size_from)} applies to an SWF trace (a job's "
                                        "requested or allocated processors, fields 8 and 5); "
                                        f"{what}; {accepted}the option out")
     raise ConfigError("skip_bad_lines", "applies to an SWF trace (malformed lines skipped and "
@@ -291,12 +292,12 @@ def load_workload(
     if not isinstance(spec, str) or not spec.strip():
         raise ConfigError("workload", f"expected an SWF trace path, 'builtin' or a "
                                       f"generator ('lublin:n=N,...', 'htc:days=D,...', "
-                                      f"'grid:n=N,...'), got {spec!r}")
+                                      f"'grid:n=N,...'), got {shown(spec)}")
     head, colon, _ = spec.partition(":")
     name = head.strip()  # `lublin :n=5` names lublin, as `_unknown_generator` reads it
     if spec == "builtin" or (name in GENERATORS and (colon or spec == name)):
         if oversize not in ("skip", "clamp"):
-            raise ConfigError("oversize", f"must be one of 'skip', 'clamp', got {oversize!r}")
+            raise ConfigError("oversize", f"must be one of 'skip', 'clamp', got {shown(oversize)}")
         options = parse_generator(spec) if spec != "builtin" else {}
         trace = options.get("trace") if name == "grid" else None
         if trace is None or is_batsim(str(trace)):
