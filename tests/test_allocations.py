@@ -348,6 +348,32 @@ def test_gantt_of_a_damaged_allocations_csv_names_the_line(damage, message, tmp_
     assert err == [f"ckptsim: error: DIR: {path}, {message.format(last=last)}"]
 
 
+@pytest.mark.parametrize("content, why", [
+    (b"garbage\n", "not JSON (line 1, column 1: Expecting value)"),
+    (b"\xff\xfe{}", "not UTF-8 text"),
+    (b"[1, 2]\n", "a JSON list, not an object"),
+])
+def test_gantt_of_a_damaged_summary_json_is_refused_naming_it(content, why, tmp_path: Path,
+                                                              capsys) -> None:
+    # It was drawn silently without the machine's size, clusters and title.
+    out = tmp_path / "run"
+    assert main(["run", "--workload", "lublin:n=20,seed=1,machine=16", "--out", str(out)]) == 0
+    (out / "summary.json").write_bytes(content)
+    capsys.readouterr()
+    assert main(["gantt", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(
+        f"ckptsim: error: DIR: {out / 'summary.json'}: {why}; it gives the chart the "
+        "machine's size"), err
+    assert not (out / "gantt.png").exists()
+    (out / "summary.json").unlink()  # drawn without it, saying so
+    assert main(["gantt", str(out)]) == 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"ckptsim: note: {out / 'summary.json'}: no such file; the chart is drawn "
+                   "without the machine's size (the node axis), its clusters and the run's "
+                   "title (the node axis spans the nodes the attempts use)"], err
+
+
 def _set_field(text: str, line: int, field: int, value: str) -> str:
     lines = text.splitlines()
     parts = lines[line - 1].split(",")

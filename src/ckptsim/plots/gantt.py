@@ -8,6 +8,7 @@ there are many), so a window of a 100,000-job run draws in seconds.
 from __future__ import annotations
 
 import csv
+import logging
 import math
 import textwrap
 from pathlib import Path
@@ -120,6 +121,7 @@ def plot_gantt(run_dir: str | Path, path: str | Path, *, start: float | None = N
     rows = _rows(source)
     if not rows:
         raise ConfigError("DIR", f"{source}: no attempts to draw")
+    summary = _summary(run)
     t0 = min(r[2] for r in rows) if start is None else start
     t1 = max(r[3] for r in rows) if end is None else end
     if not t0 < t1:
@@ -186,7 +188,6 @@ def plot_gantt(run_dir: str | Path, path: str | Path, *, start: float | None = N
                                      edgecolors="none" if many else "#333333",
                                      linewidths=0.3, rasterized=many, zorder=2))
     ax.set_xlim(t0, t1)
-    summary = _summary(run)
     if nodes is not None:
         y0, y1 = lo, hi + 1
     else:  # the whole machine, however few of its nodes the window's jobs used
@@ -241,15 +242,37 @@ def _leave_out_overlapping(fig: Any, names: list[tuple[int, Any]]) -> None:
             shown.append(box)
 
 
+#: What a chart takes from summary.json (said where the folder has none, or a damaged one).
+SUMMARY_GIVES = "the machine's size (the node axis), its clusters and the run's title"
+
+
 def _summary(run: Path) -> dict[str, Any]:
-    """The run's summary.json ({} where it cannot be read)."""
+    """The run's summary.json.  A folder without one is drawn without what it gives, saying
+    so in a note; one that cannot be read is refused, as a damaged allocations.csv or
+    unavailability.csv is (it was drawn silently without them)."""
     import json
 
-    try:
-        doc = json.loads((run / "summary.json").read_text())
-    except (OSError, ValueError):
+    path = run / "summary.json"
+    if not path.exists():
+        logging.getLogger(__name__).warning(
+            f"{path}: no such file; the chart is drawn without {SUMMARY_GIVES} (the node "
+            "axis spans the nodes the attempts use)")
         return {}
-    return doc if isinstance(doc, dict) else {}
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        why = f"cannot be read: {exc.strerror or exc}"
+    except UnicodeDecodeError:
+        why = "not UTF-8 text"
+    except json.JSONDecodeError as exc:
+        why = f"not JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+    else:
+        if isinstance(doc, dict):
+            return doc
+        why = f"a JSON {type(doc).__name__}, not an object"
+    raise ConfigError("DIR", f"{path}: {why}; it gives the chart {SUMMARY_GIVES}: write the "
+                             f"run again (`ckptsim run ... --out {run}`), or remove the file "
+                             "to draw the chart without them")
 
 
 def _machine_size(summary: dict[str, Any]) -> int:
