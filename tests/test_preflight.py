@@ -48,6 +48,7 @@ def write_spec(tmp_path: Path, *policies: str) -> Path:
 @pytest.fixture(autouse=True)
 def fresh(monkeypatch):
     monkeypatch.setattr(pf, "_CHECKED", set())
+    monkeypatch.setattr(pf, "_READ", {})
 
 
 def test_one_bad_combination_refuses_the_sweep_naming_it(tmp_path, capsys):
@@ -123,3 +124,89 @@ def test_a_workload_not_readable_here_is_left_to_its_runs(tmp_path):
     checked = pf.preflight(plan_sweep(spec).runs, str(spec))
     assert (checked.configurations, len(checked.skipped)) == (1, 1)
     assert "WorkloadError" in checked.skipped[0][1]
+
+
+INPUTS = """
+name = "inputs"
+seeds = [1, 2]
+
+[workloads.model]
+generator = "lublin"
+n = 30
+machine = 16
+{failures}
+[workloads.model.components.availability]
+{availability}
+
+[[schedulers]]
+name = "fcfs"
+
+[[schedulers]]
+name = "easy"
+"""
+LANL_BAD = "garbage\n"
+
+
+@pytest.mark.parametrize(("availability", "failures", "file", "text", "where"), [
+    ('trace = "avt:path={file}"', "", "bad.avt", "pc1 2 0 100\n",
+     "line 1, field n: 2 sessions need 4 times, the line has 2"),
+    ('owners = "{file}"', "", "owners.csv", "machine,login,logout\nzz,1,2\n",
+     "line 2, field machine: unknown machine 'zz'"),
+    ('failures = "lanl:path={file}"', "", "lanl.csv", LANL_BAD,
+     "line 1: the header has no System, Prob Started, nodenumz column"),
+    ("", 'failures = "lanl:path={file}"', "lanl.csv", LANL_BAD,
+     "line 1: the header has no System, Prob Started, nodenumz column"),
+], ids=["trace", "owners", "availability-failures", "failures"])
+def test_a_malformed_input_file_refuses_the_sweep_with_the_readers_error(
+        tmp_path, capsys, monkeypatch, availability, failures, file, text, where):
+    # Only the availability component's timelines read these files: every run started and
+    # failed in turn with the reader's error.
+    path = tmp_path / file
+    path.write_text(text)
+    spec = tmp_path / "inputs.toml"
+    spec.write_text(INPUTS.format(availability=availability.format(file=path),
+                                  failures=failures.format(file=path)))
+    from ckptsim.failures import readers
+    from ckptsim.platform import avt, users
+
+    reads = []
+    for module, name in ((avt, "read_avt"), (users, "read_sessions"),
+                         (readers, "read_lanl_cfdr")):
+        real = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda *a, real=real, **k: reads.append(1)
+                            or real(*a, **k))
+    out = tmp_path / "out"
+    assert main(["sweep", str(spec), "--out", str(out), "--jobs", "0"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0, err
+    assert f"cannot start: {path}, {where}" in err, err
+    assert err.endswith("(4 run(s) of 2 configuration(s) cannot start; nothing was run)"), err
+    assert not out.exists()
+    assert len(reads) == 1  # once, for both configurations
+
+
+def test_a_good_input_file_is_read_once_and_the_runs_go_on(tmp_path, capsys, monkeypatch):
+    from ckptsim.platform import avt
+
+    path = tmp_path / "good.avt"
+    path.write_text("pc1 1 0 100000\npc2 1 50 300000\n")
+    spec = tmp_path / "inputs.toml"
+    spec.write_text(INPUTS.format(availability=f'trace = "avt:path={path}"', failures=""))
+    reads = []
+    real = avt.read_avt
+    monkeypatch.setattr(avt, "read_avt", lambda *a, **k: reads.append(1) or real(*a, **k))
+    checked = pf.preflight(plan_sweep(spec).runs, str(spec))
+    assert (checked.configurations, checked.runs, checked.skipped) == (2, 4, [])
+    assert len(reads) == 1
+
+
+def test_paper_forshaw_trace_with_a_malformed_trace_runs_nothing(tmp_path, capsys):
+    bad = tmp_path / "BAD.avt"
+    bad.write_text("pc1 2 0 100\n")
+    out = tmp_path / "trace"
+    assert main(["paper", "forshaw", "trace", "--out", str(out), "--availability-trace",
+                 str(bad), "--jobs", "0"]) == 2
+    err = capsys.readouterr().err
+    assert (f"cannot start: {bad}, line 1, field n: 2 sessions need 4 times, the line has 2 "
+            "(90 run(s) of 9 configuration(s) cannot start; nothing was run)") in err, err
+    assert not Store(out / "store").exists()

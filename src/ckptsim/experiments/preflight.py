@@ -15,29 +15,40 @@ nor the transforms (a time window, the first N jobs: the largest job is that of 
 run's cut).  Each one is built once, on its first run's workload cut to three jobs (its first,
 its largest and its last: the span and the largest job the checks read), with the simulator
 built to be checked (`Simulator(checks_only=True)`: the availability component draws no
-timelines, the energy meter reads each power table once), and never simulated.  A refusal
-refuses the whole command (a `PreflightError`, one line, naming the first configuration).
+timelines, the energy meter reads each power table once), and never simulated.  Each input
+file a configuration names -- the availability component's owners' session CSV, its
+availability trace and its failure log, the failures component's log -- is then read once
+per process through its reader (`read_inputs`; a failure log through the cache its runs read
+it through), nothing drawn from it, so that a malformed file refuses the command with the
+reader's error (its file, line and field).  A refusal refuses the whole command (a
+`PreflightError`, one line, naming the first configuration).
 
 Left to the runs (they fail as before, each recorded as failed): a configuration whose workload
 cannot be read here (a trace only the workers of a cluster have), and what only the timelines
-check (the files the availability component reads, its failure log, the reboot schedules).
+check (what the owner model and synthetic failures draw, a trace's replay onto the machines,
+a log's failures over the workload's span, the reboot schedules).
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ckptsim.errors import ConfigError
+from ckptsim.errors import ConfigError, WorkloadError
 from ckptsim.experiments.matrix import Run
 
 #: The configurations checked fine in this process (a paper checks its specs together before
 #: the first runs, then each spec's sweep finds them checked).
 _CHECKED: set[tuple[Any, ...]] = set()
+#: The input files read in this process (`read_inputs`): (what, source, file state) -> None
+#: (read fine) or the reader's error (given again to the next configuration naming the file).
+_READ: dict[tuple[Any, ...], Exception | None] = {}
 
 
 class PreflightError(ConfigError):
@@ -104,9 +115,106 @@ def check_run(run: Run) -> None:
     from ckptsim.runner import set_up
 
     w = three_jobs(load_run_workload(run))
-    setup = set_up(w, run.scheduler_name, run.params, seed=run.seed,
-                   components=run.components, platform=run.platform)
-    setup.simulator(overrun=run.overrun, checks_only=True).check_ready()
+    try:
+        source = (run.components or {}).get("failures", {}).get("source")
+        if isinstance(source, str) and source:  # the failures component's log, read once
+            _failure_log(source, None)
+        setup = set_up(w, run.scheduler_name, run.params, seed=run.seed,
+                       components=run.components, platform=run.platform)
+        sim = setup.simulator(overrun=run.overrun, checks_only=True)
+        sim.check_ready()
+        read_inputs(sim)
+    except WorkloadError as exc:  # an input file of a component (a failure log, a trace)
+        raise ConfigError(*_located(exc)) from None
+
+
+def _located(exc: WorkloadError) -> tuple[str, str]:
+    """A reader's error as (where, message): its file, line and field, then what is wrong."""
+    where = ", ".join([str(exc.path)] * (exc.path is not None)
+                      + [f"line {exc.line}"] * (exc.line is not None)
+                      + [f"field {exc.field}"] * (exc.field is not None))
+    text = str(exc)
+    return (where, text[len(where) + 2:]) if where else ("input", text)
+
+
+def _state(path: str | Path) -> tuple[Any, ...]:
+    """A file's (or a folder's) path, size and time of change: a file edited between two
+    commands of one process (a notebook) is read again."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return (str(path),)
+    return (os.path.abspath(path), st.st_size, st.st_mtime_ns)
+
+
+def read_inputs(sim: Any) -> None:
+    """Read each input file the run's availability component names through its reader, once
+    per process: its owners' session CSV (on the run's platform and calendar), its availability
+    trace, its failure log (through the runs' cache).  Nothing is drawn from them: no
+    timeline, no replay onto the machines.  (The failures component reads its log as it is
+    attached.)
+
+    Raises:
+        ConfigError: an option of a source, keyed as the run keys it.
+        WorkloadError: a file that cannot be read, naming its file, line and field.
+    """
+    comp = sim.component("availability")
+    if comp is None:
+        return
+    prm = comp.params
+    from ckptsim.platform.usermodel import is_model
+
+    if prm.owners and not is_model(prm.owners):
+        from ckptsim.platform.availability import groups_of, owner_intervals
+
+        groups = tuple((name, len(members)) for name, members, _ in groups_of(sim.platform))
+        _once(("owners", prm.owners, _state(Path(prm.owners).expanduser()), prm.epoch,
+               groups),
+              lambda: owner_intervals(prm.owners, sim.platform, calendar=comp.calendar,
+                                      seed=sim.seed, days=comp.days))
+    if prm.trace:
+        from ckptsim.platform.avt import load_source, parse_source
+
+        _once(("trace", prm.trace, _state(parse_source(prm.trace)[1]["path"])),
+              lambda: load_source(prm.trace))
+    if prm.failures:
+        _failure_log(prm.failures, "availability.failures")
+
+
+def _failure_log(spec: str, key: str | None) -> None:
+    """The log of a `lanl:` or `fta:` source read once (through the runs' cache); an option's
+    error keyed under `key` as the availability component's run keys it
+    (`interruption_failures`), or as it is (the failures component's)."""
+    from ckptsim.failures.source import parse_failure_spec, read_log
+
+    def read() -> None:
+        try:
+            read_log(spec)
+        except ConfigError as exc:
+            if key is None:
+                raise
+            said = exc.message if exc.key == "failures" else f"{exc.key}: {exc.message}"
+            raise ConfigError(key, said) from None
+
+    kind, opt = parse_failure_spec(spec)
+    if kind != "synthetic":
+        _once(("failures", spec, _state(opt["path"])), read)
+
+
+def _once(key: tuple[Any, ...], read: Any) -> None:
+    """`read()` the first time `key` is seen in this process; its error, if it had one, again
+    after."""
+    if key in _READ:
+        error = _READ[key]
+        if error is not None:
+            raise error
+        return
+    try:
+        read()
+    except (ConfigError, WorkloadError) as exc:
+        _READ[key] = exc
+        raise
+    _READ[key] = None
 
 
 def preflight(runs: Iterable[Run], where: str) -> Checked:

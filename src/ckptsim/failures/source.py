@@ -247,6 +247,20 @@ def _read(kind: str, opt: dict[str, str]) -> FailureTrace:
     return trace
 
 
+def read_log(spec: str) -> FailureTrace | None:
+    """The records of the log a `lanl:` or `fta:` source names, read through the cache the
+    runs read it through (`_read`), without drawing, rescaling or mapping anything; None for a
+    synthetic source (a sweep's pre-flight reads each log once so).
+
+    Raises:
+        ConfigError: an option the source does not accept (`check_failure_spec`).
+        WorkloadError: the log cannot be read (naming its file, line and field).
+    """
+    kind, opt = parse_failure_spec(spec)
+    check_failure_spec(spec)
+    return None if kind == "synthetic" else _read(kind, opt)
+
+
 def load_failures(spec: str, *, n_nodes: int, span: float, offset: float = 0.0,
                   seed: int = 0, count: int | None = None, jobs: int | None = None,
                   streams: RandomStreams | None = None) -> FailureTrace:
