@@ -232,3 +232,18 @@ def test_bad_htc_options_in_a_spec_name_the_key(body, key):
 
     with pytest.raises(SpecError, match=key):
         _spec(body)
+
+
+def test_a_memory_median_beyond_a_float_is_memory_max_without_a_warning(capsys):
+    # `ckptsim inspect htc:days=1,memory_median=1e308` printed numpy's RuntimeWarning
+    # (overflow encountered in multiply) above its table.
+    import warnings
+
+    from ckptsim.cli import main
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        w = load_workload("htc:days=1,memory_median=1e308")
+        assert main(["inspect", "htc:days=1,memory_median=1e308"]) == 0
+    assert "Warning" not in capsys.readouterr().err
+    assert set(w.fields[:, SWF_INDEX["used_memory"]].tolist()) == {4096.0 * 1024}

@@ -28,8 +28,9 @@ model reproduces those numbers and is otherwise our choice (docs/pool.md):
   is 1.91-2.68 h, the median 38.8-46.4 min, 0.55-1.56% above 24 h (seed 1: 1.95 h, 41.0 min,
   0.80%; docs/pool.md).
 * **Memory** (the footprint a checkpoint saves): lognormal, median `memory_median` MB, the
-  same batch/job split, clipped to [`memory_min`, `memory_max`] MB; written in KB into the SWF
-  `used_memory` field.
+  same batch/job split, clipped to [`memory_min`, `memory_max`] MB (a footprint beyond a
+  float's range, from a median such as 1e308, is `memory_max` too, without numpy's overflow
+  warning); written in KB into the SWF `used_memory` field.
 
 Every job needs one core (size 1).  The estimate is the duration (`estimates="exact"`, also in
 the SWF requested time) or unknown (`"none"`: requested time -1, estimate column = duration as
@@ -239,9 +240,13 @@ def generate_htc(params: HTCParams | None = None, *, seed: int = 1,
     check_generated("htc.duration_median", duration, f"duration_median="
                     f"{p.duration_median:g}", "the longest duration", "a median duration that "
                     "keeps every duration within it")
-    memory_mb = np.clip(_lognormal_by_batch(streams.stream("htc.memory"), batch,
-                                            p.memory_median, p.memory_batch_sigma,
-                                            p.memory_job_sigma), p.memory_min, p.memory_max)
+    # A footprint beyond a float's range (memory_median=1e308) is inf, clipped to memory_max
+    # as any footprint above it: numpy's overflow warning said nothing the clip does not.
+    with np.errstate(over="ignore"):
+        memory_mb = np.clip(_lognormal_by_batch(streams.stream("htc.memory"), batch,
+                                                p.memory_median, p.memory_batch_sigma,
+                                                p.memory_job_sigma), p.memory_min,
+                            p.memory_max)
     source = f"htc(days={p.days}, mean={p.mean:g}, seed={seed})"
     header = {"Version": "2", "MaxJobs": str(len(submit)), "MaxRecords": str(len(submit)),
               "MaxProcs": str(p.machine), "Note": source}
