@@ -158,7 +158,9 @@ def read_inputs(sim: Any) -> None:
         ConfigError: an option of a source, keyed as the run keys it.
         WorkloadError: a file that cannot be read, naming its file, line and field.
     """
-    comp = sim.component("availability")
+    from ckptsim.components.availability import Availability
+
+    comp = next((c for c in sim.components if isinstance(c, Availability)), None)
     if comp is None:
         return
     prm = comp.params
