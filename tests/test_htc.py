@@ -193,6 +193,10 @@ def test_submit_rate_spaces_a_batch():
                                       ("htc:days=1,burst_sigma=11", "htc.burst_sigma"),
                                       ("htc:days=1,memory_job_sigma=1e308",
                                        "htc.memory_job_sigma"),
+                                      # x 1024 into used_memory's KB gave inf
+                                      ("htc:days=1,memory_min=1e308,memory_max=1e308",
+                                       "htc.memory_min"),
+                                      ("htc:days=1,memory_max=1e13", "htc.memory_max"),
                                       ("htc:days", "workload")])
 def test_bad_options_are_refused_naming_them(spec, key):
     with pytest.raises(ConfigError) as err:

@@ -34,6 +34,10 @@ MAX_NODES = 1 << 20
 #: 773,138.  Generating them takes about 2 GB (Lublin: ~450 bytes a job); a run, more.
 MAX_JOBS = 4_000_000
 
+#: Largest memory footprint a generator may give a job (htc: memory_min, memory_max): 1e12 MB,
+#: an exabyte; written in KB into the SWF's used_memory, which stays finite (x 1024).
+MAX_MEMORY_MB = 1e12
+
 #: Most days a generator may cover (htc: days; the pool's user model): 36,500, a century,
 #: well inside MAX_SECONDS (days are simulated seconds from time 0).
 MAX_DAYS = 36_500

@@ -30,7 +30,7 @@ model reproduces those numbers and is otherwise our choice (docs/pool.md):
 * **Memory** (the footprint a checkpoint saves): lognormal, median `memory_median` MB, the
   same batch/job split, clipped to [`memory_min`, `memory_max`] MB (a footprint beyond a
   float's range, from a median such as 1e308, is `memory_max` too, without numpy's overflow
-  warning); written in KB into the SWF `used_memory` field.
+  warning; both bounds at most `limits.MAX_MEMORY_MB`); written in KB into `used_memory`.
 
 Every job needs one core (size 1).  The estimate is the duration (`estimates="exact"`, also in
 the SWF requested time) or unknown (`"none"`: requested time -1, estimate column = duration as
@@ -49,7 +49,14 @@ import numpy as np
 
 from ckptsim.calendar import DAY, HOUR, Calendar
 from ckptsim.errors import ConfigError, did_you_mean, shown_key
-from ckptsim.limits import MAX_DAYS, MAX_JOBS, check_count, check_generated, check_nodes
+from ckptsim.limits import (
+    MAX_DAYS,
+    MAX_JOBS,
+    MAX_MEMORY_MB,
+    check_count,
+    check_generated,
+    check_nodes,
+)
 from ckptsim.rng import RandomStreams
 from ckptsim.values import parse_bool, parse_int
 from ckptsim.workload.model import SWF_INDEX, Workload, from_columns
@@ -127,6 +134,10 @@ class HTCParams:
         for name in ("submit_rate", "duration_median", "memory_median"):
             if getattr(self, name) <= 0:
                 raise ConfigError(f"htc.{name}", f"expected a number > 0, got "
+                                                 f"{getattr(self, name)}")
+        for name in ("memory_min", "memory_max"):  # x 1024 into used_memory's KB
+            if not 0 <= getattr(self, name) <= MAX_MEMORY_MB:
+                raise ConfigError(f"htc.{name}", f"expected MB in [0, {MAX_MEMORY_MB:g}], got "
                                                  f"{getattr(self, name)}")
         if self.memory_max < self.memory_min:
             raise ConfigError("htc.memory_max", f"must be >= memory_min ({self.memory_min})")
