@@ -97,7 +97,7 @@ def test_lanl_counts_by_hand_reach_summary_and_console(lanl: Path, tmp_path: Pat
     assert section["loader"] == dict(sorted(LANL_COUNTS.items()))
     assert section["failures"] == 3
     assert list(doc["options"]["failures"]) == ["count", "failures", "loader", "source",
-                                                "transform_counts", "transforms"]
+                                                "spec", "transform_counts", "transforms"]
     assert ("failures loader: 10 records read; after_window=1, before_window=1, "
             "blank_lines=1, missing_node=1, no_repair_time=1, other_systems=1, "
             "repair_from_down_time=1; 7 failures kept") in printed.splitlines()
@@ -359,3 +359,35 @@ def test_each_transform_keeps_its_own_counts():
         {"transform": "map_nodes", "simulated_nodes_hit": 4, "trace_nodes": 6},
         {"transform": "merge_overlaps", "failures": 5, "merged_failures": 2},
         {"transform": "window", "window_dropped": 2}]
+
+
+# -- the source string's options -----------------------------------------------------------
+def _written_out(spec: dict) -> str:
+    """The source string with every recorded option written out (None: left out)."""
+    return spec["kind"] + ":" + ",".join(f"{k}={v}" for k, v in spec["options"].items()
+                                         if v is not None)
+
+
+@pytest.mark.parametrize("given", ["synthetic:mtbf=20000,repair_mean=300",
+                                   "LANL,system=2,start=2004-01-10,count=3"])
+def test_the_source_options_are_recorded_with_what_left_out_ones_mean(given, lanl: Path):
+    """`options.failures.spec` holds every option of the source's kind, a left-out one
+    recorded as what it means; the string with all of them written out gives the same run
+    (so the recorded defaults are the ones the run used)."""
+    from ckptsim.failures.source import _KEYS
+
+    source = given.replace("LANL", f"lanl:path={lanl}")
+    first = simulate(workload(), "easy", failures=source, seed=5)
+    spec = first.options["failures"]["spec"]
+    assert first.options["failures"]["failures"] > 0
+    kind = source.partition(":")[0]
+    assert spec["kind"] == kind and sorted(spec["options"]) == sorted(_KEYS[kind])
+    assert spec["options"]["seed"] == "5"  # the run's, as none was given
+    if kind == "synthetic":
+        assert spec["options"]["repair_mean"] == "300" and spec["options"]["shape"] == "0.7"
+    else:
+        assert spec["options"]["span"] == "submit" and spec["options"]["end"] is None
+    again = simulate(workload(), "easy", failures=_written_out(spec), seed=6)
+    assert again.to_pandas().equals(first.to_pandas()) and again.summary == first.summary
+    for key in ("spec", "source", "transforms", "transform_counts", "failures"):
+        assert again.options["failures"][key] == first.options["failures"][key], key

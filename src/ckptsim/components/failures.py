@@ -250,6 +250,10 @@ class Failures(Component):
         periods were drawn, and the failures that happened), and `count`, the rescaling asked
         of a log (None: the source's own)."""
         out = failure_options(self.trace, self.params.count)
+        if self.params.source:  # the string's options, defaults included (not a trace given)
+            from ckptsim.failures.source import source_options
+
+            out["spec"] = source_options(self.params.source, self.sim.seed)
         if self.series is not None:
             out["transforms"].append(self.series.note())
             out["transform_counts"].append({"transform": "continued",

@@ -64,6 +64,13 @@ MAX_SYNTHETIC_FAILURES = 10_000_000
 #: (e.g. mtbf=1 s on 64 nodes under 60 jobs: about 10^5 failures each, minutes and 0.5 GB).
 MAX_FAILURES_PER_JOB = 1000
 
+#: What an option left out of a source string means, as the string would write it (None:
+#: not applied; `seed`, absent here: the run's seed).
+_DEFAULTS = {"start": None, "end": None, "count": None, "jitter": "auto", "span": "submit",
+             "map": "modulo", "transient": "false", "system": None, "platform": None,
+             "dist": "weibull", "shape": "0.7", "repair_mean": "0", "repair_cv": "1",
+             "max_per_job": str(MAX_FAILURES_PER_JOB)}
+
 #: Logs kept per process: a sweep of 100 runs over one log parses it once.
 _CACHE_SIZE = 4
 _READS: OrderedDict[tuple[Any, ...], FailureTrace] = OrderedDict()
@@ -96,6 +103,16 @@ def parse_failure_spec(spec: str) -> tuple[str, dict[str, str]]:
                                                     "; accepted: "
                                                     f"{', '.join(sorted(_KEYS[kind]))}")
     return kind, options
+
+
+def source_options(spec: str, seed: int) -> dict[str, Any]:
+    """What summary.json records of a source string (`options.failures.spec`): its kind and
+    every option the kind accepts, as the string writes it, with what a left-out one means
+    (`_DEFAULTS`; `seed`: the run's, `seed`; None: not applied)."""
+    kind, opt = parse_failure_spec(spec)
+    values = {k: opt.get(k, str(seed) if k == "seed" else _DEFAULTS.get(k))
+              for k in sorted(_KEYS[kind])}
+    return {"kind": kind, "options": values}
 
 
 def format_failure_spec(kind: str, options: dict[str, Any]) -> str:
