@@ -30,7 +30,8 @@ differing only by the added key), and the BG/L summaries again when the BG/L sch
 with failures were recorded again when summary.json came to record every declared parameter
 and what each failure transform counted (`options.failures.count`,
 `options.failures.transform_counts`; jobs.csv and schedule.swf unchanged, the summaries
-differing only by the added keys).  The
+differing only by the added keys), and again for the source string's options
+(`options.failures.spec`; jobs.csv and schedule.swf unchanged).  The
 cases run through the command line in this process, from the repository root with trace and log
 paths written as ../shared/... (as summary.json records them).  The whole matrix is opt-in
 (`-m slow`); the default run checks one case per scheduler and failure source.  Regenerate
