@@ -249,11 +249,7 @@ class Failures(Component):
         """Where the failures came from (a source string's trace says it; span=run: how many
         periods were drawn, and the failures that happened), and `count`, the rescaling asked
         of a log (None: the source's own)."""
-        out = failure_options(self.trace, self.params.count)
-        if self.params.source:  # the string's options, defaults included (not a trace given)
-            from ckptsim.failures.source import source_options
-
-            out["spec"] = source_options(self.params.source, self.sim.seed)
+        out = failure_options(self.trace, self.params.count, self.params.source, self.sim.seed)
         if self.series is not None:
             out["transforms"].append(self.series.note())
             out["transform_counts"].append({"transform": "continued",
@@ -317,14 +313,19 @@ def _continues(source: str) -> bool:
     return continues(source)
 
 
-def failure_options(trace: Any, count: int | None = None) -> dict[str, Any]:
+def failure_options(trace: Any, count: int | None = None, source: str = "", seed: int = 0
+                    ) -> dict[str, Any]:
     """What summary.json records of a run's failures (`options.failures`): the source (the log
     or model and its selection), the transforms applied in order, how many were injected,
     the `count` a log was asked to be rescaled to apart from its source string (None: none),
     for a log the reader's counts (`loader`: records read, what each of its rules dropped or
     changed, failures kept; `FailureTrace.loader`), and what each transform counted
     (`transform_counts`, one entry per transform in order: its name and its counts, e.g.
-    map_nodes' trace_nodes, rescale_count's rescale_source_failures; `FailureTrace.steps`)."""
+    map_nodes' trace_nodes, rescale_count's rescale_source_failures; `FailureTrace.steps`),
+    and from the `source` string given (not a trace given) `spec`: its kind and every option
+    of the kind, a left-out one as what it means (`seed`: the run's)."""
+    from ckptsim.failures.source import source_options
+
     loader = getattr(trace, "loader", None)
     notes = list(getattr(trace, "notes", ()))
     steps = getattr(trace, "steps", ()) or ({},) * len(notes)
@@ -333,7 +334,8 @@ def failure_options(trace: Any, count: int | None = None) -> dict[str, Any]:
             "transform_counts": [transform_counts(note, counted)
                                  for note, counted in zip(notes, steps, strict=True)],
             "failures": len(trace.time),
-            **({"loader": dict(sorted(loader.items()))} if loader else {})}
+            **({"loader": dict(sorted(loader.items()))} if loader else {}),
+            **({"spec": source_options(source, seed)} if source else {})}
 
 
 def transform_counts(note: str, counted: dict[str, int]) -> dict[str, Any]:

@@ -131,7 +131,8 @@ class NodeFailures(Component):
             return {}
         from ckptsim.components.failures import failure_options
 
-        return {"failures": failure_options(trace)}
+        return {"failures": failure_options(trace, source=self.params.failures,
+                                            seed=self.sim.seed)}
 
     def failure_times(self) -> list[float]:
         """The times of the failures given to this component, sorted."""
