@@ -5,7 +5,8 @@
 Runs, in a fresh process per repeat, the steps of `ckptsim run --workload TRACE --scheduler S
 --out TMP` one after another and prints the process CPU seconds of each (best of --repeat):
 imports, reading the trace, building the jobs, the event loop, freezing the records, metrics
-(summary and daily series), writing jobs.csv, summary.json and schedule.swf, with the peak
+(summary and daily series), writing jobs.csv, summary.json, schedule.swf and (sources that
+record them, as `--out` does) allocations.csv and out_jobs.csv, with the peak
 resident memory reached by the end of each and its minor page faults (first touches of memory
 the process got from the system, a large part of the system time).  The sum is close
 to the whole command's CPU time (interpreter start-up is not included).
@@ -21,6 +22,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 SRC = HERE.parent / "src"
@@ -61,7 +63,14 @@ def phases(trace: str, scheduler: str, first: int | None, out: Path) -> dict[str
     factory = scheduler_factory(scheduler, {})
     w = factory.prepare(w)
     gc.disable()
-    sim = Simulator(w, factory)
+    try:  # the allocations `--out` records (sources from before them: none)
+        from ckptsim.records.allocations import AllocationLog, AllocationRecorder
+
+        log: Any = AllocationLog()
+        sim = Simulator(w, factory, components=[AllocationRecorder(log)])
+    except ImportError:
+        log = None
+        sim = Simulator(w, factory)
     lap("build jobs")
     sim.run()
     lap("event loop")
@@ -91,6 +100,16 @@ def phases(trace: str, scheduler: str, first: int | None, out: Path) -> dict[str
     lap("summary.json")
     write_schedule_swf(w, table, out / "schedule.swf", scheduler=scheduler)
     lap("schedule.swf")
+    if log is not None:
+        from ckptsim.records.allocations import write_allocations
+        from ckptsim.records.batsim_jobs import write_batsim_jobs
+        from ckptsim.workload.model import SWF_INDEX
+
+        write_allocations(log, out / "allocations.csv")
+        lap("allocations")
+        write_batsim_jobs(table, log, out / "out_jobs.csv",
+                          requested=w.fields[:, SWF_INDEX["requested_time"]])
+        lap("out_jobs.csv")
     return times
 
 

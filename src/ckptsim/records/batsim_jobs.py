@@ -32,6 +32,14 @@ import numpy as np
 
 from ckptsim.errors import ConfigError
 from ckptsim.records.allocations import _CHUNK, BATSIM_COLUMNS, AllocationLog, num
+from ckptsim.records.text import (
+    float_repr_text,
+    int_text,
+    join_rows,
+    labels_text,
+    seconds_text,
+    strings_text,
+)
 
 if TYPE_CHECKING:
     from ckptsim.records.jobs import JobTable
@@ -67,57 +75,127 @@ def write_batsim_jobs(table: JobTable, log: AllocationLog, path: Path,
     if per not in PER:
         raise ConfigError("--out-jobs", f"got {per!r}; accepted: {', '.join(PER)}")
     c = table.columns
-    numbers, submit = c["job_id"].tolist(), c["submit"].astype(float).tolist()
-    start, end = c["start"].astype(float).tolist(), c["end"].astype(float).tolist()
-    size, estimate = c["size"].tolist(), c["estimate"].astype(float).tolist()
-    status, runtime = c["status"].tolist(), c["runtime"].astype(float).tolist()
-    energy = c["energy"].astype(float).tolist() if "energy" in c else None
+    estimate = c["estimate"].astype(float)
     if requested is not None:  # no requested time, estimate = run time: Batsim's -1
         none = (np.asarray(requested) < 0) & (c["estimate"] == c["runtime"])
-        estimate = np.where(none, -1.0, c["estimate"].astype(float)).tolist()
+        estimate = np.where(none, -1.0, estimate)
     texts = log.node_texts()
+    with open(path, "w", newline="") as f:
+        f.write(",".join(BATSIM_COLUMNS) + "\n")
+        if per == "job" and ids is None and workload_name.isascii() \
+                and workload_name.isprintable() and " " not in workload_name \
+                and _whole_times(c):
+            nodes = _last_nodes(log, texts, c["job_id"])
+            for lo in range(0, len(nodes), _CHUNK):  # in parts: a bounded memory
+                f.write(_job_lines(c, estimate, lo, lo + _CHUNK, nodes, workload_name))
+        else:
+            _write_lines(f, c, estimate.tolist(), log, texts, workload_name, per, ids)
+
+
+def _write_lines(f: Any, c: dict[str, Any], estimate: list[float], log: AllocationLog,
+                 texts: list[str], workload_name: str, per: str,
+                 ids: dict[int, object] | None) -> None:
+    """out_jobs.csv's rows value by value, any form (`write_batsim_jobs`)."""
+    numbers, submit = c["job_id"].tolist(), c["submit"].astype(float).tolist()
+    start, end = c["start"].astype(float).tolist(), c["end"].astype(float).tolist()
+    size, status = c["size"].tolist(), c["status"].tolist()
+    runtime = c["runtime"].astype(float).tolist()
+    energy = c["energy"].astype(float).tolist() if "energy" in c else None
     # Rows are in the order attempts ended: a job's last row is its last attempt.
     attempts: dict[int, list[int]] = {}
     for i, row in enumerate(log.rows):
         attempts.setdefault(row[0], []).append(i)
-    with open(path, "w", newline="") as f:
-        f.write(",".join(BATSIM_COLUMNS) + "\n")
-        lines: list[str] = []
-        add = lines.append
-        for k in range(len(numbers)):
-            job_id = numbers[k]
-            rows = attempts.get(job_id, [])
-            if ids is not None:
-                name, wl = _identifier(ids[job_id], workload_name)
-            else:
-                name, wl = job_id, workload_name
-            joules = repr(energy[k]) if energy is not None else UNMEASURED
-            meta = f"runtime={num(runtime[k])}"
-            if per == "job" or not rows:
-                s, e, sub = start[k], end[k], submit[k]
-                if s != s:  # never started (ended in the queue)
-                    s = e
-                completed = status[k] == "completed"
-                state = "1,COMPLETED_SUCCESSFULLY" if completed else \
-                    f"0,{_final_state(status[k])}"
-                nodes = texts[rows[-1]] if rows else ""
-                add(_line(name if per == "job" else f"{name}#0", wl, sub, size[k],
-                          estimate[k], state, s, e, nodes, joules, meta))
-            else:
-                sub = submit[k]
-                for n, i in enumerate(sorted(rows, key=lambda i: log.rows[i][1])):
-                    _, attempt, s, e, _, ended = log.rows[i]
-                    state = "1,COMPLETED_SUCCESSFULLY" if ended == "completed" else \
-                        f"0,{_final_state(ended)}"
-                    # The job's energy goes with its last attempt (the rows sum to it).
-                    spent = joules if n == len(rows) - 1 or energy is None else "0.0"
-                    add(_line(f"{name}#{attempt}", wl, sub, size[k], estimate[k],
-                              state, float(s), float(e), texts[i], spent, meta))
-                    sub = float(e)
-            if len(lines) >= _CHUNK:  # in parts: a bounded memory
-                f.write("".join(lines))
-                lines.clear()
-        f.write("".join(lines))
+    lines: list[str] = []
+    add = lines.append
+    for k in range(len(numbers)):
+        job_id = numbers[k]
+        rows = attempts.get(job_id, [])
+        if ids is not None:
+            name, wl = _identifier(ids[job_id], workload_name)
+        else:
+            name, wl = job_id, workload_name
+        joules = repr(energy[k]) if energy is not None else UNMEASURED
+        meta = f"runtime={num(runtime[k])}"
+        if per == "job" or not rows:
+            s, e, sub = start[k], end[k], submit[k]
+            if s != s:  # never started (ended in the queue)
+                s = e
+            nodes = texts[rows[-1]] if rows else ""
+            add(_line(name if per == "job" else f"{name}#0", wl, sub, size[k],
+                      estimate[k], _state(status[k]), s, e, nodes, joules, meta))
+        else:
+            sub = submit[k]
+            for n, i in enumerate(sorted(rows, key=lambda i: log.rows[i][1])):
+                _, attempt, s, e, _, ended = log.rows[i]
+                # The job's energy goes with its last attempt (the rows sum to it).
+                spent = joules if n == len(rows) - 1 or energy is None else "0.0"
+                add(_line(f"{name}#{attempt}", wl, sub, size[k], estimate[k],
+                          _state(ended), float(s), float(e), texts[i], spent, meta))
+                sub = float(e)
+        if len(lines) >= _CHUNK:  # in parts: a bounded memory
+            f.write("".join(lines))
+            lines.clear()
+    f.write("".join(lines))
+
+
+def _whole_times(c: dict[str, Any]) -> bool:
+    """Whether most times are whole seconds (a trace's), so that byte matrices pay: a time
+    that is not takes its repr either way, and the matrices then only add to it (a
+    generated grid's, half of whose times are not whole, writes 15% slower that way)."""
+    times = np.concatenate([c["submit"], c["end"]]).astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        return bool(np.count_nonzero(times != np.trunc(times)) <= 0.1 * len(times))
+
+
+def _last_nodes(log: AllocationLog, texts: list[str], numbers: np.ndarray) -> list[str]:
+    """Each job's nodes on its last attempt (the log's rows are in the order attempts
+    ended), "" for a job that never started."""
+    rows = log.rows
+    if not rows:
+        return [""] * len(numbers)
+    held = np.fromiter((row[0] for row in rows), np.int64, len(rows))
+    distinct, first = np.unique(held[::-1], return_index=True)
+    last = len(rows) - 1 - first  # the last row of each job
+    at = np.minimum(np.searchsorted(distinct, numbers), len(distinct) - 1)
+    index = np.where(distinct[at] == numbers, last[at], len(rows))
+    return list(map([*texts, ""].__getitem__, index.tolist()))
+
+
+def _job_lines(c: dict[str, Any], estimate: np.ndarray, lo: int, hi: int, nodes: list[str],
+               workload_name: str) -> str:
+    """The lines of jobs lo..hi of a ``per="job"`` out_jobs.csv (jobs numbered, no Batsim
+    ids), the numbers as byte matrices (`ckptsim.records.text`): the same text as `_line`."""
+    sub = c["submit"][lo:hi].astype(np.float64)
+    e = c["end"][lo:hi].astype(np.float64)
+    s = c["start"][lo:hi].astype(np.float64)
+    s = np.where(np.isnan(s), e, s)  # never started (ended in the queue)
+    with np.errstate(all="ignore"):  # inf - inf is nan and 1e308 / 0.5 inf, as in Python
+        execution, turnaround, waiting = e - s, e - sub, s - sub
+        stretch = np.where(execution > 0, turnaround / execution, 1.0)
+    status = c["status"][lo:hi].tolist()
+    n = len(status)
+    states = {x: _state(x) for x in set(status)}
+    times = [float_repr_text(v, nan="nan") for v in (s, execution, e, waiting, turnaround,
+                                                      stretch)]
+    before = join_rows([int_text(c["job_id"][lo:hi]), strings_text([workload_name]),
+                        strings_text([""]), float_repr_text(sub, nan="nan"),
+                        int_text(c["size"][lo:hi]),
+                        float_repr_text(estimate[lo:hi], nan="nan"),
+                        labels_text([states[x] for x in status]), *times])
+    joules = (float_repr_text(c["energy"][lo:hi].astype(np.float64), nan="nan")
+              if "energy" in c else strings_text([UNMEASURED]))
+    runtime = seconds_text(c["runtime"][lo:hi].astype(np.float64))
+    meta = np.vstack([np.broadcast_to(strings_text(["runtime="]), (8, n)), runtime])
+    after = join_rows([joules, meta])
+    return "".join(map("{},{},{}\n".format, before.decode("ascii").split("\n"),
+                       nodes[lo:hi], after.decode("ascii").split("\n")))
+
+
+def _state(ended: str) -> str:
+    """``success,final_state`` of a job's status (jobs.csv) or an attempt's `ended`."""
+    if ended == "completed":
+        return "1,COMPLETED_SUCCESSFULLY"
+    return f"0,{_final_state(ended)}"
 
 
 def _identifier(written: object, workload_name: str) -> tuple[str, str]:

@@ -73,9 +73,9 @@ def labels_text(strings: list[str], distinct: list[str] | None = None) -> np.nda
     return strings_text(distinct)[:, rows]
 
 
-def float_repr_text(values: np.ndarray) -> np.ndarray:
-    """Floats as repr(v) (an infinite value as `inf` / `-inf`), NaN as nothing (all
-    padding)."""
+def float_repr_text(values: np.ndarray, nan: str = "") -> np.ndarray:
+    """Floats as repr(v) (an infinite value as `inf` / `-inf`), NaN as `nan` (default nothing:
+    all padding)."""
     arr = np.asarray(values, dtype=np.float64)
     n = arr.size
     # Whole numbers below 1e16 are repr'd as their integer and ".0" (not -0.0, which keeps
@@ -87,7 +87,7 @@ def float_repr_text(values: np.ndarray) -> np.ndarray:
     if np.isfinite(others).all():
         strings = list(map(repr, others.tolist()))
     else:
-        strings = ["" if math.isnan(x) else repr(x) for x in others.tolist()]
+        strings = [nan if math.isnan(x) else repr(x) for x in others.tolist()]
     digits = int_text(np.where(whole, arr, 0.0).astype(np.int64))
     width = max(digits.shape[0] + 2, max(map(len, strings), default=0))
     text = np.full((width, n), SPACE, np.uint8)
@@ -99,10 +99,31 @@ def float_repr_text(values: np.ndarray) -> np.ndarray:
     return text
 
 
+def seconds_text(values: np.ndarray) -> np.ndarray:
+    """Numbers of seconds as `ckptsim.values.number_text` writes them: a whole number as its
+    integer (``2409``; -0.0 as ``0``), any other as repr(v) (``0.5``, ``inf``, ``nan``)."""
+    arr = np.asarray(values, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        whole = (arr == np.trunc(arr)) & (np.abs(arr) < 2.0**62)
+    if whole.all():
+        return int_text(arr.astype(np.int64))
+    from ckptsim.values import number_text
+
+    rest = np.flatnonzero(~whole)
+    strings = list(map(number_text, arr[rest].tolist()))
+    digits = int_text(np.where(whole, arr, 0.0).astype(np.int64))
+    width = max(digits.shape[0], max(map(len, strings)))
+    text = np.full((width, arr.size), SPACE, np.uint8)
+    text[width - digits.shape[0]:] = digits
+    text[:, rest] = strings_text(strings, width)
+    return text
+
+
 def join_rows(columns: list[np.ndarray], sep: int = 44) -> bytes:
     """Text matrices of the same number of values as lines: `sep` between the values, a
-    newline after the last, padding dropped."""
-    n = columns[0].shape[1]
+    newline after the last, padding dropped.  A matrix may be one value wide, (width, 1), for a
+    column of one value on every line."""
+    n = max(c.shape[1] for c in columns)
     width = sum(c.shape[0] for c in columns) + len(columns)
     lines = np.full((width, n), sep, dtype=np.uint8)
     pos = 0
