@@ -83,8 +83,7 @@ def write_batsim_jobs(table: JobTable, log: AllocationLog, path: Path,
     with open(path, "w", newline="") as f:
         f.write(",".join(BATSIM_COLUMNS) + "\n")
         if per == "job" and ids is None and workload_name.isascii() \
-                and workload_name.isprintable() and " " not in workload_name \
-                and _whole_times(c):
+                and workload_name.isprintable() and " " not in workload_name:
             nodes = _last_nodes(log, texts, c["job_id"])
             for lo in range(0, len(nodes), _CHUNK):  # in parts: a bounded memory
                 f.write(_job_lines(c, estimate, lo, lo + _CHUNK, nodes, workload_name))
@@ -136,15 +135,6 @@ def _write_lines(f: Any, c: dict[str, Any], estimate: list[float], log: Allocati
             f.write("".join(lines))
             lines.clear()
     f.write("".join(lines))
-
-
-def _whole_times(c: dict[str, Any]) -> bool:
-    """Whether most times are whole seconds (a trace's), so that byte matrices pay: a time
-    that is not takes its repr either way, and the matrices then only add to it (a
-    generated grid's, half of whose times are not whole, writes 15% slower that way)."""
-    times = np.concatenate([c["submit"], c["end"]]).astype(np.float64)
-    with np.errstate(invalid="ignore"):
-        return bool(np.count_nonzero(times != np.trunc(times)) <= 0.1 * len(times))
 
 
 def _last_nodes(log: AllocationLog, texts: list[str], numbers: np.ndarray) -> list[str]:
