@@ -1,6 +1,7 @@
 """Where the CPU time of one `ckptsim run` goes, phase by phase, without a profiler.
 
     python benchmarks/run_phases.py TRACE [--scheduler easy] [--first N] [--repeat 3] [--src DIR]
+        [--no-record]
 
 Runs, in a fresh process per repeat, the steps of `ckptsim run --workload TRACE --scheduler S
 --out TMP` one after another and prints the process CPU seconds of each (best of --repeat):
@@ -9,7 +10,9 @@ imports, reading the trace, building the jobs, the event loop, freezing the reco
 record them, as `--out` does) allocations.csv and out_jobs.csv, with the peak
 resident memory reached by the end of each and its minor page faults (first touches of memory
 the process got from the system, a large part of the system time).  The sum is close
-to the whole command's CPU time (interpreter start-up is not included).
+to the whole command's CPU time (interpreter start-up is not included).  `--no-record`: the run
+without the allocation recorder (as `ckptsim.simulate` runs it, without `--out`'s
+allocations.csv and out_jobs.csv), to see what recording costs the event loop.
 """
 
 from __future__ import annotations
@@ -28,7 +31,8 @@ HERE = Path(__file__).resolve().parent
 SRC = HERE.parent / "src"
 
 
-def phases(trace: str, scheduler: str, first: int | None, out: Path) -> dict[str, float]:
+def phases(trace: str, scheduler: str, first: int | None, out: Path,
+           record: bool = True) -> dict[str, float]:
     """One run in this process: CPU seconds per phase."""
     import resource
 
@@ -63,13 +67,15 @@ def phases(trace: str, scheduler: str, first: int | None, out: Path) -> dict[str
     factory = scheduler_factory(scheduler, {})
     w = factory.prepare(w)
     gc.disable()
+    log: Any = None
     try:  # the allocations `--out` records (sources from before them: none)
         from ckptsim.records.allocations import AllocationLog, AllocationRecorder
-
-        log: Any = AllocationLog()
-        sim = Simulator(w, factory, components=[AllocationRecorder(log)])
     except ImportError:
-        log = None
+        record = False
+    if record:
+        log = AllocationLog()
+        sim = Simulator(w, factory, components=[AllocationRecorder(log)])
+    else:
         sim = Simulator(w, factory)
     lap("build jobs")
     sim.run()
@@ -121,11 +127,14 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--src", type=Path, default=SRC,
                     help="the package sources to run (default: this checkout's src)")
+    ap.add_argument("--no-record", action="store_true",
+                    help="run without the allocation recorder (no allocations.csv, out_jobs.csv)")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         with tempfile.TemporaryDirectory() as tmp:
-            print(json.dumps(phases(args.trace, args.scheduler, args.first, Path(tmp))))
+            print(json.dumps(phases(args.trace, args.scheduler, args.first, Path(tmp),
+                                    record=not args.no_record)))
         return 0
     env = dict(os.environ)
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # bytecode cached, as an installed package's is
@@ -138,6 +147,8 @@ def main() -> int:
     cmd = [sys.executable, __file__, args.trace, "--scheduler", args.scheduler, "--child"]
     if args.first:
         cmd += ["--first", str(args.first)]
+    if args.no_record:
+        cmd.append("--no-record")
     for _ in range(args.repeat):
         res = json.loads(subprocess.run(cmd, env=env, check=True, capture_output=True,
                                         text=True).stdout)
