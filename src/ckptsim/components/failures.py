@@ -92,7 +92,12 @@ class Failures(Component):
     # --- configuration -----------------------------------------------------------------------
     @classmethod
     def make_params(cls, values: Any, *, base: Path | None = None) -> FailureParams:
-        from ckptsim.failures.source import TRACE_KINDS, check_failure_spec, parse_failure_spec
+        from ckptsim.failures.source import (
+            TRACE_KINDS,
+            check_failure_spec,
+            option,
+            parse_failure_spec,
+        )
         from ckptsim.params import make_params
 
         prm: FailureParams = make_params(FailureParams, values, where=cls.name)
@@ -106,7 +111,7 @@ class Failures(Component):
         resolved = check_failure_spec(prm.source, base=base)
         source = resolved if base is not None else prm.source
         kind, opt = parse_failure_spec(resolved)
-        if opt.get("span") == "run":
+        if option(opt, "span") == "run":
             from ckptsim.failures.series import needs_count
 
             needs_count(kind, opt, prm.count)
@@ -134,11 +139,11 @@ class Failures(Component):
         """The source's options, with the log named by the SHA-256 of its bytes instead of its
         path (moving a log keeps the run), and the count."""
         from ckptsim.failures.readers import fta_event_trace_path
-        from ckptsim.failures.source import parse_failure_spec
+        from ckptsim.failures.source import SOURCE_DEFAULTS, parse_failure_spec
         from ckptsim.hashing import file_sha256
 
         kind, opt = parse_failure_spec(params.source)
-        if opt.get("span") == "submit":
+        if "span" in opt and opt["span"] == SOURCE_DEFAULTS["span"]:
             del opt["span"]  # the default, written out: the same runs
         doc: dict[str, Any] = {"kind": kind, **opt}
         if "path" in opt:

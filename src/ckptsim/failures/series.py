@@ -28,6 +28,7 @@ from ckptsim.failures.source import (
     _read,
     fit_log,
     load_failures,
+    option,
     parse_failure_spec,
 )
 from ckptsim.rng import RandomStreams
@@ -39,7 +40,7 @@ MAX_PERIODS = 100
 
 def continues(spec: str) -> bool:
     """Whether a source string asks for failures past the submit span (`span=run`)."""
-    return parse_failure_spec(spec)[1].get("span") == "run"
+    return option(parse_failure_spec(spec)[1], "span") == "run"
 
 
 def needs_count(kind: str, opt: dict[str, str], count: int | None) -> None:

@@ -22,7 +22,8 @@ failure, or a date (`2003-01-01`, `2003-01-01 12:00`).  Every number is finite: 
 caller's seed is used (a sweep passes the run's seed, `ckptsim run` passes 0), so replications
 of a sweep draw different mappings and thinnings.  Failure times are seconds from the start of
 the simulated period; `offset` moves them onto the workload's clock (its first submission).
-Counts of what was done end up in the trace's `counts` / `notes`.
+Counts of what was done end up in the trace's `counts` / `notes`.  What a left-out option
+means is `SOURCE_DEFAULTS`, read by the loader and recorded in summary.json.
 """
 
 from __future__ import annotations
@@ -65,11 +66,17 @@ MAX_SYNTHETIC_FAILURES = 10_000_000
 MAX_FAILURES_PER_JOB = 1000
 
 #: What an option left out of a source string means, as the string would write it (None:
-#: not applied; `seed`, absent here: the run's seed).
-_DEFAULTS = {"start": None, "end": None, "count": None, "jitter": "auto", "span": "submit",
+#: not applied; `seed`, absent here: the run's seed): what the loader applies (`option`) and
+#: what summary.json's `options.failures.spec` records (`source_options`).
+SOURCE_DEFAULTS = {"start": None, "end": None, "count": None, "jitter": "auto", "span": "submit",
              "map": "modulo", "transient": "false", "system": None, "platform": None,
              "dist": "weibull", "shape": "0.7", "repair_mean": "0", "repair_cv": "1",
              "max_per_job": str(MAX_FAILURES_PER_JOB)}
+
+
+def option(opt: dict[str, str], key: str) -> str | None:
+    """Option `key` of a parsed source string: as written, else `SOURCE_DEFAULTS`'."""
+    return opt.get(key, SOURCE_DEFAULTS[key])
 
 #: Logs kept per process: a sweep of 100 runs over one log parses it once.
 _CACHE_SIZE = 4
@@ -108,9 +115,9 @@ def parse_failure_spec(spec: str) -> tuple[str, dict[str, str]]:
 def source_options(spec: str, seed: int) -> dict[str, Any]:
     """What summary.json records of a source string (`options.failures.spec`): its kind and
     every option the kind accepts, as the string writes it, with what a left-out one means
-    (`_DEFAULTS`; `seed`: the run's, `seed`; None: not applied)."""
+    (`SOURCE_DEFAULTS`; `seed`: the run's, `seed`; None: not applied)."""
     kind, opt = parse_failure_spec(spec)
-    values = {k: opt.get(k, str(seed) if k == "seed" else _DEFAULTS.get(k))
+    values = {k: opt.get(k, str(seed) if k == "seed" else SOURCE_DEFAULTS.get(k))
               for k in sorted(_KEYS[kind])}
     return {"kind": kind, "options": values}
 
@@ -154,7 +161,7 @@ def check_failure_spec(spec: str, *, base: str | Path | None = None) -> str:
         for key in ("mtbf", "shape", "repair_mean", "repair_cv"):
             if key in opt:
                 _float(f"failures.{key}", opt[key])
-        if opt.get("dist", "weibull") not in DISTRIBUTIONS:
+        if option(opt, "dist") not in DISTRIBUTIONS:
             raise ConfigError("failures.dist", f"got {shown(opt['dist'])}; accepted: "
                                                f"{', '.join(DISTRIBUTIONS)}")
         try:  # the model's ranges (mtbf > 0, the shape's bounds, ...), as a run checks them
@@ -201,10 +208,10 @@ def _synthetic_model(opt: dict[str, str]) -> SyntheticFailures:
     from ckptsim.failures.synthetic import SyntheticFailures
 
     return SyntheticFailures(
-        mtbf=_float("failures.mtbf", opt["mtbf"]), distribution=opt.get("dist", "weibull"),
-        shape=_float("failures.shape", opt.get("shape", 0.7)),
-        repair_mean=_float("failures.repair_mean", opt.get("repair_mean", 0.0)),
-        repair_cv=_float("failures.repair_cv", opt.get("repair_cv", 1.0)))
+        mtbf=_float("failures.mtbf", opt["mtbf"]), distribution=option(opt, "dist"),
+        shape=_float("failures.shape", option(opt, "shape")),
+        repair_mean=_float("failures.repair_mean", option(opt, "repair_mean")),
+        repair_cv=_float("failures.repair_cv", option(opt, "repair_cv")))
 
 
 def _float(key: str, value: Any) -> float:
@@ -238,7 +245,7 @@ def _read(kind: str, opt: dict[str, str]) -> FailureTrace:
         st = os.stat(path)
     except OSError as exc:
         raise ConfigError("failures.path", f"cannot read {path}: {exc.strerror or exc}") from None
-    selection = tuple(opt.get(k) for k in ("system", "platform", "start", "end"))
+    selection = tuple(option(opt, k) for k in ("system", "platform", "start", "end"))
     # The path as given is part of the key: the trace records it (summary.json shows it), so
     # a run's outputs never depend on how an earlier run in the process spelled the path.
     key = (kind, path, os.path.abspath(path), st.st_size, st.st_mtime_ns, selection)
@@ -246,18 +253,18 @@ def _read(kind: str, opt: dict[str, str]) -> FailureTrace:
     if trace is not None:
         _READS.move_to_end(key)
         return trace
-    start = _bound("failures.start", opt.get("start"))
-    end = _bound("failures.end", opt.get("end"))
+    start, end = (_bound(f"failures.{k}", option(opt, k)) for k in ("start", "end"))
+    which = "system" if kind == "lanl" else "platform"
+    number = None if option(opt, which) is None else parse_int(f"failures.{which}",
+                                                                option(opt, which))
     if kind == "lanl":
         from ckptsim.failures.readers import read_lanl_cfdr
 
-        system = parse_int("failures.system", opt["system"]) if "system" in opt else None
-        trace = read_lanl_cfdr(path, system=system, start=start, end=end)
+        trace = read_lanl_cfdr(path, system=number, start=start, end=end)
     else:
         from ckptsim.failures.readers import read_fta
 
-        platform = parse_int("failures.platform", opt["platform"]) if "platform" in opt else None
-        trace = read_fta(path, platform=platform, start=start, end=end)
+        trace = read_fta(path, platform=number, start=start, end=end)
     _READS[key] = trace
     while len(_READS) > _CACHE_SIZE:
         _READS.popitem(last=False)
@@ -293,7 +300,7 @@ def load_failures(spec: str, *, n_nodes: int, span: float, offset: float = 0.0,
     `streams` it is refused.
     """
     kind, opt = parse_failure_spec(spec)
-    if opt.get("span") == "run" and streams is None:
+    if option(opt, "span") == "run" and streams is None:
         raise ConfigError("failures.span", "run continues the failures until the last job "
                                            "ends, which only the failures component does "
                                            "(failures = / --failures); here give span=submit")
@@ -342,8 +349,7 @@ def _load(kind: str, opt: dict[str, str], spec: str, *, n_nodes: int, span: floa
             raise ConfigError("failures.mtbf", f"{mtbf:g} s on {n_nodes} nodes over "
                               f"{span:g} s means about {expected:.3g} failures; at most "
                               f"{MAX_SYNTHETIC_FAILURES:,} are drawn (a larger mtbf?)")
-        limit = parse_int("failures.max_per_job", opt.get("max_per_job", MAX_FAILURES_PER_JOB),
-                          low=1)
+        limit = parse_int("failures.max_per_job", option(opt, "max_per_job"), low=1)
         if jobs and expected > limit * jobs:
             raise ConfigError("failures.mtbf", f"{mtbf:g} s on {n_nodes} nodes over "
                               f"{span:g} s means about {expected:.3g} failures, "
@@ -373,9 +379,9 @@ def fit_log(trace: FailureTrace, opt: dict[str, str], *, n_nodes: int, span: flo
 
     if count is not None:
         trace = transforms.rescale_count(trace, count, span=span, seed=seed,
-                                         jitter=parse_jitter(opt.get("jitter", "auto")))
-    trace = transforms.map_nodes(trace, n_nodes, method=opt.get("map", "modulo"),
+                                         jitter=parse_jitter(option(opt, "jitter")))
+    trace = transforms.map_nodes(trace, n_nodes, method=option(opt, "map"),
                                  seed=map_seed)
-    if parse_bool("failures.transient", opt.get("transient", "false")):
+    if parse_bool("failures.transient", option(opt, "transient")):
         trace = transforms.transient(trace)
     return trace
