@@ -46,9 +46,10 @@ def write_spec(tmp_path: Path, *policies: str) -> Path:
 
 
 @pytest.fixture(autouse=True)
-def fresh(monkeypatch):
-    monkeypatch.setattr(pf, "_CHECKED", set())
-    monkeypatch.setattr(pf, "_READ", {})
+def fresh():
+    pf.memory.clear()
+    yield
+    pf.memory.clear()
 
 
 def test_one_bad_combination_refuses_the_sweep_naming_it(tmp_path, capsys):
@@ -210,3 +211,24 @@ def test_paper_forshaw_trace_with_a_malformed_trace_runs_nothing(tmp_path, capsy
     assert (f"cannot start: {bad}, line 1, field n: 2 sessions need 4 times, the line has 2 "
             "(90 run(s) of 9 configuration(s) cannot start; nothing was run)") in err, err
     assert not Store(out / "store").exists()
+
+
+def test_what_the_preflight_remembers_is_forgotten_with_the_workloads(tmp_path, monkeypatch):
+    from ckptsim.experiments.execute import clear_cache
+    from ckptsim.platform import avt
+
+    path = tmp_path / "good.avt"
+    path.write_text("pc1 1 0 100000\npc2 1 50 300000\n")
+    spec = tmp_path / "inputs.toml"
+    spec.write_text(INPUTS.format(availability=f'trace = "avt:path={path}"', failures=""))
+    reads = []
+    real = avt.read_avt
+    monkeypatch.setattr(avt, "read_avt", lambda *a, **k: reads.append(1) or real(*a, **k))
+    runs = plan_sweep(spec).runs
+    assert pf.preflight(runs, str(spec)).configurations == 2
+    assert len(pf.memory.checked) == 2 and len(pf.memory.read) == 1
+    assert pf.preflight(runs, str(spec)).configurations == 0  # remembered
+    clear_cache()
+    assert not pf.memory.checked and not pf.memory.read
+    assert pf.preflight(runs, str(spec)).configurations == 2
+    assert len(reads) == 2  # read again once forgotten

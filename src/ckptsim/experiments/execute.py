@@ -75,7 +75,13 @@ def _cached(key: tuple[Any, ...], make: Callable[[], Workload]) -> Workload:
 
 
 def clear_cache() -> None:
+    """Forget what this process keeps between runs and commands: the workloads read or
+    generated (`load_run_workload`), and what the pre-flight checked and read
+    (`preflight.memory`)."""
+    from ckptsim.experiments.preflight import memory
+
     _CACHE.clear()
+    memory.clear()
 
 
 def load_key(run: Run) -> tuple[Any, ...] | None:

@@ -18,10 +18,10 @@ built to be checked (`Simulator(checks_only=True)`: the availability component d
 timelines, the energy meter reads each power table once), and never simulated.  Each input
 file a configuration names -- the availability component's owners' session CSV, its
 availability trace and its failure log, the failures component's log -- is then read once
-per process through its reader (`read_inputs`; a failure log through the cache its runs read
-it through), nothing drawn from it, so that a malformed file refuses the command with the
-reader's error (its file, line and field).  A refusal refuses the whole command (a
-`PreflightError`, one line, naming the first configuration).
+per process through its reader (`read_inputs`, remembered in `memory`; a failure log through
+the cache its runs read it through), nothing drawn from it, so that a malformed file refuses
+the command with the reader's error (its file, line and field).  A refusal refuses the whole
+command (a `PreflightError`, one line, naming the first configuration).
 
 Left to the runs (they fail as before, each recorded as failed): a configuration whose workload
 cannot be read here (a trace only the workers of a cluster have), and what only the timelines
@@ -43,12 +43,30 @@ import numpy as np
 from ckptsim.errors import ConfigError, WorkloadError
 from ckptsim.experiments.matrix import Run
 
-#: The configurations checked fine in this process (a paper checks its specs together before
-#: the first runs, then each spec's sweep finds them checked).
-_CHECKED: set[tuple[Any, ...]] = set()
-#: The input files read in this process (`read_inputs`): (what, source, file state) -> None
-#: (read fine) or the reader's error (given again to the next configuration naming the file).
-_READ: dict[tuple[Any, ...], Exception | None] = {}
+
+class Memory:
+    """What the pre-flight remembers in this process, until `clear()`.
+
+    - `checked`: the configurations checked fine (a paper checks its specs together before
+      the first runs, then each spec's sweep finds them checked);
+    - `read`: the input files read (`read_inputs`): (what, source, file state) -> None (read
+      fine) or the reader's error (given again to the next configuration naming the file).
+
+    `ckptsim.experiments.execute.clear_cache()` clears it with the workloads it keeps.
+    """
+
+    def __init__(self) -> None:
+        self.checked: set[tuple[Any, ...]] = set()
+        self.read: dict[tuple[Any, ...], Exception | None] = {}
+
+    def clear(self) -> None:
+        """Forget every configuration checked and every file read."""
+        self.checked.clear()
+        self.read.clear()
+
+
+#: This process's pre-flight memory.
+memory = Memory()
 
 
 class PreflightError(ConfigError):
@@ -206,17 +224,17 @@ def _failure_log(spec: str, key: str | None) -> None:
 def _once(key: tuple[Any, ...], read: Any) -> None:
     """`read()` the first time `key` is seen in this process; its error, if it had one, again
     after."""
-    if key in _READ:
-        error = _READ[key]
+    if key in memory.read:
+        error = memory.read[key]
         if error is not None:
             raise error
         return
     try:
         read()
     except (ConfigError, WorkloadError) as exc:
-        _READ[key] = exc
+        memory.read[key] = exc
         raise
-    _READ[key] = None
+    memory.read[key] = None
 
 
 def preflight(runs: Iterable[Run], where: str) -> Checked:
@@ -230,7 +248,7 @@ def preflight(runs: Iterable[Run], where: str) -> Checked:
     groups: dict[tuple[Any, ...], list[Run]] = {}
     for run in runs:
         key = configuration(run)
-        if key not in _CHECKED:
+        if key not in memory.checked:
             groups.setdefault(key, []).append(run)
     done = Checked(configurations=len(groups), runs=sum(map(len, groups.values())))
     refused: list[tuple[Run, ConfigError, int]] = []
@@ -243,7 +261,7 @@ def preflight(runs: Iterable[Run], where: str) -> Checked:
         except Exception as exc:  # noqa: BLE001 -- not checkable here: the runs report it
             done.skipped.append((members[0], f"{type(exc).__name__}: {exc}"))
             continue
-        _CHECKED.add(key)
+        memory.checked.add(key)
     done.seconds = time.perf_counter() - t0
     if refused:
         run, exc, _ = refused[0]
