@@ -232,3 +232,16 @@ def test_what_the_preflight_remembers_is_forgotten_with_the_workloads(tmp_path, 
     assert not pf.memory.checked and not pf.memory.read
     assert pf.preflight(runs, str(spec)).configurations == 2
     assert len(reads) == 2  # read again once forgotten
+
+
+def test_an_input_file_edited_between_two_commands_is_read_again(tmp_path):
+    path = tmp_path / "trace.avt"
+    path.write_text("pc1 1 0 100000\npc2 1 50 300000\n")
+    spec = tmp_path / "inputs.toml"
+    spec.write_text(INPUTS.format(availability=f'trace = "avt:path={path}"', failures=""))
+    runs = plan_sweep(spec).runs
+    assert pf.preflight(runs, str(spec)).configurations == 2
+    assert pf.preflight(runs, str(spec)).configurations == 0  # unchanged: checked
+    path.write_text("pc1 2 0 100\n")  # now malformed, as a notebook's user may edit it
+    with pytest.raises(pf.PreflightError, match="line 1, field n: 2 sessions need 4 times"):
+        pf.preflight(runs, str(spec))

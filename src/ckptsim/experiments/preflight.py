@@ -43,21 +43,33 @@ import numpy as np
 from ckptsim.errors import ConfigError, WorkloadError
 from ckptsim.experiments.matrix import Run
 
+#: An input file as a configuration read it: its path and its state then (`_state`).
+Seen = tuple[str, tuple[Any, ...]]
+
 
 class Memory:
     """What the pre-flight remembers in this process, until `clear()`.
 
     - `checked`: the configurations checked fine (a paper checks its specs together before
-      the first runs, then each spec's sweep finds them checked);
-    - `read`: the input files read (`read_inputs`): (what, source, file state) -> None (read
-      fine) or the reader's error (given again to the next configuration naming the file).
+      the first runs, then each spec's sweep finds them checked) -> the input files each
+      read; one of them edited since, the configuration is checked again (`is_checked`);
+    - `read`: the input files read (`read_inputs`): (what, source, ..., file state) -> None
+      (read fine) or the reader's error (given again to the next configuration naming the
+      file).
 
+    The file state (path, size, time of change) is part of both: a file edited between two
+    commands of one process (a notebook) is read again.
     `ckptsim.experiments.execute.clear_cache()` clears it with the workloads it keeps.
     """
 
     def __init__(self) -> None:
-        self.checked: set[tuple[Any, ...]] = set()
+        self.checked: dict[tuple[Any, ...], tuple[Seen, ...]] = {}
         self.read: dict[tuple[Any, ...], Exception | None] = {}
+
+    def is_checked(self, configuration: tuple[Any, ...]) -> bool:
+        """Whether `configuration` was checked fine, each input file it read as it was then."""
+        files = self.checked.get(configuration)
+        return files is not None and all(_state(path) == state for path, state in files)
 
     def clear(self) -> None:
         """Forget every configuration checked and every file read."""
@@ -123,8 +135,9 @@ def three_jobs(w: Any) -> Any:
     return w.subset(np.array(sorted({0, int(np.argmax(w.size)), n - 1})))
 
 
-def check_run(run: Run) -> None:
+def check_run(run: Run) -> tuple[Seen, ...]:
     """Build `run`'s configuration as the run would, and make its checks; never simulates.
+    Returns the input files it read.
 
     Raises:
         ConfigError: the run cannot start (as the run itself would raise it).
@@ -134,14 +147,15 @@ def check_run(run: Run) -> None:
 
     w = three_jobs(load_run_workload(run))
     try:
+        files: list[Seen] = []
         source = (run.components or {}).get("failures", {}).get("source")
         if isinstance(source, str) and source:  # the failures component's log, read once
-            _failure_log(source, None)
+            files += _failure_log(source, None)
         setup = set_up(w, run.scheduler_name, run.params, seed=run.seed,
                        components=run.components, platform=run.platform)
         sim = setup.simulator(overrun=run.overrun, checks_only=True)
         sim.check_ready()
-        read_inputs(sim)
+        return (*files, *read_inputs(sim))
     except WorkloadError as exc:  # an input file of a component (a failure log, a trace)
         raise ConfigError(*_located(exc)) from None
 
@@ -165,12 +179,12 @@ def _state(path: str | Path) -> tuple[Any, ...]:
     return (os.path.abspath(path), st.st_size, st.st_mtime_ns)
 
 
-def read_inputs(sim: Any) -> None:
+def read_inputs(sim: Any) -> list[Seen]:
     """Read each input file the run's availability component names through its reader, once
     per process: its owners' session CSV (on the run's platform and calendar), its availability
     trace, its failure log (through the runs' cache).  Nothing is drawn from them: no
     timeline, no replay onto the machines.  (The failures component reads its log as it is
-    attached.)
+    attached.)  Returns the files read.
 
     Raises:
         ConfigError: an option of a source, keyed as the run keys it.
@@ -180,28 +194,31 @@ def read_inputs(sim: Any) -> None:
 
     comp = next((c for c in sim.components if isinstance(c, Availability)), None)
     if comp is None:
-        return
+        return []
     prm = comp.params
+    files: list[Seen] = []
     from ckptsim.platform.usermodel import is_model
 
     if prm.owners and not is_model(prm.owners):
         from ckptsim.platform.availability import groups_of, owner_intervals
 
         groups = tuple((name, len(members)) for name, members, _ in groups_of(sim.platform))
-        _once(("owners", prm.owners, _state(Path(prm.owners).expanduser()), prm.epoch,
-               groups),
-              lambda: owner_intervals(prm.owners, sim.platform, calendar=comp.calendar,
-                                      seed=sim.seed, days=comp.days))
+        files.append(_once(("owners", prm.owners, prm.epoch, groups),
+                           Path(prm.owners).expanduser(),
+                           lambda: owner_intervals(prm.owners, sim.platform,
+                                                   calendar=comp.calendar, seed=sim.seed,
+                                                   days=comp.days)))
     if prm.trace:
         from ckptsim.platform.avt import load_source, parse_source
 
-        _once(("trace", prm.trace, _state(parse_source(prm.trace)[1]["path"])),
-              lambda: load_source(prm.trace))
+        files.append(_once(("trace", prm.trace), parse_source(prm.trace)[1]["path"],
+                           lambda: load_source(prm.trace)))
     if prm.failures:
-        _failure_log(prm.failures, "availability.failures")
+        files += _failure_log(prm.failures, "availability.failures")
+    return files
 
 
-def _failure_log(spec: str, key: str | None) -> None:
+def _failure_log(spec: str, key: str | None) -> list[Seen]:
     """The log of a `lanl:` or `fta:` source read once (through the runs' cache); an option's
     error keyed under `key` as the availability component's run keys it
     (`interruption_failures`), or as it is (the failures component's)."""
@@ -217,29 +234,31 @@ def _failure_log(spec: str, key: str | None) -> None:
             raise ConfigError(key, said) from None
 
     kind, opt = parse_failure_spec(spec)
-    if kind != "synthetic":
-        _once(("failures", spec, _state(opt["path"])), read)
+    return [] if kind == "synthetic" else [_once(("failures", spec), opt["path"], read)]
 
 
-def _once(key: tuple[Any, ...], read: Any) -> None:
-    """`read()` the first time `key` is seen in this process; its error, if it had one, again
-    after."""
+def _once(what: tuple[Any, ...], path: str | Path, read: Any) -> Seen:
+    """`read()` the first time `what` is seen in this process with the file at `path` as it
+    is now; its error, if it had one, again after.  Returns the file and its state."""
+    state = _state(path)
+    key = (*what, state)
     if key in memory.read:
         error = memory.read[key]
         if error is not None:
             raise error
-        return
+        return str(path), state
     try:
         read()
     except (ConfigError, WorkloadError) as exc:
         memory.read[key] = exc
         raise
     memory.read[key] = None
+    return str(path), state
 
 
 def preflight(runs: Iterable[Run], where: str) -> Checked:
     """Check each distinct configuration of `runs` (those not checked already in this
-    process) on its first run.
+    process, with the input files they read unchanged) on its first run.
 
     Raises:
         PreflightError: a configuration cannot start (the first one, `where`: the spec).
@@ -248,20 +267,20 @@ def preflight(runs: Iterable[Run], where: str) -> Checked:
     groups: dict[tuple[Any, ...], list[Run]] = {}
     for run in runs:
         key = configuration(run)
-        if key not in memory.checked:
+        if not memory.is_checked(key):
             groups.setdefault(key, []).append(run)
     done = Checked(configurations=len(groups), runs=sum(map(len, groups.values())))
     refused: list[tuple[Run, ConfigError, int]] = []
     for key, members in groups.items():
         try:
-            check_run(members[0])
+            files = check_run(members[0])
         except ConfigError as exc:
             refused.append((members[0], exc, len(members)))
             continue
         except Exception as exc:  # noqa: BLE001 -- not checkable here: the runs report it
             done.skipped.append((members[0], f"{type(exc).__name__}: {exc}"))
             continue
-        memory.checked.add(key)
+        memory.checked[key] = files
     done.seconds = time.perf_counter() - t0
     if refused:
         run, exc, _ = refused[0]
