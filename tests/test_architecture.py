@@ -1,6 +1,7 @@
 """docs/architecture.md stays true: its priority table is the registry's, its verb and hook
 tables name every verb and hook, its file list names every package and every module of the engine
-and of the components; the engine and the platform import nothing of the layers above them."""
+and of the components; the engine and the platform import nothing of the layers above them;
+checkpointing's private names stay in their modules."""
 
 from __future__ import annotations
 
@@ -104,6 +105,23 @@ def test_the_engine_and_the_platform_import_nothing_above_them():
                 if any(module == f or module.startswith(f + ".") for f in forbidden):
                     bad.append(f"{path.relative_to(SRC)}:{line}: {module}")
     assert not bad, "imports above the layer:\n" + "\n".join(bad)
+
+
+def test_checkpointing_s_private_names_stay_in_their_modules():
+    """The checkpointing and experiments packages read a plan string and find a policy through
+    checkpointing's public functions (`split_plan`, `split_name`, `get_policy`,
+    `known_policy`, `policy_classes`, `structured_plan`), not a private name of another of
+    its modules (the registry, the plan string's pattern)."""
+    bad = []
+    for package in ("checkpointing", "experiments"):
+        for path in sorted((SRC / package).rglob("*.py")):
+            own = "ckptsim." + ".".join(path.relative_to(SRC).with_suffix("").parts)
+            for line, module in imported_modules(path):
+                owner, _, name = module.rpartition(".")
+                if (owner.startswith("ckptsim.checkpointing") and owner != own
+                        and name.startswith("_") and not name.startswith("__")):
+                    bad.append(f"{path.relative_to(SRC)}:{line}: {module}")
+    assert not bad, "private names of checkpointing imported:\n" + "\n".join(bad)
 
 
 def test_the_import_check_sees_imports_inside_functions():

@@ -248,3 +248,21 @@ def test_a_tables_key_order_does_not_change_the_plan_or_the_run_id(tmp_path):
                         '[[schedulers]]\nname = "easy"\n')
         ids.append([r.run_id for r in build_matrix(load_spec(spec))])
     assert ids[0] == ids[1]
+
+
+def test_the_public_lookups_of_a_plan_string_s_parts():
+    """What code outside the plan's modules uses to read a plan string: its parts as written
+    (`split_plan`), a part's name and options (`split_name`), a policy's class
+    (`get_policy`, `known_policy`, `policy_classes`)."""
+    from ckptsim.checkpointing.base import get_policy, known_policy, policy_classes, split_name
+    from ckptsim.checkpointing.plan import split_plan
+
+    text = "fixed:interval=1800,cost=1e+2 + closedcluster+scheduled:margin=300"
+    assert split_plan(text) == ["fixed:interval=1800,cost=1e+2 ", " closedcluster",
+                                "scheduled:margin=300"]
+    assert "+".join(split_plan(text)) == text
+    assert split_name("scheduled:margin=300") == ("scheduled", "margin=300")
+    assert split_name(" closedcluster") == ("closedcluster", "")
+    assert get_policy("scheduled").name == "scheduled" and known_policy("scheduled")
+    assert not known_policy("nosuchpolicy")
+    assert policy_classes()["fixed"] is get_policy("fixed")

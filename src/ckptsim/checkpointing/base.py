@@ -159,6 +159,31 @@ def policy_names() -> list[str]:
     return _registry.names()
 
 
+def policy_classes() -> dict[str, type[CheckpointPolicy]]:
+    """The built-in and installed checkpoint policies' classes by name (an entry point that
+    does not load left out: `Registry.loadable`)."""
+    return _registry.loadable()
+
+
+def get_policy(name: str | type[CheckpointPolicy]) -> type[CheckpointPolicy]:
+    """A checkpoint policy's class by name, plug-in reference (`file.py:Class`,
+    `module:Class`), installed entry point (group `ckptsim.checkpoint_policies`) or class (see
+    `ckptsim.plugins`)."""
+    return _registry.get(name)
+
+
+def known_policy(name: str) -> bool:
+    """Whether `name` names a checkpoint policy: a registered or installed one's, a loaded
+    plug-in's, or a plug-in reference (which may still fail to load)."""
+    return _registry.known(name)
+
+
+def split_name(part: str) -> tuple[str, str]:
+    """One ``NAME[:key=value,...]`` part of a plan string: its name (or plug-in reference)
+    and its options as written (`split_part` checks them)."""
+    return _registry.split(part)
+
+
 def parse_policy(spec: str, *, need_cost: bool = True) -> CheckpointPolicy:
     """A policy from ``NAME[:key=value,...]`` (`young:cost=600`), validated (`need_cost`:
     see `CheckpointPolicy`).

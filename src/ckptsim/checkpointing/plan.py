@@ -36,7 +36,10 @@ from ckptsim.checkpointing.base import (
     INF,
     CheckpointPolicy,
     CostParams,
+    get_policy,
     interval_names,
+    policy_classes,
+    split_name,
     split_part,
 )
 from ckptsim.errors import ConfigError, shown
@@ -49,14 +52,19 @@ COST_KEYS = tuple(f.name for f in dataclasses.fields(CostParams))
 _SPLIT = re.compile(r"\+(?!\s*[0-9.])")
 
 
+def split_plan(spec: str) -> list[str]:
+    """The ``NAME[:key=value,...]`` parts of a plan string, as written (spaces kept): split
+    at each ``+`` but one followed by a digit or a point, which stays in a number
+    (``cost=1e+2``)."""
+    return _SPLIT.split(spec)
+
+
 
 def accepted_parts() -> str:
     """The registered policies by kind, for messages."""
-    from ckptsim.checkpointing.base import _registry
-
     by: dict[str, list[str]] = {"interval": [], "skip": [], "proactive": []}
     alone = []
-    for name, cls in _registry.loadable().items():
+    for name, cls in policy_classes().items():
         (alone if cls.before_eviction else by.setdefault(cls.kind, [])).append(name)
     text = ", ".join(by["interval"]) + "".join(f"; or {n} alone" for n in alone)
     return (f"interval policies ({text}), skip policies ({', '.join(by['skip'])}), "
@@ -200,20 +208,19 @@ class CheckpointPlan:
         return _assemble(self._classes(), self.text)[0]
 
     def _classes(self) -> list[tuple[type[CheckpointPolicy], dict[str, Any]]]:
-        from ckptsim.checkpointing.base import _registry
-
         out = []
         for i, part in enumerate(self.parts):
             values = dict(part.options)
             if i == 0:
                 values.update(self.cost)
-            out.append((_registry.get(part.name), values))
+            out.append((get_policy(part.name), values))
         return out
 
 
-def _structured(parts: list[tuple[type[CheckpointPolicy], dict[str, Any]]], refs: list[str],
-                text: str) -> CheckpointPlan:
-    """The `CheckpointPlan` of parts (class, options as given) once they build (checked)."""
+def structured_plan(parts: list[tuple[type[CheckpointPolicy], dict[str, Any]]],
+                    refs: list[str], text: str) -> CheckpointPlan:
+    """The `CheckpointPlan` of parts (class, options as given; `refs`: their names or plug-in
+    references, as given; `text`: the plan's string) once they build (checked)."""
     plan, built = _assemble(parts, text)
     cost_params = plan.interval.params
     given = {k for _, values in parts for k in values if k in COST_KEYS}
@@ -247,7 +254,7 @@ def parse_plan(spec: str) -> CheckpointPlan:
     if not isinstance(spec, str):
         raise ConfigError("checkpoint", f"expected a string such as young:cost=600, got "
                                         f"{shown(spec)}")
-    texts = [t.strip() for t in _SPLIT.split(spec)]
+    texts = [t.strip() for t in split_plan(spec)]
     parts: list[tuple[type[CheckpointPolicy], dict[str, str]]] = []
     refs: list[str] = []
     if len(texts) == 1:
@@ -263,16 +270,15 @@ def parse_plan(spec: str) -> CheckpointPlan:
                                                 f"NAME[:key=value,...] joined by +")
             parts.append(split_part(text, spec, accepted=accepted_parts()))
             refs.append(_reference(text))
-    return _structured(parts, refs, spec)
+    return structured_plan(parts, refs, spec)
 
 
 def _reference(part: str) -> str:
     """The name (or plug-in reference) of one ``NAME[:key=value,...]``, as given (a relative
     file found beside the spec being read: its absolute path, `ckptsim.plugins.located`)."""
-    from ckptsim.checkpointing.base import _registry
     from ckptsim.plugins import located
 
-    return located(_registry.split(part)[0].strip())
+    return located(split_name(part)[0].strip())
 
 
 def _assemble(parts: list[tuple[type[CheckpointPolicy], dict[str, Any]]], spec: str
@@ -351,9 +357,7 @@ def _assemble(parts: list[tuple[type[CheckpointPolicy], dict[str, Any]]], spec: 
 
 
 def _none() -> CheckpointPolicy:
-    from ckptsim.checkpointing.base import _registry
-
-    return _registry.get("none")(need_cost=False)
+    return get_policy("none")(need_cost=False)
 
 
 def _fixed(interval: float, cost: dict[str, Any]) -> CheckpointPolicy:

@@ -10,8 +10,13 @@ import dataclasses
 from typing import Any
 
 from ckptsim.checkpointing import plan as _plan
-from ckptsim.checkpointing.base import CheckpointPolicy, CostParams
-from ckptsim.checkpointing.plan import COST_KEYS, CheckpointPlan, _structured, accepted_parts
+from ckptsim.checkpointing.base import CheckpointPolicy, CostParams, get_policy, known_policy
+from ckptsim.checkpointing.plan import (
+    COST_KEYS,
+    CheckpointPlan,
+    accepted_parts,
+    structured_plan,
+)
 from ckptsim.errors import ConfigError, did_you_mean, shown
 from ckptsim.params import make_params
 from ckptsim.plugins import located, reference_of
@@ -35,8 +40,6 @@ def plan_from_table(table: Any, *, where: str = "checkpoint.policy") -> Checkpoi
     the cost options after the first part's own options): ``fixed:interval=1800,cost=60,
     mtbf=86400+closedcluster+scheduled``.  Errors name the key below `where`.
     """
-    from ckptsim.checkpointing.base import _registry
-
     if isinstance(table, CheckpointPlan):
         return table
     if not isinstance(table, dict):
@@ -58,7 +61,7 @@ def plan_from_table(table: Any, *, where: str = "checkpoint.policy") -> Checkpoi
     loads: list[str] = []  # as the runs load them (`plugins.located`)
     seen: dict[str, str] = {}
     for name, key in slots:
-        cls = _registry.get(name)
+        cls = get_policy(name)
         if cls.name in seen:
             raise ConfigError(f"{where}.{key}", f"{cls.name} is given twice (also in "
                                                 f"{seen[cls.name]})")
@@ -76,8 +79,8 @@ def plan_from_table(table: Any, *, where: str = "checkpoint.policy") -> Checkpoi
         refs.append(name)
         loads.append(located(name))
     for sub in subtables:
-        if not any(sub in (n, _registry.get(n).name) for n, _ in slots):
-            named = ", ".join(_registry.get(n).name for n, _ in slots)
+        if not any(sub in (n, get_policy(n).name) for n, _ in slots):
+            named = ", ".join(get_policy(n).name for n, _ in slots)
             raise ConfigError(f"{where}.{sub}", f"options of {sub}, which the plan does not "
                                                 f"name (give it as interval, skip or "
                                                 f"proactive); the plan's parts: {named} (a "
@@ -89,7 +92,7 @@ def plan_from_table(table: Any, *, where: str = "checkpoint.policy") -> Checkpoi
                            if values else "")
                     for ref, (_, values) in zip(refs, parts, strict=True))
     try:
-        return _structured(parts, loads, text)
+        return structured_plan(parts, loads, text)
     except ConfigError as exc:
         raise ConfigError(_table_key(exc.key, parts, refs, where), exc.message) from None
 
@@ -112,14 +115,12 @@ def _named(cls: type, key: str) -> str:
     """A checkpoint policy class given from Python: its name (a built-in), the reference
     that loads it again (a plug-in, `ckptsim.plugins.reference_of`), else (a class defined
     in a notebook or the interpreter) the name it is registered under for this process."""
-    from ckptsim.checkpointing.base import _registry
-
     if not issubclass(cls, CheckpointPolicy):
         raise ConfigError(key, f"{cls.__qualname__} is not a checkpoint policy class (a "
                                f"subclass of ckptsim.CheckpointPolicy)")
     if cls.__module__.partition(".")[0] == "ckptsim":
         return cls.name
-    return reference_of(cls) or _registry.get(cls).name
+    return reference_of(cls) or get_policy(cls).name
 
 
 def _text(value: Any) -> str:
@@ -152,8 +153,6 @@ def table_value(path: tuple[str, ...], value: Any, *, where: str = "checkpoint.p
     Raises:
         ConfigError: keyed by the value's place below `where`.
     """
-    from ckptsim.checkpointing.base import _registry
-
     key = f"{where}.{'.'.join(path)}"
     if len(path) == 1 and path[0] in TABLE_KEYS:
         slot = path[0]
@@ -173,10 +172,10 @@ def table_value(path: tuple[str, ...], value: Any, *, where: str = "checkpoint.p
         names = [n.strip() for n in names]
         kind = "interval" if slot == "interval" else slot
         for name in names:
-            if not _registry.known(name):
+            if not known_policy(name):
                 raise ConfigError(key, f"unknown checkpoint policy {shown(name)}; accepted: "
                                        f"{accepted_parts()}")
-            cls = _registry.get(name)
+            cls = get_policy(name)
             if cls.kind != kind:
                 article = "an" if kind == "interval" else "a"
                 raise ConfigError(key, f"{name} is a {cls.kind} policy, not {article} {kind} "
@@ -192,13 +191,13 @@ def table_value(path: tuple[str, ...], value: Any, *, where: str = "checkpoint.p
         return value
     if len(path) == 2:
         name, option = path
-        if not _registry.known(name):
+        if not known_policy(name):
             raise ConfigError(f"{where}.{name}", f"unknown checkpoint policy {shown(name)}; "
                                                  f"accepted: {accepted_parts()}; a plug-in's "
                                                  "options go in a table named after its "
                                                  "name (its class's `name`), beside the "
                                                  "reference that names its file")
-        cls = _registry.get(name)
+        cls = get_policy(name)
         fields = [f.name for f in dataclasses.fields(cls.Params) if f.name not in COST_KEYS]
         if option in COST_KEYS:
             raise ConfigError(key, f"a cost option applies to the whole plan: give it as "

@@ -33,9 +33,9 @@ def cost_keys() -> tuple[str, ...]:
 def parts_of(text: str) -> list[tuple[str, type, dict[str, str]]]:
     """Each ``NAME[:key=value,...]`` part of a plan string: its text, class and options."""
     from ckptsim.checkpointing.base import split_part
-    from ckptsim.checkpointing.plan import _SPLIT
+    from ckptsim.checkpointing.plan import split_plan
 
-    return [(part, *split_part(part, text)) for part in _SPLIT.split(text)]
+    return [(part, *split_part(part, text)) for part in split_plan(text)]
 
 
 def own_keys(cls: type) -> list[str]:
@@ -74,13 +74,13 @@ def declaring(text: str, key: str) -> list[tuple[str, Any]]:
 def set_option(text: str, key: str, value: str) -> str:
     """The plan string `text` with `key=value` in the parts `key` reaches (as it is when it
     declares no `key`)."""
-    from ckptsim.checkpointing.base import _registry
+    from ckptsim.checkpointing.base import split_name
 
     parts = parts_of(text)
     texts = [part for part, _, _ in parts]
     for i in _targets(parts, key):
         part = texts[i]
-        rest = _registry.split(part)[1]
+        rest = split_name(part)[1]
         if not rest.strip():
             head = part.rstrip()
             texts[i] = f"{head}{'' if head.endswith(':') else ':'}{key}={value}"
@@ -127,9 +127,9 @@ def text_of(value: Any) -> str:
 
 def keys_of(names: list[str]) -> str:
     """What the policies `names` take, for a message."""
-    from ckptsim.checkpointing.base import _registry
+    from ckptsim.checkpointing.base import get_policy
 
-    own = "; ".join(f"{n} takes {', '.join(own_keys(_registry.get(n))) or 'no option of its own'}"
+    own = "; ".join(f"{n} takes {', '.join(own_keys(get_policy(n))) or 'no option of its own'}"
                     for n in names)
     return (f"{own}; and each plan but none alone the cost options "
             f"{', '.join(cost_keys())}")
