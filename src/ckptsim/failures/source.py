@@ -68,15 +68,16 @@ MAX_FAILURES_PER_JOB = 1000
 #: What an option left out of a source string means, as the string would write it (None:
 #: not applied; `seed`, absent here: the run's seed): what the loader applies (`option`) and
 #: what summary.json's `options.failures.spec` records (`source_options`).
-SOURCE_DEFAULTS = {"start": None, "end": None, "count": None, "jitter": "auto", "span": "submit",
-             "map": "modulo", "transient": "false", "system": None, "platform": None,
-             "dist": "weibull", "shape": "0.7", "repair_mean": "0", "repair_cv": "1",
-             "max_per_job": str(MAX_FAILURES_PER_JOB)}
+SOURCE_DEFAULTS = {"start": None, "end": None, "count": None, "jitter": "auto",
+                   "span": "submit", "map": "modulo", "transient": "false", "system": None,
+                   "platform": None, "dist": "weibull", "shape": "0.7", "repair_mean": "0",
+                   "repair_cv": "1", "max_per_job": str(MAX_FAILURES_PER_JOB)}
 
 
 def option(opt: dict[str, str], key: str) -> str | None:
     """Option `key` of a parsed source string: as written, else `SOURCE_DEFAULTS`'."""
     return opt.get(key, SOURCE_DEFAULTS[key])
+
 
 #: Logs kept per process: a sweep of 100 runs over one log parses it once.
 _CACHE_SIZE = 4
