@@ -162,6 +162,31 @@ def test_workload_loading_matches_load_workload_and_is_cached(tmp_path):
     assert len(execute._CACHE) == 1
 
 
+def test_a_trace_edited_between_two_sweeps_of_one_process_is_read_again(tmp_path):
+    """A notebook runs a sweep, edits the trace, runs it again: the second sweep simulates
+    the file as it is now, not the copy the process kept of it."""
+    from ckptsim.runner import simulate
+    from ckptsim.workload.source import load_workload
+
+    trace = tmp_path / "t.swf"
+    trace.write_text(SWF)
+    spec = tmp_path / "t.toml"
+    spec.write_text('name = "t"\nmetrics = ["mean_wait"]\n[workloads.t]\ntrace = "t.swf"\n'
+                    '[[schedulers]]\nname = "fcfs"\n')
+    clear_cache()
+    sweep(spec, tmp_path / "before", SerialExecutor())
+    (before,) = load_results(tmp_path / "before")[0]
+    assert before["jobs"] == 5
+    edited = SWF.replace(" 8 -1 -1 8 20 ", " 8 -1 -1 8 90 ").replace(" 4 10 ", " 4 70 ")
+    trace.write_text(edited + "6 3 -1 50 8 -1 -1 8 60 -1 1 1 1 -1 1 -1 -1 -1\n")
+    sweep(spec, tmp_path / "after", SerialExecutor())
+    (after,) = load_results(tmp_path / "after")[0]
+    expected = simulate(load_workload(str(trace)), "fcfs", {}).summary
+    assert after["jobs"] == expected["jobs"] == 6
+    assert after["mean_wait"] == expected["mean_wait"] != before["mean_wait"]
+    assert after["run_id"] != before["run_id"]  # the run id hashes the file's bytes
+
+
 def test_failing_run_is_recorded_and_the_sweep_goes_on(spec, tmp_path):
     (tmp_path / "broken.swf").write_text("; MaxProcs: 8\n1 0 -1 10 not-a-number\n")
     spec.write_text(SPEC + '\n[workloads.broken]\ntrace = "broken.swf"\n')
