@@ -245,3 +245,20 @@ def test_an_input_file_edited_between_two_commands_is_read_again(tmp_path):
     path.write_text("pc1 2 0 100\n")  # now malformed, as a notebook's user may edit it
     with pytest.raises(pf.PreflightError, match="line 1, field n: 2 sessions need 4 times"):
         pf.preflight(runs, str(spec))
+
+
+def test_a_trace_edited_between_two_commands_is_checked_again(tmp_path):
+    """The trace a configuration's workload reads is one of the files it read: edited since
+    (here to an unreadable file), the configuration is not taken as checked."""
+    trace = tmp_path / "t.swf"
+    trace.write_text("; MaxProcs: 8\n1 0 -1 10 4 -1 -1 4 10 -1 1 1 1 -1 1 -1 -1 -1\n")
+    spec = tmp_path / "t.toml"
+    spec.write_text('name = "t"\n[workloads.t]\ntrace = "t.swf"\n'
+                    '[[schedulers]]\nname = "easy"\n')
+    runs = plan_sweep(spec).runs
+    assert pf.preflight(runs, str(spec)).configurations == 1
+    assert pf.preflight(runs, str(spec)).configurations == 0  # unchanged: checked
+    trace.write_text("; MaxProcs: 8\n1 0 -1 10 not-a-number\n")
+    checked = pf.preflight(runs, str(spec))
+    assert (checked.configurations, len(checked.skipped)) == (1, 1)
+    assert "WorkloadError" in checked.skipped[0][1]

@@ -52,7 +52,8 @@ class Memory:
 
     - `checked`: the configurations checked fine (a paper checks its specs together before
       the first runs, then each spec's sweep finds them checked) -> the input files each
-      read; one of them edited since, the configuration is checked again (`is_checked`);
+      read, its workload's trace among them; one of them edited since, the configuration is
+      checked again (`is_checked`);
     - `read`: the input files read (`read_inputs`): (what, source, ..., file state) -> None
       (read fine) or the reader's error (given again to the next configuration naming the
       file).
@@ -145,9 +146,10 @@ def check_run(run: Run) -> tuple[Seen, ...]:
     from ckptsim.experiments.execute import load_run_workload
     from ckptsim.runner import set_up
 
+    # The trace is one of the files read: edited since, the configuration is checked again.
+    files: list[Seen] = [] if run.path is None else [(run.path, _state(run.path))]
     w = three_jobs(load_run_workload(run))
     try:
-        files: list[Seen] = []
         source = (run.components or {}).get("failures", {}).get("source")
         if isinstance(source, str) and source:  # the failures component's log, read once
             files += _failure_log(source, None)
