@@ -162,6 +162,34 @@ def test_workload_loading_matches_load_workload_and_is_cached(tmp_path):
     assert len(execute._CACHE) == 1
 
 
+def test_clear_cache_forgets_every_per_process_cache(tmp_path):
+    """What a process keeps between runs and commands -- workloads, failure logs, the hashes
+    of files, the pre-flight's memory -- is all forgotten by one call."""
+    from helpers import LANL_HEADER, lanl_row
+
+    from ckptsim import hashing
+    from ckptsim.experiments import execute, preflight
+    from ckptsim.experiments.matrix import build_matrix
+    from ckptsim.experiments.spec import parse_spec
+    from ckptsim.failures import source
+    from ckptsim.failures.source import read_log
+
+    (tmp_path / "fig3.swf").write_text(SWF)
+    log = tmp_path / "lanl.csv"
+    log.write_text("\n".join([LANL_HEADER, lanl_row(2, 0, "1/10/2004 10:00",
+                                                     "1/10/2004 11:30", "90")]) + "\n")
+    spec = parse_spec('[workloads.t]\ntrace = "fig3.swf"\n[workloads.t.components.failures]\n'
+                      f'source = "lanl:path={log}"\n[[schedulers]]\nname = "easy"\n',
+                      tmp_path / "s.toml")
+    runs = build_matrix(spec)  # hashes the trace
+    preflight.preflight(runs, "s.toml")  # reads the workload and the log, remembers both
+    read_log(f"lanl:path={log}")
+    assert execute._CACHE and source._READS and hashing._HASHES and preflight.memory.checked
+    clear_cache()
+    assert not execute._CACHE and not source._READS and not hashing._HASHES
+    assert not preflight.memory.checked and not preflight.memory.read
+
+
 def test_a_trace_edited_between_two_sweeps_of_one_process_is_read_again(tmp_path):
     """A notebook runs a sweep, edits the trace, runs it again: the second sweep simulates
     the file as it is now, not the copy the process kept of it."""

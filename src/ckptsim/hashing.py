@@ -20,3 +20,8 @@ def file_sha256(path: str) -> str:
                 h.update(block)
         _HASHES[key] = h.hexdigest()
     return _HASHES[key]
+
+
+def clear_hashes() -> None:
+    """Forget the hashes this process computed: the next `file_sha256` reads the file again."""
+    _HASHES.clear()

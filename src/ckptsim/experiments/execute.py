@@ -76,11 +76,21 @@ def _cached(key: tuple[Any, ...], make: Callable[[], Workload]) -> Workload:
 
 def clear_cache() -> None:
     """Forget what this process keeps between runs and commands: the workloads read or
-    generated (`load_run_workload`), and what the pre-flight checked and read
-    (`preflight.memory`)."""
+    generated (`load_run_workload`), the failure logs read (`failures.source.clear_logs`),
+    the SHA-256 of the files run ids hash (`hashing.clear_hashes`), and what the pre-flight
+    checked and read (`preflight.memory`).  What is read from a file is kept under the
+    file's path, size and time of change, so an edited file is read again without this;
+    clearing frees their memory, and reads again a file replaced by one of the same size and
+    time of change (a copy that keeps its time).  The parsed-trace cache on disk
+    (`ckptsim.workload.cache`), shared by every process, is left as it is: its entries are
+    named by the files' bytes."""
     from ckptsim.experiments.preflight import memory
+    from ckptsim.failures.source import clear_logs
+    from ckptsim.hashing import clear_hashes
 
     _CACHE.clear()
+    clear_logs()
+    clear_hashes()
     memory.clear()
 
 

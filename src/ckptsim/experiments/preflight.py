@@ -60,7 +60,8 @@ class Memory:
 
     The file state (path, size, time of change) is part of both: a file edited between two
     commands of one process (a notebook) is read again.
-    `ckptsim.experiments.execute.clear_cache()` clears it with the workloads it keeps.
+    `ckptsim.experiments.execute.clear_cache()` clears it with every other cache of the
+    process (the workloads, the failure logs).
     """
 
     def __init__(self) -> None:

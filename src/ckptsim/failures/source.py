@@ -84,6 +84,11 @@ _CACHE_SIZE = 4
 _READS: OrderedDict[tuple[Any, ...], FailureTrace] = OrderedDict()
 
 
+def clear_logs() -> None:
+    """Forget the logs this process read (`_read`): the next run reads its log again."""
+    _READS.clear()
+
+
 def parse_failure_spec(spec: str) -> tuple[str, dict[str, str]]:
     """(kind, options) of a source string; unknown kinds and keys are refused."""
     if not isinstance(spec, str):
