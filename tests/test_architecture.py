@@ -1,7 +1,7 @@
 """docs/architecture.md stays true: its priority table is the registry's, its verb and hook
 tables name every verb and hook, its file list names every package and every module of the engine
 and of the components; the engine and the platform import nothing of the layers above them;
-checkpointing's private names stay in their modules."""
+checkpointing's private names and the plug-in registries stay in their modules."""
 
 from __future__ import annotations
 
@@ -83,7 +83,8 @@ def imported_modules(path: Path) -> list[tuple[int, str]]:
     """(line, module) of every import in a file, wherever it is (functions, TYPE_CHECKING
     blocks); `from ckptsim import x` counts as `ckptsim.x`, a relative import as its
     absolute name."""
-    package = "ckptsim." + ".".join(path.relative_to(SRC).parent.parts)
+    package = ("ckptsim." + ".".join(path.relative_to(SRC).parent.parts)
+               if path.is_relative_to(SRC) else "")
     out = []
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.Import):
@@ -107,21 +108,39 @@ def test_the_engine_and_the_platform_import_nothing_above_them():
     assert not bad, "imports above the layer:\n" + "\n".join(bad)
 
 
+def _module_name(path: Path) -> str:
+    return "ckptsim." + ".".join(path.relative_to(SRC).with_suffix("").parts)
+
+
 def test_checkpointing_s_private_names_stay_in_their_modules():
-    """The checkpointing and experiments packages read a plan string and find a policy through
-    checkpointing's public functions (`split_plan`, `split_name`, `get_policy`,
-    `known_policy`, `policy_classes`, `structured_plan`), not a private name of another of
-    its modules (the registry, the plan string's pattern)."""
+    """The package reads a plan string and finds a policy through checkpointing's public
+    functions (`split_plan`, `split_name`, `get_policy`, `known_policy`, `policy_classes`,
+    `structured_plan`), not a private name of another of its modules (the registry, the plan
+    string's pattern)."""
     bad = []
-    for package in ("checkpointing", "experiments"):
-        for path in sorted((SRC / package).rglob("*.py")):
-            own = "ckptsim." + ".".join(path.relative_to(SRC).with_suffix("").parts)
-            for line, module in imported_modules(path):
-                owner, _, name = module.rpartition(".")
-                if (owner.startswith("ckptsim.checkpointing") and owner != own
-                        and name.startswith("_") and not name.startswith("__")):
-                    bad.append(f"{path.relative_to(SRC)}:{line}: {module}")
+    for path in sorted(SRC.rglob("*.py")):
+        own = _module_name(path)
+        for line, module in imported_modules(path):
+            owner, _, name = module.rpartition(".")
+            if (owner.startswith("ckptsim.checkpointing") and owner != own
+                    and name.startswith("_") and not name.startswith("__")):
+                bad.append(f"{path.relative_to(SRC)}:{line}: {module}")
     assert not bad, "private names of checkpointing imported:\n" + "\n".join(bad)
+
+
+def test_the_registries_are_reached_through_their_public_functions():
+    """No module of the package, nor a test, imports another module's registry: schedulers,
+    components and checkpoint policies are looked up and listed through their public
+    functions (`get_scheduler`, `scheduler_classes`, `get_component`, `component_classes`,
+    `split_component_name`, `get_policy`, `policy_names`, `policy_classes`, ...)."""
+    bad = []
+    for path in sorted([*SRC.rglob("*.py"), *(ROOT / "tests").glob("*.py")]):
+        own = _module_name(path) if path.is_relative_to(SRC) else ""
+        for line, module in imported_modules(path):
+            owner, _, name = module.rpartition(".")
+            if name == "_registry" and owner != own:
+                bad.append(f"{path.relative_to(ROOT)}:{line}: {module}")
+    assert not bad, "registries imported:\n" + "\n".join(bad)
 
 
 def test_the_import_check_sees_imports_inside_functions():

@@ -20,7 +20,7 @@ from helpers import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ckptsim.checkpointing.base import _registry as checkpoint_registry
+from ckptsim.checkpointing.base import get_policy, policy_names
 from ckptsim.errors import ConfigError
 from ckptsim.policies.base import scheduler_names
 from ckptsim.records.jobs import ALL_COLUMNS
@@ -56,8 +56,8 @@ def scheduler_params(name: str, draw: Any) -> dict[str, Any]:
 def checkpoint_policies(draw: Any) -> str:
     """A policy string for any registered policy: an interval policy alone, a skip policy
     after an interval policy, a proactive one alone or after one; options drawn."""
-    name = draw(st.sampled_from(checkpoint_registry.names()))
-    cls = checkpoint_registry.classes[name]
+    name = draw(st.sampled_from(policy_names()))
+    cls = get_policy(name)
     own = {f.name: f for f in dataclasses.fields(cls.Params)}
     cost = draw(st.sampled_from([5, 20, 60]))
     interval = draw(st.sampled_from([300, 900, 2400]))

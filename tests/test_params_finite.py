@@ -14,24 +14,28 @@ import typing
 import pytest
 from helpers import jobs
 
-from ckptsim.checkpointing.base import _registry as checkpoint_registry
+from ckptsim.checkpointing.base import policy_classes
 from ckptsim.checkpointing.plan import parse_checkpoint
-from ckptsim.engine.components import _registry as component_registry
+from ckptsim.engine.components import component_classes, get_component
 from ckptsim.engine.simulator import Simulator
 from ckptsim.errors import ConfigError, DecisionError
 from ckptsim.experiments.spec import SpecError, parse_spec
 from ckptsim.failures.source import MAX_FAILURES_PER_JOB, check_failure_spec, load_failures
 from ckptsim.limits import MAX_SECONDS
 from ckptsim.params import describe_range
-from ckptsim.policies.base import _registry as scheduler_registry
-from ckptsim.policies.base import scheduler_factory
+from ckptsim.policies.base import get_scheduler, scheduler_classes, scheduler_factory
+
+#: The plug-in classes by name of each registry.
+SCHEDULER_CLASSES = scheduler_classes()
+COMPONENT_CLASSES = component_classes()
+POLICY_CLASSES = policy_classes()
 
 
-def float_params(registry: typing.Any) -> list[tuple[str, str, bool]]:
-    """(plug-in name, parameter, takes inf) of every float parameter of a registry."""
+def float_params(classes: dict[str, typing.Any]) -> list[tuple[str, str, bool]]:
+    """(plug-in name, parameter, takes inf) of every float parameter of a registry's classes."""
     out = []
-    for name in registry.names():
-        params = registry.get(name).Params
+    for name, cls in classes.items():
+        params = cls.Params
         hints = typing.get_type_hints(params)
         for f in dataclasses.fields(params):
             typ = hints[f.name]
@@ -40,9 +44,9 @@ def float_params(registry: typing.Any) -> list[tuple[str, str, bool]]:
     return out
 
 
-SCHEDULERS = float_params(scheduler_registry)
-COMPONENTS = float_params(component_registry)
-POLICIES = float_params(checkpoint_registry)
+SCHEDULERS = float_params(SCHEDULER_CLASSES)
+COMPONENTS = float_params(COMPONENT_CLASSES)
+POLICIES = float_params(POLICY_CLASSES)
 BAD = ["inf", "-inf", "nan", "NaN", "infinity", "1e999"]
 
 
@@ -76,7 +80,7 @@ def test_scheduler_float_params_refuse_inf_and_nan(name: str, key: str, takes_in
 
 @pytest.mark.parametrize(("name", "key", "takes_inf"), COMPONENTS)
 def test_component_float_params_refuse_inf_and_nan(name: str, key: str, takes_inf: bool) -> None:
-    cls = component_registry.get(name)
+    cls = get_component(name)
     for value in BAD:
         _refused(lambda v=value: cls.make_params({key: v}), f"{name}.{key}", accepted=True)
 
@@ -90,7 +94,7 @@ def test_checkpoint_policy_float_params_refuse_inf_and_nan(name: str, key: str,
 
 
 def test_inf_where_declared_and_the_listing_says_so() -> None:
-    fields = {f.name: f for f in dataclasses.fields(scheduler_registry.get("ckpt-backfill").Params)}
+    fields = {f.name: f for f in dataclasses.fields(get_scheduler("ckpt-backfill").Params)}
     assert scheduler_factory("ckpt-backfill", {"t_thr": "inf"}).params.t_thr == float("inf")
     assert describe_range(fields["t_thr"]).startswith(">= 0 and <= 1e+10, or inf: ")
     assert describe_range(fields["p"]) == "finite, > 0 and <= 1"
@@ -177,20 +181,21 @@ params = {{ cycle = {value} }}
         assert any("components.bound" in w for w in where), where
 
 
-def periods(registry: typing.Any) -> list[tuple[str, str, float]]:
-    """(plug-in name, parameter, least value) of every declared period of a registry."""
-    return [(name, f.name, f.metadata["period"]) for name in registry.names()
-            for f in dataclasses.fields(registry.get(name).Params) if f.metadata.get("period")]
+def periods(classes: dict[str, typing.Any]) -> list[tuple[str, str, float]]:
+    """(plug-in name, parameter, least value) of every declared period of a registry's
+    classes."""
+    return [(name, f.name, f.metadata["period"]) for name, cls in classes.items()
+            for f in dataclasses.fields(cls.Params) if f.metadata.get("period")]
 
 
 def test_periods_are_declared() -> None:
-    declared = {(n, k) for n, k, _ in periods(scheduler_registry) + periods(checkpoint_registry)}
+    declared = {(n, k) for n, k, _ in periods(SCHEDULER_CLASSES) + periods(POLICY_CLASSES)}
     assert {("scojo-pect", "cycle"), ("scojo-pect", "fixed_interval"), ("fixed", "interval"),
             ("startdelay", "interval"), ("multi", "n_open"), ("multi", "n_closed"),
             ("geometric", "a"), ("interarrival", "m")} <= declared
 
 
-@pytest.mark.parametrize(("name", "key", "least"), periods(checkpoint_registry))
+@pytest.mark.parametrize(("name", "key", "least"), periods(POLICY_CLASSES))
 def test_checkpoint_periods_below_the_least_are_refused(name: str, key: str,
                                                         least: float) -> None:
     for value in (least / 2, 1e-300):
@@ -203,7 +208,7 @@ def test_checkpoint_periods_below_the_least_are_refused(name: str, key: str,
         assert "accepted: > 0" in text
 
 
-@pytest.mark.parametrize(("name", "key", "least"), periods(scheduler_registry))
+@pytest.mark.parametrize(("name", "key", "least"), periods(SCHEDULER_CLASSES))
 def test_scheduler_periods_below_the_least_are_refused(name: str, key: str,
                                                        least: float) -> None:
     _refused(lambda: scheduler_factory(name, {key: least / 2}), f"{name}.{key}")
@@ -248,13 +253,13 @@ def test_a_computed_interval_under_a_second_is_refused(policy, capsys):
 _TIME_HELP = re.compile(r"\bseconds\b|\bminutes\b|, s\b|\(s\)|\bs \(|\bMTBF\b|mean time")
 
 
-def _unbounded_times(registry: typing.Any) -> list[tuple[str, str, bool]]:
+def _unbounded_times(classes: dict[str, typing.Any]) -> list[tuple[str, str, bool]]:
     """(plug-in, parameter, declared with seconds=) of every float parameter whose help says it
     is a time and that has no upper bound of its own."""
-    floats = {(n, k) for n, k, _ in float_params(registry)}
+    floats = {(n, k) for n, k, _ in float_params(classes)}
     out = []
-    for name in registry.names():
-        params = registry.get(name).Params
+    for name, cls in classes.items():
+        params = cls.Params
         for f in dataclasses.fields(params):
             help_ = f.metadata.get("help", "")
             if (name, f.name) in floats and f.metadata.get("high") is None \
@@ -263,9 +268,9 @@ def _unbounded_times(registry: typing.Any) -> list[tuple[str, str, bool]]:
     return out
 
 
-TIMES = {kind: _unbounded_times(reg) for kind, reg in (("scheduler", scheduler_registry),
-                                                        ("component", component_registry),
-                                                        ("checkpoint", checkpoint_registry))}
+TIMES = {kind: _unbounded_times(classes) for kind, classes in (
+    ("scheduler", SCHEDULER_CLASSES), ("component", COMPONENT_CLASSES),
+    ("checkpoint", POLICY_CLASSES))}
 
 
 def test_every_time_parameter_is_bounded_by_max_seconds() -> None:
@@ -277,7 +282,7 @@ def test_every_time_parameter_is_bounded_by_max_seconds() -> None:
 
 @pytest.mark.parametrize(("name", "key"), [(n, k) for n, k, _ in TIMES["scheduler"]])
 def test_a_scheduler_time_beyond_max_seconds_is_refused(name: str, key: str) -> None:
-    field = next(f for f in dataclasses.fields(scheduler_registry.get(name).Params)
+    field = next(f for f in dataclasses.fields(get_scheduler(name).Params)
                  if f.name == key)
     largest = MAX_SECONDS / field.metadata["seconds"]
     with pytest.raises(ConfigError) as info:
@@ -309,10 +314,9 @@ def test_a_time_at_max_seconds_is_accepted_and_the_cli_refuses_one_beyond_in_one
 def test_a_switch_is_listed_as_true_or_false() -> None:
     """`--set overhead=maybe` is refused with "expected true or false": the listing says the
     same, not "any value"."""
-    switches = [(name, f) for reg in (scheduler_registry, component_registry,
-                                      checkpoint_registry)
-                for name in reg.names() for f in dataclasses.fields(reg.get(name).Params)
-                if typing.get_type_hints(reg.get(name).Params)[f.name] is bool]
+    switches = [(name, f) for classes in (SCHEDULER_CLASSES, COMPONENT_CLASSES, POLICY_CLASSES)
+                for name, cls in classes.items() for f in dataclasses.fields(cls.Params)
+                if typing.get_type_hints(cls.Params)[f.name] is bool]
     assert len(switches) >= 10
     for name, f in switches:
         assert describe_range(f) == "true or false", (name, f.name)

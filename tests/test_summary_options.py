@@ -14,8 +14,7 @@ import pytest
 from helpers import jobs
 
 import ckptsim
-from ckptsim.checkpointing.base import _registry as policies
-from ckptsim.checkpointing.base import policy_names
+from ckptsim.checkpointing.base import policy_classes, policy_names
 from ckptsim.checkpointing.plan import COST_KEYS
 from ckptsim.engine.components import component_classes
 from ckptsim.errors import ConfigError
@@ -85,7 +84,7 @@ def test_every_component_parameter_is_recorded(name):
 
 @pytest.mark.parametrize("name", policy_names())
 def test_every_checkpoint_policy_parameter_is_recorded(name):
-    cls = policies.loadable()[name]
+    cls = policy_classes()[name]
     options = {"fixed": "interval=3600,", "ratio": "p=0.1,"}.get(name, "")
     cost = "" if name == "none" else "cost=60" + (",mtbf=86400" if name in ("young", "daly")
                                                    else "")

@@ -32,10 +32,10 @@ def _describe_policy(name: str) -> bool:
     a plug-in policy's file): described with its own parameters; False if it is none."""
     import dataclasses
 
-    from ckptsim.checkpointing.base import CostParams, _registry
+    from ckptsim.checkpointing.base import CostParams, get_policy
 
     try:
-        pol = _registry.get(name)
+        pol = get_policy(name)
     except ConfigError:
         return False
     _describe(f"{pol.name} [{pol.kind} checkpoint policy: a part of the checkpoint "

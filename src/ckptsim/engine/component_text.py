@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from ckptsim.engine.components import _registry, get_component
+from ckptsim.engine.components import get_component, split_component_name
 from ckptsim.errors import ConfigError, did_you_mean, shown
 
 
@@ -25,7 +25,7 @@ def split_component(text: str, where: str = "component") -> tuple[str, dict[str,
         ConfigError: an unknown component, a part that is no ``key=value``, a key given twice
             (keyed ``{where} NAME``).
     """
-    name, rest = _registry.split(text)  # NAME, or a plug-in's file.py:Class
+    name, rest = split_component_name(text)  # NAME, or a plug-in's file.py:Class
     name = name.strip()
     cls = get_component(name)
     fields = {f.name: f for f in dataclasses.fields(cls.Params)}

@@ -245,6 +245,12 @@ def get_component(name: str) -> type[Component]:
     return _registry.get(name)
 
 
+def split_component_name(text: str) -> tuple[str, str]:
+    """A ``NAME[:key=value,...]`` component string's name (or a plug-in's reference,
+    ``file.py:Class``) and its options as written."""
+    return _registry.split(text)
+
+
 def known_component(name: str) -> bool:
     """Whether `name` names a component in this process: a built-in's, an installed entry
     point's or a plug-in's loaded from its file (by a spec's component table)."""
