@@ -112,20 +112,33 @@ def _module_name(path: Path) -> str:
     return "ckptsim." + ".".join(path.relative_to(SRC).with_suffix("").parts)
 
 
-def test_checkpointing_s_private_names_stay_in_their_modules():
-    """The package reads a plan string and finds a policy through checkpointing's public
-    functions (`split_plan`, `split_name`, `get_policy`, `known_policy`, `policy_classes`,
-    `structured_plan`), not a private name of another of its modules (the registry, the plan
-    string's pattern)."""
+def private_imports(package: str) -> list[str]:
+    """`file:line: module.name` of every import, anywhere in the package, of a private name
+    of a module of `package` (``ckptsim.checkpointing``) by another module."""
     bad = []
     for path in sorted(SRC.rglob("*.py")):
         own = _module_name(path)
         for line, module in imported_modules(path):
             owner, _, name = module.rpartition(".")
-            if (owner.startswith("ckptsim.checkpointing") and owner != own
+            if (owner.startswith(package) and owner != own
                     and name.startswith("_") and not name.startswith("__")):
                 bad.append(f"{path.relative_to(SRC)}:{line}: {module}")
+    return bad
+
+
+def test_checkpointing_s_private_names_stay_in_their_modules():
+    """The package reads a plan string and finds a policy through checkpointing's public
+    functions (`split_plan`, `split_name`, `get_policy`, `known_policy`, `policy_classes`,
+    `structured_plan`), not a private name of another of its modules (the registry, the plan
+    string's pattern)."""
+    bad = private_imports("ckptsim.checkpointing")
     assert not bad, "private names of checkpointing imported:\n" + "\n".join(bad)
+
+
+def test_the_records_private_names_stay_in_their_modules():
+    """What the writers of records share (the rows written at once, `CHUNK_ROWS`) is public."""
+    bad = private_imports("ckptsim.records")
+    assert not bad, "private names of records imported:\n" + "\n".join(bad)
 
 
 def test_the_registries_are_reached_through_their_public_functions():

@@ -37,7 +37,9 @@ BATSIM_COLUMNS = ("job_id", "workload_name", "profile", "submission_time",
                   "turnaround_time", "stretch", "allocated_resources", "consumed_energy",
                   "metadata")
 
-_CHUNK = 65536  # rows formatted and written at once
+#: Rows formatted and written at once by the writers of records (allocations.csv,
+#: out_jobs.csv): their memory is bounded whatever the run's size.
+CHUNK_ROWS = 65536
 
 #: How an attempt ended (allocations.csv's `ended`).
 ENDED = {
@@ -295,10 +297,10 @@ def write_allocations(log: AllocationLog, path: Path) -> None:
     # No field holds a comma or a quote: the lines are what a csv writer gives.
     with open(path, "w", newline="") as f:
         f.write(",".join(ALLOCATION_COLUMNS) + "\n")
-        for part in range(0, len(order), _CHUNK):  # in parts: a bounded memory
+        for part in range(0, len(order), CHUNK_ROWS):  # in parts: a bounded memory
             lines = []
             add = lines.append
-            for i in order[part:part + _CHUNK]:
+            for i in order[part:part + CHUNK_ROWS]:
                 job_id, attempt, start, end, _, ended = rows[i]
                 add(f"{job_id},{attempt},{num(start)},{num(end)},{texts[i]},{ended}\n")
             f.write("".join(lines))

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ckptsim.errors import ConfigError
-from ckptsim.records.allocations import _CHUNK, BATSIM_COLUMNS, AllocationLog, num
+from ckptsim.records.allocations import BATSIM_COLUMNS, CHUNK_ROWS, AllocationLog, num
 from ckptsim.records.text import (
     float_repr_text,
     int_text,
@@ -85,8 +85,8 @@ def write_batsim_jobs(table: JobTable, log: AllocationLog, path: Path,
         if per == "job" and ids is None and workload_name.isascii() \
                 and workload_name.isprintable() and " " not in workload_name:
             nodes = _last_nodes(log, texts, c["job_id"])
-            for lo in range(0, len(nodes), _CHUNK):  # in parts: a bounded memory
-                f.write(_job_lines(c, estimate, lo, lo + _CHUNK, nodes, workload_name))
+            for lo in range(0, len(nodes), CHUNK_ROWS):  # in parts: a bounded memory
+                f.write(_job_lines(c, estimate, lo, lo + CHUNK_ROWS, nodes, workload_name))
         else:
             _write_lines(f, c, estimate.tolist(), log, texts, workload_name, per, ids)
 
@@ -131,7 +131,7 @@ def _write_lines(f: Any, c: dict[str, Any], estimate: list[float], log: Allocati
                 add(_line(f"{name}#{attempt}", wl, sub, size[k], estimate[k],
                           _state(ended), float(s), float(e), texts[i], spent, meta))
                 sub = float(e)
-        if len(lines) >= _CHUNK:  # in parts: a bounded memory
+        if len(lines) >= CHUNK_ROWS:  # in parts: a bounded memory
             f.write("".join(lines))
             lines.clear()
     f.write("".join(lines))
