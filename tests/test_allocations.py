@@ -16,9 +16,8 @@ from ckptsim.records.allocations import (
     ENDED,
     UNAVAILABILITY_COLUMNS,
     AllocationRecorder,
-    node_text,
-    parse_nodes,
 )
+from ckptsim.records.nodesets import node_text, parse_nodes
 
 WORKLOAD = "lublin:n=200,seed=1,machine=64"
 RUNS = {

@@ -351,7 +351,7 @@ def test_a_failure_at_the_scheduling_instant_is_ahead_or_past_as_at_now_says(nam
         log = AllocationLog()
         sim.add_component(AllocationRecorder(log))
         sim.run()
-        mask = log.column(4)[0]
+        mask = log.masks[0]
         return (mask & -mask).bit_length() - 1
 
     assert first_node("ahead", 100.0) != 0

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ckptsim.cli import main
-from ckptsim.records.allocations import parse_nodes
+from ckptsim.records.nodesets import parse_nodes
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from ckptsim.cli import main
 from ckptsim.errors import ConfigError
 from ckptsim.experiments.rerun import find_run_id, rerun_schedule
 from ckptsim.experiments.store import load_store
-from ckptsim.records.allocations import parse_nodes
+from ckptsim.records.nodesets import parse_nodes
 
 SPEC = """
 name = "gantt"

@@ -94,7 +94,7 @@ def allocations_frame(log: AllocationLog) -> pd.DataFrame:
 def unavailability_frame(log: AllocationLog) -> pd.DataFrame:
     """The nodes' down time an `AllocationRecorder(log)` recorded, as `unavailability.csv`
     holds it (by start, then reason); no rows when no node left service."""
-    from ckptsim.records.allocations import node_text
+    from ckptsim.records.nodesets import node_text
 
     pd = _pandas()
     rows = sorted(log.down, key=lambda r: (r[1], r[0], r[2], r[3]))

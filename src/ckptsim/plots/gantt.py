@@ -18,7 +18,8 @@ import numpy as np
 
 from ckptsim.errors import ConfigError
 from ckptsim.plots.trace import check_image_path, save_image
-from ckptsim.records.allocations import ENDED, parse_nodes
+from ckptsim.records.allocations import ENDED
+from ckptsim.records.nodesets import parse_nodes
 
 #: Colours of `ended` (--color ended); other values are grey.
 ENDED_COLORS = {

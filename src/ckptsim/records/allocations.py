@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from ckptsim.engine.components import Component
 from ckptsim.engine.state import DONE, KILLED, QUEUED, SUSPENDED
 from ckptsim.errors import ConfigError
+from ckptsim.records.nodesets import mask_of, node_text
 from ckptsim.values import number_text
 
 if TYPE_CHECKING:
@@ -60,43 +61,19 @@ _REASONS = {"checkpoint": "checkpointed", "preempt": "preempted"}
 num = number_text  # a time as jobs.csv writes it
 
 
-def node_text(mask: int) -> str:
-    """A node set (int bitmask) in the interval-set form: ``0-3 8 10-11``."""
-    if not mask:
-        return ""
-    base = (mask & -mask).bit_length() - 1
-    run = mask >> base
-    if not run & (run + 1):  # one interval: the common case
-        last = base + run.bit_length() - 1
-        return f"{base}-{last}" if last > base else str(base)
-    parts = []
-    base = 0
-    while mask:
-        low = (mask & -mask).bit_length() - 1
-        mask >>= low
-        base += low
-        run = (~mask & (mask + 1)).bit_length() - 1  # trailing ones
-        parts.append(f"{base}-{base + run - 1}" if run > 1 else str(base))
-        mask >>= run
-        base += run
-    return " ".join(parts)
-
-
-def parse_nodes(text: str) -> list[tuple[int, int]]:
-    """The closed intervals ``(first, last)`` of a node set in the interval-set form."""
-    out = []
-    for part in text.split():
-        first, _, last = part.partition("-")
-        out.append((int(first), int(last or first)))
-    return out
-
-
+#: Distinct node sets whose text a recorder keeps to give again (`AllocationRecorder._text`);
+#: then it starts afresh, so that it holds at most this many of a large machine's big masks.
+TEXTS_KEPT = 4096
+TEXTS_BITS = 1 << 14
 class AllocationLog:
     """The attempts and the down time of one run, in the order they ended: `rows` holds
-    ``(job_id, attempt, start, end, nodes, ended)`` per attempt (nodes as an int mask)."""
+    ``(job_id, attempt, start, end, nodes, ended)`` per attempt, nodes in the interval-set
+    form (``0-3 8``; `masks` gives them as int bitmasks), and `down` ``(reason, start, end,
+    nodes)`` per span of down time (nodes as an int bitmask).  Rows given nodes as an int
+    bitmask are read too."""
 
     def __init__(self) -> None:
-        self.rows: list[tuple[int, int, float, float, int, str]] = []
+        self.rows: list[tuple[int, int, float, float, str | int, str]] = []
         self.down: list[tuple[str, float, float, int]] = []  # reason, start, end, nodes
         self._texts: list[str] | None = None
 
@@ -123,7 +100,8 @@ class AllocationLog:
 
     @property
     def masks(self) -> list[int]:
-        return self.column(4)
+        """Each attempt's nodes as an int bitmask."""
+        return [mask_of(n) if type(n) is str else n for n in self.column(4)]
 
     @property
     def ended(self) -> list[str]:
@@ -139,17 +117,19 @@ class AllocationLog:
                            np.fromiter((r[2] for r in rows), np.float64, n))).tolist()
 
     def node_texts(self) -> list[str]:
-        """Each attempt's nodes in the interval-set form (computed once, after the run, and
-        once per distinct node set: jobs often take the same nodes)."""
+        """Each attempt's nodes in the interval-set form (as recorded; a row given an int
+        bitmask is written out once per distinct node set)."""
         if self._texts is None or len(self._texts) != len(self.rows):
             cache: dict[int, str] = {}
             texts = []
             add = texts.append
             for row in self.rows:
-                mask = row[4]
-                text = cache.get(mask)
-                if text is None:
-                    text = cache[mask] = node_text(mask)
+                text = row[4]
+                if type(text) is not str:
+                    mask = text
+                    text = cache.get(mask)
+                    if text is None:
+                        text = cache[mask] = node_text(mask)
                 add(text)
             self._texts = texts
         return self._texts
@@ -168,9 +148,11 @@ class AllocationRecorder(Component):
         self.count: dict[int, int] = {}  # job index -> attempts closed, for jobs that wait again
         self.last: dict[int, int] = {}  # job index -> its last closed row (to name `ended`)
         self.down_open: dict[str, dict[int, float]] = {}  # reason -> node -> since when
-        # One int object per distinct node set in the rows (a node set of a large platform
-        # is an int of hundreds of bytes; a year of a desktop pool records a million rows of
-        # a few thousand distinct sets).
+        # The attempts' node sets are kept as text, one object per distinct set (`_text`: a
+        # node set of a large machine is an int of kilobytes, the text of one interval a few
+        # bytes; a year of a desktop pool records a million rows of a few thousand distinct
+        # sets); the down time's as ints, one object per distinct set.
+        self.texts: dict[int, str] = {}
         self.same: dict[int, int] = {}
 
     def attach(self, sim: Simulator) -> None:
@@ -191,7 +173,22 @@ class AllocationRecorder(Component):
         rows = self.log.rows
         self.last[index] = len(rows)
         self.count[index] = attempt
-        rows.append((job.id, attempt, start, self.sim.now, mask, ended))  # type: ignore[union-attr]
+        rows.append((job.id, attempt, start, self.sim.now,  # type: ignore[union-attr]
+                     self._text(mask), ended))
+
+    def _text(self, mask: int) -> str:
+        """A node set in the interval-set form, once per distinct set among the last
+        `TEXTS_KEPT` (the same text object for all its rows); a set reaching beyond node
+        `TEXTS_BITS` is written out each time (hashing its kilobytes costs about as much)."""
+        if mask.bit_length() > TEXTS_BITS:
+            return node_text(mask)
+        texts = self.texts
+        text = texts.get(mask)
+        if text is None:
+            if len(texts) >= TEXTS_KEPT:
+                texts.clear()
+            text = texts[mask] = node_text(mask)
+        return text
 
     def _open(self, job: Job) -> None:
         index = job.index
@@ -206,8 +203,7 @@ class AllocationRecorder(Component):
             if held[0] == now and held[1] == job.mask:
                 return  # a move's new nodes, already opened when the old ones went back
             self._close(job, "migrated")  # a move that holds its source: both sets now
-        mask = job.mask
-        self.open[index] = (now, self.same.setdefault(mask, mask), self.count.get(index, 0) + 1)
+        self.open[index] = (now, job.mask, self.count.get(index, 0) + 1)
 
     def on_release(self, job: Job) -> None:
         state = job.state
@@ -216,7 +212,7 @@ class AllocationRecorder(Component):
             if held is not None:
                 status = job.status
                 self.log.rows.append((job.id, held[2], held[0], self.sim.now,  # type: ignore[union-attr]
-                                      held[1], _REASONS.get(status, status)))
+                                      self._text(held[1]), _REASONS.get(status, status)))
             return
         if job.index not in self.open:
             return
