@@ -158,6 +158,33 @@ def test_report_gantt_of_a_run(store, tmp_path, capsys):
     assert text[:start] + text[end:] == plain
 
 
+def test_report_gantt_records_are_a_run_folder(store, tmp_path, capsys):
+    """The run simulated again is written as `run --out` writes it: the chart knows the
+    machine (16 nodes: the node axis spans them, not only the nodes the attempts used) and
+    names the run, without a note about a missing summary.json, and `load_run` reads the
+    folder back as the run in memory."""
+    import ckptsim
+    from ckptsim.plots.gantt import plot_gantt
+
+    rows = load_store(store).rows
+    run = next(r for r in rows if r["scheduler"] == "fcfs")
+    short = run["run_id"][:12]
+    out = tmp_path / "r"
+    assert main(["report", str(store), "--out", str(out), "--gantt", short]) == 0
+    assert "summary.json" not in capsys.readouterr().err
+    records = out / "gantt" / short
+    assert sorted(p.name for p in records.iterdir()) == [
+        "allocations.csv", "jobs.csv", "out_jobs.csv", "schedule.swf", "summary.json"]
+    folder = ckptsim.load_run(records)
+    assert folder.summary["options"]["machine_size"] == 16
+    assert folder.summary["metrics"]["mean_wait"] == run["mean_wait"]
+    assert len(folder.jobs) == 60 and folder.summary["daily"]["day"]
+    drawn = plot_gantt(records, tmp_path / "g.png")
+    assert drawn.attempts == len(folder.allocations)
+    assert main(["gantt", str(records), "--out", str(tmp_path / "g2.png")]) == 0
+    assert "summary.json" not in capsys.readouterr().err
+
+
 def test_rerun_reproduces_the_stored_metrics(store, tmp_path):
     row = load_store(store).rows[0]
     again = rerun_schedule(store, row["run_id"], tmp_path / "a", row)

@@ -324,20 +324,13 @@ def write_outputs(result: Any, out: Path, allocations: Any = None, per: str = "j
     unavailability.csv.  A file of `OPTIONAL_OUTPUTS` left in `out` by an earlier run and not
     written by this one is removed, and so is a `DRAWN_OUTPUTS` image drawn from it, so the
     folder holds this run's files only."""
-    from ckptsim.records.io import write_jobs_csv, write_schedule_swf, write_summary_json
+    from ckptsim.records.io import write_run
 
     try:
         out.mkdir(parents=True, exist_ok=True)
         for name in OPTIONAL_OUTPUTS + DRAWN_OUTPUTS:
             (out / name).unlink(missing_ok=True)
-        write_jobs_csv(result.table, out / "jobs.csv")
-        write_summary_json(result.summary_document(), out / "summary.json")
-        write_schedule_swf(result.workload, result.table, out / "schedule.swf",
-                           scheduler=result.scheduler)
-        if allocations is not None:
-            from ckptsim.records.allocations import write_records
-
-            write_records(allocations, result.table, out, per=per, workload=result.workload)
+        write_run(result, out, allocations, per=per)
     except OSError as exc:
         where = exc.filename if exc.filename is not None else out
         raise OutputError(str(where), f"cannot write: {exc.strerror or exc}") from None

@@ -2,9 +2,11 @@
 
 A sweep stores each run's row (and, with `keep_jobs`, its per-job records), never which nodes
 its jobs held.  `rerun_schedule(store, run_id, folder)` rebuilds the run from the store's copy
-of its spec, simulates it with the allocations recorder and writes `allocations.csv`,
-`out_jobs.csv` and `unavailability.csv` into `folder`, as `ckptsim run --out` does: what
-`ckptsim gantt` and `ckptsim report --gantt` draw.  Runs are deterministic, so the schedule is
+of its spec, simulates it with the allocations recorder and writes its folder as `ckptsim run
+--out` does (`jobs.csv`, `summary.json`, `schedule.swf`, `allocations.csv`, `out_jobs.csv`,
+`unavailability.csv`): what `ckptsim gantt` and `ckptsim report --gantt` draw (summary.json
+gives the chart the machine's size, a grid's clusters and the run's title) and what
+`ckptsim.load_run` reads.  Runs are deterministic, so the schedule is
 the stored run's; the metrics of the new simulation are compared with the stored row and any
 difference is reported (a trace or ckptsim changed since the sweep).
 """
@@ -64,7 +66,8 @@ def rerun_schedule(store_dir: str | Path, run_id: str, folder: str | Path,
     from ckptsim.experiments.matrix import build_matrix
     from ckptsim.experiments.spec import load_spec
     from ckptsim.experiments.store import Store
-    from ckptsim.records.allocations import AllocationLog, AllocationRecorder, write_records
+    from ckptsim.records.allocations import AllocationLog, AllocationRecorder
+    from ckptsim.records.io import write_run
     from ckptsim.runner import simulate
 
     manifest = Store(store_dir).manifest()
@@ -87,7 +90,7 @@ def rerun_schedule(store_dir: str | Path, run_id: str, folder: str | Path,
     log = AllocationLog()
     try:
         result = simulate(load_run_workload(run), run.scheduler_name, run.params,
-                          overrun=run.overrun, check=run.check, daily=False, seed=run.seed,
+                          overrun=run.overrun, check=run.check, seed=run.seed,
                           components=run.components, platform=run.platform,
                           recorders=[AllocationRecorder(log)])
     except Exception as exc:  # the sweep records such a run as failed; here it is refused
@@ -95,7 +98,7 @@ def rerun_schedule(store_dir: str | Path, run_id: str, folder: str | Path,
                                      f"{exc}") from None
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
-    files = write_records(log, result.table, out, workload=result.workload)
+    files = write_run(result, out, log)
     return Rerun(run_id, out, files, _differences(result.summary, row or {}),
                  set(log.ended))
 

@@ -170,3 +170,21 @@ def write_schedule_swf(workload: Workload, table: JobTable, path: str | Path,
                 else "Schedule simulated by ckptsim",
                 "Wait Time (field 3) is the simulated first start minus submit"]
     write_swf(path, schedule_fields(workload, table), header=header, comments=comments)
+
+
+def write_run(result: Any, out: Path, allocations: Any = None, per: str = "job") -> list[str]:
+    """A run's folder, as `ckptsim run --out` writes it: jobs.csv, summary.json and
+    schedule.swf of the `RunResult`; with an `AllocationLog` also its records
+    (`ckptsim.records.allocations.write_records`: allocations.csv, out_jobs.csv a row `per`
+    job or attempt, unavailability.csv when nodes left service).  Returns the names written."""
+    write_jobs_csv(result.table, out / "jobs.csv")
+    write_summary_json(result.summary_document(), out / "summary.json")
+    write_schedule_swf(result.workload, result.table, out / "schedule.swf",
+                       scheduler=result.scheduler)
+    names = ["jobs.csv", "summary.json", "schedule.swf"]
+    if allocations is not None:
+        from ckptsim.records.allocations import write_records
+
+        names += write_records(allocations, result.table, out, per=per,
+                               workload=result.workload)
+    return names
