@@ -130,3 +130,16 @@ def test_a_bgl_runs_workload_machine_size_is_the_traces(tmp_path: Path):
     assert (doc["workload"]["machine_size"], doc["options"]["machine_size"]) == (1024, 128)
     assert doc["workload"]["loader"]["sizes_scaled"] == 2
     assert "`options.machine_size` is the simulated machine, `workload.machine_size`" in OUTPUTS
+
+
+def test_every_status_a_job_can_end_with_is_in_the_status_row():
+    """jobs.csv's `status`: completed, killed (--overrun kill), or the reason a job was ended
+    for good with (`sim.kill(job, reason, requeue=False)`: the bound's `bad`, a plug-in's
+    `preempt`, `failure`, `eviction`)."""
+    from ckptsim.engine.verbs import KILL_REASONS
+    from ckptsim.records.jobs import COLUMN_DOCS
+
+    row = next(line for line in OUTPUTS.splitlines() if line.startswith("| `status` |"))
+    for status in ("completed", "killed", *KILL_REASONS):
+        assert re.search(rf"`{status}`", row), status
+        assert re.search(rf"\b{status}\b", COLUMN_DOCS["status"]), status

@@ -47,8 +47,9 @@ COLUMN_DOCS: dict[str, str] = {
             "max(useful_work, 10); equals (wait + max(runtime, 10)) / max(runtime, 10) for a "
             "job that ran once without overhead",
     "backfilled": "1 if the job first started out of queue order (backfilled), else 0",
-    "status": "completed, or killed (run-time limit with overrun=kill), failure, eviction, bad "
-              "(removed by the execution bound)",
+    "status": "completed, killed (run-time limit with overrun=kill), bad (removed by the "
+              "execution bound), or the reason a plug-in ended the job with (preempt, "
+              "failure, eviction, bad)",
     "response": "end - submit, s",
     "useful_work": "seconds of useful work done (the runtime, or less for a killed job)",
     "overhead": "seconds of checkpoint, restart and migration overhead on the job's nodes",
