@@ -186,7 +186,9 @@ def test_a_malformed_input_file_refuses_the_sweep_with_the_readers_error(
     assert len(reads) == 1  # once, for both configurations
 
 
-def test_a_good_input_file_is_read_once_and_the_runs_go_on(tmp_path, capsys, monkeypatch):
+def _good_trace_spec(tmp_path, monkeypatch):
+    """A spec of two configurations naming one good availability trace, and the list its
+    reads are counted in."""
     from ckptsim.platform import avt
 
     path = tmp_path / "good.avt"
@@ -196,6 +198,11 @@ def test_a_good_input_file_is_read_once_and_the_runs_go_on(tmp_path, capsys, mon
     reads = []
     real = avt.read_avt
     monkeypatch.setattr(avt, "read_avt", lambda *a, **k: reads.append(1) or real(*a, **k))
+    return spec, reads
+
+
+def test_a_good_input_file_is_read_once_and_the_runs_go_on(tmp_path, capsys, monkeypatch):
+    spec, reads = _good_trace_spec(tmp_path, monkeypatch)
     checked = pf.preflight(plan_sweep(spec).runs, str(spec))
     assert (checked.configurations, checked.runs, checked.skipped) == (2, 4, [])
     assert len(reads) == 1
@@ -215,15 +222,8 @@ def test_paper_forshaw_trace_with_a_malformed_trace_runs_nothing(tmp_path, capsy
 
 def test_what_the_preflight_remembers_is_forgotten_with_the_workloads(tmp_path, monkeypatch):
     from ckptsim.experiments.execute import clear_cache
-    from ckptsim.platform import avt
 
-    path = tmp_path / "good.avt"
-    path.write_text("pc1 1 0 100000\npc2 1 50 300000\n")
-    spec = tmp_path / "inputs.toml"
-    spec.write_text(INPUTS.format(availability=f'trace = "avt:path={path}"', failures=""))
-    reads = []
-    real = avt.read_avt
-    monkeypatch.setattr(avt, "read_avt", lambda *a, **k: reads.append(1) or real(*a, **k))
+    spec, reads = _good_trace_spec(tmp_path, monkeypatch)
     runs = plan_sweep(spec).runs
     assert pf.preflight(runs, str(spec)).configurations == 2
     assert len(pf.memory.checked) == 2 and len(pf.memory.read) == 1
