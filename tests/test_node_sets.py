@@ -68,3 +68,19 @@ def test_the_recorder_keeps_text_and_masks_read_back() -> None:
     by_int = AllocationLog()
     by_int.rows.append((1, 1, 0.0, 1.0, 0b1011, "completed"))
     assert by_int.node_texts() == ["0-1 3"] and by_int.masks == [0b1011]
+
+
+def test_a_recorder_drops_its_bookkeeping_when_the_run_ends() -> None:
+    """A recorder the caller made outlives the run (its log is the caller's); what it kept
+    to follow jobs through the run (attempt counts, last rows, open attempts, node-set texts)
+    is freed at the run's end, leaving only the log."""
+    import ckptsim
+
+    log = AllocationLog()
+    recorder = AllocationRecorder(log)
+    ckptsim.simulate(ckptsim.workload("lublin:n=200,seed=1,machine=32"), "ckpt-backfill",
+                     {"p": 0.2}, failures="synthetic:mtbf=20000,repair_mean=3600",
+                     recorders=[recorder])
+    assert len(log.rows) > 200  # jobs ran more than once
+    assert (recorder.open, recorder.count, recorder.last, recorder.texts, recorder.same) == (
+        {}, {}, {}, {}, {})

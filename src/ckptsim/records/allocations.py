@@ -282,6 +282,11 @@ class AllocationRecorder(Component):
         self.down_open = {}
         if sim is not None:
             sim.platform.hold_observer = None
+        # The bookkeeping of the run is of no use after it: a recorder the caller made is kept
+        # after the run (`simulate` keeps what such objects hold), and with it these tables,
+        # one entry per job stopped once (tens of MB for a year of the pool), until the
+        # outputs are written.
+        self.open, self.count, self.last, self.texts, self.same = {}, {}, {}, {}, {}
 
 
 # --- writers ----------------------------------------------------------------------------
